@@ -1,0 +1,100 @@
+# SPDX-License-Identifier: GPL-2.0
+# tdbpf: per-task TopDown attribution at sched_switch.
+#
+#   make          build ./tdbpf
+#   make deps     install missing build dependencies (apt, idempotent)
+#   make demo     deps, build, trace the bundled stream-graph demo
+#   make test     deps, build, unit + reference + integration tests
+#   make bench    overhead and scale benchmarks -> bench/results.md
+#   make asan     ASan/UBSan build in build-asan/
+#   make fuzz     run the libFuzzer targets for longer
+
+CC      ?= gcc
+CLANG   ?= clang
+BPFTOOL ?= bpftool
+OUT     ?= build
+CFLAGS  ?= -O2 -g
+CFLAGS  += -Wall -Wextra -std=gnu11 -D_GNU_SOURCE
+CPPFLAGS += -Iinclude -Iuser -I$(OUT)
+LDLIBS  += -lbpf -lelf -lz -ljson-c -lm
+ARCH    := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+
+BPF_SRC  := bpf/tdbpf.bpf.c
+SKEL     := $(OUT)/tdbpf.skel.h
+USER_SRC := $(wildcard user/*.c user/models/*.c)
+USER_OBJ := $(patsubst %.c,$(OUT)/%.o,$(USER_SRC))
+LIB_OBJ  := $(filter-out $(OUT)/user/main.o,$(USER_OBJ))
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(patsubst %.c,$(OUT)/%,$(UNIT_SRC))
+INTEG_SRC := $(wildcard tests/integration/test_*.c)
+INTEG_BIN := $(patsubst %.c,$(OUT)/%,$(INTEG_SRC))
+WORK_SRC := $(wildcard tests/workloads/*.c)
+WORK_BIN := $(patsubst %.c,$(OUT)/%,$(WORK_SRC))
+DEMO_BIN := $(OUT)/demo/streamgraph
+
+.PHONY: all deps demo test unit integration bench asan fuzz clean format
+
+all: tdbpf
+
+deps:
+	@./scripts/deps.sh
+
+$(OUT)/vmlinux.h:
+	@mkdir -p $(@D)
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp
+	mv $@.tmp $@
+
+$(OUT)/tdbpf.bpf.o: $(BPF_SRC) include/tdbpf.h $(OUT)/vmlinux.h
+	$(CLANG) -g -O2 -Wall -target bpf -D__TARGET_ARCH_$(ARCH) \
+		-Iinclude -I$(OUT) -c $< -o $@
+
+$(SKEL): $(OUT)/tdbpf.bpf.o
+	$(BPFTOOL) gen skeleton $< name tdbpf_bpf > $@.tmp
+	mv $@.tmp $@
+
+$(OUT)/%.o: %.c $(wildcard include/*.h user/*.h) $(SKEL)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+tdbpf: $(USER_OBJ)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
+$(OUT)/tests/unit/%: tests/unit/%.c $(LIB_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $^ -o $@ $(LDLIBS) -lcmocka
+
+$(OUT)/tests/integration/%: tests/integration/%.c tests/integration/helpers.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ -ljson-c -lcmocka -lpthread -lm
+
+$(OUT)/tests/workloads/%: tests/workloads/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< -o $@ -lpthread -lm
+
+$(DEMO_BIN): demo/streamgraph.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< -o $@ -lpthread -lm
+
+demo: deps
+	@$(MAKE) --no-print-directory tdbpf $(DEMO_BIN)
+	./tdbpf -d 5 -- $(DEMO_BIN) 6
+
+unit: tdbpf $(UNIT_BIN)
+	@./tests/run.sh unit $(UNIT_BIN)
+
+integration: tdbpf $(INTEG_BIN) $(WORK_BIN) $(DEMO_BIN)
+	@./tests/run.sh integration $(INTEG_BIN)
+
+test: deps
+	@$(MAKE) --no-print-directory tdbpf $(UNIT_BIN) $(INTEG_BIN) $(WORK_BIN) $(DEMO_BIN)
+	@./tests/run.sh all $(UNIT_BIN) $(INTEG_BIN)
+
+bench: deps
+	@$(MAKE) --no-print-directory tdbpf $(WORK_BIN)
+	./bench/run.sh
+
+clean:
+	rm -rf $(OUT) build-asan tdbpf
+
+format:
+	clang-format -i $(wildcard bpf/*.c include/*.h user/*.[ch] user/models/*.c)

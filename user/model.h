@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * CPU models: their events, how they are packed into counter groups, and
+ * their TMA tree. One file per model family under user/models/.
+ */
+#ifndef TDBPF_MODEL_H
+#define TDBPF_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <linux/types.h>
+#include "tdbpf.h"
+
+#define MODEL_MAX_EVENTS	96	/* events a model may define */
+#define MODEL_MAX_NODES		64	/* TMA nodes a model may define */
+#define MODEL_MAX_GROUPS	TDBPF_MAX_EVENTS
+#define GROUP_MAX_EVENTS	16
+
+/* When an event is needed (the #SMT_on branches of perf's formulas). */
+enum ev_need {
+	NEED_ALWAYS = 0,
+	NEED_SMT_ON,
+	NEED_SMT_OFF,
+	NEED_NEVER,		/* only in #core_wide=1 / #has_pmem=1 branches */
+};
+
+/* Where an event can count. */
+enum ev_kind {
+	EV_GP,		/* general-purpose counter, restricted by .counters */
+	EV_FIXED,	/* fixed counter .fixed (INST_RETIRED.ANY, clocks) */
+	EV_SLOTS,	/* TOPDOWN.SLOTS: fixed counter 3, leads metric group */
+	EV_METRIC,	/* topdown-* read from PERF_METRICS, member of SLOTS */
+	EV_SW,		/* software event (PERF_TYPE_SOFTWARE) */
+};
+
+struct model_event {
+	const char *name;	/* as written in perf's MetricExpr, e.g.
+				 * "UOPS_ISSUED.ANY", "topdown-retiring",
+				 * "cpu@ITLB_MISSES.WALK_DURATION,cmask=1@"
+				 * (escapes removed) */
+	__u32 type;		/* PERF_TYPE_RAW or PERF_TYPE_SOFTWARE */
+	__u64 config;		/* raw perf_event_attr.config */
+	__u64 config1;		/* e.g. MSR 0x3F7 value on ICL/SPR, else 0 */
+	enum ev_kind kind;
+	__u8 counters;		/* EV_GP: bitmask of usable GP counters */
+	__s8 fixed;		/* EV_FIXED/EV_SLOTS: fixed counter index */
+	enum ev_need need;
+	__u8 level;		/* shallowest TMA level (1-3) that needs it */
+	const char *unit;	/* for software counters: "msec", "" */
+};
+
+struct tma_node {
+	const char *name;	/* perf metric name, e.g. "tma_dram_bound" */
+	const char *label;	/* short path element, e.g. "DRAM" */
+	int parent;		/* index in nodes[], -1 for level 1 */
+	int level;		/* 1..3 */
+	double thresh;		/* perf MetricThreshold: value > thresh */
+};
+
+/* Inputs of a formula evaluation. */
+struct tma_input {
+	const double *ev;	/* scaled count per model event index; NAN when
+				 * the event was not measured */
+	bool smt;		/* #SMT_on */
+};
+
+struct model {
+	const char *name;	/* "broadwellx", "icelake", "software", ... */
+	const char *desc;
+	int gp_smt_on;		/* GP counters per thread, SMT on */
+	int gp_smt_off;
+	int max_level;		/* deepest TMA level defined, 0 for software */
+	const struct model_event *events;
+	int nr_events;
+	const struct tma_node *nodes;
+	int nr_nodes;
+	/*
+	 * Compute every node's value as a fraction (perf's MetricExpr value,
+	 * not clamped, not rounded). out[] is indexed like nodes[]; NAN where
+	 * an input is missing or a division is by zero.
+	 */
+	void (*eval)(const struct tma_input *in, double *out);
+};
+
+/* The events actually programmed and their groups. */
+struct event_plan {
+	const struct model *model;
+	int level;
+	bool smt;
+	int gp;				/* GP counters available per group */
+	int nr;				/* events programmed = BPF slots */
+	int ev[TDBPF_MAX_EVENTS];	/* model event index per slot */
+	int group[TDBPF_MAX_EVENTS];	/* group index per slot */
+	int gp_idx[TDBPF_MAX_EVENTS];	/* GP counter assigned, -1 if none */
+	int nr_groups;
+	int leader[MODEL_MAX_GROUPS];	/* slot of each group's leader */
+};
+
+extern const struct model model_broadwellx;
+extern const struct model model_broadwell;
+extern const struct model model_icelakex;
+extern const struct model model_icelake;
+extern const struct model model_sapphirerapids;
+extern const struct model model_software;
+
+/* NULL-terminated list of all models, software last. */
+extern const struct model *const models[];
+
+const struct model *model_find(const char *name);
+/* Index of the event named @name (case-insensitive), -1 if none. */
+int model_event_index(const struct model *m, const char *name);
+
+/*
+ * Pack the events that levels 1..@level need (with @smt) into groups that
+ * fit @gp general counters each. Returns 0, or -1 with @err filled.
+ */
+int plan_events(const struct model *m, int level, bool smt, int gp,
+		struct event_plan *plan, char *err, size_t errlen);
+
+#endif /* TDBPF_MODEL_H */

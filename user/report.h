@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One report: the task table decoded (scaled counters, TMA tree,
+ * scheduling verdict) and the writers that print it as a table, CSV or
+ * JSON. Data flows one way: tasks -> report_decode() -> report_write_*().
+ */
+#ifndef TDBPF_REPORT_H
+#define TDBPF_REPORT_H
+
+#include <stdio.h>
+#include "model.h"
+#include "tasks.h"
+#include "tma.h"
+
+enum sched_verdict {
+	SCHED_NONE,		/* ran enough to judge its pipeline */
+	SCHED_STARVED,		/* mostly waiting in the run queue */
+	SCHED_BLOCKED,		/* mostly off CPU (sleeping, blocked on I/O) */
+	SCHED_IDLE,		/* did not run in the window */
+};
+
+enum sort_key {
+	SORT_CPU,		/* on-CPU time, descending (default) */
+	SORT_RUNQ,
+	SORT_OFFCPU,
+	SORT_TID,
+	SORT_COMM,
+	SORT_SWITCHES,
+};
+
+struct task_decoded {
+	const struct task_row *row;
+	double ev[TDBPF_MAX_EVENTS];	/* scaled count per plan slot */
+	double coverage;		/* min running/enabled over groups */
+	bool low_coverage;		/* coverage below REPORT_MIN_COVERAGE */
+	double on_cpu_pct;		/* of the window */
+	enum sched_verdict sched;
+	bool has_tma;
+	struct tma_result tma;
+	char bottleneck[160];		/* what BOTTLENECK prints */
+};
+
+/* A row is flagged when its groups ran for less than this share. */
+#define REPORT_MIN_COVERAGE	0.05
+
+struct report {
+	const struct event_plan *plan;
+	int level;
+	__u64 duration_ns;	/* window this report covers */
+	int interval;		/* -1 final report, else interval number */
+	__u64 lost_map_full;
+	__u64 lost_read_err;
+	int nr;
+	struct task_decoded *tasks;	/* sorted, --top applied */
+	int nr_total;			/* tasks before --top */
+};
+
+/* Scale one counter slot: sum(value) * sum(enabled) / sum(running). */
+double scale_count(const struct tdbpf_count *c);
+enum sched_verdict sched_judge(const struct task_row *r, __u64 window_ns);
+const char *sched_verdict_str(enum sched_verdict v);
+
+/* Decode @t into @rep (allocates rep->tasks; free with report_free). */
+int report_build(struct report *rep, const struct task_table *t,
+		 const struct event_plan *plan, int level, __u64 duration_ns,
+		 enum sort_key sort, int top);
+void report_free(struct report *rep);
+
+void report_write_table(FILE *f, const struct report *rep);
+/* perf stat -x conventions: one line per task and counter/metric. */
+void report_write_csv(FILE *f, const struct report *rep, const char *sep);
+/* @line: one JSON object on one line (interval mode); else pretty. */
+void report_write_json(FILE *f, const struct report *rep, bool line);
+
+#endif /* TDBPF_REPORT_H */

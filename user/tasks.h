@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The user-side task table: per-task sums pulled from the BPF map, tasks
+ * that exited (kept after their map entry is deleted), name folding.
+ */
+#ifndef TDBPF_TASKS_H
+#define TDBPF_TASKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+#include "tdbpf.h"
+
+struct task_row {
+	__u32 tid;		/* 0 for a folded row */
+	__u32 pid;		/* tgid */
+	char comm[TDBPF_COMM_LEN + 2];	/* folded rows: "worker-*" */
+	bool exited;
+	int nr_tasks;		/* tasks folded into this row (1 if none) */
+	__u64 on_cpu_ns;
+	__u64 runq_wait_ns;
+	__u64 off_cpu_ns;
+	__u64 nvcsw;
+	__u64 nivcsw;
+	__u64 migrations;
+	__u64 slices;
+	struct tdbpf_count ctr[TDBPF_MAX_EVENTS];
+};
+
+struct task_table {
+	struct task_row *rows;
+	size_t nr;
+	size_t cap;
+	/* open-addressing index tid -> row + 1 (0 = empty) */
+	size_t *index;
+	size_t index_cap;
+};
+
+void tasks_init(struct task_table *t);
+void tasks_free(struct task_table *t);
+void tasks_reset(struct task_table *t);
+/* Row for @tid, created zeroed if missing; NULL on allocation failure. */
+struct task_row *tasks_get(struct task_table *t, __u32 tid);
+/* Add the BPF sums @s (a delta or a final entry) to @tid's row. */
+int tasks_add(struct task_table *t, const struct tdbpf_task *s, int nr_ev);
+/* Add every row of @src into @dst (by tid). */
+int tasks_merge(struct task_table *dst, const struct task_table *src,
+		int nr_ev);
+/*
+ * Rows of @cur minus the row of the same tid in @prev (interval deltas);
+ * rows with nothing new in the interval are left out.
+ */
+int tasks_diff(const struct task_table *cur, const struct task_table *prev,
+	       struct task_table *out, int nr_ev);
+
+/*
+ * Fold names: strip a trailing instance number and its separator-less digits
+ * ("worker-12" -> "worker-*", "parse3" -> "parse*", "sink" -> "sink").
+ */
+void fold_name(const char *comm, char *out, size_t outlen);
+/* Build @out with one row per folded name of @in. */
+int tasks_fold(const struct task_table *in, struct task_table *out,
+	       int nr_ev);
+
+#endif /* TDBPF_TASKS_H */
