@@ -52,9 +52,12 @@ $(SKEL): $(OUT)/tdbpf.bpf.o
 	$(BPFTOOL) gen skeleton $< name tdbpf_bpf > $@.tmp
 	mv $@.tmp $@
 
-$(OUT)/%.o: %.c $(wildcard include/*.h user/*.h) $(SKEL)
+$(OUT)/%.o: %.c $(wildcard include/*.h user/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+# only the loader includes the skeleton
+$(OUT)/user/session.o: $(SKEL)
 
 tdbpf: $(USER_OBJ)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
