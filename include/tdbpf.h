@@ -7,10 +7,10 @@
 #define TDBPF_H
 
 /*
- * Counters programmed per CPU at once. Broadwell L1-L3 needs 39 events
- * (tma-events.md); 48 leaves room for the fixed counters and SMT off.
+ * Counters programmed per CPU at once. Sapphire Rapids L1-L3 needs 59
+ * events with SMT on (tma-events.md), Broadwell 39.
  */
-#define TDBPF_MAX_EVENTS	48
+#define TDBPF_MAX_EVENTS	64
 #define TDBPF_COMM_LEN		16
 #define TDBPF_MAX_CPUS		1024
 
@@ -49,7 +49,8 @@ struct tdbpf_task {
 struct tdbpf_cpu {
 	__u64 ts;		/* ktime of the last switch on this CPU */
 	__u32 tid;		/* task that is running since ts */
-	__u32 valid;		/* prev[] holds a reading taken at ts */
+	__u32 pad;
+	__u64 valid;		/* bit i: prev[i] holds a good reading */
 	struct tdbpf_count prev[TDBPF_MAX_EVENTS];
 };
 

@@ -7,6 +7,7 @@
 #define TDBPF_MODEL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <linux/types.h>
 #include "tdbpf.h"
@@ -55,6 +56,9 @@ struct tma_node {
 	int parent;		/* index in nodes[], -1 for level 1 */
 	int level;		/* 1..3 */
 	double thresh;		/* perf MetricThreshold: value > thresh */
+	bool thresh_alone;	/* perf's threshold does not repeat the
+				 * parent's (fetch_bandwidth, heavy and light
+				 * operations) */
 };
 
 /* Inputs of a formula evaluation. */

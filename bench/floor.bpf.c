@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The floor for tdbpf's sched_switch cost, measured on the same machine:
+ * an empty program, and programs that do nothing but K counter reads from
+ * a perf event array laid out like tdbpf's (event * nr_cpus + cpu).
+ * bench/floor.c loads one of them at a time; the kernel's bpf_stats give
+ * run_time_ns / run_cnt.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+char LICENSE[] SEC("license") = "GPL";
+
+const volatile __u32 nr_cpus = 1;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} counters SEC(".maps");
+
+/* one store per run, so the reads have a consumer; races do not matter */
+__u64 sink;
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(floor_empty)
+{
+	return 0;
+}
+
+static __always_inline int read_k(const int k)
+{
+	struct bpf_perf_event_value v;
+	__u32 cpu = bpf_get_smp_processor_id();
+	__u64 sum = 0;
+	int i;
+
+#pragma unroll
+	for (i = 0; i < k; i++) {
+		if (!bpf_perf_event_read_value(&counters, i * nr_cpus + cpu,
+					       &v, sizeof(v)))
+			sum += v.counter;
+	}
+	sink = sum;
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(floor_read1)
+{
+	return read_k(1);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(floor_read4)
+{
+	return read_k(4);
+}

@@ -1,0 +1,595 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench/run.sh: tdbpf's overhead and scale benchmarks -> bench/results.md
+#
+#   1. context-switch cost: a pinned pipe ping-pong untraced, under tdbpf and
+#      under perf stat counting the same software events (launch and attach)
+#   2. BPF cost per sched_switch run (kernel.bpf_stats_enabled), tracked and
+#      untracked switches, beside the floor: an empty program and K counter
+#      reads (bench/floor.bpf.c)
+#   3. scale: 100..10000 threads: attach time, RSS, map memory, report time;
+#      perf stat --per-thread on the same target
+#   4. decode throughput per model (bench/decode_bench.c)
+#
+# Variants alternate round-robin within each round; tables give the median
+# and the min-max spread. Run as root from the repository root (make bench).
+#
+# Environment (defaults in brackets):
+#   BENCH_ROUNDS [7]          rounds of sections 1 and 2
+#   BENCH_LOOPS [200000]      pipe round trips per run (2 switches each)
+#   BENCH_SCALE_ROUNDS [3]    rounds per thread count in section 3
+#   BENCH_THREADS ["100 1000 10000"]
+#   BENCH_MT_PERIOD [1000]    ms between wake-ups of each manythreads thread
+#   BENCH_DECODE_MS [300]     time per model in section 4
+#   OUT [build]               build directory of make
+set -u
+cd "$(dirname "$0")/.." || exit 1
+
+OUT=${OUT:-build}
+ROUNDS=${BENCH_ROUNDS:-7}
+LOOPS=${BENCH_LOOPS:-200000}
+SCALE_ROUNDS=${BENCH_SCALE_ROUNDS:-3}
+THREADS=${BENCH_THREADS:-"100 1000 10000"}
+MT_PERIOD=${BENCH_MT_PERIOD:-1000}
+DECODE_MS=${BENCH_DECODE_MS:-300}
+TDBPF=${TDBPF:-./tdbpf}
+W=$OUT/tests/workloads
+BD=$OUT/bench
+EVENTS=cpu-clock,page-faults,context-switches,cpu-migrations
+SLEEP_MS=1000		# pipe_pingpong -s: time for a tracer to attach
+RESULTS=bench/results.md
+
+die() { echo "bench: $*" >&2; exit 1; }
+log() { echo "bench: $*" >&2; }
+
+# ---------------------------------------------------------------- checks
+[ "$(id -u)" = 0 ] || die "must run as root (sudo make bench): it loads BPF programs, opens per-CPU perf events and sets kernel.bpf_stats_enabled"
+for c in perf bpftool clang gcc taskset sysctl awk; do
+	command -v "$c" >/dev/null || die "'$c' not found; run 'make deps' (Debian: linux-perf, bpftool, clang, gcc, util-linux, procps)"
+done
+[ -x "$TDBPF" ] || die "$TDBPF not built; run 'make tdbpf' (or 'make bench')"
+for w in pipe_pingpong manythreads; do
+	[ -x "$W/$w" ] || die "$W/$w not built; run 'make $W/$w' (or 'make bench')"
+done
+perf bench sched pipe -T -l 10 >/dev/null 2>&1 ||
+	die "'perf bench sched pipe -T' does not run; check the linux-perf package"
+[ -r /sys/kernel/btf/vmlinux ] || die "no /sys/kernel/btf/vmlinux: the kernel lacks BTF"
+
+TMP=$(mktemp -d /tmp/tdbpf-bench.XXXXXX) || die "mktemp failed"
+PIDS=()
+STATS_OLD=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null || echo 0)
+
+# Every background process we start is in PIDS; end them (and what they
+# started) by pid, restore bpf_stats_enabled, remove the scratch directory.
+cleanup() {
+	local p
+	trap - EXIT INT TERM
+	for p in "${PIDS[@]}"; do
+		kill -0 "$p" 2>/dev/null || continue
+		pkill -TERM -P "$p" 2>/dev/null
+		kill -TERM "$p" 2>/dev/null
+	done
+	sleep 0.3
+	for p in "${PIDS[@]}"; do
+		kill -0 "$p" 2>/dev/null || continue
+		pkill -KILL -P "$p" 2>/dev/null
+		kill -KILL "$p" 2>/dev/null
+	done
+	sysctl -q kernel.bpf_stats_enabled="$STATS_OLD" >/dev/null 2>&1
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'log interrupted; exit 130' INT TERM
+
+# ---------------------------------------------------------------- helpers
+# Build the floor programs and helpers into $BD.
+build_helpers() {
+	local vmlinux=$OUT/vmlinux.h arch objs
+	mkdir -p "$BD" || die "cannot create $BD"
+	if [ ! -s "$vmlinux" ]; then
+		vmlinux=$BD/vmlinux.h
+		bpftool btf dump file /sys/kernel/btf/vmlinux format c >"$vmlinux" ||
+			die "bpftool btf dump failed"
+	fi
+	arch=$(uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+	clang -g -O2 -Wall -target bpf -D__TARGET_ARCH_"$arch" \
+		-I"$(dirname "$vmlinux")" -c bench/floor.bpf.c -o "$BD/floor.bpf.o" ||
+		die "cannot build bench/floor.bpf.c"
+	bpftool gen skeleton "$BD/floor.bpf.o" name floor_bpf >"$BD/floor.skel.h" ||
+		die "bpftool gen skeleton failed"
+	gcc -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -I"$BD" bench/floor.c \
+		-o "$BD/floor" -lbpf -lelf -lz || die "cannot build bench/floor.c"
+	gcc -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE bench/runwatch.c \
+		-o "$BD/runwatch" || die "cannot build bench/runwatch.c"
+	objs=$(ls "$OUT"/user/*.o "$OUT"/user/models/*.o 2>/dev/null | grep -v '/main\.o$')
+	[ -n "$objs" ] || die "no objects in $OUT/user; run 'make tdbpf' first"
+	# shellcheck disable=SC2086
+	gcc -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser -I"$OUT" \
+		bench/decode_bench.c $objs -o "$BD/decode_bench" \
+		-lbpf -lelf -lz -ljson-c -lcap -lm || die "cannot build bench/decode_bench.c"
+}
+
+# median min max of the numbers on stdin, one per line
+stats3() {
+	sort -g | awk '{ v[NR] = $1 }
+		END {
+			if (!NR) { print "nan nan nan"; exit }
+			m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+			print m, v[1], v[NR]
+		}'
+}
+med() { stats3 | awk '{ print $1 }'; }
+# a / b with printf format $3
+ratio() { awk -v a="$1" -v b="$2" -v f="$3" 'BEGIN { if (b > 0 && a == a + 0) printf f, a / b; else printf "n/a" }'; }
+fmt() { awk -v a="$1" -v f="$2" 'BEGIN { if (a == a + 0) printf f, a; else printf "n/a" }'; }
+
+now_ms() { date +%s%3N; }
+
+# wait_for FILE REGEX SECONDS: poll until FILE has a line matching REGEX
+wait_for() {
+	local end=$(($(now_ms) + $3 * 1000))
+	while [ "$(now_ms)" -lt "$end" ]; do
+		grep -q -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.02
+	done
+	return 1
+}
+
+# wait_pid PID SECONDS: wait for our background PID, TERM/KILL it if late
+wait_pid() {
+	local end=$(($(now_ms) + $2 * 1000))
+	while kill -0 "$1" 2>/dev/null && [ "$(now_ms)" -lt "$end" ]; do
+		sleep 0.02
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		log "pid $1 still running after $2 s; stopping it"
+		kill -INT "$1" 2>/dev/null
+		sleep 1
+		kill -KILL "$1" 2>/dev/null
+	fi
+	wait "$1" 2>/dev/null
+}
+
+usecs() { awk '/usecs\/op/ { print $1; exit }' "$1"; }
+
+# start_pingpong FILE: pipe_pingpong pinned to CPU 0, waiting SLEEP_MS for a
+# tracer; sets PP to its pid
+start_pingpong() {
+	"$W/pipe_pingpong" -n "$LOOPS" -c 0 -s "$SLEEP_MS" >"$1" 2>&1 &
+	PP=$!
+	PIDS+=("$PP")
+	wait_for "$1" '^pid=' 5 || die "pipe_pingpong did not start: $(cat "$1")"
+}
+
+# The prog id of the sched_switch program a process holds a link for.
+switch_prog_id() {
+	local f
+	for f in /proc/"$1"/fdinfo/*; do
+		grep -q '^tp_name:[[:space:]]*sched_switch$' "$f" 2>/dev/null || continue
+		awk '/^prog_id:/ { print $2 }' "$f"
+		return 0
+	done
+	return 1
+}
+
+# "run_time_ns run_cnt" of a program, from bpftool's JSON
+prog_stats() {
+	bpftool prog show id "$1" -j 2>/dev/null |
+		awk '{
+			t = $0; c = $0
+			sub(/.*"run_time_ns":/, "", t); sub(/[^0-9].*/, "", t)
+			sub(/.*"run_cnt":/, "", c); sub(/[^0-9].*/, "", c)
+			print (t == "" ? 0 : t), (c == "" ? 0 : c)
+		}'
+}
+
+# ns per run between two "run_time_ns run_cnt" snapshots; also the count
+per_run() {
+	echo "$1 $2" | awk '{ dt = $3 - $1; dc = $4 - $2
+		if (dc > 0) printf "%.1f %d\n", dt / dc, dc; else print "nan 0" }'
+}
+
+# Sum of memlock over a process's BPF maps; "total tasks_map" in bytes.
+map_memlock() {
+	local f total=0 tasks=0 m id
+	for f in /proc/"$1"/fdinfo/*; do
+		m=$(awk '/^memlock:/ { m = $2 } /^map_id:/ { print m, $2 }' "$f" 2>/dev/null)
+		[ -n "$m" ] || continue
+		total=$((total + ${m% *}))
+		id=${m#* }
+		if bpftool map show id "$id" -j 2>/dev/null | grep -q '"name":"tasks"'; then
+			tasks=$((tasks + ${m% *}))
+		fi
+	done
+	echo "$total $tasks"
+}
+
+# ---------------------------------------------------------------- section 1
+# One run of a context-switch variant; prints usecs/op.
+pipe_run() {
+	local v=$1 out=$TMP/pipe.$1 tp
+	: >"$out"
+	case $v in
+	launch_none)
+		timeout 300 taskset -c 0 perf bench sched pipe -T -l "$LOOPS" >"$out" 2>&1 ;;
+	launch_tdbpf)
+		timeout 300 "$TDBPF" -o /dev/null -- \
+			taskset -c 0 perf bench sched pipe -T -l "$LOOPS" >"$out" 2>&1 ;;
+	launch_perf)
+		timeout 300 perf stat -e "$EVENTS" -o /dev/null -- \
+			taskset -c 0 perf bench sched pipe -T -l "$LOOPS" >"$out" 2>&1 ;;
+	attach_none)
+		start_pingpong "$out"
+		wait_pid "$PP" 300 ;;
+	attach_tdbpf | attach_perf)
+		start_pingpong "$out"
+		if [ "$v" = attach_tdbpf ]; then
+			"$TDBPF" -o /dev/null -p "$PP" 2>"$TMP/tracer.err" &
+		else
+			perf stat --per-thread -e "$EVENTS" -p "$PP" -o /dev/null \
+				2>"$TMP/tracer.err" &
+		fi
+		tp=$!
+		PIDS+=("$tp")
+		wait_pid "$PP" 300
+		# both stop by themselves when the target exits
+		wait_pid "$tp" 10
+		;;
+	esac
+	usecs "$out" | grep . || { log "$v: no usecs/op: $(tail -3 "$out")"; echo nan; }
+}
+
+section_pipe() {
+	local variants=(launch_none launch_tdbpf launch_perf attach_none attach_tdbpf attach_perf)
+	local n=${#variants[@]} r i v
+	log "1/4 context-switch cost: $ROUNDS rounds x ${#variants[@]} variants, $LOOPS round trips each"
+	for ((r = 0; r < ROUNDS; r++)); do
+		# rotate the starting variant so no variant always runs first
+		for ((i = 0; i < n; i++)); do
+			v=${variants[$(((i + r) % n))]}
+			pipe_run "$v" >>"$TMP/s1.$v"
+		done
+		log "  round $((r + 1))/$ROUNDS: $(for v in "${variants[@]}"; do printf '%s=%s ' "$v" "$(tail -1 "$TMP/s1.$v")"; done)"
+	done
+}
+
+# ---------------------------------------------------------------- section 2
+# BPF run time per sched_switch run while the pinned pipe runs; writes
+# "ns_per_run runs" to $TMP/bpf.res (not stdout: it must run in this shell so
+# its background processes are ours to clean up).
+bpf_run() {
+	local v=$1 lp s0 s1 pid id out=$TMP/bpf.out
+	case $v in
+	floor_*)
+		"$BD/floor" "${v#floor_}" >"$TMP/floor.out" 2>&1 &
+		lp=$!
+		PIDS+=("$lp")
+		wait_for "$TMP/floor.out" '^id=' 10 ||
+			die "floor ${v#floor_} did not attach: $(cat "$TMP/floor.out")"
+		id=$(sed -n 's/^id=//p' "$TMP/floor.out")
+		s0=$(prog_stats "$id")
+		timeout 300 "$W/pipe_pingpong" -n "$LOOPS" -c 0 >"$out" 2>&1
+		s1=$(prog_stats "$id")
+		;;
+	tdbpf_tracked)
+		# pipe_pingpong and a sleeper are the targets: tdbpf stays
+		# attached after the pipe ends, so the second snapshot is safe
+		start_pingpong "$out"
+		"$TDBPF" -v -o /dev/null -p "$PP,$SLEEPER" 2>"$TMP/tracer.err" &
+		lp=$!
+		PIDS+=("$lp")
+		wait_for "$TMP/tracer.err" 'tdbpf: attached' 10 ||
+			die "tdbpf did not attach: $(cat "$TMP/tracer.err")"
+		id=$(switch_prog_id "$lp") || die "no sched_switch link in tdbpf"
+		s0=$(prog_stats "$id")
+		wait_pid "$PP" 300
+		s1=$(prog_stats "$id")
+		;;
+	tdbpf_untracked)
+		"$TDBPF" -v -o /dev/null -p "$SLEEPER" 2>"$TMP/tracer.err" &
+		lp=$!
+		PIDS+=("$lp")
+		wait_for "$TMP/tracer.err" 'tdbpf: attached' 10 ||
+			die "tdbpf did not attach: $(cat "$TMP/tracer.err")"
+		id=$(switch_prog_id "$lp") || die "no sched_switch link in tdbpf"
+		s0=$(prog_stats "$id")
+		timeout 300 "$W/pipe_pingpong" -n "$LOOPS" -c 0 >"$out" 2>&1
+		s1=$(prog_stats "$id")
+		;;
+	esac
+	kill -INT "$lp" 2>/dev/null
+	wait_pid "$lp" 10
+	per_run "$s0" "$s1" >"$TMP/bpf.res"
+}
+
+section_bpf() {
+	local variants=(floor_empty floor_read1 floor_read4 tdbpf_tracked tdbpf_untracked)
+	local n=${#variants[@]} r i v res
+	log "2/4 BPF cost per sched_switch run: $ROUNDS rounds x $n variants"
+	sleep 1000 &
+	SLEEPER=$!
+	PIDS+=("$SLEEPER")
+	sysctl -q kernel.bpf_stats_enabled=1 || die "cannot set kernel.bpf_stats_enabled"
+	for ((r = 0; r < ROUNDS; r++)); do
+		for ((i = 0; i < n; i++)); do
+			v=${variants[$(((i + r) % n))]}
+			bpf_run "$v"
+			res=$(cat "$TMP/bpf.res")
+			echo "${res% *}" >>"$TMP/s2.$v"
+			echo "${res#* }" >>"$TMP/s2cnt.$v"
+		done
+		log "  round $((r + 1))/$ROUNDS: $(for v in "${variants[@]}"; do printf '%s=%sns ' "$v" "$(tail -1 "$TMP/s2.$v")"; done)"
+	done
+	sysctl -q kernel.bpf_stats_enabled="$STATS_OLD"
+	kill "$SLEEPER" 2>/dev/null
+	wait "$SLEEPER" 2>/dev/null
+}
+
+# ---------------------------------------------------------------- section 3
+# tdbpf_scale MT_PID TAG EXTRA_ARGS...: one tdbpf -p run of 2 s, the results
+# as "key value" lines in $TMP/scale.$TAG
+tdbpf_scale() {
+	local mt=$1 tag=$2 rw=$TMP/rw.out err=$TMP/tdbpf.err tp wp line
+	shift 2
+	"$BD/runwatch" "tdbpf: attached" -- "$TDBPF" -v "$@" -o /dev/null \
+		-p "$mt" -d 2 >"$rw" 2>"$err" &
+	wp=$!
+	PIDS+=("$wp")
+	wait_for "$rw" '^child=' 10 || die "runwatch did not start"
+	tp=$(sed -n 's/^child=//p' "$rw")
+	wait_for "$rw" '^marker_ms=' 30 || die "tdbpf did not attach: $(cat "$err")"
+	# one wake-up period later every thread is in the task map
+	sleep "$(awk -v p="$MT_PERIOD" 'BEGIN { print p / 1000 + 0.3 }')"
+	map_memlock "$tp" >"$TMP/memlock"
+	wait_pid "$wp" 60
+	line=$(grep 'final report:' "$err")
+	{
+		echo "attach_ms $(sed -n 's/^marker_ms=//p' "$rw")"
+		echo "rss_kb $(sed -n 's/^maxrss_kb=//p' "$rw")"
+		echo "map_total $(awk '{ print $1 }' "$TMP/memlock")"
+		echo "map_tasks $(awk '{ print $2 }' "$TMP/memlock")"
+		echo "collect_ms $(echo "$line" | sed -n 's/.*collect \([0-9.]*\) ms.*/\1/p')"
+		echo "decode_ms $(echo "$line" | sed -n 's/.*decode and write \([0-9.]*\) ms.*/\1/p')"
+		echo "tasks $(echo "$line" | sed -n 's/.*report: \([0-9]*\) tasks.*/\1/p')"
+	} >"$TMP/scale.$tag"
+	[ "$(sed -n 's/^status=//p' "$rw")" = 0 ] ||
+		log "tdbpf exited $(sed -n 's/^status=//p' "$rw"): $(tail -2 "$err")"
+}
+
+# perf_scale MT_PID TAG EVENTS: perf stat --per-thread -p for 1 s
+perf_scale() {
+	local mt=$1 tag=$2 ev=$3 tp fds maxfds=0 t0 t1 st
+	t0=$(now_ms)
+	perf stat --per-thread -e "$ev" -p "$mt" -o "$TMP/perf.out" -- sleep 1 \
+		>/dev/null 2>"$TMP/perf.err" &
+	tp=$!
+	PIDS+=("$tp")
+	while kill -0 "$tp" 2>/dev/null; do
+		fds=$(ls /proc/"$tp"/fd 2>/dev/null | wc -l)
+		[ "$fds" -gt "$maxfds" ] && maxfds=$fds
+		sleep 0.05
+	done
+	wait "$tp"
+	st=$?
+	t1=$(now_ms)
+	{
+		echo "perf_status $st"
+		echo "perf_fds $maxfds"
+		echo "perf_over_ms $((t1 - t0 - 1000))"
+		echo "perf_threads $(grep -c 'cpu-clock' "$TMP/perf.out" 2>/dev/null)"
+	} >"$TMP/scale.$tag"
+	cp "$TMP/perf.err" "$TMP/perf.err.${tag%%.*}.${tag##*.}"
+	[ "$st" = 0 ] || log "perf stat -e $ev exited $st: $(grep -v '^$' "$TMP/perf.err" | head -3 | tr '\n' ' ')"
+	return "$st"
+}
+
+scale_one() {
+	local n=$1 r=$2 mt
+	"$W/manythreads" -n "$n" -d 3600 -p "$MT_PERIOD" >"$TMP/mt.out" 2>&1 &
+	mt=$!
+	PIDS+=("$mt")
+	wait_for "$TMP/mt.out" '^ready' 120 ||
+		die "manythreads -n $n did not get ready: $(cat "$TMP/mt.out")"
+	# every thread has woken once, so the threads are all in the run
+	sleep "$(awk -v p="$MT_PERIOD" 'BEGIN { print p / 1000 + 0.2 }')"
+
+	tdbpf_scale "$mt" "$n.$r.tdbpf"
+	tdbpf_scale "$mt" "$n.$r.json" -j
+	# perf opens one event per thread per counter: 4 x N descriptors.
+	# Where RLIMIT_NOFILE cannot hold them, also show one event.
+	perf_scale "$mt" "$n.$r.perf" "$EVENTS" ||
+		perf_scale "$mt" "$n.$r.perf1" cpu-clock
+
+	kill -TERM "$mt" 2>/dev/null
+	wait_pid "$mt" 60
+}
+
+section_scale() {
+	local n r
+	log "3/4 scale: $THREADS threads, $SCALE_ROUNDS rounds each"
+	for n in $THREADS; do
+		for ((r = 0; r < SCALE_ROUNDS; r++)); do
+			scale_one "$n" "$r"
+			log "  $n threads, round $((r + 1)): $(cat "$TMP"/scale."$n"."$r".* | tr "\n" " ")"
+		done
+	done
+}
+
+# median of key K over the rounds of thread count N ("tdbpf" or "perf" file)
+scale_med() {
+	cat "$TMP"/scale."$1".*."$2" 2>/dev/null | awk -v k="$3" '$1 == k && $2 != "" { print $2 }' | med
+}
+scale_spread() {
+	cat "$TMP"/scale."$1".*."$2" 2>/dev/null | awk -v k="$3" '$1 == k && $2 != "" { print $2 }' |
+		stats3 | awk -v f="$4" '{ printf f "-" f, $2, $3 }'
+}
+
+# ---------------------------------------------------------------- report
+sum2() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b != "") printf "%.1f (%.1f + %.1f)", a + b, a, b; else printf "n/a" }'; }
+kib_mib() { awk -v a="$1" 'BEGIN { if (a != "") printf "%.1f", a / 1024; else printf "n/a" }'; }
+pass() { if [ "$1" = 1 ]; then echo "**PASS**"; elif [ "$1" = 0 ]; then echo "**FAIL**"; else echo "n/a"; fi; }
+le() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == a + 0 && b == b + 0 && a != "" && b != "") print (a <= b) ? 1 : 0; else print "x" }'; }
+
+write_results() {
+	local f=$TMP/results.md v m mn mx base s n
+	local model pmu
+	model=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)
+	if [ -d /sys/bus/event_source/devices/cpu ] || [ -d /sys/bus/event_source/devices/cpu_core ]; then
+		pmu="hardware PMU present"
+	else
+		pmu="no hardware PMU: tdbpf runs its software model (cpu-clock, page-faults, context-switches, cpu-migrations)"
+	fi
+	{
+	echo "# tdbpf benchmark results"
+	echo
+	echo "Generated by \`make bench\` (bench/run.sh); do not edit by hand."
+	echo
+	echo "- Machine: $model, $(nproc) CPUs; $pmu"
+	echo "- Kernel: $(uname -r)"
+	echo "- Date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "- tdbpf: $("$TDBPF" --version 2>&1 | head -1); perf: $(perf version 2>&1 | head -1); bpftool: $(bpftool version 2>&1 | head -1)"
+	echo "- Settings: BENCH_ROUNDS=$ROUNDS BENCH_LOOPS=$LOOPS BENCH_SCALE_ROUNDS=$SCALE_ROUNDS BENCH_THREADS=\"$THREADS\" BENCH_MT_PERIOD=$MT_PERIOD"
+	echo
+	echo "## 1. Context-switch cost (pipe ping-pong pinned to CPU 0)"
+	echo
+	echo "Two threads pass a token over two pipes, both pinned to CPU 0, so each"
+	echo "round trip is two context switches on that CPU. $ROUNDS rounds, variants"
+	echo "alternating round-robin; usecs per round trip, median and min-max."
+	echo "Launch: \`perf bench sched pipe -T -l $LOOPS\`; attach: \`pipe_pingpong -n $LOOPS -c 0 -s $SLEEP_MS\`"
+	echo "with the tracer attached by pid during the initial sleep. perf stat counts"
+	echo "the same four software events: \`-e $EVENTS\`."
+	echo
+	echo "| variant | usecs/op (median) | min-max | slowdown vs untraced |"
+	echo "|---|---:|---:|---:|"
+	for v in launch_none launch_tdbpf launch_perf attach_none attach_tdbpf attach_perf; do
+		read -r m mn mx < <(stats3 <"$TMP/s1.$v")
+		base=$(med <"$TMP/s1.${v%%_*}_none")
+		case $v in
+		launch_none) s="perf bench sched pipe -T, untraced" ;;
+		launch_tdbpf) s="\`tdbpf -o /dev/null -- perf bench ...\`" ;;
+		launch_perf) s="\`perf stat -e <4 sw events> -- perf bench ...\`" ;;
+		attach_none) s="pipe_pingpong, untraced" ;;
+		attach_tdbpf) s="\`tdbpf -p PID\`" ;;
+		attach_perf) s="\`perf stat --per-thread -e <4 sw events> -p PID\`" ;;
+		esac
+		echo "| $s | $(fmt "$m" %.3f) | $(fmt "$mn" %.3f)-$(fmt "$mx" %.3f) | $(ratio "$m" "$base" %.2fx) |"
+	done
+	echo
+	echo "## 2. BPF cost per sched_switch run (kernel.bpf_stats_enabled)"
+	echo
+	echo "run_time_ns / run_cnt of each program over one pinned pipe run"
+	echo "(\`pipe_pingpong -n $LOOPS -c 0\`), as the kernel accounts it (the"
+	echo "accounting's own clock reads are included in every row alike)."
+	echo "Tracked: tdbpf -p on the pipe process (prev and next tracked, 4 counter"
+	echo "reads). Untracked: tdbpf -p on an idle sleeping process while the pipe"
+	echo "runs (every switch takes the early exit). Floor: bench/floor.bpf.c, an"
+	echo "empty tp_btf/sched_switch program and programs doing only K"
+	echo "bpf_perf_event_read_value calls on the same 4 software events opened per CPU."
+	echo
+	echo "| program | ns/run (median) | min-max | runs per measurement (median) |"
+	echo "|---|---:|---:|---:|"
+	for v in floor_empty floor_read1 floor_read4 tdbpf_tracked tdbpf_untracked; do
+		read -r m mn mx < <(stats3 <"$TMP/s2.$v")
+		case $v in
+		floor_empty) s="floor: empty program" ;;
+		floor_read1) s="floor: 1 counter read" ;;
+		floor_read4) s="floor: K=4 counter reads" ;;
+		tdbpf_tracked) s="tdbpf_switch, tracked switches" ;;
+		tdbpf_untracked) s="tdbpf_switch, untracked (early exit)" ;;
+		esac
+		echo "| $s | $(fmt "$m" %.1f) | $(fmt "$mn" %.1f)-$(fmt "$mx" %.1f) | $(med <"$TMP/s2cnt.$v") |"
+	done
+	local e r1 r4 tt tu
+	e=$(med <"$TMP/s2.floor_empty"); r1=$(med <"$TMP/s2.floor_read1")
+	r4=$(med <"$TMP/s2.floor_read4"); tt=$(med <"$TMP/s2.tdbpf_tracked")
+	tu=$(med <"$TMP/s2.tdbpf_untracked")
+	echo
+	echo "One counter read costs about $(awk -v a="$r1" -v b="$e" 'BEGIN { printf "%.0f", a - b }') ns here (read1 - empty);"
+	echo "four cost $(awk -v a="$r4" -v b="$e" 'BEGIN { printf "%.0f", a - b }') ns (read4 - empty)."
+	echo
+	echo "| target | measured | limit | result |"
+	echo "|---|---:|---:|---|"
+	echo "| tracked switch <= 1.3x the K=4 read floor | $(ratio "$tt" "$r4" %.2fx) | 1.30x | $(pass "$(le "$(ratio "$tt" "$r4" %.4f)" 1.3)") |"
+	echo "| untracked switch <= 1.5x the empty program | $(ratio "$tu" "$e" %.2fx) | 1.50x | $(pass "$(le "$(ratio "$tu" "$e" %.4f)" 1.5)") |"
+	echo
+	echo "## 3. Scale: one process with many threads"
+	echo
+	echo "\`manythreads -n N -p $MT_PERIOD\` (each thread wakes every $MT_PERIOD ms)."
+	echo "tdbpf: \`tdbpf -v [-j] -o /dev/null -p PID -d 2\`, once with the table"
+	echo "(default output) and once with JSON (-j). Attach: process start until"
+	echo "\"tdbpf: attached\" on stderr (open counters, load and verify, fill maps,"
+	echo "attach, first flush). Report: the final report's collect (batched map read,"
+	echo "flush) + decode and write, as tdbpf -v prints them. RSS: peak RSS (wait4)."
+	echo "Map memory: memlock of tdbpf's BPF maps (/proc/PID/fdinfo) once every thread"
+	echo "is in the task map. Medians of $SCALE_ROUNDS rounds (min-max)."
+	echo
+	echo "| threads | tasks reported | attach ms | report ms, table (collect + decode/write) | report ms, JSON | RSS MiB, table | RSS MiB, JSON | BPF maps MiB (task map) |"
+	echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
+	for n in $THREADS; do
+		local at rc rd jc jd rss jrss mt mtk
+		at=$(scale_med "$n" tdbpf attach_ms)
+		rc=$(scale_med "$n" tdbpf collect_ms); rd=$(scale_med "$n" tdbpf decode_ms)
+		jc=$(scale_med "$n" json collect_ms); jd=$(scale_med "$n" json decode_ms)
+		rss=$(scale_med "$n" tdbpf rss_kb); jrss=$(scale_med "$n" json rss_kb)
+		mt=$(scale_med "$n" tdbpf map_total); mtk=$(scale_med "$n" tdbpf map_tasks)
+		echo "| $n | $(scale_med "$n" tdbpf tasks) | $(fmt "$at" %.0f) ($(scale_spread "$n" tdbpf attach_ms %.0f)) | $(sum2 "$rc" "$rd") | $(sum2 "$jc" "$jd") | $(kib_mib "$rss") | $(kib_mib "$jrss") | $(awk -v a="$mt" -v b="$mtk" 'BEGIN { if (a != "") printf "%.1f (%.1f)", a / 1048576, b / 1048576; else printf "n/a" }') |"
+	done
+	echo
+	echo "Same target under \`perf stat --per-thread -e <events> -p PID -- sleep 1\`:"
+	echo "overhead = wall time - 1 s (open every per-thread event, read, close);"
+	echo "fds = peak open descriptors. perf needs one descriptor per thread per"
+	echo "event; RLIMIT_NOFILE here is $(ulimit -Sn) (hard $(ulimit -Hn)). Where the four events"
+	echo "do not fit, the run fails and a one-event run (cpu-clock) is shown too."
+	echo
+	echo "| threads | events | result | threads reported | fds | overhead ms |"
+	echo "|---:|---|---|---:|---:|---:|"
+	for n in $THREADS; do
+		for k in perf perf1; do
+			ls "$TMP"/scale."$n".*."$k" >/dev/null 2>&1 || continue
+			local st
+			st=$(scale_med "$n" "$k" perf_status)
+			echo "| $n | $([ $k = perf ] && echo "4 (same as tdbpf)" || echo "1 (cpu-clock)") | $([ "$st" = 0 ] && echo ok || echo "failed (exit $st): $(grep -v '^$' "$TMP/perf.err.$n.$k" 2>/dev/null | head -1 | sed 's/|/\\|/g')") | $(scale_med "$n" "$k" perf_threads) | $(scale_med "$n" "$k" perf_fds) | $(scale_med "$n" "$k" perf_over_ms) ($(scale_spread "$n" "$k" perf_over_ms %.0f)) |"
+		done
+	done
+	n=$(echo "$THREADS" | tr ' ' '\n' | sort -n | tail -1)
+	local rep jrep rss jrss
+	at=$(scale_med "$n" tdbpf attach_ms)
+	rep=$(awk -v a="$(scale_med "$n" tdbpf collect_ms)" -v b="$(scale_med "$n" tdbpf decode_ms)" 'BEGIN { if (a != "") print a + b }')
+	jrep=$(awk -v a="$(scale_med "$n" json collect_ms)" -v b="$(scale_med "$n" json decode_ms)" 'BEGIN { if (a != "") print a + b }')
+	rss=$(scale_med "$n" tdbpf rss_kb); jrss=$(scale_med "$n" json rss_kb)
+	echo
+	echo "| target ($n threads) | measured | limit | result |"
+	echo "|---|---:|---:|---|"
+	echo "| attach | $(fmt "$at" "%.0f ms") | 1000 ms | $(pass "$(le "$at" 1000)") |"
+	echo "| one full report, table | $(fmt "$rep" "%.1f ms") | 50 ms | $(pass "$(le "$rep" 50)") |"
+	echo "| one full report, JSON | $(fmt "$jrep" "%.1f ms") | 50 ms | $(pass "$(le "$jrep" 50)") |"
+	echo "| tdbpf RSS, table | $(kib_mib "$rss") MiB | 64 MiB | $(pass "$(le "$rss" 65536)") |"
+	echo "| tdbpf RSS, JSON | $(kib_mib "$jrss") MiB | 64 MiB | $(pass "$(le "$jrss" 65536)") |"
+	echo
+	echo "## 4. Decode throughput (tma_decode, deepest level of each model)"
+	echo
+	echo "bench/decode_bench.c links tdbpf's objects and decodes 1024 random counter"
+	echo "vectors in a loop (SMT on), best of 3 runs of $DECODE_MS/3 ms per model."
+	echo
+	echo "| model | events | TMA nodes | level | ns per task | tasks decoded per second |"
+	echo "|---|---:|---:|---:|---:|---:|"
+	awk '{
+		for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+		printf "| %s | %s | %s | %s | %.0f | %.2fM |\n", f["model"], f["events"], f["nodes"], f["level"], f["ns_per_task"], f["tasks_per_s"] / 1e6
+	}' "$TMP/decode.out"
+	} >"$f"
+	cp "$f" "$RESULTS" || die "cannot write $RESULTS"
+}
+
+# ---------------------------------------------------------------- main
+T0=$(now_ms)
+build_helpers
+section_pipe
+section_bpf
+section_scale
+log "4/4 decode throughput"
+"$BD/decode_bench" "$DECODE_MS" >"$TMP/decode.out" || die "decode_bench failed"
+write_results
+log "done in $((($(now_ms) - T0) / 1000)) s; results in $RESULTS"
+cat "$RESULTS"

@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tdbpf BPF side: charge per-CPU counter deltas and scheduling time to the
+ * task that ran the slice, at sched_switch.
+ *
+ * Counters are opened by user space on every CPU (pid=-1, cpu=N) and stored
+ * in @counters at event * nr_cpus + cpu. At a switch we read this CPU's
+ * counters once, charge "now - reading at switch-in" to prev and keep "now"
+ * as next's baseline. Nothing is scaled here: value, enabled and running are
+ * summed so user space can scale per task.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "tdbpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define TASK_RUNNING	0x0000
+#define TASK_DEAD	0x0080
+#define EEXIST		17
+
+/* Set by user space before load. */
+const volatile __u32 nr_cpus = 1;
+const volatile __u32 nr_events;
+const volatile __u32 track_mode = TDBPF_TRACK_TGID;
+const volatile bool follow_children;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tdbpf_cpu);
+} cpu_state SEC(".maps");
+
+/*
+ * Not LRU: a task must never be dropped silently. No prealloc, so a large
+ * max_entries costs memory only for the tasks really seen.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct tdbpf_task);
+} tasks SEC(".maps");
+
+/* tgids (or tids with -t) to follow; fork adds children with --children */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u8);
+} filter SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, TDBPF_NR_STATS);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+/*
+ * Tids that switched out dead: user space pops them and moves their sums
+ * out of the map, so thread churn never fills it and needs no map scan.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_QUEUE);
+	__uint(max_entries, 65536);
+	__type(value, __u32);
+} exited SEC(".maps");
+
+/* A zeroed entry to insert from: struct tdbpf_task is too big for the stack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tdbpf_task);
+} zero_task SEC(".maps");
+
+static __always_inline void stat_inc(__u32 which)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &which);
+
+	if (v)
+		(*v)++;
+}
+
+static __always_inline bool tracked_ids(__u32 pid, __u32 tgid)
+{
+	__u32 key;
+
+	if (!pid)	/* the idle tasks */
+		return false;
+	if (track_mode == TDBPF_TRACK_ALL)
+		return true;
+	key = track_mode == TDBPF_TRACK_TID ? pid : tgid;
+	return bpf_map_lookup_elem(&filter, &key) != NULL;
+}
+
+static __always_inline bool tracked(struct task_struct *t)
+{
+	return tracked_ids(t->pid, t->tgid);
+}
+
+static __always_inline struct tdbpf_task *task_get(__u32 pid, __u32 tgid)
+{
+	struct tdbpf_task *t, *zero;
+	__u32 z = 0;
+	long err;
+
+	t = bpf_map_lookup_elem(&tasks, &pid);
+	if (t)
+		return t;
+	zero = bpf_map_lookup_elem(&zero_task, &z);
+	if (!zero)
+		return NULL;
+	err = bpf_map_update_elem(&tasks, &pid, zero, BPF_NOEXIST);
+	if (err && err != -EEXIST) {
+		/* full: counted and reported as lost, never silent */
+		stat_inc(TDBPF_STAT_MAP_FULL);
+		return NULL;
+	}
+	t = bpf_map_lookup_elem(&tasks, &pid);
+	if (t) {
+		t->tid = pid;
+		t->tgid = tgid;
+	}
+	return t;
+}
+
+/*
+ * Read this CPU's counters; charge the delta since the last reading to @t
+ * (when not NULL) and keep the new reading as the baseline. A failed read
+ * charges nothing and invalidates that counter's baseline, so the next
+ * good read only re-bases: a zeroed buffer is never charged.
+ */
+static __always_inline void read_counters(struct tdbpf_cpu *st,
+					  struct tdbpf_task *t, __u32 cpu)
+{
+	struct bpf_perf_event_value v;
+	__u32 i;
+
+	for (i = 0; i < TDBPF_MAX_EVENTS; i++) {
+		__u64 bit = 1ULL << i;
+
+		if (i >= nr_events)
+			break;
+		if (bpf_perf_event_read_value(&counters, i * nr_cpus + cpu,
+					      &v, sizeof(v))) {
+			stat_inc(TDBPF_STAT_READ_ERR);
+			st->valid &= ~bit;
+			continue;
+		}
+		if (t && (st->valid & bit)) {
+			t->ctr[i].value += v.counter - st->prev[i].value;
+			t->ctr[i].enabled += v.enabled - st->prev[i].enabled;
+			t->ctr[i].running += v.running - st->prev[i].running;
+		}
+		st->prev[i].value = v.counter;
+		st->prev[i].enabled = v.enabled;
+		st->prev[i].running = v.running;
+		st->valid |= bit;
+	}
+}
+
+/* Charge the running task @pid on this CPU up to @now. */
+static __always_inline struct tdbpf_task *
+charge_current(struct tdbpf_cpu *st, __u32 pid, __u32 tgid, __u64 now,
+	       __u32 cpu)
+{
+	struct tdbpf_task *t = task_get(pid, tgid);
+
+	/* only a slice whose start we saw is charged */
+	bool have_start = st->tid == pid && st->ts;
+
+	read_counters(st, t && have_start ? t : NULL, cpu);
+	if (t && have_start)
+		t->on_cpu_ns += now - st->ts;
+	return t;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
+	     struct task_struct *next, unsigned int prev_state)
+{
+	bool tp = tracked(prev), tn = tracked(next);
+	struct tdbpf_task *t;
+	struct tdbpf_cpu *st;
+	__u32 z = 0, cpu;
+	__u64 now;
+
+	/* the early exit: untracked switches cost two lookups at most */
+	if (!tp && !tn) {
+		stat_inc(TDBPF_STAT_UNTRACKED);
+		return 0;
+	}
+	stat_inc(TDBPF_STAT_SWITCHES);
+	now = bpf_ktime_get_ns();
+	cpu = bpf_get_smp_processor_id();
+	st = bpf_map_lookup_elem(&cpu_state, &z);
+	if (!st)
+		return 0;
+
+	if (tp) {
+		t = charge_current(st, prev->pid, prev->tgid, now, cpu);
+		if (t) {
+			/* what the kernel counts as nvcsw vs nivcsw */
+			if (!preempt && prev_state != TASK_RUNNING) {
+				t->nvcsw++;
+				t->sleep_ts = now;
+			} else {
+				t->nivcsw++;
+				t->wait_ts = now;
+			}
+			if (prev_state & TASK_DEAD) {
+				/* its last slice: hand it over to user space */
+				__u32 tid = prev->pid;
+
+				t->flags |= TDBPF_TASK_EXITED;
+				bpf_map_push_elem(&exited, &tid, 0);
+			}
+			t->slices++;
+			t->last_cpu = cpu;
+			bpf_probe_read_kernel_str(t->comm, sizeof(t->comm),
+						  prev->comm);
+		}
+	} else {
+		/* untracked prev: only take next's baseline */
+		read_counters(st, NULL, cpu);
+	}
+
+	if (tn) {
+		t = task_get(next->pid, next->tgid);
+		if (t) {
+			if (t->sleep_ts) {	/* woken before we saw it */
+				t->off_cpu_ns += now - t->sleep_ts;
+				t->sleep_ts = 0;
+			}
+			if (t->wait_ts) {
+				t->runq_wait_ns += now - t->wait_ts;
+				t->wait_ts = 0;
+			}
+			if (!t->comm[0])
+				bpf_probe_read_kernel_str(t->comm,
+							  sizeof(t->comm),
+							  next->comm);
+		}
+		st->tid = next->pid;
+		st->ts = now;
+	} else {
+		st->tid = 0;
+		st->ts = 0;
+	}
+	return 0;
+}
+
+static __always_inline void on_wakeup(struct task_struct *p)
+{
+	struct tdbpf_task *t;
+	__u64 now;
+
+	if (!tracked(p))
+		return;
+	t = task_get(p->pid, p->tgid);
+	if (!t)
+		return;
+	now = bpf_ktime_get_ns();
+	if (t->sleep_ts) {
+		t->off_cpu_ns += now - t->sleep_ts;
+		t->sleep_ts = 0;
+	}
+	if (!t->wait_ts)
+		t->wait_ts = now;
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(tdbpf_wakeup, struct task_struct *p)
+{
+	on_wakeup(p);
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(tdbpf_wakeup_new, struct task_struct *p)
+{
+	on_wakeup(p);
+	return 0;
+}
+
+SEC("tp_btf/sched_migrate_task")
+int BPF_PROG(tdbpf_migrate, struct task_struct *p, int dest_cpu)
+{
+	struct tdbpf_task *t;
+	__u32 pid = p->pid;	/* keys must be on the stack */
+
+	if (!tracked(p))
+		return 0;
+	t = bpf_map_lookup_elem(&tasks, &pid);
+	if (t)
+		t->migrations++;
+	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(tdbpf_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 tgid = child->tgid;
+	__u8 one = 1;
+
+	/* new threads share the tgid and are tracked already */
+	if (!follow_children || track_mode != TDBPF_TRACK_TGID ||
+	    child->tgid == parent->tgid)
+		return 0;
+	if (tracked(parent))
+		bpf_map_update_elem(&filter, &tgid, &one, BPF_ANY);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(tdbpf_exit, struct task_struct *p)
+{
+	struct tdbpf_task *t;
+	__u32 pid = p->pid;
+
+	if (!tracked(p))
+		return 0;
+	t = bpf_map_lookup_elem(&tasks, &pid);
+	if (t)
+		t->flags |= TDBPF_TASK_EXITED;
+	return 0;
+}
+
+/*
+ * Run by user space on every CPU (BPF_PROG_TEST_RUN, BPF_F_TEST_RUN_ON_CPU)
+ * before a report, so that a task running right now is charged up to now.
+ * It runs in an IPI on that CPU: "current" is the task that was running.
+ */
+SEC("raw_tp")
+int tdbpf_flush(void *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 pid = (__u32)id, tgid = id >> 32;
+	struct tdbpf_cpu *st;
+	__u32 z = 0, cpu;
+	__u64 now;
+
+	if (!tracked_ids(pid, tgid))
+		return 0;
+	st = bpf_map_lookup_elem(&cpu_state, &z);
+	if (!st)
+		return 0;
+	now = bpf_ktime_get_ns();
+	cpu = bpf_get_smp_processor_id();
+	charge_current(st, pid, tgid, now, cpu);
+	st->tid = pid;
+	st->ts = now;
+	return 0;
+}

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Every invalid invocation of ./tdbpf: non-zero exit within a second, no
+ * output on stdout, exactly one line on stderr that names the problem and
+ * the fix ("tdbpf: <problem>; <fix>"). The key words asserted are those of
+ * the real messages in user/options.c, user/main.c and
+ * user/decode_input.c.
+ *
+ * Most cases need no privileges; the ones about root (symlink, FIFO and
+ * ownership of -o files, not root) skip when not run as root.
+ */
+#include <pwd.h>
+#include "helpers.h"
+
+#define NOBODY	65534
+
+/* Run tdbpf with @args; assert the one-line refusal with every key word. */
+static void refused_as(uid_t uid, char *const env[], const char *const *args,
+		       const char *const *words)
+{
+	char *argv[32];
+	struct run_result r;
+	int i, n = 0;
+
+	argv[n++] = (char *)tdbpf_bin();
+	for (i = 0; args[i]; i++)
+		argv[n++] = (char *)args[i];
+	argv[n] = NULL;
+
+	run_capture(argv, env, uid, uid, 5, &r);
+	if (r.status <= 0 || r.status >= 125 || r.secs >= 1.0 ||
+	    count_lines(r.err) != 1 || strncmp(r.err, "tdbpf: ", 7) ||
+	    !strchr(r.err, ';') || r.out[0]) {
+		print_error("tdbpf %s ...: exit %d after %.3f s\nstdout: %s\nstderr: %s\n"
+			    "want: exit 1 or 2 within 1 s, empty stdout, one line 'tdbpf: <problem>; <fix>'\n",
+			    args[0], r.status, r.secs, r.out, r.err);
+		fail();
+	}
+	for (i = 0; words[i]; i++) {
+		if (!strstr(r.err, words[i])) {
+			print_error("tdbpf %s ...: message '%s' lacks '%s'\n",
+				    args[0], r.err, words[i]);
+			fail();
+		}
+	}
+	run_result_free(&r);
+}
+
+#define ARGS(...)  ((const char *const[]){ __VA_ARGS__, NULL })
+#define WORDS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+#define REFUSED(args, words) refused_as((uid_t)-1, NULL, args, words)
+
+static int need_root(void)
+{
+	if (geteuid() != 0) {
+		print_message("needs root (privilege cases): skipping\n");
+		return -1;
+	}
+	return 0;
+}
+
+#define NEED_ROOT()                  \
+	do {                         \
+		if (need_root())     \
+			skip();      \
+	} while (0)
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* ---- the command line --------------------------------------------------- */
+
+static void test_unknown_option(void **state)
+{
+	(void)state;
+	REFUSED(ARGS("-Z", "-a"), WORDS("unknown option", "-Z", "--help"));
+	REFUSED(ARGS("--bogus", "-a"), WORDS("unknown", "--bogus", "--help"));
+	REFUSED(ARGS("frobnicate"),
+		WORDS("unknown command", "frobnicate", "list", "decode"));
+}
+
+static void test_missing_argument(void **state)
+{
+	(void)state;
+	REFUSED(ARGS("-p"), WORDS("-p", "needs an argument"));
+	REFUSED(ARGS("-a", "-d"), WORDS("-d", "needs an argument"));
+	REFUSED(ARGS("-a", "--model"), WORDS("--model", "needs an argument"));
+	REFUSED(ARGS("-d", "5"), WORDS("nothing to trace", "-p PID", "-a"));
+}
+
+static void test_malformed(void **state)
+{
+	(void)state;
+	REFUSED(ARGS("-p", "abc"), WORDS("invalid pid 'abc'", "-p 1234"));
+	REFUSED(ARGS("-p", "12x"), WORDS("invalid pid '12x'", "-p 1234"));
+	REFUSED(ARGS("-p", "-5"), WORDS("invalid pid '-5'"));
+	REFUSED(ARGS("-t", "0"), WORDS("invalid tid '0'", "-t 1234"));
+	REFUSED(ARGS("-a", "-d", "-1"),
+		WORDS("invalid duration '-1'", "seconds > 0"));
+	REFUSED(ARGS("-a", "-d", "0"),
+		WORDS("invalid duration '0'", "seconds > 0"));
+	REFUSED(ARGS("-a", "-d", "nan"), WORDS("invalid duration 'nan'"));
+	REFUSED(ARGS("-a", "-I", "0"),
+		WORDS("invalid interval '0'", "milliseconds >= 1"));
+	REFUSED(ARGS("-a", "-I", "-5"),
+		WORDS("invalid interval '-5'", "milliseconds >= 1"));
+	REFUSED(ARGS("-a", "--top", "0"), WORDS("invalid --top '0'", ">= 1"));
+	REFUSED(ARGS("-a", "-l", "4"), WORDS("invalid level '4'", "1, 2 or 3"));
+	REFUSED(ARGS("-a", "--smt", "maybe"),
+		WORDS("invalid --smt 'maybe'", "--smt on", "--smt off"));
+	REFUSED(ARGS("-a", "--sort", "speed"),
+		WORDS("unknown sort key 'speed'", "cpu"));
+	REFUSED(ARGS("-a", "--max-tasks", "8"),
+		WORDS("invalid --max-tasks '8'", "16"));
+	REFUSED(ARGS("-x", ",", "-j", "-a"),
+		WORDS("-x", "-j", "exclude each other"));
+	REFUSED(ARGS("-p", "1", "-a"), WORDS("exclude each other", "only one"));
+}
+
+/*
+ * A newline or escape in an argument must not split the message or reach
+ * the terminal raw: the line is still one line.
+ */
+static void test_control_bytes_quoted(void **state)
+{
+	char *argv[] = { (char *)tdbpf_bin(), "-a", "-d", "1\nfake line\033[2J",
+			 NULL };
+	struct run_result r;
+
+	(void)state;
+	run_capture(argv, NULL, (uid_t)-1, 0, 5, &r);
+	assert_int_equal(r.status, 2);
+	assert_int_equal(count_lines(r.err), 1);
+	assert_null(strchr(r.err, '\033'));
+	assert_non_null(strstr(r.err, "invalid duration '1?fake line?[2J'"));
+	run_result_free(&r);
+	REFUSED(ARGS("--model", "x\ny", "-a"), WORDS("unknown model 'x?y'"));
+}
+
+/* ---- targets and models ------------------------------------------------- */
+
+static void test_no_such_pid(void **state)
+{
+	(void)state;
+	NEED_ROOT();	/* the privilege check comes first */
+	/* above the kernel's pid_max limit (2^22): never a live process */
+	REFUSED(ARGS("-p", "4194303"),
+		WORDS("no process with pid 4194303", "ps"));
+	REFUSED(ARGS("-t", "4194303"),
+		WORDS("no thread with tid 4194303", "ps -eLf"));
+	REFUSED(ARGS("-p", "1,4194303"), WORDS("pid 4194303"));
+}
+
+static void test_unknown_model(void **state)
+{
+	(void)state;
+	REFUSED(ARGS("list", "--model", "foo"),
+		WORDS("unknown model 'foo'", "use one of", "broadwellx",
+		      "software"));
+	REFUSED(ARGS("decode", "--model", "foo", "/dev/null"),
+		WORDS("unknown model 'foo'", "use one of"));
+	NEED_ROOT();
+	REFUSED(ARGS("--model", "foo", "-a"),
+		WORDS("unknown model 'foo'", "use one of"));
+}
+
+static void test_no_such_command(void **state)
+{
+	(void)state;
+	NEED_ROOT();
+	REFUSED(ARGS("--", "/no/such/cmd"),
+		WORDS("command '/no/such/cmd' not found", "PATH"));
+	REFUSED(ARGS("--", "no-such-command-tdbpf"),
+		WORDS("command 'no-such-command-tdbpf' not found"));
+}
+
+/* ---- decode input -------------------------------------------------------- */
+
+static void test_decode_unreadable(void **state)
+{
+	char *path = tmp_path("private.txt");
+
+	(void)state;
+	REFUSED(ARGS("decode", "--model", "broadwellx", "/no/such/file"),
+		WORDS("cannot read '/no/such/file'", "No such file",
+		      "readable file"));
+	REFUSED(ARGS("decode", "--model", "broadwellx", "/tmp"),
+		WORDS("cannot read '/tmp'", "directory"));
+	REFUSED(ARGS("decode", "/dev/null"), WORDS("needs --model"));
+	REFUSED(ARGS("decode", "--model", "software", "/dev/null"),
+		WORDS("no TopDown tree", "broadwellx"));
+	NEED_ROOT();
+	/* a file nobody may read: decode needs no privileges, so run it so */
+	write_file(path, "UOPS_ISSUED.ANY 1\n");
+	assert_int_equal(chmod(path, 0600), 0);
+	refused_as(NOBODY, NULL,
+		   ARGS("decode", "--model", "broadwellx", path),
+		   WORDS("cannot read", "Permission denied"));
+	unlink(path);
+}
+
+/* one bad line in @text: refused with "line N" and @what */
+static void decode_refused(const char *text, const char *line,
+			   const char *what)
+{
+	char *path = tmp_path("counts.txt");
+
+	write_file(path, text);
+	REFUSED(ARGS("decode", "--model", "broadwellx", path),
+		WORDS(path, line, what));
+	unlink(path);
+}
+
+static void test_decode_malformed(void **state)
+{
+	(void)state;
+	decode_refused("UOPS_ISSUED.ANY -5\n", "line 1:", "negative count");
+	decode_refused("# header\nINST_RETIRED.ANY 1\nUOPS_ISSUED.ANY abc\n",
+		       "line 3:", "'abc' is not a number");
+	decode_refused("UOPS_ISSUED.ANY 18446744073709551616\n", "line 1:",
+		       "larger than 2^64-1");
+	/* the same event twice, spelled differently: names both lines */
+	decode_refused("UOPS_ISSUED.ANY 1\nINST_RETIRED.ANY 2\n"
+		       "uops_issued.any 3\n",
+		       "line 3:", "second count for UOPS_ISSUED.ANY (first on line 1)");
+	decode_refused("NO_SUCH.EVENT 1\n", "line 1:", "unknown event");
+	decode_refused("\n\n", "no counts", "EVENT VALUE");
+}
+
+/* ---- output files and privileges ---------------------------------------- */
+
+static void test_output_cannot_create(void **state)
+{
+	(void)state;
+	REFUSED(ARGS("-o", "/nonexistent/dir/x", "-a"),
+		WORDS("cannot create output file '/nonexistent/dir/x'",
+		      "No such file", "existing directory"));
+	REFUSED(ARGS("list", "-o", "/nonexistent/dir/x"),
+		WORDS("cannot create output file"));
+}
+
+/* A symlink planted where the report goes is refused, its target kept. */
+static void test_output_symlink_refused(void **state)
+{
+	const char *link = "/tmp/tdbpf-link", *target = "/tmp/tdbpf-target";
+	char buf[64] = "";
+	struct stat st;
+	FILE *f;
+
+	(void)state;
+	NEED_ROOT();
+	unlink(link);
+	write_file(target, "precious\n");
+	assert_int_equal(symlink(target, link), 0);
+	REFUSED(ARGS("-o", link, "-a", "-d", "0.2"),
+		WORDS("'/tmp/tdbpf-link'", "symlink", "real path"));
+	/* also for commands that need no BPF at all */
+	REFUSED(ARGS("list", "--model", "software", "-o", link),
+		WORDS("symlink"));
+	f = fopen(target, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	assert_string_equal(buf, "precious\n");
+	assert_int_equal(lstat(target, &st), 0);
+	assert_int_equal(st.st_uid, 0);
+	unlink(link);
+	unlink(target);
+}
+
+/* A FIFO planted at the output path must not hang tdbpf in open(). */
+static void test_output_fifo_no_hang(void **state)
+{
+	char *fifo = tmp_path("fifo");
+
+	(void)state;
+	unlink(fifo);
+	assert_int_equal(mkfifo(fifo, 0666), 0);
+	REFUSED(ARGS("list", "--model", "software", "-o", fifo),
+		WORDS("cannot create output file", fifo));
+	unlink(fifo);
+}
+
+/*
+ * Under sudo, an output file tdbpf creates belongs to the invoking user,
+ * but an existing file keeps its owner: chowning it would hand the user
+ * any root file the path names.
+ */
+static void test_output_owner_under_sudo(void **state)
+{
+	char *env[] = { "SUDO_UID=65534", "SUDO_GID=65534", NULL };
+	char *fresh = tmp_path("fresh.txt"), *old = tmp_path("old.txt");
+	char *argv[] = { (char *)tdbpf_bin(), "list", "--model", "software",
+			 "-o", NULL, NULL };
+	struct run_result r;
+	struct stat st;
+
+	(void)state;
+	NEED_ROOT();
+	unlink(fresh);
+	argv[5] = fresh;
+	assert_int_equal(run_capture(argv, env, (uid_t)-1, 0, 5, &r), 0);
+	run_result_free(&r);
+	assert_int_equal(stat(fresh, &st), 0);
+	assert_int_equal(st.st_uid, 65534);
+	assert_true(st.st_size > 0);
+
+	write_file(old, "root's\n");
+	assert_int_equal(chmod(old, 0600), 0);
+	argv[5] = old;
+	assert_int_equal(run_capture(argv, env, (uid_t)-1, 0, 5, &r), 0);
+	run_result_free(&r);
+	assert_int_equal(stat(old, &st), 0);
+	assert_int_equal(st.st_uid, 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	unlink(fresh);
+	unlink(old);
+}
+
+/* Not root: one line saying what is needed, before anything else. */
+static void test_not_root(void **state)
+{
+	(void)state;
+	NEED_ROOT();	/* to become someone else */
+	refused_as(NOBODY, NULL, ARGS("-a", "-d", "1"),
+		   WORDS("needs root", "CAP_BPF", "CAP_PERFMON", "sudo"));
+	refused_as(NOBODY, NULL, ARGS("-p", "1"), WORDS("needs root"));
+	refused_as(NOBODY, NULL, ARGS("--", "/bin/true"), WORDS("needs root"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_unknown_option),
+		cmocka_unit_test(test_missing_argument),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_control_bytes_quoted),
+		cmocka_unit_test(test_no_such_pid),
+		cmocka_unit_test(test_unknown_model),
+		cmocka_unit_test(test_no_such_command),
+		cmocka_unit_test(test_decode_unreadable),
+		cmocka_unit_test(test_decode_malformed),
+		cmocka_unit_test(test_output_cannot_create),
+		cmocka_unit_test(test_output_symlink_refused),
+		cmocka_unit_test(test_output_fifo_no_hang),
+		cmocka_unit_test(test_output_owner_under_sudo),
+		cmocka_unit_test(test_not_root),
+	};
+
+	return cmocka_run_group_tests_name("errors", tests, NULL, NULL);
+}

@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Event tables and packing: every plan of every model fits the counters,
+ * has a valid counter assignment and holds each needed event once. The
+ * expected counts are those of ../shared/reference/tma-events.md (perf's
+ * JSON, per-task counting): written here as numbers, not read from files.
+ *
+ * Groups are counted as tdbpf builds them: group 0 holds the fixed-counter
+ * events (TOPDOWN.SLOTS and topdown-* on Ice Lake / Sapphire Rapids,
+ * INST_RETIRED.ANY and CPU_CLK_UNHALTED.THREAD) and the general-purpose
+ * (GP) events follow in their own groups. tma-events.md counts groups "with
+ * the fixed counters in every group", which is our number of GP groups.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+#include "model.h"
+
+static bool ev_needed(const struct model_event *e, int level, bool smt)
+{
+	if (e->kind != EV_SW && e->level > level)
+		return false;
+	return e->need == NEED_ALWAYS || (e->need == NEED_SMT_ON && smt) ||
+	       (e->need == NEED_SMT_OFF && !smt);
+}
+
+/*
+ * Counters a real PMU lets the event use. perf's JSON gives Broadwell's
+ * unrestricted events as "0,1,2,3" (the SMT-on view); with SMT off the
+ * kernel has no constraint for them and all 8 counters work.
+ */
+static unsigned int valid_mask(const struct model *m,
+			       const struct model_event *e, bool smt, int gp)
+{
+	if (!smt && m->gp_smt_off > m->gp_smt_on &&
+	    e->counters == (1u << m->gp_smt_on) - 1)
+		return (1u << gp) - 1;
+	return e->counters & ((1u << gp) - 1);
+}
+
+static int count_needed(const struct model *m, int level, bool smt,
+			bool gp_only)
+{
+	int i, n = 0;
+
+	for (i = 0; i < m->nr_events; i++)
+		if (ev_needed(&m->events[i], level, smt) &&
+		    (!gp_only || m->events[i].kind == EV_GP))
+			n++;
+	return n;
+}
+
+static int gp_groups(const struct event_plan *p)
+{
+	int g, s, n = 0;
+
+	for (g = 0; g < p->nr_groups; g++)
+		for (s = 0; s < p->nr; s++)
+			if (p->group[s] == g && p->gp_idx[s] >= 0) {
+				n++;
+				break;
+			}
+	return n;
+}
+
+static void check_plan(const struct model *m, int level, bool smt)
+{
+	struct event_plan p;
+	char err[256] = "";
+	int gp = smt ? m->gp_smt_on : m->gp_smt_off;
+	int need = count_needed(m, level, smt, false);
+	int seen[MODEL_MAX_EVENTS] = { 0 };
+	int i, s, g, rc;
+
+	rc = plan_events(m, level, smt, gp, &p, err, sizeof(err));
+	if (need > TDBPF_MAX_EVENTS) {
+		/* does not fit the BPF side: a clear error, not a bad plan */
+		assert_int_equal(rc, -1);
+		assert_non_null(strstr(err, "more than"));
+		return;
+	}
+	if (rc)
+		fail_msg("%s L%d smt=%d: %s", m->name, level, smt, err);
+	assert_int_equal(p.nr, need);
+
+	for (s = 0; s < p.nr; s++) {
+		assert_true(p.ev[s] >= 0 && p.ev[s] < m->nr_events);
+		assert_true(ev_needed(&m->events[p.ev[s]], level, smt));
+		seen[p.ev[s]]++;
+	}
+	for (i = 0; i < m->nr_events; i++)
+		assert_int_equal(seen[i], ev_needed(&m->events[i], level,
+						    smt) ? 1 : 0);
+
+	for (g = 0; g < p.nr_groups; g++) {
+		unsigned int used = 0, fixed_used = 0;
+		int ngp = 0, first = -1, last = -1, nmember = 0;
+
+		for (s = 0; s < p.nr; s++) {
+			const struct model_event *e = &m->events[p.ev[s]];
+
+			if (p.group[s] != g)
+				continue;
+			if (first < 0)
+				first = s;
+			/* slots of a group are contiguous */
+			if (last >= 0)
+				assert_int_equal(s, last + 1);
+			last = s;
+			nmember++;
+			if (e->kind == EV_GP) {
+				int c = p.gp_idx[s];
+
+				assert_true(c >= 0 && c < gp);
+				assert_true(valid_mask(m, e, smt, gp) >> c & 1);
+				assert_false(used >> c & 1);
+				used |= 1u << c;
+				ngp++;
+			} else {
+				assert_int_equal(p.gp_idx[s], -1);
+			}
+			if (e->kind == EV_FIXED) {
+				assert_false(fixed_used >> e->fixed & 1);
+				fixed_used |= 1u << e->fixed;
+			}
+			/* metric events only under a SLOTS leader */
+			if (e->kind == EV_METRIC)
+				assert_int_equal(
+					m->events[p.ev[p.leader[g]]].kind,
+					EV_SLOTS);
+			if (e->kind == EV_SLOTS)
+				assert_int_equal(p.leader[g], s);
+		}
+		assert_true(first >= 0);
+		assert_int_equal(p.leader[g], first);
+		assert_true(ngp <= gp);
+		assert_true(nmember <= GROUP_MAX_EVENTS);
+	}
+	if (!m->max_level) {
+		assert_int_equal(p.nr_groups, 1);
+		assert_string_equal(m->events[p.ev[p.leader[0]]].name,
+				    "cpu-clock");
+	}
+}
+
+static void test_every_plan_is_valid(void **state)
+{
+	int k, level, smt;
+
+	(void)state;
+	for (k = 0; models[k]; k++) {
+		const struct model *m = models[k];
+
+		for (smt = 0; smt <= 1; smt++) {
+			if (!m->max_level) {
+				check_plan(m, 0, smt);
+				continue;
+			}
+			for (level = 1; level <= m->max_level; level++)
+				check_plan(m, level, smt);
+		}
+	}
+}
+
+/* Events per model and per level, from tma-events.md. */
+struct ref_counts {
+	const char *model;
+	int distinct;		/* encodings over all formula branches */
+	int needed[2];		/* L1-L3 per task, [smt off, smt on] */
+	int gp_only[2][3];	/* GP events for L1, L1-2, L1-3 */
+	int groups[2][3];	/* minimum GP groups for L1, L1-2, L1-3 */
+};
+
+static const struct ref_counts refs[] = {
+	{ "broadwellx", 41, { 39, 39 },
+	  { { 6, 17, 37 }, { 6, 17, 37 } }, { { 1, 3, 5 }, { 2, 5, 10 } } },
+	{ "broadwell", 41, { 39, 39 },
+	  { { 6, 17, 37 }, { 6, 17, 37 } }, { { 1, 3, 5 }, { 2, 5, 10 } } },
+	{ "icelakex", 58, { 51, 52 },
+	  { { 2, 16, 44 }, { 3, 17, 45 } }, { { 1, 2, 6 }, { 1, 3, 6 } } },
+	{ "icelake", 54, { 53, 54 },
+	  { { 2, 16, 46 }, { 3, 17, 47 } }, { { 1, 2, 6 }, { 1, 3, 6 } } },
+	{ "sapphirerapids", 67, { 58, 59 },
+	  { { 1, 1, 47 }, { 2, 2, 48 } }, { { 1, 1, 6 }, { 1, 1, 6 } } },
+};
+
+static void test_reference_counts(void **state)
+{
+	size_t r;
+	int smt, level;
+
+	(void)state;
+	for (r = 0; r < sizeof(refs) / sizeof(refs[0]); r++) {
+		const struct model *m = model_find(refs[r].model);
+
+		assert_non_null(m);
+		assert_int_equal(m->nr_events, refs[r].distinct);
+		for (smt = 0; smt <= 1; smt++) {
+			assert_int_equal(count_needed(m, 3, smt, false),
+					 refs[r].needed[smt]);
+			for (level = 1; level <= 3; level++) {
+				int want = refs[r].gp_only[smt][level - 1];
+
+				assert_int_equal(count_needed(m, level, smt,
+							      true), want);
+			}
+		}
+	}
+}
+
+static void test_minimum_groups(void **state)
+{
+	struct event_plan p;
+	char err[256];
+	size_t r;
+	int smt, level;
+
+	(void)state;
+	for (r = 0; r < sizeof(refs) / sizeof(refs[0]); r++) {
+		const struct model *m = model_find(refs[r].model);
+
+		for (smt = 0; smt <= 1; smt++) {
+			int gp = smt ? m->gp_smt_on : m->gp_smt_off;
+
+			for (level = 1; level <= 3; level++) {
+				int want = refs[r].groups[smt][level - 1];
+
+				if (count_needed(m, level, smt, false) >
+				    TDBPF_MAX_EVENTS)
+					continue;	/* see check_plan */
+				assert_int_equal(plan_events(m, level, smt, gp,
+							     &p, err,
+							     sizeof(err)), 0);
+				assert_int_equal(gp_groups(&p), want);
+				/* plus exactly one fixed-counter group */
+				assert_int_equal(p.nr_groups,
+						 gp_groups(&p) + 1);
+			}
+		}
+	}
+}
+
+/* Broadwell-X, SMT on, L1-L3: the reference machine's 10 GP groups. */
+static void test_bdx_smt_on(void **state)
+{
+	struct event_plan p;
+	char err[256];
+	int s, l1d = model_event_index(&model_broadwellx,
+				       "CYCLE_ACTIVITY.STALLS_L1D_MISS");
+
+	(void)state;
+	assert_int_equal(plan_events(&model_broadwellx, 3, true, 4, &p, err,
+				     sizeof(err)), 0);
+	assert_int_equal(p.nr, 39);
+	assert_int_equal(p.nr_groups, 11);
+	assert_int_equal(gp_groups(&p), 10);
+	/* restricted to counter 2 (JSON "Counter": "2") */
+	assert_true(l1d >= 0);
+	for (s = 0; s < p.nr; s++)
+		if (p.ev[s] == l1d)
+			assert_int_equal(p.gp_idx[s], 2);
+	/* group 0: fixed counters; level-1 GP events in the next groups */
+	assert_string_equal(model_broadwellx.events[p.ev[0]].name,
+			    "INST_RETIRED.ANY");
+	for (s = 0; s < p.nr; s++)
+		if (model_broadwellx.events[p.ev[s]].level == 1 &&
+		    p.gp_idx[s] >= 0)
+			assert_true(p.group[s] <= 2);
+	/* the NMI watchdog takes one counter: 3 per group still packs */
+	assert_int_equal(plan_events(&model_broadwellx, 3, true, 3, &p, err,
+				     sizeof(err)), 0);
+	assert_int_equal(gp_groups(&p), 13);	/* ceil(37 / 3) */
+}
+
+static void test_unique_events(void **state)
+{
+	int k, i, j;
+
+	(void)state;
+	for (k = 0; models[k]; k++) {
+		const struct model *m = models[k];
+
+		assert_true(m->nr_events <= MODEL_MAX_EVENTS);
+		assert_true(m->nr_nodes <= MODEL_MAX_NODES);
+		for (i = 0; i < m->nr_events; i++) {
+			assert_non_null(m->events[i].name);
+			for (j = i + 1; j < m->nr_events; j++) {
+				const struct model_event *a = &m->events[i];
+				const struct model_event *b = &m->events[j];
+
+				assert_false(a->type == b->type &&
+					     a->config == b->config &&
+					     a->config1 == b->config1);
+				assert_true(strcasecmp(a->name, b->name));
+			}
+		}
+	}
+}
+
+static void test_encodings_spot_check(void **state)
+{
+	const struct model *icx = &model_icelakex, *spr = &model_sapphirerapids;
+	int i;
+
+	(void)state;
+	/* fixed-counter overrides from perf's jevents.py, tma-events.md */
+	i = model_event_index(&model_broadwellx, "INST_RETIRED.ANY");
+	assert_int_equal(model_broadwellx.events[i].config, 0xc0);
+	assert_int_equal(model_broadwellx.events[i].kind, EV_FIXED);
+	assert_int_equal(model_broadwellx.events[i].fixed, 0);
+	i = model_event_index(&model_broadwellx, "CPU_CLK_UNHALTED.THREAD");
+	assert_int_equal(model_broadwellx.events[i].config, 0x3c);
+	assert_int_equal(model_broadwellx.events[i].fixed, 1);
+	i = model_event_index(&model_broadwellx,
+			      "INT_MISC.RECOVERY_CYCLES_ANY");
+	assert_int_equal(model_broadwellx.events[i].config, 0x120030d);
+	assert_int_equal(model_broadwellx.events[i].need, NEED_SMT_ON);
+	i = model_event_index(&model_broadwellx, "CPU_CLK_UNHALTED.THREAD_ANY");
+	assert_int_equal(model_broadwellx.events[i].need, NEED_NEVER);
+	i = model_event_index(icx, "TOPDOWN.SLOTS");
+	assert_int_equal(icx->events[i].config, 0x400);
+	assert_int_equal(icx->events[i].kind, EV_SLOTS);
+	i = model_event_index(icx, "topdown-be-bound");
+	assert_int_equal(icx->events[i].config, 0x8300);
+	i = model_event_index(spr, "topdown-mem-bound");
+	assert_int_equal(spr->events[i].config, 0x8700);
+	/* MSR 0x3F7 (frontend) values */
+	i = model_event_index(spr, "UOPS_RETIRED.MS");
+	assert_int_equal(spr->events[i].config1, 0x8);
+	i = model_event_index(spr, "INT_MISC.UNKNOWN_BRANCH_CYCLES");
+	assert_int_equal(spr->events[i].config1, 0x7);
+}
+
+static void test_model_find(void **state)
+{
+	(void)state;
+	assert_ptr_equal(model_find("broadwellx"), &model_broadwellx);
+	assert_ptr_equal(model_find("BDX"), &model_broadwellx);
+	assert_ptr_equal(model_find("bdw"), &model_broadwell);
+	assert_ptr_equal(model_find("IceLakeX"), &model_icelakex);
+	assert_ptr_equal(model_find("icx"), &model_icelakex);
+	assert_ptr_equal(model_find("icl"), &model_icelake);
+	assert_ptr_equal(model_find("spr"), &model_sapphirerapids);
+	assert_ptr_equal(model_find("sw"), &model_software);
+	assert_ptr_equal(model_find("software"), &model_software);
+	assert_null(model_find("skylake"));
+	assert_null(model_find(""));
+	assert_null(model_find(NULL));
+	/* NULL-terminated, software last */
+	{
+		int k = 0;
+
+		while (models[k + 1])
+			k++;
+		assert_ptr_equal(models[k], &model_software);
+	}
+}
+
+static void test_event_names(void **state)
+{
+	const struct model *bdx = &model_broadwellx;
+	const struct model *spr = &model_sapphirerapids;
+	int i;
+
+	(void)state;
+	i = model_event_index(bdx, "cpu@ITLB_MISSES.WALK_DURATION,cmask=1@");
+	assert_true(i >= 0);
+	assert_int_equal(bdx->events[i].config, 0x1001085);
+	assert_int_equal(model_event_index(bdx,
+		"cpu@ITLB_MISSES.WALK_DURATION\\,cmask\\=1@"), i);
+	assert_int_equal(model_event_index(bdx,
+		"cpu/itlb_misses.walk_duration,cmask=1/"), i);
+	assert_int_equal(model_event_index(bdx,
+		"cpu/ITLB_MISSES.WALK_DURATION,cmask=0x1/"), i);
+	assert_int_equal(model_event_index(bdx,
+		"cpu/ITLB_MISSES.WALK_DURATION,cmask=2/"), -1);
+	assert_int_equal(model_event_index(bdx, "uops_issued.any"),
+			 model_event_index(bdx, "UOPS_ISSUED.ANY"));
+	assert_int_equal(model_event_index(bdx, "cpu/UOPS_ISSUED.ANY/"),
+			 model_event_index(bdx, "UOPS_ISSUED.ANY"));
+	assert_int_equal(model_event_index(bdx, "NO_SUCH.EVENT"), -1);
+	assert_int_equal(model_event_index(bdx, "cpu/broken"), -1);
+
+	i = model_event_index(spr, "cpu@UOPS_RETIRED.MS\\,cmask\\=1\\,edge@");
+	assert_true(i >= 0);
+	assert_int_equal(spr->events[i].config, 0x10404c2);
+	assert_int_equal(model_event_index(spr,
+		"cpu/UOPS_RETIRED.MS,cmask=1,edge/"), i);
+	assert_int_equal(model_event_index(spr,
+		"cpu/UOPS_RETIRED.MS,edge=1,cmask=1/"), i);
+	assert_int_equal(model_event_index(spr, "TOPDOWN-RETIRING"),
+			 model_event_index(spr, "topdown-retiring"));
+}
+
+static void test_bad_arguments(void **state)
+{
+	struct event_plan p;
+	char err[256];
+
+	(void)state;
+	err[0] = '\0';
+	assert_int_equal(plan_events(&model_broadwellx, 0, true, 4, &p, err,
+				     sizeof(err)), -1);
+	assert_true(strlen(err) > 0);
+	assert_int_equal(plan_events(&model_broadwellx, 4, true, 4, &p, err,
+				     sizeof(err)), -1);
+	assert_int_equal(plan_events(&model_broadwellx, 1, true, 0, &p, err,
+				     sizeof(err)), -1);
+	/* STALLS_L1D_MISS needs counter 2: two counters cannot hold it */
+	assert_int_equal(plan_events(&model_broadwellx, 3, true, 2, &p, err,
+				     sizeof(err)), -1);
+	assert_non_null(strstr(err, "CYCLE_ACTIVITY.STALLS_L1D_MISS"));
+	/* the software model ignores the level and the counter budget */
+	assert_int_equal(plan_events(&model_software, 3, false, 0, &p, err,
+				     sizeof(err)), 0);
+	assert_int_equal(p.nr, 4);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_plan_is_valid),
+		cmocka_unit_test(test_reference_counts),
+		cmocka_unit_test(test_minimum_groups),
+		cmocka_unit_test(test_bdx_smt_on),
+		cmocka_unit_test(test_unique_events),
+		cmocka_unit_test(test_encodings_spot_check),
+		cmocka_unit_test(test_model_find),
+		cmocka_unit_test(test_event_names),
+		cmocka_unit_test(test_bad_arguments),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

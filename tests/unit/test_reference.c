@@ -1,0 +1,1712 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Independent check of the CPU models against the kernel perf tool's own
+ * event and metric JSON (../shared/reference, see its SOURCES.md).
+ *
+ * Nothing here is taken from the models: encodings are recomputed from the
+ * event JSON the way perf's jevents.py does, and formulas are evaluated by a
+ * small interpreter of perf's metric expression language
+ * (tools/perf/util/expr.y), then compared with model->eval() on many counter
+ * vectors. When the reference folder is absent every test is skipped with
+ * one clear line.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <json-c/json.h>
+#include <linux/perf_event.h>
+
+#include "model.h"
+#include "tma.h"
+
+/*
+ * Weak, so that this file still links while a model is being written; a
+ * missing model then fails its tests with a clear message instead of
+ * breaking the build of every other test.
+ */
+#pragma weak model_broadwellx
+#pragma weak model_broadwell
+#pragma weak model_icelakex
+#pragma weak model_icelake
+#pragma weak model_sapphirerapids
+
+#define REF_DEFAULT	"../shared/reference"
+#define VECTORS		2000	/* counter vectors per model and SMT state */
+#define REL_TOL		1e-9
+
+static const char *refdir;	/* NULL when the reference is absent */
+
+/* ------------------------------------------------------------------ */
+/* perf metric expression language                                     */
+/* ------------------------------------------------------------------ */
+
+enum { T_END, T_NUM, T_ID, T_LIT, T_OP, T_IF, T_ELSE, T_MIN, T_MAX, T_ERR };
+
+enum nkind { N_NUM, N_ID, N_LIT, N_NEG, N_BIN, N_IF, N_MIN, N_MAX, N_FUNC };
+
+struct enode {
+	enum nkind kind;
+	int op;			/* N_BIN: one of + - * / % | & ^ < > */
+	double num;		/* N_NUM */
+	char *id;		/* N_ID (escapes removed), N_LIT ("#smt_on") */
+	int metric;		/* N_ID: index of a metric, -1 event, -2 unset */
+	int event;		/* N_ID event: model event index, -1 none */
+	struct enode *a, *b, *c;
+};
+
+struct lexer {
+	const char *s;
+	int tok;
+	double num;
+	char buf[256];
+	char err[160];
+};
+
+static bool sym_char(int c)
+{
+	return isalnum(c) || c == '_' || c == '.' || c == ':' || c == '@' ||
+	       c == '?';
+}
+
+/* Length of flex's {number}: ([0-9]+\.?[0-9]*|[0-9]*\.?[0-9]+)(e-?[0-9]+)? */
+static size_t number_len(const char *s)
+{
+	size_t i = 0, d = 0;
+
+	while (isdigit((unsigned char)s[i]))
+		i++, d++;
+	if (s[i] == '.') {
+		i++;
+		while (isdigit((unsigned char)s[i]))
+			i++, d++;
+	}
+	if (!d)
+		return 0;
+	if (s[i] == 'e') {
+		size_t j = i + 1;
+
+		if (s[j] == '-')
+			j++;
+		if (isdigit((unsigned char)s[j])) {
+			while (isdigit((unsigned char)s[j]))
+				j++;
+			i = j;
+		}
+	}
+	return i;
+}
+
+/* Length of flex's {symbol}: ([0-9a-zA-Z_.:@?] | \\.)+ */
+static size_t symbol_len(const char *s)
+{
+	size_t i = 0;
+
+	for (;;) {
+		if (s[i] == '\\' && s[i + 1])
+			i += 2;
+		else if (s[i] && sym_char((unsigned char)s[i]))
+			i++;
+		else
+			return i;
+	}
+}
+
+static void lex(struct lexer *l)
+{
+	const char *s = l->s;
+	size_t n, sl, i, o;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	if (!*s) {
+		l->tok = T_END;
+		l->s = s;
+		return;
+	}
+	if (strchr("+-*/%|&^<>(),", *s)) {
+		l->tok = T_OP;
+		l->buf[0] = *s;
+		l->buf[1] = 0;
+		l->s = s + 1;
+		return;
+	}
+	if (*s == '#') {
+		for (n = 1; isalnum((unsigned char)s[n]) || s[n] == '_'; n++)
+			;
+		l->tok = T_LIT;
+		snprintf(l->buf, sizeof(l->buf), "%.*s", (int)n, s);
+		l->s = s + n;
+		return;
+	}
+	n = number_len(s);
+	sl = symbol_len(s);
+	if (n && n >= sl) {
+		l->tok = T_NUM;
+		l->num = strtod(s, NULL);
+		l->s = s + n;
+		return;
+	}
+	if (!sl || sl >= sizeof(l->buf)) {
+		l->tok = T_ERR;
+		snprintf(l->err, sizeof(l->err), "bad character at '%.20s'", s);
+		return;
+	}
+	/* perf removes the backslashes of escaped characters from ids */
+	for (i = 0, o = 0; i < sl; i++) {
+		if (s[i] == '\\')
+			i++;
+		l->buf[o++] = s[i];
+	}
+	l->buf[o] = 0;
+	l->s = s + sl;
+	if (!strcmp(l->buf, "if") && sl == 2)
+		l->tok = T_IF;
+	else if (!strcmp(l->buf, "else") && sl == 4)
+		l->tok = T_ELSE;
+	else if (!strcmp(l->buf, "min") && sl == 3)
+		l->tok = T_MIN;
+	else if (!strcmp(l->buf, "max") && sl == 3)
+		l->tok = T_MAX;
+	else
+		l->tok = T_ID;
+}
+
+static struct enode *mknode(enum nkind k)
+{
+	struct enode *n = calloc(1, sizeof(*n));
+
+	assert_non_null(n);
+	n->kind = k;
+	n->metric = -2;
+	n->event = -1;
+	return n;
+}
+
+static void free_node(struct enode *n)
+{
+	if (!n)
+		return;
+	free_node(n->a);
+	free_node(n->b);
+	free_node(n->c);
+	free(n->id);
+	free(n);
+}
+
+static bool is_op(struct lexer *l, char c)
+{
+	return l->tok == T_OP && l->buf[0] == c;
+}
+
+static struct enode *p_if(struct lexer *l);
+static struct enode *p_bin(struct lexer *l, int prec);
+
+static bool is_func(const char *id)
+{
+	return !strcmp(id, "d_ratio") || !strcmp(id, "source_count") ||
+	       !strcmp(id, "has_event") || !strcmp(id, "strcmp_cpuid_str");
+}
+
+static struct enode *p_unary(struct lexer *l)
+{
+	struct enode *n = NULL;
+
+	if (l->tok == T_ERR)
+		return NULL;
+	if (is_op(l, '-')) {
+		lex(l);
+		n = mknode(N_NEG);
+		n->a = p_unary(l);
+		if (!n->a)
+			goto fail;
+		return n;
+	}
+	if (is_op(l, '(')) {
+		lex(l);
+		n = p_if(l);
+		if (!n || !is_op(l, ')'))
+			goto fail;
+		lex(l);
+		return n;
+	}
+	if (l->tok == T_MIN || l->tok == T_MAX) {
+		n = mknode(l->tok == T_MIN ? N_MIN : N_MAX);
+		lex(l);
+		if (!is_op(l, '('))
+			goto fail;
+		lex(l);
+		n->a = p_if(l);
+		if (!n->a || !is_op(l, ','))
+			goto fail;
+		lex(l);
+		n->b = p_if(l);
+		if (!n->b || !is_op(l, ')'))
+			goto fail;
+		lex(l);
+		return n;
+	}
+	if (l->tok == T_NUM) {
+		n = mknode(N_NUM);
+		n->num = l->num;
+		lex(l);
+		return n;
+	}
+	if (l->tok == T_ID && is_func(l->buf)) {
+		/* d_ratio(a, b), has_event(id), source_count(id), ... */
+		n = mknode(N_FUNC);
+		n->id = strdup(l->buf);
+		lex(l);
+		if (!is_op(l, '('))
+			goto fail;
+		lex(l);
+		n->a = p_if(l);
+		if (n->a && is_op(l, ',')) {
+			lex(l);
+			n->b = p_if(l);
+		}
+		if (!n->a || !is_op(l, ')'))
+			goto fail;
+		lex(l);
+		return n;
+	}
+	if (l->tok == T_ID || l->tok == T_LIT) {
+		n = mknode(l->tok == T_ID ? N_ID : N_LIT);
+		n->id = strdup(l->buf);
+		lex(l);
+		return n;
+	}
+fail:
+	if (!l->err[0])
+		snprintf(l->err, sizeof(l->err), "syntax error at '%.20s'",
+			 l->s);
+	free_node(n);
+	return NULL;
+}
+
+/* expr.y precedence, lowest first: | ^ & <> +- * / % */
+static int prec_of(struct lexer *l)
+{
+	if (l->tok != T_OP)
+		return -1;
+	switch (l->buf[0]) {
+	case '|': return 0;
+	case '^': return 1;
+	case '&': return 2;
+	case '<': case '>': return 3;
+	case '+': case '-': return 4;
+	case '*': case '/': case '%': return 5;
+	}
+	return -1;
+}
+
+/* precedence climbing; every binary operator is left-associative */
+static struct enode *p_bin(struct lexer *l, int prec)
+{
+	struct enode *lhs = p_unary(l), *n;
+	int p, op;
+
+	while (lhs && (p = prec_of(l)) >= prec) {
+		op = l->buf[0];
+		lex(l);
+		n = mknode(N_BIN);
+		n->op = op;
+		n->a = lhs;
+		n->b = p_bin(l, p + 1);
+		lhs = n;
+		if (!n->b) {
+			free_node(n);
+			return NULL;
+		}
+	}
+	return lhs;
+}
+
+/* if_expr: expr IF expr ELSE if_expr | expr */
+static struct enode *p_if(struct lexer *l)
+{
+	struct enode *e = p_bin(l, 0), *n;
+
+	if (!e || l->tok != T_IF)
+		return e;
+	lex(l);
+	n = mknode(N_IF);
+	n->a = e;
+	n->b = p_bin(l, 0);
+	if (!n->b || l->tok != T_ELSE) {
+		if (!l->err[0])
+			snprintf(l->err, sizeof(l->err), "if without else");
+		free_node(n);
+		return NULL;
+	}
+	lex(l);
+	n->c = p_if(l);
+	if (!n->c) {
+		free_node(n);
+		return NULL;
+	}
+	return n;
+}
+
+static struct enode *parse_expr(const char *s, char *err, size_t errlen)
+{
+	struct lexer l = { .s = s };
+	struct enode *n;
+
+	lex(&l);
+	n = p_if(&l);
+	if (n && l.tok != T_END) {
+		snprintf(l.err, sizeof(l.err), "trailing '%.20s'", l.s);
+		free_node(n);
+		n = NULL;
+	}
+	if (!n)
+		snprintf(err, errlen, "%s", l.err[0] ? l.err : "parse error");
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* reference data of one CPU directory                                  */
+/* ------------------------------------------------------------------ */
+
+struct ref_metric {
+	const char *name;
+	const char *expr;
+	const char *group;
+	const char *thresh;
+	struct enode *ast;	/* NULL if it did not parse, see err */
+	char err[160];
+	int level;		/* 1..3 from TopdownLn / tma_Ln_group, 0 else */
+	char parent[64];	/* tma_<x> of the tma_<x>_group, "" if none */
+};
+
+struct ref_event {
+	const char *name;
+	struct json_object *obj;
+};
+
+struct refset {
+	const char *dir;
+	const struct model *m;
+	bool smt;
+	struct json_object *roots[16];
+	int nr_roots;
+	struct ref_metric *metrics;
+	int nr_metrics;
+	struct ref_event *events;
+	int nr_events;
+	int gp_generic;		/* CountersNumGeneric of the core PMU */
+	/* evaluation */
+	const double *ev;
+	double *memo;
+	unsigned *memo_gen;
+	unsigned gen;
+	char missing[256];	/* first id that resolved to nothing */
+};
+
+static const char *jstr(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+static int metric_level(const char *group)
+{
+	char k1[16], k2[24];
+	int lv;
+
+	for (lv = 1; lv <= 3; lv++) {
+		snprintf(k1, sizeof(k1), "TopdownL%d", lv);
+		snprintf(k2, sizeof(k2), "tma_L%d_group", lv);
+		if (strstr(group, k1) || strstr(group, k2))
+			return lv;
+	}
+	return 0;
+}
+
+/* "a;b;tma_frontend_bound_group;c" -> "tma_frontend_bound" */
+static void metric_parent(const char *group, char *out, size_t len)
+{
+	char buf[512], *save = NULL, *t;
+
+	out[0] = 0;
+	snprintf(buf, sizeof(buf), "%s", group);
+	for (t = strtok_r(buf, ";", &save); t; t = strtok_r(NULL, ";", &save)) {
+		size_t n = strlen(t);
+
+		if (strncmp(t, "tma_", 4) || n < 10 ||
+		    strcmp(t + n - 6, "_group"))
+			continue;
+		if (t[4] == 'L' && isdigit((unsigned char)t[5]) && n == 12)
+			continue;	/* tma_L1_group: the level, not a parent */
+		snprintf(out, len, "%.*s", (int)(n - 6), t);
+	}
+}
+
+static int ref_load(struct refset *r, const char *sub)
+{
+	char path[512];
+	DIR *d;
+	struct dirent *de;
+	int i;
+
+	snprintf(path, sizeof(path), "%s/%s", refdir, sub);
+	d = opendir(path);
+	if (!d) {
+		print_error("cannot open %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		struct json_object *root;
+		char file[800];
+		size_t n = strlen(de->d_name);
+		bool metrics = strstr(de->d_name, "-metrics.json") != NULL;
+		bool counter = !strcmp(de->d_name, "counter.json");
+
+		if (n < 5 || strcmp(de->d_name + n - 5, ".json") ||
+		    !strcmp(de->d_name, "metricgroups.json"))
+			continue;
+		snprintf(file, sizeof(file), "%s/%s", path, de->d_name);
+		root = json_object_from_file(file);
+		if (!root || !json_object_is_type(root, json_type_array)) {
+			print_error("cannot parse %s\n", file);
+			closedir(d);
+			return -1;
+		}
+		assert_true(r->nr_roots < 16);
+		r->roots[r->nr_roots++] = root;
+		n = json_object_array_length(root);
+		for (i = 0; i < (int)n; i++) {
+			struct json_object *o =
+				json_object_array_get_idx(root, i);
+
+			if (counter) {
+				const char *u = jstr(o, "Unit");
+				const char *g = jstr(o, "CountersNumGeneric");
+
+				if (u && g && !strcmp(u, "core"))
+					r->gp_generic = atoi(g);
+			} else if (metrics) {
+				struct ref_metric *m;
+
+				if (!jstr(o, "MetricName") ||
+				    !jstr(o, "MetricExpr"))
+					continue;
+				r->metrics = realloc(r->metrics,
+					(r->nr_metrics + 1) * sizeof(*m));
+				m = &r->metrics[r->nr_metrics++];
+				memset(m, 0, sizeof(*m));
+				m->name = jstr(o, "MetricName");
+				m->expr = jstr(o, "MetricExpr");
+				m->group = jstr(o, "MetricGroup");
+				if (!m->group)
+					m->group = "";
+				m->thresh = jstr(o, "MetricThreshold");
+				m->level = metric_level(m->group);
+				metric_parent(m->group, m->parent,
+					      sizeof(m->parent));
+			} else if (jstr(o, "EventName")) {
+				r->events = realloc(r->events,
+					(r->nr_events + 1) * sizeof(*r->events));
+				r->events[r->nr_events].name =
+					jstr(o, "EventName");
+				r->events[r->nr_events++].obj = o;
+			}
+		}
+	}
+	closedir(d);
+	if (!r->nr_metrics || !r->nr_events) {
+		print_error("%s: no metrics or no events found\n", path);
+		return -1;
+	}
+	for (i = 0; i < r->nr_metrics; i++) {
+		char err[sizeof(r->metrics[i].err)];
+
+		r->metrics[i].ast = parse_expr(r->metrics[i].expr, err,
+					       sizeof(err));
+		/* fatal only where a tma_* metric needs it (see collect) */
+		if (!r->metrics[i].ast)
+			snprintf(r->metrics[i].err, sizeof(r->metrics[i].err),
+				 "%s", err);
+	}
+	r->memo = calloc(r->nr_metrics, sizeof(double));
+	r->memo_gen = calloc(r->nr_metrics, sizeof(unsigned));
+	r->dir = sub;
+	return 0;
+}
+
+static void ref_free(struct refset *r)
+{
+	int i;
+
+	for (i = 0; i < r->nr_metrics; i++)
+		free_node(r->metrics[i].ast);
+	for (i = 0; i < r->nr_roots; i++)
+		json_object_put(r->roots[i]);
+	free(r->metrics);
+	free(r->events);
+	free(r->memo);
+	free(r->memo_gen);
+	memset(r, 0, sizeof(*r));
+}
+
+static int find_metric(const struct refset *r, const char *name)
+{
+	int i;
+
+	for (i = 0; i < r->nr_metrics; i++)
+		if (!strcmp(r->metrics[i].name, name))
+			return i;
+	return -1;
+}
+
+static const struct ref_event *find_event(const struct refset *r,
+					  const char *name)
+{
+	int i;
+
+	for (i = 0; i < r->nr_events; i++)
+		if (!strcasecmp(r->events[i].name, name))
+			return &r->events[i];
+	return NULL;
+}
+
+/* our event of this exact perf name (case-insensitive), -1 if none */
+static int model_event(const struct model *m, const char *name)
+{
+	int i;
+
+	for (i = 0; i < m->nr_events; i++)
+		if (!strcasecmp(m->events[i].name, name))
+			return i;
+	return -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* evaluation with expr.y's semantics (compute_ids == false)             */
+/* ------------------------------------------------------------------ */
+
+static double literal(const struct refset *r, const char *lit, bool *ok)
+{
+	*ok = true;
+	if (!strcasecmp(lit, "#smt_on"))
+		return r->smt ? 1 : 0;
+	/* per-task counting: tools/perf/util/smt.c core_wide() is false */
+	if (!strcasecmp(lit, "#core_wide"))
+		return 0;
+	/* no Optane persistent memory on the machines we decode for */
+	if (!strcasecmp(lit, "#has_pmem"))
+		return 0;
+	*ok = false;
+	return NAN;
+}
+
+static double eval_metric(struct refset *r, int idx);
+
+/* diagnosis only: NAN propagates through max, min and conditions */
+static bool nan_strict;
+
+static void resolve(struct refset *r, struct enode *n)
+{
+	if (n->metric != -2)
+		return;
+	n->metric = find_metric(r, n->id);
+	if (n->metric < 0 && r->m)
+		n->event = model_event(r->m, n->id);
+}
+
+static double eval_node(struct refset *r, struct enode *n)
+{
+	double a, b, c;
+	bool ok;
+
+	switch (n->kind) {
+	case N_NUM:
+		return n->num;
+	case N_LIT:
+		a = literal(r, n->id, &ok);
+		if (!ok && !r->missing[0])
+			snprintf(r->missing, sizeof(r->missing), "%s", n->id);
+		return a;
+	case N_ID:
+		resolve(r, n);
+		if (n->metric >= 0)
+			return eval_metric(r, n->metric);
+		if (n->event >= 0)
+			return r->ev[n->event];
+		if (!r->missing[0])
+			snprintf(r->missing, sizeof(r->missing), "%s", n->id);
+		return NAN;
+	case N_NEG:
+		return -eval_node(r, n->a);
+	case N_FUNC:
+		/* none of these occur in TMA L1-L3; values as perf's */
+		if (!strcmp(n->id, "d_ratio")) {
+			a = eval_node(r, n->a);
+			b = n->b ? eval_node(r, n->b) : NAN;
+			return fpclassify(b) == FP_ZERO ? 0 : a / b;
+		}
+		if (!strcmp(n->id, "source_count"))
+			return 1;
+		if (!strcmp(n->id, "has_event"))
+			return n->a->kind == N_ID && r->m &&
+			       model_event(r->m, n->a->id) >= 0;
+		return 0;	/* strcmp_cpuid_str: no cpuid to compare */
+	case N_IF:
+		/* every operand is evaluated, as bison does */
+		a = eval_node(r, n->a);
+		b = eval_node(r, n->b);
+		c = eval_node(r, n->c);
+		if (nan_strict && isnan(b))
+			return NAN;
+		/* only an exact zero is false: a NAN condition is true */
+		return fpclassify(b) == FP_ZERO ? c : a;
+	case N_MIN:
+		a = eval_node(r, n->a);
+		b = eval_node(r, n->b);
+		if (nan_strict && (isnan(a) || isnan(b)))
+			return NAN;
+		return a < b ? a : b;
+	case N_MAX:
+		a = eval_node(r, n->a);
+		b = eval_node(r, n->b);
+		if (nan_strict && (isnan(a) || isnan(b)))
+			return NAN;
+		return a > b ? a : b;
+	case N_BIN:
+		a = eval_node(r, n->a);
+		b = eval_node(r, n->b);
+		switch (n->op) {
+		case '/':
+			if (fpclassify(b) == FP_ZERO)
+				return NAN;
+			return a / b;
+		case '%':
+			if (fpclassify(b) == FP_ZERO)
+				return NAN;
+			return (long)a % (long)b;
+		case '|':
+			if (!isfinite(a) && !isfinite(b))
+				return NAN;
+			if (isfinite(a) && isfinite(b))
+				return a != 0 || b != 0;
+			if (isfinite(a))
+				return a == 0 ? b : 1;
+			return b == 0 ? a : 1;
+		case '&':
+			if (!isfinite(a) && !isfinite(b))
+				return NAN;
+			if (isfinite(a) && isfinite(b))
+				return a != 0 && b != 0;
+			if (isfinite(a))
+				return a != 0 ? b : 0;
+			return b != 0 ? a : 0;
+		case '^':
+			if (isfinite(a) && isfinite(b))
+				return (a == 0) != (b == 0);
+			return NAN;
+		}
+		/* BINARY_OP: NAN in, NAN out */
+		if (isnan(a) || isnan(b))
+			return NAN;
+		switch (n->op) {
+		case '+': return a + b;
+		case '-': return a - b;
+		case '*': return a * b;
+		case '<': return a < b;
+		case '>': return a > b;
+		}
+	}
+	return NAN;
+}
+
+static double eval_metric(struct refset *r, int idx)
+{
+	if (!r->metrics[idx].ast) {
+		if (!r->missing[0])
+			snprintf(r->missing, sizeof(r->missing), "%s (%s)",
+				 r->metrics[idx].name, r->metrics[idx].err);
+		return NAN;
+	}
+	if (r->memo_gen[idx] != r->gen) {
+		r->memo[idx] = eval_node(r, r->metrics[idx].ast);
+		r->memo_gen[idx] = r->gen;
+	}
+	return r->memo[idx];
+}
+
+/* ------------------------------------------------------------------ */
+/* events a formula needs (expr.y's compute_ids mode)                  */
+/* ------------------------------------------------------------------ */
+
+struct idset {
+	char *name[256];
+	int nr;
+};
+
+static void idset_add(struct idset *s, const char *name)
+{
+	int i;
+
+	for (i = 0; i < s->nr; i++)
+		if (!strcasecmp(s->name[i], name))
+			return;
+	assert_true(s->nr < 256);
+	s->name[s->nr++] = strdup(name);
+}
+
+static void idset_free(struct idset *s)
+{
+	while (s->nr)
+		free(s->name[--s->nr]);
+}
+
+/* does the value depend on no event (only numbers and #literals)? */
+static bool is_const(struct refset *r, struct enode *n)
+{
+	if (!n)
+		return true;
+	if (n->kind == N_ID) {
+		resolve(r, n);
+		if (n->metric >= 0)
+			return r->metrics[n->metric].ast &&
+			       is_const(r, r->metrics[n->metric].ast);
+		return false;
+	}
+	return is_const(r, n->a) && is_const(r, n->b) && is_const(r, n->c);
+}
+
+static void collect(struct refset *r, struct enode *n, struct idset *s,
+		    int depth);
+
+/* a formula that does not parse is recorded as an unresolvable id */
+static void collect_metric(struct refset *r, int mi, struct idset *s,
+			   int depth)
+{
+	char bad[300];
+
+	if (r->metrics[mi].ast) {
+		collect(r, r->metrics[mi].ast, s, depth);
+		return;
+	}
+	snprintf(bad, sizeof(bad), "unparsable metric %s: %s",
+		 r->metrics[mi].name, r->metrics[mi].err);
+	idset_add(s, bad);
+}
+
+static void collect(struct refset *r, struct enode *n, struct idset *s,
+		    int depth)
+{
+	assert_true(depth < 64);
+	if (!n)
+		return;
+	if (n->kind == N_ID) {
+		int mi = find_metric(r, n->id);
+
+		if (mi >= 0)
+			collect_metric(r, mi, s, depth + 1);
+		else
+			idset_add(s, n->id);
+		return;
+	}
+	if (n->kind == N_IF && is_const(r, n->b)) {
+		/* constant condition (#SMT_on, #core_wide): one branch */
+		r->gen++;
+		if (fpclassify(eval_node(r, n->b)) == FP_ZERO)
+			collect(r, n->c, s, depth + 1);
+		else
+			collect(r, n->a, s, depth + 1);
+		return;
+	}
+	collect(r, n->a, s, depth + 1);
+	collect(r, n->b, s, depth + 1);
+	collect(r, n->c, s, depth + 1);
+}
+
+/* ------------------------------------------------------------------ */
+/* test plumbing                                                        */
+/* ------------------------------------------------------------------ */
+
+struct spec {
+	const char *dir;
+	const struct model *m;
+	const char *mname;
+};
+
+static struct spec specs[] = {
+	{ "broadwellx", &model_broadwellx, "model_broadwellx" },
+	{ "broadwell", &model_broadwell, "model_broadwell" },
+	{ "icelakex", &model_icelakex, "model_icelakex" },
+	{ "icelake", &model_icelake, "model_icelake" },
+	{ "sapphirerapids", &model_sapphirerapids, "model_sapphirerapids" },
+};
+
+/* skip without reference data, fail without the model; load the JSON */
+static void setup_ref(void **state, struct refset *r)
+{
+	const struct spec *sp = *state;
+
+	if (!refdir)
+		skip();
+	if (!sp->m) {
+		print_error("%s is not linked: user/models/ lacks it\n",
+			    sp->mname);
+		fail();
+	}
+	memset(r, 0, sizeof(*r));
+	r->m = sp->m;
+	assert_int_equal(ref_load(r, sp->dir), 0);
+}
+
+/* L1..L3 tree metrics in scope for the model (tma_info_* excluded) */
+static bool in_tree(const struct refset *r, const struct ref_metric *rm)
+{
+	int max = r->m->max_level < 3 ? r->m->max_level : 3;
+
+	return rm->level >= 1 && rm->level <= max &&
+	       !strncmp(rm->name, "tma_", 4) &&
+	       strncmp(rm->name, "tma_info_", 9);
+}
+
+/* ------------------------------------------------------------------ */
+/* a) encodings                                                         */
+/* ------------------------------------------------------------------ */
+
+struct enc {
+	unsigned long event, umask, cmask, inv, edge, any;
+};
+
+static unsigned long jnum(struct json_object *o, const char *key)
+{
+	const char *s = jstr(o, key);
+
+	/* "0xB7,0xBB" (offcore pairs): the first code is the event */
+	return s ? strtoul(s, NULL, 0) : 0;
+}
+
+static __u64 enc_config(const struct enc *e)
+{
+	return e->event | e->umask << 8 | e->edge << 18 | e->any << 21 |
+	       e->inv << 23 | e->cmask << 24;
+}
+
+/* perf's jevents.py real_event(): the fixed-counter events */
+static bool fixed_override(const char *name, struct enc *e)
+{
+	static const struct {
+		const char *name;
+		struct enc e;
+	} fx[] = {
+		{ "inst_retired.any", { 0xc0, 0, 0, 0, 0, 0 } },
+		{ "inst_retired.any_p", { 0xc0, 0, 0, 0, 0, 0 } },
+		{ "cpu_clk_unhalted.ref", { 0, 3, 0, 0, 0, 0 } },
+		{ "cpu_clk_unhalted.thread", { 0x3c, 0, 0, 0, 0, 0 } },
+		{ "cpu_clk_unhalted.core", { 0x3c, 0, 0, 0, 0, 0 } },
+		{ "cpu_clk_unhalted.thread_any", { 0x3c, 0, 0, 0, 0, 1 } },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(fx) / sizeof(fx[0]); i++) {
+		if (!strcasecmp(name, fx[i].name)) {
+			*e = fx[i].e;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* kernel sysfs aliases (arch/x86/events/intel/core.c), see tma-events.md */
+static int topdown_umask(const char *name)
+{
+	static const char *const td[] = {
+		"topdown-retiring", "topdown-bad-spec", "topdown-fe-bound",
+		"topdown-be-bound", "topdown-heavy-ops",
+		"topdown-br-mispredict", "topdown-fetch-lat",
+		"topdown-mem-bound",
+	};
+	int i;
+
+	for (i = 0; i < 8; i++)
+		if (!strcasecmp(name, td[i]))
+			return 0x80 + i;
+	return -1;
+}
+
+/* "0,1,2,3" -> 0xf; "Fixed counter 1" -> -1 with *fixed = 1 */
+static int counter_mask(const char *s, int *fixed)
+{
+	int mask = 0;
+
+	*fixed = -1;
+	if (!strncasecmp(s, "Fixed counter ", 14)) {
+		*fixed = atoi(s + 14);
+		return -1;
+	}
+	while (*s) {
+		char *end;
+		long c = strtol(s, &end, 10);
+
+		if (end == s || c < 0 || c > 7)
+			return -2;
+		mask |= 1 << c;
+		s = *end == ',' ? end + 1 : end;
+		if (*end && *end != ',')
+			return -2;
+	}
+	return mask;
+}
+
+static int check_one_encoding(struct refset *r, const struct model_event *me)
+{
+	char base[160], terms[160] = "", *save = NULL, *t;
+	const struct ref_event *re;
+	const char *msr, *cnt;
+	struct enc e;
+	__u64 want1 = 0;
+	int td, mask, fixed;
+
+	td = topdown_umask(me->name);
+	if (td >= 0) {
+		if (me->config != (__u64)td << 8 || me->kind != EV_METRIC) {
+			print_error("%s %s: config %#llx kind %d, want %#x "
+				    "(event=0,umask=%#x) kind EV_METRIC\n",
+				    r->dir, me->name,
+				    (unsigned long long)me->config, me->kind,
+				    td << 8, td);
+			return 1;
+		}
+		return 0;
+	}
+	/* cpu@EVENT,term,term@ as written in the metric expression */
+	if (!strncasecmp(me->name, "cpu@", 4)) {
+		const char *in = me->name + 4, *comma = strchr(in, ',');
+		size_t len = strlen(in);
+
+		if (!len || in[len - 1] != '@') {
+			print_error("%s %s: malformed name\n", r->dir,
+				    me->name);
+			return 1;
+		}
+		len--;
+		if (comma && (size_t)(comma - in) < len) {
+			snprintf(base, sizeof(base), "%.*s", (int)(comma - in),
+				 in);
+			snprintf(terms, sizeof(terms), "%.*s",
+				 (int)(len - (comma - in) - 1), comma + 1);
+		} else {
+			snprintf(base, sizeof(base), "%.*s", (int)len, in);
+		}
+	} else {
+		snprintf(base, sizeof(base), "%s", me->name);
+	}
+	re = find_event(r, base);
+	if (!re) {
+		print_error("%s %s: no event %s in the reference JSON\n",
+			    r->dir, me->name, base);
+		return 1;
+	}
+	if (!fixed_override(base, &e)) {
+		e.event = jnum(re->obj, "EventCode");
+		e.umask = jnum(re->obj, "UMask");
+		e.cmask = jnum(re->obj, "CounterMask");
+		e.inv = jnum(re->obj, "Invert");
+		e.edge = jnum(re->obj, "EdgeDetect");
+		e.any = jnum(re->obj, "AnyThread");
+	}
+	for (t = strtok_r(terms, ",", &save); t;
+	     t = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(t, '=');
+		unsigned long v = eq ? strtoul(eq + 1, NULL, 0) : 1;
+
+		if (eq)
+			*eq = 0;
+		if (!strcasecmp(t, "cmask"))
+			e.cmask = v;
+		else if (!strcasecmp(t, "umask"))
+			e.umask = v;
+		else if (!strcasecmp(t, "edge"))
+			e.edge = v;
+		else if (!strcasecmp(t, "inv"))
+			e.inv = v;
+		else if (!strcasecmp(t, "any"))
+			e.any = v;
+		else if (!strcasecmp(t, "event"))
+			e.event = v;
+		else {
+			print_error("%s %s: unknown term %s\n", r->dir,
+				    me->name, t);
+			return 1;
+		}
+	}
+	if (me->type != PERF_TYPE_RAW || me->config != enc_config(&e)) {
+		print_error("%s %s: type %u config %#llx, reference "
+			    "PERF_TYPE_RAW config %#llx\n", r->dir, me->name,
+			    me->type, (unsigned long long)me->config,
+			    (unsigned long long)enc_config(&e));
+		return 1;
+	}
+	msr = jstr(re->obj, "MSRIndex");
+	if (msr && (strcasestr(msr, "0x3f7") || strcasestr(msr, "0x1a6")))
+		want1 = strtoull(jstr(re->obj, "MSRValue") ?: "0", NULL, 0);
+	if (me->config1 != want1) {
+		print_error("%s %s: config1 %#llx, reference MSR %s value "
+			    "%#llx\n", r->dir, me->name,
+			    (unsigned long long)me->config1, msr ?: "none",
+			    (unsigned long long)want1);
+		return 1;
+	}
+	cnt = jstr(re->obj, "Counter");
+	if (!cnt) {
+		print_error("%s %s: no Counter field\n", r->dir, base);
+		return 1;
+	}
+	mask = counter_mask(cnt, &fixed);
+	if (fixed >= 0) {
+		bool ok = me->fixed == fixed &&
+			  (fixed == 3 ? me->kind == EV_SLOTS :
+					me->kind == EV_FIXED);
+
+		if (!ok) {
+			print_error("%s %s: kind %d fixed %d, reference "
+				    "\"%s\"\n", r->dir, me->name, me->kind,
+				    me->fixed, cnt);
+			return 1;
+		}
+		return 0;
+	}
+	if (mask < 0 || me->kind != EV_GP) {
+		print_error("%s %s: kind %d, reference Counter \"%s\"\n",
+			    r->dir, me->name, me->kind, cnt);
+		return 1;
+	}
+	/*
+	 * An unrestricted event may list only the counters that exist with
+	 * SMT on (BDX "0,1,2,3"); the model may then allow all of them.
+	 */
+	if (me->counters != mask &&
+	    !(mask == (1 << r->gp_generic) - 1 && me->counters == 0xff)) {
+		print_error("%s %s: counters %#x, reference \"%s\" (%#x)\n",
+			    r->dir, me->name, me->counters, cnt, mask);
+		return 1;
+	}
+	return 0;
+}
+
+static void test_encodings(void **state)
+{
+	struct refset r;
+	int i, bad = 0, raw = 0;
+
+	setup_ref(state, &r);
+	for (i = 0; i < r.m->nr_events; i++) {
+		if (r.m->events[i].type != PERF_TYPE_RAW)
+			continue;
+		raw++;
+		bad += check_one_encoding(&r, &r.m->events[i]);
+	}
+	print_message("%s: %d raw events checked, %d wrong\n", r.dir, raw,
+		      bad);
+	ref_free(&r);
+	assert_true(raw > 0);
+	assert_int_equal(bad, 0);
+}
+
+/* every event the reference L1..L3 formulas need is one of ours */
+static void test_needed_events(void **state)
+{
+	struct refset r;
+	int i, s, bad = 0;
+
+	setup_ref(state, &r);
+	for (s = 0; s < 2; s++) {
+		struct idset ids = { .nr = 0 };
+
+		r.smt = s;
+		for (i = 0; i < r.nr_metrics; i++)
+			if (in_tree(&r, &r.metrics[i]))
+				collect_metric(&r, i, &ids, 0);
+		for (i = 0; i < ids.nr; i++) {
+			int k = model_event(r.m, ids.name[i]);
+
+			if (k < 0) {
+				print_error("%s smt %s: %s is needed by the "
+					    "reference formulas but not "
+					    "defined by the model\n", r.dir,
+					    s ? "on" : "off", ids.name[i]);
+				bad++;
+			} else if (r.m->events[k].need == NEED_NEVER ||
+				   r.m->events[k].need ==
+					   (s ? NEED_SMT_OFF : NEED_SMT_ON)) {
+				print_error("%s smt %s: %s is needed but the "
+					    "model marks it need=%d\n", r.dir,
+					    s ? "on" : "off", ids.name[i],
+					    r.m->events[k].need);
+				bad++;
+			}
+		}
+		print_message("%s smt %s: %d events needed for L1-L%d\n",
+			      r.dir, s ? "on" : "off", ids.nr,
+			      r.m->max_level);
+		idset_free(&ids);
+	}
+	ref_free(&r);
+	assert_int_equal(bad, 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* b) tree, thresholds, formulas                                       */
+/* ------------------------------------------------------------------ */
+
+static void test_tree(void **state)
+{
+	struct refset r;
+	const struct model *m;
+	int i, k, bad = 0, n = 0;
+
+	setup_ref(state, &r);
+	m = r.m;
+	if (m->max_level < 3)
+		print_message("%s: note: the model stops at level %d\n",
+			      r.dir, m->max_level);
+	for (i = 0; i < r.nr_metrics; i++) {
+		const struct ref_metric *rm = &r.metrics[i];
+
+		if (!in_tree(&r, rm))
+			continue;
+		n++;
+		for (k = 0; k < m->nr_nodes; k++)
+			if (!strcmp(m->nodes[k].name, rm->name))
+				break;
+		if (k == m->nr_nodes) {
+			print_error("%s: reference node %s (L%d) missing\n",
+				    r.dir, rm->name, rm->level);
+			bad++;
+			continue;
+		}
+		if (m->nodes[k].level != rm->level) {
+			print_error("%s: %s level %d, reference %d\n", r.dir,
+				    rm->name, m->nodes[k].level, rm->level);
+			bad++;
+		}
+		if (rm->level == 1 ? m->nodes[k].parent != -1 :
+		    m->nodes[k].parent < 0 || m->nodes[k].parent >= m->nr_nodes ||
+		    strcmp(m->nodes[m->nodes[k].parent].name, rm->parent)) {
+			print_error("%s: %s parent %s, reference %s\n", r.dir,
+				    rm->name, m->nodes[k].parent < 0 ? "-" :
+				    m->nodes[m->nodes[k].parent].name,
+				    rm->parent[0] ? rm->parent : "-");
+			bad++;
+		}
+	}
+	/* and nothing of ours that the reference does not have */
+	for (k = 0; k < m->nr_nodes; k++) {
+		i = find_metric(&r, m->nodes[k].name);
+		if (i < 0 || !in_tree(&r, &r.metrics[i])) {
+			print_error("%s: node %s is not a reference L1-L%d "
+				    "tree metric\n", r.dir, m->nodes[k].name,
+				    m->max_level);
+			bad++;
+		}
+	}
+	print_message("%s: %d reference nodes, model has %d\n", r.dir, n,
+		      m->nr_nodes);
+	ref_free(&r);
+	assert_true(n > 0);
+	assert_int_equal(bad, 0);
+}
+
+static void test_thresholds(void **state)
+{
+	struct refset r;
+	int k, bad = 0;
+
+	setup_ref(state, &r);
+	for (k = 0; k < r.m->nr_nodes; k++) {
+		const struct tma_node *nd = &r.m->nodes[k];
+		int i = find_metric(&r, nd->name);
+		const char *t;
+		size_t len = strlen(nd->name);
+		double want;
+
+		if (i < 0 || !r.metrics[i].thresh) {
+			print_error("%s: %s has no reference threshold\n",
+				    r.dir, nd->name);
+			bad++;
+			continue;
+		}
+		/* "tma_x > N ..." : the node's own comparison comes first */
+		t = r.metrics[i].thresh;
+		while (*t == '(' || *t == ' ')
+			t++;
+		if (strncmp(t, nd->name, len) || !strchr(" >", t[len])) {
+			print_error("%s: %s: cannot read threshold '%s'\n",
+				    r.dir, nd->name, r.metrics[i].thresh);
+			bad++;
+			continue;
+		}
+		t += len;
+		while (*t == ' ')
+			t++;
+		if (*t != '>') {
+			print_error("%s: %s: threshold '%s' is not '>'\n",
+				    r.dir, nd->name, r.metrics[i].thresh);
+			bad++;
+			continue;
+		}
+		want = strtod(t + 1, NULL);
+		if (nd->thresh != want) {
+			print_error("%s: %s threshold %g, reference %g\n",
+				    r.dir, nd->name, nd->thresh, want);
+			bad++;
+		}
+	}
+	ref_free(&r);
+	assert_int_equal(bad, 0);
+}
+
+/* deterministic xorshift64*, so a failure can be reproduced */
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545F4914F6CDD1DULL;
+}
+
+static double unif(void)
+{
+	return (rnd() >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static bool name_is(const struct model_event *e, const char *n)
+{
+	return !strcasecmp(e->name, n);
+}
+
+/*
+ * One counter vector. Kinds: realistic (clocks 1e5..1e10, slots 4-6 x
+ * clocks, topdown-* splitting slots, other events a share of clocks or
+ * slots), independent wild values up to 2^48, realistic with random zeros,
+ * all zero, and tiny values 0..3 that make ties and zero divisors likely.
+ */
+static void gen_vector(const struct model *m, int n, double *ev)
+{
+	int kind = n % 20, i;
+	double clk = floor(pow(10, 5 + 5 * unif()));
+	double width = 4 + (rnd() % 3);
+	double slots = width * clk;
+	double l1[4], sum = 0;
+
+	if (kind == 19) {
+		for (i = 0; i < m->nr_events; i++)
+			ev[i] = 0;
+		return;
+	}
+	if (kind >= 16) {
+		for (i = 0; i < m->nr_events; i++)
+			ev[i] = rnd() % 4;
+		return;
+	}
+	if (kind >= 13) {
+		for (i = 0; i < m->nr_events; i++)
+			ev[i] = floor(unif() * pow(2, 48 * unif()));
+		return;
+	}
+	for (i = 0; i < 4; i++)
+		sum += l1[i] = unif();
+	for (i = 0; i < m->nr_events; i++) {
+		const struct model_event *e = &m->events[i];
+		double scale[] = { 0.001, 0.01, 0.1, 0.5, 1, width };
+
+		if (name_is(e, "CPU_CLK_UNHALTED.THREAD"))
+			ev[i] = clk;
+		else if (name_is(e, "TOPDOWN.SLOTS"))
+			ev[i] = slots;
+		else if (name_is(e, "topdown-retiring"))
+			ev[i] = floor(slots * l1[0] / sum);
+		else if (name_is(e, "topdown-bad-spec"))
+			ev[i] = floor(slots * l1[1] / sum);
+		else if (name_is(e, "topdown-fe-bound"))
+			ev[i] = floor(slots * l1[2] / sum);
+		else if (name_is(e, "topdown-be-bound"))
+			ev[i] = floor(slots * l1[3] / sum);
+		else if (name_is(e, "topdown-heavy-ops"))
+			ev[i] = floor(slots * l1[0] / sum * unif());
+		else if (name_is(e, "topdown-br-mispredict"))
+			ev[i] = floor(slots * l1[1] / sum * unif());
+		else if (name_is(e, "topdown-fetch-lat"))
+			ev[i] = floor(slots * l1[2] / sum * unif());
+		else if (name_is(e, "topdown-mem-bound"))
+			ev[i] = floor(slots * l1[3] / sum * unif());
+		else
+			ev[i] = floor(clk * unif() * scale[rnd() % 6]);
+		if (kind >= 10 && rnd() % 4 == 0)
+			ev[i] = 0;
+	}
+}
+
+static bool same(double a, double b)
+{
+	double mag;
+
+	if (isnan(a) || isnan(b))
+		return isnan(a) && isnan(b);
+	if (isinf(a) || isinf(b))
+		return a == b;
+	mag = fmax(1.0, fmax(fabs(a), fabs(b)));
+	return fabs(a - b) <= REL_TOL * mag;
+}
+
+static void dump_vector(const struct model *m, const double *ev)
+{
+	int i;
+
+	for (i = 0; i < m->nr_events; i++)
+		print_error("    %s = %.17g\n", m->events[i].name, ev[i]);
+}
+
+/*
+ * Differences are split in two: a formula that computes something else
+ * (real), and one that only treats a NAN operand differently from expr.y
+ * (nan): perf gives max(NAN, x) = x, max(x, NAN) = NAN (a > b ? a : b) and
+ * takes the true branch of "a if NAN else b"; a model that propagates NAN
+ * there matches the strict evaluation but not perf's.
+ */
+static void test_formulas(void **state)
+{
+	struct refset r;
+	const struct model *m;
+	int k, s, v, real = 0, nan = 0, compared = 0, unmapped = 0;
+	int map[MODEL_MAX_NODES], nreal[MODEL_MAX_NODES];
+	int nnan[MODEL_MAX_NODES];
+	double *ev, out[MODEL_MAX_NODES], want[MODEL_MAX_NODES];
+
+	setup_ref(state, &r);
+	m = r.m;
+	assert_non_null(m->eval);
+	assert_true(m->nr_nodes <= MODEL_MAX_NODES);
+	for (k = 0; k < m->nr_nodes; k++) {
+		map[k] = find_metric(&r, m->nodes[k].name);
+		nreal[k] = nnan[k] = 0;
+		if (map[k] < 0) {
+			print_error("%s: node %s has no reference formula\n",
+				    r.dir, m->nodes[k].name);
+			unmapped++;
+		}
+	}
+	ev = calloc(m->nr_events, sizeof(*ev));
+	r.ev = ev;
+	rng_state = 0x9e3779b97f4a7c15ULL ^ (uint64_t)m->nr_events << 32;
+	for (s = 0; s < 2; s++) {
+		struct tma_input in = { .ev = ev, .smt = s };
+
+		r.smt = s;
+		for (v = 0; v < VECTORS; v++) {
+			gen_vector(m, v, ev);
+			for (k = 0; k < m->nr_nodes; k++)
+				out[k] = NAN;
+			m->eval(&in, out);
+			r.gen++;
+			r.missing[0] = 0;
+			for (k = 0; k < m->nr_nodes; k++)
+				want[k] = map[k] < 0 ? NAN :
+					  eval_metric(&r, map[k]);
+			for (k = 0; k < m->nr_nodes; k++) {
+				double strict;
+
+				if (map[k] < 0)
+					continue;
+				compared++;
+				if (same(want[k], out[k]))
+					continue;
+				nan_strict = true;
+				r.gen++;
+				strict = eval_metric(&r, map[k]);
+				nan_strict = false;
+				if (same(strict, out[k])) {
+					if (!nnan[k]++)
+						print_error("%s smt %s vector "
+							    "%d: %s = %.17g, "
+							    "perf %.17g (NAN "
+							    "handling only)\n",
+							    r.dir, s ? "on" :
+							    "off", v,
+							    m->nodes[k].name,
+							    out[k], want[k]);
+					nan++;
+					continue;
+				}
+				if (!nreal[k]++) {
+					print_error("%s smt %s vector %d: %s = "
+						    "%.17g, reference %.17g%s%s\n",
+						    r.dir, s ? "on" : "off", v,
+						    m->nodes[k].name, out[k],
+						    want[k], r.missing[0] ?
+						    "; unresolved: " : "",
+						    r.missing);
+					dump_vector(m, ev);
+				}
+				real++;
+			}
+		}
+	}
+	for (k = 0; k < m->nr_nodes; k++) {
+		if (nreal[k])
+			print_error("%s: %s differs from the reference formula "
+				    "in %d of %d vectors\n", r.dir,
+				    m->nodes[k].name, nreal[k], 2 * VECTORS);
+		if (nnan[k])
+			print_error("%s: %s differs from perf only in NAN "
+				    "handling in %d of %d vectors\n", r.dir,
+				    m->nodes[k].name, nnan[k], 2 * VECTORS);
+	}
+	print_message("%s: %d node values compared: %d differ in the "
+		      "formula, %d in NAN handling only\n", r.dir, compared,
+		      real, nan);
+	free(ev);
+	ref_free(&r);
+	assert_int_equal(unmapped, 0);
+	assert_int_equal(real, 0);
+	assert_int_equal(nan, 0);
+}
+
+/*
+ * The flags tma_decode() sets against perf's own MetricThreshold
+ * expressions, evaluated by the reference evaluator on the same vectors:
+ * perf flags a node when its threshold expression is neither 0 nor NAN.
+ * This checks the thresholds' shape (parent conditions, retiring's "|"),
+ * not only their constants.
+ */
+static void test_threshold_flags(void **state)
+{
+	struct enode *thr[MODEL_MAX_NODES];
+	int map[MODEL_MAX_NODES], k, s, v, bad = 0, flagged = 0;
+	struct tma_result res;
+	const struct model *m;
+	struct refset r;
+	char err[200];
+	double *ev, t;
+
+	setup_ref(state, &r);
+	m = r.m;
+	for (k = 0; k < m->nr_nodes; k++) {
+		map[k] = find_metric(&r, m->nodes[k].name);
+		thr[k] = NULL;
+		if (map[k] >= 0 && r.metrics[map[k]].thresh)
+			thr[k] = parse_expr(r.metrics[map[k]].thresh, err,
+					    sizeof(err));
+		if (!thr[k]) {
+			print_error("%s: %s: no usable reference threshold\n",
+				    r.dir, m->nodes[k].name);
+			bad++;
+		}
+	}
+	ev = calloc(m->nr_events, sizeof(*ev));
+	r.ev = ev;
+	rng_state = 0x51ed27011ULL ^ (uint64_t)m->nr_events << 32;
+	for (s = 0; s < 2 && !bad; s++) {
+		r.smt = s;
+		for (v = 0; v < VECTORS; v++) {
+			gen_vector(m, v, ev);
+			tma_decode(m, ev, s, m->max_level, &res);
+			r.gen++;
+			for (k = 0; k < m->nr_nodes; k++) {
+				bool want;
+
+				t = eval_node(&r, thr[k]);
+				want = !isnan(t) && t != 0.0;
+				flagged += want;
+				if (want == res.over[k])
+					continue;
+				if (bad++ < 5)
+					print_error("%s smt %s vector %d: %s "
+						    "flagged %d, perf %d\n",
+						    r.dir, s ? "on" : "off", v,
+						    m->nodes[k].name,
+						    res.over[k], want);
+			}
+		}
+	}
+	print_message("%s: %d flags compared, %d set by perf, %d differ\n",
+		      r.dir, 2 * VECTORS * m->nr_nodes, flagged, bad);
+	for (k = 0; k < m->nr_nodes; k++)
+		if (thr[k])
+			free_node(thr[k]);
+	free(ev);
+	ref_free(&r);
+	assert_int_equal(bad, 0);
+	/* the vectors must exercise the flags, or this proves nothing */
+	assert_true(flagged > VECTORS);
+}
+
+/* ------------------------------------------------------------------ */
+/* the evaluator itself, on fixed expressions with known values          */
+/* ------------------------------------------------------------------ */
+
+static double eval_str(const char *s, bool smt)
+{
+	struct refset r = { .smt = smt };
+	char err[200];
+	struct enode *n = parse_expr(s, err, sizeof(err));
+	double v;
+
+	if (!n)
+		print_error("%s: %s\n", s, err);
+	assert_non_null(n);
+	v = eval_node(&r, n);
+	free_node(n);
+	return v;
+}
+
+static void test_evaluator(void **state)
+{
+	(void)state;
+	/* precedence and associativity of expr.y */
+	assert_true(eval_str("1 + 2 * 3", false) == 7);
+	assert_true(eval_str("8 / 4 / 2", false) == 1);
+	assert_true(eval_str("10 - 4 - 3", false) == 3);
+	assert_true(eval_str("-2 * 3 + 1", false) == -5);
+	assert_true(eval_str("(1 + 2) * 3", false) == 9);
+	assert_true(eval_str("1.5e2 + .5", false) == 150.5);
+	/* a if c else b, nested to the right; #literals */
+	assert_true(eval_str("4 if #SMT_on else 8", true) == 4);
+	assert_true(eval_str("4 if #SMT_on else 8", false) == 8);
+	assert_true(eval_str("1 if 0 else 2 if 0 else 3", false) == 3);
+	assert_true(eval_str("(2 if #core_wide < 1 else 5)", true) == 2);
+	assert_true(eval_str("1 if #has_pmem else 0", true) == 0);
+	/* comparisons and the logical operators of thresholds */
+	assert_true(eval_str("0.3 > 0.2 & 0.1 > 0.2", false) == 0);
+	assert_true(eval_str("0.3 > 0.2 | 0.1 > 0.2", false) == 1);
+	assert_true(eval_str("2 < 3", false) == 1);
+	/* min/max and division by zero, as expr.y computes them */
+	assert_true(eval_str("max(1, 2) + min(3, 4)", false) == 5);
+	assert_true(isnan(eval_str("1 / 0", false)));
+	assert_true(isnan(eval_str("1 / (2 - 2) + 1", false)));
+	assert_true(eval_str("max(1 / 0, 0)", false) == 0);
+	assert_true(isnan(eval_str("max(0, 1 / 0)", false)));
+	/* a NAN condition takes the true branch (only 0 is false) */
+	assert_true(eval_str("7 if 1 / 0 else 9", false) == 7);
+	assert_true(isnan(eval_str("(1 / 0) > 1", false)));
+	assert_true(eval_str("d_ratio(1, 0) + d_ratio(6, 3)", false) == 2);
+}
+
+/* ids keep '.', '@', escaped ',' '=' '-' and lose the backslashes */
+static void test_lexer_ids(void **state)
+{
+	char err[200];
+	struct enode *n;
+
+	(void)state;
+	n = parse_expr("cpu@ITLB_MISSES.WALK_DURATION\\,cmask\\=1@ / "
+		       "topdown\\-fe\\-bound", err, sizeof(err));
+	assert_non_null(n);
+	assert_int_equal(n->kind, N_BIN);
+	assert_int_equal(n->op, '/');
+	assert_int_equal(n->a->kind, N_ID);
+	assert_string_equal(n->a->id, "cpu@ITLB_MISSES.WALK_DURATION,cmask=1@");
+	assert_string_equal(n->b->id, "topdown-fe-bound");
+	free_node(n);
+	n = parse_expr("4 * IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE",
+		       err, sizeof(err));
+	assert_non_null(n);
+	assert_int_equal(n->a->kind, N_NUM);
+	assert_string_equal(n->b->id,
+			    "IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE");
+	free_node(n);
+	assert_null(parse_expr("1 +", err, sizeof(err)));
+	assert_null(parse_expr("(1 + 2", err, sizeof(err)));
+	assert_null(parse_expr("1 if 2", err, sizeof(err)));
+}
+
+/* every id of every reference formula is a metric or a JSON/kernel event */
+static void test_reference_resolves(void **state)
+{
+	const struct spec *sp = *state;
+	struct refset r;
+	int i, s, j, bad = 0;
+
+	if (!refdir)
+		skip();
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(ref_load(&r, sp->dir), 0);
+	for (s = 0; s < 2; s++) {
+		struct idset ids = { .nr = 0 };
+
+		r.smt = s;
+		for (i = 0; i < r.nr_metrics; i++) {
+			if (r.metrics[i].level < 1 ||
+			    strncmp(r.metrics[i].name, "tma_", 4))
+				continue;
+			collect_metric(&r, i, &ids, 0);
+		}
+		for (j = 0; j < ids.nr; j++) {
+			char base[160];
+			const char *n = ids.name[j];
+
+			if (topdown_umask(n) >= 0)
+				continue;
+			if (!strncasecmp(n, "cpu@", 4)) {
+				snprintf(base, sizeof(base), "%s", n + 4);
+				base[strcspn(base, ",@")] = 0;
+				n = base;
+			}
+			if (!find_event(&r, n)) {
+				print_error("%s: %s resolves to nothing\n",
+					    sp->dir, ids.name[j]);
+				bad++;
+			}
+		}
+		idset_free(&ids);
+	}
+	ref_free(&r);
+	assert_int_equal(bad, 0);
+}
+
+/* named "<model> <check>" so that the log says which model failed */
+#define T(i, dir, fn) { dir " " #fn, fn, NULL, NULL, &specs[i] }
+#define MODEL_TESTS(i, dir)						\
+	T(i, dir, test_reference_resolves), T(i, dir, test_encodings),	\
+	T(i, dir, test_needed_events), T(i, dir, test_tree),		\
+	T(i, dir, test_thresholds), T(i, dir, test_formulas),	\
+	T(i, dir, test_threshold_flags)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_evaluator),
+		cmocka_unit_test(test_lexer_ids),
+		MODEL_TESTS(0, "broadwellx"),
+		MODEL_TESTS(1, "broadwell"),
+		MODEL_TESTS(2, "icelakex"),
+		MODEL_TESTS(3, "icelake"),
+		MODEL_TESTS(4, "sapphirerapids"),
+	};
+	const char *env = getenv("TDBPF_REFERENCE");
+	const char *dir = env && *env ? env : REF_DEFAULT;
+	char probe[512];
+	struct stat st;
+
+	snprintf(probe, sizeof(probe), "%s/mapfile.csv", dir);
+	if (stat(probe, &st) == 0)
+		refdir = dir;
+	else
+		printf("reference data not found at %s: skipping\n", dir);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,913 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Report: scaling, scheduling verdicts, sort/top, and the three writers
+ * (JSON parsed back with json-c, CSV split into fields, table columns).
+ * Expected values are worked out here by hand from the inputs.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <json-c/json.h>
+#include "report.h"
+
+/* ---- helpers ---------------------------------------------------------- */
+
+/* The software model in one group led by its first event (slot = event). */
+static void sw_plan(struct event_plan *p)
+{
+	int i;
+
+	memset(p, 0, sizeof(*p));
+	p->model = &model_software;
+	p->nr = model_software.nr_events;
+	for (i = 0; i < p->nr; i++) {
+		p->ev[i] = i;
+		p->group[i] = 0;
+		p->gp_idx[i] = -1;
+	}
+	p->nr_groups = 1;
+	p->leader[0] = 0;
+}
+
+static struct task_row *add(struct task_table *t, __u32 tid, const char *comm,
+			    __u64 on, __u64 rq, __u64 off)
+{
+	struct task_row *r = tasks_get(t, tid);
+
+	assert_non_null(r);
+	r->pid = 1000;
+	snprintf(r->comm, sizeof(r->comm), "%s", comm);
+	r->on_cpu_ns = on;
+	r->runq_wait_ns = rq;
+	r->off_cpu_ns = off;
+	return r;
+}
+
+static void set_ctr(struct task_row *r, int slot, __u64 v, __u64 ena,
+		    __u64 run)
+{
+	r->ctr[slot].value = v;
+	r->ctr[slot].enabled = ena;
+	r->ctr[slot].running = run;
+}
+
+/* Run a writer into a string (caller frees). */
+enum fmt { FMT_TABLE, FMT_CSV, FMT_JSON, FMT_JSON_LINE };
+
+static char *render(const struct report *rep, enum fmt fmt, const char *sep)
+{
+	FILE *f = tmpfile();
+	char *buf;
+	long len;
+
+	assert_non_null(f);
+	switch (fmt) {
+	case FMT_TABLE:
+		report_write_table(f, rep);
+		break;
+	case FMT_CSV:
+		report_write_csv(f, rep, sep);
+		break;
+	case FMT_JSON:
+	case FMT_JSON_LINE:
+		report_write_json(f, rep, fmt == FMT_JSON_LINE);
+		break;
+	}
+	len = ftell(f);
+	assert_true(len >= 0);
+	buf = malloc(len + 1);
+	assert_non_null(buf);
+	rewind(f);
+	assert_int_equal(fread(buf, 1, len, f), (size_t)len);
+	buf[len] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static json_object *parse_strict(const char *s)
+{
+	struct json_tokener *tok = json_tokener_new();
+	json_object *o;
+
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
+				    JSON_TOKENER_VALIDATE_UTF8);
+	o = json_tokener_parse_ex(tok, s, (int)strlen(s));
+	if (!o)
+		fail_msg("invalid JSON (%s): %s",
+			 json_tokener_error_desc(json_tokener_get_error(tok)),
+			 s);
+	json_tokener_free(tok);
+	return o;
+}
+
+static json_object *get(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+
+	if (!json_object_object_get_ex(o, key, &v))
+		fail_msg("key \"%s\" missing", key);
+	return v;
+}
+
+static bool has(json_object *o, const char *key)
+{
+	return json_object_object_get_ex(o, key, NULL);
+}
+
+static int count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* ---- scale_count ------------------------------------------------------ */
+
+static double scale(__u64 v, __u64 ena, __u64 run)
+{
+	struct tdbpf_count c = { .value = v, .enabled = ena, .running = run };
+
+	return scale_count(&c);
+}
+
+static void test_scale_count(void **state)
+{
+	(void)state;
+	/* task never enabled: nothing to scale */
+	assert_true(scale(0, 0, 0) == 0.0);
+	/* always on the PMU: the raw value, exactly */
+	assert_true(scale(12345, 999, 999) == 12345.0);
+	assert_true(scale((1ull << 52) + 1, 7, 7) == (double)((1ull << 52) + 1));
+	/* counted half the time: doubled */
+	assert_true(scale(100, 20, 10) == 200.0);
+	assert_true(scale(3, 3, 2) == 4.5);
+	/* 1000 counted over 1/3 of the time */
+	assert_true(fabs(scale(1000, 3000000, 1000000) - 3000.0) < 1e-9);
+	/* enabled but never running: never counted, not zero */
+	assert_true(isnan(scale(0, 10, 0)));
+	assert_true(isnan(scale(5, 10, 0)));
+	/* big sums do not overflow: 2^62 * 2 */
+	assert_true(scale(1ull << 62, 2ull << 40, 1ull << 40) ==
+		    (double)(1ull << 63));
+}
+
+/* ---- sched_judge ------------------------------------------------------ */
+
+static enum sched_verdict judge(__u64 on, __u64 rq, __u64 off)
+{
+	struct task_row r;
+
+	memset(&r, 0, sizeof(r));
+	r.on_cpu_ns = on;
+	r.runq_wait_ns = rq;
+	r.off_cpu_ns = off;
+	return sched_judge(&r, 1000);
+}
+
+static void test_sched_judge(void **state)
+{
+	(void)state;
+	assert_int_equal(judge(0, 0, 0), SCHED_IDLE);
+	assert_int_equal(judge(0, 0, 500), SCHED_IDLE);
+	/* waited but never ran: starved */
+	assert_int_equal(judge(0, 1, 0), SCHED_STARVED);
+	/* runq exactly 25% of life and above on-CPU: starved */
+	assert_int_equal(judge(24, 25, 51), SCHED_STARVED);
+	/* runq 24%: not starved; off 53% >= 50%: blocked */
+	assert_int_equal(judge(23, 24, 53), SCHED_BLOCKED);
+	/* runq == on-CPU is not "more waiting than running" */
+	assert_int_equal(judge(25, 25, 50), SCHED_BLOCKED);
+	assert_int_equal(judge(40, 40, 20), SCHED_NONE);
+	/* starved wins over blocked when both hold */
+	assert_int_equal(judge(10, 30, 60), SCHED_STARVED);
+	/* off exactly 50%: blocked; 49%: not */
+	assert_int_equal(judge(50, 0, 50), SCHED_BLOCKED);
+	assert_int_equal(judge(51, 0, 49), SCHED_NONE);
+	assert_int_equal(judge(1, 2, 97), SCHED_BLOCKED);
+	assert_int_equal(judge(100, 0, 0), SCHED_NONE);
+	/* sums near 2^64 / 3 do not overflow the comparisons */
+	assert_int_equal(judge(1ull << 62, (1ull << 62) + 1, 1ull << 62),
+			 SCHED_STARVED);
+	assert_int_equal(judge(1ull << 62, 0, (1ull << 62) + 1), SCHED_BLOCKED);
+	assert_string_equal(sched_verdict_str(SCHED_STARVED), "CPU-starved");
+	assert_string_equal(sched_verdict_str(SCHED_BLOCKED), "blocked");
+	assert_string_equal(sched_verdict_str(SCHED_IDLE), "idle");
+	assert_string_equal(sched_verdict_str(SCHED_NONE), "-");
+}
+
+/* ---- report_build ----------------------------------------------------- */
+
+/* five tasks, each first by one key */
+static void five(struct task_table *t)
+{
+	struct task_row *r;
+
+	tasks_init(t);
+	add(t, 50, "e", 500, 10, 10);		/* most CPU */
+	add(t, 40, "d", 100, 400, 10);		/* most runq */
+	add(t, 30, "a", 200, 10, 900);		/* most off, first name */
+	r = add(t, 20, "c", 300, 20, 20);
+	r->nvcsw = 70;				/* most switches: 70+5 */
+	r->nivcsw = 5;
+	r = add(t, 10, "b", 300, 30, 30);	/* ties 20 on CPU */
+	r->nvcsw = 74;
+}
+
+static void order(const struct report *rep, const __u32 *want, int n)
+{
+	int i;
+
+	assert_int_equal(rep->nr, n);
+	for (i = 0; i < n; i++)
+		if (rep->tasks[i].row->tid != want[i])
+			fail_msg("position %d: tid %u, want %u", i,
+				 rep->tasks[i].row->tid, want[i]);
+}
+
+static void test_build_sort_top(void **state)
+{
+	static const __u32 cpu[] = { 50, 10, 20, 30, 40 };	/* tie by tid */
+	static const __u32 runq[] = { 40, 10, 20, 30, 50 };
+	static const __u32 off[] = { 30, 10, 20, 40, 50 };
+	static const __u32 tid[] = { 10, 20, 30, 40, 50 };
+	static const __u32 comm[] = { 30, 10, 20, 40, 50 };
+	static const __u32 sw[] = { 20, 10, 30, 40, 50 };
+	struct event_plan plan;
+	struct task_table t;
+	struct report rep;
+
+	(void)state;
+	sw_plan(&plan);
+	five(&t);
+	assert_int_equal(report_build(&rep, &t, &plan, 0, 1000, SORT_CPU, 0), 0);
+	order(&rep, cpu, 5);
+	assert_int_equal(rep.nr_total, 5);
+	assert_int_equal(rep.interval, -1);
+	report_free(&rep);
+	report_build(&rep, &t, &plan, 0, 1000, SORT_RUNQ, 0);
+	order(&rep, runq, 5);
+	report_free(&rep);
+	report_build(&rep, &t, &plan, 0, 1000, SORT_OFFCPU, 0);
+	order(&rep, off, 5);
+	report_free(&rep);
+	report_build(&rep, &t, &plan, 0, 1000, SORT_TID, 0);
+	order(&rep, tid, 5);
+	report_free(&rep);
+	report_build(&rep, &t, &plan, 0, 1000, SORT_COMM, 0);
+	order(&rep, comm, 5);
+	report_free(&rep);
+	report_build(&rep, &t, &plan, 0, 1000, SORT_SWITCHES, 0);
+	order(&rep, sw, 5);
+	report_free(&rep);
+
+	/* --top keeps the first N after sorting; nr_total the count before */
+	report_build(&rep, &t, &plan, 0, 1000, SORT_RUNQ, 2);
+	order(&rep, runq, 2);
+	assert_int_equal(rep.nr_total, 5);
+	report_free(&rep);
+	report_build(&rep, &t, &plan, 0, 1000, SORT_TID, 99);
+	order(&rep, tid, 5);
+	report_free(&rep);
+	assert_null(rep.tasks);
+
+	/* an empty table makes an empty report */
+	tasks_reset(&t);
+	assert_int_equal(report_build(&rep, &t, &plan, 0, 1000, SORT_CPU, 3),
+			 0);
+	assert_int_equal(rep.nr, 0);
+	assert_int_equal(rep.nr_total, 0);
+	report_free(&rep);
+	tasks_free(&t);
+}
+
+static const struct task_decoded *by_tid(const struct report *rep, __u32 tid)
+{
+	int i;
+
+	for (i = 0; i < rep->nr; i++)
+		if (rep->tasks[i].row->tid == tid)
+			return &rep->tasks[i];
+	fail_msg("tid %u not in report", tid);
+	return NULL;
+}
+
+static void test_build_decode(void **state)
+{
+	struct event_plan plan;
+	struct task_table t;
+	struct report rep;
+	const struct task_decoded *d;
+	struct task_row *r;
+	int i;
+
+	(void)state;
+	assert_true(model_software.nr_events >= 3);
+	assert_int_equal(model_software.max_level, 0);
+	sw_plan(&plan);
+	tasks_init(&t);
+	r = add(&t, 1, "run", 400000000, 100000000, 0);	/* 0.4 s of 2 s */
+	for (i = 0; i < plan.nr; i++)
+		set_ctr(r, i, 1000 + i, 400000000, 400000000);
+	add(&t, 2, "starved", 37, 63, 0);
+	add(&t, 3, "blocked", 12, 0, 88);
+	add(&t, 4, "idle", 0, 0, 0);
+	assert_int_equal(report_build(&rep, &t, &plan, 3, 2000000000ull,
+				      SORT_TID, 0), 0);
+	assert_int_equal(rep.level, 0);	/* no TMA tree to go down */
+
+	d = by_tid(&rep, 1);
+	for (i = 0; i < plan.nr; i++)
+		assert_true(d->ev[i] == 1000.0 + i);
+	assert_true(d->coverage == 1.0);
+	assert_false(d->low_coverage);
+	assert_true(fabs(d->on_cpu_pct - 20.0) < 1e-9);
+	assert_int_equal(d->sched, SCHED_NONE);
+	assert_false(d->has_tma);
+	assert_string_equal(d->bottleneck, "-");
+
+	d = by_tid(&rep, 2);
+	assert_int_equal(d->sched, SCHED_STARVED);
+	assert_string_equal(d->bottleneck, "CPU-starved (runq 63%)");
+	assert_true(d->coverage == 1.0);	/* never enabled: no loss */
+	d = by_tid(&rep, 3);
+	assert_int_equal(d->sched, SCHED_BLOCKED);
+	assert_string_equal(d->bottleneck, "blocked (off-CPU 88%)");
+	d = by_tid(&rep, 4);
+	assert_int_equal(d->sched, SCHED_IDLE);
+	assert_string_equal(d->bottleneck, "idle");
+	assert_true(d->ev[0] == 0.0);
+	report_free(&rep);
+	tasks_free(&t);
+}
+
+/* Two groups; the second ran 3% of its enabled time. */
+static void mux_plan(struct event_plan *p)
+{
+	sw_plan(p);
+	p->nr = 3;
+	p->group[0] = 0;
+	p->group[1] = 0;
+	p->group[2] = 1;
+	p->nr_groups = 2;
+	p->leader[0] = 0;
+	p->leader[1] = 2;
+}
+
+static void test_build_coverage(void **state)
+{
+	struct event_plan plan;
+	struct task_table t;
+	struct report rep;
+	const struct task_decoded *d;
+	struct task_row *r;
+
+	(void)state;
+	mux_plan(&plan);
+	tasks_init(&t);
+	r = add(&t, 1, "mux", 1000, 0, 0);
+	set_ctr(r, 0, 500, 1000, 500);		/* leader g0: 50% */
+	set_ctr(r, 1, 10, 1001, 499);		/* member: leader's times */
+	set_ctr(r, 2, 6, 1000, 30);		/* leader g1: 3% */
+	r = add(&t, 2, "never", 1000, 0, 0);
+	set_ctr(r, 0, 0, 1000, 1000);
+	set_ctr(r, 2, 0, 1000, 0);		/* g1 never counted */
+	assert_int_equal(report_build(&rep, &t, &plan, 0, 1000, SORT_TID, 0),
+			 0);
+	d = by_tid(&rep, 1);
+	assert_true(d->ev[0] == 1000.0);
+	assert_true(d->ev[1] == 20.0);		/* 10 * 1000 / 500 */
+	assert_true(d->ev[2] == 200.0);	/* 6 * 1000 / 30 */
+	assert_true(fabs(d->coverage - 0.03) < 1e-12);
+	assert_true(d->low_coverage);
+	assert_string_equal(d->bottleneck, "- (low coverage 3%)");
+	d = by_tid(&rep, 2);
+	assert_true(isnan(d->ev[2]));
+	assert_true(d->coverage == 0.0);
+	assert_true(d->low_coverage);
+	report_free(&rep);
+	tasks_free(&t);
+}
+
+/* ---- writers ---------------------------------------------------------- */
+
+static const char odd_comm[] = "a\x01\xff\"b";	/* control, invalid, quote */
+
+static void writer_table(struct task_table *t)
+{
+	struct task_row *r;
+	int i;
+
+	tasks_init(t);
+	r = add(t, 101, odd_comm, 3000000000ull, 1000000, 2000000);
+	r->nvcsw = 120;
+	r->nivcsw = 3;
+	r->migrations = 4;
+	r->exited = true;
+	for (i = 0; i < model_software.nr_events; i++)
+		set_ctr(r, i, 7000 + i, 3000000000ull, 3000000000ull);
+	r = add(t, 102, "parse1", 1000000, 0, 5000000);
+	r->nvcsw = 9;
+	for (i = 0; i < model_software.nr_events; i++)
+		set_ctr(r, i, 0, 0, 0);
+	/* a folded row of 8 tasks */
+	r = add(t, 103, "worker-*", 2000000000ull, 0, 0);
+	r->tid = 0;
+	r->nr_tasks = 8;
+}
+
+static void test_json(void **state)
+{
+	struct event_plan plan;
+	struct task_table t;
+	struct report rep;
+	json_object *o, *tasks, *x, *ctr;
+	char *s;
+	int i;
+
+	(void)state;
+	sw_plan(&plan);
+	writer_table(&t);
+	/* the folded row has tid 0 and no index entry: rebuild by hand */
+	assert_int_equal(report_build(&rep, &t, &plan, 0, 4000000000ull,
+				      SORT_CPU, 0), 0);
+	rep.lost_map_full = 12;
+	rep.lost_read_err = 3;
+
+	s = render(&rep, FMT_JSON, NULL);
+	o = parse_strict(s);
+	assert_string_equal(json_object_get_string(get(o, "model")),
+			    model_software.name);
+	assert_int_equal(json_object_get_int(get(o, "level")), 0);
+	assert_false(json_object_get_boolean(get(o, "smt")));
+	assert_int_equal(json_object_get_int64(get(o, "duration_ns")),
+			 4000000000ll);
+	assert_false(has(o, "interval"));
+	x = get(o, "lost");
+	assert_int_equal(json_object_get_int(get(x, "map_full")), 12);
+	assert_int_equal(json_object_get_int(get(x, "read_errors")), 3);
+	tasks = get(o, "tasks");
+	assert_int_equal(json_object_array_length(tasks), 3);
+
+	/* sorted by CPU: odd (3 s), worker-* (2 s), parse1 (1 ms) */
+	x = json_object_array_get_idx(tasks, 0);
+	assert_int_equal(json_object_get_int(get(x, "tid")), 101);
+	assert_int_equal(json_object_get_int(get(x, "pid")), 1000);
+	/* 0x01 survives (escaped), 0xff becomes U+FFFD, quote survives */
+	assert_string_equal(json_object_get_string(get(x, "comm")),
+			    "a\x01\xef\xbf\xbd\"b");
+	assert_int_equal(json_object_get_int64(get(x, "on_cpu_ns")),
+			 3000000000ll);
+	assert_int_equal(json_object_get_int64(get(x, "runq_wait_ns")),
+			 1000000);
+	assert_int_equal(json_object_get_int64(get(x, "off_cpu_ns")), 2000000);
+	assert_int_equal(json_object_get_int(get(x, "switches")), 123);
+	assert_int_equal(json_object_get_int(get(x, "voluntary")), 120);
+	assert_int_equal(json_object_get_int(get(x, "involuntary")), 3);
+	assert_int_equal(json_object_get_int(get(x, "migrations")), 4);
+	assert_true(json_object_get_boolean(get(x, "exited")));
+	assert_false(has(x, "nr_tasks"));
+	assert_false(has(x, "metrics"));	/* software: nothing decodes */
+	assert_true(json_object_get_double(get(x, "coverage")) == 1.0);
+	assert_string_equal(json_object_get_string(get(x, "bottleneck")), "-");
+	ctr = get(x, "counters");
+	assert_int_equal(json_object_object_length(ctr),
+			 model_software.nr_events);
+	for (i = 0; i < model_software.nr_events; i++) {
+		json_object *v = get(ctr, model_software.events[i].name);
+
+		assert_true(json_object_is_type(v, json_type_int));
+		assert_int_equal(json_object_get_int64(v), 7000 + i);
+	}
+
+	x = json_object_array_get_idx(tasks, 1);
+	assert_string_equal(json_object_get_string(get(x, "comm")),
+			    "worker-*");
+	assert_int_equal(json_object_get_int(get(x, "tid")), 0);
+	assert_int_equal(json_object_get_int(get(x, "nr_tasks")), 8);
+
+	x = json_object_array_get_idx(tasks, 2);
+	assert_string_equal(json_object_get_string(get(x, "comm")), "parse1");
+	assert_false(json_object_get_boolean(get(x, "exited")));
+	assert_string_equal(json_object_get_string(get(x, "bottleneck")),
+			    "blocked (off-CPU 83%)");	/* 5 of 6 ms */
+	json_object_put(o);
+	assert_true(count_lines(s) > 10);		/* pretty */
+	free(s);
+
+	/* interval mode: one line, interval present */
+	rep.interval = 7;
+	s = render(&rep, FMT_JSON_LINE, NULL);
+	assert_int_equal(count_lines(s), 1);
+	assert_int_equal(s[strlen(s) - 1], '\n');
+	o = parse_strict(s);
+	assert_int_equal(json_object_get_int(get(o, "interval")), 7);
+	json_object_put(o);
+	free(s);
+	report_free(&rep);
+	tasks_free(&t);
+}
+
+static void test_json_nan_is_null(void **state)
+{
+	struct event_plan plan;
+	struct task_table t;
+	struct report rep;
+	json_object *root, *o, *ctr;
+	struct task_row *r;
+	char *s;
+
+	(void)state;
+	mux_plan(&plan);
+	tasks_init(&t);
+	r = add(&t, 1, "\xe2\x82\xac\xc0\xaf\xed\xa0\x80z", 1000, 0, 0);
+	set_ctr(r, 0, 5, 1000, 1000);
+	set_ctr(r, 2, 0, 1000, 0);		/* never counted */
+	report_build(&rep, &t, &plan, 0, 1000, SORT_CPU, 0);
+	s = render(&rep, FMT_JSON_LINE, NULL);
+	root = parse_strict(s);
+	o = json_object_array_get_idx(get(root, "tasks"), 0);
+	/* valid U+20AC kept; overlong C0 AF and surrogate ED A0 80 replaced */
+	assert_string_equal(json_object_get_string(get(o, "comm")),
+			    "\xe2\x82\xac\xef\xbf\xbd\xef\xbf\xbd"
+			    "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbdz");
+	ctr = get(o, "counters");
+	assert_int_equal(json_object_get_int(
+			 get(ctr, model_software.events[0].name)), 5);
+	assert_true(json_object_is_type(get(ctr,
+				model_software.events[2].name), json_type_null));
+	assert_true(json_object_get_boolean(get(o, "low_coverage")));
+	json_object_put(root);
+	free(s);
+	report_free(&rep);
+	tasks_free(&t);
+}
+
+/* Split @line on @sep; returns the field count, fills up to 8 fields. */
+static int split(char *line, char sep, char **f)
+{
+	int n = 0;
+
+	for (;;) {
+		char *e = strchr(line, sep);
+
+		if (n < 8)
+			f[n] = line;
+		n++;
+		if (!e)
+			return n;
+		*e = '\0';
+		line = e + 1;
+	}
+}
+
+static void test_csv(void **state)
+{
+	struct event_plan plan;
+	struct task_table t;
+	struct report rep;
+	char *s, *line, *save = NULL, *f[8];
+	int nl = 0, per_task = 7 + model_software.nr_events;
+	bool seen_on = false, seen_ctr = false;
+
+	(void)state;
+	sw_plan(&plan);
+	writer_table(&t);
+	/* a separator and a newline inside a name must not add fields */
+	snprintf(tasks_get(&t, 102)->comm, TDBPF_COMM_LEN, "p,a\nr");
+	report_build(&rep, &t, &plan, 0, 4000000000ull, SORT_CPU, 0);
+	rep.lost_read_err = 3;
+	s = render(&rep, FMT_CSV, ",");
+	assert_int_equal(count_lines(s), 1 + 3 * per_task);
+	for (line = strtok_r(s, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (nl++ == 0) {
+			assert_string_equal(line,
+				"# lost: 0 tasks (map full), 3 counter reads");
+			continue;
+		}
+		assert_int_equal(split(line, ',', f), 6);
+		/* 0x01 becomes '?'; bytes >= 0x80 and quotes stay */
+		if (!strcmp(f[0], "a?\xff\"b-101")) {
+			if (!strcmp(f[3], "on_cpu_ns")) {
+				assert_string_equal(f[1], "3000000000");
+				assert_string_equal(f[2], "ns");
+				assert_string_equal(f[5], "100.00");
+				seen_on = true;
+			}
+			if (!strcmp(f[3], model_software.events[1].name)) {
+				assert_string_equal(f[1], "7001");
+				assert_string_equal(f[4], "3000000000");
+				assert_string_equal(f[5], "100.00");
+				seen_ctr = true;
+			}
+		}
+		if (!strncmp(f[0], "p?a?r-", 6))
+			assert_string_equal(f[0], "p?a?r-102");
+		if (!strncmp(f[0], "worker-*", 8))
+			assert_string_equal(f[0], "worker-*-0");
+	}
+	assert_true(seen_on && seen_ctr);
+	free(s);
+
+	/* interval reports put the interval first: one more field */
+	rep.interval = 2;
+	rep.lost_read_err = 0;
+	s = render(&rep, FMT_CSV, ";");
+	assert_int_equal(count_lines(s), 3 * per_task);
+	line = strtok_r(s, "\n", &save);
+	assert_int_equal(split(line, ';', f), 7);
+	assert_string_equal(f[0], "2");
+	free(s);
+	report_free(&rep);
+	tasks_free(&t);
+}
+
+static void test_csv_not_counted(void **state)
+{
+	struct event_plan plan;
+	struct task_table t;
+	struct report rep;
+	struct task_row *r;
+	char *s, want[256];
+
+	(void)state;
+	mux_plan(&plan);
+	tasks_init(&t);
+	r = add(&t, 9, "m", 1000, 0, 0);
+	set_ctr(r, 0, 500, 1000, 500);
+	set_ctr(r, 2, 0, 1000, 0);
+	report_build(&rep, &t, &plan, 0, 1000, SORT_CPU, 0);
+	s = render(&rep, FMT_CSV, ",");
+	snprintf(want, sizeof(want), "m-9,<not counted>,%s,%s,0,0.00\n",
+		 model_software.events[2].unit ? model_software.events[2].unit :
+						 "",
+		 model_software.events[2].name);
+	assert_non_null(strstr(s, want));
+	free(s);
+	report_free(&rep);
+	tasks_free(&t);
+}
+
+static void test_table(void **state)
+{
+	static const char *const cols[] = {
+		"TID", "COMM", "ON-CPU ms", "CPU%", "RUNQ ms", "OFF-CPU ms",
+		"SW", "MIGR", "BOTTLENECK",
+	};
+	struct event_plan plan;
+	struct task_table t;
+	struct report rep;
+	char *s, *hdr, *row;
+	size_t i;
+
+	(void)state;
+	sw_plan(&plan);
+	writer_table(&t);
+	report_build(&rep, &t, &plan, 0, 4000000000ull, SORT_CPU, 2);
+	rep.lost_map_full = 12;
+	rep.lost_read_err = 3;
+	s = render(&rep, FMT_TABLE, NULL);
+	assert_int_equal(count_lines(s), 2 + 2);
+	assert_non_null(strstr(s, "2 of 3 tasks"));
+	assert_non_null(strstr(s, "lost: 12 tasks (map full), 3 counter reads"));
+	assert_non_null(strstr(s, model_software.name));
+	hdr = strchr(s, '\n') + 1;
+	row = strchr(hdr, '\n') + 1;
+	*strchr(row, '\n') = '\0';
+	for (i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
+		if (!strstr(hdr, cols[i]))
+			fail_msg("column %s missing: %s", cols[i], hdr);
+	for (i = 0; i < (size_t)model_software.nr_events; i++)
+		assert_non_null(strstr(hdr, model_software.events[i].name));
+	/* first row: odd name with '?' for 0x01 and 0xff */
+	assert_non_null(strstr(row, "a??\"b"));
+	assert_non_null(strstr(row, " 101 "));
+	assert_non_null(strstr(row, " 3000.0 "));	/* ms on CPU */
+	assert_non_null(strstr(row, " 75.0 "));	/* of 4 s */
+	assert_non_null(strstr(row, " 120/3 "));
+	assert_null(strchr(row, '\x01'));
+	assert_null(strchr(row, '\xff'));
+	/* second row: the folded one shows its task count */
+	assert_non_null(strstr(row + strlen(row) + 1, "(8)"));
+	assert_null(strstr(row + strlen(row) + 1, "low coverage"));
+	free(s);
+	report_free(&rep);
+	tasks_free(&t);
+}
+
+static void test_table_low_coverage_note(void **state)
+{
+	struct event_plan plan;
+	struct task_table t;
+	struct report rep;
+	struct task_row *r;
+	char *s;
+
+	(void)state;
+	mux_plan(&plan);
+	tasks_init(&t);
+	r = add(&t, 1, "mux", 1000, 0, 0);
+	set_ctr(r, 0, 500, 1000, 1000);
+	set_ctr(r, 2, 6, 1000, 30);
+	report_build(&rep, &t, &plan, 0, 1000, SORT_CPU, 0);
+	s = render(&rep, FMT_TABLE, NULL);
+	assert_non_null(strstr(s, "- (low coverage 3%)"));
+	assert_non_null(strstr(s, "\n? low coverage"));
+	assert_int_equal(count_lines(s), 4);
+	free(s);
+	report_free(&rep);
+	tasks_free(&t);
+}
+
+
+/* ---- a small TMA model, to drive the TMA columns ---------------------- */
+
+/*
+ * Not a real CPU: four events and a two-level tree whose formulas are
+ * simple enough to work out by hand. slots = 4 * clocks.
+ */
+enum { F_INST, F_CLK, F_BE, F_RET, F_NR };
+enum { N_FE, N_BS, N_RET, N_BE, N_MEM, N_NR };
+
+static const struct model_event fake_events[F_NR] = {
+	[F_INST] = { .name = "INST_RETIRED.ANY", .kind = EV_FIXED },
+	[F_CLK] = { .name = "CPU_CLK_UNHALTED.THREAD", .kind = EV_FIXED },
+	[F_BE] = { .name = "FAKE.BACKEND", .kind = EV_GP, .level = 1 },
+	[F_RET] = { .name = "FAKE.RETIRED", .kind = EV_GP, .level = 1 },
+};
+
+static const struct tma_node fake_nodes[N_NR] = {
+	[N_FE] = { "tma_frontend_bound", "Frontend", -1, 1, 0.15 },
+	[N_BS] = { "tma_bad_speculation", "Bad_Speculation", -1, 1, 0.15 },
+	[N_RET] = { "tma_retiring", "Retiring", -1, 1, 0.7 },
+	[N_BE] = { "tma_backend_bound", "Backend", -1, 1, 0.2 },
+	[N_MEM] = { "tma_memory_bound", "Memory", N_BE, 2, 0.2 },
+};
+
+static void fake_eval(const struct tma_input *in, double *out)
+{
+	double slots = 4 * in->ev[F_CLK];
+
+	out[N_RET] = in->ev[F_RET] / slots;
+	out[N_BE] = in->ev[F_BE] / slots;
+	out[N_FE] = 0.125;
+	out[N_BS] = 1 - out[N_RET] - out[N_BE] - out[N_FE];
+	out[N_MEM] = out[N_BE] * 0.75;
+}
+
+static const struct model fake_model = {
+	.name = "fake", .gp_smt_on = 4, .gp_smt_off = 8, .max_level = 2,
+	.events = fake_events, .nr_events = F_NR,
+	.nodes = fake_nodes, .nr_nodes = N_NR, .eval = fake_eval,
+};
+
+static void fake_plan(struct event_plan *p)
+{
+	int i;
+
+	memset(p, 0, sizeof(*p));
+	p->model = &fake_model;
+	p->level = 2;
+	p->nr = F_NR;
+	for (i = 0; i < F_NR; i++) {
+		p->ev[i] = i;
+		p->gp_idx[i] = -1;
+	}
+	p->nr_groups = 1;
+}
+
+static void fake_row(struct task_table *t, __u32 tid, __u64 inst,
+		     __u64 clk, __u64 be, __u64 ret, __u64 ena, __u64 run)
+{
+	struct task_row *r = add(t, tid, "stage", 1000, 0, 0);
+
+	set_ctr(r, F_INST, inst, ena, run);
+	set_ctr(r, F_CLK, clk, ena, run);
+	set_ctr(r, F_BE, be, ena, run);
+	set_ctr(r, F_RET, ret, ena, run);
+}
+
+static void test_tma_columns(void **state)
+{
+	struct event_plan plan;
+	struct task_table t;
+	struct report rep;
+	const struct task_decoded *d;
+	json_object *o, *tasks, *met;
+	char *s, *line;
+
+	(void)state;
+	fake_plan(&plan);
+	tasks_init(&t);
+	/* slots 4000: backend 2400/4000 = 60%, memory 45%, retiring 30% */
+	fake_row(&t, 1, 2500, 1000, 2400, 1200, 100, 100);
+	/* retiring 4800/4000 = 120%: shown clamped, JSON exact */
+	fake_row(&t, 2, 10000, 1000, 0, 4800, 100, 100);
+	/* 4% coverage: counts x25; same fractions as tid 1 */
+	fake_row(&t, 3, 100, 40, 96, 48, 100, 4);
+	assert_int_equal(report_build(&rep, &t, &plan, 0, 1000, SORT_TID, 0),
+			 0);
+	assert_int_equal(rep.level, 2);
+	d = by_tid(&rep, 1);
+	assert_true(d->has_tma);
+	assert_true(fabs(d->tma.val[N_BE] - 0.6) < 1e-12);
+	assert_true(fabs(d->tma.val[N_MEM] - 0.45) < 1e-12);
+	assert_string_equal(d->bottleneck, "Backend.Memory");
+	d = by_tid(&rep, 3);
+	assert_true(d->ev[F_CLK] == 1000.0);
+	assert_true(fabs(d->coverage - 0.04) < 1e-12);
+	assert_true(d->low_coverage);
+	assert_string_equal(d->bottleneck, "Backend.Memory (low coverage 4%)");
+
+	s = render(&rep, FMT_TABLE, NULL);
+	line = strchr(s, '\n') + 1;
+	assert_non_null(strstr(s, "level 2"));
+	assert_non_null(strstr(line, "RETIRE%"));
+	assert_non_null(strstr(line, "BADSPEC%"));
+	assert_non_null(strstr(line, "FRONTEND%"));
+	assert_non_null(strstr(line, "BACKEND%"));
+	assert_non_null(strstr(line, "IPC"));
+	line = strchr(line, '\n') + 1;
+	/* tid 1: FE 12.5 BS -2.5 -> 0.0 RET 30 BE 60, IPC 2.5 */
+	assert_non_null(strstr(line, " 12.5 "));
+	assert_non_null(strstr(line, " 0.0 "));
+	assert_non_null(strstr(line, " 30.0 "));
+	assert_non_null(strstr(line, " 60.0 "));
+	assert_non_null(strstr(line, " 2.50 "));
+	assert_non_null(strstr(line, "Backend.Memory <=="));
+	line = strchr(line, '\n') + 1;
+	assert_non_null(strstr(line, " 100.0 "));	/* clamped 120 */
+	assert_non_null(strstr(line, " 10.00 "));	/* IPC */
+	line = strchr(line, '\n') + 1;
+	assert_non_null(strstr(line, "60.0?"));
+	assert_non_null(strstr(line, "Backend.Memory <== (low coverage 4%)"));
+	assert_non_null(strstr(s, "\n? low coverage"));
+	free(s);
+
+	s = render(&rep, FMT_JSON, NULL);
+	o = parse_strict(s);
+	assert_int_equal(json_object_get_int(get(o, "level")), 2);
+	tasks = get(o, "tasks");
+	met = get(json_object_array_get_idx(tasks, 0), "metrics");
+	assert_int_equal(json_object_object_length(met), N_NR);
+	assert_true(fabs(json_object_get_double(get(met, "tma_backend_bound")) -
+			 60) < 1e-9);
+	assert_true(fabs(json_object_get_double(get(met, "tma_bad_speculation"))
+			 + 2.5) < 1e-9);	/* not clamped */
+	met = get(json_object_array_get_idx(tasks, 1), "metrics");
+	assert_true(fabs(json_object_get_double(get(met, "tma_retiring")) -
+			 120) < 1e-9);
+	json_object_put(o);
+	free(s);
+
+	/* CSV: one line per node down to the level, in percent */
+	s = render(&rep, FMT_CSV, ",");
+	assert_int_equal(count_lines(s), 3 * (7 + F_NR + N_NR));
+	assert_non_null(strstr(s, "stage-1,60.00,%,tma_backend_bound,1000,100.00\n"));
+	assert_non_null(strstr(s, "stage-1,-2.50,%,tma_bad_speculation,"));
+	assert_non_null(strstr(s, "stage-3,60.00,%,tma_backend_bound,1000,4.00\n"));
+	free(s);
+	report_free(&rep);
+
+	/* level 1 asked: no level-2 node, path stops at Backend */
+	report_build(&rep, &t, &plan, 1, 1000, SORT_TID, 0);
+	assert_int_equal(rep.level, 1);
+	assert_string_equal(by_tid(&rep, 1)->bottleneck, "Backend");
+	s = render(&rep, FMT_JSON_LINE, NULL);
+	o = parse_strict(s);
+	met = get(json_object_array_get_idx(get(o, "tasks"), 0), "metrics");
+	assert_int_equal(json_object_object_length(met), 4);
+	assert_false(has(met, "tma_memory_bound"));
+	json_object_put(o);
+	free(s);
+	report_free(&rep);
+	tasks_free(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_scale_count),
+		cmocka_unit_test(test_sched_judge),
+		cmocka_unit_test(test_build_sort_top),
+		cmocka_unit_test(test_build_decode),
+		cmocka_unit_test(test_build_coverage),
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_json_nan_is_null),
+		cmocka_unit_test(test_csv),
+		cmocka_unit_test(test_csv_not_counted),
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_table_low_coverage_note),
+		cmocka_unit_test(test_tma_columns),
+	};
+
+	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
+}

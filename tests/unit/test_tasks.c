@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Task table: name folding, sums, interval deltas, index growth. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+#include "tasks.h"
+
+static void check_fold(const char *in, const char *want)
+{
+	char out[TDBPF_COMM_LEN + 2];
+
+	fold_name(in, out, sizeof(out));
+	if (strcmp(out, want))
+		fail_msg("fold_name(\"%s\") = \"%s\", want \"%s\"", in, out,
+			 want);
+}
+
+static void test_fold_name(void **state)
+{
+	(void)state;
+	check_fold("worker-12", "worker-*");
+	check_fold("worker-1", "worker-*");
+	check_fold("parse3", "parse*");
+	check_fold("sink", "sink");
+	check_fold("12345", "12345");
+	check_fold("", "");
+	check_fold("x_7", "x_*");
+	check_fold("x.7", "x.*");
+	check_fold("x#7", "x#*");
+	check_fold("kworker/0:1", "kworker/*");
+	check_fold("worker-1.2", "worker-*");
+	check_fold("pool-1-thread-3", "pool-1-thread-*");
+	check_fold("1-2", "1-2");		/* only numbers: no name left */
+	check_fold("a.1.", "a.1.");		/* no trailing digits */
+	check_fold("a-", "a-");
+	check_fold("abcdefghijklm99", "abcdefghijklm*");	/* 15 bytes */
+	check_fold("abcdefghijklmno", "abcdefghijklmno");
+	check_fold("\xff\x01" "9", "\xff\x01*");	/* any byte is a name */
+}
+
+static void test_fold_name_short_buffer(void **state)
+{
+	char out[4];
+
+	(void)state;
+	fold_name("worker-12", out, sizeof(out));
+	assert_string_equal(out, "wor");
+	memset(out, 'z', sizeof(out));
+	fold_name("worker-12", out, 0);	/* must not write */
+	assert_int_equal(out[0], 'z');
+}
+
+static struct tdbpf_task mk(__u32 tid, __u32 tgid, const char *comm,
+			    __u64 base)
+{
+	struct tdbpf_task s;
+	int i;
+
+	memset(&s, 0, sizeof(s));
+	s.tid = tid;
+	s.tgid = tgid;
+	/* may fill the buffer without a NUL, as the kernel's comm can */
+	memcpy(s.comm, comm, strnlen(comm, sizeof(s.comm)));
+	s.on_cpu_ns = base + 1;
+	s.runq_wait_ns = base + 2;
+	s.off_cpu_ns = base + 3;
+	s.nvcsw = base + 4;
+	s.nivcsw = base + 5;
+	s.migrations = base + 6;
+	s.slices = base + 7;
+	for (i = 0; i < TDBPF_MAX_EVENTS; i++) {
+		s.ctr[i].value = base * 10 + i;
+		s.ctr[i].enabled = base * 100 + i;
+		s.ctr[i].running = base * 50 + i;
+	}
+	return s;
+}
+
+static void test_add_sums(void **state)
+{
+	struct task_table t;
+	struct tdbpf_task a = mk(42, 40, "w", 1000), b = mk(42, 40, "w2", 20);
+	struct task_row *r;
+
+	(void)state;
+	tasks_init(&t);
+	assert_int_equal(tasks_add(&t, &a, 3), 0);
+	assert_int_equal(tasks_add(&t, &b, 3), 0);
+	assert_int_equal(t.nr, 1);
+	r = tasks_get(&t, 42);
+	assert_non_null(r);
+	assert_int_equal(t.nr, 1);		/* found, not created */
+	assert_int_equal(r->tid, 42);
+	assert_int_equal(r->pid, 40);
+	assert_string_equal(r->comm, "w2");	/* newest name */
+	assert_int_equal(r->nr_tasks, 1);
+	assert_false(r->exited);
+	assert_int_equal(r->on_cpu_ns, 1001 + 21);
+	assert_int_equal(r->runq_wait_ns, 1002 + 22);
+	assert_int_equal(r->off_cpu_ns, 1003 + 23);
+	assert_int_equal(r->nvcsw, 1004 + 24);
+	assert_int_equal(r->nivcsw, 1005 + 25);
+	assert_int_equal(r->migrations, 1006 + 26);
+	assert_int_equal(r->slices, 1007 + 27);
+	/* counters: slot i = value base*10+i summed over both adds */
+	assert_int_equal(r->ctr[0].value, 10000 + 200);
+	assert_int_equal(r->ctr[2].value, 10002 + 202);
+	assert_int_equal(r->ctr[2].enabled, 100002 + 2002);
+	assert_int_equal(r->ctr[2].running, 50002 + 1002);
+	/* slots beyond nr_ev are not touched */
+	assert_int_equal(r->ctr[3].value, 0);
+	assert_int_equal(r->ctr[3].enabled, 0);
+	tasks_free(&t);
+}
+
+static void test_add_comm_and_exit(void **state)
+{
+	struct task_table t;
+	struct tdbpf_task a = mk(7, 7, "0123456789abcdef", 0);	/* 16, no NUL */
+	struct tdbpf_task b = mk(7, 7, "", 0);
+	struct task_row *r;
+
+	(void)state;
+	tasks_init(&t);
+	assert_int_equal(tasks_add(&t, &a, 0), 0);
+	r = tasks_get(&t, 7);
+	assert_string_equal(r->comm, "0123456789abcdef");
+	assert_false(r->exited);
+	b.flags = TDBPF_TASK_EXITED;
+	assert_int_equal(tasks_add(&t, &b, 0), 0);
+	r = tasks_get(&t, 7);
+	assert_string_equal(r->comm, "0123456789abcdef");	/* kept */
+	assert_true(r->exited);
+	/* exited sticks: a later delta without the flag does not undo it */
+	b.flags = 0;
+	assert_int_equal(tasks_add(&t, &b, 0), 0);
+	assert_true(tasks_get(&t, 7)->exited);
+	/* other flag bits are not "exited" */
+	a.tid = 8;
+	a.flags = 2;
+	assert_int_equal(tasks_add(&t, &a, 0), 0);
+	assert_false(tasks_get(&t, 8)->exited);
+	tasks_free(&t);
+}
+
+static void test_merge(void **state)
+{
+	struct task_table a, b;
+	struct tdbpf_task s1 = mk(1, 1, "one", 100), s2 = mk(2, 1, "two", 200);
+	struct tdbpf_task s3 = mk(2, 1, "two", 5), s4 = mk(3, 1, "three", 7);
+	struct task_row *r;
+
+	(void)state;
+	tasks_init(&a);
+	tasks_init(&b);
+	tasks_add(&a, &s1, 2);
+	tasks_add(&a, &s2, 2);
+	s3.flags = TDBPF_TASK_EXITED;
+	tasks_add(&b, &s3, 2);
+	tasks_add(&b, &s4, 2);
+	assert_int_equal(tasks_merge(&a, &b, 2), 0);
+	assert_int_equal(a.nr, 3);
+	r = tasks_get(&a, 2);
+	assert_int_equal(r->on_cpu_ns, 201 + 6);
+	assert_int_equal(r->ctr[1].value, 2001 + 51);
+	assert_int_equal(r->ctr[1].running, 10001 + 251);
+	assert_true(r->exited);
+	r = tasks_get(&a, 3);
+	assert_string_equal(r->comm, "three");
+	assert_int_equal(r->off_cpu_ns, 10);
+	assert_int_equal(tasks_get(&a, 1)->on_cpu_ns, 101);
+	assert_int_equal(a.nr, 3);
+	tasks_free(&a);
+	tasks_free(&b);
+}
+
+static void test_diff(void **state)
+{
+	struct task_table prev, cur, out;
+	struct tdbpf_task s;
+	struct task_row *r;
+
+	(void)state;
+	tasks_init(&prev);
+	tasks_init(&cur);
+	tasks_init(&out);
+	/* tid 1 ran more, tid 2 did nothing, tid 3 exited idle, 4 is new */
+	s = mk(1, 1, "a", 100);
+	tasks_add(&prev, &s, 2);
+	tasks_add(&cur, &s, 2);
+	s = mk(1, 1, "a", 10);
+	tasks_add(&cur, &s, 2);
+	s = mk(2, 1, "b", 50);
+	tasks_add(&prev, &s, 2);
+	tasks_add(&cur, &s, 2);
+	s = mk(3, 1, "c", 60);
+	tasks_add(&prev, &s, 2);
+	tasks_add(&cur, &s, 2);
+	memset(&s, 0, sizeof(s));
+	s.tid = 3;
+	s.flags = TDBPF_TASK_EXITED;
+	tasks_add(&cur, &s, 2);
+	s = mk(4, 1, "d", 0);
+	tasks_add(&cur, &s, 2);
+
+	assert_int_equal(tasks_diff(&cur, &prev, &out, 2), 0);
+	assert_int_equal(out.nr, 3);
+	r = tasks_get(&out, 1);
+	assert_int_equal(r->on_cpu_ns, 11);
+	assert_int_equal(r->runq_wait_ns, 12);
+	assert_int_equal(r->off_cpu_ns, 13);
+	assert_int_equal(r->nvcsw, 14);
+	assert_int_equal(r->nivcsw, 15);
+	assert_int_equal(r->migrations, 16);
+	assert_int_equal(r->slices, 17);
+	assert_int_equal(r->ctr[1].value, 101);
+	assert_int_equal(r->ctr[1].enabled, 1001);
+	assert_int_equal(r->ctr[1].running, 501);
+	assert_false(r->exited);
+	r = tasks_get(&out, 3);		/* newly exited, nothing else */
+	assert_true(r->exited);
+	assert_int_equal(r->on_cpu_ns, 0);
+	assert_int_equal(r->ctr[0].value, 0);
+	r = tasks_get(&out, 4);		/* new: whole row */
+	assert_int_equal(r->on_cpu_ns, 1);
+	assert_string_equal(r->comm, "d");
+	assert_int_equal(out.nr, 3);	/* tid 2 left out */
+
+	/* next interval: 3 stays exited without news -> left out */
+	tasks_reset(&prev);
+	tasks_merge(&prev, &cur, 2);
+	assert_int_equal(tasks_diff(&cur, &prev, &out, 2), 0);
+	assert_int_equal(out.nr, 0);
+	/* no prev at all: everything is new */
+	assert_int_equal(tasks_diff(&cur, NULL, &out, 2), 0);
+	assert_int_equal(out.nr, 4);
+	tasks_free(&prev);
+	tasks_free(&cur);
+	tasks_free(&out);
+}
+
+static void test_index_growth(void **state)
+{
+	struct task_table t;
+	const __u32 n = 25000;
+	__u32 i;
+
+	(void)state;
+	tasks_init(&t);
+	for (i = 0; i < n; i++) {
+		struct tdbpf_task s;
+
+		memset(&s, 0, sizeof(s));
+		s.tid = i * 7919 + 1;	/* sparse, like real tids */
+		s.on_cpu_ns = i;
+		assert_int_equal(tasks_add(&t, &s, 0), 0);
+	}
+	assert_int_equal(t.nr, n);
+	assert_true(t.index_cap >= 2 * n);
+	/* a second pass adds to the same rows */
+	for (i = 0; i < n; i++) {
+		struct tdbpf_task s;
+
+		memset(&s, 0, sizeof(s));
+		s.tid = i * 7919 + 1;
+		s.on_cpu_ns = 1;
+		assert_int_equal(tasks_add(&t, &s, 0), 0);
+	}
+	assert_int_equal(t.nr, n);
+	for (i = 0; i < n; i++) {
+		struct task_row *r = tasks_get(&t, i * 7919 + 1);
+
+		assert_int_equal(r->tid, i * 7919 + 1);
+		assert_int_equal(r->on_cpu_ns, (__u64)i + 1);
+	}
+	assert_int_equal(t.nr, n);
+	tasks_reset(&t);
+	assert_int_equal(t.nr, 0);
+	assert_int_equal(tasks_get(&t, 1)->on_cpu_ns, 0);
+	assert_int_equal(t.nr, 1);
+	tasks_free(&t);
+}
+
+static void test_fold(void **state)
+{
+	struct task_table in, out;
+	struct tdbpf_task s;
+	size_t i;
+	int w = -1, p = -1, k = -1, m = -1;
+	__u32 tid;
+
+	(void)state;
+	tasks_init(&in);
+	tasks_init(&out);
+	for (tid = 11; tid <= 18; tid++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "worker-%u", tid - 10);
+		s = mk(tid, 10, name, tid);
+		if (tid != 12)
+			s.flags = TDBPF_TASK_EXITED;
+		tasks_add(&in, &s, 2);
+	}
+	s = mk(20, 10, "parse3", 5);
+	s.flags = TDBPF_TASK_EXITED;
+	tasks_add(&in, &s, 2);
+	s = mk(30, 30, "mix1", 1);
+	tasks_add(&in, &s, 2);
+	s = mk(31, 31, "mix2", 2);
+	tasks_add(&in, &s, 2);
+	s = mk(40, 40, "sink", 3);
+	tasks_add(&in, &s, 2);
+
+	assert_int_equal(tasks_fold(&in, &out, 2), 0);
+	assert_int_equal(out.nr, 4);
+	for (i = 0; i < out.nr; i++) {
+		if (!strcmp(out.rows[i].comm, "worker-*"))
+			w = i;
+		else if (!strcmp(out.rows[i].comm, "parse*"))
+			p = i;
+		else if (!strcmp(out.rows[i].comm, "mix*"))
+			m = i;
+		else if (!strcmp(out.rows[i].comm, "sink"))
+			k = i;
+	}
+	assert_true(w >= 0 && p >= 0 && m >= 0 && k >= 0);
+	/* worker-1..8: tids 11..18, base = tid: on = sum(tid + 1) */
+	assert_int_equal(out.rows[w].nr_tasks, 8);
+	assert_int_equal(out.rows[w].tid, 0);
+	assert_int_equal(out.rows[w].pid, 10);
+	assert_false(out.rows[w].exited);	/* tid 12 still alive */
+	assert_int_equal(out.rows[w].on_cpu_ns, (11 + 18) * 8 / 2 + 8);
+	assert_int_equal(out.rows[w].nivcsw, (11 + 18) * 8 / 2 + 8 * 5);
+	assert_int_equal(out.rows[w].ctr[1].value, (11 + 18) * 8 / 2 * 10 + 8);
+	assert_int_equal(out.rows[w].ctr[1].enabled,
+			 (11 + 18) * 8 / 2 * 100 + 8);
+	/* one task: keeps its tid and pid, exited as it was */
+	assert_int_equal(out.rows[p].nr_tasks, 1);
+	assert_int_equal(out.rows[p].tid, 20);
+	assert_int_equal(out.rows[p].pid, 10);
+	assert_true(out.rows[p].exited);
+	/* two processes under one name: no single pid */
+	assert_int_equal(out.rows[m].nr_tasks, 2);
+	assert_int_equal(out.rows[m].pid, 0);
+	assert_int_equal(out.rows[m].on_cpu_ns, 2 + 3);
+	assert_string_equal(out.rows[k].comm, "sink");
+	assert_int_equal(out.rows[k].tid, 40);
+
+	/* all exited -> exited; folding a folded table sums nr_tasks */
+	for (i = 0; i < in.nr; i++)
+		in.rows[i].exited = true;
+	assert_int_equal(tasks_fold(&in, &out, 2), 0);
+	for (i = 0; i < out.nr; i++)
+		assert_true(out.rows[i].exited);
+	{
+		struct task_table again;
+
+		tasks_init(&again);
+		assert_int_equal(tasks_fold(&out, &again, 2), 0);
+		assert_int_equal(again.nr, 4);
+		for (i = 0; i < again.nr; i++)
+			if (!strcmp(again.rows[i].comm, "worker-*"))
+				assert_int_equal(again.rows[i].nr_tasks, 8);
+		tasks_free(&again);
+	}
+	tasks_free(&in);
+	tasks_free(&out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fold_name),
+		cmocka_unit_test(test_fold_name_short_buffer),
+		cmocka_unit_test(test_add_sums),
+		cmocka_unit_test(test_add_comm_and_exit),
+		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_diff),
+		cmocka_unit_test(test_index_growth),
+		cmocka_unit_test(test_fold),
+	};
+
+	return cmocka_run_group_tests_name("tasks", tests, NULL, NULL);
+}

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * churn: tens of thousands of short-lived threads, for tdbpf's conservation
+ * and map-pressure tests.
+ *
+ * usage: churn [-n TOTAL] [-c CONCURRENT] [-w WORK_US] [-s MS]
+ *
+ * Creates TOTAL threads (default 20000), at most CONCURRENT alive at once
+ * (default 64); each is named "churn-<i>", burns WORK_US microseconds of its
+ * own CPU time (default 200) and exits.  -s waits MS milliseconds before the
+ * first thread so a tracer can attach.
+ *
+ * stdout: "pid=<pid>" first; at the end "threads=<n> cpu_ns=<ns>" with the
+ * process CPU clock (CLOCK_PROCESS_CPUTIME_ID, which includes every exited
+ * thread) read after the last thread has been joined, i.e. fully gone.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NSEC		1000000000LL
+#define STACK_SIZE	(64 * 1024)	/* creation cost, not stack, matters */
+
+static long long work_ns;
+
+static long long clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return ts.tv_sec * NSEC + ts.tv_nsec;
+}
+
+static void *churn_main(void *arg)
+{
+	unsigned int i = (unsigned int)(uintptr_t)arg;
+	char name[16];
+	long long end;
+	uint64_t x = i | 1;
+
+	snprintf(name, sizeof(name), "churn-%u", i % 10000000u);
+	pthread_setname_np(pthread_self(), name);
+
+	/* CPU time, not wall time: the work must not depend on load */
+	end = clock_ns(CLOCK_THREAD_CPUTIME_ID) + work_ns;
+	do {
+		for (int k = 0; k < 500; k++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+		}
+		/* x stays live without a shared store */
+		__asm__ volatile("" : "+r"(x));
+	} while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < end);
+	return NULL;
+}
+
+static long parse_num(const char *s, const char *opt, long min, long max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (*s == '\0' || *end || errno || v < min || v > max) {
+		fprintf(stderr, "churn: %s wants a number %ld..%ld, not '%s'\n",
+			opt, min, max, s);
+		exit(2);
+	}
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	long total = 20000, conc = 64, work_us = 200, delay_ms = 0;
+	pthread_attr_t attr;
+	pthread_t *ring;
+	long created = 0, joined = 0;
+	int opt, err;
+
+	while ((opt = getopt(argc, argv, "n:c:w:s:")) != -1) {
+		switch (opt) {
+		case 'n': total = parse_num(optarg, "-n", 0, 100000000); break;
+		case 'c': conc = parse_num(optarg, "-c", 1, 10000); break;
+		case 'w': work_us = parse_num(optarg, "-w", 0, 10000000); break;
+		case 's': delay_ms = parse_num(optarg, "-s", 0, 3600000); break;
+		default:
+			fprintf(stderr, "usage: churn [-n TOTAL] [-c CONCURRENT] "
+				"[-w WORK_US] [-s MS]\n");
+			return 2;
+		}
+	}
+	work_ns = work_us * 1000;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("pid=%d\n", getpid());
+
+	if (delay_ms) {
+		struct timespec ts = { delay_ms / 1000,
+				       (delay_ms % 1000) * 1000000 };
+
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+	}
+
+	ring = calloc(conc, sizeof(*ring));
+	if (!ring)
+		return 1;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, STACK_SIZE);
+
+	/*
+	 * A FIFO of joinable threads: when CONCURRENT are alive, join the
+	 * oldest before creating the next.  The work is uniform, so the
+	 * oldest is also about the first to finish.
+	 */
+	while (created < total) {
+		pthread_t *slot = &ring[created % conc];
+
+		if (created - joined == conc) {
+			pthread_join(*slot, NULL);
+			joined++;
+		}
+		err = pthread_create(slot, &attr, churn_main,
+				     (void *)(uintptr_t)created);
+		if (err == EAGAIN && created > joined) {
+			/* out of tasks for a moment: let one finish, retry */
+			pthread_join(ring[joined % conc], NULL);
+			joined++;
+			continue;
+		}
+		if (err) {
+			fprintf(stderr, "churn: pthread_create: %s "
+				"(check ulimit -u and kernel.threads-max)\n",
+				strerror(err));
+			break;
+		}
+		created++;
+	}
+	while (joined < created) {
+		pthread_join(ring[joined % conc], NULL);
+		joined++;
+	}
+
+	printf("threads=%ld cpu_ns=%lld\n", created,
+	       clock_ns(CLOCK_PROCESS_CPUTIME_ID));
+	pthread_attr_destroy(&attr);
+	free(ring);
+	return created == total ? 0 : 1;
+}

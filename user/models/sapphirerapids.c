@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Sapphire Rapids (sapphirerapids, SPR, CPUID 6-8F). As Ice Lake, plus the
+ * four level-2 PERF_METRICS events (heavy-ops, br-mispredict, fetch-lat,
+ * mem-bound), so levels 1 and 2 come from the SLOTS group alone. Two events
+ * need the frontend MSR 0x3F7, passed in config1 (kernel format
+ * "frontend").
+ *
+ * The formulas are perf's MetricExpr (spr-metrics.json) for per-task
+ * counting: #core_wide = 0, #has_pmem = 0, #SMT_on from the input.
+ */
+#include <linux/perf_event.h>
+#include "model.h"
+#include "tma_expr.h"
+
+enum {
+	E_DIV_ACTIVE,
+	E_BR_INST,
+	E_BR_MISP,
+	E_PORTS_2C,
+	E_RS_EMPTY_U1,
+	E_MS_C1_EDGE,
+	E_C02,
+	E_DISTRIBUTED,
+	E_THREAD,
+	E_STALLS_TOTAL,
+	E_LCP,
+	E_DSB2MITE,
+	E_AMX_BUSY,
+	E_PORTS_1,
+	E_BOUND_LOADS,
+	E_BOUND_STORES,
+	E_EXE_BOUND_0,
+	E_FP_SCALAR,
+	E_FP_VECTOR,
+	E_FP2_SCALAR,
+	E_FP2_VECTOR,
+	E_ICACHE_DATA,
+	E_ICACHE_TAG,
+	E_DSB_ANY,
+	E_DSB_OK,
+	E_MITE_ANY,
+	E_MITE_OK,
+	E_INST,
+	E_MACRO_FUSED,
+	E_CLEARS_COUNT,
+	E_CLEAR_RESTEER,
+	E_UNKNOWN_BRANCH,
+	E_UOP_DROPPING,
+	E_IV_ADD_128,
+	E_IV_ADD_256,
+	E_IV_MUL_256,
+	E_IV_VNNI_128,
+	E_IV_VNNI_256,
+	E_MC_COUNT,
+	E_MC_MO,
+	E_MA_L1D,
+	E_MA_L2,
+	E_MA_L3,
+	E_LOCAL_DRAM,
+	E_REMOTE_DRAM,
+	E_REMOTE_FWD,
+	E_REMOTE_HITM,
+	E_REMOTE_PMM,
+	E_FB_HIT,
+	E_L1_MISS,
+	E_LOCAL_PMM,
+	E_MEM_UOP,
+	E_SCOREBOARD,
+	E_TD_BAD_SPEC,
+	E_TD_BE,
+	E_TD_BR_MISP,
+	E_TD_FE,
+	E_TD_FETCH_LAT,
+	E_TD_HEAVY,
+	E_TD_MEM,
+	E_TD_RET,
+	E_SLOTS,
+	E_UE_THREAD,
+	E_UE_X87,
+	E_ISSUED,
+	E_UOPS_MS,
+	E_RET_SLOTS,
+	NR_EVENTS
+};
+
+#define GP(n, cfg, mask, nd, lvl)					\
+	{ .name = n, .type = PERF_TYPE_RAW, .config = cfg,		\
+	  .kind = EV_GP, .counters = mask, .fixed = -1, .need = nd,	\
+	  .level = lvl }
+/* GP event that also programs the frontend MSR 0x3F7 */
+#define GP_FE(n, cfg, msr, lvl)						\
+	{ .name = n, .type = PERF_TYPE_RAW, .config = cfg,		\
+	  .config1 = msr, .kind = EV_GP, .counters = 0xff, .fixed = -1, \
+	  .need = NEED_ALWAYS, .level = lvl }
+#define FIXED(n, cfg, idx, lvl)						\
+	{ .name = n, .type = PERF_TYPE_RAW, .config = cfg,		\
+	  .kind = EV_FIXED, .fixed = idx, .need = NEED_ALWAYS,		\
+	  .level = lvl }
+#define METRIC(n, cfg, lvl)						\
+	{ .name = n, .type = PERF_TYPE_RAW, .config = cfg,		\
+	  .kind = EV_METRIC, .fixed = 3, .need = NEED_ALWAYS,		\
+	  .level = lvl }
+
+/* Counter masks and "needed when" from tma-events.md (perf JSON). */
+static const struct model_event spr_events[NR_EVENTS] = {
+	[E_DIV_ACTIVE] = GP("ARITH.DIV_ACTIVE", 0x10009b0, 0xff,
+			    NEED_ALWAYS, 3),
+	[E_BR_INST] = GP("BR_INST_RETIRED.ALL_BRANCHES", 0xc4, 0xff,
+			 NEED_ALWAYS, 3),
+	[E_BR_MISP] = GP("BR_MISP_RETIRED.ALL_BRANCHES", 0xc5, 0xff,
+			 NEED_ALWAYS, 3),
+	[E_PORTS_2C] = GP("cpu@EXE_ACTIVITY.2_PORTS_UTIL,umask=0xc@", 0xca6,
+			  0xff, NEED_ALWAYS, 3),
+	[E_RS_EMPTY_U1] = GP("cpu@RS.EMPTY,umask=1@", 0x1a5, 0xff,
+			     NEED_ALWAYS, 3),
+	[E_MS_C1_EDGE] = GP_FE("cpu@UOPS_RETIRED.MS,cmask=1,edge@", 0x10404c2,
+			       0x8, 3),
+	[E_C02] = GP("CPU_CLK_UNHALTED.C02", 0x20ec, 0xff, NEED_ALWAYS, 3),
+	[E_DISTRIBUTED] = GP("CPU_CLK_UNHALTED.DISTRIBUTED", 0x2ec, 0xff,
+			     NEED_SMT_ON, 1),
+	[E_THREAD] = FIXED("CPU_CLK_UNHALTED.THREAD", 0x3c, 1, 1),
+	[E_STALLS_TOTAL] = GP("CYCLE_ACTIVITY.STALLS_TOTAL", 0x40004a3, 0xff,
+			      NEED_ALWAYS, 3),
+	[E_LCP] = GP("DECODE.LCP", 0x187, 0x0f, NEED_ALWAYS, 3),
+	[E_DSB2MITE] = GP("DSB2MITE_SWITCHES.PENALTY_CYCLES", 0x261, 0x0f,
+			  NEED_ALWAYS, 3),
+	[E_AMX_BUSY] = GP("EXE.AMX_BUSY", 0x2b7, 0xff, NEED_ALWAYS, 3),
+	[E_PORTS_1] = GP("EXE_ACTIVITY.1_PORTS_UTIL", 0x2a6, 0xff,
+			 NEED_ALWAYS, 3),
+	[E_BOUND_LOADS] = GP("EXE_ACTIVITY.BOUND_ON_LOADS", 0x50021a6, 0xff,
+			     NEED_ALWAYS, 3),
+	[E_BOUND_STORES] = GP("EXE_ACTIVITY.BOUND_ON_STORES", 0x20040a6, 0xff,
+			      NEED_ALWAYS, 3),
+	[E_EXE_BOUND_0] = GP("EXE_ACTIVITY.EXE_BOUND_0_PORTS", 0x80a6, 0xff,
+			     NEED_ALWAYS, 3),
+	[E_FP_SCALAR] = GP("FP_ARITH_INST_RETIRED.SCALAR", 0x3c7, 0xff,
+			   NEED_ALWAYS, 3),
+	[E_FP_VECTOR] = GP("FP_ARITH_INST_RETIRED.VECTOR", 0xfcc7, 0xff,
+			   NEED_ALWAYS, 3),
+	[E_FP2_SCALAR] = GP("FP_ARITH_INST_RETIRED2.SCALAR", 0x3cf, 0xff,
+			    NEED_ALWAYS, 3),
+	[E_FP2_VECTOR] = GP("FP_ARITH_INST_RETIRED2.VECTOR", 0x1ccf, 0xff,
+			    NEED_ALWAYS, 3),
+	[E_ICACHE_DATA] = GP("ICACHE_DATA.STALLS", 0x480, 0x0f, NEED_ALWAYS, 3),
+	[E_ICACHE_TAG] = GP("ICACHE_TAG.STALLS", 0x483, 0x0f, NEED_ALWAYS, 3),
+	[E_DSB_ANY] = GP("IDQ.DSB_CYCLES_ANY", 0x1000879, 0x0f, NEED_ALWAYS, 3),
+	[E_DSB_OK] = GP("IDQ.DSB_CYCLES_OK", 0x6000879, 0x0f, NEED_ALWAYS, 3),
+	[E_MITE_ANY] = GP("IDQ.MITE_CYCLES_ANY", 0x1000479, 0x0f,
+			  NEED_ALWAYS, 3),
+	[E_MITE_OK] = GP("IDQ.MITE_CYCLES_OK", 0x6000479, 0x0f, NEED_ALWAYS, 3),
+	[E_INST] = FIXED("INST_RETIRED.ANY", 0xc0, 0, 1),
+	[E_MACRO_FUSED] = GP("INST_RETIRED.MACRO_FUSED", 0x10c0, 0xff,
+			     NEED_ALWAYS, 3),
+	[E_CLEARS_COUNT] = GP("INT_MISC.CLEARS_COUNT", 0x10401ad, 0xff,
+			      NEED_ALWAYS, 3),
+	[E_CLEAR_RESTEER] = GP("INT_MISC.CLEAR_RESTEER_CYCLES", 0x80ad, 0xff,
+			       NEED_ALWAYS, 3),
+	[E_UNKNOWN_BRANCH] = GP_FE("INT_MISC.UNKNOWN_BRANCH_CYCLES", 0x40ad,
+				   0x7, 3),
+	[E_UOP_DROPPING] = GP("INT_MISC.UOP_DROPPING", 0x10ad, 0xff,
+			      NEED_ALWAYS, 1),
+	[E_IV_ADD_128] = GP("INT_VEC_RETIRED.ADD_128", 0x3e7, 0xff,
+			    NEED_ALWAYS, 3),
+	[E_IV_ADD_256] = GP("INT_VEC_RETIRED.ADD_256", 0xce7, 0xff,
+			    NEED_ALWAYS, 3),
+	[E_IV_MUL_256] = GP("INT_VEC_RETIRED.MUL_256", 0x80e7, 0xff,
+			    NEED_ALWAYS, 3),
+	[E_IV_VNNI_128] = GP("INT_VEC_RETIRED.VNNI_128", 0x10e7, 0xff,
+			     NEED_ALWAYS, 3),
+	[E_IV_VNNI_256] = GP("INT_VEC_RETIRED.VNNI_256", 0x20e7, 0xff,
+			     NEED_ALWAYS, 3),
+	[E_MC_COUNT] = GP("MACHINE_CLEARS.COUNT", 0x10401c3, 0xff,
+			  NEED_ALWAYS, 3),
+	[E_MC_MO] = GP("MACHINE_CLEARS.MEMORY_ORDERING", 0x2c3, 0xff,
+		       NEED_ALWAYS, 3),
+	[E_MA_L1D] = GP("MEMORY_ACTIVITY.STALLS_L1D_MISS", 0x3000347, 0x0f,
+			NEED_ALWAYS, 3),
+	[E_MA_L2] = GP("MEMORY_ACTIVITY.STALLS_L2_MISS", 0x5000547, 0x0f,
+		       NEED_ALWAYS, 3),
+	[E_MA_L3] = GP("MEMORY_ACTIVITY.STALLS_L3_MISS", 0x9000947, 0x0f,
+		       NEED_ALWAYS, 3),
+	/* needed only with persistent memory, which we assume absent */
+	[E_LOCAL_DRAM] = GP("MEM_LOAD_L3_MISS_RETIRED.LOCAL_DRAM", 0x1d3, 0x0f,
+			    NEED_NEVER, 3),
+	[E_REMOTE_DRAM] = GP("MEM_LOAD_L3_MISS_RETIRED.REMOTE_DRAM", 0x2d3,
+			     0x0f, NEED_NEVER, 3),
+	[E_REMOTE_FWD] = GP("MEM_LOAD_L3_MISS_RETIRED.REMOTE_FWD", 0x8d3, 0x0f,
+			    NEED_NEVER, 3),
+	[E_REMOTE_HITM] = GP("MEM_LOAD_L3_MISS_RETIRED.REMOTE_HITM", 0x4d3,
+			     0x0f, NEED_NEVER, 3),
+	[E_REMOTE_PMM] = GP("MEM_LOAD_L3_MISS_RETIRED.REMOTE_PMM", 0x10d3, 0x0f,
+			    NEED_NEVER, 3),
+	[E_FB_HIT] = GP("MEM_LOAD_RETIRED.FB_HIT", 0x40d1, 0x0f, NEED_NEVER, 3),
+	[E_L1_MISS] = GP("MEM_LOAD_RETIRED.L1_MISS", 0x8d1, 0x0f,
+			 NEED_NEVER, 3),
+	[E_LOCAL_PMM] = GP("MEM_LOAD_RETIRED.LOCAL_PMM", 0x80d1, 0x0f,
+			   NEED_NEVER, 3),
+	[E_MEM_UOP] = GP("MEM_UOP_RETIRED.ANY", 0x3e5, 0xff, NEED_ALWAYS, 3),
+	[E_SCOREBOARD] = GP("RESOURCE_STALLS.SCOREBOARD", 0x2a2, 0xff,
+			    NEED_ALWAYS, 3),
+	[E_TD_BAD_SPEC] = METRIC("topdown-bad-spec", 0x8100, 1),
+	[E_TD_BE] = METRIC("topdown-be-bound", 0x8300, 1),
+	[E_TD_BR_MISP] = METRIC("topdown-br-mispredict", 0x8500, 2),
+	[E_TD_FE] = METRIC("topdown-fe-bound", 0x8200, 1),
+	[E_TD_FETCH_LAT] = METRIC("topdown-fetch-lat", 0x8600, 2),
+	[E_TD_HEAVY] = METRIC("topdown-heavy-ops", 0x8400, 2),
+	[E_TD_MEM] = METRIC("topdown-mem-bound", 0x8700, 2),
+	[E_TD_RET] = METRIC("topdown-retiring", 0x8000, 1),
+	[E_SLOTS] = { .name = "TOPDOWN.SLOTS", .type = PERF_TYPE_RAW,
+		      .config = 0x400, .kind = EV_SLOTS, .fixed = 3,
+		      .need = NEED_ALWAYS, .level = 1 },
+	[E_UE_THREAD] = GP("UOPS_EXECUTED.THREAD", 0x1b1, 0xff, NEED_ALWAYS, 3),
+	[E_UE_X87] = GP("UOPS_EXECUTED.X87", 0x10b1, 0xff, NEED_ALWAYS, 3),
+	[E_ISSUED] = GP("UOPS_ISSUED.ANY", 0x1ae, 0xff, NEED_ALWAYS, 3),
+	[E_UOPS_MS] = GP_FE("UOPS_RETIRED.MS", 0x4c2, 0x8, 3),
+	[E_RET_SLOTS] = GP("UOPS_RETIRED.SLOTS", 0x2c2, 0xff, NEED_ALWAYS, 3),
+};
+
+enum {
+	N_FE, N_BS, N_BE, N_RET,
+	N_FL, N_FB, N_BM, N_MC, N_MB, N_CB, N_HEAVY, N_LIGHT,
+	N_BR_RESTEERS, N_DSB_SW, N_ICACHE, N_ITLB, N_LCP, N_MS_SW,
+	N_DSB, N_MITE,
+	N_OTHER_MISP, N_OTHER_NUKES,
+	N_AMX, N_DIVIDER, N_PORTS, N_SERIALIZING,
+	N_DRAM, N_L1, N_L2, N_L3, N_PMM, N_STORE,
+	N_MSEQ, N_FEW_UOPS,
+	N_FP_ARITH, N_FUSED, N_INT_OPS, N_MEM_OPS, N_NON_FUSED, N_OTHER_LIGHT,
+	NR_NODES
+};
+
+/* Thresholds: perf's MetricThreshold "tma_x > value". */
+static const struct tma_node spr_nodes[NR_NODES] = {
+	[N_FE] = { "tma_frontend_bound", "Frontend", -1, 1, 0.15 },
+	[N_BS] = { "tma_bad_speculation", "Bad_Spec", -1, 1, 0.15 },
+	[N_BE] = { "tma_backend_bound", "Backend", -1, 1, 0.2 },
+	[N_RET] = { "tma_retiring", "Retiring", -1, 1, 0.7 },
+	[N_FL] = { "tma_fetch_latency", "Fetch_Lat", N_FE, 2, 0.1 },
+	[N_FB] = { "tma_fetch_bandwidth", "Fetch_BW", N_FE, 2, 0.2, true },
+	[N_BM] = { "tma_branch_mispredicts", "Branch_Mispred", N_BS, 2, 0.1 },
+	[N_MC] = { "tma_machine_clears", "Machine_Clears", N_BS, 2, 0.1 },
+	[N_MB] = { "tma_memory_bound", "Memory", N_BE, 2, 0.2 },
+	[N_CB] = { "tma_core_bound", "Core", N_BE, 2, 0.1 },
+	[N_HEAVY] = { "tma_heavy_operations", "Heavy_Ops", N_RET, 2, 0.1, true },
+	[N_LIGHT] = { "tma_light_operations", "Light_Ops", N_RET, 2, 0.6, true },
+	[N_BR_RESTEERS] = { "tma_branch_resteers", "Branch_Resteers", N_FL, 3,
+			    0.05 },
+	[N_DSB_SW] = { "tma_dsb_switches", "DSB_Switches", N_FL, 3, 0.05 },
+	[N_ICACHE] = { "tma_icache_misses", "ICache_Misses", N_FL, 3, 0.05 },
+	[N_ITLB] = { "tma_itlb_misses", "ITLB_Misses", N_FL, 3, 0.05 },
+	[N_LCP] = { "tma_lcp", "LCP", N_FL, 3, 0.05 },
+	[N_MS_SW] = { "tma_ms_switches", "MS_Switches", N_FL, 3, 0.05 },
+	[N_DSB] = { "tma_dsb", "DSB", N_FB, 3, 0.15 },
+	[N_MITE] = { "tma_mite", "MITE", N_FB, 3, 0.1 },
+	[N_OTHER_MISP] = { "tma_other_mispredicts", "Other_Mispred", N_BM, 3,
+			   0.05 },
+	[N_OTHER_NUKES] = { "tma_other_nukes", "Other_Nukes", N_MC, 3, 0.05 },
+	[N_AMX] = { "tma_amx_busy", "AMX_Busy", N_CB, 3, 0.5 },
+	[N_DIVIDER] = { "tma_divider", "Divider", N_CB, 3, 0.2 },
+	[N_PORTS] = { "tma_ports_utilization", "Ports_Util", N_CB, 3, 0.15 },
+	[N_SERIALIZING] = { "tma_serializing_operation", "Serializing", N_CB,
+			    3, 0.1 },
+	[N_DRAM] = { "tma_dram_bound", "DRAM", N_MB, 3, 0.1 },
+	[N_L1] = { "tma_l1_bound", "L1", N_MB, 3, 0.1 },
+	[N_L2] = { "tma_l2_bound", "L2", N_MB, 3, 0.05 },
+	[N_L3] = { "tma_l3_bound", "L3", N_MB, 3, 0.05 },
+	[N_PMM] = { "tma_pmm_bound", "PMM", N_MB, 3, 0.1 },
+	[N_STORE] = { "tma_store_bound", "Store", N_MB, 3, 0.2 },
+	[N_MSEQ] = { "tma_microcode_sequencer", "Microcode_Seq", N_HEAVY, 3,
+		     0.05 },
+	[N_FEW_UOPS] = { "tma_few_uops_instructions", "Few_Uops", N_HEAVY, 3,
+			 0.05 },
+	[N_FP_ARITH] = { "tma_fp_arith", "FP_Arith", N_LIGHT, 3, 0.2 },
+	[N_FUSED] = { "tma_fused_instructions", "Fused", N_LIGHT, 3, 0.1 },
+	[N_INT_OPS] = { "tma_int_operations", "Int_Ops", N_LIGHT, 3, 0.1 },
+	[N_MEM_OPS] = { "tma_memory_operations", "Memory_Ops", N_LIGHT, 3,
+			0.1 },
+	[N_NON_FUSED] = { "tma_non_fused_branches", "Non_Fused_Branches",
+			  N_LIGHT, 3, 0.1 },
+	[N_OTHER_LIGHT] = { "tma_other_light_ops", "Other_Light_Ops", N_LIGHT,
+			    3, 0.3 },
+};
+
+/* perf's MetricExpr, operator by operator and left to right. */
+static void spr_eval(const struct tma_input *in, double *o)
+{
+	const double *e = in->ev;
+	double slots, clks, core_clks, sum, ret_slots, pp, pu0, x87;
+	double fp_scalar, fp_vector, iv128, iv256;
+
+	slots = e[E_SLOTS];
+	clks = e[E_THREAD];
+	core_clks = in->smt ? e[E_DISTRIBUTED] : clks;
+	sum = e[E_TD_FE] + e[E_TD_BAD_SPEC] + e[E_TD_RET] + e[E_TD_BE];
+
+	/* level 1 */
+	o[N_FE] = dv(e[E_TD_FE], sum) - dv(e[E_UOP_DROPPING], slots);
+	o[N_BE] = dv(e[E_TD_BE], sum) + 0 * slots;
+	o[N_RET] = dv(e[E_TD_RET], sum) + 0 * slots;
+	o[N_BS] = mx(1 - (o[N_FE] + o[N_BE] + o[N_RET]), 0);
+
+	/* level 2: all from PERF_METRICS */
+	o[N_FL] = dv(e[E_TD_FETCH_LAT], sum) - dv(e[E_UOP_DROPPING], slots);
+	o[N_FB] = mx(0, o[N_FE] - o[N_FL]);
+	o[N_BM] = dv(e[E_TD_BR_MISP], sum) + 0 * slots;
+	o[N_MC] = mx(0, o[N_BS] - o[N_BM]);
+	o[N_MB] = dv(e[E_TD_MEM], sum) + 0 * slots;
+	o[N_CB] = mx(0, o[N_BE] - o[N_MB]);
+	o[N_HEAVY] = dv(e[E_TD_HEAVY], sum) + 0 * slots;
+	o[N_LIGHT] = mx(0, o[N_RET] - o[N_HEAVY]);
+
+	/* level 3: frontend; tma_unknown_branches is a level-4 helper */
+	o[N_BR_RESTEERS] = dv(e[E_CLEAR_RESTEER], clks) +
+			   dv(e[E_UNKNOWN_BRANCH], clks);
+	o[N_DSB_SW] = dv(e[E_DSB2MITE], clks);
+	o[N_ICACHE] = dv(e[E_ICACHE_DATA], clks);
+	o[N_ITLB] = dv(e[E_ICACHE_TAG], clks);
+	o[N_LCP] = dv(e[E_LCP], clks);
+	o[N_MS_SW] = dv(dv(3 * e[E_MS_C1_EDGE],
+			   dv(e[E_RET_SLOTS], e[E_ISSUED])), clks);
+	o[N_DSB] = dv(dv(e[E_DSB_ANY] - e[E_DSB_OK], core_clks), 2);
+	o[N_MITE] = dv(dv(e[E_MITE_ANY] - e[E_MITE_OK], core_clks), 2);
+
+	/* level 3: bad speculation */
+	o[N_OTHER_MISP] = mx(o[N_BM] * (1 - dv(e[E_BR_MISP],
+					       e[E_CLEARS_COUNT] -
+					       e[E_MC_COUNT])), 0.0001);
+	o[N_OTHER_NUKES] = mx(o[N_MC] * (1 - dv(e[E_MC_MO], e[E_MC_COUNT])),
+			      0.0001);
+
+	/* level 3: core bound; tma_ports_utilized_0, tma_c02_wait: L4 */
+	o[N_AMX] = dv(e[E_AMX_BUSY], core_clks);
+	o[N_DIVIDER] = dv(e[E_DIV_ACTIVE], clks);
+	pu0 = dv(dv(e[E_EXE_BOUND_0] +
+		    mx(e[E_RS_EMPTY_U1] - e[E_SCOREBOARD], 0), clks) *
+		 (e[E_STALLS_TOTAL] - e[E_BOUND_LOADS]), clks);
+	pp = e[E_PORTS_1] + o[N_RET] * e[E_PORTS_2C];
+	o[N_PORTS] = sel(lt(e[E_DIV_ACTIVE],
+			    e[E_STALLS_TOTAL] - e[E_BOUND_LOADS]),
+			 dv(pu0 * clks + pp, clks), dv(pp, clks));
+	o[N_SERIALIZING] = dv(e[E_SCOREBOARD], clks) + dv(e[E_C02], clks);
+
+	/* level 3: memory bound (#has_pmem = 0 branches) */
+	o[N_DRAM] = dv(e[E_MA_L3], clks);
+	o[N_L1] = mx(dv(e[E_BOUND_LOADS] - e[E_MA_L1D], clks), 0);
+	o[N_L2] = dv(e[E_MA_L1D] - e[E_MA_L2], clks);
+	o[N_L3] = dv(e[E_MA_L2] - e[E_MA_L3], clks);
+	o[N_PMM] = 0;
+	o[N_STORE] = dv(e[E_BOUND_STORES], clks);
+
+	/* level 3: retiring; the vector/x87 helpers are level 4 */
+	o[N_MSEQ] = dv(e[E_UOPS_MS], slots);
+	o[N_FEW_UOPS] = mx(0, o[N_HEAVY] - o[N_MSEQ]);
+	ret_slots = o[N_RET] * slots;
+	x87 = dv(o[N_RET] * e[E_UE_X87], e[E_UE_THREAD]);
+	fp_scalar = dv(e[E_FP_SCALAR] + e[E_FP2_SCALAR], ret_slots);
+	fp_vector = dv(e[E_FP_VECTOR] + e[E_FP2_VECTOR], ret_slots);
+	o[N_FP_ARITH] = x87 + fp_scalar + fp_vector;
+	o[N_FUSED] = dv(o[N_LIGHT] * e[E_MACRO_FUSED], ret_slots);
+	iv128 = dv(e[E_IV_ADD_128] + e[E_IV_VNNI_128], ret_slots);
+	iv256 = dv(e[E_IV_ADD_256] + e[E_IV_MUL_256] + e[E_IV_VNNI_256],
+		   ret_slots);
+	o[N_INT_OPS] = iv128 + iv256;
+	o[N_MEM_OPS] = dv(o[N_LIGHT] * e[E_MEM_UOP], ret_slots);
+	o[N_NON_FUSED] = dv(o[N_LIGHT] * (e[E_BR_INST] - e[E_MACRO_FUSED]),
+			    ret_slots);
+	o[N_OTHER_LIGHT] = mx(0, o[N_LIGHT] - (o[N_FP_ARITH] + o[N_INT_OPS] +
+					       o[N_MEM_OPS] + o[N_FUSED] +
+					       o[N_NON_FUSED]));
+}
+
+const struct model model_sapphirerapids = {
+	.name = "sapphirerapids",
+	.desc = "Sapphire Rapids / Xeon 4th gen (CPUID 6-8F)",
+	.gp_smt_on = 8,
+	.gp_smt_off = 8,
+	.max_level = 3,
+	.events = spr_events,
+	.nr_events = NR_EVENTS,
+	.nodes = spr_nodes,
+	.nr_nodes = NR_NODES,
+	.eval = spr_eval,
+};

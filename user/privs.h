@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Privileges: the launched command runs as the sudo user; tdbpf keeps only
+ * the capabilities it still needs once the programs are attached. */
+#ifndef TDBPF_PRIVS_H
+#define TDBPF_PRIVS_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/*
+ * In the child, before exec: when root through sudo, become SUDO_UID/GID
+ * with that user's groups. Returns 0, or -1 with @err.
+ */
+int privs_drop_to_invoking_user(char *err, size_t len);
+/* After load/attach: keep CAP_BPF, CAP_PERFMON and CAP_KILL, drop the rest. */
+void privs_drop_after_setup(void);
+/*
+ * Create @path for writing without following a symlink, and hand it to the
+ * sudo user when root through sudo. Returns an fd or -errno.
+ */
+int privs_create_output(const char *path);
+
+#endif /* TDBPF_PRIVS_H */

@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Decode a task table into a report: scale each task's counter sums,
+ * measure how much of its time the counter groups really counted
+ * (coverage), judge its scheduling, decode its TMA tree, and pick the one
+ * line that BOTTLENECK prints. The writers only format what is here.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "report.h"
+
+double scale_count(const struct tdbpf_count *c)
+{
+	/* software events and unmultiplexed groups: exact, no rounding */
+	if (c->enabled == c->running)
+		return (double)c->value;
+	/* enabled but never on a counter: perf's <not counted> */
+	if (!c->running)
+		return NAN;
+	return (double)c->value * ((double)c->enabled / (double)c->running);
+}
+
+/*
+ * Scheduling comes before the pipeline: a task's counters say how it used
+ * the CPU, not whether it had one. Shares are of the task's own life in
+ * the window, life = on-CPU + run-queue wait + off-CPU (a task created or
+ * exited inside the window is judged on the time it existed, so @window_ns
+ * is not the denominator). In this order:
+ *
+ *  IDLE     on-CPU == 0 and run-queue == 0: never ran nor asked to run.
+ *  STARVED  run-queue > on-CPU and run-queue >= 25% of life: whenever it
+ *           has work, it waits longer for a CPU than it computes, and the
+ *           waiting is a real part of its life (a mostly sleeping task
+ *           whose few wakeups waited is not starved).
+ *  BLOCKED  off-CPU >= 50% of life: it mostly sleeps (waiting on a queue,
+ *           a lock, I/O); its counters describe the minority of its time.
+ *  NONE     otherwise: it mostly runs; judge its pipeline.
+ *
+ * Boundaries are inclusive and exact (integer arithmetic, 128-bit so sums
+ * over thousands of folded tasks cannot overflow).
+ */
+enum sched_verdict sched_judge(const struct task_row *r, __u64 window_ns)
+{
+	unsigned __int128 on = r->on_cpu_ns, rq = r->runq_wait_ns;
+	unsigned __int128 off = r->off_cpu_ns, life = on + rq + off;
+
+	(void)window_ns;
+	if (!on && !rq)
+		return SCHED_IDLE;
+	if (rq > on && rq * 4 >= life)
+		return SCHED_STARVED;
+	if (off * 2 >= life)
+		return SCHED_BLOCKED;
+	return SCHED_NONE;
+}
+
+const char *sched_verdict_str(enum sched_verdict v)
+{
+	switch (v) {
+	case SCHED_STARVED:
+		return "CPU-starved";
+	case SCHED_BLOCKED:
+		return "blocked";
+	case SCHED_IDLE:
+		return "idle";
+	case SCHED_NONE:
+	default:
+		return "-";
+	}
+}
+
+static double share(__u64 part, const struct task_row *r)
+{
+	double life = (double)r->on_cpu_ns + (double)r->runq_wait_ns +
+		      (double)r->off_cpu_ns;
+
+	return life > 0 ? 100.0 * (double)part / life : 0;
+}
+
+/* Scale @slot with its group leader's times: members count together. */
+static const struct tdbpf_count *slot_times(const struct event_plan *plan,
+					    const struct task_row *row,
+					    int slot)
+{
+	int g = plan->group[slot];
+
+	if (g >= 0 && g < plan->nr_groups && plan->leader[g] >= 0 &&
+	    plan->leader[g] < plan->nr)
+		return &row->ctr[plan->leader[g]];
+	return &row->ctr[slot];
+}
+
+static void decode_counts(struct task_decoded *d, const struct event_plan *plan)
+{
+	const struct task_row *row = d->row;
+	int s, g;
+
+	d->coverage = 1.0;
+	if (!plan)
+		return;
+	for (s = 0; s < plan->nr && s < TDBPF_MAX_EVENTS; s++) {
+		const struct tdbpf_count *t = slot_times(plan, row, s);
+		struct tdbpf_count c = {
+			.value = row->ctr[s].value,
+			.enabled = t->enabled,
+			.running = t->running,
+		};
+
+		d->ev[s] = scale_count(&c);
+	}
+	/*
+	 * A group that was never enabled did not miss anything (the task
+	 * did not run); it does not lower coverage.
+	 */
+	for (g = 0; g < plan->nr_groups; g++) {
+		int l = plan->leader[g];
+		const struct tdbpf_count *c;
+		double cov;
+
+		if (l < 0 || l >= plan->nr)
+			continue;
+		c = &row->ctr[l];
+		if (!c->enabled || c->running >= c->enabled)
+			continue;
+		cov = (double)c->running / (double)c->enabled;
+		if (cov < d->coverage)
+			d->coverage = cov;
+	}
+	d->low_coverage = d->coverage < REPORT_MIN_COVERAGE;
+}
+
+static void decode_tma(struct task_decoded *d, const struct event_plan *plan,
+		       int level)
+{
+	const struct model *m = plan ? plan->model : NULL;
+	double ev[MODEL_MAX_EVENTS];
+	int i;
+
+	if (!m || m->max_level <= 0 || level <= 0)
+		return;
+	for (i = 0; i < MODEL_MAX_EVENTS; i++)
+		ev[i] = NAN;
+	for (i = 0; i < plan->nr && i < TDBPF_MAX_EVENTS; i++)
+		if (plan->ev[i] >= 0 && plan->ev[i] < MODEL_MAX_EVENTS)
+			ev[plan->ev[i]] = d->ev[i];
+	tma_decode(m, ev, plan->smt, level, &d->tma);
+	d->has_tma = true;
+}
+
+static void decode_bottleneck(struct task_decoded *d)
+{
+	const struct task_row *r = d->row;
+	char *b = d->bottleneck;
+	size_t n = sizeof(d->bottleneck);
+	int len;
+
+	switch (d->sched) {
+	case SCHED_STARVED:
+		len = snprintf(b, n, "CPU-starved (runq %.0f%%)",
+			       share(r->runq_wait_ns, r));
+		break;
+	case SCHED_BLOCKED:
+		len = snprintf(b, n, "blocked (off-CPU %.0f%%)",
+			       share(r->off_cpu_ns, r));
+		break;
+	case SCHED_IDLE:
+		len = snprintf(b, n, "idle");
+		break;
+	case SCHED_NONE:
+	default:
+		if (d->has_tma && d->tma.bottleneck >= 0 && d->tma.path[0])
+			len = snprintf(b, n, "%s", d->tma.path);
+		else
+			len = snprintf(b, n, "-");
+		break;
+	}
+	if (d->low_coverage && len > 0 && (size_t)len < n)
+		snprintf(b + len, n - len, " (low coverage %.0f%%)",
+			 d->coverage * 100);
+}
+
+static int cmp_u64_desc(__u64 a, __u64 b)
+{
+	return a < b ? 1 : a > b ? -1 : 0;
+}
+
+static int cmp_rows(const void *pa, const void *pb, void *key)
+{
+	const struct task_row *a = *(const struct task_row *const *)pa;
+	const struct task_row *b = *(const struct task_row *const *)pb;
+	int c = 0;
+
+	switch (*(const enum sort_key *)key) {
+	case SORT_CPU:
+		c = cmp_u64_desc(a->on_cpu_ns, b->on_cpu_ns);
+		break;
+	case SORT_RUNQ:
+		c = cmp_u64_desc(a->runq_wait_ns, b->runq_wait_ns);
+		break;
+	case SORT_OFFCPU:
+		c = cmp_u64_desc(a->off_cpu_ns, b->off_cpu_ns);
+		break;
+	case SORT_SWITCHES:
+		c = cmp_u64_desc(a->nvcsw + a->nivcsw, b->nvcsw + b->nivcsw);
+		break;
+	case SORT_COMM:
+		c = strcmp(a->comm, b->comm);
+		break;
+	case SORT_TID:
+		break;
+	}
+	if (c)
+		return c;
+	/* stable output: ties by tid, folded rows (tid 0) by name */
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	return strcmp(a->comm, b->comm);
+}
+
+int report_build(struct report *rep, const struct task_table *t,
+		 const struct event_plan *plan, int level, __u64 duration_ns,
+		 enum sort_key sort, int top)
+{
+	const struct task_row **rows;
+	size_t i, n = t->nr;
+
+	memset(rep, 0, sizeof(*rep));
+	rep->plan = plan;
+	rep->duration_ns = duration_ns;
+	rep->interval = -1;
+	rep->nr_total = (int)n;
+	if (plan && plan->model && plan->model->max_level > 0) {
+		if (level <= 0)
+			level = plan->level;
+		if (level > plan->model->max_level)
+			level = plan->model->max_level;
+	} else {
+		level = 0;
+	}
+	rep->level = level;
+
+	/*
+	 * Sort and cut on the raw rows, then decode only what is shown:
+	 * every sort key is a raw field, and a report of 10,000 tasks should
+	 * not decode rows that --top throws away.
+	 */
+	rows = malloc((n ? n : 1) * sizeof(*rows));
+	if (!rows)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		rows[i] = &t->rows[i];
+	qsort_r(rows, n, sizeof(*rows), cmp_rows, &sort);
+	if (top > 0 && (size_t)top < n)
+		n = top;
+
+	rep->tasks = calloc(n ? n : 1, sizeof(*rep->tasks));
+	if (!rep->tasks) {
+		free(rows);
+		return -ENOMEM;
+	}
+	rep->nr = (int)n;
+	for (i = 0; i < n; i++) {
+		struct task_decoded *d = &rep->tasks[i];
+
+		d->row = rows[i];
+		d->tma.bottleneck = -1;
+		decode_counts(d, plan);
+		d->on_cpu_pct = 0;
+		if (duration_ns)
+			d->on_cpu_pct = 100.0 * (double)d->row->on_cpu_ns /
+					(double)duration_ns;
+		d->sched = sched_judge(d->row, duration_ns);
+		decode_tma(d, plan, level);
+		decode_bottleneck(d);
+	}
+	free(rows);
+	return 0;
+}
+
+void report_free(struct report *rep)
+{
+	free(rep->tasks);
+	rep->tasks = NULL;
+	rep->nr = 0;
+}

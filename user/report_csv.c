@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CSV in the conventions of perf stat -x SEP --per-thread: one line per
+ * task and value, the task named first as perf does ("comm-tid"):
+ *
+ *   [INTERVAL SEP] COMM-TID SEP VALUE SEP UNIT SEP EVENT SEP RUN SEP PCT
+ *
+ * INTERVAL   only in interval reports (-I): the interval number, from 0.
+ * COMM-TID   the thread name, '-', the tid; a folded row (--per-name) of
+ *            several tasks has tid 0 ("worker-*-0").
+ * VALUE      counters: the scaled count (sum(value) * sum(enabled) /
+ *            sum(running)), "%.0f", or "%.2f" in msec for msec events
+ *            (cpu-clock counts ns; perf prints msec); "<not counted>"
+ *            when the counter was enabled but never ran for the task.
+ * UNIT       "msec", "ns", "%" or empty.
+ * EVENT      the model's event name, a scheduling pseudo-event, or a TMA
+ *            metric (perf's tma_* name).
+ * RUN        counters: the group's running time in ns (the leader's, as
+ *            the group counts together); everything else: the task's
+ *            on-CPU ns.
+ * PCT        counters: 100 * running / enabled ("%.2f", 100.00 when the
+ *            task never had the counter enabled); scheduling values are
+ *            exact: 100.00; metrics: the task's coverage in percent.
+ *
+ * Per task, in this order: the scheduling pseudo-events on_cpu_ns,
+ * runq_wait_ns, off_cpu_ns (unit ns), switches (voluntary + involuntary),
+ * voluntary, involuntary, migrations; one line per programmed counter;
+ * then, when the model has a TMA tree, one line per tma_* node down to
+ * the report's level, in percent, neither clamped nor rounded beyond
+ * "%.2f". When tasks or counter reads were lost a comment line
+ * "# lost: N tasks (map full), M counter reads" comes first, as perf
+ * starts -x output with '#' comment lines.
+ *
+ * Names can hold any byte: control bytes and every character of SEP are
+ * written as '?', so each line has exactly 6 fields (7 with INTERVAL).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "report.h"
+
+static void clean(char *dst, size_t len, const char *src, const char *sep)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < len && src[i]; i++) {
+		unsigned char c = src[i];
+
+		dst[i] = (c < 0x20 || c == 0x7f || strchr(sep, c)) ? '?' :
+								       (char)c;
+	}
+	dst[i] = '\0';
+}
+
+struct csv_ctx {
+	FILE *f;
+	const char *sep;
+	char prefix[96];	/* "[INTERVAL SEP] COMM-TID" */
+};
+
+static void line_u64(const struct csv_ctx *x, __u64 v, const char *unit,
+		     const char *event, __u64 run)
+{
+	fprintf(x->f, "%s%s%llu%s%s%s%s%s%llu%s100.00\n", x->prefix, x->sep,
+		(unsigned long long)v, x->sep, unit, x->sep, event, x->sep,
+		(unsigned long long)run, x->sep);
+}
+
+static void line_double(const struct csv_ctx *x, double v, const char *fmt,
+			const char *unit, const char *event, __u64 run,
+			double pct)
+{
+	char val[64];
+
+	if (isfinite(v))
+		snprintf(val, sizeof(val), fmt, v);
+	else
+		snprintf(val, sizeof(val), "<not counted>");
+	fprintf(x->f, "%s%s%s%s%s%s%s%s%llu%s%.2f\n", x->prefix, x->sep, val,
+		x->sep, unit, x->sep, event, x->sep, (unsigned long long)run,
+		x->sep, pct);
+}
+
+static void write_task(struct csv_ctx *x, const struct report *rep,
+		       const struct task_decoded *d)
+{
+	const struct task_row *r = d->row;
+	const struct event_plan *p = rep->plan;
+	const struct model *m = p ? p->model : NULL;
+	char comm[sizeof(r->comm)], name[128];
+	int n = 0, s, i;
+
+	clean(comm, sizeof(comm), r->comm, x->sep);
+	if (rep->interval >= 0)
+		n = snprintf(x->prefix, sizeof(x->prefix), "%d%s",
+			     rep->interval, x->sep);
+	snprintf(x->prefix + n, sizeof(x->prefix) - n, "%s-%u", comm, r->tid);
+
+	line_u64(x, r->on_cpu_ns, "ns", "on_cpu_ns", r->on_cpu_ns);
+	line_u64(x, r->runq_wait_ns, "ns", "runq_wait_ns", r->on_cpu_ns);
+	line_u64(x, r->off_cpu_ns, "ns", "off_cpu_ns", r->on_cpu_ns);
+	line_u64(x, r->nvcsw + r->nivcsw, "", "switches", r->on_cpu_ns);
+	line_u64(x, r->nvcsw, "", "voluntary", r->on_cpu_ns);
+	line_u64(x, r->nivcsw, "", "involuntary", r->on_cpu_ns);
+	line_u64(x, r->migrations, "", "migrations", r->on_cpu_ns);
+
+	for (s = 0; m && s < p->nr && s < TDBPF_MAX_EVENTS; s++) {
+		const struct model_event *e = &m->events[p->ev[s]];
+		int g = p->group[s], l = s;
+		const struct tdbpf_count *t;
+		double v = d->ev[s], pct;
+		bool msec = e->unit && !strcmp(e->unit, "msec");
+
+		if (g >= 0 && g < p->nr_groups && p->leader[g] >= 0 &&
+		    p->leader[g] < p->nr)
+			l = p->leader[g];
+		t = &r->ctr[l];
+		pct = t->enabled ? 100.0 * t->running / t->enabled : 100.0;
+		if (!isfinite(v))
+			pct = 0;
+		clean(name, sizeof(name), e->name, x->sep);
+		line_double(x, msec ? v / 1e6 : v, msec ? "%.2f" : "%.0f",
+			    e->unit ? e->unit : "", name,
+			    isfinite(v) ? t->running : 0, pct);
+	}
+
+	if (!d->has_tma)
+		return;
+	for (i = 0; i < m->nr_nodes && i < MODEL_MAX_NODES; i++) {
+		if (m->nodes[i].level > rep->level)
+			continue;
+		clean(name, sizeof(name), m->nodes[i].name, x->sep);
+		line_double(x, d->tma.val[i] * 100, "%.2f", "%", name,
+			    r->on_cpu_ns, d->coverage * 100);
+	}
+}
+
+void report_write_csv(FILE *f, const struct report *rep, const char *sep)
+{
+	struct csv_ctx x = { .f = f, .sep = sep && *sep ? sep : "," };
+	int i;
+
+	if (rep->lost_map_full || rep->lost_read_err)
+		fprintf(f,
+			"# lost: %llu tasks (map full), %llu counter reads\n",
+			(unsigned long long)rep->lost_map_full,
+			(unsigned long long)rep->lost_read_err);
+	for (i = 0; i < rep->nr; i++)
+		write_task(&x, rep, &rep->tasks[i]);
+}

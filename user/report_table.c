@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The human-readable report: a header line, one fixed-width row per task,
+ * and a note when some row's numbers rest on multiplexed counters.
+ *
+ * Columns: TID (a folded row shows its task count as "(N)"), COMM,
+ * ON-CPU ms, CPU% (of the window; a folded row can exceed 100), RUNQ ms,
+ * OFF-CPU ms, SW (voluntary/involuntary switches), MIGR, then the model's
+ * columns: for a TMA model the level-1 nodes in percent (clamped to
+ * [0,100] for display only) and IPC when the plan has both its events;
+ * for the software model every programmed software counter. BOTTLENECK
+ * comes last; a TMA path is marked "<==" as toplev marks its bottleneck.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "report.h"
+
+#define MAX_COLS	8
+
+/* Thread names can hold any byte: keep the table one line per task. */
+static void printable(char *dst, size_t len, const char *src)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < len && src[i]; i++) {
+		unsigned char c = src[i];
+
+		dst[i] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
+	}
+	dst[i] = '\0';
+}
+
+static const char *l1_header(const struct tma_node *n)
+{
+	static const struct {
+		const char *name, *hdr;
+	} map[] = {
+		{ "tma_retiring", "RETIRE%" },
+		{ "tma_bad_speculation", "BADSPEC%" },
+		{ "tma_frontend_bound", "FRONTEND%" },
+		{ "tma_backend_bound", "BACKEND%" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcmp(n->name, map[i].name))
+			return map[i].hdr;
+	return n->label ? n->label : n->name;
+}
+
+struct columns {
+	int nr;
+	int node[MAX_COLS];		/* TMA model: level-1 node index */
+	int slot[TDBPF_MAX_EVENTS];	/* software model: plan slot */
+	int nr_slots;
+	int ipc_inst, ipc_clk;		/* plan slots, -1 when absent */
+};
+
+static int plan_slot(const struct event_plan *p, const char *name)
+{
+	int idx = model_event_index(p->model, name), s;
+
+	if (idx < 0)
+		return -1;
+	for (s = 0; s < p->nr; s++)
+		if (p->ev[s] == idx)
+			return s;
+	return -1;
+}
+
+static void pick_columns(const struct report *rep, struct columns *c)
+{
+	const struct event_plan *p = rep->plan;
+	const struct model *m = p ? p->model : NULL;
+	int i;
+
+	memset(c, 0, sizeof(*c));
+	c->ipc_inst = c->ipc_clk = -1;
+	if (!m)
+		return;
+	if (m->max_level > 0 && rep->level > 0) {
+		for (i = 0; i < m->nr_nodes && c->nr < MAX_COLS; i++)
+			if (m->nodes[i].level == 1)
+				c->node[c->nr++] = i;
+		c->ipc_inst = plan_slot(p, "INST_RETIRED.ANY");
+		c->ipc_clk = plan_slot(p, "CPU_CLK_UNHALTED.THREAD");
+		return;
+	}
+	for (i = 0; i < p->nr && i < TDBPF_MAX_EVENTS; i++)
+		c->slot[c->nr_slots++] = i;
+}
+
+static bool is_msec(const struct model_event *e)
+{
+	return e->unit && !strcmp(e->unit, "msec");
+}
+
+static int slot_width(const struct model_event *e)
+{
+	int w = (int)strlen(e->name) + (is_msec(e) ? 3 : 0);
+
+	return w < 10 ? 10 : w;
+}
+
+static void print_header(FILE *f, const struct report *rep,
+			 const struct columns *c)
+{
+	const struct event_plan *p = rep->plan;
+	const struct model *m = p ? p->model : NULL;
+	int i, exited = 0;
+
+	for (i = 0; i < rep->nr; i++)
+		exited += rep->tasks[i].row->exited;
+	fprintf(f, "tdbpf: model %s", m ? m->name : "none");
+	if (rep->level > 0)
+		fprintf(f, ", level %d, SMT %s", rep->level,
+			p->smt ? "on" : "off");
+	if (rep->interval >= 0)
+		fprintf(f, ", interval %d", rep->interval);
+	fprintf(f, ", %.2f s, %d of %d tasks shown", rep->duration_ns / 1e9,
+		rep->nr, rep->nr_total);
+	if (exited)
+		fprintf(f, " (%d exited)", exited);
+	if (rep->lost_map_full || rep->lost_read_err) {
+		const char *sep = "";
+
+		fprintf(f, "; lost:");
+		if (rep->lost_map_full) {
+			fprintf(f, " %llu tasks (map full)",
+				(unsigned long long)rep->lost_map_full);
+			sep = ",";
+		}
+		if (rep->lost_read_err)
+			fprintf(f, "%s %llu counter reads", sep,
+				(unsigned long long)rep->lost_read_err);
+	}
+	fputc('\n', f);
+
+	fprintf(f, "%7s %-17s %10s %6s %9s %10s %13s %6s", "TID", "COMM",
+		"ON-CPU ms", "CPU%", "RUNQ ms", "OFF-CPU ms", "SW vol/inv",
+		"MIGR");
+	for (i = 0; i < c->nr; i++)
+		fprintf(f, " %9s", l1_header(&m->nodes[c->node[i]]));
+	if (c->ipc_inst >= 0 && c->ipc_clk >= 0)
+		fprintf(f, " %6s", "IPC");
+	for (i = 0; i < c->nr_slots; i++) {
+		const struct model_event *e = &m->events[p->ev[c->slot[i]]];
+		char h[64];
+
+		snprintf(h, sizeof(h), "%s%s", e->name,
+			 is_msec(e) ? " ms" : "");
+		fprintf(f, " %*s", slot_width(e), h);
+	}
+	fprintf(f, " BOTTLENECK\n");
+}
+
+static void print_row(FILE *f, const struct report *rep,
+		      const struct columns *c, const struct task_decoded *d)
+{
+	const struct task_row *r = d->row;
+	const struct event_plan *p = rep->plan;
+	char comm[sizeof(r->comm)], tid[16], sw[48];
+	int i;
+
+	printable(comm, sizeof(comm), r->comm);
+	if (r->nr_tasks > 1)
+		snprintf(tid, sizeof(tid), "(%d)", r->nr_tasks);
+	else
+		snprintf(tid, sizeof(tid), "%u", r->tid);
+	snprintf(sw, sizeof(sw), "%llu/%llu", (unsigned long long)r->nvcsw,
+		 (unsigned long long)r->nivcsw);
+	fprintf(f, "%7s %-17s %10.1f %6.1f %9.1f %10.1f %13s %6llu", tid, comm,
+		r->on_cpu_ns / 1e6, d->on_cpu_pct, r->runq_wait_ns / 1e6,
+		r->off_cpu_ns / 1e6, sw, (unsigned long long)r->migrations);
+
+	for (i = 0; i < c->nr; i++) {
+		double v = d->has_tma ? d->tma.val[c->node[i]] : NAN;
+
+		if (!isfinite(v)) {
+			fprintf(f, " %9s", "-");
+			continue;
+		}
+		v *= 100;
+		v = v < 0 ? 0 : v > 100 ? 100 : v;
+		fprintf(f, " %8.1f%c", v, d->low_coverage ? '?' : ' ');
+	}
+	if (c->ipc_inst >= 0 && c->ipc_clk >= 0) {
+		double inst = d->ev[c->ipc_inst], clk = d->ev[c->ipc_clk];
+
+		if (isfinite(inst) && isfinite(clk) && clk > 0)
+			fprintf(f, " %6.2f", inst / clk);
+		else
+			fprintf(f, " %6s", "-");
+	}
+	for (i = 0; i < c->nr_slots; i++) {
+		const struct model_event *e =
+			&p->model->events[p->ev[c->slot[i]]];
+		double v = d->ev[c->slot[i]];
+		int w = slot_width(e);
+
+		if (!isfinite(v))
+			fprintf(f, " %*s", w, "-");
+		else if (is_msec(e))
+			fprintf(f, " %*.1f", w, v / 1e6);
+		else
+			fprintf(f, " %*.0f", w, v);
+	}
+
+	if (d->sched == SCHED_NONE && d->has_tma && d->tma.bottleneck >= 0 &&
+	    d->tma.path[0]) {
+		fprintf(f, " %s <==", d->tma.path);
+		if (d->low_coverage)
+			fprintf(f, " (low coverage %.0f%%)",
+				d->coverage * 100);
+		fputc('\n', f);
+	} else {
+		fprintf(f, " %s\n", d->bottleneck);
+	}
+}
+
+void report_write_table(FILE *f, const struct report *rep)
+{
+	struct columns c;
+	bool low = false;
+	int i;
+
+	pick_columns(rep, &c);
+	print_header(f, rep, &c);
+	for (i = 0; i < rep->nr; i++) {
+		print_row(f, rep, &c, &rep->tasks[i]);
+		low |= rep->tasks[i].low_coverage;
+	}
+	if (low)
+		fprintf(f,
+			"? low coverage: counter groups multiplexed, counted "
+			"< %.0f%% of the task's on-CPU time "
+			"(coverage = running/enabled); values extrapolated\n",
+			REPORT_MIN_COVERAGE * 100);
+}

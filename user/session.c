@@ -1,0 +1,646 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One tracing run: open the counters, load and attach the BPF programs,
+ * wait, drain exited tasks, flush and collect the per-task sums, report.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "tdbpf.skel.h"
+#include "counters.h"
+#include "privs.h"
+#include "report.h"
+#include "session.h"
+#include "tasks.h"
+
+#define TICK_MS		100	/* how often targets and the exit queue are checked */
+#define BATCH		512	/* map entries per lookup_batch call */
+
+static volatile sig_atomic_t stop_sig;
+
+static void on_signal(int sig)
+{
+	stop_sig = sig;
+}
+
+struct session {
+	const struct options *o;
+	const struct event_plan *plan;
+	struct tdbpf_bpf *skel;
+	struct counters ctr;
+	int ncpu;
+	bool *online;
+	int tasks_fd, stats_fd, exited_fd, flush_fd;
+	struct task_table archive;	/* exited tasks, deleted from the map */
+	struct task_table snap;		/* archive + live, at the last collect */
+	struct task_table prev;		/* snap at the previous interval */
+	__u32 *keys;
+	struct tdbpf_task *vals;
+	pid_t child;
+	bool child_exited;
+	int child_status;
+	int go_fd, err_fd;
+};
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
+static void err_line(const char *fmt, const char *arg)
+{
+	char msg[1024], *p;
+
+	snprintf(msg, sizeof(msg), fmt, arg);
+	/* it may quote the command's name: keep it one printable line */
+	for (p = msg; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	fprintf(stderr, "tdbpf: %s\n", msg);
+}
+
+/* libbpf's own messages only with -v: errors are reported by us, once */
+static int libbpf_print(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	(void)level;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
+
+static int libbpf_print_verbose(enum libbpf_print_level level,
+				const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+/* ---- the launched command ------------------------------------------ */
+
+/* Fork COMMAND stopped before exec, so the tracer attaches first. */
+static int launch(struct session *s, char *err, size_t len)
+{
+	int go[2], ep[2];
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC) || pipe2(ep, O_CLOEXEC)) {
+		snprintf(err, len, "cannot create a pipe: %s; raise the open-files limit (ulimit -n)",
+			 strerror(errno));
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		snprintf(err, len, "cannot fork the command: %s; check the process limit (ulimit -u)",
+			 strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		char c;
+		int e;
+
+		close(go[1]);
+		close(ep[0]);
+		signal(SIGPIPE, SIG_DFL);
+		if (read(go[0], &c, 1) != 1)
+			_exit(126);	/* the tracer gave up */
+		if (privs_drop_to_invoking_user(err, len)) {
+			e = -1;
+			if (write(ep[1], &e, sizeof(e)) < 0)
+				_exit(126);
+			if (write(ep[1], err, strlen(err) + 1) < 0)
+				_exit(126);
+			_exit(126);
+		}
+		execvp(s->o->argv[0], s->o->argv);
+		e = errno;
+		if (write(ep[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(ep[1]);
+	s->child = pid;
+	s->go_fd = go[1];
+	s->err_fd = ep[0];
+	return 0;
+}
+
+/* Let the command exec; fails if exec (or dropping privileges) failed. */
+static int release(struct session *s, char *err, size_t len)
+{
+	char msg[256];
+	ssize_t n;
+	int e;
+
+	if (write(s->go_fd, "g", 1) != 1) {
+		snprintf(err, len, "cannot start the command: %s",
+			 strerror(errno));
+		return -1;
+	}
+	close(s->go_fd);
+	s->go_fd = -1;
+	n = read(s->err_fd, &e, sizeof(e));
+	if (n == sizeof(e)) {
+		if (e == -1) {
+			n = read(s->err_fd, msg, sizeof(msg) - 1);
+			msg[n > 0 ? n : 0] = 0;
+			snprintf(err, len, "%s", msg);
+		} else {
+			snprintf(err, len,
+				 "cannot run '%s': %s; check the command name and PATH",
+				 s->o->argv[0], strerror(e));
+		}
+		waitpid(s->child, NULL, 0);
+		s->child_exited = true;
+		return -1;
+	}
+	close(s->err_fd);
+	s->err_fd = -1;
+	return 0;
+}
+
+/* ---- targets ---------------------------------------------------------- */
+
+/* A process or thread exists and is not a zombie. */
+static bool id_alive(pid_t id)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", id);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	p = strrchr(buf, ')');	/* comm may hold spaces and parens */
+	if (!p || p[1] != ' ')
+		return true;
+	return p[2] != 'Z' && p[2] != 'X';
+}
+
+static bool targets_alive(struct session *s)
+{
+	const struct options *o = s->o;
+	int i;
+
+	if (o->all)
+		return true;
+	if (s->child > 0) {
+		if (!s->child_exited &&
+		    waitpid(s->child, &s->child_status, WNOHANG) == s->child)
+			s->child_exited = true;
+		return !s->child_exited;
+	}
+	for (i = 0; i < o->nr_pids; i++)
+		if (id_alive(o->pids[i]))
+			return true;
+	for (i = 0; i < o->nr_tids; i++)
+		if (id_alive(o->tids[i]))
+			return true;
+	return false;
+}
+
+/* ---- collecting --------------------------------------------------------- */
+
+static void flush_cpus(struct session *s)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .flags = BPF_F_TEST_RUN_ON_CPU);
+	int cpu;
+
+	for (cpu = 0; cpu < s->ncpu; cpu++) {
+		if (!s->online[cpu])
+			continue;
+		opts.cpu = cpu;
+		/* a CPU that went offline meanwhile just fails: nothing runs there */
+		bpf_prog_test_run_opts(s->flush_fd, &opts);
+	}
+}
+
+/* Move the entry of exited task @tid from the map to the archive. */
+static void archive_task(struct session *s, __u32 tid)
+{
+	struct tdbpf_task *v = &s->vals[0];
+
+	/* read and delete at once: a later final slice makes a new entry */
+	if (bpf_map_lookup_and_delete_elem(s->tasks_fd, &tid, v))
+		return;
+	tasks_add(&s->archive, v, s->plan->nr);
+}
+
+/* Drain the queue of tasks that switched out dead. Cheap: no map scan. */
+static void drain_exited(struct session *s)
+{
+	__u32 tid;
+
+	while (!bpf_map_lookup_and_delete_elem(s->exited_fd, NULL, &tid))
+		archive_task(s, tid);
+}
+
+static void read_stats(struct session *s, __u64 *out)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	__u64 *v = calloc((size_t)ncpu, sizeof(*v));
+	__u32 k;
+	int c;
+
+	memset(out, 0, sizeof(*out) * TDBPF_NR_STATS);
+	if (!v)
+		return;
+	for (k = 0; k < TDBPF_NR_STATS; k++) {
+		if (bpf_map_lookup_elem(s->stats_fd, &k, v))
+			continue;
+		for (c = 0; c < ncpu; c++)
+			out[k] += v[c];
+	}
+	free(v);
+}
+
+/*
+ * Charge running tasks up to now, then build snap = archive + live map
+ * entries. Exited entries found on the way are moved to the archive.
+ */
+static int collect(struct session *s)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	__u32 in, out, count, i;
+	void *inp = NULL;
+	int err;
+
+	flush_cpus(s);
+	drain_exited(s);
+	tasks_reset(&s->snap);
+	for (;;) {
+		count = BATCH;
+		err = bpf_map_lookup_batch(s->tasks_fd, inp, &out, s->keys,
+					   s->vals, &count, &opts);
+		if (err && errno != ENOENT)
+			return -errno;
+		for (i = 0; i < count; i++) {
+			if (s->vals[i].flags & TDBPF_TASK_EXITED) {
+				tasks_add(&s->archive, &s->vals[i],
+					  s->plan->nr);
+				bpf_map_delete_elem(s->tasks_fd, &s->keys[i]);
+			} else {
+				tasks_add(&s->snap, &s->vals[i], s->plan->nr);
+			}
+		}
+		if (err)
+			break;	/* ENOENT: that was the last batch */
+		in = out;
+		inp = &in;
+	}
+	return tasks_merge(&s->snap, &s->archive, s->plan->nr);
+}
+
+/* ---- reporting ---------------------------------------------------------- */
+
+int session_report(const struct options *o, const struct event_plan *plan,
+		   const struct task_table *t, __u64 duration_ns, int interval,
+		   __u64 lost_map_full, __u64 lost_read_err, FILE *out)
+{
+	const struct task_table *src = t;
+	struct task_table folded;
+	struct report rep;
+	int err;
+
+	tasks_init(&folded);
+	if (o->per_name) {
+		if (tasks_fold(t, &folded, plan->nr)) {
+			tasks_free(&folded);
+			return -ENOMEM;
+		}
+		src = &folded;
+	}
+	err = report_build(&rep, src, plan, plan->level, duration_ns, o->sort,
+			   o->top);
+	if (err) {
+		tasks_free(&folded);
+		return err;
+	}
+	rep.interval = interval;
+	rep.lost_map_full = lost_map_full;
+	rep.lost_read_err = lost_read_err;
+	if (o->json)
+		report_write_json(out, &rep, o->interval_ms > 0);
+	else if (o->sep)
+		report_write_csv(out, &rep, o->sep);
+	else
+		report_write_table(out, &rep);
+	fflush(out);
+	report_free(&rep);
+	tasks_free(&folded);
+	return ferror(out) ? -EPIPE : 0;
+}
+
+static int report_now(struct session *s, const struct task_table *t,
+		      __u64 duration_ns, int interval, FILE *out)
+{
+	__u64 st[TDBPF_NR_STATS];
+
+	read_stats(s, st);
+	return session_report(s->o, s->plan, t, duration_ns, interval,
+			      st[TDBPF_STAT_MAP_FULL], st[TDBPF_STAT_READ_ERR],
+			      out);
+}
+
+/* ---- setup ---------------------------------------------------------- */
+
+static int fill_filter(struct session *s)
+{
+	const struct options *o = s->o;
+	int fd = bpf_map__fd(s->skel->maps.filter), i;
+	__u8 one = 1;
+	__u32 k;
+
+	for (i = 0; i < o->nr_pids; i++) {
+		k = (__u32)o->pids[i];
+		if (bpf_map_update_elem(fd, &k, &one, BPF_ANY))
+			return -errno;
+	}
+	for (i = 0; i < o->nr_tids; i++) {
+		k = (__u32)o->tids[i];
+		if (bpf_map_update_elem(fd, &k, &one, BPF_ANY))
+			return -errno;
+	}
+	if (s->child > 0) {
+		k = (__u32)s->child;
+		if (bpf_map_update_elem(fd, &k, &one, BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
+static int fill_counters(struct session *s)
+{
+	int fd = bpf_map__fd(s->skel->maps.counters);
+	__u32 k;
+	int i;
+
+	for (i = 0; i < s->ctr.nr * s->ncpu; i++) {
+		if (s->ctr.fds[i] < 0)
+			continue;
+		k = (__u32)i;
+		if (bpf_map_update_elem(fd, &k, &s->ctr.fds[i], BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
+static const char *bpf_hint(int err)
+{
+	if (err == -EPERM || err == -EACCES)
+		return "run as root, or grant CAP_BPF and CAP_PERFMON";
+	if (err == -ENOENT || err == -ESRCH)
+		return "the kernel lacks BTF (/sys/kernel/btf/vmlinux) or a sched tracepoint; tdbpf needs Linux >= 5.18 with CONFIG_DEBUG_INFO_BTF";
+	if (err == -E2BIG || err == -ENOMEM)
+		return "lower --max-tasks or raise the locked-memory limit";
+	return "run with -v to see libbpf's messages";
+}
+
+static int setup(struct session *s, char *err, size_t len)
+{
+	const struct options *o = s->o;
+	int e;
+
+	libbpf_set_print(o->verbose ? libbpf_print_verbose : libbpf_print);
+	s->ncpu = libbpf_num_possible_cpus();
+	if (s->ncpu <= 0 || s->ncpu > TDBPF_MAX_CPUS) {
+		snprintf(err, len, "cannot count the possible CPUs (%d)",
+			 s->ncpu);
+		return -1;
+	}
+	s->online = calloc((size_t)s->ncpu, sizeof(*s->online));
+	s->keys = calloc(BATCH, sizeof(*s->keys));
+	s->vals = calloc(BATCH, sizeof(*s->vals));
+	if (!s->online || !s->keys || !s->vals) {
+		snprintf(err, len, "out of memory");
+		return -1;
+	}
+	cpus_online(s->online, s->ncpu);
+
+	if (counters_open(&s->ctr, s->plan, s->ncpu, err, len))
+		return -1;
+
+	s->skel = tdbpf_bpf__open();
+	if (!s->skel) {
+		snprintf(err, len, "cannot open the BPF object: %s; %s",
+			 strerror(errno), bpf_hint(-errno));
+		return -1;
+	}
+	s->skel->rodata->nr_cpus = (__u32)s->ncpu;
+	s->skel->rodata->nr_events = (__u32)s->plan->nr;
+	s->skel->rodata->track_mode = o->all	     ? TDBPF_TRACK_ALL :
+				      o->nr_tids ? TDBPF_TRACK_TID :
+						   TDBPF_TRACK_TGID;
+	s->skel->rodata->follow_children = o->children;
+	bpf_map__set_max_entries(s->skel->maps.counters,
+				 (__u32)(s->plan->nr ? s->plan->nr : 1) *
+					 (__u32)s->ncpu);
+	bpf_map__set_max_entries(s->skel->maps.tasks, (__u32)o->max_tasks);
+	bpf_map__set_max_entries(s->skel->maps.exited, (__u32)o->max_tasks);
+	bpf_program__set_autoattach(s->skel->progs.tdbpf_flush, false);
+
+	e = tdbpf_bpf__load(s->skel);
+	if (e) {
+		snprintf(err, len, "cannot load the BPF programs: %s; %s",
+			 strerror(-e), bpf_hint(e));
+		return -1;
+	}
+	s->tasks_fd = bpf_map__fd(s->skel->maps.tasks);
+	s->stats_fd = bpf_map__fd(s->skel->maps.stats);
+	s->exited_fd = bpf_map__fd(s->skel->maps.exited);
+	s->flush_fd = bpf_program__fd(s->skel->progs.tdbpf_flush);
+
+	e = fill_counters(s);
+	if (!e)
+		e = fill_filter(s);
+	if (e) {
+		snprintf(err, len, "cannot fill the BPF maps: %s; %s",
+			 strerror(-e), bpf_hint(e));
+		return -1;
+	}
+	e = tdbpf_bpf__attach(s->skel);
+	if (e) {
+		snprintf(err, len, "cannot attach to the sched tracepoints: %s; %s",
+			 strerror(-e), bpf_hint(e));
+		return -1;
+	}
+	/* baseline every CPU now, so the first slices are charged whole */
+	flush_cpus(s);
+	if (o->verbose)
+		fprintf(stderr,
+			"tdbpf: attached: model %s, %d counters in %d groups on %d CPUs\n",
+			s->plan->model->name, s->plan->nr, s->plan->nr_groups,
+			s->ncpu);
+	return 0;
+}
+
+static void teardown(struct session *s)
+{
+	/* links, programs and maps go with the skeleton; counters after */
+	tdbpf_bpf__destroy(s->skel);
+	s->skel = NULL;
+	counters_close(&s->ctr);
+	tasks_free(&s->archive);
+	tasks_free(&s->snap);
+	tasks_free(&s->prev);
+	free(s->online);
+	free(s->keys);
+	free(s->vals);
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	/* a closed output pipe is an EPIPE write error, handled as a stop */
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static void stop_child(struct session *s)
+{
+	int i;
+
+	if (s->child <= 0 || s->child_exited)
+		return;
+	kill(s->child, SIGTERM);
+	for (i = 0; i < 50; i++) {
+		if (waitpid(s->child, &s->child_status, WNOHANG) == s->child) {
+			s->child_exited = true;
+			return;
+		}
+		usleep(20000);
+	}
+	kill(s->child, SIGKILL);
+	waitpid(s->child, &s->child_status, 0);
+	s->child_exited = true;
+}
+
+int session_run(const struct options *o, const struct event_plan *plan,
+		FILE *out)
+{
+	struct session s = { .o = o, .plan = plan, .go_fd = -1, .err_fd = -1 };
+	__u64 start, deadline = 0, next_iv = 0, last_iv, now, t0, t1;
+	struct task_table iv;
+	char err[512];
+	int rc = 0, n_iv = 0, e;
+
+	tasks_init(&s.archive);
+	tasks_init(&s.snap);
+	tasks_init(&s.prev);
+	tasks_init(&iv);
+	install_signals();
+
+	if (o->argv && launch(&s, err, sizeof(err))) {
+		err_line("%s", err);
+		return 1;
+	}
+	if (setup(&s, err, sizeof(err))) {
+		err_line("%s", err);
+		if (s.child > 0) {
+			close(s.go_fd);	/* the child exits without exec */
+			waitpid(s.child, NULL, 0);
+		}
+		teardown(&s);
+		return 1;
+	}
+	privs_drop_after_setup();
+	if (o->argv && release(&s, err, sizeof(err))) {
+		err_line("%s", err);
+		teardown(&s);
+		return 1;
+	}
+
+	start = now_ns();
+	last_iv = start;
+	if (o->duration > 0)
+		deadline = start + (__u64)(o->duration * 1e9);
+	if (o->interval_ms > 0)
+		next_iv = start + (__u64)o->interval_ms * 1000000ULL;
+
+	while (!stop_sig) {
+		__u64 wait_ms = TICK_MS;
+
+		now = now_ns();
+		if (deadline && now >= deadline)
+			break;
+		if (next_iv && now >= next_iv) {
+			/* interval deltas: this snapshot minus the last one */
+			if (collect(&s) == 0) {
+				tasks_reset(&iv);
+				tasks_diff(&s.snap, &s.prev, &iv, plan->nr);
+				e = report_now(&s, &iv, now - last_iv, n_iv++,
+					       out);
+				tasks_reset(&s.prev);
+				tasks_merge(&s.prev, &s.snap, plan->nr);
+				if (e == -EPIPE)
+					break;
+			}
+			last_iv = now;
+			next_iv += (__u64)o->interval_ms * 1000000ULL;
+		}
+		drain_exited(&s);
+		if (!targets_alive(&s))
+			break;
+		if (deadline && (deadline - now) / 1000000ULL < wait_ms)
+			wait_ms = (deadline - now) / 1000000ULL + 1;
+		if (next_iv && now < next_iv &&
+		    (next_iv - now) / 1000000ULL < wait_ms)
+			wait_ms = (next_iv - now) / 1000000ULL + 1;
+		poll(NULL, 0, (int)wait_ms);
+	}
+
+	now = now_ns();
+	/* the final report covers the whole run, whatever stopped it */
+	t0 = now_ns();
+	e = collect(&s);
+	t1 = now_ns();
+	if (e) {
+		fprintf(stderr,
+			"tdbpf: reading the task map failed: %s; the report shows what was read\n",
+			strerror(-e));
+		rc = 1;
+	}
+	tdbpf_bpf__detach(s.skel);
+	if (o->interval_ms > 0 && !o->json && !o->sep)
+		fprintf(out, "\n--- whole run ---\n");
+	e = report_now(&s, &s.snap, now - start, -1, out);
+	if (o->verbose)
+		fprintf(stderr,
+			"tdbpf: final report: %zu tasks, collect %.1f ms, decode and write %.1f ms\n",
+			s.snap.nr, (t1 - t0) / 1e6, (now_ns() - t1) / 1e6);
+	if (e == -EPIPE)
+		rc = rc ? rc : 0;	/* the reader went away: not our error */
+	else if (e)
+		rc = 1;
+	stop_child(&s);
+	tasks_free(&iv);
+	teardown(&s);
+	return rc;
+}

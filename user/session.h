@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* One tracing run: open counters, load/attach, loop, flush, report, stop. */
+#ifndef TDBPF_SESSION_H
+#define TDBPF_SESSION_H
+
+#include <stdio.h>
+#include "model.h"
+#include "options.h"
+
+/*
+ * Trace what @o asks for with the counters of @plan, writing reports to
+ * @out. Returns the process exit code; errors are printed as one line.
+ */
+int session_run(const struct options *o, const struct event_plan *plan,
+		FILE *out);
+
+/* Write one report of @t (folded with --per-name) in the chosen format. */
+int session_report(const struct options *o, const struct event_plan *plan,
+		   const struct task_table *t, __u64 duration_ns, int interval,
+		   __u64 lost_map_full, __u64 lost_read_err, FILE *out);
+
+#endif /* TDBPF_SESSION_H */

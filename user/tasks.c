@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The user-side task table. Rows live in one growing array; an
+ * open-addressing index (linear probing, power-of-two size, load <= 1/2)
+ * maps tid -> row so that pulling 10,000 tasks from the BPF map stays
+ * linear. Rows are never removed: exited tasks stay in the report after
+ * their map entry is deleted.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tasks.h"
+
+#define TASKS_MIN_ROWS	64
+#define TASKS_MIN_INDEX	128
+
+static size_t tid_hash(__u32 tid, size_t mask)
+{
+	/* Fibonacci hashing: tids are dense, so spread neighbours apart */
+	return (size_t)(((uint64_t)tid * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+}
+
+void tasks_init(struct task_table *t)
+{
+	memset(t, 0, sizeof(*t));
+}
+
+void tasks_free(struct task_table *t)
+{
+	free(t->rows);
+	free(t->index);
+	tasks_init(t);
+}
+
+void tasks_reset(struct task_table *t)
+{
+	t->nr = 0;
+	if (t->index)
+		memset(t->index, 0, t->index_cap * sizeof(*t->index));
+}
+
+static struct task_row *tasks_find(const struct task_table *t, __u32 tid)
+{
+	size_t mask, i;
+
+	if (!t->index_cap)
+		return NULL;
+	mask = t->index_cap - 1;
+	for (i = tid_hash(tid, mask); t->index[i]; i = (i + 1) & mask) {
+		struct task_row *r = &t->rows[t->index[i] - 1];
+
+		if (r->tid == tid)
+			return r;
+	}
+	return NULL;
+}
+
+static void index_insert(size_t *index, size_t cap, __u32 tid, size_t slot)
+{
+	size_t mask = cap - 1, i;
+
+	for (i = tid_hash(tid, mask); index[i]; i = (i + 1) & mask)
+		;
+	index[i] = slot + 1;
+}
+
+static int index_grow(struct task_table *t)
+{
+	size_t cap = t->index_cap ? t->index_cap * 2 : TASKS_MIN_INDEX;
+	size_t *index, i;
+
+	index = calloc(cap, sizeof(*index));
+	if (!index)
+		return -ENOMEM;
+	for (i = 0; i < t->nr; i++)
+		index_insert(index, cap, t->rows[i].tid, i);
+	free(t->index);
+	t->index = index;
+	t->index_cap = cap;
+	return 0;
+}
+
+/* Append a zeroed row without indexing it (folded tables use this). */
+static struct task_row *rows_append(struct task_table *t)
+{
+	struct task_row *r;
+
+	if (t->nr == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : TASKS_MIN_ROWS;
+
+		r = realloc(t->rows, cap * sizeof(*r));
+		if (!r)
+			return NULL;
+		t->rows = r;
+		t->cap = cap;
+	}
+	r = &t->rows[t->nr++];
+	memset(r, 0, sizeof(*r));
+	r->nr_tasks = 1;
+	return r;
+}
+
+struct task_row *tasks_get(struct task_table *t, __u32 tid)
+{
+	struct task_row *r = tasks_find(t, tid);
+
+	if (r)
+		return r;
+	/* keep the index at most half full so probes stay short */
+	if ((t->nr + 1) * 2 > t->index_cap && index_grow(t))
+		return NULL;
+	r = rows_append(t);
+	if (!r)
+		return NULL;
+	r->tid = tid;
+	index_insert(t->index, t->index_cap, tid, t->nr - 1);
+	return r;
+}
+
+static int clamp_ev(int nr_ev)
+{
+	if (nr_ev < 0)
+		return 0;
+	return nr_ev > TDBPF_MAX_EVENTS ? TDBPF_MAX_EVENTS : nr_ev;
+}
+
+static void add_counts(struct tdbpf_count *d, const struct tdbpf_count *s,
+		       int nr_ev)
+{
+	int i;
+
+	for (i = 0; i < nr_ev; i++) {
+		d[i].value += s[i].value;
+		d[i].enabled += s[i].enabled;
+		d[i].running += s[i].running;
+	}
+}
+
+/* Copy a name that may fill its buffer without a NUL (BPF comm). */
+static void copy_comm(char *dst, size_t dstlen, const char *src, size_t srclen)
+{
+	size_t n = strnlen(src, srclen);
+
+	if (n >= dstlen)
+		n = dstlen - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+int tasks_add(struct task_table *t, const struct tdbpf_task *s, int nr_ev)
+{
+	struct task_row *r = tasks_get(t, s->tid);
+
+	if (!r)
+		return -ENOMEM;
+	r->pid = s->tgid;
+	/* the newest name wins: threads rename themselves (prctl) */
+	if (s->comm[0])
+		copy_comm(r->comm, sizeof(r->comm), s->comm, sizeof(s->comm));
+	if (s->flags & TDBPF_TASK_EXITED)
+		r->exited = true;
+	r->on_cpu_ns += s->on_cpu_ns;
+	r->runq_wait_ns += s->runq_wait_ns;
+	r->off_cpu_ns += s->off_cpu_ns;
+	r->nvcsw += s->nvcsw;
+	r->nivcsw += s->nivcsw;
+	r->migrations += s->migrations;
+	r->slices += s->slices;
+	add_counts(r->ctr, s->ctr, clamp_ev(nr_ev));
+	return 0;
+}
+
+static void add_row(struct task_row *d, const struct task_row *s, int nr_ev)
+{
+	d->on_cpu_ns += s->on_cpu_ns;
+	d->runq_wait_ns += s->runq_wait_ns;
+	d->off_cpu_ns += s->off_cpu_ns;
+	d->nvcsw += s->nvcsw;
+	d->nivcsw += s->nivcsw;
+	d->migrations += s->migrations;
+	d->slices += s->slices;
+	add_counts(d->ctr, s->ctr, nr_ev);
+}
+
+int tasks_merge(struct task_table *dst, const struct task_table *src,
+		int nr_ev)
+{
+	size_t i;
+
+	nr_ev = clamp_ev(nr_ev);
+	for (i = 0; i < src->nr; i++) {
+		const struct task_row *s = &src->rows[i];
+		struct task_row *d = tasks_get(dst, s->tid);
+
+		if (!d)
+			return -ENOMEM;
+		d->pid = s->pid;
+		if (s->comm[0])
+			memcpy(d->comm, s->comm, sizeof(d->comm));
+		d->exited |= s->exited;
+		add_row(d, s, nr_ev);
+	}
+	return 0;
+}
+
+/* Sums only grow; a smaller value means the row restarted: count from 0. */
+static __u64 sub_sat(__u64 a, __u64 b)
+{
+	return a > b ? a - b : 0;
+}
+
+int tasks_diff(const struct task_table *cur, const struct task_table *prev,
+	       struct task_table *out, int nr_ev)
+{
+	static const struct task_row zero;
+	size_t i;
+	int j;
+
+	nr_ev = clamp_ev(nr_ev);
+	tasks_reset(out);
+	for (i = 0; i < cur->nr; i++) {
+		const struct task_row *c = &cur->rows[i];
+		const struct task_row *p = NULL;
+		struct task_row *d;
+		bool newly_exited;
+
+		if (prev)
+			p = tasks_find(prev, c->tid);
+		if (!p)
+			p = &zero;
+		newly_exited = c->exited && !p->exited;
+		if (!newly_exited &&
+		    c->on_cpu_ns == p->on_cpu_ns &&
+		    c->runq_wait_ns == p->runq_wait_ns &&
+		    c->off_cpu_ns == p->off_cpu_ns &&
+		    c->nvcsw == p->nvcsw && c->nivcsw == p->nivcsw)
+			continue;
+		d = tasks_get(out, c->tid);
+		if (!d)
+			return -ENOMEM;
+		d->pid = c->pid;
+		memcpy(d->comm, c->comm, sizeof(d->comm));
+		d->exited = c->exited;
+		d->nr_tasks = c->nr_tasks;
+		d->on_cpu_ns = sub_sat(c->on_cpu_ns, p->on_cpu_ns);
+		d->runq_wait_ns = sub_sat(c->runq_wait_ns, p->runq_wait_ns);
+		d->off_cpu_ns = sub_sat(c->off_cpu_ns, p->off_cpu_ns);
+		d->nvcsw = sub_sat(c->nvcsw, p->nvcsw);
+		d->nivcsw = sub_sat(c->nivcsw, p->nivcsw);
+		d->migrations = sub_sat(c->migrations, p->migrations);
+		d->slices = sub_sat(c->slices, p->slices);
+		for (j = 0; j < nr_ev; j++) {
+			d->ctr[j].value = sub_sat(c->ctr[j].value,
+						  p->ctr[j].value);
+			d->ctr[j].enabled = sub_sat(c->ctr[j].enabled,
+						    p->ctr[j].enabled);
+			d->ctr[j].running = sub_sat(c->ctr[j].running,
+						    p->ctr[j].running);
+		}
+	}
+	return 0;
+}
+
+static bool is_sep(char c)
+{
+	return c && strchr("-_.:/#", c);
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/*
+ * The instance suffix is the longest tail of the form DIGITS, then any
+ * number of (SEP DIGITS), that follows a non-digit, where SEP is one of
+ * - _ . : / #. It becomes a star: "worker-12" -> "worker-STAR", "parse3"
+ * -> "parse" STAR, "kworker/0:1" -> "kworker/" STAR, "worker-1.2" ->
+ * "worker-" STAR (STAR being '*', spelled out to keep this a comment).
+ * The separator before the suffix stays, so "worker-3" and "worker3" remain
+ * two names. A name made only of digits (or with no trailing digits) is
+ * not an instance number of anything and stays as it is.
+ */
+void fold_name(const char *comm, char *out, size_t outlen)
+{
+	size_t len = strlen(comm), end = len, cut;
+
+	if (!outlen)
+		return;
+	/* strip DIGITS, then (SEP DIGITS) pairs while they continue */
+	while (end && is_digit(comm[end - 1]))
+		end--;
+	cut = end;
+	while (cut < len && end >= 2 && is_sep(comm[end - 1]) &&
+	       is_digit(comm[end - 2])) {
+		size_t e = end - 1;
+
+		while (e && is_digit(comm[e - 1]))
+			e--;
+		end = e;
+		cut = e;
+	}
+	if (cut == len || cut == 0) {
+		/* no instance number, or nothing left to name */
+		snprintf(out, outlen, "%s", comm);
+		return;
+	}
+	snprintf(out, outlen, "%.*s*", (int)cut, comm);
+}
+
+/* Name -> row index of @out, for folding without quadratic searches. */
+struct name_index {
+	size_t *slot;		/* row + 1, 0 = empty */
+	size_t cap;
+};
+
+static size_t name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
+
+	while (*s) {
+		h ^= (unsigned char)*s++;
+		h *= 0x100000001b3ull;
+	}
+	return (size_t)h;
+}
+
+int tasks_fold(const struct task_table *in, struct task_table *out,
+	       int nr_ev)
+{
+	struct name_index ni;
+	size_t i;
+	int ret = 0;
+
+	nr_ev = clamp_ev(nr_ev);
+	tasks_reset(out);
+	ni.cap = TASKS_MIN_INDEX;
+	while (ni.cap < in->nr * 2)
+		ni.cap *= 2;
+	ni.slot = calloc(ni.cap, sizeof(*ni.slot));
+	if (!ni.slot)
+		return -ENOMEM;
+
+	for (i = 0; i < in->nr; i++) {
+		const struct task_row *s = &in->rows[i];
+		char name[sizeof(s->comm)];
+		struct task_row *d = NULL;
+		size_t h;
+
+		fold_name(s->comm, name, sizeof(name));
+		for (h = name_hash(name) & (ni.cap - 1); ni.slot[h];
+		     h = (h + 1) & (ni.cap - 1)) {
+			d = &out->rows[ni.slot[h] - 1];
+			if (!strcmp(d->comm, name))
+				break;
+			d = NULL;
+		}
+		if (!d) {
+			d = rows_append(out);
+			if (!d) {
+				ret = -ENOMEM;
+				break;
+			}
+			ni.slot[h] = out->nr;
+			memcpy(d->comm, name, sizeof(d->comm));
+			d->tid = s->tid;
+			d->pid = s->pid;
+			d->exited = s->exited;
+			d->nr_tasks = s->nr_tasks;
+		} else {
+			/* several tasks: no single tid; pid only if shared */
+			d->tid = 0;
+			if (d->pid != s->pid)
+				d->pid = 0;
+			d->exited = d->exited && s->exited;
+			d->nr_tasks += s->nr_tasks;
+		}
+		add_row(d, s, nr_ev);
+	}
+	free(ni.slot);
+	/*
+	 * Rows were appended without the tid index: a folded table is for
+	 * reports, looking it up by tid would make no sense.
+	 */
+	return ret;
+}

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Model-independent TMA decode: evaluate a model's tree, mark the nodes
+ * over perf's thresholds, and follow the largest flagged node down to the
+ * bottleneck, as toplev marks it with "<==".
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "tma.h"
+
+static int node_index(const struct model *m, const char *name)
+{
+	int i;
+
+	for (i = 0; i < m->nr_nodes; i++)
+		if (!strcmp(m->nodes[i].name, name))
+			return i;
+	return -1;
+}
+
+/* value > threshold, as perf compares: NAN is never over */
+static bool above(const struct model *m, const double *val, int i)
+{
+	return val[i] > m->nodes[i].thresh;
+}
+
+/*
+ * perf computes a metric only when all its events were counted; our
+ * formulas follow perf's max() and "if", which can hide a NAN input. So a
+ * node depends on an unmeasured event when its value moves with that
+ * event: evaluate with the unmeasured events at 0 and at two other values
+ * far apart, and keep only the nodes that did not move.
+ */
+static void eval_missing(const struct model *m, const double *ev, bool smt,
+			 double *val)
+{
+	static const double probe[] = { 1e15, 3.7e3 };
+	double tmp[MODEL_MAX_EVENTS], alt[MODEL_MAX_NODES];
+	struct tma_input in = { .ev = tmp, .smt = smt };
+	int i, p, missing = 0;
+
+	for (i = 0; i < m->nr_events; i++) {
+		tmp[i] = ev[i];
+		if (isnan(ev[i])) {
+			tmp[i] = 0;
+			missing++;
+		}
+	}
+	m->eval(&in, val);
+	if (!missing)
+		return;
+	for (p = 0; p < (int)(sizeof(probe) / sizeof(probe[0])); p++) {
+		for (i = 0; i < m->nr_events; i++)
+			if (isnan(ev[i]))
+				tmp[i] = probe[p];
+		m->eval(&in, alt);
+		for (i = 0; i < m->nr_nodes; i++)
+			if (!(alt[i] == val[i] ||
+			      (isnan(alt[i]) && isnan(val[i]))))
+				val[i] = NAN;
+	}
+}
+
+void tma_decode(const struct model *m, const double *ev, bool smt, int level,
+		struct tma_result *r)
+{
+	int i, lvl, cur, best, ret, heavy, off;
+
+	for (i = 0; i < MODEL_MAX_NODES; i++) {
+		r->val[i] = NAN;
+		r->over[i] = false;
+	}
+	r->bottleneck = -1;
+	r->path[0] = '\0';
+	if (!m->eval || m->nr_nodes <= 0 || m->nr_nodes > MODEL_MAX_NODES ||
+	    m->nr_events > MODEL_MAX_EVENTS)
+		return;
+	if (level > m->max_level)
+		level = m->max_level;
+
+	eval_missing(m, ev, smt, r->val);
+
+	/*
+	 * perf's thresholds: "node > t & (parent's threshold)", so parents
+	 * are decided first, level by level; three nodes do not repeat the
+	 * parent's (thresh_alone); retiring is "> 0.7 | heavy_operations >
+	 * 0.1". Decided on the whole tree, before the level cut, as perf does.
+	 */
+	ret = node_index(m, "tma_retiring");
+	heavy = node_index(m, "tma_heavy_operations");
+	for (lvl = 1; lvl <= m->max_level; lvl++) {
+		for (i = 0; i < m->nr_nodes; i++) {
+			const struct tma_node *n = &m->nodes[i];
+
+			if (n->level != lvl)
+				continue;
+			r->over[i] = above(m, r->val, i) &&
+				     (n->parent < 0 || n->thresh_alone ||
+				      r->over[n->parent]);
+			if (i == ret && heavy >= 0 && above(m, r->val, heavy))
+				r->over[i] = true;
+		}
+	}
+	for (i = 0; i < m->nr_nodes; i++) {
+		if (m->nodes[i].level > level) {
+			r->val[i] = NAN;
+			r->over[i] = false;
+		}
+	}
+
+	/* Descend through the largest flagged child at each level. */
+	cur = -1;
+	off = 0;
+	for (;;) {
+		best = -1;
+		for (i = 0; i < m->nr_nodes; i++) {
+			if (m->nodes[i].parent != cur || !r->over[i])
+				continue;
+			if (best < 0 || r->val[i] > r->val[best])
+				best = i;
+		}
+		if (best < 0)
+			break;
+		off += snprintf(r->path + off,
+				off < (int)sizeof(r->path) ?
+				sizeof(r->path) - off : 0,
+				"%s%s", cur < 0 ? "" : ".",
+				m->nodes[best].label);
+		if (off >= (int)sizeof(r->path))
+			off = sizeof(r->path);
+		cur = best;
+		r->bottleneck = best;
+	}
+}
