@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
 #include "counters.h"
@@ -102,7 +103,7 @@ int counters_open(struct counters *c, const struct event_plan *plan, int ncpu,
 {
 	struct perf_event_attr attr;
 	bool *online;
-	int cpu, s, i;
+	int cpu, s, i, g;
 
 	c->ncpu = ncpu;
 	c->nr = plan->nr;
@@ -129,6 +130,14 @@ int counters_open(struct counters *c, const struct event_plan *plan, int ncpu,
 			int fd;
 
 			attr_for(&attr, e);
+			/*
+			 * A member added under a leader that is already
+			 * counting is not scheduled until the context is
+			 * rescheduled, which on a CPU context that never
+			 * rotates is never (running stays 0). So leaders
+			 * start disabled and are enabled once complete.
+			 */
+			attr.disabled = lead == s;
 			fd = perf_event_open(&attr, cpu, gfd);
 			if (fd < 0) {
 				int e2 = errno;
@@ -144,6 +153,18 @@ int counters_open(struct counters *c, const struct event_plan *plan, int ncpu,
 				return -1;
 			}
 			c->fds[s * ncpu + cpu] = fd;
+		}
+		for (g = 0; g < plan->nr_groups; g++) {
+			int fd = c->fds[plan->leader[g] * ncpu + cpu];
+
+			if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)) {
+				snprintf(err, errlen,
+					 "cannot enable counter group %d on CPU %d: %s",
+					 g, cpu, strerror(errno));
+				free(online);
+				counters_close(c);
+				return -1;
+			}
 		}
 	}
 	free(online);

@@ -88,6 +88,7 @@ void privs_drop_after_setup(void)
 	static const cap_value_t keep[] = { CAP_BPF, CAP_PERFMON, CAP_KILL };
 	cap_t cur = cap_get_proc(), nc = cap_init();
 	cap_flag_value_t have;
+	cap_value_t c;
 	unsigned int i;
 
 	if (cur && nc) {
@@ -98,6 +99,18 @@ void privs_drop_after_setup(void)
 				continue;
 			cap_set_flag(nc, CAP_PERMITTED, 1, &keep[i], CAP_SET);
 			cap_set_flag(nc, CAP_EFFECTIVE, 1, &keep[i], CAP_SET);
+		}
+		/*
+		 * The bounding set too (needs CAP_SETPCAP, so first): we stay
+		 * uid 0, and an exec would otherwise get every capability
+		 * back.
+		 */
+		for (c = 0; c < (cap_value_t)cap_max_bits(); c++) {
+			for (i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
+				if (keep[i] == c)
+					break;
+			if (i == sizeof(keep) / sizeof(keep[0]))
+				cap_drop_bound(c);
 		}
 		cap_set_proc(nc);
 	}

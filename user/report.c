@@ -39,9 +39,15 @@ double scale_count(const struct tdbpf_count *c)
  *           a lock, I/O); its counters describe the minority of its time.
  *  NONE     otherwise: it mostly runs; judge its pipeline.
  *
+ * STARVED and BLOCKED need at least SCHED_MIN_LIFE_NS of observed life: a
+ * task seen for a few microseconds (one wakeup, one short slice) gives no
+ * share worth a verdict. Sleeps that began before attach are not seen.
+ *
  * Boundaries are inclusive and exact (integer arithmetic, 128-bit so sums
  * over thousands of folded tasks cannot overflow).
  */
+#define SCHED_MIN_LIFE_NS 1000000ULL
+
 enum sched_verdict sched_judge(const struct task_row *r, __u64 window_ns)
 {
 	unsigned __int128 on = r->on_cpu_ns, rq = r->runq_wait_ns;
@@ -50,6 +56,8 @@ enum sched_verdict sched_judge(const struct task_row *r, __u64 window_ns)
 	(void)window_ns;
 	if (!on && !rq)
 		return SCHED_IDLE;
+	if (life < SCHED_MIN_LIFE_NS)
+		return SCHED_NONE;
 	if (rq > on && rq * 4 >= life)
 		return SCHED_STARVED;
 	if (off * 2 >= life)
@@ -173,6 +181,9 @@ static void decode_bottleneck(struct task_decoded *d)
 	default:
 		if (d->has_tma && d->tma.bottleneck >= 0 && d->tma.path[0])
 			len = snprintf(b, n, "%s", d->tma.path);
+		else if (!d->has_tma)
+			/* it mostly runs; without a PMU we cannot say why */
+			len = snprintf(b, n, "on-CPU (no PMU breakdown)");
 		else
 			len = snprintf(b, n, "-");
 		break;

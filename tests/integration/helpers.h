@@ -300,10 +300,11 @@ static double mono_s(void)
 }
 
 /*
- * Run @argv with extra environment @env ("K=V", NULL-terminated, may be
- * NULL) as @uid/@gid when @uid is not (uid_t)-1, capturing both streams.
- * The binary is opened before the identity changes (fexecve), so the
- * test does not depend on the checkout being reachable by that user.
+ * Run @argv with environment changes @env ("K=V" or "K" to unset,
+ * NULL-terminated, may be NULL) as @uid/@gid when @uid is not (uid_t)-1,
+ * capturing both streams. The binary is opened before the identity
+ * changes (fexecve), so the test does not depend on the checkout being
+ * reachable by that user.
  */
 static int run_capture(char *const argv[], char *const env[], uid_t uid,
 		       gid_t gid, int timeout_s, struct run_result *r)
@@ -328,8 +329,12 @@ static int run_capture(char *const argv[], char *const env[], uid_t uid,
 
 		dup2(op[1], 1);
 		dup2(ep[1], 2);
+		/* "K=V" sets K, a bare "K" removes it */
 		for (i = 0; env && env[i]; i++)
-			putenv(env[i]);
+			if (strchr(env[i], '='))
+				putenv(env[i]);
+			else
+				unsetenv(env[i]);
 		if (uid != (uid_t)-1 &&
 		    (setgroups(0, NULL) || setgid(gid) || setuid(uid)))
 			_exit(125);

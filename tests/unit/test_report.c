@@ -161,7 +161,7 @@ static void test_scale_count(void **state)
 
 /* ---- sched_judge ------------------------------------------------------ */
 
-static enum sched_verdict judge(__u64 on, __u64 rq, __u64 off)
+static enum sched_verdict judge_ns(__u64 on, __u64 rq, __u64 off)
 {
 	struct task_row r;
 
@@ -170,6 +170,12 @@ static enum sched_verdict judge(__u64 on, __u64 rq, __u64 off)
 	r.runq_wait_ns = rq;
 	r.off_cpu_ns = off;
 	return sched_judge(&r, 1000);
+}
+
+/* shares in milliseconds: well above the 1 ms of life a verdict needs */
+static enum sched_verdict judge(__u64 on, __u64 rq, __u64 off)
+{
+	return judge_ns(on * 1000000, rq * 1000000, off * 1000000);
 }
 
 static void test_sched_judge(void **state)
@@ -194,9 +200,15 @@ static void test_sched_judge(void **state)
 	assert_int_equal(judge(1, 2, 97), SCHED_BLOCKED);
 	assert_int_equal(judge(100, 0, 0), SCHED_NONE);
 	/* sums near 2^64 / 3 do not overflow the comparisons */
-	assert_int_equal(judge(1ull << 62, (1ull << 62) + 1, 1ull << 62),
+	assert_int_equal(judge_ns(1ull << 62, (1ull << 62) + 1, 1ull << 62),
 			 SCHED_STARVED);
-	assert_int_equal(judge(1ull << 62, 0, (1ull << 62) + 1), SCHED_BLOCKED);
+	assert_int_equal(judge_ns(1ull << 62, 0, (1ull << 62) + 1),
+			 SCHED_BLOCKED);
+	/* under 1 ms of observed life: no verdict from a few microseconds */
+	assert_int_equal(judge_ns(0, 999999, 0), SCHED_NONE);
+	assert_int_equal(judge_ns(0, 1000000, 0), SCHED_STARVED);
+	assert_int_equal(judge_ns(1, 0, 999998), SCHED_NONE);
+	assert_int_equal(judge_ns(1, 0, 999999), SCHED_BLOCKED);
 	assert_string_equal(sched_verdict_str(SCHED_STARVED), "CPU-starved");
 	assert_string_equal(sched_verdict_str(SCHED_BLOCKED), "blocked");
 	assert_string_equal(sched_verdict_str(SCHED_IDLE), "idle");
@@ -316,8 +328,8 @@ static void test_build_decode(void **state)
 	r = add(&t, 1, "run", 400000000, 100000000, 0);	/* 0.4 s of 2 s */
 	for (i = 0; i < plan.nr; i++)
 		set_ctr(r, i, 1000 + i, 400000000, 400000000);
-	add(&t, 2, "starved", 37, 63, 0);
-	add(&t, 3, "blocked", 12, 0, 88);
+	add(&t, 2, "starved", 37000000, 63000000, 0);
+	add(&t, 3, "blocked", 12000000, 0, 88000000);
 	add(&t, 4, "idle", 0, 0, 0);
 	assert_int_equal(report_build(&rep, &t, &plan, 3, 2000000000ull,
 				      SORT_TID, 0), 0);
@@ -331,7 +343,7 @@ static void test_build_decode(void **state)
 	assert_true(fabs(d->on_cpu_pct - 20.0) < 1e-9);
 	assert_int_equal(d->sched, SCHED_NONE);
 	assert_false(d->has_tma);
-	assert_string_equal(d->bottleneck, "-");
+	assert_string_equal(d->bottleneck, "on-CPU (no PMU breakdown)");
 
 	d = by_tid(&rep, 2);
 	assert_int_equal(d->sched, SCHED_STARVED);
@@ -387,7 +399,7 @@ static void test_build_coverage(void **state)
 	assert_true(d->ev[2] == 200.0);	/* 6 * 1000 / 30 */
 	assert_true(fabs(d->coverage - 0.03) < 1e-12);
 	assert_true(d->low_coverage);
-	assert_string_equal(d->bottleneck, "- (low coverage 3%)");
+	assert_string_equal(d->bottleneck, "on-CPU (no PMU breakdown) (low coverage 3%)");
 	d = by_tid(&rep, 2);
 	assert_true(isnan(d->ev[2]));
 	assert_true(d->coverage == 0.0);
@@ -476,7 +488,8 @@ static void test_json(void **state)
 	assert_false(has(x, "nr_tasks"));
 	assert_false(has(x, "metrics"));	/* software: nothing decodes */
 	assert_true(json_object_get_double(get(x, "coverage")) == 1.0);
-	assert_string_equal(json_object_get_string(get(x, "bottleneck")), "-");
+	assert_string_equal(json_object_get_string(get(x, "bottleneck")),
+			    "on-CPU (no PMU breakdown)");
 	ctr = get(x, "counters");
 	assert_int_equal(json_object_object_length(ctr),
 			 model_software.nr_events);
@@ -719,7 +732,7 @@ static void test_table_low_coverage_note(void **state)
 	set_ctr(r, 2, 6, 1000, 30);
 	report_build(&rep, &t, &plan, 0, 1000, SORT_CPU, 0);
 	s = render(&rep, FMT_TABLE, NULL);
-	assert_non_null(strstr(s, "- (low coverage 3%)"));
+	assert_non_null(strstr(s, "on-CPU (no PMU breakdown) (low coverage 3%)"));
 	assert_non_null(strstr(s, "\n? low coverage"));
 	assert_int_equal(count_lines(s), 4);
 	free(s);
