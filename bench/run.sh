@@ -570,7 +570,11 @@ write_results() {
 			ls "$TMP"/scale."$n".*."$k" >/dev/null 2>&1 || continue
 			local st
 			st=$(scale_med "$n" "$k" perf_status)
-			echo "| $n | $([ $k = perf ] && echo "4 (same as tdbpf)" || echo "1 (cpu-clock)") | $([ "$st" = 0 ] && echo ok || echo "failed (exit $st): $(grep -v '^$' "$TMP/perf.err.$n.$k" 2>/dev/null | head -2 | tr '\n' ' ' | sed 's/|/\\|/g')") | $(scale_med "$n" "$k" perf_threads) | $(scale_med "$n" "$k" perf_fds) | $(scale_med "$n" "$k" perf_over_ms) ($(scale_spread "$n" "$k" perf_over_ms %.0f)) |"
+			if [ "$st" = 0 ]; then
+				echo "| $n | $([ $k = perf ] && echo "4 (same as tdbpf)" || echo "1 (cpu-clock)") | ok | $(scale_med "$n" "$k" perf_threads) | $(scale_med "$n" "$k" perf_fds) | $(scale_med "$n" "$k" perf_over_ms) ($(scale_spread "$n" "$k" perf_over_ms %.0f)) |"
+			else
+				echo "| $n | $([ $k = perf ] && echo "4 (same as tdbpf)" || echo "1 (cpu-clock)") | failed (exit $st): $(grep -v '^$' "$TMP/perf.err.$n.$k" 2>/dev/null | head -2 | tr '\n' ' ' | sed 's/|/\\|/g;s/ *$//') | - | $(scale_med "$n" "$k" perf_fds) seen before it gave up | n/a |"
+			fi
 		done
 	done
 	n=$(echo "$THREADS" | tr ' ' '\n' | sort -n | tail -1)

@@ -378,6 +378,9 @@ static int cmd_trace(const struct options *o, FILE *out)
 		if (m == &model_software && d.reason[0])
 			errorf("%s", d.reason);
 	}
+	/* NMI watchdog holding a counter, hybrid part: said once, up front */
+	if (m == d.model && d.note[0])
+		errorf("%s", d.note);
 	smt = o->smt >= 0 ? o->smt : d.smt;
 	if (plan_events(m, level_for(m, o->level), smt, gp_budget(m, smt, &d),
 			&plan, err, sizeof(err))) {

@@ -25,20 +25,24 @@ static bool above(const struct model *m, const double *val, int i)
 	return val[i] > m->nodes[i].thresh;
 }
 
+bool tma_strict;
+
 /*
- * perf computes a metric only when all its events were counted; our
- * formulas follow perf's max() and "if", which can hide a NAN input. So a
- * node depends on an unmeasured event when its value moves with that
- * event: evaluate with the unmeasured events at 0 and at two other values
- * far apart, and keep only the nodes that did not move.
+ * perf computes a metric only when every event its formula names was
+ * counted (both branches of a condition on data; #SMT_on is folded); our
+ * formulas follow perf's max() and "if", which can swallow a NAN input.
+ * So the unmeasured events are found with a strict evaluation (tma_expr.h:
+ * NAN goes through everything, x / 0 is 0): a node that is NAN there
+ * needs an unmeasured event and is not computable. Every other node has
+ * perf's value, evaluated with the unmeasured events set to anything,
+ * since it does not use them.
  */
 static void eval_missing(const struct model *m, const double *ev, bool smt,
 			 double *val)
 {
-	static const double probe[] = { 1e15, 3.7e3 };
-	double tmp[MODEL_MAX_EVENTS], alt[MODEL_MAX_NODES];
+	double tmp[MODEL_MAX_EVENTS], strict[MODEL_MAX_NODES];
 	struct tma_input in = { .ev = tmp, .smt = smt };
-	int i, p, missing = 0;
+	int i, missing = 0;
 
 	for (i = 0; i < m->nr_events; i++) {
 		tmp[i] = ev[i];
@@ -50,16 +54,13 @@ static void eval_missing(const struct model *m, const double *ev, bool smt,
 	m->eval(&in, val);
 	if (!missing)
 		return;
-	for (p = 0; p < (int)(sizeof(probe) / sizeof(probe[0])); p++) {
-		for (i = 0; i < m->nr_events; i++)
-			if (isnan(ev[i]))
-				tmp[i] = probe[p];
-		m->eval(&in, alt);
-		for (i = 0; i < m->nr_nodes; i++)
-			if (!(alt[i] == val[i] ||
-			      (isnan(alt[i]) && isnan(val[i]))))
-				val[i] = NAN;
-	}
+	tma_strict = true;
+	in.ev = ev;
+	m->eval(&in, strict);
+	tma_strict = false;
+	for (i = 0; i < m->nr_nodes; i++)
+		if (isnan(strict[i]))
+			val[i] = NAN;
 }
 
 void tma_decode(const struct model *m, const double *ev, bool smt, int level,

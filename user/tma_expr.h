@@ -9,27 +9,38 @@
  *  - "a if cond else b" takes a only when cond is not zero: a NAN cond
  *    takes a.
  * An input that was not measured is a different matter: tma_decode()
- * finds the nodes that depend on one and reports them as NAN.
+ * evaluates once more with tma_strict set, where NAN goes through max(),
+ * min() and both branches of a condition and x / 0 is 0, to find the
+ * nodes that need one.
  */
 #ifndef TDBPF_TMA_EXPR_H
 #define TDBPF_TMA_EXPR_H
 
 #include <math.h>
+#include <stdbool.h>
+
+/* set by tma_decode() only: NAN propagates through max, min, "if" */
+extern bool tma_strict;
 
 static inline double dv(double a, double b)
 {
+	/* strict: only an unmeasured input may make NAN, so x / 0 is 0 */
 	if (b == 0.0)
-		return NAN;
+		return tma_strict && !isnan(a) ? 0.0 : NAN;
 	return a / b;
 }
 
 static inline double mx(double a, double b)
 {
+	if (tma_strict && (isnan(a) || isnan(b)))
+		return NAN;
 	return a > b ? a : b;
 }
 
 static inline double mn(double a, double b)
 {
+	if (tma_strict && (isnan(a) || isnan(b)))
+		return NAN;
 	return a < b ? a : b;
 }
 
@@ -46,8 +57,15 @@ static inline double lt(double a, double b)
 	return gt(b, a);
 }
 
+/*
+ * Conditions here are on data (#SMT_on is a C test in the models): in
+ * strict mode both branches are needed, as perf asks for the events of
+ * both.
+ */
 static inline double sel(double cond, double a, double b)
 {
+	if (tma_strict && (isnan(cond) || isnan(a) || isnan(b)))
+		return NAN;
 	return cond != 0.0 ? a : b;
 }
 

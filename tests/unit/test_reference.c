@@ -617,8 +617,14 @@ static double literal(const struct refset *r, const char *lit, bool *ok)
 }
 
 static double eval_metric(struct refset *r, int idx);
+static bool is_const(struct refset *r, struct enode *n);
 
-/* diagnosis only: NAN propagates through max, min and conditions */
+/*
+ * NAN propagates through max, min and conditions (through both branches
+ * of a condition on data, as perf's compute_ids pass needs the events of
+ * both), and a division by zero is 0 rather than NAN: a NAN result then
+ * says only that a NAN input is read (diagnosis, missing-input check).
+ */
 static bool nan_strict;
 
 static void resolve(struct refset *r, struct enode *n)
@@ -672,7 +678,13 @@ static double eval_node(struct refset *r, struct enode *n)
 		a = eval_node(r, n->a);
 		b = eval_node(r, n->b);
 		c = eval_node(r, n->c);
-		if (nan_strict && isnan(b))
+		/*
+		 * strict, as perf's compute_ids pass: a constant condition
+		 * (#SMT_on) keeps the branch taken, any other needs both
+		 */
+		if (nan_strict && (isnan(b) || (is_const(r, n->b) ?
+				  isnan(fpclassify(b) == FP_ZERO ? c : a) :
+				  isnan(a) || isnan(c))))
 			return NAN;
 		/* only an exact zero is false: a NAN condition is true */
 		return fpclassify(b) == FP_ZERO ? c : a;
@@ -693,8 +705,9 @@ static double eval_node(struct refset *r, struct enode *n)
 		b = eval_node(r, n->b);
 		switch (n->op) {
 		case '/':
+			/* strict: NAN means "reads a missing event" only */
 			if (fpclassify(b) == FP_ZERO)
-				return NAN;
+				return nan_strict && !isnan(a) ? 0.0 : NAN;
 			return a / b;
 		case '%':
 			if (fpclassify(b) == FP_ZERO)
@@ -1556,6 +1569,83 @@ static void test_threshold_flags(void **state)
 	assert_true(flagged > VECTORS);
 }
 
+/*
+ * Unmeasured events: knock out one event at a time. A node needs that
+ * event when the reference expression, evaluated strictly (NAN through
+ * max, min and both branches of a condition on data; x / 0 = 0 so that
+ * only a NAN input makes NAN), is NAN: perf would not compute it, and it
+ * must come out NAN; every other node with exactly perf's value.
+ */
+#define KO_VECTORS 150
+
+static void test_missing_inputs(void **state)
+{
+	double *ev, *save, want[MODEL_MAX_NODES];
+	int map[MODEL_MAX_NODES], k, s, v, j, bad = 0, deps = 0;
+	struct tma_result res;
+	const struct model *m;
+	struct refset r;
+
+	setup_ref(state, &r);
+	m = r.m;
+	for (k = 0; k < m->nr_nodes; k++)
+		map[k] = find_metric(&r, m->nodes[k].name);
+	ev = calloc(m->nr_events, sizeof(*ev));
+	save = calloc(m->nr_events, sizeof(*save));
+	r.ev = ev;
+	rng_state = 0xabcdef12345ULL ^ (uint64_t)m->nr_events << 32;
+	for (s = 0; s < 2; s++) {
+		r.smt = s;
+		for (v = 0; v < KO_VECTORS; v++) {
+			gen_vector(m, v, save);
+			for (j = 0; j < m->nr_events; j++) {
+				memcpy(ev, save, m->nr_events * sizeof(*ev));
+				ev[j] = 3.25e6;	/* unlike tma.c's stand-in */
+				r.gen++;
+				for (k = 0; k < m->nr_nodes; k++)
+					want[k] = map[k] < 0 ? NAN :
+						  eval_metric(&r, map[k]);
+				nan_strict = true;
+				ev[j] = NAN;
+				r.gen++;
+				for (k = 0; k < m->nr_nodes; k++) {
+					if (map[k] < 0)
+						continue;
+					if (isnan(eval_metric(&r, map[k]))) {
+						want[k] = NAN;
+						deps++;
+					}
+				}
+				nan_strict = false;
+				ev[j] = NAN;
+				tma_decode(m, ev, s, m->max_level, &res);
+				for (k = 0; k < m->nr_nodes; k++) {
+					if (map[k] < 0 ||
+					    same(want[k], res.val[k]))
+						continue;
+					if (bad++ < 5)
+						print_error("%s smt %s vector %d "
+							    "without %s: %s = "
+							    "%.17g, want %.17g\n",
+							    r.dir, s ? "on" :
+							    "off", v,
+							    m->events[j].name,
+							    m->nodes[k].name,
+							    res.val[k], want[k]);
+				}
+			}
+		}
+	}
+	print_message("%s: %d knock-outs, %d node values read the missing "
+		      "event, %d differ\n", r.dir,
+		      2 * KO_VECTORS * m->nr_events, deps, bad);
+	free(ev);
+	free(save);
+	ref_free(&r);
+	assert_int_equal(bad, 0);
+	assert_true(deps > KO_VECTORS);
+}
+
 /* ------------------------------------------------------------------ */
 /* the evaluator itself, on fixed expressions with known values          */
 /* ------------------------------------------------------------------ */
@@ -1685,7 +1775,7 @@ static void test_reference_resolves(void **state)
 	T(i, dir, test_reference_resolves), T(i, dir, test_encodings),	\
 	T(i, dir, test_needed_events), T(i, dir, test_tree),		\
 	T(i, dir, test_thresholds), T(i, dir, test_formulas),	\
-	T(i, dir, test_threshold_flags)
+	T(i, dir, test_threshold_flags), T(i, dir, test_missing_inputs)
 
 int main(void)
 {
