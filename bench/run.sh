@@ -70,7 +70,14 @@ cleanup() {
 		pkill -TERM -P "$p" 2>/dev/null
 		kill -TERM "$p" 2>/dev/null
 	done
-	sleep 0.3
+	# manythreads joins thousands of threads: give them a few seconds
+	for _ in $(seq 30); do
+		for p in "${PIDS[@]}"; do
+			kill -0 "$p" 2>/dev/null && break
+		done
+		kill -0 "$p" 2>/dev/null || break
+		sleep 0.1
+	done
 	for p in "${PIDS[@]}"; do
 		kill -0 "$p" 2>/dev/null || continue
 		pkill -KILL -P "$p" 2>/dev/null

@@ -552,6 +552,50 @@ static void test_conservation_all(void **state)
 	assert_nothing_left();
 }
 
+/*
+ * With every CPU busy, on-CPU time summed over all tasks can not exceed
+ * the traced time times the CPUs. Slices charged while tdbpf was still
+ * attaching its programs (before the run's start) must not be counted:
+ * attaching takes tens of ms, which a 1 s run would show as several %.
+ */
+static void test_no_time_before_start(void **state)
+{
+	char nbuf[16];
+	char *wl[] = { (char *)workload("spinners"), "-n", nbuf, "-d", "10",
+		       NULL };
+	char *tr[] = { (char *)tdbpf_bin(), "-a", "-j", "-d", "1", NULL };
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	json_object *doc, *tasks;
+	double on = 0, cap;
+	struct child w;
+	char *out = NULL;
+	size_t i;
+	int k;
+
+	(void)state;
+	NEED_BPF();
+	snprintf(nbuf, sizeof(nbuf), "%ld", ncpu);
+	start_workload(wl, &w);
+	for (k = 0; k < 3; k++) {
+		on = 0;
+		assert_int_equal(run(tr, &out, 30), 0);
+		doc = json_tokener_parse(out);
+		assert_non_null(doc);
+		assert_true(json_object_object_get_ex(doc, "tasks", &tasks));
+		for (i = 0; i < json_object_array_length(tasks); i++)
+			on += (double)jint(json_object_array_get_idx(tasks, i),
+					   "on_cpu_ns");
+		cap = (double)jint(doc, "duration_ns") * (double)ncpu;
+		print_message("on-CPU %.4f s of %.4f s (%+.2f%%)\n", on / 1e9,
+			      cap / 1e9, 100.0 * (on - cap) / cap);
+		/* the final flush and map read take well under 1 ms a CPU */
+		assert_true(on <= cap + (double)ncpu * 1e6);
+		json_object_put(doc);
+		free(out);
+	}
+	stop_workload(&w);
+}
+
 /* ---- privileges -------------------------------------------------------------- */
 
 /* The command's stdout: `-- /usr/bin/id ARG` under tdbpf with @env. */
@@ -669,6 +713,7 @@ int main(void)
 		cmocka_unit_test(test_sigkill_leaves_nothing),
 		cmocka_unit_test(test_small_map_counts_losses),
 		cmocka_unit_test(test_conservation_all),
+		cmocka_unit_test(test_no_time_before_start),
 		cmocka_unit_test(test_command_runs_as_sudo_user),
 		cmocka_unit_test(test_caps_dropped_after_setup),
 	};
