@@ -26,6 +26,8 @@ const volatile __u32 nr_cpus = 1;
 const volatile __u32 nr_events;
 const volatile __u32 track_mode = TDBPF_TRACK_TGID;
 const volatile bool follow_children;
+/* CLOCK_MONOTONIC just before attach: tasks started later count whole */
+const volatile __u64 attach_ns;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
@@ -52,13 +54,12 @@ struct {
 	__type(value, struct tdbpf_task);
 } tasks SEC(".maps");
 
-/* tgids (or tids with -t) to follow; fork adds children with --children */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
-	__type(key, __u32);
-	__type(value, __u8);
-} filter SEC(".maps");
+/*
+ * tgids (or tids with -t) to follow, one bit each; fork sets children's
+ * bits with --children. A plain global array: the test at every switch of
+ * every task on the machine is a memory load, not a helper call.
+ */
+__u64 track_bits[TDBPF_TRACK_WORDS];
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -95,14 +96,19 @@ static __always_inline void stat_inc(__u32 which)
 
 static __always_inline bool tracked_ids(__u32 pid, __u32 tgid)
 {
-	__u32 key;
+	__u32 key, idx;
 
 	if (!pid)	/* the idle tasks */
 		return false;
 	if (track_mode == TDBPF_TRACK_ALL)
 		return true;
 	key = track_mode == TDBPF_TRACK_TID ? pid : tgid;
-	return bpf_map_lookup_elem(&filter, &key) != NULL;
+	idx = key / 64;
+	/* keep clang from indexing with a copy the verifier did not bound */
+	asm volatile("" : "+r"(idx));
+	if (idx >= TDBPF_TRACK_WORDS)
+		return false;
+	return track_bits[idx] & (1ULL << (key % 64));
 }
 
 static __always_inline bool tracked(struct task_struct *t)
@@ -110,7 +116,21 @@ static __always_inline bool tracked(struct task_struct *t)
 	return tracked_ids(t->pid, t->tgid);
 }
 
-static __always_inline struct tdbpf_task *task_get(__u32 pid, __u32 tgid)
+/*
+ * The name at every switch-out (threads rename themselves after they
+ * start): two direct loads through the BTF pointer, not a helper call.
+ */
+static __always_inline void copy_comm(char *dst, struct task_struct *p)
+{
+	__u64 *d = (__u64 *)dst;
+	__u64 *s = (__u64 *)p->comm;
+
+	d[0] = s[0];
+	d[1] = s[1];
+}
+
+static __always_inline struct tdbpf_task *task_get(struct task_struct *p,
+						   __u32 pid, __u32 tgid)
 {
 	struct tdbpf_task *t, *zero;
 	__u32 z = 0;
@@ -129,9 +149,19 @@ static __always_inline struct tdbpf_task *task_get(__u32 pid, __u32 tgid)
 		return NULL;
 	}
 	t = bpf_map_lookup_elem(&tasks, &pid);
-	if (t) {
+	if (t && !t->tid) {
 		t->tid = pid;
 		t->tgid = tgid;
+		if (p->start_time >= attach_ns) {
+			/* born while we watch: its whole life counts */
+			t->start_ns = p->start_time;
+		} else {
+			/* from now on: what it did before attach is not ours */
+			t->start_ns = bpf_ktime_get_ns();
+			t->base_exec = p->se.sum_exec_runtime;
+			t->base_run_delay = p->sched_info.run_delay;
+			t->base_migrations = p->se.nr_migrations;
+		}
 	}
 	return t;
 }
@@ -171,19 +201,28 @@ static __always_inline void read_counters(struct tdbpf_cpu *st,
 	}
 }
 
-/* Charge the running task @pid on this CPU up to @now. */
+/*
+ * Charge @p, running on this CPU: the counters of the slice since its
+ * switch-in, and the kernel's own accounting of its CPU time, run-queue
+ * wait (what schedstat shows) and migrations, which the scheduler has
+ * brought up to date before the tracepoint. A switch needs no clock read
+ * and never the entry of the task coming in.
+ */
 static __always_inline struct tdbpf_task *
-charge_current(struct tdbpf_cpu *st, __u32 pid, __u32 tgid, __u64 now,
-	       __u32 cpu)
+charge_current(struct tdbpf_cpu *st, struct task_struct *p, __u32 cpu)
 {
-	struct tdbpf_task *t = task_get(pid, tgid);
+	__u32 pid = p->pid;
+	struct tdbpf_task *t = task_get(p, pid, p->tgid);
 
 	/* only a slice whose start we saw is charged */
-	bool have_start = st->tid == pid && st->ts;
-
-	read_counters(st, t && have_start ? t : NULL, cpu);
-	if (t && have_start)
-		t->on_cpu_ns += now - st->ts;
+	read_counters(st, t && st->tid == pid ? t : NULL, cpu);
+	if (!t)
+		return NULL;
+	t->on_cpu_ns = p->se.sum_exec_runtime - t->base_exec;
+	t->runq_wait_ns = p->sched_info.run_delay - t->base_run_delay;
+	t->migrations = p->se.nr_migrations - t->base_migrations;
+	t->last_cpu = cpu;
+	copy_comm(t->comm, p);
 	return t;
 }
 
@@ -195,146 +234,53 @@ int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 	struct tdbpf_task *t;
 	struct tdbpf_cpu *st;
 	__u32 z = 0, cpu;
-	__u64 now;
 
-	/* the early exit: untracked switches cost two lookups at most */
-	if (!tp && !tn) {
-		stat_inc(TDBPF_STAT_UNTRACKED);
+	/* the early exit: untracked switches cost two bit tests */
+	if (!tp && !tn)
 		return 0;
-	}
-	stat_inc(TDBPF_STAT_SWITCHES);
-	now = bpf_ktime_get_ns();
 	cpu = bpf_get_smp_processor_id();
 	st = bpf_map_lookup_elem(&cpu_state, &z);
 	if (!st)
 		return 0;
 
 	if (tp) {
-		t = charge_current(st, prev->pid, prev->tgid, now, cpu);
+		t = charge_current(st, prev, cpu);
 		if (t) {
 			/* what the kernel counts as nvcsw vs nivcsw */
-			if (!preempt && prev_state != TASK_RUNNING) {
+			if (!preempt && prev_state != TASK_RUNNING)
 				t->nvcsw++;
-				t->sleep_ts = now;
-			} else {
+			else
 				t->nivcsw++;
-				t->wait_ts = now;
-			}
 			if (prev_state & TASK_DEAD) {
 				/* its last slice: hand it over to user space */
 				__u32 tid = prev->pid;
 
+				t->end_ns = bpf_ktime_get_ns();
 				t->flags |= TDBPF_TASK_EXITED;
 				bpf_map_push_elem(&exited, &tid, 0);
 			}
 			t->slices++;
-			t->last_cpu = cpu;
-			bpf_probe_read_kernel_str(t->comm, sizeof(t->comm),
-						  prev->comm);
 		}
 	} else {
 		/* untracked prev: only take next's baseline */
 		read_counters(st, NULL, cpu);
 	}
-
-	if (tn) {
-		t = task_get(next->pid, next->tgid);
-		if (t) {
-			if (t->sleep_ts) {	/* woken before we saw it */
-				t->off_cpu_ns += now - t->sleep_ts;
-				t->sleep_ts = 0;
-			}
-			if (t->wait_ts) {
-				t->runq_wait_ns += now - t->wait_ts;
-				t->wait_ts = 0;
-			}
-			if (!t->comm[0])
-				bpf_probe_read_kernel_str(t->comm,
-							  sizeof(t->comm),
-							  next->comm);
-		}
-		st->tid = next->pid;
-		st->ts = now;
-	} else {
-		st->tid = 0;
-		st->ts = 0;
-	}
-	return 0;
-}
-
-static __always_inline void on_wakeup(struct task_struct *p)
-{
-	struct tdbpf_task *t;
-	__u64 now;
-
-	if (!tracked(p))
-		return;
-	t = task_get(p->pid, p->tgid);
-	if (!t)
-		return;
-	now = bpf_ktime_get_ns();
-	if (t->sleep_ts) {
-		t->off_cpu_ns += now - t->sleep_ts;
-		t->sleep_ts = 0;
-	}
-	if (!t->wait_ts)
-		t->wait_ts = now;
-}
-
-SEC("tp_btf/sched_wakeup")
-int BPF_PROG(tdbpf_wakeup, struct task_struct *p)
-{
-	on_wakeup(p);
-	return 0;
-}
-
-SEC("tp_btf/sched_wakeup_new")
-int BPF_PROG(tdbpf_wakeup_new, struct task_struct *p)
-{
-	on_wakeup(p);
-	return 0;
-}
-
-SEC("tp_btf/sched_migrate_task")
-int BPF_PROG(tdbpf_migrate, struct task_struct *p, int dest_cpu)
-{
-	struct tdbpf_task *t;
-	__u32 pid = p->pid;	/* keys must be on the stack */
-
-	if (!tracked(p))
-		return 0;
-	t = bpf_map_lookup_elem(&tasks, &pid);
-	if (t)
-		t->migrations++;
+	st->tid = tn ? next->pid : 0;
 	return 0;
 }
 
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(tdbpf_fork, struct task_struct *parent, struct task_struct *child)
 {
-	__u32 tgid = child->tgid;
-	__u8 one = 1;
+	__u32 tgid = child->tgid, idx = tgid / 64;
 
 	/* new threads share the tgid and are tracked already */
 	if (!follow_children || track_mode != TDBPF_TRACK_TGID ||
-	    child->tgid == parent->tgid)
+	    child->tgid == parent->tgid || !tracked(parent))
 		return 0;
-	if (tracked(parent))
-		bpf_map_update_elem(&filter, &tgid, &one, BPF_ANY);
-	return 0;
-}
-
-SEC("tp_btf/sched_process_exit")
-int BPF_PROG(tdbpf_exit, struct task_struct *p)
-{
-	struct tdbpf_task *t;
-	__u32 pid = p->pid;
-
-	if (!tracked(p))
-		return 0;
-	t = bpf_map_lookup_elem(&tasks, &pid);
-	if (t)
-		t->flags |= TDBPF_TASK_EXITED;
+	asm volatile("" : "+r"(idx));
+	if (idx < TDBPF_TRACK_WORDS)
+		__sync_fetch_and_or(&track_bits[idx], 1ULL << (tgid % 64));
 	return 0;
 }
 
@@ -346,21 +292,17 @@ int BPF_PROG(tdbpf_exit, struct task_struct *p)
 SEC("raw_tp")
 int tdbpf_flush(void *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 pid = (__u32)id, tgid = id >> 32;
+	struct task_struct *cur = bpf_get_current_task_btf();
 	struct tdbpf_cpu *st;
-	__u32 z = 0, cpu;
-	__u64 now;
+	__u32 z = 0;
 
-	if (!tracked_ids(pid, tgid))
+	if (!tracked(cur))
 		return 0;
 	st = bpf_map_lookup_elem(&cpu_state, &z);
 	if (!st)
 		return 0;
-	now = bpf_ktime_get_ns();
-	cpu = bpf_get_smp_processor_id();
-	charge_current(st, pid, tgid, now, cpu);
-	st->tid = pid;
-	st->ts = now;
+	/* its CPU time is as of the scheduler's last update (a tick) */
+	charge_current(st, cur, bpf_get_smp_processor_id());
+	st->tid = cur->pid;
 	return 0;
 }

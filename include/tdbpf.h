@@ -13,6 +13,8 @@
 #define TDBPF_MAX_EVENTS	64
 #define TDBPF_COMM_LEN		16
 #define TDBPF_MAX_CPUS		1024
+/* track bitmap: one bit per id up to PID_MAX_LIMIT (4M on 64-bit) */
+#define TDBPF_TRACK_WORDS	(4194304 / 64)
 
 /* One counter's delta, as bpf_perf_event_read_value() reports it. */
 struct tdbpf_count {
@@ -22,44 +24,48 @@ struct tdbpf_count {
 };
 
 enum tdbpf_task_flags {
-	TDBPF_TASK_EXITED = 1,	/* sched_process_exit seen, or switched out dead */
+	TDBPF_TASK_EXITED = 1,	/* switched out dead: its last slice */
 };
 
-/* Per-task sums, one hash entry per tid. */
+/*
+ * Per-task sums, one hash entry per tid. The scheduling times are the
+ * kernel's own per-task accounting, read from the task at each switch-out
+ * and taken relative to a baseline from when tdbpf first saw the task
+ * (zero for a task created after attach): no clock read at a switch.
+ */
 struct tdbpf_task {
 	__u32 tid;
 	__u32 tgid;
 	__u32 flags;
 	__u32 last_cpu;
 	char comm[TDBPF_COMM_LEN];
-	__u64 on_cpu_ns;
-	__u64 runq_wait_ns;	/* wakeup or preemption to switch-in */
-	__u64 off_cpu_ns;	/* voluntary switch-out to wakeup */
+	__u64 on_cpu_ns;	/* se.sum_exec_runtime since first seen */
+	__u64 runq_wait_ns;	/* sched_info.run_delay since first seen */
+	__u64 off_cpu_ns;	/* filled by user space: life - on - runq */
 	__u64 nvcsw;		/* voluntary switches */
 	__u64 nivcsw;		/* involuntary (preempted) switches */
-	__u64 migrations;
+	__u64 migrations;	/* se.nr_migrations since first seen */
 	__u64 slices;		/* switch-outs charged */
-	/* state, not sums: timestamps of the current wait, 0 when none */
-	__u64 sleep_ts;
-	__u64 wait_ts;
+	__u64 start_ns;		/* CLOCK_MONOTONIC: first seen, or creation */
+	__u64 end_ns;		/* CLOCK_MONOTONIC at its last switch, 0 alive */
+	__u64 base_exec;	/* baselines, at first sight */
+	__u64 base_run_delay;
+	__u64 base_migrations;
 	struct tdbpf_count ctr[TDBPF_MAX_EVENTS];
 };
 
 /* Per-CPU state: the task on this CPU and the readings at its switch-in. */
 struct tdbpf_cpu {
-	__u64 ts;		/* ktime of the last switch on this CPU */
-	__u32 tid;		/* task that is running since ts */
+	__u32 tid;		/* tracked task whose switch-in took prev[] */
 	__u32 pad;
 	__u64 valid;		/* bit i: prev[i] holds a good reading */
 	struct tdbpf_count prev[TDBPF_MAX_EVENTS];
 };
 
-/* Losses and activity, summed over the per-CPU stats array. */
+/* Losses, summed over the per-CPU stats array (off the hot path). */
 enum tdbpf_stat {
 	TDBPF_STAT_READ_ERR,	/* bpf_perf_event_read_value failed */
 	TDBPF_STAT_MAP_FULL,	/* a task could not be added to the map */
-	TDBPF_STAT_SWITCHES,	/* switches with a tracked prev or next */
-	TDBPF_STAT_UNTRACKED,	/* switches skipped by the early exit */
 	TDBPF_NR_STATS,
 };
 

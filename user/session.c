@@ -237,6 +237,21 @@ static void flush_cpus(struct session *s)
 	}
 }
 
+/*
+ * Off-CPU time is the rest of the task's observed life: from when it was
+ * first seen (or born) to its death or now, minus the kernel's on-CPU and
+ * run-queue times. It includes a wait in the run queue that has not ended
+ * yet at @now (the kernel adds a wait to run_delay when it ends).
+ */
+static void fill_off_cpu(struct tdbpf_task *v, __u64 now)
+{
+	__u64 end = v->end_ns ? v->end_ns : now;
+	__u64 life = end > v->start_ns ? end - v->start_ns : 0;
+	__u64 busy = v->on_cpu_ns + v->runq_wait_ns;
+
+	v->off_cpu_ns = life > busy ? life - busy : 0;
+}
+
 /* Move the entry of exited task @tid from the map to the archive. */
 static void archive_task(struct session *s, __u32 tid)
 {
@@ -245,6 +260,7 @@ static void archive_task(struct session *s, __u32 tid)
 	/* read and delete at once: a later final slice makes a new entry */
 	if (bpf_map_lookup_and_delete_elem(s->tasks_fd, &tid, v))
 		return;
+	fill_off_cpu(v, now_ns());
 	tasks_add(&s->archive, v, s->plan->nr);
 }
 
@@ -285,9 +301,11 @@ static int collect(struct session *s)
 	LIBBPF_OPTS(bpf_map_batch_opts, opts);
 	__u32 in, out, count, i;
 	void *inp = NULL;
+	__u64 now;
 	int err;
 
 	flush_cpus(s);
+	now = now_ns();
 	drain_exited(s);
 	tasks_reset(&s->snap);
 	for (;;) {
@@ -297,6 +315,7 @@ static int collect(struct session *s)
 		if (err && errno != ENOENT)
 			return -errno;
 		for (i = 0; i < count; i++) {
+			fill_off_cpu(&s->vals[i], now);
 			if (s->vals[i].flags & TDBPF_TASK_EXITED) {
 				tasks_add(&s->archive, &s->vals[i],
 					  s->plan->nr);
@@ -366,29 +385,31 @@ static int report_now(struct session *s, const struct task_table *t,
 
 /* ---- setup ---------------------------------------------------------- */
 
+static int track_id(struct session *s, pid_t id)
+{
+	__u32 k = (__u32)id;
+
+	/* ids above PID_MAX_LIMIT do not exist; refuse rather than miss */
+	if (k >= TDBPF_TRACK_WORDS * 64)
+		return -ERANGE;
+	/* .bss is mmap'ed: this is the BPF program's own memory */
+	__atomic_fetch_or(&s->skel->bss->track_bits[k / 64], 1ULL << (k % 64),
+			  __ATOMIC_RELAXED);
+	return 0;
+}
+
 static int fill_filter(struct session *s)
 {
 	const struct options *o = s->o;
-	int fd = bpf_map__fd(s->skel->maps.filter), i;
-	__u8 one = 1;
-	__u32 k;
+	int i, e = 0;
 
-	for (i = 0; i < o->nr_pids; i++) {
-		k = (__u32)o->pids[i];
-		if (bpf_map_update_elem(fd, &k, &one, BPF_ANY))
-			return -errno;
-	}
-	for (i = 0; i < o->nr_tids; i++) {
-		k = (__u32)o->tids[i];
-		if (bpf_map_update_elem(fd, &k, &one, BPF_ANY))
-			return -errno;
-	}
-	if (s->child > 0) {
-		k = (__u32)s->child;
-		if (bpf_map_update_elem(fd, &k, &one, BPF_ANY))
-			return -errno;
-	}
-	return 0;
+	for (i = 0; i < o->nr_pids && !e; i++)
+		e = track_id(s, o->pids[i]);
+	for (i = 0; i < o->nr_tids && !e; i++)
+		e = track_id(s, o->tids[i]);
+	if (s->child > 0 && !e)
+		e = track_id(s, s->child);
+	return e;
 }
 
 static int fill_counters(struct session *s)
@@ -454,6 +475,8 @@ static int setup(struct session *s, char *err, size_t len)
 				      o->nr_tids ? TDBPF_TRACK_TID :
 						   TDBPF_TRACK_TGID;
 	s->skel->rodata->follow_children = o->children;
+	/* a little before attach: a task born meanwhile counts whole */
+	s->skel->rodata->attach_ns = now_ns();
 	bpf_map__set_max_entries(s->skel->maps.counters,
 				 (__u32)(s->plan->nr ? s->plan->nr : 1) *
 					 (__u32)s->ncpu);
@@ -463,8 +486,12 @@ static int setup(struct session *s, char *err, size_t len)
 
 	e = tdbpf_bpf__load(s->skel);
 	if (e) {
+		/* as root, EACCES on load is the verifier saying no */
 		snprintf(err, len, "cannot load the BPF programs: %s; %s",
-			 strerror(-e), bpf_hint(e));
+			 strerror(-e),
+			 e == -EACCES && geteuid() == 0 ?
+				 "the kernel's verifier rejected them: run with -v for its log and report it" :
+				 bpf_hint(e));
 		return -1;
 	}
 	s->tasks_fd = bpf_map__fd(s->skel->maps.tasks);
