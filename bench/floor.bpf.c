@@ -57,3 +57,53 @@ int BPF_PROG(floor_read4)
 {
 	return read_k(4);
 }
+
+/*
+ * The early exit's ingredients, for comparison: two lookups of a tgid
+ * filter, as a hash (what tdbpf does) and as a bitmap in an array map,
+ * whose lookups the verifier inlines (no helper call, no hashing).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u8);
+} filter SEC(".maps");
+
+#define BITMAP_WORDS	65536	/* 4M bits: pid_max's ceiling */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, BITMAP_WORDS);
+	__type(key, __u32);
+	__type(value, __u64);
+} bitmap SEC(".maps");
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(floor_hash2, bool preempt, struct task_struct *prev,
+	     struct task_struct *next)
+{
+	__u32 a = prev->tgid, b = next->tgid;
+
+	if (bpf_map_lookup_elem(&filter, &a) ||
+	    bpf_map_lookup_elem(&filter, &b))
+		sink++;
+	return 0;
+}
+
+static __always_inline bool bit_set(__u32 id)
+{
+	__u32 w = (id >> 6) & (BITMAP_WORDS - 1);
+	__u64 *v = bpf_map_lookup_elem(&bitmap, &w);
+
+	return v && (*v >> (id & 63)) & 1;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(floor_bitmap2, bool preempt, struct task_struct *prev,
+	     struct task_struct *next)
+{
+	if (bit_set(prev->tgid) || bit_set(next->tgid))
+		sink++;
+	return 0;
+}
