@@ -158,7 +158,6 @@ static __always_inline struct tdbpf_task *task_get(struct task_struct *p,
 		} else {
 			/* from now on: what it did before attach is not ours */
 			t->start_ns = bpf_ktime_get_ns();
-			t->base_exec = p->se.sum_exec_runtime;
 			t->base_run_delay = p->sched_info.run_delay;
 			t->base_migrations = p->se.nr_migrations;
 		}
@@ -202,23 +201,26 @@ static __always_inline void read_counters(struct tdbpf_cpu *st,
 }
 
 /*
- * Charge @p, running on this CPU: the counters of the slice since its
- * switch-in, and the kernel's own accounting of its CPU time, run-queue
- * wait (what schedstat shows) and migrations, which the scheduler has
- * brought up to date before the tracepoint. A switch needs no clock read
- * and never the entry of the task coming in.
+ * Charge @p, running on this CPU up to @now: the counters and wall time
+ * of the slice since its switch-in, and the kernel's own accounting of its
+ * run-queue wait (what schedstat shows) and migrations, which the
+ * scheduler has brought up to date before the tracepoint. A switch never
+ * needs the entry of the task coming in.
  */
 static __always_inline struct tdbpf_task *
-charge_current(struct tdbpf_cpu *st, struct task_struct *p, __u32 cpu)
+charge_current(struct tdbpf_cpu *st, struct task_struct *p, __u64 now,
+	       __u32 cpu)
 {
 	__u32 pid = p->pid;
 	struct tdbpf_task *t = task_get(p, pid, p->tgid);
-
 	/* only a slice whose start we saw is charged */
-	read_counters(st, t && st->tid == pid ? t : NULL, cpu);
+	bool have_start = st->tid == pid && st->ts;
+
+	read_counters(st, t && have_start ? t : NULL, cpu);
 	if (!t)
 		return NULL;
-	t->on_cpu_ns = p->se.sum_exec_runtime - t->base_exec;
+	if (have_start)
+		t->on_cpu_ns += now - st->ts;
 	t->runq_wait_ns = p->sched_info.run_delay - t->base_run_delay;
 	t->migrations = p->se.nr_migrations - t->base_migrations;
 	t->last_cpu = cpu;
@@ -234,17 +236,20 @@ int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 	struct tdbpf_task *t;
 	struct tdbpf_cpu *st;
 	__u32 z = 0, cpu;
+	__u64 now;
 
 	/* the early exit: untracked switches cost two bit tests */
 	if (!tp && !tn)
 		return 0;
+	/* one clock read serves prev's end and next's start */
+	now = bpf_ktime_get_ns();
 	cpu = bpf_get_smp_processor_id();
 	st = bpf_map_lookup_elem(&cpu_state, &z);
 	if (!st)
 		return 0;
 
 	if (tp) {
-		t = charge_current(st, prev, cpu);
+		t = charge_current(st, prev, now, cpu);
 		if (t) {
 			/* what the kernel counts as nvcsw vs nivcsw */
 			if (!preempt && prev_state != TASK_RUNNING)
@@ -255,7 +260,7 @@ int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 				/* its last slice: hand it over to user space */
 				__u32 tid = prev->pid;
 
-				t->end_ns = bpf_ktime_get_ns();
+				t->end_ns = now;
 				t->flags |= TDBPF_TASK_EXITED;
 				bpf_map_push_elem(&exited, &tid, 0);
 			}
@@ -266,6 +271,7 @@ int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 		read_counters(st, NULL, cpu);
 	}
 	st->tid = tn ? next->pid : 0;
+	st->ts = tn ? now : 0;
 	return 0;
 }
 
@@ -295,14 +301,16 @@ int tdbpf_flush(void *ctx)
 	struct task_struct *cur = bpf_get_current_task_btf();
 	struct tdbpf_cpu *st;
 	__u32 z = 0;
+	__u64 now;
 
 	if (!tracked(cur))
 		return 0;
 	st = bpf_map_lookup_elem(&cpu_state, &z);
 	if (!st)
 		return 0;
-	/* its CPU time is as of the scheduler's last update (a tick) */
-	charge_current(st, cur, bpf_get_smp_processor_id());
+	now = bpf_ktime_get_ns();
+	charge_current(st, cur, now, bpf_get_smp_processor_id());
 	st->tid = cur->pid;
+	st->ts = now;
 	return 0;
 }

@@ -6,7 +6,9 @@
  *
  * The parser's contract is checked too, not only its memory safety: on
  * success every count is NAN or a finite non-negative number below 2^64;
- * on failure every count is NAN and the error is one line.
+ * on failure every count is NAN and the error is one line. Counts that
+ * parse are then decoded at every level, SMT on and off, as `tdbpf decode`
+ * would.
  */
 #include <math.h>
 #include <stdint.h>
@@ -16,6 +18,7 @@
 
 #include "decode_input.h"
 #include "model.h"
+#include "tma.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -44,6 +47,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		if (rc && (!err[0] || strchr(err, '\n')))
 			abort();
+		if (!rc && models[i]->max_level) {
+			struct tma_result r;
+			int level;
+
+			for (level = 1; level <= models[i]->max_level; level++) {
+				tma_decode(models[i], ev, true, level, &r);
+				tma_decode(models[i], ev, false, level, &r);
+				if (r.bottleneck >= models[i]->nr_nodes ||
+				    !memchr(r.path, 0, sizeof(r.path)))
+					abort();
+			}
+		}
 	}
 	return 0;
 }

@@ -19,11 +19,17 @@ if ! echo 'int LLVMFuzzerTestOneInput(const char *d, long n){(void)d;(void)n;ret
 fi
 
 mkdir -p "$out/artifacts"
-# only the pure parts: no libbpf, no json-c
-$clang $flags tests/fuzz/fuzz_options.c user/options.c \
-	-o "$out/fuzz_options"
-$clang $flags tests/fuzz/fuzz_decode.c user/decode_input.c user/model.c \
-	user/models/*.c -o "$out/fuzz_decode" -lm
+# only the pure parts: no libbpf, no json-c. Compiler chatter goes to a
+# log, shown when the build fails.
+if ! { $clang $flags tests/fuzz/fuzz_options.c user/options.c \
+	-o "$out/fuzz_options" &&
+	$clang $flags tests/fuzz/fuzz_decode.c user/decode_input.c \
+	user/model.c user/tma.c user/plan.c user/models/*.c \
+	-o "$out/fuzz_decode" -lm; } >"$out/build.log" 2>&1; then
+	cat "$out/build.log"
+	echo "fuzz: building the targets failed"
+	exit 1
+fi
 
 rc=0
 for t in decode options; do

@@ -556,14 +556,14 @@ static void test_conservation_all(void **state)
  * With every CPU busy, on-CPU time summed over all tasks can not exceed
  * the traced time times the CPUs. Slices charged while tdbpf was still
  * attaching its programs (before the run's start) must not be counted:
- * attaching takes tens of ms, which a 1 s run would show as several %.
+ * attaching takes ms to tens of ms, which a short run shows clearly.
  */
 static void test_no_time_before_start(void **state)
 {
 	char nbuf[16];
 	char *wl[] = { (char *)workload("spinners"), "-n", nbuf, "-d", "10",
 		       NULL };
-	char *tr[] = { (char *)tdbpf_bin(), "-a", "-j", "-d", "1", NULL };
+	char *tr[] = { (char *)tdbpf_bin(), "-a", "-j", "-d", "0.3", NULL };
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	json_object *doc, *tasks;
 	double on = 0, cap;
@@ -574,7 +574,8 @@ static void test_no_time_before_start(void **state)
 
 	(void)state;
 	NEED_BPF();
-	snprintf(nbuf, sizeof(nbuf), "%ld", ncpu);
+	/* spin-I burns (I+1)/N of a CPU: 2 x CPUs threads fill them all */
+	snprintf(nbuf, sizeof(nbuf), "%ld", 2 * ncpu);
 	start_workload(wl, &w);
 	for (k = 0; k < 3; k++) {
 		on = 0;
@@ -588,8 +589,11 @@ static void test_no_time_before_start(void **state)
 		cap = (double)jint(doc, "duration_ns") * (double)ncpu;
 		print_message("on-CPU %.4f s of %.4f s (%+.2f%%)\n", on / 1e9,
 			      cap / 1e9, 100.0 * (on - cap) / cap);
-		/* the final flush and map read take well under 1 ms a CPU */
-		assert_true(on <= cap + (double)ncpu * 1e6);
+		/*
+		 * slices ending while the final map read runs go a little
+		 * past the end: well under 0.2 ms a CPU
+		 */
+		assert_true(on <= cap + (double)ncpu * 2e5);
 		json_object_put(doc);
 		free(out);
 	}
