@@ -6,8 +6,8 @@
 #   make demo     deps, build, trace the bundled stream-graph demo
 #   make test     deps, build, unit + reference + integration tests
 #   make bench    overhead and scale benchmarks -> bench/results.md
-#   make asan     ASan/UBSan build in build-asan/
-#   make fuzz     run the libFuzzer targets for longer
+#   make asan     ASan/UBSan build in build-asan/, unit and error tests on it
+#   make fuzz     libFuzzer targets for 300 s each (make test: 30 s each)
 
 CC      ?= gcc
 CLANG   ?= clang
@@ -88,16 +88,21 @@ unit: tdbpf $(UNIT_BIN)
 integration: tdbpf $(INTEG_BIN) $(WORK_BIN) $(DEMO_BIN)
 	@./tests/run.sh integration $(INTEG_BIN)
 
+# fuzzing and the sanitizer build first, so that the last line is the
+# summary of all tests
 test: deps
+	@$(MAKE) --no-print-directory fuzz-quick asan
 	@$(MAKE) --no-print-directory tdbpf $(UNIT_BIN) $(INTEG_BIN) $(WORK_BIN) $(DEMO_BIN)
 	@./tests/run.sh all $(UNIT_BIN) $(INTEG_BIN)
 
 bench: deps
 	@$(MAKE) --no-print-directory tdbpf $(WORK_BIN)
-	./bench/run.sh
+	OUT=$(OUT) ./bench/run.sh
 
 clean:
 	rm -rf $(OUT) build-asan tdbpf
 
 format:
 	clang-format -i $(wildcard bpf/*.c include/*.h user/*.[ch] user/models/*.c)
+
+include mk/asan.mk

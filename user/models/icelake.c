@@ -231,63 +231,63 @@ enum {
 
 /* Thresholds: perf's MetricThreshold "tma_x > value". */
 #define ICL_COMMON_NODES						\
-	[N_FE] = { "tma_frontend_bound", "Frontend", -1, 1, 0.15 },	\
-	[N_BS] = { "tma_bad_speculation", "Bad_Spec", -1, 1, 0.15 },	\
-	[N_BE] = { "tma_backend_bound", "Backend", -1, 1, 0.2 },	\
-	[N_RET] = { "tma_retiring", "Retiring", -1, 1, 0.7 },		\
-	[N_FL] = { "tma_fetch_latency", "Fetch_Lat", N_FE, 2, 0.1 },	\
+	[N_FE] = { "tma_frontend_bound", "Frontend", -1, 1, 0.15, false },	\
+	[N_BS] = { "tma_bad_speculation", "Bad_Spec", -1, 1, 0.15, false },	\
+	[N_BE] = { "tma_backend_bound", "Backend", -1, 1, 0.2, false },	\
+	[N_RET] = { "tma_retiring", "Retiring", -1, 1, 0.7, false },		\
+	[N_FL] = { "tma_fetch_latency", "Fetch_Lat", N_FE, 2, 0.1, false },	\
 	[N_FB] = { "tma_fetch_bandwidth", "Fetch_BW", N_FE, 2, 0.2, true },	\
 	[N_BM] = { "tma_branch_mispredicts", "Branch_Mispred", N_BS, 2,	\
-		   0.1 },						\
-	[N_MC] = { "tma_machine_clears", "Machine_Clears", N_BS, 2, 0.1 }, \
-	[N_MB] = { "tma_memory_bound", "Memory", N_BE, 2, 0.2 },	\
-	[N_CB] = { "tma_core_bound", "Core", N_BE, 2, 0.1 },		\
+		   0.1, false },						\
+	[N_MC] = { "tma_machine_clears", "Machine_Clears", N_BS, 2, 0.1, false }, \
+	[N_MB] = { "tma_memory_bound", "Memory", N_BE, 2, 0.2, false },	\
+	[N_CB] = { "tma_core_bound", "Core", N_BE, 2, 0.1, false },		\
 	[N_HEAVY] = { "tma_heavy_operations", "Heavy_Ops", N_RET, 2, 0.1, true }, \
 	[N_LIGHT] = { "tma_light_operations", "Light_Ops", N_RET, 2, 0.6, true }, \
 	[N_BR_RESTEERS] = { "tma_branch_resteers", "Branch_Resteers",	\
-			    N_FL, 3, 0.05 },				\
-	[N_DSB_SW] = { "tma_dsb_switches", "DSB_Switches", N_FL, 3, 0.05 }, \
+			    N_FL, 3, 0.05, false },				\
+	[N_DSB_SW] = { "tma_dsb_switches", "DSB_Switches", N_FL, 3, 0.05, false }, \
 	[N_ICACHE] = { "tma_icache_misses", "ICache_Misses", N_FL, 3,	\
-		       0.05 },						\
-	[N_ITLB] = { "tma_itlb_misses", "ITLB_Misses", N_FL, 3, 0.05 },	\
-	[N_LCP] = { "tma_lcp", "LCP", N_FL, 3, 0.05 },			\
-	[N_MS_SW] = { "tma_ms_switches", "MS_Switches", N_FL, 3, 0.05 }, \
-	[N_DSB] = { "tma_dsb", "DSB", N_FB, 3, 0.15 },			\
-	[N_MITE] = { "tma_mite", "MITE", N_FB, 3, 0.1 },		\
+		       0.05, false },						\
+	[N_ITLB] = { "tma_itlb_misses", "ITLB_Misses", N_FL, 3, 0.05, false },	\
+	[N_LCP] = { "tma_lcp", "LCP", N_FL, 3, 0.05, false },			\
+	[N_MS_SW] = { "tma_ms_switches", "MS_Switches", N_FL, 3, 0.05, false }, \
+	[N_DSB] = { "tma_dsb", "DSB", N_FB, 3, 0.15, false },			\
+	[N_MITE] = { "tma_mite", "MITE", N_FB, 3, 0.1, false },		\
 	[N_OTHER_MISP] = { "tma_other_mispredicts", "Other_Mispred",	\
-			   N_BM, 3, 0.05 },				\
+			   N_BM, 3, 0.05, false },				\
 	[N_OTHER_NUKES] = { "tma_other_nukes", "Other_Nukes", N_MC, 3,	\
-			    0.05 },					\
-	[N_DIVIDER] = { "tma_divider", "Divider", N_CB, 3, 0.2 },	\
+			    0.05, false },					\
+	[N_DIVIDER] = { "tma_divider", "Divider", N_CB, 3, 0.2, false },	\
 	[N_PORTS] = { "tma_ports_utilization", "Ports_Util", N_CB, 3,	\
-		      0.15 },						\
+		      0.15, false },						\
 	[N_SERIALIZING] = { "tma_serializing_operation", "Serializing",	\
-			    N_CB, 3, 0.1 },				\
-	[N_DRAM] = { "tma_dram_bound", "DRAM", N_MB, 3, 0.1 },		\
-	[N_L1] = { "tma_l1_bound", "L1", N_MB, 3, 0.1 },		\
-	[N_L2] = { "tma_l2_bound", "L2", N_MB, 3, 0.05 },		\
-	[N_L3] = { "tma_l3_bound", "L3", N_MB, 3, 0.05 },		\
-	[N_STORE] = { "tma_store_bound", "Store", N_MB, 3, 0.2 },	\
+			    N_CB, 3, 0.1, false },				\
+	[N_DRAM] = { "tma_dram_bound", "DRAM", N_MB, 3, 0.1, false },		\
+	[N_L1] = { "tma_l1_bound", "L1", N_MB, 3, 0.1, false },		\
+	[N_L2] = { "tma_l2_bound", "L2", N_MB, 3, 0.05, false },		\
+	[N_L3] = { "tma_l3_bound", "L3", N_MB, 3, 0.05, false },		\
+	[N_STORE] = { "tma_store_bound", "Store", N_MB, 3, 0.2, false },	\
 	[N_MSEQ] = { "tma_microcode_sequencer", "Microcode_Seq",	\
-		     N_HEAVY, 3, 0.05 },				\
+		     N_HEAVY, 3, 0.05, false },				\
 	[N_FEW_UOPS] = { "tma_few_uops_instructions", "Few_Uops",	\
-			 N_HEAVY, 3, 0.05 },				\
-	[N_FP_ARITH] = { "tma_fp_arith", "FP_Arith", N_LIGHT, 3, 0.2 },	\
+			 N_HEAVY, 3, 0.05, false },				\
+	[N_FP_ARITH] = { "tma_fp_arith", "FP_Arith", N_LIGHT, 3, 0.2, false },	\
 	[N_MEM_OPS] = { "tma_memory_operations", "Memory_Ops", N_LIGHT,	\
-			3, 0.1 },					\
+			3, 0.1, false },				\
 	[N_BR_INSTR] = { "tma_branch_instructions", "Branch_Instr",	\
-			 N_LIGHT, 3, 0.1 },				\
+			 N_LIGHT, 3, 0.1, false },				\
 	[N_OTHER_LIGHT] = { "tma_other_light_ops", "Other_Light_Ops",	\
-			    N_LIGHT, 3, 0.3 }
+			    N_LIGHT, 3, 0.3, false }
 
 static const struct tma_node icx_nodes[NR_NODES] = {
 	ICL_COMMON_NODES,
-	[N_SPECIFIC] = { "tma_pmm_bound", "PMM", N_MB, 3, 0.1 },
+	[N_SPECIFIC] = { "tma_pmm_bound", "PMM", N_MB, 3, 0.1, false },
 };
 
 static const struct tma_node icl_nodes[NR_NODES] = {
 	ICL_COMMON_NODES,
-	[N_SPECIFIC] = { "tma_lsd", "LSD", N_FB, 3, 0.15 },
+	[N_SPECIFIC] = { "tma_lsd", "LSD", N_FB, 3, 0.15, false },
 };
 
 /*
