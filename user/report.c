@@ -262,7 +262,7 @@ int report_build(struct report *rep, const struct task_table *t,
 	if (!rows)
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
-		rows[i] = &t->rows[i];
+		rows[i] = tasks_row(t, i);
 	qsort_r(rows, n, sizeof(*rows), cmp_rows, &sort);
 	if (top > 0 && (size_t)top < n)
 		n = top;

@@ -621,6 +621,12 @@ int session_run(const struct options *o, const struct event_plan *plan,
 	tasks_init(&s.prev);
 	tasks_init(&s.base);
 	tasks_init(&iv);
+	/* rows as wide as the counters programmed, not TDBPF_MAX_EVENTS */
+	tasks_set_events(&s.archive, plan->nr);
+	tasks_set_events(&s.snap, plan->nr);
+	tasks_set_events(&s.prev, plan->nr);
+	tasks_set_events(&s.base, plan->nr);
+	tasks_set_events(&iv, plan->nr);
 	install_signals();
 	for (e = 0; e < OPT_MAX_TARGETS; e++)
 		s.pidfd[e] = -1;

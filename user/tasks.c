@@ -22,16 +22,54 @@ static size_t tid_hash(__u32 tid, size_t mask)
 	return (size_t)(((uint64_t)tid * 0x9E3779B97F4A7C15ull) >> 32) & mask;
 }
 
+static int clamp_ev(int nr_ev)
+{
+	if (nr_ev < 0)
+		return 0;
+	return nr_ev > TDBPF_MAX_EVENTS ? TDBPF_MAX_EVENTS : nr_ev;
+}
+
+static void set_stride(struct task_table *t, int nr_ev)
+{
+	t->nr_ev = clamp_ev(nr_ev);
+	t->row_size = sizeof(struct task_row) +
+		      (size_t)t->nr_ev * sizeof(struct tdbpf_count);
+}
+
 void tasks_init(struct task_table *t)
 {
 	memset(t, 0, sizeof(*t));
+	set_stride(t, TDBPF_MAX_EVENTS);
+}
+
+int tasks_set_events(struct task_table *t, int nr_ev)
+{
+	if (t->nr)
+		return -EBUSY;
+	if (clamp_ev(nr_ev) != t->nr_ev) {
+		free(t->mem);
+		t->mem = NULL;
+		t->cap = 0;
+		set_stride(t, nr_ev);
+	}
+	return 0;
+}
+
+/* An empty output table takes the row size of its input. */
+static void stride_like(struct task_table *out, const struct task_table *in)
+{
+	if (!out->nr)
+		tasks_set_events(out, in->nr_ev);
 }
 
 void tasks_free(struct task_table *t)
 {
-	free(t->rows);
+	int nr_ev = t->nr_ev;
+
+	free(t->mem);
 	free(t->index);
-	tasks_init(t);
+	memset(t, 0, sizeof(*t));
+	set_stride(t, nr_ev);
 }
 
 void tasks_reset(struct task_table *t)
@@ -49,7 +87,7 @@ static struct task_row *tasks_find(const struct task_table *t, __u32 tid)
 		return NULL;
 	mask = t->index_cap - 1;
 	for (i = tid_hash(tid, mask); t->index[i]; i = (i + 1) & mask) {
-		struct task_row *r = &t->rows[t->index[i] - 1];
+		struct task_row *r = tasks_row(t, t->index[i] - 1);
 
 		if (r->tid == tid)
 			return r;
@@ -75,7 +113,7 @@ static int index_grow(struct task_table *t)
 	if (!index)
 		return -ENOMEM;
 	for (i = 0; i < t->nr; i++)
-		index_insert(index, cap, t->rows[i].tid, i);
+		index_insert(index, cap, tasks_row(t, i)->tid, i);
 	free(t->index);
 	t->index = index;
 	t->index_cap = cap;
@@ -86,18 +124,19 @@ static int index_grow(struct task_table *t)
 static struct task_row *rows_append(struct task_table *t)
 {
 	struct task_row *r;
+	char *mem;
 
 	if (t->nr == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : TASKS_MIN_ROWS;
 
-		r = realloc(t->rows, cap * sizeof(*r));
-		if (!r)
+		mem = realloc(t->mem, cap * t->row_size);
+		if (!mem)
 			return NULL;
-		t->rows = r;
+		t->mem = mem;
 		t->cap = cap;
 	}
-	r = &t->rows[t->nr++];
-	memset(r, 0, sizeof(*r));
+	r = tasks_row(t, t->nr++);
+	memset(r, 0, t->row_size);
 	r->nr_tasks = 1;
 	return r;
 }
@@ -119,11 +158,14 @@ struct task_row *tasks_get(struct task_table *t, __u32 tid)
 	return r;
 }
 
-static int clamp_ev(int nr_ev)
+/* counters both a row of @a and one of @b hold, of the @nr_ev asked */
+static int common_ev(int nr_ev, const struct task_table *a,
+		     const struct task_table *b)
 {
-	if (nr_ev < 0)
-		return 0;
-	return nr_ev > TDBPF_MAX_EVENTS ? TDBPF_MAX_EVENTS : nr_ev;
+	nr_ev = clamp_ev(nr_ev);
+	if (nr_ev > a->nr_ev)
+		nr_ev = a->nr_ev;
+	return b && nr_ev > b->nr_ev ? b->nr_ev : nr_ev;
 }
 
 static void add_counts(struct tdbpf_count *d, const struct tdbpf_count *s,
@@ -168,7 +210,7 @@ int tasks_add(struct task_table *t, const struct tdbpf_task *s, int nr_ev)
 	r->nivcsw += s->nivcsw;
 	r->migrations += s->migrations;
 	r->slices += s->slices;
-	add_counts(r->ctr, s->ctr, clamp_ev(nr_ev));
+	add_counts(r->ctr, s->ctr, common_ev(nr_ev, t, NULL));
 	return 0;
 }
 
@@ -189,9 +231,10 @@ int tasks_merge(struct task_table *dst, const struct task_table *src,
 {
 	size_t i;
 
-	nr_ev = clamp_ev(nr_ev);
+	stride_like(dst, src);
+	nr_ev = common_ev(nr_ev, dst, src);
 	for (i = 0; i < src->nr; i++) {
-		const struct task_row *s = &src->rows[i];
+		const struct task_row *s = tasks_row(src, i);
 		struct task_row *d = tasks_get(dst, s->tid);
 
 		if (!d)
@@ -218,18 +261,22 @@ int tasks_diff(const struct task_table *cur, const struct task_table *prev,
 	size_t i;
 	int j;
 
-	nr_ev = clamp_ev(nr_ev);
 	tasks_reset(out);
+	stride_like(out, cur);
+	nr_ev = common_ev(nr_ev, out, cur);
+	if (prev)
+		nr_ev = common_ev(nr_ev, prev, NULL);
 	for (i = 0; i < cur->nr; i++) {
-		const struct task_row *c = &cur->rows[i];
+		const struct task_row *c = tasks_row(cur, i);
 		const struct task_row *p = NULL;
 		struct task_row *d;
-		bool newly_exited;
+		bool newly_exited, have_prev;
 
 		if (prev)
 			p = tasks_find(prev, c->tid);
+		have_prev = p != NULL;
 		if (!p)
-			p = &zero;
+			p = &zero;	/* its counters are never read */
 		newly_exited = c->exited && !p->exited;
 		if (!newly_exited &&
 		    c->on_cpu_ns == p->on_cpu_ns &&
@@ -252,6 +299,10 @@ int tasks_diff(const struct task_table *cur, const struct task_table *prev,
 		d->migrations = sub_sat(c->migrations, p->migrations);
 		d->slices = sub_sat(c->slices, p->slices);
 		for (j = 0; j < nr_ev; j++) {
+			if (!have_prev) {
+				d->ctr[j] = c->ctr[j];
+				continue;
+			}
 			d->ctr[j].value = sub_sat(c->ctr[j].value,
 						  p->ctr[j].value);
 			d->ctr[j].enabled = sub_sat(c->ctr[j].enabled,
@@ -334,8 +385,9 @@ int tasks_fold(const struct task_table *in, struct task_table *out,
 	size_t i;
 	int ret = 0;
 
-	nr_ev = clamp_ev(nr_ev);
 	tasks_reset(out);
+	stride_like(out, in);
+	nr_ev = common_ev(nr_ev, out, in);
 	ni.cap = TASKS_MIN_INDEX;
 	while (ni.cap < in->nr * 2)
 		ni.cap *= 2;
@@ -344,7 +396,7 @@ int tasks_fold(const struct task_table *in, struct task_table *out,
 		return -ENOMEM;
 
 	for (i = 0; i < in->nr; i++) {
-		const struct task_row *s = &in->rows[i];
+		const struct task_row *s = tasks_row(in, i);
 		char name[sizeof(s->comm)];
 		struct task_row *d = NULL;
 		size_t h;
@@ -352,7 +404,7 @@ int tasks_fold(const struct task_table *in, struct task_table *out,
 		fold_name(s->comm, name, sizeof(name));
 		for (h = name_hash(name) & (ni.cap - 1); ni.slot[h];
 		     h = (h + 1) & (ni.cap - 1)) {
-			d = &out->rows[ni.slot[h] - 1];
+			d = tasks_row(out, ni.slot[h] - 1);
 			if (!strcmp(d->comm, name))
 				break;
 			d = NULL;

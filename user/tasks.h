@@ -24,19 +24,34 @@ struct task_row {
 	__u64 nivcsw;
 	__u64 migrations;
 	__u64 slices;
-	struct tdbpf_count ctr[TDBPF_MAX_EVENTS];
+	/* as many as the table's nr_ev: rows are sized to the events
+	 * programmed, not to TDBPF_MAX_EVENTS (10,000 tasks x 64 slots
+	 * would be 15 MiB per table) */
+	struct tdbpf_count ctr[];
 };
 
 struct task_table {
-	struct task_row *rows;
+	char *mem;		/* nr rows of row_size bytes: see tasks_row() */
 	size_t nr;
 	size_t cap;
+	size_t row_size;
+	int nr_ev;		/* counters per row */
 	/* open-addressing index tid -> row + 1 (0 = empty) */
 	size_t *index;
 	size_t index_cap;
 };
 
+/* An empty table whose rows hold TDBPF_MAX_EVENTS counters. */
 void tasks_init(struct task_table *t);
+/* Rows of @t hold @nr_ev counters; only while @t is empty. */
+int tasks_set_events(struct task_table *t, int nr_ev);
+
+static inline struct task_row *tasks_row(const struct task_table *t,
+					 size_t i)
+{
+	return (struct task_row *)(t->mem + i * t->row_size);
+}
+
 void tasks_free(struct task_table *t);
 void tasks_reset(struct task_table *t);
 /* Row for @tid, created zeroed if missing; NULL on allocation failure. */

@@ -758,11 +758,11 @@ static const struct model_event fake_events[F_NR] = {
 };
 
 static const struct tma_node fake_nodes[N_NR] = {
-	[N_FE] = { "tma_frontend_bound", "Frontend", -1, 1, 0.15 },
-	[N_BS] = { "tma_bad_speculation", "Bad_Speculation", -1, 1, 0.15 },
-	[N_RET] = { "tma_retiring", "Retiring", -1, 1, 0.7 },
-	[N_BE] = { "tma_backend_bound", "Backend", -1, 1, 0.2 },
-	[N_MEM] = { "tma_memory_bound", "Memory", N_BE, 2, 0.2 },
+	[N_FE] = { "tma_frontend_bound", "Frontend", -1, 1, 0.15, false },
+	[N_BS] = { "tma_bad_speculation", "Bad_Speculation", -1, 1, 0.15, false },
+	[N_RET] = { "tma_retiring", "Retiring", -1, 1, 0.7, false },
+	[N_BE] = { "tma_backend_bound", "Backend", -1, 1, 0.2, false },
+	[N_MEM] = { "tma_memory_bound", "Memory", N_BE, 2, 0.2, false },
 };
 
 static void fake_eval(const struct tma_input *in, double *out)

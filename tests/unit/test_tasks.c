@@ -318,44 +318,44 @@ static void test_fold(void **state)
 	assert_int_equal(tasks_fold(&in, &out, 2), 0);
 	assert_int_equal(out.nr, 4);
 	for (i = 0; i < out.nr; i++) {
-		if (!strcmp(out.rows[i].comm, "worker-*"))
+		if (!strcmp(tasks_row(&out, i)->comm, "worker-*"))
 			w = i;
-		else if (!strcmp(out.rows[i].comm, "parse*"))
+		else if (!strcmp(tasks_row(&out, i)->comm, "parse*"))
 			p = i;
-		else if (!strcmp(out.rows[i].comm, "mix*"))
+		else if (!strcmp(tasks_row(&out, i)->comm, "mix*"))
 			m = i;
-		else if (!strcmp(out.rows[i].comm, "sink"))
+		else if (!strcmp(tasks_row(&out, i)->comm, "sink"))
 			k = i;
 	}
 	assert_true(w >= 0 && p >= 0 && m >= 0 && k >= 0);
 	/* worker-1..8: tids 11..18, base = tid: on = sum(tid + 1) */
-	assert_int_equal(out.rows[w].nr_tasks, 8);
-	assert_int_equal(out.rows[w].tid, 0);
-	assert_int_equal(out.rows[w].pid, 10);
-	assert_false(out.rows[w].exited);	/* tid 12 still alive */
-	assert_int_equal(out.rows[w].on_cpu_ns, (11 + 18) * 8 / 2 + 8);
-	assert_int_equal(out.rows[w].nivcsw, (11 + 18) * 8 / 2 + 8 * 5);
-	assert_int_equal(out.rows[w].ctr[1].value, (11 + 18) * 8 / 2 * 10 + 8);
-	assert_int_equal(out.rows[w].ctr[1].enabled,
+	assert_int_equal(tasks_row(&out, w)->nr_tasks, 8);
+	assert_int_equal(tasks_row(&out, w)->tid, 0);
+	assert_int_equal(tasks_row(&out, w)->pid, 10);
+	assert_false(tasks_row(&out, w)->exited);	/* tid 12 still alive */
+	assert_int_equal(tasks_row(&out, w)->on_cpu_ns, (11 + 18) * 8 / 2 + 8);
+	assert_int_equal(tasks_row(&out, w)->nivcsw, (11 + 18) * 8 / 2 + 8 * 5);
+	assert_int_equal(tasks_row(&out, w)->ctr[1].value, (11 + 18) * 8 / 2 * 10 + 8);
+	assert_int_equal(tasks_row(&out, w)->ctr[1].enabled,
 			 (11 + 18) * 8 / 2 * 100 + 8);
 	/* one task: keeps its tid and pid, exited as it was */
-	assert_int_equal(out.rows[p].nr_tasks, 1);
-	assert_int_equal(out.rows[p].tid, 20);
-	assert_int_equal(out.rows[p].pid, 10);
-	assert_true(out.rows[p].exited);
+	assert_int_equal(tasks_row(&out, p)->nr_tasks, 1);
+	assert_int_equal(tasks_row(&out, p)->tid, 20);
+	assert_int_equal(tasks_row(&out, p)->pid, 10);
+	assert_true(tasks_row(&out, p)->exited);
 	/* two processes under one name: no single pid */
-	assert_int_equal(out.rows[m].nr_tasks, 2);
-	assert_int_equal(out.rows[m].pid, 0);
-	assert_int_equal(out.rows[m].on_cpu_ns, 2 + 3);
-	assert_string_equal(out.rows[k].comm, "sink");
-	assert_int_equal(out.rows[k].tid, 40);
+	assert_int_equal(tasks_row(&out, m)->nr_tasks, 2);
+	assert_int_equal(tasks_row(&out, m)->pid, 0);
+	assert_int_equal(tasks_row(&out, m)->on_cpu_ns, 2 + 3);
+	assert_string_equal(tasks_row(&out, k)->comm, "sink");
+	assert_int_equal(tasks_row(&out, k)->tid, 40);
 
 	/* all exited -> exited; folding a folded table sums nr_tasks */
 	for (i = 0; i < in.nr; i++)
-		in.rows[i].exited = true;
+		tasks_row(&in, i)->exited = true;
 	assert_int_equal(tasks_fold(&in, &out, 2), 0);
 	for (i = 0; i < out.nr; i++)
-		assert_true(out.rows[i].exited);
+		assert_true(tasks_row(&out, i)->exited);
 	{
 		struct task_table again;
 
@@ -363,8 +363,8 @@ static void test_fold(void **state)
 		assert_int_equal(tasks_fold(&out, &again, 2), 0);
 		assert_int_equal(again.nr, 4);
 		for (i = 0; i < again.nr; i++)
-			if (!strcmp(again.rows[i].comm, "worker-*"))
-				assert_int_equal(again.rows[i].nr_tasks, 8);
+			if (!strcmp(tasks_row(&again, i)->comm, "worker-*"))
+				assert_int_equal(tasks_row(&again, i)->nr_tasks, 8);
 		tasks_free(&again);
 	}
 	tasks_free(&in);
