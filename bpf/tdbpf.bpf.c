@@ -117,6 +117,18 @@ static __always_inline bool tracked(struct task_struct *t)
 }
 
 /*
+ * The clock of the run queue @p is on: at its switch-out that is this
+ * CPU's, which __schedule() has just updated (in the flush, an IPI, it is
+ * as of the last tick). Reached through the task, as the per-CPU
+ * runqueues symbol is not exported on every kernel; se.cfs_rq follows
+ * the task's CPU whatever its scheduling class (set_task_rq()).
+ */
+static __always_inline __u64 rq_clock(struct task_struct *p)
+{
+	return p->se.cfs_rq->rq->clock;
+}
+
+/*
  * The name at every switch-out (threads rename themselves after they
  * start): two direct loads through the BTF pointer, not a helper call.
  */
@@ -129,8 +141,15 @@ static __always_inline void copy_comm(char *dst, struct task_struct *p)
 	d[1] = s[1];
 }
 
+static __always_inline __u64 rq_clock(struct task_struct *p);
+
+/*
+ * The entry of @p, created at first sight. @attach_clk: this CPU's run
+ * queue clock at attach, from which a task that existed before is charged.
+ */
 static __always_inline struct tdbpf_task *task_get(struct task_struct *p,
-						   __u32 pid, __u32 tgid)
+						   __u32 pid, __u32 tgid,
+						   __u64 attach_clk)
 {
 	struct tdbpf_task *t, *zero;
 	__u32 z = 0;
@@ -158,6 +177,7 @@ static __always_inline struct tdbpf_task *task_get(struct task_struct *p,
 		} else {
 			/* from now on: what it did before attach is not ours */
 			t->start_ns = bpf_ktime_get_ns();
+			t->charged_to = attach_clk ? attach_clk : rq_clock(p);
 			t->base_run_delay = p->sched_info.run_delay;
 			t->base_migrations = p->se.nr_migrations;
 		}
@@ -201,26 +221,47 @@ static __always_inline void read_counters(struct tdbpf_cpu *st,
 }
 
 /*
- * Charge @p, running on this CPU up to @now: the counters and wall time
- * of the slice since its switch-in, and the kernel's own accounting of its
- * run-queue wait (what schedstat shows) and migrations, which the
- * scheduler has brought up to date before the tracepoint. A switch never
- * needs the entry of the task coming in.
+ * Charge @p, running on this CPU: the counters of the slice since its
+ * switch-in, when we saw it (else the slice only lowers the coverage); its
+ * on-CPU time as the kernel sees it, from its arrival on this CPU to now
+ * on the run-queue clock, less what a flush charged already, so that a
+ * slice is charged whole even when its switch-in was not seen (some
+ * kernels switch tasks without the tracepoint); and its run-queue wait
+ * and migrations, which the scheduler keeps per task.
  */
 static __always_inline struct tdbpf_task *
-charge_current(struct tdbpf_cpu *st, struct task_struct *p, __u64 now,
-	       __u32 cpu)
+charge_current(struct tdbpf_cpu *st, struct task_struct *p, __u32 cpu)
 {
 	__u32 pid = p->pid;
-	struct tdbpf_task *t = task_get(p, pid, p->tgid);
-	/* only a slice whose start we saw is charged */
-	bool have_start = st->tid == pid && st->ts;
+	struct tdbpf_task *t = task_get(p, pid, p->tgid, st->attach_clk);
+	bool counted = t && st->tid == pid;
+	__u64 clk, from, slice = 0;
+	__u32 i;
 
-	read_counters(st, t && have_start ? t : NULL, cpu);
+	read_counters(st, counted ? t : NULL, cpu);
 	if (!t)
 		return NULL;
-	if (have_start)
-		t->on_cpu_ns += now - st->ts;
+	clk = rq_clock(p);
+	from = p->sched_info.last_arrival;
+	if (t->charged_to > from)
+		from = t->charged_to;
+	if (from && clk > from)
+		slice = clk - from;
+	t->on_cpu_ns += slice;
+	t->charged_to = clk;
+	/*
+	 * A slice whose switch-in we did not see ran with its counters
+	 * enabled but not counted for it: as for a multiplexed group, its
+	 * time goes into enabled only, so scaling extrapolates over it and
+	 * the coverage (running / enabled) shows it.
+	 */
+	if (!counted && slice) {
+		for (i = 0; i < TDBPF_MAX_EVENTS; i++) {
+			if (i >= nr_events)
+				break;
+			t->ctr[i].enabled += slice;
+		}
+	}
 	t->runq_wait_ns = p->sched_info.run_delay - t->base_run_delay;
 	t->migrations = p->se.nr_migrations - t->base_migrations;
 	t->last_cpu = cpu;
@@ -236,20 +277,17 @@ int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 	struct tdbpf_task *t;
 	struct tdbpf_cpu *st;
 	__u32 z = 0, cpu;
-	__u64 now;
 
 	/* the early exit: untracked switches cost two bit tests */
 	if (!tp && !tn)
 		return 0;
-	/* one clock read serves prev's end and next's start */
-	now = bpf_ktime_get_ns();
 	cpu = bpf_get_smp_processor_id();
 	st = bpf_map_lookup_elem(&cpu_state, &z);
 	if (!st)
 		return 0;
 
 	if (tp) {
-		t = charge_current(st, prev, now, cpu);
+		t = charge_current(st, prev, cpu);
 		if (t) {
 			/* what the kernel counts as nvcsw vs nivcsw */
 			if (!preempt && prev_state != TASK_RUNNING)
@@ -260,7 +298,7 @@ int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 				/* its last slice: hand it over to user space */
 				__u32 tid = prev->pid;
 
-				t->end_ns = now;
+				t->end_ns = bpf_ktime_get_ns();
 				t->flags |= TDBPF_TASK_EXITED;
 				bpf_map_push_elem(&exited, &tid, 0);
 			}
@@ -271,7 +309,6 @@ int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 		read_counters(st, NULL, cpu);
 	}
 	st->tid = tn ? next->pid : 0;
-	st->ts = tn ? now : 0;
 	return 0;
 }
 
@@ -301,16 +338,17 @@ int tdbpf_flush(void *ctx)
 	struct task_struct *cur = bpf_get_current_task_btf();
 	struct tdbpf_cpu *st;
 	__u32 z = 0;
-	__u64 now;
 
-	if (!tracked(cur))
-		return 0;
 	st = bpf_map_lookup_elem(&cpu_state, &z);
 	if (!st)
 		return 0;
-	now = bpf_ktime_get_ns();
-	charge_current(st, cur, now, bpf_get_smp_processor_id());
+	/* the first flush is the attach: tasks older than it count from it */
+	if (!st->attach_clk)
+		st->attach_clk = rq_clock(cur);
+	if (!tracked(cur))
+		return 0;
+	/* on-CPU as of the last tick; the switch-out charges the rest */
+	charge_current(st, cur, bpf_get_smp_processor_id());
 	st->tid = cur->pid;
-	st->ts = now;
 	return 0;
 }

@@ -83,7 +83,7 @@ static void test_attach_pid(void **state)
 		       NULL };
 	struct child w, d;
 	json_object *doc;
-	int n, i, pid = 0;
+	int n, pid = 0;
 
 	(void)state;
 	NEED_BPF();
@@ -108,19 +108,12 @@ static void test_attach_pid(void **state)
 	doc = json_file(json);
 	assert_non_null(doc);
 	/*
-	 * Every thread is reported; the late and early ones with their CPU
-	 * time within 2%. The spinners that existed before attach are only
-	 * required to be there: a thread that never sleeps, existing before
-	 * attach, with more runnable threads than CPUs, is sometimes short
-	 * by up to 8% (README, Accuracy: known defect, not yet understood).
+	 * All of them, the spinners that existed before attach too: one
+	 * that never sleeps runs long slices, and a slice whose switch-in
+	 * the tracepoint did not show (this VM switches some tasks without
+	 * it) once cost it up to 8%.
 	 */
-	for (i = 0; i < n; i++) {
-		if (!strncmp(t[i].name, "spin-", 5)) {
-			assert_non_null(find_task(doc, t[i].tid));
-			continue;
-		}
-		check_threads(doc, &t[i], 1, true);
-	}
+	check_threads(doc, t, n, true);
 	json_object_put(doc);
 	free(rest);
 	unlink(json);
