@@ -13,6 +13,7 @@
 #include <linux/perf_event.h>
 #include "model.h"
 #include "tma_expr.h"
+#include "tma_tree.h"
 
 enum {
 	E_DIV_ACTIVE,
@@ -231,19 +232,7 @@ enum {
 
 /* Thresholds: perf's MetricThreshold "tma_x > value". */
 #define ICL_COMMON_NODES						\
-	[N_FE] = { "tma_frontend_bound", "Frontend", -1, 1, 0.15, false },	\
-	[N_BS] = { "tma_bad_speculation", "Bad_Spec", -1, 1, 0.15, false },	\
-	[N_BE] = { "tma_backend_bound", "Backend", -1, 1, 0.2, false },	\
-	[N_RET] = { "tma_retiring", "Retiring", -1, 1, 0.7, false },		\
-	[N_FL] = { "tma_fetch_latency", "Fetch_Lat", N_FE, 2, 0.1, false },	\
-	[N_FB] = { "tma_fetch_bandwidth", "Fetch_BW", N_FE, 2, 0.2, true },	\
-	[N_BM] = { "tma_branch_mispredicts", "Branch_Mispred", N_BS, 2,	\
-		   0.1, false },						\
-	[N_MC] = { "tma_machine_clears", "Machine_Clears", N_BS, 2, 0.1, false }, \
-	[N_MB] = { "tma_memory_bound", "Memory", N_BE, 2, 0.2, false },	\
-	[N_CB] = { "tma_core_bound", "Core", N_BE, 2, 0.1, false },		\
-	[N_HEAVY] = { "tma_heavy_operations", "Heavy_Ops", N_RET, 2, 0.1, true }, \
-	[N_LIGHT] = { "tma_light_operations", "Light_Ops", N_RET, 2, 0.6, true }, \
+	TMA_NODES_L1_L2,							\
 	[N_BR_RESTEERS] = { "tma_branch_resteers", "Branch_Resteers",	\
 			    N_FL, 3, 0.05, false },				\
 	[N_DSB_SW] = { "tma_dsb_switches", "DSB_Switches", N_FL, 3, 0.05, false }, \
