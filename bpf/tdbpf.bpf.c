@@ -186,13 +186,17 @@ static __always_inline struct tdbpf_task *task_get(struct task_struct *p,
 }
 
 /*
- * Read this CPU's counters; charge the delta since the last reading to @t
- * (when not NULL) and keep the new reading as the baseline. A failed read
- * charges nothing and invalidates that counter's baseline, so the next
- * good read only re-bases: a zeroed buffer is never charged.
+ * Read this CPU's counters and keep them as the baseline of the next
+ * slice. For @t (the task switching out, NULL if untracked) charge each
+ * counter's delta since the slice began, when @counted (we saw the
+ * slice's switch-in) and both readings are good. Otherwise its @slice of
+ * on-CPU time goes into enabled only, as for a group multiplexed out:
+ * scaling extrapolates over it and coverage shows it. A failed read is
+ * counted and invalidates that baseline: a zeroed buffer is never charged.
  */
 static __always_inline void read_counters(struct tdbpf_cpu *st,
-					  struct tdbpf_task *t, __u32 cpu)
+					  struct tdbpf_task *t, bool counted,
+					  __u64 slice, __u32 cpu)
 {
 	struct bpf_perf_event_value v;
 	__u32 i;
@@ -206,12 +210,20 @@ static __always_inline void read_counters(struct tdbpf_cpu *st,
 					      &v, sizeof(v))) {
 			stat_inc(TDBPF_STAT_READ_ERR);
 			st->valid &= ~bit;
+			if (t)
+				t->ctr[i].enabled += slice;
 			continue;
 		}
-		if (t && (st->valid & bit)) {
-			t->ctr[i].value += v.counter - st->prev[i].value;
-			t->ctr[i].enabled += v.enabled - st->prev[i].enabled;
-			t->ctr[i].running += v.running - st->prev[i].running;
+		if (t) {
+			if (counted && (st->valid & bit)) {
+				t->ctr[i].value += v.counter - st->prev[i].value;
+				t->ctr[i].enabled +=
+					v.enabled - st->prev[i].enabled;
+				t->ctr[i].running +=
+					v.running - st->prev[i].running;
+			} else {
+				t->ctr[i].enabled += slice;
+			}
 		}
 		st->prev[i].value = v.counter;
 		st->prev[i].enabled = v.enabled;
@@ -234,13 +246,12 @@ charge_current(struct tdbpf_cpu *st, struct task_struct *p, __u32 cpu)
 {
 	__u32 pid = p->pid;
 	struct tdbpf_task *t = task_get(p, pid, p->tgid, st->attach_clk);
-	bool counted = t && st->tid == pid;
 	__u64 clk, from, slice = 0;
-	__u32 i;
 
-	read_counters(st, counted ? t : NULL, cpu);
-	if (!t)
+	if (!t) {
+		read_counters(st, NULL, false, 0, cpu);
 		return NULL;
+	}
 	clk = rq_clock(p);
 	from = p->sched_info.last_arrival;
 	if (t->charged_to > from)
@@ -249,19 +260,8 @@ charge_current(struct tdbpf_cpu *st, struct task_struct *p, __u32 cpu)
 		slice = clk - from;
 	t->on_cpu_ns += slice;
 	t->charged_to = clk;
-	/*
-	 * A slice whose switch-in we did not see ran with its counters
-	 * enabled but not counted for it: as for a multiplexed group, its
-	 * time goes into enabled only, so scaling extrapolates over it and
-	 * the coverage (running / enabled) shows it.
-	 */
-	if (!counted && slice) {
-		for (i = 0; i < TDBPF_MAX_EVENTS; i++) {
-			if (i >= nr_events)
-				break;
-			t->ctr[i].enabled += slice;
-		}
-	}
+	/* counters: only a slice whose switch-in we saw is theirs */
+	read_counters(st, t, st->tid == pid, slice, cpu);
 	t->runq_wait_ns = p->sched_info.run_delay - t->base_run_delay;
 	t->migrations = p->se.nr_migrations - t->base_migrations;
 	t->last_cpu = cpu;
@@ -306,7 +306,7 @@ int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 		}
 	} else {
 		/* untracked prev: only take next's baseline */
-		read_counters(st, NULL, cpu);
+		read_counters(st, NULL, false, 0, cpu);
 	}
 	st->tid = tn ? next->pid : 0;
 	return 0;

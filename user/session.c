@@ -451,11 +451,18 @@ static int fill_filter(struct session *s)
 static int fill_counters(struct session *s)
 {
 	int fd = bpf_map__fd(s->skel->maps.counters);
+	const char *drop = getenv("TDBPF_TEST_DROP_CPU");
+	int i, drop_cpu = drop ? atoi(drop) : -1;
 	__u32 k;
-	int i;
 
 	for (i = 0; i < s->ctr.nr * s->ncpu; i++) {
 		if (s->ctr.fds[i] < 0)
+			continue;
+		/*
+		 * Fault injection for the tests: leave one CPU's slots empty,
+		 * so that every counter read there fails in the kernel.
+		 */
+		if (drop && i % s->ncpu == drop_cpu)
 			continue;
 		k = (__u32)i;
 		if (bpf_map_update_elem(fd, &k, &s->ctr.fds[i], BPF_ANY))

@@ -9,6 +9,7 @@
  * the exit path a thread runs after it read its clock.
  */
 #include <dirent.h>
+#include <math.h>
 #include "helpers.h"
 
 #define REL	0.02
@@ -177,6 +178,143 @@ static double irq_steal_ns(void)
 	if (n != 8)
 		return 0;
 	return (double)(v[5] + v[6] + v[7]) * 1e9 / sysconf(_SC_CLK_TCK);
+}
+
+/*
+ * Failed counter reads (fault injection: CPU 1's counter slots left empty,
+ * so every read there fails in the kernel): counted in lost.read_errors,
+ * the report is still printed, and a slice whose counters could not be
+ * read counts as enabled but not running: coverage drops below 1 and the
+ * scaled cpu-clock still matches the on-CPU time. A thread that only ran
+ * on CPU 1 has no counter value at all (null), never a made-up one.
+ */
+static void test_read_errors(void **state)
+{
+	char *json = tmp_path("rerr.json");
+	char *argv[] = { (char *)tdbpf_bin(), "-j", "-o", json, "--",
+			 (char *)workload("spinners"), "-n", "2", "-d", "1",
+			 NULL };
+	json_object *doc, *lost, *tasks, *t, *v;
+	int checked = 0;
+	size_t i;
+
+	(void)state;
+	NEED_BPF();
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		print_message("needs 2 CPUs: skipping\n");
+		skip();
+	}
+	setenv("TDBPF_TEST_DROP_CPU", "1", 1);
+	assert_int_equal(run(argv, NULL, 60), 0);
+	unsetenv("TDBPF_TEST_DROP_CPU");
+	doc = json_file(json);
+	assert_non_null(doc);
+	assert_true(json_object_object_get_ex(doc, "lost", &lost));
+	assert_true(jint(lost, "read_errors") > 0);
+	assert_true(json_object_object_get_ex(doc, "tasks", &tasks));
+	for (i = 0; i < json_object_array_length(tasks); i++) {
+		double cov, clk, on;
+
+		t = json_object_array_get_idx(tasks, i);
+		on = (double)jint(t, "on_cpu_ns");
+		json_object_object_get_ex(t, "coverage", &v);
+		cov = json_object_get_double(v);
+		clk = jcounter(t, "cpu-clock");
+		if (on < 50e6)
+			continue;
+		assert_true(cov >= 0 && cov <= 1);
+		if (cov > 0.05) {
+			/* extrapolated over the unread slices */
+			assert_close("scaled cpu-clock", clk, on, 0.02, 1e6);
+			checked++;
+		} else if (cov == 0) {
+			assert_true(isnan(clk));	/* null, not 0 */
+		}
+	}
+	json_object_put(doc);
+	unlink(json);
+	/* with 2 spinners on 2 CPUs, one at least ran on CPU 0 too */
+	assert_true(checked >= 1);
+}
+
+/* -t TID traces that thread only. */
+static void test_tid(void **state)
+{
+	char *wl[] = { (char *)workload("spinners"), "-n", "2", "-d", "3",
+		       NULL };
+	char line[64], tidarg[32], path[64], *json = tmp_path("tid.json");
+	char *tr[] = { (char *)tdbpf_bin(), "-j", "-o", json, "-t", tidarg,
+		       "-d", "1", NULL };
+	struct child w;
+	json_object *doc, *tasks;
+	int pid, tid = 0;
+	DIR *d;
+	struct dirent *e;
+
+	(void)state;
+	NEED_BPF();
+	w = spawn(wl, 0);
+	assert_non_null(read_line(w.out, line, sizeof(line), 5000));
+	assert_int_equal(sscanf(line, "pid=%d", &pid), 1);
+	assert_non_null(read_line(w.out, line, sizeof(line), 5000));
+	/* a thread other than the main one */
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		if (atoi(e->d_name) > 0 && atoi(e->d_name) != pid)
+			tid = atoi(e->d_name);
+	closedir(d);
+	assert_true(tid > 0);
+	snprintf(tidarg, sizeof(tidarg), "%d", tid);
+	assert_int_equal(run(tr, NULL, 30), 0);
+	doc = json_file(json);
+	assert_non_null(doc);
+	assert_true(json_object_object_get_ex(doc, "tasks", &tasks));
+	assert_int_equal(json_object_array_length(tasks), 1);
+	assert_int_equal(jint(json_object_array_get_idx(tasks, 0), "tid"),
+			 tid);
+	assert_true(jint(json_object_array_get_idx(tasks, 0), "on_cpu_ns") >
+		    0);
+	json_object_put(doc);
+	kill(w.pid, SIGTERM);
+	free(read_all(w.out));
+	wait_for(w.pid, 10);
+	unlink(json);
+}
+
+/* --children follows a process the target forks; without it, not. */
+static void test_children(void **state)
+{
+	char *json = tmp_path("ch.json"), script[256];
+	char *with[] = { (char *)tdbpf_bin(), "-j", "--children", "-o", json,
+			 "--", "/bin/sh", "-c", script, NULL };
+	char *without[] = { (char *)tdbpf_bin(), "-j", "-o", json, "--",
+			    "/bin/sh", "-c", script, NULL };
+	json_object *doc, *tasks, *c;
+	int k, found;
+	size_t i;
+
+	(void)state;
+	NEED_BPF();
+	snprintf(script, sizeof(script), "%s -n 1 -d 0.5 >/dev/null; true",
+		 workload("spinners"));
+	for (k = 0; k < 2; k++) {
+		assert_int_equal(run(k ? without : with, NULL, 30), 0);
+		doc = json_file(json);
+		assert_non_null(doc);
+		assert_true(json_object_object_get_ex(doc, "tasks", &tasks));
+		found = 0;
+		for (i = 0; i < json_object_array_length(tasks); i++)
+			if (json_object_object_get_ex(
+				    json_object_array_get_idx(tasks, i),
+				    "comm", &c) &&
+			    !strcmp(json_object_get_string(c), "spin-0"))
+				found++;
+		assert_int_equal(found, k ? 0 : 1);
+		json_object_put(doc);
+	}
+	unlink(json);
 }
 
 /*
@@ -487,6 +625,9 @@ int main(void)
 		cmocka_unit_test(test_command_threads),
 		cmocka_unit_test(test_attach_pid),
 		cmocka_unit_test(test_group_members_count),
+		cmocka_unit_test(test_read_errors),
+		cmocka_unit_test(test_tid),
+		cmocka_unit_test(test_children),
 		cmocka_unit_test(test_churn_sum),
 		cmocka_unit_test(test_interval_lines),
 		cmocka_unit_test(test_per_name),
