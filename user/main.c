@@ -25,13 +25,6 @@
 
 #define TDBPF_VERSION "0.1.0"
 
-#ifndef CAP_PERFMON
-#define CAP_PERFMON 38
-#endif
-#ifndef CAP_BPF
-#define CAP_BPF 39
-#endif
-
 static void errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static void errorf(const char *fmt, ...)

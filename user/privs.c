@@ -17,13 +17,6 @@
 #include <sys/capability.h>
 #include "privs.h"
 
-#ifndef CAP_PERFMON
-#define CAP_PERFMON 38
-#endif
-#ifndef CAP_BPF
-#define CAP_BPF 39
-#endif
-
 /* SUDO_UID/SUDO_GID when we are root through sudo, else -1. */
 static int sudo_ids(uid_t *uid, gid_t *gid)
 {

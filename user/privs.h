@@ -6,6 +6,15 @@
 
 #include <stddef.h>
 #include <sys/types.h>
+#include <sys/capability.h>
+
+/* libcap headers older than Linux 5.8 do not name them */
+#ifndef CAP_PERFMON
+#define CAP_PERFMON 38
+#endif
+#ifndef CAP_BPF
+#define CAP_BPF 39
+#endif
 
 /*
  * In the child, before exec: when root through sudo, become SUDO_UID/GID
