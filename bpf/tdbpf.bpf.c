@@ -264,7 +264,6 @@ charge_current(struct tdbpf_cpu *st, struct task_struct *p, __u32 cpu)
 	read_counters(st, t, st->tid == pid, slice, cpu);
 	t->runq_wait_ns = p->sched_info.run_delay - t->base_run_delay;
 	t->migrations = p->se.nr_migrations - t->base_migrations;
-	t->last_cpu = cpu;
 	copy_comm(t->comm, p);
 	return t;
 }
@@ -302,7 +301,6 @@ int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 				t->flags |= TDBPF_TASK_EXITED;
 				bpf_map_push_elem(&exited, &tid, 0);
 			}
-			t->slices++;
 		}
 	} else {
 		/* untracked prev: only take next's baseline */

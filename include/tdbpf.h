@@ -41,7 +41,7 @@ struct tdbpf_task {
 	__u32 tid;
 	__u32 tgid;
 	__u32 flags;
-	__u32 last_cpu;
+	__u32 pad;
 	char comm[TDBPF_COMM_LEN];
 	__u64 on_cpu_ns;	/* rq clock time of the slices charged */
 	__u64 runq_wait_ns;	/* sched_info.run_delay since first seen */
@@ -49,7 +49,6 @@ struct tdbpf_task {
 	__u64 nvcsw;		/* voluntary switches */
 	__u64 nivcsw;		/* involuntary (preempted) switches */
 	__u64 migrations;	/* se.nr_migrations since first seen */
-	__u64 slices;		/* switch-outs charged */
 	__u64 start_ns;		/* CLOCK_MONOTONIC: first seen, or creation */
 	__u64 end_ns;		/* CLOCK_MONOTONIC at its last switch, 0 alive */
 	__u64 charged_to;	/* rq clock up to which on-CPU is charged */

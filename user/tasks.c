@@ -209,7 +209,6 @@ int tasks_add(struct task_table *t, const struct tdbpf_task *s, int nr_ev)
 	r->nvcsw += s->nvcsw;
 	r->nivcsw += s->nivcsw;
 	r->migrations += s->migrations;
-	r->slices += s->slices;
 	add_counts(r->ctr, s->ctr, common_ev(nr_ev, t, NULL));
 	return 0;
 }
@@ -222,7 +221,6 @@ static void add_row(struct task_row *d, const struct task_row *s, int nr_ev)
 	d->nvcsw += s->nvcsw;
 	d->nivcsw += s->nivcsw;
 	d->migrations += s->migrations;
-	d->slices += s->slices;
 	add_counts(d->ctr, s->ctr, nr_ev);
 }
 
@@ -297,7 +295,6 @@ int tasks_diff(const struct task_table *cur, const struct task_table *prev,
 		d->nvcsw = sub_sat(c->nvcsw, p->nvcsw);
 		d->nivcsw = sub_sat(c->nivcsw, p->nivcsw);
 		d->migrations = sub_sat(c->migrations, p->migrations);
-		d->slices = sub_sat(c->slices, p->slices);
 		for (j = 0; j < nr_ev; j++) {
 			if (!have_prev) {
 				d->ctr[j] = c->ctr[j];

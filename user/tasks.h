@@ -23,7 +23,6 @@ struct task_row {
 	__u64 nvcsw;
 	__u64 nivcsw;
 	__u64 migrations;
-	__u64 slices;
 	/* as many as the table's nr_ev: rows are sized to the events
 	 * programmed, not to TDBPF_MAX_EVENTS (10,000 tasks x 64 slots
 	 * would be 15 MiB per table) */

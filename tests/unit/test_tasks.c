@@ -71,7 +71,6 @@ static struct tdbpf_task mk(__u32 tid, __u32 tgid, const char *comm,
 	s.nvcsw = base + 4;
 	s.nivcsw = base + 5;
 	s.migrations = base + 6;
-	s.slices = base + 7;
 	for (i = 0; i < TDBPF_MAX_EVENTS; i++) {
 		s.ctr[i].value = base * 10 + i;
 		s.ctr[i].enabled = base * 100 + i;
@@ -105,7 +104,6 @@ static void test_add_sums(void **state)
 	assert_int_equal(r->nvcsw, 1004 + 24);
 	assert_int_equal(r->nivcsw, 1005 + 25);
 	assert_int_equal(r->migrations, 1006 + 26);
-	assert_int_equal(r->slices, 1007 + 27);
 	/* counters: slot i = value base*10+i summed over both adds */
 	assert_int_equal(r->ctr[0].value, 10000 + 200);
 	assert_int_equal(r->ctr[2].value, 10002 + 202);
@@ -216,7 +214,6 @@ static void test_diff(void **state)
 	assert_int_equal(r->nvcsw, 14);
 	assert_int_equal(r->nivcsw, 15);
 	assert_int_equal(r->migrations, 16);
-	assert_int_equal(r->slices, 17);
 	assert_int_equal(r->ctr[1].value, 101);
 	assert_int_equal(r->ctr[1].enabled, 1001);
 	assert_int_equal(r->ctr[1].running, 501);

@@ -234,15 +234,7 @@ enum {
 /* Thresholds: perf's MetricThreshold "tma_x > value". */
 static const struct tma_node spr_nodes[NR_NODES] = {
 	TMA_NODES_L1_L2,
-	[N_BR_RESTEERS] = { "tma_branch_resteers", "Branch_Resteers", N_FL, 3,
-			    0.05, false },
-	[N_DSB_SW] = { "tma_dsb_switches", "DSB_Switches", N_FL, 3, 0.05, false },
-	[N_ICACHE] = { "tma_icache_misses", "ICache_Misses", N_FL, 3, 0.05, false },
-	[N_ITLB] = { "tma_itlb_misses", "ITLB_Misses", N_FL, 3, 0.05, false },
-	[N_LCP] = { "tma_lcp", "LCP", N_FL, 3, 0.05, false },
-	[N_MS_SW] = { "tma_ms_switches", "MS_Switches", N_FL, 3, 0.05, false },
-	[N_DSB] = { "tma_dsb", "DSB", N_FB, 3, 0.15, false },
-	[N_MITE] = { "tma_mite", "MITE", N_FB, 3, 0.1, false },
+	TMA_NODES_L3_FRONTEND,
 	[N_OTHER_MISP] = { "tma_other_mispredicts", "Other_Mispred", N_BM, 3,
 			   0.05, false },
 	[N_OTHER_NUKES] = { "tma_other_nukes", "Other_Nukes", N_MC, 3, 0.05, false },

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Levels 1 and 2 of perf's TMA tree: the same twelve nodes, labels and
- * MetricThreshold values on every model of levels 1-3. The including
- * model file defines the N_* indices (its own node order).
+ * The parts of perf's TMA tree that are the same, with the same labels and
+ * MetricThreshold values, on every model of levels 1-3: levels 1 and 2,
+ * and the level-3 nodes under Fetch Latency and Fetch Bandwidth. The
+ * including model file defines the N_* indices (its own node order).
  */
 #ifndef TDBPF_TMA_TREE_H
 #define TDBPF_TMA_TREE_H
@@ -24,5 +25,18 @@
 		      true },						\
 	[N_LIGHT] = { "tma_light_operations", "Light_Ops", N_RET, 2, 0.6,	\
 		      true }
+
+#define TMA_NODES_L3_FRONTEND						\
+	[N_BR_RESTEERS] = { "tma_branch_resteers", "Branch_Resteers", N_FL, \
+			    3, 0.05, false },				\
+	[N_DSB_SW] = { "tma_dsb_switches", "DSB_Switches", N_FL, 3, 0.05,	\
+		       false },						\
+	[N_ICACHE] = { "tma_icache_misses", "ICache_Misses", N_FL, 3, 0.05,	\
+		       false },						\
+	[N_ITLB] = { "tma_itlb_misses", "ITLB_Misses", N_FL, 3, 0.05, false }, \
+	[N_LCP] = { "tma_lcp", "LCP", N_FL, 3, 0.05, false },		\
+	[N_MS_SW] = { "tma_ms_switches", "MS_Switches", N_FL, 3, 0.05, false }, \
+	[N_DSB] = { "tma_dsb", "DSB", N_FB, 3, 0.15, false },		\
+	[N_MITE] = { "tma_mite", "MITE", N_FB, 3, 0.1, false }
 
 #endif /* TDBPF_TMA_TREE_H */
