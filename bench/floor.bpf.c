@@ -58,6 +58,42 @@ int BPF_PROG(floor_read4)
 	return read_k(4);
 }
 
+/* value-only reads (bpf_perf_event_read): no enabled/running times */
+static __always_inline int read_k_plain(const int k, const int timed)
+{
+	struct bpf_perf_event_value v;
+	__u32 cpu = bpf_get_smp_processor_id();
+	__u64 sum = 0;
+	int i;
+
+#pragma unroll
+	for (i = 0; i < k; i++) {
+		if (i < timed) {
+			if (!bpf_perf_event_read_value(&counters,
+						       i * nr_cpus + cpu, &v,
+						       sizeof(v)))
+				sum += v.counter + v.enabled + v.running;
+		} else {
+			sum += bpf_perf_event_read(&counters,
+						   i * nr_cpus + cpu);
+		}
+	}
+	sink = sum;
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(floor_read4plain)
+{
+	return read_k_plain(4, 0);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(floor_read4grp)
+{
+	return read_k_plain(4, 1);
+}
+
 /*
  * The early exit's ingredients, for comparison: two lookups of a tgid
  * filter, as a hash (what tdbpf does) and as a bitmap in an array map,
@@ -105,5 +141,52 @@ int BPF_PROG(floor_bitmap2, bool preempt, struct task_struct *prev,
 {
 	if (bit_set(prev->tgid) || bit_set(next->tgid))
 		sink++;
+	return 0;
+}
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u32);
+} tstore SEC(".maps");
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(floor_tstore2, bool preempt, struct task_struct *prev,
+	     struct task_struct *next)
+{
+	__u32 *a = bpf_task_storage_get(&tstore, prev, 0,
+					BPF_LOCAL_STORAGE_GET_F_CREATE);
+	__u32 *b = bpf_task_storage_get(&tstore, next, 0,
+					BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	if (a && b)
+		sink += *a + *b;
+	return 0;
+}
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, __u64);
+} present SEC(".maps");
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(floor_hashhit2, bool preempt, struct task_struct *prev,
+	     struct task_struct *next)
+{
+	__u32 a = prev->pid, b = next->pid;
+	__u64 z = 0, *x, *y;
+
+	x = bpf_map_lookup_elem(&present, &a);
+	if (!x) {
+		bpf_map_update_elem(&present, &a, &z, BPF_NOEXIST);
+		return 0;
+	}
+	y = bpf_map_lookup_elem(&present, &b);
+	if (y)
+		sink += *x + *y;
 	return 0;
 }

@@ -24,6 +24,8 @@ char LICENSE[] SEC("license") = "GPL";
 /* Set by user space before load. */
 const volatile __u32 nr_cpus = 1;
 const volatile __u32 nr_events;
+/* bit i: counter i leads a group (read with its times) */
+const volatile __u64 group_leads = 1;
 const volatile __u32 track_mode = TDBPF_TRACK_TGID;
 const volatile bool follow_children;
 /* CLOCK_MONOTONIC just before attach: tasks started later count whole */
@@ -186,6 +188,28 @@ static __always_inline struct tdbpf_task *task_get(struct task_struct *p,
 }
 
 /*
+ * One counter's reading. Only a group leader is read with its enabled and
+ * running times (bpf_perf_event_read_value takes the clock for them); the
+ * members of a group are scheduled in and out with their leader, so their
+ * times are the leader's and a value-only read (bpf_perf_event_read) does.
+ * That helper returns errors in-band, as -errno: no counter gets near 2^64.
+ */
+static __always_inline bool read_one(__u32 i, __u32 cpu, bool lead,
+				     struct bpf_perf_event_value *v)
+{
+	__u64 r;
+
+	if (lead)
+		return !bpf_perf_event_read_value(&counters, i * nr_cpus + cpu,
+						  v, sizeof(*v));
+	r = bpf_perf_event_read(&counters, i * nr_cpus + cpu);
+	if (r >= (__u64)-4095)
+		return false;
+	v->counter = r;
+	return true;
+}
+
+/*
  * Read this CPU's counters and keep them as the baseline of the next
  * slice. For @t (the task switching out, NULL if untracked) charge each
  * counter's delta since the slice began, when @counted (we saw the
@@ -193,21 +217,29 @@ static __always_inline struct tdbpf_task *task_get(struct task_struct *p,
  * on-CPU time goes into enabled only, as for a group multiplexed out:
  * scaling extrapolates over it and coverage shows it. A failed read is
  * counted and invalidates that baseline: a zeroed buffer is never charged.
+ * Groups are contiguous, leader first (plan.c), so @v keeps the times of
+ * the group being read; a member of a group whose leader failed fails.
  */
 static __always_inline void read_counters(struct tdbpf_cpu *st,
 					  struct tdbpf_task *t, bool counted,
 					  __u64 slice, __u32 cpu)
 {
-	struct bpf_perf_event_value v;
+	struct bpf_perf_event_value v = {};
+	bool group_ok = false;
 	__u32 i;
 
 	for (i = 0; i < TDBPF_MAX_EVENTS; i++) {
 		__u64 bit = 1ULL << i;
+		bool lead = group_leads & bit;
 
 		if (i >= nr_events)
 			break;
-		if (bpf_perf_event_read_value(&counters, i * nr_cpus + cpu,
-					      &v, sizeof(v))) {
+		if ((lead || group_ok) && read_one(i, cpu, lead, &v)) {
+			if (lead)
+				group_ok = true;
+		} else {
+			if (lead)
+				group_ok = false;
 			stat_inc(TDBPF_STAT_READ_ERR);
 			st->valid &= ~bit;
 			if (t)

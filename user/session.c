@@ -485,7 +485,7 @@ static const char *bpf_hint(int err)
 static int setup(struct session *s, char *err, size_t len)
 {
 	const struct options *o = s->o;
-	int e;
+	int e, i;
 
 	libbpf_set_print(o->verbose ? libbpf_print_verbose : libbpf_print);
 	s->ncpu = libbpf_num_possible_cpus();
@@ -514,6 +514,9 @@ static int setup(struct session *s, char *err, size_t len)
 	}
 	s->skel->rodata->nr_cpus = (__u32)s->ncpu;
 	s->skel->rodata->nr_events = (__u32)s->plan->nr;
+	s->skel->rodata->group_leads = 0;
+	for (i = 0; i < s->plan->nr_groups; i++)
+		s->skel->rodata->group_leads |= 1ULL << s->plan->leader[i];
 	s->skel->rodata->track_mode = o->all	     ? TDBPF_TRACK_ALL :
 				      o->nr_tids ? TDBPF_TRACK_TID :
 						   TDBPF_TRACK_TGID;
