@@ -58,7 +58,10 @@ int BPF_PROG(floor_read4)
 	return read_k(4);
 }
 
-/* value-only reads (bpf_perf_event_read): no enabled/running times */
+/*
+ * As tdbpf reads a group: the leader (@timed first counters) with its
+ * times, the members value-only (bpf_perf_event_read).
+ */
 static __always_inline int read_k_plain(const int k, const int timed)
 {
 	struct bpf_perf_event_value v;
@@ -83,67 +86,16 @@ static __always_inline int read_k_plain(const int k, const int timed)
 }
 
 SEC("tp_btf/sched_switch")
-int BPF_PROG(floor_read4plain)
-{
-	return read_k_plain(4, 0);
-}
-
-SEC("tp_btf/sched_switch")
 int BPF_PROG(floor_read4grp)
 {
 	return read_k_plain(4, 1);
 }
 
 /*
- * The early exit's ingredients, for comparison: two lookups of a tgid
- * filter, as a hash (what tdbpf does) and as a bitmap in an array map,
- * whose lookups the verifier inlines (no helper call, no hashing).
+ * Where the rest of a tracked switch goes: the lookup of the task's entry,
+ * as tdbpf does it (a hash keyed by tid, the entry present) and as task
+ * storage would. Two lookups per run, prev's and next's.
  */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
-	__type(key, __u32);
-	__type(value, __u8);
-} filter SEC(".maps");
-
-#define BITMAP_WORDS	65536	/* 4M bits: pid_max's ceiling */
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, BITMAP_WORDS);
-	__type(key, __u32);
-	__type(value, __u64);
-} bitmap SEC(".maps");
-
-SEC("tp_btf/sched_switch")
-int BPF_PROG(floor_hash2, bool preempt, struct task_struct *prev,
-	     struct task_struct *next)
-{
-	__u32 a = prev->tgid, b = next->tgid;
-
-	if (bpf_map_lookup_elem(&filter, &a) ||
-	    bpf_map_lookup_elem(&filter, &b))
-		sink++;
-	return 0;
-}
-
-static __always_inline bool bit_set(__u32 id)
-{
-	__u32 w = (id >> 6) & (BITMAP_WORDS - 1);
-	__u64 *v = bpf_map_lookup_elem(&bitmap, &w);
-
-	return v && (*v >> (id & 63)) & 1;
-}
-
-SEC("tp_btf/sched_switch")
-int BPF_PROG(floor_bitmap2, bool preempt, struct task_struct *prev,
-	     struct task_struct *next)
-{
-	if (bit_set(prev->tgid) || bit_set(next->tgid))
-		sink++;
-	return 0;
-}
-
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
@@ -182,6 +134,7 @@ int BPF_PROG(floor_hashhit2, bool preempt, struct task_struct *prev,
 
 	x = bpf_map_lookup_elem(&present, &a);
 	if (!x) {
+		/* first sight; every later switch finds it */
 		bpf_map_update_elem(&present, &a, &z, BPF_NOEXIST);
 		return 0;
 	}

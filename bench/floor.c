@@ -5,10 +5,8 @@
  * (one group, cpu-clock leading, pid=-1, cpu=N), print the program id and
  * wait for SIGINT/SIGTERM.
  *
- * usage: floor empty|read1|read4|hash2|bitmap2
+ * usage: floor empty|read1|read4|read4grp|hashhit2|tstore2
  * stdout: "id=<prog id>" once attached.
- * hash2 and bitmap2 look up prev's and next's tgid in a filter holding one
- * tgid (1, init) that the benchmark's tasks never match: the early exit.
  */
 #include <errno.h>
 #include <signal.h>
@@ -90,7 +88,7 @@ int main(int argc, char **argv)
 
 	if (argc != 2 || strlen(argv[1]) > 20) {
 		fprintf(stderr,
-			"usage: floor empty|read1|read4|hash2|bitmap2\n");
+			"usage: floor empty|read1|read4|read4grp|hashhit2|tstore2\n");
 		return 2;
 	}
 	snprintf(want, sizeof(want), "floor_%s", argv[1]);
@@ -118,21 +116,6 @@ int main(int argc, char **argv)
 	}
 	if (open_counters(ncpu, bpf_map__fd(skel->maps.counters)))
 		return 1;
-	{
-		/* one tracked tgid, as with tdbpf -p 1 */
-		__u32 key = 1, word = 0;
-		__u8 one = 1;
-		__u64 bit = 1ULL << 1;
-
-		if (bpf_map_update_elem(bpf_map__fd(skel->maps.filter), &key,
-					&one, BPF_ANY) ||
-		    bpf_map_update_elem(bpf_map__fd(skel->maps.bitmap), &word,
-					&bit, BPF_ANY)) {
-			fprintf(stderr, "floor: filter update: %s\n",
-				strerror(errno));
-			return 1;
-		}
-	}
 	link = bpf_program__attach(prog);
 	if (!link) {
 		fprintf(stderr, "floor: cannot attach %s: %s\n", want,
