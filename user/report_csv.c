@@ -138,6 +138,7 @@ static void write_task(struct csv_ctx *x, const struct report *rep,
 void report_write_csv(FILE *f, const struct report *rep, const char *sep)
 {
 	struct csv_ctx x = { .f = f, .sep = sep && *sep ? sep : "," };
+	struct task_decoded d;
 	int i;
 
 	if (rep->lost_map_full || rep->lost_read_err)
@@ -145,6 +146,8 @@ void report_write_csv(FILE *f, const struct report *rep, const char *sep)
 			"# lost: %llu tasks (map full), %llu counter reads\n",
 			(unsigned long long)rep->lost_map_full,
 			(unsigned long long)rep->lost_read_err);
-	for (i = 0; i < rep->nr; i++)
-		write_task(&x, rep, &rep->tasks[i]);
+	for (i = 0; i < rep->nr; i++) {
+		report_decode_task(rep, i, &d);
+		write_task(&x, rep, &d);
+	}
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * JSON output, built with json-c (never by hand). One document:
+ * JSON output, streamed: one document, each task decoded and written in
+ * turn, so that 10,000 tasks never sit in memory as one tree.
  *
  * {
  *   "model": "software", "level": 0, "smt": false,
@@ -28,16 +29,22 @@
  *   } ]
  * }
  *
- * Thread names can hold any byte. json-c escapes control characters and
- * quotes but copies other bytes as they are, so a name that is not valid
- * UTF-8 would make invalid JSON: each byte that does not belong to a
- * valid UTF-8 sequence is replaced by U+FFFD before json-c sees it.
- * NaN and infinities have no JSON spelling: they become null.
+ * Pretty (-j) puts one member per line, indented by depth; interval
+ * reports (-I) put the whole document on one line.
+ *
+ * Thread names can hold any byte, and JSON must be valid UTF-8: each
+ * byte that does not belong to a valid UTF-8 sequence becomes U+FFFD,
+ * control characters are escaped. NaN and infinities have no JSON
+ * spelling: they become null. Integral values below 2^53 print as
+ * integers; other doubles with 15 to 17 significant digits, the fewest
+ * that read back as the same double. tdbpf never calls setlocale(): the
+ * decimal point is '.'.
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <json-c/json.h>
+#include "outbuf.h"
 #include "report.h"
 
 /* Length of the valid UTF-8 sequence at @s (@n bytes left), 0 if none. */
@@ -74,143 +81,249 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
 	return len;
 }
 
-static json_object *json_string_utf8(const char *str)
+/*
+ * The writer keeps only what punctuation needs: the nesting depth (for
+ * indentation) and whether the current object or array has a member yet
+ * (for the comma). Callers open and close in order; nothing checks it.
+ */
+struct jw {
+	struct outbuf o;
+	bool pretty;
+	bool first;	/* nothing written yet in the open object/array */
+	int depth;
+};
+
+/* Bytes copied as they are: printable ASCII but the quote and backslash. */
+static bool json_plain(unsigned char c)
+{
+	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+}
+
+static void jw_string(struct jw *w, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
-	size_t n = strlen(str), i = 0, o = 0;
-	char out[3 * 64 + 1];	/* comm and names are short; cut if not */
+	size_t n = strlen(str), i = 0, run = 0, len;
+	char esc[8];
 
-	while (i < n && o + 4 <= sizeof(out)) {
-		size_t len = utf8_seq(s + i, n - i);
+	ob_putc(&w->o, '"');
+	/* copy runs of plain bytes in one go; escape or replace the rest */
+	while (i < n) {
+		unsigned char c = s[i];
 
-		if (len) {
-			memcpy(out + o, s + i, len);
-			o += len;
-			i += len;
-		} else {
-			memcpy(out + o, "\xef\xbf\xbd", 3);	/* U+FFFD */
-			o += 3;
+		if (json_plain(c)) {
 			i++;
+			continue;
 		}
+		if (c >= 0x80) {
+			len = utf8_seq(s + i, n - i);
+			if (len) {
+				i += len;
+				continue;
+			}
+		}
+		ob_write(&w->o, str + run, i - run);
+		switch (c) {
+		case '"':
+			ob_puts(&w->o, "\\\"");
+			break;
+		case '\\':
+			ob_puts(&w->o, "\\\\");
+			break;
+		case '\n':
+			ob_puts(&w->o, "\\n");
+			break;
+		case '\t':
+			ob_puts(&w->o, "\\t");
+			break;
+		case '\r':
+			ob_puts(&w->o, "\\r");
+			break;
+		default:
+			if (c < 0x20) {
+				snprintf(esc, sizeof(esc), "\\u%04x", c);
+				ob_puts(&w->o, esc);
+			} else {
+				ob_puts(&w->o, "\xef\xbf\xbd");	/* U+FFFD */
+			}
+			break;
+		}
+		run = ++i;
 	}
-	out[o] = '\0';
-	return json_object_new_string(out);
+	ob_write(&w->o, str + run, i - run);
+	ob_putc(&w->o, '"');
 }
 
-/* Integral counts stay integers; NaN and infinity become null. */
-static json_object *json_number(double v)
+static void jw_newline(struct jw *w)
 {
-	if (!isfinite(v))
-		return NULL;
-	if (v == floor(v) && fabs(v) < 9007199254740992.0)	/* 2^53 */
-		return json_object_new_int64((int64_t)v);
-	return json_object_new_double(v);
+	/* the document nests 4 deep: one piece of output, not a loop */
+	static const char nl[] = "\n                ";
+	size_t n = 1 + 2 * (size_t)w->depth;
+
+	if (n < sizeof(nl)) {
+		ob_write(&w->o, nl, n);
+		return;
+	}
+	ob_putc(&w->o, '\n');
+	ob_fill(&w->o, ' ', n - 1);
 }
 
-static json_object *json_u64(__u64 v)
+/* Separate from the previous member, indent, and write "@key": if any. */
+static void jw_member(struct jw *w, const char *key)
 {
-	return json_object_new_uint64(v);
+	if (!w->first)
+		ob_putc(&w->o, ',');
+	w->first = false;
+	if (w->pretty && w->depth)
+		jw_newline(w);
+	if (key) {
+		jw_string(w, key);
+		ob_puts(&w->o, w->pretty ? ": " : ":");
+	}
 }
 
-static json_object *task_json(const struct report *rep,
-			      const struct task_decoded *d)
+static void jw_open(struct jw *w, const char *key, char brace)
+{
+	jw_member(w, key);
+	ob_putc(&w->o, brace);
+	w->depth++;
+	w->first = true;
+}
+
+static void jw_close(struct jw *w, char brace)
+{
+	w->depth--;
+	/* an empty object stays "{}" */
+	if (w->pretty && !w->first)
+		jw_newline(w);
+	ob_putc(&w->o, brace);
+	w->first = false;
+}
+
+static void jw_u64(struct jw *w, const char *key, uint64_t v)
+{
+	jw_member(w, key);
+	ob_u64(&w->o, v, 0);
+}
+
+static void jw_int(struct jw *w, const char *key, int64_t v)
+{
+	jw_member(w, key);
+	ob_i64(&w->o, v);
+}
+
+static void jw_bool(struct jw *w, const char *key, bool v)
+{
+	jw_member(w, key);
+	ob_puts(&w->o, v ? "true" : "false");
+}
+
+static void jw_str(struct jw *w, const char *key, const char *v)
+{
+	jw_member(w, key);
+	jw_string(w, v);
+}
+
+/*
+ * Counts stay integers while a double holds every integer exactly
+ * (below 2^53). Anything else: the first of %.15g, %.16g, %.17g that
+ * reads back as the same double (%.17g always does), so that 0.1 stays
+ * "0.1" and no value loses a bit.
+ */
+static void jw_double(struct jw *w, const char *key, double v)
+{
+	char buf[32];
+	int prec;
+
+	jw_member(w, key);
+	if (!isfinite(v)) {
+		ob_puts(&w->o, "null");
+		return;
+	}
+	if (v == floor(v) && fabs(v) < 9007199254740992.0) {	/* 2^53 */
+		ob_i64(&w->o, (int64_t)v);
+		return;
+	}
+	for (prec = 15; prec < 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	if (prec == 17)
+		snprintf(buf, sizeof(buf), "%.17g", v);
+	ob_puts(&w->o, buf);
+}
+
+static void write_task(struct jw *w, const struct report *rep,
+		       const struct task_decoded *d)
 {
 	const struct task_row *r = d->row;
 	const struct event_plan *p = rep->plan;
 	const struct model *m = p ? p->model : NULL;
-	json_object *o = json_object_new_object(), *ctr, *met;
 	int s, i;
 
-	json_object_object_add(o, "tid", json_object_new_int64(r->tid));
-	json_object_object_add(o, "pid", json_object_new_int64(r->pid));
-	json_object_object_add(o, "comm", json_string_utf8(r->comm));
-	json_object_object_add(o, "on_cpu_ns", json_u64(r->on_cpu_ns));
-	json_object_object_add(o, "runq_wait_ns", json_u64(r->runq_wait_ns));
-	json_object_object_add(o, "off_cpu_ns", json_u64(r->off_cpu_ns));
-	json_object_object_add(o, "switches", json_u64(r->nvcsw + r->nivcsw));
-	json_object_object_add(o, "voluntary", json_u64(r->nvcsw));
-	json_object_object_add(o, "involuntary", json_u64(r->nivcsw));
-	json_object_object_add(o, "migrations", json_u64(r->migrations));
-	json_object_object_add(o, "exited", json_object_new_boolean(r->exited));
+	jw_open(w, NULL, '{');
+	jw_u64(w, "tid", r->tid);
+	jw_u64(w, "pid", r->pid);
+	jw_str(w, "comm", r->comm);
+	jw_u64(w, "on_cpu_ns", r->on_cpu_ns);
+	jw_u64(w, "runq_wait_ns", r->runq_wait_ns);
+	jw_u64(w, "off_cpu_ns", r->off_cpu_ns);
+	jw_u64(w, "switches", r->nvcsw + r->nivcsw);
+	jw_u64(w, "voluntary", r->nvcsw);
+	jw_u64(w, "involuntary", r->nivcsw);
+	jw_u64(w, "migrations", r->migrations);
+	jw_bool(w, "exited", r->exited);
 	if (r->nr_tasks > 1)
-		json_object_object_add(o, "nr_tasks",
-				       json_object_new_int(r->nr_tasks));
-	json_object_object_add(o, "coverage", json_number(d->coverage));
-	json_object_object_add(o, "low_coverage",
-			       json_object_new_boolean(d->low_coverage));
-	json_object_object_add(o, "sched", json_object_new_string(
-					       sched_verdict_str(d->sched)));
+		jw_int(w, "nr_tasks", r->nr_tasks);
+	jw_double(w, "coverage", d->coverage);
+	jw_bool(w, "low_coverage", d->low_coverage);
+	jw_str(w, "sched", sched_verdict_str(d->sched));
 
-	ctr = json_object_new_object();
+	jw_open(w, "counters", '{');
 	for (s = 0; m && s < p->nr && s < TDBPF_MAX_EVENTS; s++)
-		json_object_object_add(ctr, m->events[p->ev[s]].name,
-				       json_number(d->ev[s]));
-	json_object_object_add(o, "counters", ctr);
+		jw_double(w, m->events[p->ev[s]].name, d->ev[s]);
+	jw_close(w, '}');
 
 	if (d->has_tma) {
-		met = json_object_new_object();
+		jw_open(w, "metrics", '{');
 		for (i = 0; i < m->nr_nodes && i < MODEL_MAX_NODES; i++)
 			if (m->nodes[i].level <= rep->level)
-				json_object_object_add(met, m->nodes[i].name,
-					json_number(d->tma.val[i] * 100));
-		json_object_object_add(o, "metrics", met);
+				jw_double(w, m->nodes[i].name,
+					  d->tma.val[i] * 100);
+		jw_close(w, '}');
 	}
-	json_object_object_add(o, "bottleneck",
-			       json_string_utf8(d->bottleneck));
-	return o;
+	jw_str(w, "bottleneck", d->bottleneck);
+	jw_close(w, '}');
 }
 
 void report_write_json(FILE *f, const struct report *rep, bool line)
 {
 	const struct event_plan *p = rep->plan;
-	int flags = (line ? JSON_C_TO_STRING_PLAIN : JSON_C_TO_STRING_PRETTY) |
-		    JSON_C_TO_STRING_NOSLASHESCAPE;
-	json_object *root = json_object_new_object(), *lost, *task;
-	const char *head;
-	size_t n;
+	struct jw w = { .pretty = !line, .first = true };
+	struct task_decoded d;
 	int i;
 
-	json_object_object_add(root, "model",
-			       json_object_new_string(p && p->model ?
-						      p->model->name : "none"));
-	json_object_object_add(root, "level", json_object_new_int(rep->level));
-	json_object_object_add(root, "smt",
-			       json_object_new_boolean(p && p->smt));
-	json_object_object_add(root, "duration_ns", json_u64(rep->duration_ns));
+	ob_init(&w.o, f);
+	jw_open(&w, NULL, '{');
+	jw_str(&w, "model", p && p->model ? p->model->name : "none");
+	jw_int(&w, "level", rep->level);
+	jw_bool(&w, "smt", p && p->smt);
+	jw_u64(&w, "duration_ns", rep->duration_ns);
 	if (rep->interval >= 0)
-		json_object_object_add(root, "interval",
-				       json_object_new_int(rep->interval));
-	lost = json_object_new_object();
-	json_object_object_add(lost, "map_full", json_u64(rep->lost_map_full));
-	json_object_object_add(lost, "read_errors",
-			       json_u64(rep->lost_read_err));
-	json_object_object_add(root, "lost", lost);
-	json_object_object_add(root, "nr_total",
-			       json_object_new_int(rep->nr_total));
+		jw_int(&w, "interval", rep->interval);
+	jw_open(&w, "lost", '{');
+	jw_u64(&w, "map_full", rep->lost_map_full);
+	jw_u64(&w, "read_errors", rep->lost_read_err);
+	jw_close(&w, '}');
+	jw_int(&w, "nr_total", rep->nr_total);
 
-	/*
-	 * The document is streamed: the top level without its closing
-	 * brace, then the tasks one json-c object at a time, so that 10,000
-	 * tasks never sit in memory as one tree (it took 45 MiB and most of
-	 * the report time). Every value is still written by json-c.
-	 */
-	head = json_object_to_json_string_ext(root, flags);
-	n = strlen(head);
-	while (n && head[n - 1] != '}')
-		n--;
-	if (n)
-		n--;
-	while (n && (head[n - 1] == ' ' || head[n - 1] == '\n'))
-		n--;
-	fwrite(head, 1, n, f);
-	fputs(line ? ",\"tasks\":[" : ",\n  \"tasks\":[\n", f);
+	jw_open(&w, "tasks", '[');
 	for (i = 0; i < rep->nr; i++) {
-		task = task_json(rep, &rep->tasks[i]);
-		if (i)
-			fputs(line ? "," : ",\n", f);
-		fputs(json_object_to_json_string_ext(task, flags), f);
-		json_object_put(task);
+		report_decode_task(rep, i, &d);
+		write_task(&w, rep, &d);
 	}
-	fputs(line ? "]}\n" : "\n  ]\n}\n", f);
-	json_object_put(root);
+	jw_close(&w, ']');
+	jw_close(&w, '}');
+	ob_putc(&w.o, '\n');
+	ob_flush(&w.o);
 }

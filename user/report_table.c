@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "outbuf.h"
 #include "report.h"
 
 #define MAX_COLS	8
@@ -111,7 +112,7 @@ static void print_header(FILE *f, const struct report *rep,
 	int i, exited = 0;
 
 	for (i = 0; i < rep->nr; i++)
-		exited += rep->tasks[i].row->exited;
+		exited += rep->rows[i]->exited;
 	fprintf(f, "tdbpf: model %s", m ? m->name : "none");
 	if (rep->level > 0)
 		fprintf(f, ", level %d, SMT %s", rep->level,
@@ -155,43 +156,64 @@ static void print_header(FILE *f, const struct report *rep,
 	fprintf(f, " BOTTLENECK\n");
 }
 
-static void print_row(FILE *f, const struct report *rep,
+/*
+ * Every number goes through ob_fixed()/ob_u64(): the same text as the
+ * printf conversions noted beside them, without printf's cost per call.
+ */
+static void print_row(struct outbuf *o, const struct report *rep,
 		      const struct columns *c, const struct task_decoded *d)
 {
 	const struct task_row *r = d->row;
 	const struct event_plan *p = rep->plan;
 	char comm[sizeof(r->comm)], tid[16], sw[48];
-	int i;
+	int i, n;
 
 	printable(comm, sizeof(comm), r->comm);
-	if (r->nr_tasks > 1)
+	if (r->nr_tasks > 1) {
 		snprintf(tid, sizeof(tid), "(%d)", r->nr_tasks);
-	else
-		snprintf(tid, sizeof(tid), "%u", r->tid);
-	snprintf(sw, sizeof(sw), "%llu/%llu", (unsigned long long)r->nvcsw,
-		 (unsigned long long)r->nivcsw);
-	fprintf(f, "%7s %-17s %10.1f %6.1f %9.1f %10.1f %13s %6llu", tid, comm,
-		r->on_cpu_ns / 1e6, d->on_cpu_pct, r->runq_wait_ns / 1e6,
-		r->off_cpu_ns / 1e6, sw, (unsigned long long)r->migrations);
+		ob_str(o, tid, 7);				/* %7s */
+	} else {
+		ob_u64(o, r->tid, 7);
+	}
+	ob_putc(o, ' ');
+	ob_str(o, comm, -17);					/* %-17s */
+	ob_putc(o, ' ');
+	ob_fixed(o, r->on_cpu_ns / 1e6, 10, 1);			/* %10.1f */
+	ob_putc(o, ' ');
+	ob_fixed(o, d->on_cpu_pct, 6, 1);
+	ob_putc(o, ' ');
+	ob_fixed(o, r->runq_wait_ns / 1e6, 9, 1);
+	ob_putc(o, ' ');
+	ob_fixed(o, r->off_cpu_ns / 1e6, 10, 1);
+	n = fmt_u64(sw, r->nvcsw);				/* %llu/%llu */
+	sw[n++] = '/';
+	n += fmt_u64(sw + n, r->nivcsw);
+	ob_putc(o, ' ');
+	ob_strn(o, sw, n, 13);
+	ob_putc(o, ' ');
+	ob_u64(o, r->migrations, 6);
 
 	for (i = 0; i < c->nr; i++) {
 		double v = d->has_tma ? d->tma.val[c->node[i]] : NAN;
 
+		ob_putc(o, ' ');
 		if (!isfinite(v)) {
-			fprintf(f, " %9s", "-");
+			ob_str(o, "-", 9);
 			continue;
 		}
 		v *= 100;
 		v = v < 0 ? 0 : v > 100 ? 100 : v;
-		fprintf(f, " %8.1f%c", v, d->low_coverage ? '?' : ' ');
+		ob_fixed(o, v, 8, 1);				/* %8.1f%c */
+		ob_putc(o, d->low_coverage ? '?' : ' ');
 	}
 	if (c->ipc_inst >= 0 && c->ipc_clk >= 0) {
 		double inst = d->ev[c->ipc_inst], clk = d->ev[c->ipc_clk];
 
+		ob_putc(o, ' ');
 		if (isfinite(inst) && isfinite(clk) && clk > 0)
-			fprintf(f, " %6.2f", inst / clk);
+			ob_fixed(o, inst / clk, 6, 2);		/* %6.2f */
 		else
-			fprintf(f, " %6s", "-");
+			ob_str(o, "-", 6);
 	}
 	for (i = 0; i < c->nr_slots; i++) {
 		const struct model_event *e =
@@ -199,38 +221,48 @@ static void print_row(FILE *f, const struct report *rep,
 		double v = d->ev[c->slot[i]];
 		int w = slot_width(e);
 
+		ob_putc(o, ' ');
 		if (!isfinite(v))
-			fprintf(f, " %*s", w, "-");
+			ob_str(o, "-", w);
 		else if (is_msec(e))
-			fprintf(f, " %*.1f", w, v / 1e6);
+			ob_fixed(o, v / 1e6, w, 1);		/* %*.1f */
 		else
-			fprintf(f, " %*.0f", w, v);
+			ob_fixed(o, v, w, 0);			/* %*.0f */
 	}
 
+	ob_putc(o, ' ');
 	if (d->sched == SCHED_NONE && d->has_tma && d->tma.bottleneck >= 0 &&
 	    d->tma.path[0]) {
-		fprintf(f, " %s <==", d->tma.path);
-		if (d->low_coverage)
-			fprintf(f, " (low coverage %.0f%%)",
-				d->coverage * 100);
-		fputc('\n', f);
+		ob_puts(o, d->tma.path);
+		ob_puts(o, " <==");
+		if (d->low_coverage) {
+			ob_puts(o, " (low coverage ");		/* %.0f%% */
+			ob_fixed(o, d->coverage * 100, 0, 0);
+			ob_puts(o, "%)");
+		}
 	} else {
-		fprintf(f, " %s\n", d->bottleneck);
+		ob_puts(o, d->bottleneck);
 	}
+	ob_putc(o, '\n');
 }
 
 void report_write_table(FILE *f, const struct report *rep)
 {
+	struct task_decoded d;
 	struct columns c;
+	struct outbuf o;
 	bool low = false;
 	int i;
 
 	pick_columns(rep, &c);
 	print_header(f, rep, &c);
+	ob_init(&o, f);
 	for (i = 0; i < rep->nr; i++) {
-		print_row(f, rep, &c, &rep->tasks[i]);
-		low |= rep->tasks[i].low_coverage;
+		report_decode_task(rep, i, &d);
+		print_row(&o, rep, &c, &d);
+		low |= d.low_coverage;
 	}
+	ob_flush(&o);
 	if (low)
 		fprintf(f,
 			"? low coverage: counter groups multiplexed, counted "

@@ -94,6 +94,7 @@ static json_object *parse_strict(const char *s)
 {
 	struct json_tokener *tok = json_tokener_new();
 	json_object *o;
+	size_t end;
 
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
 				    JSON_TOKENER_VALIDATE_UTF8);
@@ -102,6 +103,10 @@ static json_object *parse_strict(const char *s)
 		fail_msg("invalid JSON (%s): %s",
 			 json_tokener_error_desc(json_tokener_get_error(tok)),
 			 s);
+	/* one document and nothing after it but the final newline */
+	end = json_tokener_get_parse_end(tok);
+	if (strspn(s + end, " \n") != strlen(s + end))
+		fail_msg("text after the JSON document: %s", s + end);
 	json_tokener_free(tok);
 	return o;
 }
@@ -239,9 +244,9 @@ static void order(const struct report *rep, const __u32 *want, int n)
 
 	assert_int_equal(rep->nr, n);
 	for (i = 0; i < n; i++)
-		if (rep->tasks[i].row->tid != want[i])
+		if (rep->rows[i]->tid != want[i])
 			fail_msg("position %d: tid %u, want %u", i,
-				 rep->tasks[i].row->tid, want[i]);
+				 rep->rows[i]->tid, want[i]);
 }
 
 static void test_build_sort_top(void **state)
@@ -288,7 +293,7 @@ static void test_build_sort_top(void **state)
 	report_build(&rep, &t, &plan, 0, 1000, SORT_TID, 99);
 	order(&rep, tid, 5);
 	report_free(&rep);
-	assert_null(rep.tasks);
+	assert_null(rep.rows);
 
 	/* an empty table makes an empty report */
 	tasks_reset(&t);
@@ -300,13 +305,19 @@ static void test_build_sort_top(void **state)
 	tasks_free(&t);
 }
 
-static const struct task_decoded *by_tid(const struct report *rep, __u32 tid)
+/* Decode @tid's row into @d, as the writers do. */
+static const struct task_decoded *by_tid(const struct report *rep, __u32 tid,
+					 struct task_decoded *d)
 {
 	int i;
 
-	for (i = 0; i < rep->nr; i++)
-		if (rep->tasks[i].row->tid == tid)
-			return &rep->tasks[i];
+	for (i = 0; i < rep->nr; i++) {
+		if (rep->rows[i]->tid == tid) {
+			report_decode_task(rep, i, d);
+			assert_ptr_equal(d->row, rep->rows[i]);
+			return d;
+		}
+	}
 	fail_msg("tid %u not in report", tid);
 	return NULL;
 }
@@ -316,6 +327,7 @@ static void test_build_decode(void **state)
 	struct event_plan plan;
 	struct task_table t;
 	struct report rep;
+	struct task_decoded dec;
 	const struct task_decoded *d;
 	struct task_row *r;
 	int i;
@@ -335,7 +347,7 @@ static void test_build_decode(void **state)
 				      SORT_TID, 0), 0);
 	assert_int_equal(rep.level, 0);	/* no TMA tree to go down */
 
-	d = by_tid(&rep, 1);
+	d = by_tid(&rep, 1, &dec);
 	for (i = 0; i < plan.nr; i++)
 		assert_true(d->ev[i] == 1000.0 + i);
 	assert_true(d->coverage == 1.0);
@@ -345,14 +357,14 @@ static void test_build_decode(void **state)
 	assert_false(d->has_tma);
 	assert_string_equal(d->bottleneck, "on-CPU (no PMU breakdown)");
 
-	d = by_tid(&rep, 2);
+	d = by_tid(&rep, 2, &dec);
 	assert_int_equal(d->sched, SCHED_STARVED);
 	assert_string_equal(d->bottleneck, "CPU-starved (runq 63%)");
 	assert_true(d->coverage == 1.0);	/* never enabled: no loss */
-	d = by_tid(&rep, 3);
+	d = by_tid(&rep, 3, &dec);
 	assert_int_equal(d->sched, SCHED_BLOCKED);
 	assert_string_equal(d->bottleneck, "blocked (off-CPU 88%)");
-	d = by_tid(&rep, 4);
+	d = by_tid(&rep, 4, &dec);
 	assert_int_equal(d->sched, SCHED_IDLE);
 	assert_string_equal(d->bottleneck, "idle");
 	assert_true(d->ev[0] == 0.0);
@@ -378,6 +390,7 @@ static void test_build_coverage(void **state)
 	struct event_plan plan;
 	struct task_table t;
 	struct report rep;
+	struct task_decoded dec;
 	const struct task_decoded *d;
 	struct task_row *r;
 
@@ -393,14 +406,14 @@ static void test_build_coverage(void **state)
 	set_ctr(r, 2, 0, 1000, 0);		/* g1 never counted */
 	assert_int_equal(report_build(&rep, &t, &plan, 0, 1000, SORT_TID, 0),
 			 0);
-	d = by_tid(&rep, 1);
+	d = by_tid(&rep, 1, &dec);
 	assert_true(d->ev[0] == 1000.0);
 	assert_true(d->ev[1] == 20.0);		/* 10 * 1000 / 500 */
 	assert_true(d->ev[2] == 200.0);	/* 6 * 1000 / 30 */
 	assert_true(fabs(d->coverage - 0.03) < 1e-12);
 	assert_true(d->low_coverage);
 	assert_string_equal(d->bottleneck, "on-CPU (no PMU breakdown) (low coverage 3%)");
-	d = by_tid(&rep, 2);
+	d = by_tid(&rep, 2, &dec);
 	assert_true(isnan(d->ev[2]));
 	assert_true(d->coverage == 0.0);
 	assert_true(d->low_coverage);
@@ -689,7 +702,8 @@ static void test_table(void **state)
 	rep.lost_read_err = 3;
 	s = render(&rep, FMT_TABLE, NULL);
 	assert_int_equal(count_lines(s), 2 + 2);
-	assert_non_null(strstr(s, "2 of 3 tasks"));
+	/* 101 exited; --top left the other two to one shown row */
+	assert_non_null(strstr(s, "2 of 3 tasks shown (1 exited);"));
 	assert_non_null(strstr(s, "lost: 12 tasks (map full), 3 counter reads"));
 	assert_non_null(strstr(s, model_software.name));
 	hdr = strchr(s, '\n') + 1;
@@ -813,6 +827,7 @@ static void test_tma_columns(void **state)
 	struct event_plan plan;
 	struct task_table t;
 	struct report rep;
+	struct task_decoded dec;
 	const struct task_decoded *d;
 	json_object *o, *tasks, *met;
 	char *s, *line;
@@ -829,16 +844,21 @@ static void test_tma_columns(void **state)
 	assert_int_equal(report_build(&rep, &t, &plan, 0, 1000, SORT_TID, 0),
 			 0);
 	assert_int_equal(rep.level, 2);
-	d = by_tid(&rep, 1);
+	d = by_tid(&rep, 1, &dec);
 	assert_true(d->has_tma);
 	assert_true(fabs(d->tma.val[N_BE] - 0.6) < 1e-12);
 	assert_true(fabs(d->tma.val[N_MEM] - 0.45) < 1e-12);
 	assert_string_equal(d->bottleneck, "Backend.Memory");
-	d = by_tid(&rep, 3);
+	d = by_tid(&rep, 3, &dec);
 	assert_true(d->ev[F_CLK] == 1000.0);
 	assert_true(fabs(d->coverage - 0.04) < 1e-12);
 	assert_true(d->low_coverage);
 	assert_string_equal(d->bottleneck, "Backend.Memory (low coverage 4%)");
+	/* the same struct again: nothing of tid 3 shows through */
+	d = by_tid(&rep, 1, &dec);
+	assert_true(d->coverage == 1.0);
+	assert_false(d->low_coverage);
+	assert_string_equal(d->bottleneck, "Backend.Memory");
 
 	s = render(&rep, FMT_TABLE, NULL);
 	line = strchr(s, '\n') + 1;
@@ -893,7 +913,7 @@ static void test_tma_columns(void **state)
 	/* level 1 asked: no level-2 node, path stops at Backend */
 	report_build(&rep, &t, &plan, 1, 1000, SORT_TID, 0);
 	assert_int_equal(rep.level, 1);
-	assert_string_equal(by_tid(&rep, 1)->bottleneck, "Backend");
+	assert_string_equal(by_tid(&rep, 1, &dec)->bottleneck, "Backend");
 	s = render(&rep, FMT_JSON_LINE, NULL);
 	o = parse_strict(s);
 	met = get(json_object_array_get_idx(get(o, "tasks"), 0), "metrics");
@@ -901,6 +921,205 @@ static void test_tma_columns(void **state)
 	assert_false(has(met, "tma_memory_bound"));
 	json_object_put(o);
 	free(s);
+	report_free(&rep);
+
+	/* no plan, and @dec last held a TMA task: no tree, full coverage */
+	report_build(&rep, &t, NULL, 0, 1000, SORT_TID, 0);
+	d = by_tid(&rep, 3, &dec);
+	assert_false(d->has_tma);
+	assert_int_equal(d->tma.bottleneck, -1);
+	assert_true(d->coverage == 1.0);
+	assert_false(d->low_coverage);
+	assert_string_equal(d->bottleneck, "on-CPU (no PMU breakdown)");
+	report_free(&rep);
+	tasks_free(&t);
+}
+
+/* ---- the JSON writer on hostile input --------------------------------- */
+
+static const struct {
+	const char *comm;	/* as the kernel may report it: <= 15 bytes */
+	const char *json;	/* what the parsed "comm" must be */
+} nasty[] = {
+	/* quote, backslash, slash, DEL: all legal once escaped */
+	{ "q\"b\\s/\x7f", "q\"b\\s/\x7f" },
+	/* every kind of control byte, short escapes and \uXXXX */
+	{ "\x01\x08\t\n\x0c\r\x1b\x1f", "\x01\x08\t\n\x0c\r\x1b\x1f" },
+	/* 15 bytes, cut inside a 3-byte sequence: two bad bytes */
+	{ "abcdefghijklm\xe2\x82",
+	  "abcdefghijklm\xef\xbf\xbd\xef\xbf\xbd" },
+	/* 15 bytes with a valid 4-byte sequence: kept */
+	{ "\xf0\x9f\x98\x80" "0123456789a",
+	  "\xf0\x9f\x98\x80" "0123456789a" },
+	/* stray bytes, overlong NUL, lead byte beyond U+10FFFF */
+	{ "\xff\xfe\xc0\x80\xf5\x80",
+	  "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+	  "\xef\xbf\xbd\xef\xbf\xbd" },
+	{ "abcdefghijklmno", "abcdefghijklmno" },
+};
+
+#define NR_NASTY ((int)(sizeof(nasty) / sizeof(nasty[0])))
+
+/* Each parsed value of @x must be the decoded value, to the last bit. */
+static void check_task_json(json_object *x, const struct task_decoded *d)
+{
+	const struct task_row *r = d->row;
+	json_object *ctr = get(x, "counters"), *met, *v;
+	int i;
+
+	assert_true(json_object_is_type(get(x, "on_cpu_ns"), json_type_int));
+	assert_true(json_object_get_uint64(get(x, "on_cpu_ns")) ==
+		    r->on_cpu_ns);
+	assert_true(json_object_get_uint64(get(x, "runq_wait_ns")) ==
+		    r->runq_wait_ns);
+	assert_true(json_object_get_uint64(get(x, "off_cpu_ns")) ==
+		    r->off_cpu_ns);
+	assert_true(json_object_get_uint64(get(x, "switches")) ==
+		    r->nvcsw + r->nivcsw);
+	assert_true(json_object_get_uint64(get(x, "voluntary")) == r->nvcsw);
+	assert_true(json_object_get_uint64(get(x, "involuntary")) ==
+		    r->nivcsw);
+	assert_true(json_object_get_uint64(get(x, "migrations")) ==
+		    r->migrations);
+	assert_true(json_object_get_double(get(x, "coverage")) ==
+		    d->coverage);
+	assert_int_equal(json_object_get_boolean(get(x, "low_coverage")),
+			 d->low_coverage);
+	assert_string_equal(json_object_get_string(get(x, "sched")),
+			    sched_verdict_str(d->sched));
+	assert_string_equal(json_object_get_string(get(x, "bottleneck")),
+			    d->bottleneck);
+	assert_int_equal(json_object_object_length(ctr), F_NR);
+	for (i = 0; i < F_NR; i++) {
+		v = get(ctr, fake_events[i].name);
+		if (isnan(d->ev[i]))
+			assert_true(json_object_is_type(v, json_type_null));
+		else
+			assert_true(json_object_get_double(v) == d->ev[i]);
+	}
+	met = get(x, "metrics");
+	assert_int_equal(json_object_object_length(met), N_NR);
+	for (i = 0; i < N_NR; i++) {
+		double want = d->tma.val[i] * 100;
+
+		v = get(met, fake_nodes[i].name);
+		if (isnan(want))
+			assert_true(json_object_is_type(v, json_type_null));
+		else if (json_object_get_double(v) != want)
+			fail_msg("%s: %.17g, want %.17g", fake_nodes[i].name,
+				 json_object_get_double(v), want);
+	}
+}
+
+static void test_json_nasty(void **state)
+{
+	struct event_plan plan;
+	struct task_table t;
+	struct report rep;
+	struct task_decoded dec;
+	const struct task_decoded *d;
+	json_object *root, *tasks, *x, *v;
+	struct task_row *r;
+	char *s;
+	int i, line, k;
+
+	(void)state;
+	fake_plan(&plan);
+	tasks_init(&t);
+	for (i = 0; i < NR_NASTY; i++) {
+		r = add(&t, i + 1, nasty[i].comm, UINT64_MAX - i, 1ull << 63,
+			UINT64_MAX);
+		r->nvcsw = UINT64_MAX / 2;
+		r->nivcsw = UINT64_MAX / 2;
+		r->migrations = UINT64_MAX;
+		for (k = 0; k < F_NR; k++)
+			set_ctr(r, k, 0, 0, 0);
+	}
+	/* tid 1: enabled, never on a counter: every count and metric NaN */
+	for (k = 0; k < F_NR; k++)
+		set_ctr(tasks_get(&t, 1), k, 0, 1000, 0);
+	/* tid 2: multiplexed 3 of 7: thirds, metrics not integral */
+	r = tasks_get(&t, 2);
+	set_ctr(r, F_INST, 1000, 7, 3);
+	set_ctr(r, F_CLK, 1001, 7, 3);
+	set_ctr(r, F_BE, 997, 7, 3);
+	set_ctr(r, F_RET, 1, 7, 3);
+	/* tid 3: counts past 2^53 cannot all be integers in a double */
+	r = tasks_get(&t, 3);
+	set_ctr(r, F_INST, (1ull << 60) + 1, 5, 5);
+	set_ctr(r, F_CLK, UINT64_MAX, 5, 5);
+	set_ctr(r, F_BE, (1ull << 53) + 1, 5, 5);
+	set_ctr(r, F_RET, (1ull << 53) - 1, 5, 5);
+
+	assert_int_equal(report_build(&rep, &t, &plan, 2, UINT64_MAX,
+				      SORT_TID, 0), 0);
+	rep.lost_map_full = UINT64_MAX;
+	rep.lost_read_err = 1ull << 63;
+	d = by_tid(&rep, 1, &dec);
+	assert_true(isnan(d->ev[F_INST]) && isnan(d->tma.val[N_RET]));
+	d = by_tid(&rep, 2, &dec);
+	assert_true(d->ev[F_INST] == 1000 * (7.0 / 3.0));
+	assert_true(d->ev[F_INST] != floor(d->ev[F_INST]));
+
+	for (line = 0; line <= 1; line++) {
+		rep.interval = line ? 4 : -1;
+		s = render(&rep, line ? FMT_JSON_LINE : FMT_JSON, NULL);
+		if (line)	/* a '\n' in a name stays escaped */
+			assert_int_equal(count_lines(s), 1);
+		else
+			assert_true(count_lines(s) > 30 * NR_NASTY);
+		root = parse_strict(s);
+		assert_true(json_object_get_uint64(get(root, "duration_ns")) ==
+			    UINT64_MAX);
+		x = get(root, "lost");
+		assert_true(json_object_get_uint64(get(x, "map_full")) ==
+			    UINT64_MAX);
+		assert_true(json_object_get_uint64(get(x, "read_errors")) ==
+			    1ull << 63);
+		assert_int_equal(has(root, "interval"), line);
+		tasks = get(root, "tasks");
+		assert_int_equal(json_object_array_length(tasks), NR_NASTY);
+		for (i = 0; i < NR_NASTY; i++) {
+			x = json_object_array_get_idx(tasks, i);
+			assert_int_equal(json_object_get_int(get(x, "tid")),
+					 i + 1);
+			v = get(x, "comm");
+			assert_string_equal(json_object_get_string(v),
+					    nasty[i].json);
+			check_task_json(x, by_tid(&rep, i + 1, &dec));
+		}
+		/* spot checks by hand: NaN is null, 2^53 - 1 an integer */
+		x = json_object_array_get_idx(tasks, 0);
+		v = get(get(x, "metrics"), "tma_retiring");
+		assert_true(json_object_is_type(v, json_type_null));
+		v = get(get(x, "counters"), "INST_RETIRED.ANY");
+		assert_true(json_object_is_type(v, json_type_null));
+		x = get(json_object_array_get_idx(tasks, 2), "counters");
+		v = get(x, "FAKE.RETIRED");
+		assert_true(json_object_is_type(v, json_type_int));
+		assert_true(json_object_get_int64(v) == (1ll << 53) - 1);
+		assert_true(json_object_get_double(get(x, "INST_RETIRED.ANY"))
+			    == 1152921504606846976.0);	/* 2^60 */
+		assert_true(json_object_get_double(get(x,
+			"CPU_CLK_UNHALTED.THREAD")) == 18446744073709551616.0);
+		json_object_put(root);
+		free(s);
+	}
+	report_free(&rep);
+
+	/* nothing to show: still a document, with an empty list */
+	tasks_reset(&t);
+	report_build(&rep, &t, NULL, 0, 0, SORT_CPU, 0);
+	for (line = 0; line <= 1; line++) {
+		s = render(&rep, line ? FMT_JSON_LINE : FMT_JSON, NULL);
+		root = parse_strict(s);
+		assert_string_equal(json_object_get_string(get(root, "model")),
+				    "none");
+		assert_int_equal(json_object_array_length(get(root, "tasks")),
+				 0);
+		json_object_put(root);
+		free(s);
+	}
 	report_free(&rep);
 	tasks_free(&t);
 }
@@ -920,6 +1139,7 @@ int main(void)
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_table_low_coverage_note),
 		cmocka_unit_test(test_tma_columns),
+		cmocka_unit_test(test_json_nasty),
 	};
 
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);

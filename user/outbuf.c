@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Buffered report output and a fixed-point formatter that prints what
+ * printf("%.Nf") prints. printf renders a double's exact binary value in
+ * decimal and rounds that (to nearest, ties to even); with few decimals
+ * and |v| < 2^63 the same is done here in 64-bit integers:
+ *
+ *   |v| = m * 2^e, m < 2^53 an integer (the significand)
+ *   e >= 0:  v is the integer m << e; all decimals are 0
+ *   e <  0:  v * 10^N = m * 10^N / 2^-e, with m * 10^N < 2^63 for
+ *            N <= 3: the quotient and remainder of that shift give the
+ *            digits and the exact rounding decision, ties included
+ *
+ * Anything else (more decimals, huge values, NaN, infinities) goes to
+ * snprintf. The sign is the sign bit, so -0.04 prints "-0.0" as printf
+ * does.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include "outbuf.h"
+
+static const uint64_t pow10_u64[FMT_FIXED_MAX_PREC + 1] = { 1, 10, 100, 1000 };
+
+/* Decimal digits of @v ending just before @end; returns the first. */
+static char *u64_digits(char *end, uint64_t v)
+{
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return end;
+}
+
+int fmt_fixed(char *dst, size_t len, double v, int prec)
+{
+	uint64_t m, ip, frac = 0, scale, q;
+	char tmp[48], *end = tmp + sizeof(tmp), *p = end;
+	int e, i, n;
+
+	if (prec < 0 || prec > FMT_FIXED_MAX_PREC || !isfinite(v) ||
+	    fabs(v) >= 9223372036854775808.0 || len < sizeof(tmp))
+		return snprintf(dst, len, "%.*f", prec, v);
+
+	/* frexp: |v| = f * 2^e, f in [0.5, 1); 53 bits of f are m */
+	m = (uint64_t)ldexp(frexp(fabs(v), &e), 53);
+	e -= 53;
+	scale = pow10_u64[prec];
+	if (e >= 0) {
+		ip = m << e;	/* < 2^63, checked above */
+	} else if (e <= -64) {
+		ip = 0;		/* m * 10^N < 2^63 <= half of 2^-e */
+	} else {
+		int k = -e;
+		uint64_t x = m * scale, half = 1ull << (k - 1);
+		uint64_t r = x & ((half << 1) - 1);
+
+		q = x >> k;
+		if (r > half || (r == half && (q & 1)))
+			q++;
+		ip = q / scale;
+		frac = q % scale;
+	}
+	if (prec) {
+		for (i = 0; i < prec; i++) {
+			*--p = (char)('0' + frac % 10);
+			frac /= 10;
+		}
+		*--p = '.';
+	}
+	p = u64_digits(p, ip);
+	if (signbit(v))
+		*--p = '-';
+	n = (int)(end - p);
+	memcpy(dst, p, n);
+	dst[n] = '\0';
+	return n;
+}
+
+int fmt_u64(char *dst, uint64_t v)
+{
+	char tmp[24], *end = tmp + sizeof(tmp), *p = u64_digits(end, v);
+	int n = (int)(end - p);
+
+	memcpy(dst, p, n);
+	dst[n] = '\0';
+	return n;
+}
+
+void ob_flush(struct outbuf *o)
+{
+	if (o->len)
+		fwrite(o->buf, 1, o->len, o->f);
+	o->len = 0;
+}
+
+void ob_write_slow(struct outbuf *o, const char *s, size_t n)
+{
+	ob_flush(o);
+	if (n >= sizeof(o->buf)) {
+		fwrite(s, 1, n, o->f);
+		return;
+	}
+	memcpy(o->buf, s, n);
+	o->len = n;
+}
+
+void ob_fill(struct outbuf *o, char c, size_t n)
+{
+	while (n) {
+		size_t k;
+
+		if (o->len == sizeof(o->buf))
+			ob_flush(o);
+		k = sizeof(o->buf) - o->len;
+		if (k > n)
+			k = n;
+		memset(o->buf + o->len, c, k);
+		o->len += k;
+		n -= k;
+	}
+}
+
+void ob_strn(struct outbuf *o, const char *s, size_t n, int width)
+{
+	size_t w = width < 0 ? -(size_t)width : (size_t)width;
+
+	if (width > 0 && w > n)
+		ob_fill(o, ' ', w - n);
+	ob_write(o, s, n);
+	if (width < 0 && w > n)
+		ob_fill(o, ' ', w - n);
+}
+
+void ob_str(struct outbuf *o, const char *s, int width)
+{
+	ob_strn(o, s, strlen(s), width);
+}
+
+void ob_u64(struct outbuf *o, uint64_t v, int width)
+{
+	char tmp[24], *end = tmp + sizeof(tmp), *p = u64_digits(end, v);
+
+	ob_strn(o, p, end - p, width);
+}
+
+void ob_i64(struct outbuf *o, int64_t v)
+{
+	if (v < 0)
+		ob_putc(o, '-');
+	ob_u64(o, v < 0 ? -(uint64_t)v : (uint64_t)v, 0);
+}
+
+void ob_fixed(struct outbuf *o, double v, int width, int prec)
+{
+	char tmp[FMT_FIXED_LEN];
+	int n = fmt_fixed(tmp, sizeof(tmp), v, prec);
+
+	if (n < 0 || (size_t)n >= sizeof(tmp)) {
+		/* more decimals than FMT_FIXED_LEN holds: let printf do it */
+		ob_printf(o, "%*.*f", width, prec, v);
+		return;
+	}
+	ob_strn(o, tmp, n, width);
+}
+
+void ob_printf(struct outbuf *o, const char *fmt, ...)
+{
+	size_t room = sizeof(o->buf) - o->len;
+	va_list ap, again;
+	int n;
+
+	va_start(ap, fmt);
+	va_copy(again, ap);
+	n = vsnprintf(o->buf + o->len, room, fmt, ap);
+	if (n >= 0 && (size_t)n < room) {
+		o->len += n;
+	} else if (n >= 0) {
+		/* did not fit: make room, or bypass the buffer */
+		ob_flush(o);
+		if ((size_t)n < sizeof(o->buf))
+			o->len = vsnprintf(o->buf, sizeof(o->buf), fmt, again);
+		else
+			vfprintf(o->f, fmt, again);
+	}
+	va_end(again);
+	va_end(ap);
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Report output gathered in a buffer and handed to stdio in large
+ * chunks. A report of 10,000 tasks is a few million short pieces; a
+ * stdio call per piece (locking, vtable checks, format parsing) cost
+ * more than everything else in the report.
+ */
+#ifndef TDBPF_OUTBUF_H
+#define TDBPF_OUTBUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Longest "%.*f" of a finite double at FMT_FIXED_MAX_PREC, with NUL. */
+#define FMT_FIXED_LEN		320
+#define FMT_FIXED_MAX_PREC	3
+
+/*
+ * Exactly what snprintf(@dst, @len, "%.*f", @prec, @v) writes, and its
+ * return value, without printf's arbitrary-precision arithmetic when
+ * @prec is 0..FMT_FIXED_MAX_PREC and |@v| < 2^63.
+ */
+int fmt_fixed(char *dst, size_t len, double v, int prec);
+/* printf("%" PRIu64, @v) into @dst (21 bytes at least); the length */
+int fmt_u64(char *dst, uint64_t v);
+
+struct outbuf {
+	FILE *f;
+	size_t len;
+	char buf[16384];
+};
+
+static inline void ob_init(struct outbuf *o, FILE *f)
+{
+	o->f = f;
+	o->len = 0;
+}
+
+void ob_flush(struct outbuf *o);
+void ob_write_slow(struct outbuf *o, const char *s, size_t n);
+
+static inline void ob_write(struct outbuf *o, const char *s, size_t n)
+{
+	if (n > sizeof(o->buf) - o->len) {
+		ob_write_slow(o, s, n);
+		return;
+	}
+	memcpy(o->buf + o->len, s, n);
+	o->len += n;
+}
+
+static inline void ob_puts(struct outbuf *o, const char *s)
+{
+	ob_write(o, s, strlen(s));
+}
+
+static inline void ob_putc(struct outbuf *o, char c)
+{
+	if (o->len == sizeof(o->buf))
+		ob_flush(o);
+	o->buf[o->len++] = c;
+}
+
+/* @n times @c */
+void ob_fill(struct outbuf *o, char c, size_t n);
+/* printf("%*s", @width, @s) (@width < 0: "%-*s"); ob_strn: @n bytes */
+void ob_strn(struct outbuf *o, const char *s, size_t n, int width);
+void ob_str(struct outbuf *o, const char *s, int width);
+/* printf("%*" PRIu64, @width, @v) */
+void ob_u64(struct outbuf *o, uint64_t v, int width);
+/* "-" and |@v|: INT64_MIN has no positive int64 */
+void ob_i64(struct outbuf *o, int64_t v);
+/* printf("%*.*f", @width, @prec, @v) */
+void ob_fixed(struct outbuf *o, double v, int width, int prec);
+void ob_printf(struct outbuf *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif /* TDBPF_OUTBUF_H */
