@@ -1,20 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * decode_bench: tasks decoded per second by tma_decode() for every model,
- * on random counter vectors, at the deepest level each model defines.
+ * on random counter vectors, at the deepest level each model defines; and
+ * the time of one whole report of 10,000 such tasks (report_build, then
+ * the table or the JSON written to /dev/null), as tdbpf makes it.
  *
  * usage: decode_bench [MS_PER_MODEL]
  * stdout, one line per model:
- *   model=<name> events=<n> nodes=<n> level=<l> ns_per_task=<x> tasks_per_s=<y>
+ *   model=<name> events=<n> nodes=<n> level=<l> ns_per_task=<x>
+ *   tasks_per_s=<y> table_ms=<t> json_ms=<j>
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include "model.h"
+#include "report.h"
 #include "tma.h"
 
 #define NR_VEC	1024
+#define NR_REPORT_TASKS	10000
 
 static double now_s(void)
 {
@@ -52,6 +57,68 @@ static void fill(const struct model *m, double *ev)
 			ev[i] = floor(clk * 4.0 * rnd01());
 }
 
+/*
+ * Best of 3 whole reports of NR_REPORT_TASKS tasks with counts as above
+ * (SMT on, deepest level), in ms; @json picks the writer.
+ */
+static double report_ms(const struct model *m, bool json)
+{
+	struct event_plan plan;
+	struct task_table t;
+	struct report rep;
+	double best = INFINITY, t0, d;
+	char err[256];
+	FILE *f;
+	int i, s, rep_i;
+
+	if (plan_events(m, m->max_level, true, m->gp_smt_on, &plan, err,
+			sizeof(err)))
+		return NAN;
+	f = fopen("/dev/null", "w");
+	tasks_init(&t);
+	if (!f || tasks_set_events(&t, plan.nr))
+		goto out;
+	for (i = 0; i < NR_REPORT_TASKS; i++) {
+		struct task_row *r = tasks_get(&t, 1000 + i);
+		double clk = 1e6 + rnd01() * 1e9;
+
+		if (!r)
+			goto out;
+		r->pid = 1000;
+		snprintf(r->comm, sizeof(r->comm), "task-%d", i);
+		r->on_cpu_ns = (__u64)clk;
+		r->runq_wait_ns = (__u64)(rnd01() * 1e8);
+		r->off_cpu_ns = (__u64)(rnd01() * 1e9);
+		r->nvcsw = 1 + (__u64)(rnd01() * 1000);
+		for (s = 0; s < plan.nr; s++) {
+			r->ctr[s].value = (__u64)(clk * 4.0 * rnd01());
+			/* a little multiplexed: scaled values are not whole */
+			r->ctr[s].enabled = (__u64)clk;
+			r->ctr[s].running = (__u64)(clk * (0.5 + rnd01() / 2));
+		}
+	}
+	for (rep_i = 0; rep_i < 3; rep_i++) {
+		t0 = now_s();
+		if (report_build(&rep, &t, &plan, m->max_level, 2000000000ULL,
+				 SORT_CPU, 0))
+			break;
+		if (json)
+			report_write_json(f, &rep, false);
+		else
+			report_write_table(f, &rep);
+		fflush(f);
+		report_free(&rep);
+		d = (now_s() - t0) * 1e3;
+		if (d < best)
+			best = d;
+	}
+out:
+	tasks_free(&t);
+	if (f)
+		fclose(f);
+	return best;
+}
+
 int main(int argc, char **argv)
 {
 	static double vec[NR_VEC][MODEL_MAX_EVENTS];
@@ -84,9 +151,10 @@ int main(int argc, char **argv)
 			if (t / n < best)
 				best = t / n;
 		}
-		printf("model=%s events=%d nodes=%d level=%d ns_per_task=%.1f tasks_per_s=%.0f\n",
+		printf("model=%s events=%d nodes=%d level=%d ns_per_task=%.1f tasks_per_s=%.0f table_ms=%.1f json_ms=%.1f\n",
 		       m->name, m->nr_events, m->nr_nodes, m->max_level,
-		       best * 1e9, 1.0 / best);
+		       best * 1e9, 1.0 / best, report_ms(m, false),
+		       report_ms(m, true));
 	}
 	return sink == 42 ? 0 : 0;
 }

@@ -10,7 +10,8 @@
 #      reads (bench/floor.bpf.c)
 #   3. scale: 100..10000 threads: attach time, RSS, map memory, report time;
 #      perf stat --per-thread on the same target
-#   4. decode throughput per model (bench/decode_bench.c)
+#   4. decode throughput per model, and a whole report of 10,000 tasks per
+#      model, table and JSON (bench/decode_bench.c)
 #
 # Variants alternate round-robin within each round; tables give the median
 # and the min-max spread. Run as root from the repository root (make bench).
@@ -477,10 +478,11 @@ write_results() {
 		echo "reprogramming at a switch; perf stat's per-task events are switched"
 		echo "out and in with every task."
 	else
-		echo "Regime: software counters (no PMU). tdbpf pays four"
-		echo "bpf_perf_event_read_value calls per tracked switch, and a software"
-		echo "event read is dear (the cpu-clock read takes the clock; enabled and"
-		echo "running times are computed from the clock too: see section 2). perf"
+		echo "Regime: software counters (no PMU). tdbpf reads four counters per"
+		echo "tracked switch (the group leader with its times, three value-only),"
+		echo "and a software event read is dear (the cpu-clock read takes the"
+		echo "clock; enabled and running times are computed from the clock too:"
+		echo "see section 2). perf"
 		echo "stat's per-task software events cost a context sched-out/in per switch"
 		echo "(for two threads inherited from one parent the kernel swaps the cloned"
 		echo "contexts and syncs their counts instead), with no PMU to reprogram."
@@ -622,16 +624,21 @@ write_results() {
 	echo "| tdbpf RSS, table | $(kib_mib "$rss") MiB | 64 MiB | $(pass "$(le "$rss" 65536)") |"
 	echo "| tdbpf RSS, JSON | $(kib_mib "$jrss") MiB | 64 MiB | $(pass "$(le "$jrss" 65536)") |"
 	echo
-	echo "## 4. Decode throughput (tma_decode, deepest level of each model)"
+	echo "## 4. Decode throughput and whole reports per model"
 	echo
 	echo "bench/decode_bench.c links tdbpf's objects and decodes 1024 random counter"
-	echo "vectors in a loop (SMT on), best of 3 runs of $DECODE_MS/3 ms per model."
+	echo "vectors in a loop (SMT on, deepest level), best of 3 runs of $DECODE_MS/3 ms"
+	echo "per model. Then one whole report of 10,000 random tasks per model,"
+	echo "every counter multiplexed (running 50-100% of enabled, so no scaled"
+	echo "count is whole): report_build (sort, then decode one task at a time)"
+	echo "and the table or the JSON written to /dev/null, best of 3. Add the"
+	echo "collect time of section 3 for what tdbpf -v prints."
 	echo
-	echo "| model | events | TMA nodes | level | ns per task | tasks decoded per second |"
-	echo "|---|---:|---:|---:|---:|---:|"
+	echo "| model | events | TMA nodes | level | ns per task | tasks decoded per second | report of 10,000 tasks, table | same, JSON |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 	awk '{
 		for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
-		printf "| %s | %s | %s | %s | %.0f | %.2fM |\n", f["model"], f["events"], f["nodes"], f["level"], f["ns_per_task"], f["tasks_per_s"] / 1e6
+		printf "| %s | %s | %s | %s | %.0f | %.2fM | %.1f ms | %.1f ms |\n", f["model"], f["events"], f["nodes"], f["level"], f["ns_per_task"], f["tasks_per_s"] / 1e6, f["table_ms"], f["json_ms"]
 	}' "$TMP/decode.out"
 	} >"$f"
 	cp "$f" "$RESULTS" || die "cannot write $RESULTS"

@@ -7,9 +7,10 @@
  *
  *   |v| = m * 2^e, m < 2^53 an integer (the significand)
  *   e >= 0:  v is the integer m << e; all decimals are 0
- *   e <  0:  v * 10^N = m * 10^N / 2^-e, with m * 10^N < 2^63 for
- *            N <= 3: the quotient and remainder of that shift give the
- *            digits and the exact rounding decision, ties included
+ *   e <  0:  v * 10^N = m * 10^N / 2^-e, with m * 10^N < 2^73 for
+ *            N <= 6, in 128 bits: the quotient and remainder of that
+ *            shift give the digits and the exact rounding decision, ties
+ *            included
  *
  * Anything else (more decimals, huge values, NaN, infinities) goes to
  * snprintf. The sign is the sign bit, so -0.04 prints "-0.0" as printf
@@ -19,7 +20,9 @@
 #include <stdarg.h>
 #include "outbuf.h"
 
-static const uint64_t pow10_u64[FMT_FIXED_MAX_PREC + 1] = { 1, 10, 100, 1000 };
+static const uint64_t pow10_u64[FMT_FIXED_MAX_PREC + 1] = {
+	1, 10, 100, 1000, 10000, 100000, 1000000,
+};
 
 /* Decimal digits of @v ending just before @end; returns the first. */
 static char *u64_digits(char *end, uint64_t v)
@@ -33,7 +36,7 @@ static char *u64_digits(char *end, uint64_t v)
 
 int fmt_fixed(char *dst, size_t len, double v, int prec)
 {
-	uint64_t m, ip, frac = 0, scale, q;
+	uint64_t m, ip, frac = 0, scale;
 	char tmp[48], *end = tmp + sizeof(tmp), *p = end;
 	int e, i, n;
 
@@ -41,24 +44,38 @@ int fmt_fixed(char *dst, size_t len, double v, int prec)
 	    fabs(v) >= 9223372036854775808.0 || len < sizeof(tmp))
 		return snprintf(dst, len, "%.*f", prec, v);
 
-	/* frexp: |v| = f * 2^e, f in [0.5, 1); 53 bits of f are m */
-	m = (uint64_t)ldexp(frexp(fabs(v), &e), 53);
-	e -= 53;
+	/* |v| = m * 2^e from the bits: 52 stored, the implicit one added */
+	memcpy(&m, &v, sizeof(m));
+	e = (int)(m >> 52 & 0x7ff);
+	m &= (1ull << 52) - 1;
+	if (e) {
+		m |= 1ull << 52;
+		e -= 1075;
+	} else {
+		e = -1074;	/* subnormal */
+	}
 	scale = pow10_u64[prec];
 	if (e >= 0) {
 		ip = m << e;	/* < 2^63, checked above */
-	} else if (e <= -64) {
-		ip = 0;		/* m * 10^N < 2^63 <= half of 2^-e */
+	} else if (e <= -128) {
+		ip = 0;		/* m * 10^N < 2^73 <= half of 2^-e */
 	} else {
 		int k = -e;
-		uint64_t x = m * scale, half = 1ull << (k - 1);
-		uint64_t r = x & ((half << 1) - 1);
+		unsigned __int128 x = (unsigned __int128)m * scale;
+		unsigned __int128 half = (unsigned __int128)1 << (k - 1);
+		unsigned __int128 r = x & ((half << 1) - 1), q = x >> k;
 
-		q = x >> k;
 		if (r > half || (r == half && (q & 1)))
 			q++;
-		ip = q / scale;
-		frac = q % scale;
+		/* v < 2^53 here, so the integer part fits 64 bits */
+		if (q >> 64) {
+			ip = (uint64_t)(q / scale);
+			frac = (uint64_t)(q % scale);
+		} else {
+			/* the usual case: 64-bit division is much cheaper */
+			ip = (uint64_t)q / scale;
+			frac = (uint64_t)q % scale;
+		}
 	}
 	if (prec) {
 		for (i = 0; i < prec; i++) {

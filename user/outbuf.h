@@ -16,7 +16,7 @@
 
 /* Longest "%.*f" of a finite double at FMT_FIXED_MAX_PREC, with NUL. */
 #define FMT_FIXED_LEN		320
-#define FMT_FIXED_MAX_PREC	3
+#define FMT_FIXED_MAX_PREC	6
 
 /*
  * Exactly what snprintf(@dst, @len, "%.*f", @prec, @v) writes, and its

@@ -17,14 +17,16 @@
  *     "voluntary", "involuntary", "migrations": integers,
  *     "exited": bool,
  *     "nr_tasks": N,               only for folded rows (--per-name)
- *     "coverage": 0..1,            min running/enabled over the groups
+ *     "coverage": 0..1,            min running/enabled over the groups,
+ *                                  6 decimals
  *     "low_coverage": bool,
  *     "sched": "-" | "CPU-starved" | "blocked" | "idle",
  *     "counters": { EVENT: scaled count, in the event's raw unit
- *                   (cpu-clock in ns); null when never counted },
- *     "metrics": { tma_NAME: percent (value * 100, exactly the
- *                  formula's value: not clamped, not rounded); null when
- *                  not computable }   only when the model decodes,
+ *                   (cpu-clock in ns), to the nearest whole count; null
+ *                   when never counted },
+ *     "metrics": { tma_NAME: percent (value * 100, not clamped), to 6
+ *                  decimals; null when not computable }
+ *                                  only when the model decodes,
  *     "bottleneck": what the table's BOTTLENECK column says
  *   } ]
  * }
@@ -35,10 +37,17 @@
  * Thread names can hold any byte, and JSON must be valid UTF-8: each
  * byte that does not belong to a valid UTF-8 sequence becomes U+FFFD,
  * control characters are escaped. NaN and infinities have no JSON
- * spelling: they become null. Integral values below 2^53 print as
- * integers; other doubles with 15 to 17 significant digits, the fewest
- * that read back as the same double. tdbpf never calls setlocale(): the
- * decimal point is '.'.
+ * spelling: they become null. A scaled count is an extrapolation and a
+ * metric a ratio of such counts: printing them to 17 digits would claim a
+ * precision they do not have, and formatting every double so (about 1 us
+ * each) made a report of 10,000 multiplexed tasks take over a second.
+ * So counts print rounded to whole counts and fractions to 6 decimals,
+ * both exactly as printf's "%.0f" and "%.6f" round (fmt_fixed()), the
+ * fractions without trailing zeros. Counts past 2^53, where a double no
+ * longer holds every integer, print with the fewest of 15 to 17
+ * significant digits that read back as the same double. `tdbpf decode
+ * -j` keeps every metric's exact value (main.c). tdbpf never calls
+ * setlocale(): the decimal point is '.'.
  */
 #include <math.h>
 #include <stdio.h>
@@ -167,7 +176,14 @@ static void jw_newline(struct jw *w)
 	ob_fill(&w->o, ' ', n - 1);
 }
 
-/* Separate from the previous member, indent, and write "@key": if any. */
+/*
+ * Separate from the previous member, indent, and write "@key": if any.
+ * Keys are this file's literals and the models' event and node names,
+ * all printable ASCII without quote or backslash (test_report checks
+ * every model), so they need no escaping: a report writes some 800,000
+ * keys for 10,000 tasks of a hardware model, and escaping them byte by
+ * byte was a fifth of its time.
+ */
 static void jw_member(struct jw *w, const char *key)
 {
 	if (!w->first)
@@ -176,8 +192,9 @@ static void jw_member(struct jw *w, const char *key)
 	if (w->pretty && w->depth)
 		jw_newline(w);
 	if (key) {
-		jw_string(w, key);
-		ob_puts(&w->o, w->pretty ? ": " : ":");
+		ob_putc(&w->o, '"');
+		ob_puts(&w->o, key);
+		ob_write(&w->o, "\": ", w->pretty ? 3 : 2);
 	}
 }
 
@@ -223,26 +240,12 @@ static void jw_str(struct jw *w, const char *key, const char *v)
 	jw_string(w, v);
 }
 
-/*
- * Counts stay integers while a double holds every integer exactly
- * (below 2^53). Anything else: the first of %.15g, %.16g, %.17g that
- * reads back as the same double (%.17g always does), so that 0.1 stays
- * "0.1" and no value loses a bit.
- */
-static void jw_double(struct jw *w, const char *key, double v)
+/* Past 2^53: the fewest of 15 to 17 digits that read back exactly. */
+static void jw_big(struct jw *w, double v)
 {
 	char buf[32];
 	int prec;
 
-	jw_member(w, key);
-	if (!isfinite(v)) {
-		ob_puts(&w->o, "null");
-		return;
-	}
-	if (v == floor(v) && fabs(v) < 9007199254740992.0) {	/* 2^53 */
-		ob_i64(&w->o, (int64_t)v);
-		return;
-	}
 	for (prec = 15; prec < 17; prec++) {
 		snprintf(buf, sizeof(buf), "%.*g", prec, v);
 		if (strtod(buf, NULL) == v)
@@ -251,6 +254,50 @@ static void jw_double(struct jw *w, const char *key, double v)
 	if (prec == 17)
 		snprintf(buf, sizeof(buf), "%.17g", v);
 	ob_puts(&w->o, buf);
+}
+
+/* A scaled count: the nearest whole count ("%.0f"); NaN is null. */
+static void jw_count(struct jw *w, const char *key, double v)
+{
+	char buf[FMT_FIXED_LEN];
+
+	jw_member(w, key);
+	if (!isfinite(v)) {
+		ob_puts(&w->o, "null");
+		return;
+	}
+	if (fabs(v) >= 9007199254740992.0) {	/* 2^53 */
+		jw_big(w, v);
+		return;
+	}
+	ob_write(&w->o, buf, (size_t)fmt_fixed(buf, sizeof(buf), v, 0));
+}
+
+/* A fraction or percent: "%.6f" without trailing zeros; NaN is null. */
+static void jw_frac(struct jw *w, const char *key, double v)
+{
+	char buf[FMT_FIXED_LEN];
+	int n;
+
+	jw_member(w, key);
+	if (!isfinite(v)) {
+		ob_puts(&w->o, "null");
+		return;
+	}
+	if (fabs(v) >= 9007199254740992.0) {
+		jw_big(w, v);
+		return;
+	}
+	n = fmt_fixed(buf, sizeof(buf), v, 6);
+	while (buf[n - 1] == '0')
+		n--;
+	if (buf[n - 1] == '.')
+		n--;
+	/* a tiny negative rounds to "-0": it is 0 */
+	if (n == 2 && buf[0] == '-' && buf[1] == '0')
+		ob_putc(&w->o, '0');
+	else
+		ob_write(&w->o, buf, (size_t)n);
 }
 
 static void write_task(struct jw *w, const struct report *rep,
@@ -275,21 +322,21 @@ static void write_task(struct jw *w, const struct report *rep,
 	jw_bool(w, "exited", r->exited);
 	if (r->nr_tasks > 1)
 		jw_int(w, "nr_tasks", r->nr_tasks);
-	jw_double(w, "coverage", d->coverage);
+	jw_frac(w, "coverage", d->coverage);
 	jw_bool(w, "low_coverage", d->low_coverage);
 	jw_str(w, "sched", sched_verdict_str(d->sched));
 
 	jw_open(w, "counters", '{');
 	for (s = 0; m && s < p->nr && s < TDBPF_MAX_EVENTS; s++)
-		jw_double(w, m->events[p->ev[s]].name, d->ev[s]);
+		jw_count(w, m->events[p->ev[s]].name, d->ev[s]);
 	jw_close(w, '}');
 
 	if (d->has_tma) {
 		jw_open(w, "metrics", '{');
 		for (i = 0; i < m->nr_nodes && i < MODEL_MAX_NODES; i++)
 			if (m->nodes[i].level <= rep->level)
-				jw_double(w, m->nodes[i].name,
-					  d->tma.val[i] * 100);
+				jw_frac(w, m->nodes[i].name,
+					d->tma.val[i] * 100);
 		jw_close(w, '}');
 	}
 	jw_str(w, "bottleneck", d->bottleneck);

@@ -960,7 +960,24 @@ static const struct {
 
 #define NR_NASTY ((int)(sizeof(nasty) / sizeof(nasty[0])))
 
-/* Each parsed value of @x must be the decoded value, to the last bit. */
+/*
+ * What printf makes of @v with "%.*f", read back: the JSON report rounds
+ * counts to whole counts and fractions to 6 decimals, as printf does.
+ */
+static double printf_rounded(double v, int prec)
+{
+	char buf[400];
+
+	if (fabs(v) >= 9007199254740992.0)	/* 2^53: printed exactly */
+		return v;
+	snprintf(buf, sizeof(buf), "%.*f", prec, v);
+	return strtod(buf, NULL);
+}
+
+/*
+ * Each parsed value of @x must be the decoded value: integers to the
+ * last bit, counts and fractions as printf rounds them.
+ */
 static void check_task_json(json_object *x, const struct task_decoded *d)
 {
 	const struct task_row *r = d->row;
@@ -982,7 +999,7 @@ static void check_task_json(json_object *x, const struct task_decoded *d)
 	assert_true(json_object_get_uint64(get(x, "migrations")) ==
 		    r->migrations);
 	assert_true(json_object_get_double(get(x, "coverage")) ==
-		    d->coverage);
+		    printf_rounded(d->coverage, 6));
 	assert_int_equal(json_object_get_boolean(get(x, "low_coverage")),
 			 d->low_coverage);
 	assert_string_equal(json_object_get_string(get(x, "sched")),
@@ -995,12 +1012,13 @@ static void check_task_json(json_object *x, const struct task_decoded *d)
 		if (isnan(d->ev[i]))
 			assert_true(json_object_is_type(v, json_type_null));
 		else
-			assert_true(json_object_get_double(v) == d->ev[i]);
+			assert_true(json_object_get_double(v) ==
+				    printf_rounded(d->ev[i], 0));
 	}
 	met = get(x, "metrics");
 	assert_int_equal(json_object_object_length(met), N_NR);
 	for (i = 0; i < N_NR; i++) {
-		double want = d->tma.val[i] * 100;
+		double want = printf_rounded(d->tma.val[i] * 100, 6);
 
 		v = get(met, fake_nodes[i].name);
 		if (isnan(want))
@@ -1008,6 +1026,34 @@ static void check_task_json(json_object *x, const struct task_decoded *d)
 		else if (json_object_get_double(v) != want)
 			fail_msg("%s: %.17g, want %.17g", fake_nodes[i].name,
 				 json_object_get_double(v), want);
+	}
+}
+
+/*
+ * The JSON writer writes keys unescaped: every model's event and node
+ * name must be printable ASCII without a quote or a backslash.
+ */
+static void test_json_keys_plain(void **state)
+{
+	const char *name;
+	int k, i, j;
+
+	(void)state;
+	for (k = 0; models[k]; k++) {
+		const struct model *m = models[k];
+
+		for (i = 0; i < m->nr_events + m->nr_nodes; i++) {
+			name = i < m->nr_events ? m->events[i].name :
+						  m->nodes[i - m->nr_events].name;
+			assert_non_null(name);
+			assert_true(name[0] != '\0');
+			for (j = 0; name[j]; j++)
+				if (name[j] < 0x20 || name[j] > 0x7e ||
+				    name[j] == '"' || name[j] == '\\')
+					fail_msg("model %s: name \"%s\" needs "
+						 "escaping in JSON", m->name,
+						 name);
+		}
 	}
 }
 
@@ -1094,6 +1140,11 @@ static void test_json_nasty(void **state)
 		assert_true(json_object_is_type(v, json_type_null));
 		v = get(get(x, "counters"), "INST_RETIRED.ANY");
 		assert_true(json_object_is_type(v, json_type_null));
+		/* 1000 * 7 / 3 = 2333.33...: a whole count */
+		x = get(json_object_array_get_idx(tasks, 1), "counters");
+		v = get(x, "INST_RETIRED.ANY");
+		assert_true(json_object_is_type(v, json_type_int));
+		assert_int_equal(json_object_get_int64(v), 2333);
 		x = get(json_object_array_get_idx(tasks, 2), "counters");
 		v = get(x, "FAKE.RETIRED");
 		assert_true(json_object_is_type(v, json_type_int));
@@ -1140,6 +1191,7 @@ int main(void)
 		cmocka_unit_test(test_table_low_coverage_note),
 		cmocka_unit_test(test_tma_columns),
 		cmocka_unit_test(test_json_nasty),
+		cmocka_unit_test(test_json_keys_plain),
 	};
 
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
