@@ -201,6 +201,13 @@ per_run() {
 		if (dc > 0) printf "%.1f %d\n", dt / dc, dc; else print "nan 0" }'
 }
 
+# Bytes in the memcg-accounted kmalloc slabs, where BPF task storage
+# lives: their growth while tdbpf holds N tasks is what the tasks' sums
+# cost (memlock of a task-storage map leaves the per-task parts out).
+slab_cg_bytes() {
+	awk '/^kmalloc-cg-/ { s += $2 * $4 } END { print s + 0 }' /proc/slabinfo
+}
+
 # Sum of memlock over a process's BPF maps; "total tasks_map" in bytes.
 map_memlock() {
 	local f total=0 tasks=0 m id
@@ -341,8 +348,9 @@ section_bpf() {
 # tdbpf_scale MT_PID TAG EXTRA_ARGS...: one tdbpf -p run of 2 s, the results
 # as "key value" lines in $TMP/scale.$TAG
 tdbpf_scale() {
-	local mt=$1 tag=$2 rw=$TMP/rw.out err=$TMP/tdbpf.err tp wp line
+	local mt=$1 tag=$2 rw=$TMP/rw.out err=$TMP/tdbpf.err tp wp line slab0
 	shift 2
+	slab0=$(slab_cg_bytes)
 	"$BD/runwatch" "tdbpf: attached" -- "$TDBPF" -v "$@" -o /dev/null \
 		-p "$mt" -d 2 >"$rw" 2>"$err" &
 	wp=$!
@@ -353,6 +361,7 @@ tdbpf_scale() {
 	# one wake-up period later every thread is in the task map
 	sleep "$(awk -v p="$MT_PERIOD" 'BEGIN { print p / 1000 + 0.3 }')"
 	map_memlock "$tp" >"$TMP/memlock"
+	echo $(($(slab_cg_bytes) - slab0)) >"$TMP/slab"
 	wait_pid "$wp" 60
 	line=$(grep 'final report:' "$err")
 	{
@@ -360,6 +369,7 @@ tdbpf_scale() {
 		echo "rss_kb $(sed -n 's/^maxrss_kb=//p' "$rw")"
 		echo "map_total $(awk '{ print $1 }' "$TMP/memlock")"
 		echo "map_tasks $(awk '{ print $2 }' "$TMP/memlock")"
+		echo "storage $(cat "$TMP/slab")"
 		echo "collect_ms $(echo "$line" | sed -n 's/.*collect \([0-9.]*\) ms.*/\1/p')"
 		echo "decode_ms $(echo "$line" | sed -n 's/.*decode and write \([0-9.]*\) ms.*/\1/p')"
 		echo "tasks $(echo "$line" | sed -n 's/.*report: \([0-9]*\) tasks.*/\1/p')"
@@ -532,8 +542,8 @@ write_results() {
 		floor_read1) s="floor: 1 counter read" ;;
 		floor_read4) s="floor: K=4 counter reads (bpf_perf_event_read_value)" ;;
 		floor_read4grp) s="floor: the same 4 counters read as tdbpf reads a group (1 with times, 3 value-only)" ;;
-		floor_hashhit2) s="reference: 2 hash lookups of a present pid (tdbpf's entry lookup, once per tracked switch)" ;;
-		floor_tstore2) s="reference: 2 task-storage lookups (bpf_task_storage_get)" ;;
+		floor_hashhit2) s="reference: 2 hash lookups of a present pid" ;;
+		floor_tstore2) s="reference: 2 task-storage lookups (tdbpf's entry lookup, once per tracked switch)" ;;
 		tdbpf_tracked) s="tdbpf_switch, tracked switches" ;;
 		tdbpf_untracked) s="tdbpf_switch, untracked (early exit)" ;;
 		esac
@@ -550,16 +560,14 @@ write_results() {
 	echo "2 x $LOOPS pipe switches, which lowers its average by at most that share."
 	echo
 	echo "The two reference rows are not floors: they time the lookup of a"
-	echo "task's entry, as tdbpf does it (a hash keyed by tid, one lookup per"
-	echo "tracked switch) and as task-local storage would, to show where the"
-	echo "rest of the tracked cost goes."
+	echo "task's entry: in a hash keyed by tid, as tdbpf first did it, and in"
+	echo "task-local storage, as it does now (one lookup per tracked switch)."
 	echo
 	echo "One timed counter read costs about $(awk -v a="$r1" -v b="$e" 'BEGIN { printf "%.0f", a - b }') ns here (read1 - empty);"
 	echo "four cost $(awk -v a="$r4" -v b="$e" 'BEGIN { printf "%.0f", a - b }') ns (read4 - empty), and four read as tdbpf"
 	echo "reads a group $(awk -v a="$rg" -v b="$e" 'BEGIN { printf "%.0f", a - b }') ns (read4grp - empty). Beyond the reads, tdbpf's"
 	echo "tracked switch spends $(awk -v a="$tt" -v b="$rg" 'BEGIN { printf "%.0f", a - b }') ns (tracked - read4grp): against the"
 	echo "same reads it is at $(ratio "$tt" "$rg" %.2fx), a stricter measure than the target's."
-	echo "The largest part is the hash lookup of prev's entry (reference rows)."
 	echo
 	echo "| target | measured | limit | result |"
 	echo "|---|---:|---:|---|"
@@ -572,21 +580,23 @@ write_results() {
 	echo "tdbpf: \`tdbpf -v [-j] -o /dev/null -p PID -d 2\`, once with the table"
 	echo "(default output) and once with JSON (-j). Attach: process start until"
 	echo "\"tdbpf: attached\" on stderr (open counters, load and verify, fill maps,"
-	echo "attach, first flush). Report: the final report's collect (batched map read,"
-	echo "flush) + decode and write, as tdbpf -v prints them. RSS: peak RSS (wait4)."
+	echo "attach, first flush). Report: the final report's collect (flush, exit queue,"
+	echo "task iterator) + decode and write, as tdbpf -v prints them. RSS: peak RSS (wait4)."
 	echo "Map memory: memlock of tdbpf's BPF maps (/proc/PID/fdinfo) once every thread"
-	echo "is in the task map. Medians of $SCALE_ROUNDS rounds (min-max)."
+	echo "has run, plus the live tasks' sums in task-local storage, which memlock"
+	echo "does not show: measured as the growth of the kmalloc-cg slabs"
+	echo "(/proc/slabinfo) from before tdbpf started. Medians of $SCALE_ROUNDS rounds (min-max)."
 	echo
-	echo "| threads | tasks reported | attach ms | report ms, table (collect + decode/write) | report ms, JSON | RSS MiB, table | RSS MiB, JSON | BPF maps MiB (task map) |"
-	echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
+	echo "| threads | tasks reported | attach ms | report ms, table (collect + decode/write) | report ms, JSON | RSS MiB, table | RSS MiB, JSON | BPF maps MiB (memlock) | task storage MiB (slab growth) |"
+	echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 	for n in $THREADS; do
-		local at rc rd jc jd rss jrss mt mtk
+		local at rc rd jc jd rss jrss mt
 		at=$(scale_med "$n" tdbpf attach_ms)
 		rc=$(scale_med "$n" tdbpf collect_ms); rd=$(scale_med "$n" tdbpf decode_ms)
 		jc=$(scale_med "$n" json collect_ms); jd=$(scale_med "$n" json decode_ms)
 		rss=$(scale_med "$n" tdbpf rss_kb); jrss=$(scale_med "$n" json rss_kb)
-		mt=$(scale_med "$n" tdbpf map_total); mtk=$(scale_med "$n" tdbpf map_tasks)
-		echo "| $n | $(scale_med "$n" tdbpf tasks) | $(fmt "$at" %.0f) ($(scale_spread "$n" tdbpf attach_ms %.0f)) | $(sum2 "$rc" "$rd") | $(sum2 "$jc" "$jd") | $(kib_mib "$rss") | $(kib_mib "$jrss") | $(awk -v a="$mt" -v b="$mtk" 'BEGIN { if (a != "") printf "%.1f (%.1f)", a / 1048576, b / 1048576; else printf "n/a" }') |"
+		mt=$(scale_med "$n" tdbpf map_total)
+		echo "| $n | $(scale_med "$n" tdbpf tasks) | $(fmt "$at" %.0f) ($(scale_spread "$n" tdbpf attach_ms %.0f)) | $(sum2 "$rc" "$rd") | $(sum2 "$jc" "$jd") | $(kib_mib "$rss") | $(kib_mib "$jrss") | $(awk -v a="$mt" 'BEGIN { if (a != "") printf "%.1f", a / 1048576; else printf "n/a" }') | $(awk -v a="$(scale_med "$n" tdbpf storage)" 'BEGIN { if (a != "") printf "%.1f", a / 1048576; else printf "n/a" }') |"
 	done
 	echo
 	echo "Same target under \`perf stat --per-thread -e <events> -p PID -- sleep 1\`:"

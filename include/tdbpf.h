@@ -28,7 +28,8 @@ enum tdbpf_task_flags {
 };
 
 /*
- * Per-task sums, one hash entry per tid. Times are the kernel's own: the
+ * Per-task sums, in the task's local storage while it lives, then one
+ * entry per tid in the tasks map. Times are the kernel's own: the
  * on-CPU time of a slice is the run-queue clock at its switch-out minus
  * the task's arrival on the CPU (sched_info.last_arrival), so a slice is
  * charged whole even when its switch-in was not seen; run-queue wait and
@@ -56,6 +57,12 @@ struct tdbpf_task {
 	__u64 base_migrations;
 	struct tdbpf_count ctr[TDBPF_MAX_EVENTS];
 };
+
+/*
+ * Bytes of struct tdbpf_task before its counters: a record of the task
+ * iterator is these plus one struct tdbpf_count per programmed counter.
+ */
+#define TDBPF_TASK_HDR_SIZE	__builtin_offsetof(struct tdbpf_task, ctr)
 
 /* Per-CPU state: the task on this CPU and the readings at its switch-in. */
 struct tdbpf_cpu {

@@ -342,7 +342,7 @@ void print_usage(FILE *f)
 	      "      --model M          CPU model instead of detection (tdbpf list)\n"
 	      "      --smt on|off       SMT state instead of detection\n"
 	      "  -l, --level N          TMA level 1-3 (default: deepest of the model)\n"
-	      "      --max-tasks N      task map size (default 65536)\n"
+	      "      --max-tasks N      tasks held at once (default 65536)\n"
 	      "  -v, --verbose          say what is being set up\n"
 	      "  -h, --help             this text\n"
 	      "  -V, --version          version\n"

@@ -25,7 +25,6 @@
 #include "tasks.h"
 
 #define TICK_MS		100	/* how often targets and the exit queue are checked */
-#define BATCH		512	/* map entries per lookup_batch call */
 
 static volatile sig_atomic_t stop_sig;
 
@@ -42,12 +41,12 @@ struct session {
 	int ncpu;
 	bool *online;
 	int tasks_fd, stats_fd, exited_fd, flush_fd;
+	struct bpf_link *iter;		/* task iterator: live tasks' sums */
 	struct task_table archive;	/* exited tasks, deleted from the map */
 	struct task_table snap;		/* archive + live, at the last collect */
 	struct task_table prev;		/* snap at the previous interval */
 	struct task_table base;		/* charged before the run started */
-	__u32 *keys;
-	struct tdbpf_task *vals;
+	struct tdbpf_task *vals;	/* one entry: scratch for a record */
 	int pidfd[OPT_MAX_TARGETS];	/* -p targets, -1 where unavailable */
 	pid_t child;
 	bool child_exited;
@@ -288,25 +287,25 @@ static void fill_off_cpu(struct tdbpf_task *v, __u64 now)
 	v->off_cpu_ns = life > busy ? life - busy : 0;
 }
 
-/* Move the entry of exited task @tid from the map to the archive. */
-static void archive_task(struct session *s, __u32 tid)
+/* Move the entry of exited task @tid from the map to @to. */
+static void archive_task(struct session *s, __u32 tid, struct task_table *to)
 {
 	struct tdbpf_task *v = &s->vals[0];
 
-	/* read and delete at once: a later final slice makes a new entry */
+	/* read and delete at once: the tid may come back in a new task */
 	if (bpf_map_lookup_and_delete_elem(s->tasks_fd, &tid, v))
 		return;
 	fill_off_cpu(v, now_ns());
-	tasks_add(&s->archive, v, s->plan->nr);
+	tasks_add(to, v, s->plan->nr);
 }
 
 /* Drain the queue of tasks that switched out dead. Cheap: no map scan. */
-static void drain_exited(struct session *s)
+static void drain_exited(struct session *s, struct task_table *to)
 {
 	__u32 tid;
 
 	while (!bpf_map_lookup_and_delete_elem(s->exited_fd, NULL, &tid))
-		archive_task(s, tid);
+		archive_task(s, tid, to);
 }
 
 static void read_stats(struct session *s, __u64 *out)
@@ -329,42 +328,83 @@ static void read_stats(struct session *s, __u64 *out)
 }
 
 /*
- * Charge running tasks up to now, then build snap = archive + live map
- * entries. Exited entries found on the way are moved to the archive.
+ * The live tasks' sums into snap, from the task iterator: one record per
+ * task, its entry up to the last programmed counter. seq_file may split a
+ * record across reads, so a partial one is carried over.
+ */
+static int read_live(struct session *s, __u64 now)
+{
+	size_t rec = TDBPF_TASK_HDR_SIZE +
+		     (size_t)s->plan->nr * sizeof(struct tdbpf_count);
+	struct tdbpf_task *v = &s->vals[0];
+	size_t cap = 2048 * rec, len = 0, off;
+	char *buf = malloc(cap);
+	int fd, err = 0;
+	ssize_t n;
+
+	if (!buf)
+		return -ENOMEM;
+	fd = bpf_iter_create(bpf_link__fd(s->iter));
+	if (fd < 0) {
+		free(buf);
+		return -errno;
+	}
+	for (;;) {
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = n < 0 ? -errno : 0;
+			break;
+		}
+		len += (size_t)n;
+		for (off = 0; off + rec <= len; off += rec) {
+			memcpy(v, buf + off, rec);
+			fill_off_cpu(v, now);
+			if (tasks_add(&s->snap, v, s->plan->nr)) {
+				err = -ENOMEM;
+				goto out;
+			}
+		}
+		memmove(buf, buf + off, len - off);
+		len -= off;
+	}
+out:
+	close(fd);
+	free(buf);
+	return err;
+}
+
+/*
+ * Charge running tasks up to now, then build snap = archive + live
+ * tasks. A task that dies while we read is archived whole just after: its
+ * live reading, older and part of the same sums, is dropped, or it would
+ * count twice.
  */
 static int collect(struct session *s)
 {
-	LIBBPF_OPTS(bpf_map_batch_opts, opts);
-	__u32 in, out, count, i;
-	void *inp = NULL;
+	struct task_table late;
+	size_t i;
 	__u64 now;
 	int err;
 
 	flush_cpus(s);
 	now = now_ns();
-	drain_exited(s);
+	drain_exited(s, &s->archive);
 	tasks_reset(&s->snap);
-	for (;;) {
-		count = BATCH;
-		err = bpf_map_lookup_batch(s->tasks_fd, inp, &out, s->keys,
-					   s->vals, &count, &opts);
-		if (err && errno != ENOENT)
-			return -errno;
-		for (i = 0; i < count; i++) {
-			fill_off_cpu(&s->vals[i], now);
-			if (s->vals[i].flags & TDBPF_TASK_EXITED) {
-				tasks_add(&s->archive, &s->vals[i],
-					  s->plan->nr);
-				bpf_map_delete_elem(s->tasks_fd, &s->keys[i]);
-			} else {
-				tasks_add(&s->snap, &s->vals[i], s->plan->nr);
-			}
-		}
-		if (err)
-			break;	/* ENOENT: that was the last batch */
-		in = out;
-		inp = &in;
-	}
+	tasks_set_events(&s->snap, s->plan->nr);
+	err = read_live(s, now);
+	if (err)
+		return err;
+	tasks_init(&late);
+	tasks_set_events(&late, s->plan->nr);
+	drain_exited(s, &late);
+	for (i = 0; i < late.nr; i++)
+		tasks_clear(&s->snap, tasks_row(&late, i)->tid);
+	err = tasks_merge(&s->archive, &late, s->plan->nr);
+	tasks_free(&late);
+	if (err)
+		return err;
 	return tasks_merge(&s->snap, &s->archive, s->plan->nr);
 }
 
@@ -495,9 +535,8 @@ static int setup(struct session *s, char *err, size_t len)
 		return -1;
 	}
 	s->online = calloc((size_t)s->ncpu, sizeof(*s->online));
-	s->keys = calloc(BATCH, sizeof(*s->keys));
-	s->vals = calloc(BATCH, sizeof(*s->vals));
-	if (!s->online || !s->keys || !s->vals) {
+	s->vals = calloc(1, sizeof(*s->vals));
+	if (!s->online || !s->vals) {
 		snprintf(err, len, "out of memory");
 		return -1;
 	}
@@ -529,6 +568,8 @@ static int setup(struct session *s, char *err, size_t len)
 	bpf_map__set_max_entries(s->skel->maps.tasks, (__u32)o->max_tasks);
 	bpf_map__set_max_entries(s->skel->maps.exited, (__u32)o->max_tasks);
 	bpf_program__set_autoattach(s->skel->progs.tdbpf_flush, false);
+	bpf_program__set_autoattach(s->skel->progs.tdbpf_dump, false);
+	s->skel->rodata->max_tasks = (__u32)o->max_tasks;
 
 	e = tdbpf_bpf__load(s->skel);
 	if (e) {
@@ -559,6 +600,13 @@ static int setup(struct session *s, char *err, size_t len)
 			 strerror(-e), bpf_hint(e));
 		return -1;
 	}
+	s->iter = bpf_program__attach_iter(s->skel->progs.tdbpf_dump, NULL);
+	if (!s->iter) {
+		e = -errno;
+		snprintf(err, len, "cannot create the task iterator: %s; %s",
+			 strerror(-e), bpf_hint(e));
+		return -1;
+	}
 	/* baseline every CPU now, so the first slices are charged whole */
 	flush_cpus(s);
 	if (o->verbose)
@@ -572,6 +620,8 @@ static int setup(struct session *s, char *err, size_t len)
 static void teardown(struct session *s)
 {
 	/* links, programs and maps go with the skeleton; counters after */
+	bpf_link__destroy(s->iter);
+	s->iter = NULL;
 	tdbpf_bpf__destroy(s->skel);
 	s->skel = NULL;
 	counters_close(&s->ctr);
@@ -580,7 +630,6 @@ static void teardown(struct session *s)
 	tasks_free(&s->prev);
 	tasks_free(&s->base);
 	free(s->online);
-	free(s->keys);
 	free(s->vals);
 }
 
@@ -700,7 +749,7 @@ int session_run(const struct options *o, const struct event_plan *plan,
 			last_iv = now;
 			next_iv += (__u64)o->interval_ms * 1000000ULL;
 		}
-		drain_exited(&s);
+		drain_exited(&s, &s.archive);
 		if (!targets_alive(&s))
 			break;
 		if (deadline && (deadline - now) / 1000000ULL < wait_ms)
@@ -718,7 +767,7 @@ int session_run(const struct options *o, const struct event_plan *plan,
 	t1 = now_ns();
 	if (e) {
 		fprintf(stderr,
-			"tdbpf: reading the task map failed: %s; the report shows what was read\n",
+			"tdbpf: reading the task sums failed: %s; the report shows what was read\n",
 			strerror(-e));
 		rc = 1;
 	}

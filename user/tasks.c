@@ -158,6 +158,19 @@ struct task_row *tasks_get(struct task_table *t, __u32 tid)
 	return r;
 }
 
+void tasks_clear(struct task_table *t, __u32 tid)
+{
+	struct task_row *r = tasks_find(t, tid);
+	int i;
+
+	if (!r)
+		return;
+	r->on_cpu_ns = r->runq_wait_ns = r->off_cpu_ns = 0;
+	r->nvcsw = r->nivcsw = r->migrations = 0;
+	for (i = 0; i < t->nr_ev; i++)
+		memset(&r->ctr[i], 0, sizeof(r->ctr[i]));
+}
+
 /* counters both a row of @a and one of @b hold, of the @nr_ev asked */
 static int common_ev(int nr_ev, const struct task_table *a,
 		     const struct task_table *b)

@@ -57,6 +57,8 @@ void tasks_reset(struct task_table *t);
 struct task_row *tasks_get(struct task_table *t, __u32 tid);
 /* Add the BPF sums @s (a delta or a final entry) to @tid's row. */
 int tasks_add(struct task_table *t, const struct tdbpf_task *s, int nr_ev);
+/* Zero the sums of @tid's row, if any (keeps the row and its name). */
+void tasks_clear(struct task_table *t, __u32 tid);
 /* Add every row of @src into @dst (by tid). */
 int tasks_merge(struct task_table *dst, const struct task_table *src,
 		int nr_ev);

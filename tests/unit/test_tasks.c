@@ -176,6 +176,46 @@ static void test_merge(void **state)
 	tasks_free(&b);
 }
 
+/*
+ * A task read alive and then archived whole in the same collect: its live
+ * row is cleared and the archive's merged in, so it counts once.
+ */
+static void test_clear_then_merge(void **state)
+{
+	struct task_table snap, late;
+	struct tdbpf_task live = mk(5, 5, "w", 100), dead = mk(5, 5, "w", 300);
+	struct tdbpf_task other = mk(6, 5, "v", 7);
+	struct task_row *r;
+
+	(void)state;
+	tasks_init(&snap);
+	tasks_init(&late);
+	tasks_add(&snap, &live, 2);
+	tasks_add(&snap, &other, 2);
+	dead.flags = TDBPF_TASK_EXITED;
+	tasks_add(&late, &dead, 2);
+	tasks_clear(&snap, 5);
+	tasks_clear(&snap, 99);		/* absent: nothing happens */
+	assert_int_equal(snap.nr, 2);
+	r = tasks_get(&snap, 5);
+	assert_string_equal(r->comm, "w");	/* the row and name stay */
+	assert_int_equal(r->on_cpu_ns, 0);
+	assert_int_equal(r->migrations, 0);
+	assert_int_equal(r->ctr[1].value, 0);
+	assert_int_equal(r->ctr[1].enabled, 0);
+	assert_int_equal(tasks_merge(&snap, &late, 2), 0);
+	r = tasks_get(&snap, 5);
+	assert_int_equal(r->on_cpu_ns, 301);	/* the dead sums, once */
+	assert_int_equal(r->nivcsw, 305);
+	assert_int_equal(r->ctr[1].value, 3001);
+	assert_int_equal(r->ctr[1].running, 15001);
+	assert_true(r->exited);
+	/* the other task is untouched */
+	assert_int_equal(tasks_get(&snap, 6)->on_cpu_ns, 8);
+	tasks_free(&snap);
+	tasks_free(&late);
+}
+
 static void test_diff(void **state)
 {
 	struct task_table prev, cur, out;
@@ -376,6 +416,7 @@ int main(void)
 		cmocka_unit_test(test_add_sums),
 		cmocka_unit_test(test_add_comm_and_exit),
 		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_clear_then_merge),
 		cmocka_unit_test(test_diff),
 		cmocka_unit_test(test_index_growth),
 		cmocka_unit_test(test_fold),
