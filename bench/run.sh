@@ -208,6 +208,21 @@ slab_cg_bytes() {
 	awk '/^kmalloc-cg-/ { s += $2 * $4 } END { print s + 0 }' /proc/slabinfo
 }
 
+# The same once the storage of a previous run is gone: it is freed after
+# an RCU grace period, so wait (up to 5 s) until two readings 0.2 s apart
+# differ by less than 64 KiB.
+slab_cg_settled() {
+	local a b i
+	a=$(slab_cg_bytes)
+	for i in $(seq 25); do
+		sleep 0.2
+		b=$(slab_cg_bytes)
+		[ $((a > b ? a - b : b - a)) -lt 65536 ] && break
+		a=$b
+	done
+	echo "$b"
+}
+
 # Sum of memlock over a process's BPF maps; "total tasks_map" in bytes.
 map_memlock() {
 	local f total=0 tasks=0 m id
@@ -350,7 +365,7 @@ section_bpf() {
 tdbpf_scale() {
 	local mt=$1 tag=$2 rw=$TMP/rw.out err=$TMP/tdbpf.err tp wp line slab0
 	shift 2
-	slab0=$(slab_cg_bytes)
+	slab0=$(slab_cg_settled)
 	"$BD/runwatch" "tdbpf: attached" -- "$TDBPF" -v "$@" -o /dev/null \
 		-p "$mt" -d 2 >"$rw" 2>"$err" &
 	wp=$!
