@@ -29,7 +29,12 @@ int BPF_PROG(floor_empty)
 	return 0;
 }
 
-static __always_inline int read_k(const int k)
+/*
+ * K counter reads of this CPU's counters: the first @timed with their
+ * enabled and running times (bpf_perf_event_read_value), the rest
+ * value-only (bpf_perf_event_read), as tdbpf reads a group's members.
+ */
+static __always_inline int read_k(const int k, const int timed)
 {
 	struct bpf_perf_event_value v;
 	__u32 cpu = bpf_get_smp_processor_id();
@@ -38,8 +43,12 @@ static __always_inline int read_k(const int k)
 
 #pragma unroll
 	for (i = 0; i < k; i++) {
-		if (!bpf_perf_event_read_value(&counters, i * nr_cpus + cpu,
-					       &v, sizeof(v)))
+		if (i >= timed)
+			sum += bpf_perf_event_read(&counters,
+						   i * nr_cpus + cpu);
+		else if (!bpf_perf_event_read_value(&counters,
+						    i * nr_cpus + cpu, &v,
+						    sizeof(v)))
 			sum += v.counter;
 	}
 	sink = sum;
@@ -49,46 +58,20 @@ static __always_inline int read_k(const int k)
 SEC("tp_btf/sched_switch")
 int BPF_PROG(floor_read1)
 {
-	return read_k(1);
+	return read_k(1, 1);
 }
 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(floor_read4)
 {
-	return read_k(4);
+	return read_k(4, 4);
 }
 
-/*
- * As tdbpf reads a group: the leader (@timed first counters) with its
- * times, the members value-only (bpf_perf_event_read).
- */
-static __always_inline int read_k_plain(const int k, const int timed)
-{
-	struct bpf_perf_event_value v;
-	__u32 cpu = bpf_get_smp_processor_id();
-	__u64 sum = 0;
-	int i;
-
-#pragma unroll
-	for (i = 0; i < k; i++) {
-		if (i < timed) {
-			if (!bpf_perf_event_read_value(&counters,
-						       i * nr_cpus + cpu, &v,
-						       sizeof(v)))
-				sum += v.counter + v.enabled + v.running;
-		} else {
-			sum += bpf_perf_event_read(&counters,
-						   i * nr_cpus + cpu);
-		}
-	}
-	sink = sum;
-	return 0;
-}
-
+/* the same four counters read as tdbpf reads one group of four */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(floor_read4grp)
 {
-	return read_k_plain(4, 1);
+	return read_k(4, 1);
 }
 
 /*

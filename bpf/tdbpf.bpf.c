@@ -153,8 +153,6 @@ static __always_inline void copy_comm(char *dst, struct task_struct *p)
 	d[1] = s[1];
 }
 
-static __always_inline __u64 rq_clock(struct task_struct *p);
-
 /*
  * The entry of @p, created at first sight. @attach_clk: this CPU's run
  * queue clock at attach, from which a task that existed before is charged.
@@ -208,10 +206,13 @@ static __always_inline void task_archive(struct task_struct *p,
 	__u32 tid = t->tid;
 
 	t->flags |= TDBPF_TASK_EXITED;
-	if (bpf_map_update_elem(&tasks, &tid, t, BPF_ANY))
+	if (bpf_map_update_elem(&tasks, &tid, t, BPF_ANY)) {
 		stat_inc(TDBPF_STAT_MAP_FULL);
-	else
-		bpf_map_push_elem(&exited, &tid, 0);
+	} else if (bpf_map_push_elem(&exited, &tid, 0)) {
+		/* nothing would ever collect it: count it lost instead */
+		bpf_map_delete_elem(&tasks, &tid);
+		stat_inc(TDBPF_STAT_MAP_FULL);
+	}
 	/* minus one: clang's BPF target has no atomic sub before v3 */
 	__sync_fetch_and_add(&nr_live, (__u32)-1);
 	/* if this fails the entry stays, flagged: the iterator skips it */

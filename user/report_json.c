@@ -256,10 +256,14 @@ static void jw_big(struct jw *w, double v)
 	ob_puts(&w->o, buf);
 }
 
-/* A scaled count: the nearest whole count ("%.0f"); NaN is null. */
-static void jw_count(struct jw *w, const char *key, double v)
+/*
+ * A scaled count (@prec 0: the nearest whole count) or a fraction (@prec
+ * 6, without trailing zeros), rounded as printf's "%.*f"; NaN is null.
+ */
+static void jw_num(struct jw *w, const char *key, double v, int prec)
 {
 	char buf[FMT_FIXED_LEN];
+	int n;
 
 	jw_member(w, key);
 	if (!isfinite(v)) {
@@ -270,26 +274,8 @@ static void jw_count(struct jw *w, const char *key, double v)
 		jw_big(w, v);
 		return;
 	}
-	ob_write(&w->o, buf, (size_t)fmt_fixed(buf, sizeof(buf), v, 0));
-}
-
-/* A fraction or percent: "%.6f" without trailing zeros; NaN is null. */
-static void jw_frac(struct jw *w, const char *key, double v)
-{
-	char buf[FMT_FIXED_LEN];
-	int n;
-
-	jw_member(w, key);
-	if (!isfinite(v)) {
-		ob_puts(&w->o, "null");
-		return;
-	}
-	if (fabs(v) >= 9007199254740992.0) {
-		jw_big(w, v);
-		return;
-	}
-	n = fmt_fixed(buf, sizeof(buf), v, 6);
-	while (buf[n - 1] == '0')
+	n = fmt_fixed(buf, sizeof(buf), v, prec);
+	while (prec && buf[n - 1] == '0')
 		n--;
 	if (buf[n - 1] == '.')
 		n--;
@@ -322,21 +308,21 @@ static void write_task(struct jw *w, const struct report *rep,
 	jw_bool(w, "exited", r->exited);
 	if (r->nr_tasks > 1)
 		jw_int(w, "nr_tasks", r->nr_tasks);
-	jw_frac(w, "coverage", d->coverage);
+	jw_num(w, "coverage", d->coverage, 6);
 	jw_bool(w, "low_coverage", d->low_coverage);
 	jw_str(w, "sched", sched_verdict_str(d->sched));
 
 	jw_open(w, "counters", '{');
 	for (s = 0; m && s < p->nr && s < TDBPF_MAX_EVENTS; s++)
-		jw_count(w, m->events[p->ev[s]].name, d->ev[s]);
+		jw_num(w, m->events[p->ev[s]].name, d->ev[s], 0);
 	jw_close(w, '}');
 
 	if (d->has_tma) {
 		jw_open(w, "metrics", '{');
 		for (i = 0; i < m->nr_nodes && i < MODEL_MAX_NODES; i++)
 			if (m->nodes[i].level <= rep->level)
-				jw_frac(w, m->nodes[i].name,
-					d->tma.val[i] * 100);
+				jw_num(w, m->nodes[i].name,
+				       d->tma.val[i] * 100, 6);
 		jw_close(w, '}');
 	}
 	jw_str(w, "bottleneck", d->bottleneck);
