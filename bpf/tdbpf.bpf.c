@@ -129,18 +129,6 @@ static __always_inline bool tracked(struct task_struct *t)
 }
 
 /*
- * The clock of the run queue @p is on: at its switch-out that is this
- * CPU's, which __schedule() has just updated (in the flush, an IPI, it is
- * as of the last tick). Reached through the task, as the per-CPU
- * runqueues symbol is not exported on every kernel; se.cfs_rq follows
- * the task's CPU whatever its scheduling class (set_task_rq()).
- */
-static __always_inline __u64 rq_clock(struct task_struct *p)
-{
-	return p->se.cfs_rq->rq->clock;
-}
-
-/*
  * The name at every switch-out (threads rename themselves after they
  * start): two direct loads through the BTF pointer, not a helper call.
  */
@@ -153,13 +141,23 @@ static __always_inline void copy_comm(char *dst, struct task_struct *p)
 	d[1] = s[1];
 }
 
+/* Policies of the fair class, whose pick records where a slice began. */
+static __always_inline bool fair_policy(struct task_struct *p)
+{
+	return p->policy == 0 || p->policy == 3 || p->policy == 5;
+}
+
 /*
- * The entry of @p, created at first sight. @attach_clk: this CPU's run
- * queue clock at attach, from which a task that existed before is charged.
+ * The entry of @p, created at first sight. A task older than the attach
+ * is charged from the attach: the attach-time flush (@in_flush) sees the
+ * tasks running then, from their CPU time as of that moment; a task first
+ * seen at a switch-out was not running then, so its slice began after the
+ * attach and counts whole (prev_sum_exec_runtime is where it began; other
+ * classes do not keep it and lose that first slice).
  */
 static __always_inline struct tdbpf_task *task_get(struct task_struct *p,
 						   __u32 pid, __u32 tgid,
-						   __u64 attach_clk)
+						   bool in_flush)
 {
 	struct tdbpf_task *t;
 
@@ -187,7 +185,9 @@ static __always_inline struct tdbpf_task *task_get(struct task_struct *p,
 		} else {
 			/* from now on: what it did before attach is not ours */
 			t->start_ns = bpf_ktime_get_ns();
-			t->charged_to = attach_clk ? attach_clk : rq_clock(p);
+			t->charged_exec = !in_flush && fair_policy(p) ?
+					  p->se.prev_sum_exec_runtime :
+					  p->se.sum_exec_runtime;
 			t->base_run_delay = p->sched_info.run_delay;
 			t->base_migrations = p->se.nr_migrations;
 		}
@@ -299,31 +299,31 @@ static __always_inline void read_counters(struct tdbpf_cpu *st,
 /*
  * Charge @p, running on this CPU: the counters of the slice since its
  * switch-in, when we saw it (else the slice only lowers the coverage); its
- * on-CPU time as the kernel sees it, from its arrival on this CPU to now
- * on the run-queue clock, less what a flush charged already, so that a
- * slice is charged whole even when its switch-in was not seen (some
- * kernels switch tasks without the tracepoint); and its run-queue wait
- * and migrations, which the scheduler keeps per task.
+ * on-CPU time as the kernel accounts it, se.sum_exec_runtime (what
+ * /proc/PID/task/TID/schedstat and the thread's CPU clock show, brought
+ * up to date by __schedule() before the tracepoint) since what was
+ * charged already, so that a slice is charged whole even when its
+ * switch-in was not seen (some kernels switch tasks without the
+ * tracepoint); and its run-queue wait and migrations, which the scheduler
+ * also keeps per task.
  */
 static __always_inline struct tdbpf_task *
-charge_current(struct tdbpf_cpu *st, struct task_struct *p, __u32 cpu)
+charge_current(struct tdbpf_cpu *st, struct task_struct *p, __u32 cpu,
+	       bool in_flush)
 {
 	__u32 pid = p->pid;
-	struct tdbpf_task *t = task_get(p, pid, p->tgid, st->attach_clk);
-	__u64 clk, from, slice = 0;
+	struct tdbpf_task *t = task_get(p, pid, p->tgid, in_flush);
+	__u64 exec, slice = 0;
 
 	if (!t) {
 		read_counters(st, NULL, false, 0, cpu);
 		return NULL;
 	}
-	clk = rq_clock(p);
-	from = p->sched_info.last_arrival;
-	if (t->charged_to > from)
-		from = t->charged_to;
-	if (from && clk > from)
-		slice = clk - from;
+	exec = p->se.sum_exec_runtime;
+	if (exec > t->charged_exec)
+		slice = exec - t->charged_exec;
 	t->on_cpu_ns += slice;
-	t->charged_to = clk;
+	t->charged_exec = exec;
 	/* counters: only a slice whose switch-in we saw is theirs */
 	read_counters(st, t, st->tid == pid, slice, cpu);
 	t->runq_wait_ns = p->sched_info.run_delay - t->base_run_delay;
@@ -350,7 +350,7 @@ int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 		return 0;
 
 	if (tp) {
-		t = charge_current(st, prev, cpu);
+		t = charge_current(st, prev, cpu, false);
 		if (t) {
 			/* what the kernel counts as nvcsw vs nivcsw */
 			if (!preempt && prev_state != TASK_RUNNING)
@@ -401,13 +401,10 @@ int tdbpf_flush(void *ctx)
 	st = bpf_map_lookup_elem(&cpu_state, &z);
 	if (!st)
 		return 0;
-	/* the first flush is the attach: tasks older than it count from it */
-	if (!st->attach_clk)
-		st->attach_clk = rq_clock(cur);
 	if (!tracked(cur))
 		return 0;
 	/* on-CPU as of the last tick; the switch-out charges the rest */
-	charge_current(st, cur, bpf_get_smp_processor_id());
+	charge_current(st, cur, bpf_get_smp_processor_id(), true);
 	st->tid = cur->pid;
 	return 0;
 }

@@ -29,13 +29,12 @@ enum tdbpf_task_flags {
 
 /*
  * Per-task sums, in the task's local storage while it lives, then one
- * entry per tid in the tasks map. Times are the kernel's own: the
- * on-CPU time of a slice is the run-queue clock at its switch-out minus
- * the task's arrival on the CPU (sched_info.last_arrival), so a slice is
- * charged whole even when its switch-in was not seen; run-queue wait and
- * migrations are the task's sched_info.run_delay and se.nr_migrations
- * against a baseline from when tdbpf first saw it (zero for a task born
- * after attach). A switch needs no clock read and never the entry of the
+ * entry per tid in the tasks map. Times are the kernel's own per-task
+ * accounting, read at the switch-out: on-CPU time is se.sum_exec_runtime,
+ * run-queue wait sched_info.run_delay, migrations se.nr_migrations, each
+ * against a baseline from when tdbpf first saw the task (zero for a task
+ * born after attach), so a slice is charged whole even when its switch-in
+ * was not seen. A switch needs no clock read and never the entry of the
  * task coming in.
  */
 struct tdbpf_task {
@@ -44,7 +43,7 @@ struct tdbpf_task {
 	__u32 flags;
 	__u32 pad;
 	char comm[TDBPF_COMM_LEN];
-	__u64 on_cpu_ns;	/* rq clock time of the slices charged */
+	__u64 on_cpu_ns;	/* se.sum_exec_runtime since first seen */
 	__u64 runq_wait_ns;	/* sched_info.run_delay since first seen */
 	__u64 off_cpu_ns;	/* filled by user space: life - on - runq */
 	__u64 nvcsw;		/* voluntary switches */
@@ -52,7 +51,7 @@ struct tdbpf_task {
 	__u64 migrations;	/* se.nr_migrations since first seen */
 	__u64 start_ns;		/* CLOCK_MONOTONIC: first seen, or creation */
 	__u64 end_ns;		/* CLOCK_MONOTONIC at its last switch, 0 alive */
-	__u64 charged_to;	/* rq clock up to which on-CPU is charged */
+	__u64 charged_exec;	/* sum_exec_runtime up to which it is charged */
 	__u64 base_run_delay;	/* baselines, at first sight */
 	__u64 base_migrations;
 	struct tdbpf_count ctr[TDBPF_MAX_EVENTS];
@@ -66,7 +65,6 @@ struct tdbpf_task {
 
 /* Per-CPU state: the task on this CPU and the readings at its switch-in. */
 struct tdbpf_cpu {
-	__u64 attach_clk;	/* rq clock at the attach-time flush */
 	__u32 tid;		/* tracked task whose switch-in took prev[] */
 	__u32 pad;
 	__u64 valid;		/* bit i: prev[i] holds a good reading */
