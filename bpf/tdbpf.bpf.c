@@ -314,6 +314,7 @@ charge_current(struct tdbpf_cpu *st, struct task_struct *p, __u32 cpu,
 	__u32 pid = p->pid;
 	struct tdbpf_task *t = task_get(p, pid, p->tgid, in_flush);
 	__u64 exec, slice = 0;
+	bool counted;
 
 	if (!t) {
 		read_counters(st, NULL, false, 0, cpu);
@@ -324,8 +325,18 @@ charge_current(struct tdbpf_cpu *st, struct task_struct *p, __u32 cpu,
 		slice = exec - t->charged_exec;
 	t->on_cpu_ns += slice;
 	t->charged_exec = exec;
-	/* counters: only a slice whose switch-in we saw is theirs */
-	read_counters(st, t, st->tid == pid, slice, cpu);
+	/*
+	 * Counters: only a slice whose switch-in we saw is theirs. An unseen
+	 * one (running at attach, or a switch the kernel did not trace) is
+	 * counted apart, so that a report can tell the coverage it costs
+	 * from multiplexing.
+	 */
+	counted = st->tid == pid;
+	if (!counted && slice && nr_events) {
+		t->uncounted_ns += slice;
+		stat_inc(TDBPF_STAT_UNSEEN);
+	}
+	read_counters(st, t, counted, slice, cpu);
 	t->runq_wait_ns = p->sched_info.run_delay - t->base_run_delay;
 	t->migrations = p->se.nr_migrations - t->base_migrations;
 	copy_comm(t->comm, p);

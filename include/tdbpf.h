@@ -52,6 +52,7 @@ struct tdbpf_task {
 	__u64 start_ns;		/* CLOCK_MONOTONIC: first seen, or creation */
 	__u64 end_ns;		/* CLOCK_MONOTONIC at its last switch, 0 alive */
 	__u64 charged_exec;	/* sum_exec_runtime up to which it is charged */
+	__u64 uncounted_ns;	/* on-CPU in slices whose switch-in was unseen */
 	__u64 base_run_delay;	/* baselines, at first sight */
 	__u64 base_migrations;
 	struct tdbpf_count ctr[TDBPF_MAX_EVENTS];
@@ -75,6 +76,7 @@ struct tdbpf_cpu {
 enum tdbpf_stat {
 	TDBPF_STAT_READ_ERR,	/* bpf_perf_event_read_value failed */
 	TDBPF_STAT_MAP_FULL,	/* a task could not be added to the map */
+	TDBPF_STAT_UNSEEN,	/* slices charged whose switch-in was unseen */
 	TDBPF_NR_STATS,
 };
 

@@ -51,6 +51,7 @@ struct report {
 	int interval;		/* -1 final report, else interval number */
 	__u64 lost_map_full;
 	__u64 lost_read_err;
+	__u64 unseen_switch_ins;	/* slices whose switch-in was unseen */
 	int nr;
 	/*
 	 * Sorted, --top applied. Rows only: a decoded task is ~1.4 KiB, and

@@ -24,7 +24,8 @@
  *
  * Per task, in this order: the scheduling pseudo-events on_cpu_ns,
  * runq_wait_ns, off_cpu_ns (unit ns), switches (voluntary + involuntary),
- * voluntary, involuntary, migrations; one line per programmed counter;
+ * voluntary, involuntary, migrations, uncounted_ns (on-CPU ns whose
+ * switch-in was unseen, so no counter was read for it); one line per programmed counter;
  * then, when the model has a TMA tree, one line per tma_* node down to
  * the report's level, in percent, neither clamped nor rounded beyond
  * "%.2f". When tasks or counter reads were lost a comment line
@@ -103,6 +104,7 @@ static void write_task(struct csv_ctx *x, const struct report *rep,
 	line_u64(x, r->nvcsw, "", "voluntary", r->on_cpu_ns);
 	line_u64(x, r->nivcsw, "", "involuntary", r->on_cpu_ns);
 	line_u64(x, r->migrations, "", "migrations", r->on_cpu_ns);
+	line_u64(x, r->uncounted_ns, "ns", "uncounted_ns", r->on_cpu_ns);
 
 	for (s = 0; m && s < p->nr && s < TDBPF_MAX_EVENTS; s++) {
 		const struct model_event *e = &m->events[p->ev[s]];

@@ -7,7 +7,10 @@
  *   "model": "software", "level": 0, "smt": false,
  *   "duration_ns": 5000000000,
  *   "interval": 3,                 only in interval reports (-I)
- *   "lost": { "map_full": 0, "read_errors": 0 },
+ *   "lost": { "map_full": 0, "read_errors": 0,
+ *             "unseen_switch_ins": 0 },  slices charged whose switch-in
+ *                                  no sched_switch event showed: their
+ *                                  counts are extrapolated (uncounted_ns)
  *   "nr_total": 14,                tasks before --top
  *   "tasks": [ {
  *     "tid": 1234, "pid": 1230,    tid 0 for a folded row of several
@@ -17,6 +20,11 @@
  *     "voluntary", "involuntary", "migrations": integers,
  *     "exited": bool,
  *     "nr_tasks": N,               only for folded rows (--per-name)
+ *     "uncounted_ns": integer,     on-CPU time in slices whose switch-in
+ *                                  was unseen (running at attach, or a
+ *                                  switch the kernel did not trace): no
+ *                                  counter was read for it; it lowers
+ *                                  coverage as multiplexing does
  *     "coverage": 0..1,            min running/enabled over the groups,
  *                                  6 decimals
  *     "low_coverage": bool,
@@ -308,6 +316,7 @@ static void write_task(struct jw *w, const struct report *rep,
 	jw_bool(w, "exited", r->exited);
 	if (r->nr_tasks > 1)
 		jw_int(w, "nr_tasks", r->nr_tasks);
+	jw_u64(w, "uncounted_ns", r->uncounted_ns);
 	jw_num(w, "coverage", d->coverage, 6);
 	jw_bool(w, "low_coverage", d->low_coverage);
 	jw_str(w, "sched", sched_verdict_str(d->sched));
@@ -347,6 +356,7 @@ void report_write_json(FILE *f, const struct report *rep, bool line)
 	jw_open(&w, "lost", '{');
 	jw_u64(&w, "map_full", rep->lost_map_full);
 	jw_u64(&w, "read_errors", rep->lost_read_err);
+	jw_u64(&w, "unseen_switch_ins", rep->unseen_switch_ins);
 	jw_close(&w, '}');
 	jw_int(&w, "nr_total", rep->nr_total);
 

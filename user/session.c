@@ -412,7 +412,7 @@ static int collect(struct session *s)
 
 int session_report(const struct options *o, const struct event_plan *plan,
 		   const struct task_table *t, __u64 duration_ns, int interval,
-		   __u64 lost_map_full, __u64 lost_read_err, FILE *out)
+		   const __u64 *stats, FILE *out)
 {
 	const struct task_table *src = t;
 	struct task_table folded;
@@ -434,8 +434,9 @@ int session_report(const struct options *o, const struct event_plan *plan,
 		return err;
 	}
 	rep.interval = interval;
-	rep.lost_map_full = lost_map_full;
-	rep.lost_read_err = lost_read_err;
+	rep.lost_map_full = stats[TDBPF_STAT_MAP_FULL];
+	rep.lost_read_err = stats[TDBPF_STAT_READ_ERR];
+	rep.unseen_switch_ins = stats[TDBPF_STAT_UNSEEN];
 	if (o->json)
 		report_write_json(out, &rep, o->interval_ms > 0);
 	else if (o->sep)
@@ -454,8 +455,7 @@ static int report_now(struct session *s, const struct task_table *t,
 	__u64 st[TDBPF_NR_STATS];
 
 	read_stats(s, st);
-	return session_report(s->o, s->plan, t, duration_ns, interval,
-			      st[TDBPF_STAT_MAP_FULL], st[TDBPF_STAT_READ_ERR],
+	return session_report(s->o, s->plan, t, duration_ns, interval, st,
 			      out);
 }
 

@@ -17,6 +17,6 @@ int session_run(const struct options *o, const struct event_plan *plan,
 /* Write one report of @t (folded with --per-name) in the chosen format. */
 int session_report(const struct options *o, const struct event_plan *plan,
 		   const struct task_table *t, __u64 duration_ns, int interval,
-		   __u64 lost_map_full, __u64 lost_read_err, FILE *out);
+		   const __u64 *stats, FILE *out);
 
 #endif /* TDBPF_SESSION_H */

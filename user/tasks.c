@@ -166,7 +166,7 @@ void tasks_clear(struct task_table *t, __u32 tid)
 	if (!r)
 		return;
 	r->on_cpu_ns = r->runq_wait_ns = r->off_cpu_ns = 0;
-	r->nvcsw = r->nivcsw = r->migrations = 0;
+	r->nvcsw = r->nivcsw = r->migrations = r->uncounted_ns = 0;
 	for (i = 0; i < t->nr_ev; i++)
 		memset(&r->ctr[i], 0, sizeof(r->ctr[i]));
 }
@@ -222,6 +222,7 @@ int tasks_add(struct task_table *t, const struct tdbpf_task *s, int nr_ev)
 	r->nvcsw += s->nvcsw;
 	r->nivcsw += s->nivcsw;
 	r->migrations += s->migrations;
+	r->uncounted_ns += s->uncounted_ns;
 	add_counts(r->ctr, s->ctr, common_ev(nr_ev, t, NULL));
 	return 0;
 }
@@ -234,6 +235,7 @@ static void add_row(struct task_row *d, const struct task_row *s, int nr_ev)
 	d->nvcsw += s->nvcsw;
 	d->nivcsw += s->nivcsw;
 	d->migrations += s->migrations;
+	d->uncounted_ns += s->uncounted_ns;
 	add_counts(d->ctr, s->ctr, nr_ev);
 }
 
@@ -308,6 +310,7 @@ int tasks_diff(const struct task_table *cur, const struct task_table *prev,
 		d->nvcsw = sub_sat(c->nvcsw, p->nvcsw);
 		d->nivcsw = sub_sat(c->nivcsw, p->nivcsw);
 		d->migrations = sub_sat(c->migrations, p->migrations);
+		d->uncounted_ns = sub_sat(c->uncounted_ns, p->uncounted_ns);
 		for (j = 0; j < nr_ev; j++) {
 			if (!have_prev) {
 				d->ctr[j] = c->ctr[j];

@@ -222,6 +222,16 @@ static double jcounter(json_object *task, const char *name)
 	return json_object_get_double(v);
 }
 
+/* A number member, NAN when absent or null. */
+static double jdouble(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !v)
+		return 0.0 / 0.0;
+	return json_object_get_double(v);
+}
+
 static bool jbool(json_object *o, const char *key)
 {
 	json_object *v;

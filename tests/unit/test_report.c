@@ -435,6 +435,7 @@ static void writer_table(struct task_table *t)
 	r->nvcsw = 120;
 	r->nivcsw = 3;
 	r->migrations = 4;
+	r->uncounted_ns = 250000;
 	r->exited = true;
 	for (i = 0; i < model_software.nr_events; i++)
 		set_ctr(r, i, 7000 + i, 3000000000ull, 3000000000ull);
@@ -465,6 +466,7 @@ static void test_json(void **state)
 				      SORT_CPU, 0), 0);
 	rep.lost_map_full = 12;
 	rep.lost_read_err = 3;
+	rep.unseen_switch_ins = 5;
 
 	s = render(&rep, FMT_JSON, NULL);
 	o = parse_strict(s);
@@ -478,6 +480,7 @@ static void test_json(void **state)
 	x = get(o, "lost");
 	assert_int_equal(json_object_get_int(get(x, "map_full")), 12);
 	assert_int_equal(json_object_get_int(get(x, "read_errors")), 3);
+	assert_int_equal(json_object_get_int(get(x, "unseen_switch_ins")), 5);
 	tasks = get(o, "tasks");
 	assert_int_equal(json_object_array_length(tasks), 3);
 
@@ -497,6 +500,7 @@ static void test_json(void **state)
 	assert_int_equal(json_object_get_int(get(x, "voluntary")), 120);
 	assert_int_equal(json_object_get_int(get(x, "involuntary")), 3);
 	assert_int_equal(json_object_get_int(get(x, "migrations")), 4);
+	assert_int_equal(json_object_get_int(get(x, "uncounted_ns")), 250000);
 	assert_true(json_object_get_boolean(get(x, "exited")));
 	assert_false(has(x, "nr_tasks"));
 	assert_false(has(x, "metrics"));	/* software: nothing decodes */
@@ -600,8 +604,8 @@ static void test_csv(void **state)
 	struct task_table t;
 	struct report rep;
 	char *s, *line, *save = NULL, *f[8];
-	int nl = 0, per_task = 7 + model_software.nr_events;
-	bool seen_on = false, seen_ctr = false;
+	int nl = 0, per_task = 8 + model_software.nr_events;
+	bool seen_on = false, seen_ctr = false, seen_unc = false;
 
 	(void)state;
 	sw_plan(&plan);
@@ -628,6 +632,11 @@ static void test_csv(void **state)
 				assert_string_equal(f[5], "100.00");
 				seen_on = true;
 			}
+			if (!strcmp(f[3], "uncounted_ns")) {
+				assert_string_equal(f[1], "250000");
+				assert_string_equal(f[2], "ns");
+				seen_unc = true;
+			}
 			if (!strcmp(f[3], model_software.events[1].name)) {
 				assert_string_equal(f[1], "7001");
 				assert_string_equal(f[4], "3000000000");
@@ -640,7 +649,7 @@ static void test_csv(void **state)
 		if (!strncmp(f[0], "worker-*", 8))
 			assert_string_equal(f[0], "worker-*-0");
 	}
-	assert_true(seen_on && seen_ctr);
+	assert_true(seen_on && seen_ctr && seen_unc);
 	free(s);
 
 	/* interval reports put the interval first: one more field */
@@ -903,7 +912,7 @@ static void test_tma_columns(void **state)
 
 	/* CSV: one line per node down to the level, in percent */
 	s = render(&rep, FMT_CSV, ",");
-	assert_int_equal(count_lines(s), 3 * (7 + F_NR + N_NR));
+	assert_int_equal(count_lines(s), 3 * (8 + F_NR + N_NR));
 	assert_non_null(strstr(s, "stage-1,60.00,%,tma_backend_bound,1000,100.00\n"));
 	assert_non_null(strstr(s, "stage-1,-2.50,%,tma_bad_speculation,"));
 	assert_non_null(strstr(s, "stage-3,60.00,%,tma_backend_bound,1000,4.00\n"));

@@ -71,6 +71,7 @@ static struct tdbpf_task mk(__u32 tid, __u32 tgid, const char *comm,
 	s.nvcsw = base + 4;
 	s.nivcsw = base + 5;
 	s.migrations = base + 6;
+	s.uncounted_ns = base + 7;
 	for (i = 0; i < TDBPF_MAX_EVENTS; i++) {
 		s.ctr[i].value = base * 10 + i;
 		s.ctr[i].enabled = base * 100 + i;
@@ -104,6 +105,7 @@ static void test_add_sums(void **state)
 	assert_int_equal(r->nvcsw, 1004 + 24);
 	assert_int_equal(r->nivcsw, 1005 + 25);
 	assert_int_equal(r->migrations, 1006 + 26);
+	assert_int_equal(r->uncounted_ns, 1007 + 27);
 	/* counters: slot i = value base*10+i summed over both adds */
 	assert_int_equal(r->ctr[0].value, 10000 + 200);
 	assert_int_equal(r->ctr[2].value, 10002 + 202);
@@ -201,12 +203,14 @@ static void test_clear_then_merge(void **state)
 	assert_string_equal(r->comm, "w");	/* the row and name stay */
 	assert_int_equal(r->on_cpu_ns, 0);
 	assert_int_equal(r->migrations, 0);
+	assert_int_equal(r->uncounted_ns, 0);
 	assert_int_equal(r->ctr[1].value, 0);
 	assert_int_equal(r->ctr[1].enabled, 0);
 	assert_int_equal(tasks_merge(&snap, &late, 2), 0);
 	r = tasks_get(&snap, 5);
 	assert_int_equal(r->on_cpu_ns, 301);	/* the dead sums, once */
 	assert_int_equal(r->nivcsw, 305);
+	assert_int_equal(r->uncounted_ns, 307);
 	assert_int_equal(r->ctr[1].value, 3001);
 	assert_int_equal(r->ctr[1].running, 15001);
 	assert_true(r->exited);
@@ -254,6 +258,7 @@ static void test_diff(void **state)
 	assert_int_equal(r->nvcsw, 14);
 	assert_int_equal(r->nivcsw, 15);
 	assert_int_equal(r->migrations, 16);
+	assert_int_equal(r->uncounted_ns, 17);
 	assert_int_equal(r->ctr[1].value, 101);
 	assert_int_equal(r->ctr[1].enabled, 1001);
 	assert_int_equal(r->ctr[1].running, 501);
@@ -372,6 +377,8 @@ static void test_fold(void **state)
 	assert_false(tasks_row(&out, w)->exited);	/* tid 12 still alive */
 	assert_int_equal(tasks_row(&out, w)->on_cpu_ns, (11 + 18) * 8 / 2 + 8);
 	assert_int_equal(tasks_row(&out, w)->nivcsw, (11 + 18) * 8 / 2 + 8 * 5);
+	assert_int_equal(tasks_row(&out, w)->uncounted_ns,
+			 (11 + 18) * 8 / 2 + 8 * 7);
 	assert_int_equal(tasks_row(&out, w)->ctr[1].value, (11 + 18) * 8 / 2 * 10 + 8);
 	assert_int_equal(tasks_row(&out, w)->ctr[1].enabled,
 			 (11 + 18) * 8 / 2 * 100 + 8);
