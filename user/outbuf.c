@@ -24,25 +24,54 @@ static const uint64_t pow10_u64[FMT_FIXED_MAX_PREC + 1] = {
 	1, 10, 100, 1000, 10000, 100000, 1000000,
 };
 
-/* Decimal digits of @v ending just before @end; returns the first. */
-static char *u64_digits(char *end, uint64_t v)
+/* "00".."99": two digits per division halve the dependent divisions */
+static const char two_digits[200] = {
+#define D10(t) t, '0', t, '1', t, '2', t, '3', t, '4', \
+	       t, '5', t, '6', t, '7', t, '8', t, '9'
+	D10('0'), D10('1'), D10('2'), D10('3'), D10('4'),
+	D10('5'), D10('6'), D10('7'), D10('8'), D10('9'),
+#undef D10
+};
+
+/* Exactly @n decimal digits of @v (< 10^@n) ending before @end. */
+static char *fixed_digits(char *end, uint64_t v, int n)
 {
-	do {
+	for (; n >= 2; n -= 2) {
+		end -= 2;
+		memcpy(end, &two_digits[2 * (v % 100)], 2);
+		v /= 100;
+	}
+	if (n)
 		*--end = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
 	return end;
 }
 
-int fmt_fixed(char *dst, size_t len, double v, int prec)
+/* Decimal digits of @v ending just before @end; returns the first. */
+static char *u64_digits(char *end, uint64_t v)
+{
+	while (v >= 100) {
+		end -= 2;
+		memcpy(end, &two_digits[2 * (v % 100)], 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		end -= 2;
+		memcpy(end, &two_digits[2 * v], 2);
+	} else {
+		*--end = (char)('0' + v);
+	}
+	return end;
+}
+
+char *fmt_fixed_rev(char *end, double v, int prec)
 {
 	uint64_t m, ip, frac = 0, scale;
-	char tmp[48], *end = tmp + sizeof(tmp), *p = end;
-	int e, i, n;
+	char *p = end;
+	int e;
 
 	if (prec < 0 || prec > FMT_FIXED_MAX_PREC || !isfinite(v) ||
-	    fabs(v) >= 9223372036854775808.0 || len < sizeof(tmp))
-		return snprintf(dst, len, "%.*f", prec, v);
+	    fabs(v) >= 9223372036854775808.0)
+		return NULL;
 
 	/* |v| = m * 2^e from the bits: 52 stored, the implicit one added */
 	memcpy(&m, &v, sizeof(m));
@@ -71,6 +100,12 @@ int fmt_fixed(char *dst, size_t len, double v, int prec)
 		if (q >> 64) {
 			ip = (uint64_t)(q / scale);
 			frac = (uint64_t)(q % scale);
+		} else if (prec == 0) {
+			ip = (uint64_t)q;
+		} else if (prec == 6) {
+			/* JSON's fractions: a constant divisor is a multiply */
+			ip = (uint64_t)q / 1000000;
+			frac = (uint64_t)q % 1000000;
 		} else {
 			/* the usual case: 64-bit division is much cheaper */
 			ip = (uint64_t)q / scale;
@@ -78,15 +113,23 @@ int fmt_fixed(char *dst, size_t len, double v, int prec)
 		}
 	}
 	if (prec) {
-		for (i = 0; i < prec; i++) {
-			*--p = (char)('0' + frac % 10);
-			frac /= 10;
-		}
+		p = fixed_digits(p, frac, prec);
 		*--p = '.';
 	}
 	p = u64_digits(p, ip);
 	if (signbit(v))
 		*--p = '-';
+	return p;
+}
+
+int fmt_fixed(char *dst, size_t len, double v, int prec)
+{
+	char tmp[FMT_FIXED_REV_LEN], *end = tmp + sizeof(tmp), *p;
+	int n;
+
+	p = len >= sizeof(tmp) ? fmt_fixed_rev(end, v, prec) : NULL;
+	if (!p)
+		return snprintf(dst, len, "%.*f", prec, v);
 	n = (int)(end - p);
 	memcpy(dst, p, n);
 	dst[n] = '\0';

@@ -24,6 +24,13 @@
  * @prec is 0..FMT_FIXED_MAX_PREC and |@v| < 2^63.
  */
 int fmt_fixed(char *dst, size_t len, double v, int prec);
+/*
+ * The same text without the NUL, written backwards to end just before
+ * @end, which has FMT_FIXED_REV_LEN bytes before it; returns its first
+ * byte, or NULL where fmt_fixed() would fall back to snprintf.
+ */
+#define FMT_FIXED_REV_LEN	48
+char *fmt_fixed_rev(char *end, double v, int prec);
 /* printf("%" PRIu64, @v) into @dst (21 bytes at least); the length */
 int fmt_u64(char *dst, uint64_t v);
 

@@ -270,8 +270,7 @@ static void jw_big(struct jw *w, double v)
  */
 static void jw_num(struct jw *w, const char *key, double v, int prec)
 {
-	char buf[FMT_FIXED_LEN];
-	int n;
+	char buf[FMT_FIXED_REV_LEN], *end = buf + sizeof(buf), *p;
 
 	jw_member(w, key);
 	if (!isfinite(v)) {
@@ -282,16 +281,21 @@ static void jw_num(struct jw *w, const char *key, double v, int prec)
 		jw_big(w, v);
 		return;
 	}
-	n = fmt_fixed(buf, sizeof(buf), v, prec);
-	while (prec && buf[n - 1] == '0')
-		n--;
-	if (buf[n - 1] == '.')
-		n--;
+	/* formatted in place, then written once: no copy in between */
+	p = fmt_fixed_rev(end, v, prec);
+	if (!p) {
+		ob_printf(&w->o, "%.*f", prec, v);
+		return;
+	}
+	while (prec && end[-1] == '0')
+		end--;
+	if (end[-1] == '.')
+		end--;
 	/* a tiny negative rounds to "-0": it is 0 */
-	if (n == 2 && buf[0] == '-' && buf[1] == '0')
+	if (end - p == 2 && p[0] == '-' && p[1] == '0')
 		ob_putc(&w->o, '0');
 	else
-		ob_write(&w->o, buf, (size_t)n);
+		ob_write(&w->o, p, (size_t)(end - p));
 }
 
 static void write_task(struct jw *w, const struct report *rep,
