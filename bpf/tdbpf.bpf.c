@@ -150,14 +150,17 @@ static __always_inline bool fair_policy(struct task_struct *p)
 /*
  * The entry of @p, created at first sight. A task older than the attach
  * is charged from the attach: the attach-time flush (@in_flush) sees the
- * tasks running then, from their CPU time as of that moment; a task first
- * seen at a switch-out was not running then, so its slice began after the
- * attach and counts whole (prev_sum_exec_runtime is where it began; other
- * classes do not keep it and lose that first slice).
+ * tasks running then, from their CPU time as of that moment. A task first
+ * seen at a switch-out whose switch-in we saw (@seen_in) began its slice
+ * after the attach, and the slice counts whole (prev_sum_exec_runtime is
+ * where it began; other classes do not keep it and lose that slice). One
+ * whose switch-in we did not see may have begun it before the attach (it
+ * switched out between the attach and the flush of its CPU): none of that
+ * slice is charged, rather than time from before the start.
  */
 static __always_inline struct tdbpf_task *task_get(struct task_struct *p,
 						   __u32 pid, __u32 tgid,
-						   bool in_flush)
+						   bool in_flush, bool seen_in)
 {
 	struct tdbpf_task *t;
 
@@ -185,9 +188,10 @@ static __always_inline struct tdbpf_task *task_get(struct task_struct *p,
 		} else {
 			/* from now on: what it did before attach is not ours */
 			t->start_ns = bpf_ktime_get_ns();
-			t->charged_exec = !in_flush && fair_policy(p) ?
-					  p->se.prev_sum_exec_runtime :
-					  p->se.sum_exec_runtime;
+			t->charged_exec =
+				!in_flush && seen_in && fair_policy(p) ?
+					p->se.prev_sum_exec_runtime :
+					p->se.sum_exec_runtime;
 			t->base_run_delay = p->sched_info.run_delay;
 			t->base_migrations = p->se.nr_migrations;
 		}
@@ -312,9 +316,10 @@ charge_current(struct tdbpf_cpu *st, struct task_struct *p, __u32 cpu,
 	       bool in_flush)
 {
 	__u32 pid = p->pid;
-	struct tdbpf_task *t = task_get(p, pid, p->tgid, in_flush);
+	/* counters: only a slice whose switch-in we saw is theirs */
+	bool counted = st->tid == pid;
+	struct tdbpf_task *t = task_get(p, pid, p->tgid, in_flush, counted);
 	__u64 exec, slice = 0;
-	bool counted;
 
 	if (!t) {
 		read_counters(st, NULL, false, 0, cpu);
@@ -326,12 +331,10 @@ charge_current(struct tdbpf_cpu *st, struct task_struct *p, __u32 cpu,
 	t->on_cpu_ns += slice;
 	t->charged_exec = exec;
 	/*
-	 * Counters: only a slice whose switch-in we saw is theirs. An unseen
-	 * one (running at attach, or a switch the kernel did not trace) is
-	 * counted apart, so that a report can tell the coverage it costs
-	 * from multiplexing.
+	 * A slice whose switch-in was unseen (a switch the kernel did not
+	 * trace) is counted apart, so that a report can tell the coverage it
+	 * costs from multiplexing.
 	 */
-	counted = st->tid == pid;
 	if (!counted && slice && nr_events) {
 		t->uncounted_ns += slice;
 		stat_inc(TDBPF_STAT_UNSEEN);

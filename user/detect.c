@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "detect.h"
 
@@ -256,4 +258,41 @@ int detect_machine(const char *root, struct detect_info *d)
 			 n ? "; " : "");
 	}
 	return 0;
+}
+
+/* CONFIG_HZ= in one kernel config file, plain or gzipped; 0 if absent */
+static int config_hz(const char *path)
+{
+	gzFile f = gzopen(path, "r");	/* reads plain files as they are */
+	char line[256];
+	int hz = 0;
+
+	if (!f)
+		return 0;
+	while (gzgets(f, line, sizeof(line))) {
+		if (!strncmp(line, "CONFIG_HZ=", 10)) {
+			hz = atoi(line + 10);
+			break;
+		}
+	}
+	gzclose(f);
+	return hz > 0 ? hz : 0;
+}
+
+int detect_hz(const char *root)
+{
+	struct utsname u;
+	char rel[300], path[512];
+	int hz = 0;
+
+	if (!uname(&u)) {
+		snprintf(rel, sizeof(rel), "/boot/config-%s", u.release);
+		path_of(path, sizeof(path), root, rel);
+		hz = config_hz(path);
+	}
+	if (!hz) {
+		path_of(path, sizeof(path), root, "/proc/config.gz");
+		hz = config_hz(path);
+	}
+	return hz;
 }

@@ -28,4 +28,11 @@ struct detect_info {
  */
 int detect_machine(const char *root, struct detect_info *d);
 
+/*
+ * The kernel's CONFIG_HZ from <root>/boot/config-<release> or
+ * <root>/proc/config.gz, as libbpf finds a kernel config; 0 if neither
+ * says.
+ */
+int detect_hz(const char *root);
+
 #endif /* TDBPF_DETECT_H */

@@ -19,6 +19,7 @@
 #include <bpf/libbpf.h>
 #include "tdbpf.skel.h"
 #include "counters.h"
+#include "detect.h"
 #include "privs.h"
 #include "report.h"
 #include "session.h"
@@ -53,6 +54,18 @@ struct session {
 	int child_status;
 	int go_fd, err_fd;
 };
+
+/* One kernel tick (CONFIG_HZ), 10 ms (HZ=100, the least) if unknown. */
+static void sleep_one_tick(void)
+{
+	int hz = detect_hz("");
+	__u64 ns = 1000000000ULL / (hz > 0 ? (unsigned int)hz : 100U);
+	/* and a little more: the tick is not exactly on time */
+	struct timespec ts = { .tv_nsec = (long)(ns + 500000) };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR && !stop_sig)
+		;
+}
 
 static __u64 now_ns(void)
 {
@@ -707,9 +720,14 @@ int session_run(const struct options *o, const struct event_plan *plan,
 	 * The run starts here. Slices charged since the first program was
 	 * attached (attaching the others takes tens of ms) began before
 	 * it: keep them as a base that every report subtracts, so that
-	 * on-CPU time never exceeds the time traced.
+	 * on-CPU time never exceeds the time traced. A running task's CPU
+	 * time is read as of its last update, which the tick makes: one
+	 * tick after the start no reading in the base predates the start,
+	 * so nothing from before it is charged later (the base takes the
+	 * first tick of the run instead).
 	 */
 	start = now_ns();
+	sleep_one_tick();
 	if (collect(&s) == 0) {
 		tasks_merge(&s.base, &s.snap, plan->nr);
 		tasks_merge(&s.prev, &s.snap, plan->nr);
@@ -737,6 +755,8 @@ int session_run(const struct options *o, const struct event_plan *plan,
 		if (next_iv && now >= next_iv) {
 			/* interval deltas: this snapshot minus the last one */
 			if (collect(&s) == 0) {
+				/* the snapshot's end: see the final report */
+				now = now_ns();
 				tasks_reset(&iv);
 				tasks_diff(&s.snap, &s.prev, &iv, plan->nr);
 				e = report_now(&s, &iv, now - last_iv, n_iv++,
@@ -760,11 +780,16 @@ int session_run(const struct options *o, const struct event_plan *plan,
 		poll(NULL, 0, (int)wait_ms);
 	}
 
-	now = now_ns();
 	/* the final report covers the whole run, whatever stopped it */
 	t0 = now_ns();
 	e = collect(&s);
 	t1 = now_ns();
+	/*
+	 * The run ends once the sums are read: a task that switches out
+	 * while they are read is charged up to then, so an end taken before
+	 * the read would leave its last slice past the end.
+	 */
+	now = t1;
 	if (e) {
 		fprintf(stderr,
 			"tdbpf: reading the task sums failed: %s; the report shows what was read\n",

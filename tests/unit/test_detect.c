@@ -12,7 +12,12 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <zlib.h>
 
 #include "detect.h"
 
@@ -161,6 +166,61 @@ static void test_empty_root(void **state)
 	has(d.cpu_desc, "unknown CPU");
 }
 
+/* write @text to <@root>/@rel, gzipped when @gz */
+static void put(const char *root, const char *rel, const char *text, bool gz)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s%s", root, rel);
+	if (gz) {
+		gzFile f = gzopen(path, "wb");
+
+		assert_non_null(f);
+		assert_true(gzputs(f, text) > 0);
+		assert_int_equal(gzclose(f), Z_OK);
+	} else {
+		FILE *f = fopen(path, "w");
+
+		assert_non_null(f);
+		assert_true(fputs(text, f) >= 0);
+		assert_int_equal(fclose(f), 0);
+	}
+}
+
+/*
+ * CONFIG_HZ: the boot config of the running release first, then
+ * /proc/config.gz (gzipped), as libbpf looks; 0 when neither has it.
+ */
+static void test_hz(void **state)
+{
+	char root[] = "/tmp/tdbpf-hz-XXXXXX", dir[256], rel[320];
+	struct utsname u;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	assert_int_equal(uname(&u), 0);
+	assert_int_equal(detect_hz(root), 0);		/* nothing there */
+	snprintf(dir, sizeof(dir), "%s/proc", root);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	put(root, "/proc/config.gz",
+	    "# CONFIG_HZ_100 is not set\nCONFIG_HZ_250=y\nCONFIG_HZ=250\n",
+	    true);
+	assert_int_equal(detect_hz(root), 250);
+	snprintf(dir, sizeof(dir), "%s/boot", root);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	snprintf(rel, sizeof(rel), "/boot/config-%s", u.release);
+	put(root, rel, "CONFIG_HZ_1000=y\nCONFIG_HZ=1000\n", false);
+	assert_int_equal(detect_hz(root), 1000);	/* boot config first */
+	/* a boot config without it: /proc's still answers */
+	put(root, rel, "CONFIG_NO_HZ=y\n", false);
+	assert_int_equal(detect_hz(root), 250);
+	/* a compressed file that is garbage past its header: no answer */
+	put(root, "/proc/config.gz", "\x1f\x8b\x08\x00garbage", false);
+	assert_int_equal(detect_hz(root), 0);
+	snprintf(dir, sizeof(dir), "rm -rf '%s'", root);
+	assert_int_equal(system(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -175,6 +235,7 @@ int main(void)
 		cmocka_unit_test(test_unsupported_cpu),
 		cmocka_unit_test(test_generic_pmu_driver),
 		cmocka_unit_test(test_empty_root),
+		cmocka_unit_test(test_hz),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
