@@ -310,6 +310,23 @@ static double mono_s(void)
 }
 
 /*
+ * In a forked child: stdout to @out, stderr to @err, and @env applied
+ * ("K=V" sets K, a bare "K" removes it).
+ */
+static void child_io(int out, int err, char *const env[])
+{
+	int i;
+
+	dup2(out, 1);
+	dup2(err, 2);
+	for (i = 0; env && env[i]; i++)
+		if (strchr(env[i], '='))
+			putenv(env[i]);
+		else
+			unsetenv(env[i]);
+}
+
+/*
  * Run @argv with environment changes @env ("K=V" or "K" to unset,
  * NULL-terminated, may be NULL) as @uid/@gid when @uid is not (uid_t)-1,
  * capturing both streams. The binary is opened before the identity
@@ -337,14 +354,7 @@ static int run_capture(char *const argv[], char *const env[], uid_t uid,
 	if (pid == 0) {
 		int fd = open(argv[0], O_RDONLY | O_CLOEXEC);
 
-		dup2(op[1], 1);
-		dup2(ep[1], 2);
-		/* "K=V" sets K, a bare "K" removes it */
-		for (i = 0; env && env[i]; i++)
-			if (strchr(env[i], '='))
-				putenv(env[i]);
-			else
-				unsetenv(env[i]);
+		child_io(op[1], ep[1], env);
 		if (uid != (uid_t)-1 &&
 		    (setgroups(0, NULL) || setgid(gid) || setuid(uid)))
 			_exit(125);

@@ -217,19 +217,13 @@ struct proc {
 static struct proc start(char *const argv[], char *const env[])
 {
 	struct proc c = { .pid = -1, .out = -1, .err = -1 };
-	int op[2], ep[2], i;
+	int op[2], ep[2];
 
 	if (pipe2(op, O_CLOEXEC) || pipe2(ep, O_CLOEXEC))
 		return c;
 	c.pid = fork();
 	if (c.pid == 0) {
-		dup2(op[1], 1);
-		dup2(ep[1], 2);
-		for (i = 0; env && env[i]; i++)
-			if (strchr(env[i], '='))
-				putenv(env[i]);
-			else
-				unsetenv(env[i]);
+		child_io(op[1], ep[1], env);
 		execv(argv[0], argv);
 		_exit(127);
 	}
