@@ -15,6 +15,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include "outbuf.h"
+#include "unit_helpers.h"
 
 /* fmt_fixed and snprintf agree on the text and the return value. */
 static void same(double v, int prec)
@@ -139,21 +140,6 @@ static void test_fixed_random(void **state)
 		same_all((double)(next() % 100000000000ull) / 1e6);
 		same_all((double)(next() % 1000000) / 7.0);
 	}
-}
-
-static char *slurp(FILE *f)
-{
-	long len = ftell(f);
-	char *buf;
-
-	assert_true(len >= 0);
-	buf = malloc(len + 1);
-	assert_non_null(buf);
-	rewind(f);
-	assert_int_equal(fread(buf, 1, len, f), (size_t)len);
-	buf[len] = '\0';
-	fclose(f);
-	return buf;
 }
 
 static void test_outbuf(void **state)

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 #include "report.h"
+#include "unit_helpers.h"
 
 /* ---- helpers ---------------------------------------------------------- */
 
@@ -63,8 +64,6 @@ enum fmt { FMT_TABLE, FMT_CSV, FMT_JSON, FMT_JSON_LINE };
 static char *render(const struct report *rep, enum fmt fmt, const char *sep)
 {
 	FILE *f = tmpfile();
-	char *buf;
-	long len;
 
 	assert_non_null(f);
 	switch (fmt) {
@@ -79,15 +78,7 @@ static char *render(const struct report *rep, enum fmt fmt, const char *sep)
 		report_write_json(f, rep, fmt == FMT_JSON_LINE);
 		break;
 	}
-	len = ftell(f);
-	assert_true(len >= 0);
-	buf = malloc(len + 1);
-	assert_non_null(buf);
-	rewind(f);
-	assert_int_equal(fread(buf, 1, len, f), (size_t)len);
-	buf[len] = '\0';
-	fclose(f);
-	return buf;
+	return slurp(f);
 }
 
 static json_object *parse_strict(const char *s)
