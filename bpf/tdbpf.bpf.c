@@ -20,6 +20,13 @@ char LICENSE[] SEC("license") = "GPL";
 #define TASK_RUNNING	0x0000
 #define TASK_DEAD	0x0080
 #define EEXIST		17
+#define PF_KTHREAD	0x00200000
+/* include/linux/preempt.h */
+#define SOFTIRQ_OFFSET	0x00000100
+#define HARDIRQ_MASK	0x000f0000
+#define NMI_MASK	0x00f00000
+/* hrtimer clock bases: 0-3 expire in hard irq, 4-7 (_SOFT) in softirq */
+#define HRTIMER_SOFT	4
 
 /* Set by user space before load. */
 const volatile __u32 nr_cpus = 1;
@@ -31,6 +38,19 @@ const volatile bool follow_children;
 /* CLOCK_MONOTONIC just before attach: tasks started later count whole */
 const volatile __u64 attach_ns;
 const volatile __u32 max_tasks = 65536;
+/* wakeups traced: blocking switch-outs take the clock for sched_waking */
+const volatile bool track_wakeups;
+
+/*
+ * Where this CPU's preempt count and hrtimer bases are, relative to its
+ * run queue: per-CPU variables sit at the same distance from each other
+ * on every CPU. User space reads the distances from the kernel's BTF
+ * (the .data..percpu section), since typed ksyms of per-CPU variables
+ * need them in kallsyms, which kernels without CONFIG_KALLSYMS_ALL lack.
+ * 0: unknown (the waker's context then tells less, never something wrong).
+ */
+const volatile __s64 preempt_from_rq;
+const volatile __s64 hrtimers_from_rq;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
@@ -346,6 +366,54 @@ charge_current(struct tdbpf_cpu *st, struct task_struct *p, __u32 cpu,
 	return t;
 }
 
+/*
+ * Charge one ended wait of @t to its waker: the waker's slot, found by
+ * (kind, tid) among the first TDBPF_NR_WAITS - 1 or taken if free; the
+ * last slot takes the rest, counted in lost.wakers. Wakers of one task
+ * are serialised by its pi_lock (try_to_wake_up), and its own blocking
+ * switch-out never runs while it is being woken: no atomics needed.
+ */
+static __always_inline void charge_wait(struct tdbpf_task *t, __u32 kind,
+					__u32 tid, __u64 wait)
+{
+	struct tdbpf_wait *w;
+	__u32 i;
+
+	for (i = 0; i < TDBPF_NR_WAITS - 1; i++) {
+		w = &t->waits[i];
+		if (w->kind == TDBPF_WAKER_NONE) {
+			w->kind = kind;
+			w->tid = tid;
+		}
+		if (w->kind == kind && w->tid == tid)
+			goto found;
+	}
+	w = &t->waits[TDBPF_NR_WAITS - 1];
+	w->kind = TDBPF_WAKER_SPILL;
+	stat_inc(TDBPF_STAT_WAITS_FULL);
+found:
+	w->wakeups++;
+	w->wait_ns += wait;
+}
+
+/*
+ * @t blocks (a voluntary switch-out, not its last): its blocked interval
+ * starts now, unless its wakeup already came, in the window between
+ * leaving the run queue and this tracepoint (tdbpf_waking marked it):
+ * then it blocks for no time, and the waker ends a wait of zero. A start
+ * left by a wakeup that was not seen is overwritten: that interval shows
+ * as blocked time no seen wakeup ended.
+ */
+static __always_inline void block_start(struct tdbpf_task *t)
+{
+	if (t->block_ns == TDBPF_BLOCK_WOKEN) {
+		charge_wait(t, t->early_kind, t->early_tid, 0);
+		t->block_ns = 0;
+		return;
+	}
+	t->block_ns = bpf_ktime_get_ns();
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
@@ -367,10 +435,13 @@ int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 		t = charge_current(st, prev, cpu, false);
 		if (t) {
 			/* what the kernel counts as nvcsw vs nivcsw */
-			if (!preempt && prev_state != TASK_RUNNING)
+			if (!preempt && prev_state != TASK_RUNNING) {
 				t->nvcsw++;
-			else
+				if (track_wakeups && !(prev_state & TASK_DEAD))
+					block_start(t);
+			} else {
 				t->nivcsw++;
+			}
 			if (prev_state & TASK_DEAD) {
 				/* its last slice: hand it over to user space */
 				t->end_ns = bpf_ktime_get_ns();
@@ -382,6 +453,138 @@ int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 		read_counters(st, NULL, false, 0, cpu);
 	}
 	st->tid = tn ? next->pid : 0;
+	return 0;
+}
+
+/*
+ * This CPU's run queue, as a number: the run queue of the current task's
+ * fair-class queue (set at every migration, for every class, and current
+ * runs here, even when an interrupt is what wakes).
+ */
+static __always_inline __u64 this_rq(void)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct cfs_rq *c = cur->se.cfs_rq;
+	__u64 rq = 0;
+
+	if (c)
+		bpf_probe_read_kernel(&rq, sizeof(rq), &c->rq);
+	return rq;
+}
+
+/* The preempt count of this CPU; -1 when unknown. */
+static __always_inline int preempt_count(__u64 rq)
+{
+	int pc;
+
+	if (!rq || !preempt_from_rq ||
+	    bpf_probe_read_kernel(&pc, sizeof(pc),
+				  (void *)(rq + preempt_from_rq)))
+		return -1;
+	return pc;
+}
+
+/* An hrtimer callback runs on this CPU, in the hard (0-3) or soft bases. */
+static __always_inline bool hrtimer_running(__u64 rq, __u32 first)
+{
+	__u64 b = rq + hrtimers_from_rq, running;
+	__u32 i, step = bpf_core_type_size(struct hrtimer_clock_base);
+
+	if (!rq || !hrtimers_from_rq)
+		return false;
+	b += bpf_core_field_offset(struct hrtimer_cpu_base, clock_base) +
+	     bpf_core_field_offset(struct hrtimer_clock_base, running);
+	for (i = first; i < first + HRTIMER_SOFT; i++)
+		if (!bpf_probe_read_kernel(&running, sizeof(running),
+					   (void *)(b + i * step)) &&
+		    running)
+			return true;
+	return false;
+}
+
+/*
+ * Who is waking @p, from the waker's context: an interrupt first (then
+ * current is whatever task it interrupted, not the waker), told apart as
+ * an hrtimer callback or another hard or soft interrupt; else the task
+ * running the wakeup: the idle task, a tracked task (by tid), a kernel
+ * thread, an untracked thread of @p's process, or another process.
+ */
+static __always_inline __u32 waker_kind(struct task_struct *p, __u32 *tid)
+{
+	struct task_struct *cur;
+	__u64 rq = this_rq();
+	int pc = preempt_count(rq);
+
+	*tid = 0;
+	if (pc > 0 && (pc & (HARDIRQ_MASK | NMI_MASK)))
+		return hrtimer_running(rq, 0) ? TDBPF_WAKER_TIMER :
+						TDBPF_WAKER_HARDIRQ;
+	if (pc > 0 && (pc & SOFTIRQ_OFFSET))
+		return hrtimer_running(rq, HRTIMER_SOFT) ?
+			       TDBPF_WAKER_TIMER :
+			       TDBPF_WAKER_SOFTIRQ;
+	cur = bpf_get_current_task_btf();
+	if (!cur->pid)
+		return TDBPF_WAKER_IDLE;
+	if (tracked(cur)) {
+		*tid = cur->pid;
+		return TDBPF_WAKER_TASK;
+	}
+	if (cur->flags & PF_KTHREAD)
+		return TDBPF_WAKER_KTHREAD;
+	return cur->tgid == p->tgid ? TDBPF_WAKER_THREAD : TDBPF_WAKER_PROCESS;
+}
+
+/*
+ * On a run queue, waiting for a CPU: not blocked. Since 6.12 (EEVDF's
+ * delayed dequeue) a task that blocks with negative lag stays on its
+ * queue, flagged sched_delayed, until the wakeup requeues it: blocked.
+ */
+static __always_inline bool queued(struct task_struct *p)
+{
+	if (!p->on_rq)
+		return false;
+	if (bpf_core_field_exists(p->se.sched_delayed))
+		return !p->se.sched_delayed;
+	return true;
+}
+
+/*
+ * A wakeup, in the waker's context (sched_wakeup may run on the wakee's
+ * CPU later, where the waker is gone). For a tracked wakee whose blocking
+ * switch-out was seen, the interval from that switch-out to now is one
+ * wait its waker ended. A wakee still on its run queue did not block (it
+ * was woken before it slept); one that left the run queue but is still
+ * on its CPU is between that and the switch tracepoint: its block is
+ * marked woken, for block_start(). Untracked wakees cost one bit test.
+ */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(tdbpf_waking, struct task_struct *p)
+{
+	struct tdbpf_task *t;
+	__u64 start;
+	__u32 kind, tid;
+
+	if (!tracked(p))
+		return 0;
+	/* no entry: first seen later, its life (and this block) unseen */
+	t = bpf_task_storage_get(&task_store, p, 0, 0);
+	if (!t)
+		return 0;
+	start = t->block_ns;
+	if (start > TDBPF_BLOCK_WOKEN) {
+		t->block_ns = 0;
+		/* still queued: a stale start whose wakeup was missed */
+		if (queued(p))
+			return 0;
+		kind = waker_kind(p, &tid);
+		charge_wait(t, kind, tid, bpf_ktime_get_ns() - start);
+	} else if (!start && p->on_cpu && !queued(p)) {
+		kind = waker_kind(p, &tid);
+		t->early_kind = kind;
+		t->early_tid = tid;
+		t->block_ns = TDBPF_BLOCK_WOKEN;
+	}
 	return 0;
 }
 

@@ -16,6 +16,40 @@
 /* track bitmap: one bit per id up to PID_MAX_LIMIT (4M on 64-bit) */
 #define TDBPF_TRACK_WORDS	(4194304 / 64)
 
+/*
+ * Waker slots per task: the wait time and wakeups each waker ended. The
+ * last slot takes every waker that finds no free slot (counted in
+ * lost.wakers). Nine keep struct tdbpf_task within a 2 KiB slab object
+ * (1,912 bytes with the storage header); more would double its memory.
+ */
+#define TDBPF_NR_WAITS		9
+
+/* Who ended a wait (woke the task up), as the waker's context tells. */
+enum tdbpf_waker_kind {
+	TDBPF_WAKER_NONE,	/* an empty slot */
+	TDBPF_WAKER_TASK,	/* a tracked task: tid is its tid */
+	TDBPF_WAKER_PROCESS,	/* a task of another process, not tracked */
+	TDBPF_WAKER_THREAD,	/* an untracked thread of the wakee's process */
+	TDBPF_WAKER_KTHREAD,	/* a kernel thread (kworker, ...) */
+	TDBPF_WAKER_HARDIRQ,	/* a hard interrupt (device completion, IPI) */
+	TDBPF_WAKER_SOFTIRQ,	/* a softirq (network, block, timer wheel) */
+	TDBPF_WAKER_TIMER,	/* an hrtimer callback (sleeps, timerfd) */
+	TDBPF_WAKER_IDLE,	/* the idle task, outside interrupts */
+	TDBPF_WAKER_SPILL,	/* the last slot: wakers that found none free */
+	TDBPF_NR_WAKER_KINDS
+};
+
+/* One waker of a task: the waits it ended, and their blocked time. */
+struct tdbpf_wait {
+	__u32 kind;		/* enum tdbpf_waker_kind */
+	__u32 tid;		/* TDBPF_WAKER_TASK: the waker's tid, else 0 */
+	__u64 wakeups;
+	__u64 wait_ns;		/* switch-out to wakeup, summed */
+};
+
+/* block_ns: a wakeup came before the blocking switch-out was traced */
+#define TDBPF_BLOCK_WOKEN	1
+
 /* One counter's delta, as bpf_perf_event_read_value() reports it. */
 struct tdbpf_count {
 	__u64 value;
@@ -55,6 +89,15 @@ struct tdbpf_task {
 	__u64 uncounted_ns;	/* on-CPU in slices whose switch-in was unseen */
 	__u64 base_run_delay;	/* baselines, at first sight */
 	__u64 base_migrations;
+	/*
+	 * Wakeups (sched_waking): CLOCK_MONOTONIC at the switch-out where it
+	 * blocked, 0 when not blocked (or its wakeup was charged), or
+	 * TDBPF_BLOCK_WOKEN with the early waker in early_kind/early_tid.
+	 */
+	__u64 block_ns;
+	__u32 early_kind;
+	__u32 early_tid;
+	struct tdbpf_wait waits[TDBPF_NR_WAITS];
 	struct tdbpf_count ctr[TDBPF_MAX_EVENTS];
 };
 
@@ -77,6 +120,7 @@ enum tdbpf_stat {
 	TDBPF_STAT_READ_ERR,	/* bpf_perf_event_read_value failed */
 	TDBPF_STAT_MAP_FULL,	/* a task could not be added to the map */
 	TDBPF_STAT_UNSEEN,	/* slices charged whose switch-in was unseen */
+	TDBPF_STAT_WAITS_FULL,	/* waits charged to a task's last waker slot */
 	TDBPF_NR_STATS,
 };
 

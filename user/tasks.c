@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tasks.h"
+#include "waits.h"
 
 #define TASKS_MIN_ROWS	64
 #define TASKS_MIN_INDEX	128
@@ -167,6 +168,7 @@ void tasks_clear(struct task_table *t, __u32 tid)
 		return;
 	r->on_cpu_ns = r->runq_wait_ns = r->off_cpu_ns = 0;
 	r->nvcsw = r->nivcsw = r->migrations = r->uncounted_ns = 0;
+	memset(r->waits, 0, sizeof(r->waits));
 	for (i = 0; i < t->nr_ev; i++)
 		memset(&r->ctr[i], 0, sizeof(r->ctr[i]));
 }
@@ -223,6 +225,7 @@ int tasks_add(struct task_table *t, const struct tdbpf_task *s, int nr_ev)
 	r->nivcsw += s->nivcsw;
 	r->migrations += s->migrations;
 	r->uncounted_ns += s->uncounted_ns;
+	waits_add(r->waits, s->waits);
 	add_counts(r->ctr, s->ctr, common_ev(nr_ev, t, NULL));
 	return 0;
 }
@@ -236,6 +239,7 @@ static void add_row(struct task_row *d, const struct task_row *s, int nr_ev)
 	d->nivcsw += s->nivcsw;
 	d->migrations += s->migrations;
 	d->uncounted_ns += s->uncounted_ns;
+	waits_add(d->waits, s->waits);
 	add_counts(d->ctr, s->ctr, nr_ev);
 }
 
@@ -311,6 +315,7 @@ int tasks_diff(const struct task_table *cur, const struct task_table *prev,
 		d->nivcsw = sub_sat(c->nivcsw, p->nivcsw);
 		d->migrations = sub_sat(c->migrations, p->migrations);
 		d->uncounted_ns = sub_sat(c->uncounted_ns, p->uncounted_ns);
+		waits_sub(d->waits, c->waits, have_prev ? p->waits : NULL);
 		for (j = 0; j < nr_ev; j++) {
 			if (!have_prev) {
 				d->ctr[j] = c->ctr[j];

@@ -24,6 +24,7 @@ struct task_row {
 	__u64 nivcsw;
 	__u64 migrations;
 	__u64 uncounted_ns;	/* on-CPU whose counters were not read */
+	struct tdbpf_wait waits[TDBPF_NR_WAITS];	/* who ended its waits */
 	/* as many as the table's nr_ev: rows are sized to the events
 	 * programmed, not to TDBPF_MAX_EVENTS (10,000 tasks x 64 slots
 	 * would be 15 MiB per table) */
