@@ -472,16 +472,19 @@ static __always_inline __u64 this_rq(void)
 	return rq;
 }
 
-/* The preempt count of this CPU; -1 when unknown. */
-static __always_inline int preempt_count(__u64 rq)
+/*
+ * The interrupt bits of this CPU's preempt count; 0 when unknown. x86
+ * keeps PREEMPT_NEED_RESCHED inverted in bit 31: never part of the mask.
+ */
+static __always_inline __u32 irq_count(__u64 rq)
 {
-	int pc;
+	__u32 pc;
 
 	if (!rq || !preempt_from_rq ||
 	    bpf_probe_read_kernel(&pc, sizeof(pc),
 				  (void *)(rq + preempt_from_rq)))
-		return -1;
-	return pc;
+		return 0;
+	return pc & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET);
 }
 
 /* An hrtimer callback runs on this CPU, in the hard (0-3) or soft bases. */
@@ -513,13 +516,13 @@ static __always_inline __u32 waker_kind(struct task_struct *p, __u32 *tid)
 {
 	struct task_struct *cur;
 	__u64 rq = this_rq();
-	int pc = preempt_count(rq);
+	__u32 pc = irq_count(rq);
 
 	*tid = 0;
-	if (pc > 0 && (pc & (HARDIRQ_MASK | NMI_MASK)))
+	if (pc & (HARDIRQ_MASK | NMI_MASK))
 		return hrtimer_running(rq, 0) ? TDBPF_WAKER_TIMER :
 						TDBPF_WAKER_HARDIRQ;
-	if (pc > 0 && (pc & SOFTIRQ_OFFSET))
+	if (pc & SOFTIRQ_OFFSET)
 		return hrtimer_running(rq, HRTIMER_SOFT) ?
 			       TDBPF_WAKER_TIMER :
 			       TDBPF_WAKER_SOFTIRQ;
