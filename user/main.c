@@ -322,7 +322,7 @@ static bool command_found(const char *cmd)
 	return false;
 }
 
-static int cmd_trace(const struct options *o, FILE *out)
+static int cmd_trace(const struct options *o, FILE *out, FILE *graph_out)
 {
 	struct detect_info d = { 0 };
 	const struct model *m;
@@ -380,14 +380,14 @@ static int cmd_trace(const struct options *o, FILE *out)
 		errorf("%s", err);
 		return 1;
 	}
-	return session_run(o, &plan, out);
+	return session_run(o, &plan, out, graph_out);
 }
 
 int main(int argc, char **argv)
 {
 	struct options o;
 	char err[512];
-	FILE *out = stdout;
+	FILE *out = stdout, *graph_out = NULL;
 	int rc, fd;
 
 	if (parse_options(argc, argv, &o, err, sizeof(err))) {
@@ -416,6 +416,20 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	/* before tracing: a graph that cannot be written is an error now */
+	if (o.graph && o.cmd == CMD_TRACE) {
+		fd = privs_create_output(o.graph);
+		if (fd == -ELOOP) {
+			errorf("graph file '%s' is a symlink and tdbpf does not follow symlinks there; give the real path or remove the link",
+			       o.graph);
+			return 2;
+		}
+		if (fd < 0 || !(graph_out = fdopen(fd, "w"))) {
+			errorf("cannot create graph file '%s': %s; pick a writable path in an existing directory",
+			       o.graph, strerror(fd < 0 ? -fd : errno));
+			return 2;
+		}
+	}
 	switch (o.cmd) {
 	case CMD_LIST:
 		rc = cmd_list(&o, out);
@@ -424,12 +438,17 @@ int main(int argc, char **argv)
 		rc = cmd_decode(&o, out);
 		break;
 	default:
-		rc = cmd_trace(&o, out);
+		rc = cmd_trace(&o, out, graph_out);
 		break;
 	}
 	if (fflush(out) && errno != EPIPE && !rc)
 		rc = 1;
 	if (out != stdout)
 		fclose(out);
+	if (graph_out && fclose(graph_out) && !rc) {
+		errorf("cannot write graph file '%s': %s", o.graph,
+		       strerror(errno));
+		rc = 1;
+	}
 	return rc;
 }

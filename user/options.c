@@ -18,6 +18,9 @@ enum {
 	OPT_SMT,
 	OPT_CHILDREN,
 	OPT_MAX_TASKS,
+	OPT_GRAPH,
+	OPT_WAKEUPS,
+	OPT_NO_WAKEUPS,
 };
 
 static const struct option long_opts[] = {
@@ -40,6 +43,9 @@ static const struct option long_opts[] = {
 	{ "smt", required_argument, NULL, OPT_SMT },
 	{ "children", no_argument, NULL, OPT_CHILDREN },
 	{ "max-tasks", required_argument, NULL, OPT_MAX_TASKS },
+	{ "graph", required_argument, NULL, OPT_GRAPH },
+	{ "wakeups", no_argument, NULL, OPT_WAKEUPS },
+	{ "no-wakeups", no_argument, NULL, OPT_NO_WAKEUPS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -117,6 +123,7 @@ static void defaults(struct options *o)
 	o->smt = -1;
 	o->sort = SORT_CPU;
 	o->max_tasks = 65536;
+	o->wakeups = OPT_WAKEUPS_DEFAULT;
 }
 
 int parse_options(int argc, char **argv, struct options *o, char *err,
@@ -126,6 +133,7 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 	char *end;
 	long v;
 	int c, i, first = 1;
+	bool no_wakeups = false;
 
 	defaults(o);
 	if (argc > 1 && argv[1][0] != '-') {
@@ -215,6 +223,18 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 			return 0;
 		case OPT_PER_NAME:
 			o->per_name = true;
+			break;
+		case OPT_GRAPH:
+			if (!*optarg)
+				return fail(err, len,
+					    "empty graph file name; give --graph FILE.dot");
+			o->graph = optarg;
+			break;
+		case OPT_WAKEUPS:
+			o->wakeups = true;
+			break;
+		case OPT_NO_WAKEUPS:
+			no_wakeups = true;
 			break;
 		case OPT_SORT:
 			for (i = 0; i < (int)(sizeof(sort_names) /
@@ -312,6 +332,13 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 	if (o->sep && o->json)
 		return fail(err, len,
 			    "-x (CSV) and -j (JSON) exclude each other; pick one");
+	if (no_wakeups && o->graph)
+		return fail(err, len,
+			    "--graph needs the wakeups that --no-wakeups turns off; drop one of them");
+	if (no_wakeups)
+		o->wakeups = false;
+	if (o->graph)
+		o->wakeups = true;
 	if (o->children && !o->nr_pids && !o->argv)
 		return fail(err, len,
 			    "--children follows processes forked by -p or -- COMMAND targets; add one of them");
@@ -343,6 +370,9 @@ void print_usage(FILE *f)
 	      "      --smt on|off       SMT state instead of detection\n"
 	      "  -l, --level N          TMA level 1-3 (default: deepest of the model)\n"
 	      "      --max-tasks N      tasks held at once (default 65536)\n"
+	      "      --graph FILE.dot   write the wait-for graph (Graphviz DOT)\n"
+	      "      --wakeups          trace wakeups: who waits on whom (WAITS ON)\n"
+	      "      --no-wakeups       do not trace wakeups\n"
 	      "  -v, --verbose          say what is being set up\n"
 	      "  -h, --help             this text\n"
 	      "  -V, --version          version\n"

@@ -9,6 +9,8 @@
 #include "report.h"
 
 #define OPT_MAX_TARGETS	64
+/* wakeups traced unless --no-wakeups (see README, Performance) */
+#define OPT_WAKEUPS_DEFAULT	true
 
 enum command {
 	CMD_TRACE,
@@ -39,6 +41,8 @@ struct options {
 	int level;		/* 0 = deepest the model has */
 	bool children;
 	long max_tasks;
+	const char *graph;	/* --graph FILE.dot */
+	bool wakeups;		/* sched_waking traced: the wait-for graph */
 	const char *input;	/* decode: FILE or "-" */
 	bool verbose;
 };

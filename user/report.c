@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "graph.h"
 #include "outbuf.h"
 #include "report.h"
 
@@ -286,11 +287,45 @@ int report_build(struct report *rep, const struct task_table *t,
 
 void report_decode_task(const struct report *rep, int i, struct task_decoded *d)
 {
+	report_decode_row(rep, rep->rows[i], d);
+}
+
+void report_set_graph(struct report *rep, const struct graph *g,
+		      const struct task_table *t)
+{
+	struct task_decoded d;
+	size_t i;
+	int k, n;
+
+	rep->graph = g;
+	rep->nr_verdict = 0;
+	for (k = 0; k < g->nr_rank && k < REPORT_MAX_VERDICTS; k++) {
+		const char *path = NULL;
+
+		n = g->rank[k];
+		for (i = 0; i < t->nr; i++) {
+			if (graph_node_of(g, tasks_row(t, i)) != n)
+				continue;
+			report_decode_row(rep, tasks_row(t, i), &d);
+			if (d.has_tma && d.tma.bottleneck >= 0 && d.tma.path[0])
+				path = d.tma.path;
+			break;
+		}
+		rep->verdict[k].node = n;
+		graph_reason(g, n, path, rep->verdict[k].reason,
+			     sizeof(rep->verdict[k].reason));
+		rep->nr_verdict++;
+	}
+}
+
+void report_decode_row(const struct report *rep, const struct task_row *row,
+		       struct task_decoded *d)
+{
 	const struct event_plan *plan = rep->plan;
 
 	/* @d is reused: nothing of the previous task may show through */
 	memset(d, 0, sizeof(*d));
-	d->row = rep->rows[i];
+	d->row = row;
 	d->tma.bottleneck = -1;
 	decode_counts(d, plan);
 	if (rep->duration_ns)

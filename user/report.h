@@ -41,6 +41,15 @@ struct task_decoded {
 	char bottleneck[160];		/* what BOTTLENECK prints */
 };
 
+struct graph;
+
+/* The graph verdict's candidates, best first, with why (graph_reason()). */
+#define REPORT_MAX_VERDICTS	4
+struct graph_verdict {
+	int node;			/* in rep->graph */
+	char reason[192];
+};
+
 /* A row is flagged when its groups ran for less than this share. */
 #define REPORT_MIN_COVERAGE	0.05
 
@@ -52,6 +61,7 @@ struct report {
 	__u64 lost_map_full;
 	__u64 lost_read_err;
 	__u64 unseen_switch_ins;	/* slices whose switch-in was unseen */
+	__u64 lost_waits;		/* waits charged to a spill slot */
 	int nr;
 	/*
 	 * Sorted, --top applied. Rows only: a decoded task is ~1.4 KiB, and
@@ -59,6 +69,10 @@ struct report {
 	 */
 	const struct task_row **rows;
 	int nr_total;			/* tasks before --top */
+	/* the wait-for graph (wakeups traced), NULL without */
+	const struct graph *graph;
+	struct graph_verdict verdict[REPORT_MAX_VERDICTS];
+	int nr_verdict;
 };
 
 /* Scale one counter slot: sum(value) * sum(enabled) / sum(running). */
@@ -77,6 +91,15 @@ int report_build(struct report *rep, const struct task_table *t,
 void report_decode_task(const struct report *rep, int i,
 			struct task_decoded *d);
 void report_free(struct report *rep);
+/* Decode any row of the report's table (not only rep->rows[]). */
+void report_decode_row(const struct report *rep, const struct task_row *row,
+		       struct task_decoded *d);
+/*
+ * Attach graph @g (built over the same tasks as @t, the report's table)
+ * and word its candidates' verdicts, with their TMA paths.
+ */
+void report_set_graph(struct report *rep, const struct graph *g,
+		      const struct task_table *t);
 
 void report_write_table(FILE *f, const struct report *rep);
 /* perf stat -x conventions: one line per task and counter/metric. */

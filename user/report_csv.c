@@ -28,7 +28,12 @@
  * switch-in was unseen, so no counter was read for it); one line per programmed counter;
  * then, when the model has a TMA tree, one line per tma_* node down to
  * the report's level, in percent, neither clamped nor rounded beyond
- * "%.2f". When tasks or counter reads were lost a comment line
+ * "%.2f". With wakeups traced, the task's waits by waker follow its
+ * scheduling lines: wait_ns:WAKER (unit ns) and wakeups:WAKER, WAKER a
+ * "comm-tid" or a kind ("timer", "irq", "unseen": README), RUN the
+ * task's blocked ns and PCT the share of it; and a comment line
+ * "# bottleneck: COMM-TID: REASON; ..." comes first. When tasks or
+ * counter reads were lost a comment line
  * "# lost: N tasks (map full), M counter reads" comes first, as perf
  * starts -x output with '#' comment lines.
  *
@@ -38,6 +43,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "graph.h"
 #include "report.h"
 
 static void clean(char *dst, size_t len, const char *src, const char *sep)
@@ -80,6 +86,43 @@ static void line_double(const struct csv_ctx *x, double v, const char *fmt,
 	fprintf(x->f, "%s%s%s%s%s%s%s%s%llu%s%.2f\n", x->prefix, x->sep, val,
 		x->sep, unit, x->sep, event, x->sep, (unsigned long long)run,
 		x->sep, pct);
+}
+
+/*
+ * The graph's edges into this task, two lines each: wait_ns:WAKER (ns)
+ * and wakeups:WAKER, WAKER being "comm-tid" or a kind ("timer"); RUN is
+ * the task's blocked time, PCT the edge's share of it.
+ */
+static void write_waits(struct csv_ctx *x, const struct report *rep,
+			const struct task_row *r)
+{
+	const struct graph *g = rep->graph;
+	int n = graph_node_of(g, r), i;
+	char who[64], ev[96];
+
+	for (i = 0; n >= 0 && i < g->nodes[n].nr_in; i++) {
+		const struct graph_edge *e = &g->edges[g->nodes[n].first_in + i];
+		__u64 blocked = g->nodes[n].blocked_ns;
+		double pct = blocked ? 100.0 * e->wait_ns / blocked : 0;
+
+		if (e->waker >= 0)
+			snprintf(who, sizeof(who), "%s-%u",
+				 g->nodes[e->waker].name,
+				 g->nodes[e->waker].tid);
+		else
+			snprintf(who, sizeof(who), "%s",
+				 graph_waker_name(g, e));
+		snprintf(ev, sizeof(ev), "wait_ns:%s", who);
+		clean(ev, sizeof(ev), ev, x->sep);
+		fprintf(x->f, "%s%s%llu%sns%s%s%s%llu%s%.2f\n", x->prefix,
+			x->sep, (unsigned long long)e->wait_ns, x->sep, x->sep,
+			ev, x->sep, (unsigned long long)blocked, x->sep, pct);
+		snprintf(ev, sizeof(ev), "wakeups:%s", who);
+		clean(ev, sizeof(ev), ev, x->sep);
+		fprintf(x->f, "%s%s%llu%s%s%s%s%llu%s%.2f\n", x->prefix,
+			x->sep, (unsigned long long)e->wakeups, x->sep, x->sep,
+			ev, x->sep, (unsigned long long)blocked, x->sep, pct);
+	}
 }
 
 static void write_task(struct csv_ctx *x, const struct report *rep,
@@ -126,6 +169,8 @@ static void write_task(struct csv_ctx *x, const struct report *rep,
 			    isfinite(v) ? t->running : 0, pct);
 	}
 
+	if (rep->graph)
+		write_waits(x, rep, r);
 	if (!d->has_tma)
 		return;
 	for (i = 0; i < m->nr_nodes && i < MODEL_MAX_NODES; i++) {
@@ -148,6 +193,16 @@ void report_write_csv(FILE *f, const struct report *rep, const char *sep)
 			"# lost: %llu tasks (map full), %llu counter reads\n",
 			(unsigned long long)rep->lost_map_full,
 			(unsigned long long)rep->lost_read_err);
+	if (rep->nr_verdict) {
+		const struct graph_node *n =
+			&rep->graph->nodes[rep->verdict[0].node];
+		char name[sizeof(n->name)];
+
+		clean(name, sizeof(name), n->name, "");
+		fprintf(f, "# bottleneck: %s-%u: %s; %d tasks' waits lead to it (%.0f%% of their blocked time)\n",
+			name, n->tid, rep->verdict[0].reason, n->nr_sources,
+			100.0 * graph_share(rep->graph, rep->verdict[0].node));
+	}
 	for (i = 0; i < rep->nr; i++) {
 		report_decode_task(rep, i, &d);
 		write_task(&x, rep, &d);

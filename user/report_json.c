@@ -12,6 +12,13 @@
  *                                  no sched_switch event showed: their
  *                                  counts are extrapolated (uncounted_ns)
  *   "nr_total": 14,                tasks before --top
+ *   "graph": {                     with wakeups traced (README: Reading
+ *     "blocked_ns",                the graph): the blocked tasks' time,
+ *     "edges": [ { "waker_tid", "waker_comm", "wakee_tid",
+ *                  "wakee_comm", "wakeups", "wait_ns" } ],
+ *     "bottleneck": [ { "tid", "comm", "nr_tasks", "share" (of
+ *                  blocked_ns, 0..1), "sources", "reason" } ] best first
+ *   },
  *   "tasks": [ {
  *     "tid": 1234, "pid": 1230,    tid 0 for a folded row of several
  *     "comm": "worker-1",          tasks, pid 0 when they differ
@@ -35,7 +42,9 @@
  *     "metrics": { tma_NAME: percent (value * 100, not clamped), to 6
  *                  decimals; null when not computable }
  *                                  only when the model decodes,
- *     "bottleneck": what the table's BOTTLENECK column says
+ *     "bottleneck": what the table's BOTTLENECK column says,
+ *     "waits_on": [ { "tid", "comm", "wait_ns", "wakeups" } ] largest
+ *                  first, with wakeups traced
  *   } ]
  * }
  *
@@ -61,6 +70,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "graph.h"
 #include "outbuf.h"
 #include "report.h"
 
@@ -298,6 +308,68 @@ static void jw_num(struct jw *w, const char *key, double v, int prec)
 		ob_write(&w->o, p, (size_t)(end - p));
 }
 
+/* A task's waits by waker, largest first (the graph's node of @r). */
+static void write_waits_on(struct jw *w, const struct report *rep,
+			   const struct task_row *r)
+{
+	const struct graph *g = rep->graph;
+	int n = graph_node_of(g, r), i;
+
+	jw_open(w, "waits_on", '[');
+	for (i = 0; n >= 0 && i < g->nodes[n].nr_in; i++) {
+		const struct graph_edge *e = &g->edges[g->nodes[n].first_in + i];
+
+		jw_open(w, NULL, '{');
+		jw_u64(w, "tid", e->waker >= 0 ? g->nodes[e->waker].tid : 0);
+		jw_str(w, "comm", graph_waker_name(g, e));
+		jw_u64(w, "wait_ns", e->wait_ns);
+		jw_u64(w, "wakeups", e->wakeups);
+		jw_close(w, '}');
+	}
+	jw_close(w, ']');
+}
+
+/* The wait-for graph: every edge, and the candidates best first. */
+static void write_graph(struct jw *w, const struct report *rep)
+{
+	const struct graph *g = rep->graph;
+	int i;
+
+	jw_open(w, "graph", '{');
+	jw_u64(w, "blocked_ns", (uint64_t)g->blocked_ns);
+	jw_open(w, "edges", '[');
+	for (i = 0; i < g->nr_edges; i++) {
+		const struct graph_edge *e = &g->edges[i];
+		const struct graph_node *to = &g->nodes[e->wakee];
+
+		jw_open(w, NULL, '{');
+		jw_u64(w, "waker_tid",
+		       e->waker >= 0 ? g->nodes[e->waker].tid : 0);
+		jw_str(w, "waker_comm", graph_waker_name(g, e));
+		jw_u64(w, "wakee_tid", to->tid);
+		jw_str(w, "wakee_comm", to->name);
+		jw_u64(w, "wakeups", e->wakeups);
+		jw_u64(w, "wait_ns", e->wait_ns);
+		jw_close(w, '}');
+	}
+	jw_close(w, ']');
+	jw_open(w, "bottleneck", '[');
+	for (i = 0; i < rep->nr_verdict; i++) {
+		const struct graph_node *n = &g->nodes[rep->verdict[i].node];
+
+		jw_open(w, NULL, '{');
+		jw_u64(w, "tid", n->tid);
+		jw_str(w, "comm", n->name);
+		jw_int(w, "nr_tasks", n->nr_tasks);
+		jw_num(w, "share", graph_share(g, rep->verdict[i].node), 6);
+		jw_int(w, "sources", n->nr_sources);
+		jw_str(w, "reason", rep->verdict[i].reason);
+		jw_close(w, '}');
+	}
+	jw_close(w, ']');
+	jw_close(w, '}');
+}
+
 static void write_task(struct jw *w, const struct report *rep,
 		       const struct task_decoded *d)
 {
@@ -339,6 +411,8 @@ static void write_task(struct jw *w, const struct report *rep,
 		jw_close(w, '}');
 	}
 	jw_str(w, "bottleneck", d->bottleneck);
+	if (rep->graph)
+		write_waits_on(w, rep, r);
 	jw_close(w, '}');
 }
 
@@ -361,8 +435,11 @@ void report_write_json(FILE *f, const struct report *rep, bool line)
 	jw_u64(&w, "map_full", rep->lost_map_full);
 	jw_u64(&w, "read_errors", rep->lost_read_err);
 	jw_u64(&w, "unseen_switch_ins", rep->unseen_switch_ins);
+	jw_u64(&w, "wakers", rep->lost_waits);
 	jw_close(&w, '}');
 	jw_int(&w, "nr_total", rep->nr_total);
+	if (rep->graph)
+		write_graph(&w, rep);
 
 	jw_open(&w, "tasks", '[');
 	for (i = 0; i < rep->nr; i++) {

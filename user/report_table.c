@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "graph.h"
 #include "outbuf.h"
 #include "report.h"
 
@@ -104,6 +105,61 @@ static int slot_width(const struct model_event *e)
 	return w < 10 ? 10 : w;
 }
 
+/* "name NN%": a waker's name and its share of the blocked time */
+#define WAITS_ON_WIDTH	22
+
+/*
+ * The graph's verdict, before the rows: where the blocked tasks' waits
+ * lead, and why.
+ */
+static void print_verdict(FILE *f, const struct report *rep)
+{
+	const struct graph *g = rep->graph;
+	const struct graph_node *n;
+	char name[sizeof(n->name)];
+	int b;
+
+	if (!rep->nr_verdict) {
+		fprintf(f, "bottleneck: none: no task was blocked\n");
+		return;
+	}
+	b = rep->verdict[0].node;
+	n = &g->nodes[b];
+	printable(name, sizeof(name), n->name);
+	fprintf(f, "bottleneck: %s ", name);
+	if (n->tid)
+		fprintf(f, "(tid %u)", n->tid);
+	else
+		fprintf(f, "(%d tasks)", n->nr_tasks);
+	fprintf(f, ": %s; %d tasks' waits lead to it (%.0f%% of their blocked time)\n",
+		rep->verdict[0].reason, n->nr_sources,
+		100.0 * graph_share(g, b));
+}
+
+/* WAITS ON: the waker that ended most of the task's blocked time. */
+static void print_waits_on(struct outbuf *o, const struct report *rep,
+			   const struct task_row *r)
+{
+	const struct graph *g = rep->graph;
+	int n = graph_node_of(g, r);
+	char name[TDBPF_COMM_LEN + 2], cell[FMT_FIXED_LEN + 32], num[FMT_FIXED_LEN];
+	const struct graph_edge *e;
+	double all = 0;
+	int i;
+
+	if (n < 0 || !g->nodes[n].nr_in) {
+		ob_str(o, "-", -WAITS_ON_WIDTH);
+		return;
+	}
+	for (i = 0; i < g->nodes[n].nr_in; i++)
+		all += (double)g->edges[g->nodes[n].first_in + i].wait_ns;
+	e = &g->edges[g->nodes[n].first_in];	/* the largest */
+	printable(name, sizeof(name), graph_waker_name(g, e));
+	fmt_fixed(num, sizeof(num), all > 0 ? 100.0 * e->wait_ns / all : 0, 0);
+	snprintf(cell, sizeof(cell), "%s %s%%", name, num);
+	ob_str(o, cell, -WAITS_ON_WIDTH);
+}
+
 static void print_header(FILE *f, const struct report *rep,
 			 const struct columns *c)
 {
@@ -137,6 +193,8 @@ static void print_header(FILE *f, const struct report *rep,
 				(unsigned long long)rep->lost_read_err);
 	}
 	fputc('\n', f);
+	if (rep->graph)
+		print_verdict(f, rep);
 
 	fprintf(f, "%7s %-17s %10s %6s %9s %10s %13s %6s", "TID", "COMM",
 		"ON-CPU ms", "CPU%", "RUNQ ms", "OFF-CPU ms", "SW vol/inv",
@@ -153,6 +211,8 @@ static void print_header(FILE *f, const struct report *rep,
 			 is_msec(e) ? " ms" : "");
 		fprintf(f, " %*s", slot_width(e), h);
 	}
+	if (rep->graph)
+		fprintf(f, " %-*s", WAITS_ON_WIDTH, "WAITS ON");
 	fprintf(f, " BOTTLENECK\n");
 }
 
@@ -230,6 +290,10 @@ static void print_row(struct outbuf *o, const struct report *rep,
 			ob_fixed(o, v, w, 0);			/* %*.0f */
 	}
 
+	if (rep->graph) {
+		ob_putc(o, ' ');
+		print_waits_on(o, rep, r);
+	}
 	ob_putc(o, ' ');
 	if (d->sched == SCHED_NONE && d->has_tma && d->tma.bottleneck >= 0 &&
 	    d->tma.path[0]) {

@@ -16,10 +16,13 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "tdbpf.skel.h"
 #include "counters.h"
 #include "detect.h"
+#include "graph.h"
+#include "percpu.h"
 #include "privs.h"
 #include "report.h"
 #include "session.h"
@@ -53,6 +56,7 @@ struct session {
 	bool child_exited;
 	int child_status;
 	int go_fd, err_fd;
+	FILE *graph_out;		/* --graph FILE.dot, or NULL */
 };
 
 /* One kernel tick (CONFIG_HZ), 10 ms (HZ=100, the least) if unknown. */
@@ -425,17 +429,23 @@ static int collect(struct session *s)
 
 int session_report(const struct options *o, const struct event_plan *plan,
 		   const struct task_table *t, __u64 duration_ns, int interval,
-		   const __u64 *stats, FILE *out)
+		   const __u64 *stats, FILE *out, FILE *graph_out)
 {
 	const struct task_table *src = t;
 	struct task_table folded;
+	struct graph graph;
 	struct report rep;
 	int err;
 
+	memset(&graph, 0, sizeof(graph));
+	/* the graph is built over tasks, then over names if asked */
+	if (o->wakeups && graph_build(&graph, t, o->per_name))
+		return -ENOMEM;
 	tasks_init(&folded);
 	if (o->per_name) {
 		if (tasks_fold(t, &folded, plan->nr)) {
 			tasks_free(&folded);
+			graph_free(&graph);
 			return -ENOMEM;
 		}
 		src = &folded;
@@ -444,9 +454,13 @@ int session_report(const struct options *o, const struct event_plan *plan,
 			   o->top);
 	if (err) {
 		tasks_free(&folded);
+		graph_free(&graph);
 		return err;
 	}
+	if (o->wakeups)
+		report_set_graph(&rep, &graph, src);
 	rep.interval = interval;
+	rep.lost_waits = stats[TDBPF_STAT_WAITS_FULL];
 	rep.lost_map_full = stats[TDBPF_STAT_MAP_FULL];
 	rep.lost_read_err = stats[TDBPF_STAT_READ_ERR];
 	rep.unseen_switch_ins = stats[TDBPF_STAT_UNSEEN];
@@ -457,9 +471,15 @@ int session_report(const struct options *o, const struct event_plan *plan,
 	else
 		report_write_table(out, &rep);
 	fflush(out);
+	err = ferror(out) ? -EPIPE : 0;
+	/* the DOT file holds the graph of the whole run */
+	if (!err && graph_out && interval < 0 &&
+	    graph_write_dot(graph_out, &graph))
+		err = -EIO;
 	report_free(&rep);
 	tasks_free(&folded);
-	return ferror(out) ? -EPIPE : 0;
+	graph_free(&graph);
+	return err;
 }
 
 static int report_now(struct session *s, const struct task_table *t,
@@ -469,7 +489,7 @@ static int report_now(struct session *s, const struct task_table *t,
 
 	read_stats(s, st);
 	return session_report(s->o, s->plan, t, duration_ns, interval, st,
-			      out);
+			      out, s->graph_out);
 }
 
 /* ---- setup ---------------------------------------------------------- */
@@ -535,6 +555,31 @@ static const char *bpf_hint(int err)
 	return "run with -v to see libbpf's messages";
 }
 
+/*
+ * Where the waking program finds this CPU's preempt count and hrtimer
+ * bases (the waker's context): their distance from the run queue. A
+ * kernel that has neither (or no BTF section for them) leaves them 0:
+ * interrupts then cannot be told from the task they interrupted.
+ */
+static void waker_context(struct session *s)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	__s64 d;
+
+	if (!btf)
+		return;
+	if (!percpu_distance(btf, "runqueues", "__preempt_count", &d))
+		s->skel->rodata->preempt_from_rq = d;
+	else if (!percpu_distance(btf, "runqueues", "pcpu_hot", &d))
+		/* 6.1-6.14: after pcpu_hot's current_task pointer */
+		s->skel->rodata->preempt_from_rq = d + 8;
+	if (!percpu_distance(btf, "runqueues", "hrtimer_bases", &d))
+		s->skel->rodata->hrtimers_from_rq = d;
+	if (s->o->verbose && !s->skel->rodata->preempt_from_rq)
+		fprintf(stderr, "tdbpf: no per-CPU preempt count in the kernel's BTF: wakeups from interrupts are charged to the task they interrupt\n");
+	btf__free(btf);
+}
+
 static int setup(struct session *s, char *err, size_t len)
 {
 	const struct options *o = s->o;
@@ -583,6 +628,11 @@ static int setup(struct session *s, char *err, size_t len)
 	bpf_program__set_autoattach(s->skel->progs.tdbpf_flush, false);
 	bpf_program__set_autoattach(s->skel->progs.tdbpf_dump, false);
 	s->skel->rodata->max_tasks = (__u32)o->max_tasks;
+	s->skel->rodata->track_wakeups = o->wakeups;
+	bpf_program__set_autoload(s->skel->progs.tdbpf_waking,
+				  s->skel->rodata->track_wakeups);
+	if (s->skel->rodata->track_wakeups)
+		waker_context(s);
 
 	e = tdbpf_bpf__load(s->skel);
 	if (e) {
@@ -680,9 +730,10 @@ static void stop_child(struct session *s)
 }
 
 int session_run(const struct options *o, const struct event_plan *plan,
-		FILE *out)
+		FILE *out, FILE *graph_out)
 {
-	struct session s = { .o = o, .plan = plan, .go_fd = -1, .err_fd = -1 };
+	struct session s = { .o = o, .plan = plan, .go_fd = -1, .err_fd = -1,
+			     .graph_out = graph_out };
 	__u64 start, deadline = 0, next_iv = 0, last_iv, now, t0, t1, t2;
 	struct task_table iv;
 	char err[512];

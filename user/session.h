@@ -9,14 +9,18 @@
 
 /*
  * Trace what @o asks for with the counters of @plan, writing reports to
- * @out. Returns the process exit code; errors are printed as one line.
+ * @out (and the wait-for graph to @graph_out, or NULL). Returns the process exit code; errors are printed as one line.
  */
 int session_run(const struct options *o, const struct event_plan *plan,
-		FILE *out);
+		FILE *out, FILE *graph_out);
 
-/* Write one report of @t (folded with --per-name) in the chosen format. */
+/*
+ * Write one report of @t (folded with --per-name) in the chosen format;
+ * the final one (@interval -1) also writes the wait-for graph to
+ * @graph_out (--graph), when not NULL.
+ */
 int session_report(const struct options *o, const struct event_plan *plan,
 		   const struct task_table *t, __u64 duration_ns, int interval,
-		   const __u64 *stats, FILE *out);
+		   const __u64 *stats, FILE *out, FILE *graph_out);
 
 #endif /* TDBPF_SESSION_H */
