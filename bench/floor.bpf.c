@@ -126,3 +126,10 @@ int BPF_PROG(floor_hashhit2, bool preempt, struct task_struct *prev,
 		sink += *x + *y;
 	return 0;
 }
+
+/* The floor of tdbpf_waking: an empty program on sched_waking. */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(floor_wempty)
+{
+	return 0;
+}

@@ -12,6 +12,9 @@
 #      perf stat --per-thread on the same target
 #   4. decode throughput per model, and a whole report of 10,000 tasks per
 #      model, table and JSON (bench/decode_bench.c)
+#   5. wakeups (the wait-for graph): the sched_waking program per run,
+#      tracked and untracked wakees, beside an empty one; the pinned pipe
+#      ping-pong's slowdown with and without it
 #
 # Variants alternate round-robin within each round; tables give the median
 # and the min-max spread. Run as root from the repository root (make bench).
@@ -24,6 +27,8 @@
 #   BENCH_MT_PERIOD [1000]    ms between wake-ups of each manythreads thread
 #   BENCH_DECODE_MS [300]     time per model in section 4
 #   OUT [build]               build directory of make
+#   BENCH_ONLY [all]          "wakeups": run section 5 alone and print its
+#                             tables (bench/results.md is left as it is)
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
@@ -34,6 +39,7 @@ SCALE_ROUNDS=${BENCH_SCALE_ROUNDS:-3}
 THREADS=${BENCH_THREADS:-"100 1000 10000"}
 MT_PERIOD=${BENCH_MT_PERIOD:-1000}
 DECODE_MS=${BENCH_DECODE_MS:-300}
+ONLY=${BENCH_ONLY:-all}
 TDBPF=${TDBPF:-./tdbpf}
 W=$OUT/tests/workloads
 BD=$OUT/bench
@@ -276,7 +282,7 @@ pipe_run() {
 section_pipe() {
 	local variants=(launch_none launch_tdbpf launch_perf attach_none attach_tdbpf attach_perf)
 	local n=${#variants[@]} r i v
-	log "1/4 context-switch cost: $ROUNDS rounds x ${#variants[@]} variants, $LOOPS round trips each"
+	log "1/5 context-switch cost: $ROUNDS rounds x ${#variants[@]} variants, $LOOPS round trips each"
 	for ((r = 0; r < ROUNDS; r++)); do
 		# rotate the starting variant so no variant always runs first
 		for ((i = 0; i < n; i++)); do
@@ -339,7 +345,7 @@ bpf_run() {
 section_bpf() {
 	local variants=(floor_empty floor_read1 floor_read4 floor_read4grp floor_hashhit2 floor_tstore2 tdbpf_tracked tdbpf_untracked)
 	local n=${#variants[@]} r i v res
-	log "2/4 BPF cost per sched_switch run: $ROUNDS rounds x $n variants"
+	log "2/5 BPF cost per sched_switch run: $ROUNDS rounds x $n variants"
 	sleep 1000 &
 	SLEEPER=$!
 	PIDS+=("$SLEEPER")
@@ -443,7 +449,7 @@ scale_one() {
 
 section_scale() {
 	local n r
-	log "3/4 scale: $THREADS threads, $SCALE_ROUNDS rounds each"
+	log "3/5 scale: $THREADS threads, $SCALE_ROUNDS rounds each"
 	for n in $THREADS; do
 		for ((r = 0; r < SCALE_ROUNDS; r++)); do
 			scale_one "$n" "$r"
@@ -459,6 +465,176 @@ scale_med() {
 scale_spread() {
 	cat "$TMP"/scale."$1".*."$2" 2>/dev/null | awk -v k="$3" '$1 == k && $2 != "" { print $2 }' |
 		stats3 | awk -v f="$4" '{ printf f "-" f, $2, $3 }'
+}
+
+# ---------------------------------------------------------------- section 5
+# The prog id of the program process $1 holds a link for on tracepoint $2.
+tp_prog_id() {
+	local f
+	for f in /proc/"$1"/fdinfo/*; do
+		grep -q "^tp_name:[[:space:]]*$2\$" "$f" 2>/dev/null || continue
+		awk '/^prog_id:/ { print $2 }' "$f"
+		return 0
+	done
+	return 1
+}
+
+# One run of a wakeup variant. pp_*: the pinned ping-pong's usecs/op with
+# bpf_stats off; the rest: ns per run of the programs, with bpf_stats on.
+# Writes "key value" lines to $TMP/wake.res.
+wake_run() {
+	local v=$1 out=$TMP/wake.out lp sid wid s0 s1 w0 w1 flag
+	: >"$TMP/wake.res"
+	case $v in
+	pp_none)
+		start_pingpong "$out"
+		wait_pid "$PP" 300
+		echo "usecs $(usecs "$out")" >"$TMP/wake.res"
+		return ;;
+	pp_off | pp_on)
+		[ "$v" = pp_on ] && flag=--wakeups || flag=-v
+		start_pingpong "$out"
+		"$TDBPF" "$flag" -o /dev/null -p "$PP" 2>"$TMP/tracer.err" &
+		lp=$!
+		PIDS+=("$lp")
+		wait_pid "$PP" 300
+		wait_pid "$lp" 10
+		echo "usecs $(usecs "$out")" >"$TMP/wake.res"
+		return ;;
+	floor_wempty)
+		"$BD/floor" wempty >"$TMP/floor.out" 2>&1 &
+		lp=$!
+		PIDS+=("$lp")
+		wait_for "$TMP/floor.out" '^id=' 10 ||
+			die "floor wempty did not attach: $(cat "$TMP/floor.out")"
+		wid=$(sed -n 's/^id=//p' "$TMP/floor.out")
+		w0=$(prog_stats "$wid")
+		timeout 300 "$W/pipe_pingpong" -n "$LOOPS" -c 0 >"$out" 2>&1
+		w1=$(prog_stats "$wid")
+		;;
+	bpf_on | bpf_off)
+		[ "$v" = bpf_on ] && flag=--wakeups || flag=-v
+		start_pingpong "$out"
+		"$TDBPF" -v "$flag" -o /dev/null -p "$PP,$SLEEPER" 2>"$TMP/tracer.err" &
+		lp=$!
+		PIDS+=("$lp")
+		wait_for "$TMP/tracer.err" 'tdbpf: attached' 10 ||
+			die "tdbpf did not attach: $(cat "$TMP/tracer.err")"
+		sid=$(tp_prog_id "$lp" sched_switch) || die "no sched_switch link in tdbpf"
+		s0=$(prog_stats "$sid")
+		if [ "$v" = bpf_on ]; then
+			wid=$(tp_prog_id "$lp" sched_waking) || die "no sched_waking link in tdbpf --wakeups"
+			w0=$(prog_stats "$wid")
+		fi
+		wait_pid "$PP" 300
+		s1=$(prog_stats "$sid")
+		[ "$v" = bpf_on ] && w1=$(prog_stats "$wid")
+		;;
+	bpf_untracked)
+		"$TDBPF" -v --wakeups -o /dev/null -p "$SLEEPER" 2>"$TMP/tracer.err" &
+		lp=$!
+		PIDS+=("$lp")
+		wait_for "$TMP/tracer.err" 'tdbpf: attached' 10 ||
+			die "tdbpf did not attach: $(cat "$TMP/tracer.err")"
+		wid=$(tp_prog_id "$lp" sched_waking) || die "no sched_waking link in tdbpf --wakeups"
+		w0=$(prog_stats "$wid")
+		timeout 300 "$W/pipe_pingpong" -n "$LOOPS" -c 0 >"$out" 2>&1
+		w1=$(prog_stats "$wid")
+		;;
+	esac
+	kill -INT "$lp" 2>/dev/null
+	wait_pid "$lp" 10
+	{
+		[ -n "${s0:-}" ] && echo "switch $(per_run "$s0" "$s1")"
+		[ -n "${w0:-}" ] && echo "waking $(per_run "$w0" "$w1")"
+	} >"$TMP/wake.res"
+}
+
+section_wakeups() {
+	local pp=(pp_none pp_off pp_on) bpf=(floor_empty floor_wempty bpf_off bpf_on bpf_untracked)
+	local r i v n k val
+	log "5/5 wakeups: $ROUNDS rounds, ${#pp[@]} ping-pong and ${#bpf[@]} BPF variants"
+	sleep 1000 &
+	SLEEPER=$!
+	PIDS+=("$SLEEPER")
+	for ((r = 0; r < ROUNDS; r++)); do
+		n=${#pp[@]}
+		for ((i = 0; i < n; i++)); do
+			v=${pp[$(((i + r) % n))]}
+			wake_run "$v"
+			awk '$1 == "usecs" { print $2 }' "$TMP/wake.res" >>"$TMP/s5.$v"
+		done
+		sysctl -q kernel.bpf_stats_enabled=1 || die "cannot set kernel.bpf_stats_enabled"
+		n=${#bpf[@]}
+		for ((i = 0; i < n; i++)); do
+			v=${bpf[$(((i + r) % n))]}
+			if [ "$v" = floor_empty ]; then
+				bpf_run floor_empty
+				echo "switch $(cat "$TMP/bpf.res")" >"$TMP/wake.res"
+			else
+				wake_run "$v"
+			fi
+			for k in switch waking; do
+				val=$(awk -v k="$k" '$1 == k { print $2 }' "$TMP/wake.res")
+				[ -n "$val" ] && echo "$val" >>"$TMP/s5.$v.$k"
+			done
+		done
+		sysctl -q kernel.bpf_stats_enabled="$STATS_OLD"
+		log "  round $((r + 1))/$ROUNDS: $(for v in "${pp[@]}"; do printf '%s=%sus ' "$v" "$(tail -1 "$TMP/s5.$v")"; done)"
+	done
+	kill "$SLEEPER" 2>/dev/null
+	wait "$SLEEPER" 2>/dev/null
+}
+
+# Section 5's tables (markdown) on stdout.
+write_wakeups() {
+	local v m mn mx base e we t0 t1 tw tu p0 p1 p2 s
+	echo "## 5. Wakeups: the wait-for graph's cost"
+	echo
+	echo "tdbpf_waking runs on \`sched_waking\` for every wakeup on the machine;"
+	echo "a wakee that is not traced costs one bit test. For a traced one that"
+	echo "blocked, it charges the blocked interval to its waker; the switch"
+	echo "program takes the clock once when a traced task blocks. Pinned"
+	echo "ping-pong (\`pipe_pingpong -n $LOOPS -c 0\`): each round trip is two"
+	echo "blocking switches and two wakeups. $ROUNDS rounds, median and min-max."
+	echo
+	echo "| variant | usecs/op (median) | min-max | slowdown vs untraced |"
+	echo "|---|---:|---:|---:|"
+	base=$(med <"$TMP/s5.pp_none")
+	for v in pp_none pp_off pp_on; do
+		read -r m mn mx < <(stats3 <"$TMP/s5.$v")
+		case $v in
+		pp_none) s="pipe_pingpong, untraced" ;;
+		pp_off) s="\`tdbpf -p PID\` (no wakeups: the default)" ;;
+		pp_on) s="\`tdbpf --wakeups -p PID\`" ;;
+		esac
+		echo "| $s | $(fmt "$m" %.3f) | $(fmt "$mn" %.3f)-$(fmt "$mx" %.3f) | $(ratio "$m" "$base" %.3fx) |"
+	done
+	echo
+	echo "| program (bpf_stats: run_time_ns / run_cnt) | ns/run (median) | min-max | runs per measurement (median) |"
+	echo "|---|---:|---:|---:|"
+	for v in floor_empty.switch floor_wempty.waking bpf_off.switch bpf_on.switch bpf_on.waking bpf_untracked.waking; do
+		[ -s "$TMP/s5.$v" ] || continue
+		read -r m mn mx < <(stats3 <"$TMP/s5.$v")
+		case $v in
+		floor_empty.switch) s="floor: empty program on sched_switch" ;;
+		floor_wempty.waking) s="floor: empty program on sched_waking" ;;
+		bpf_off.switch) s="tdbpf_switch, tracked, without --wakeups" ;;
+		bpf_on.switch) s="tdbpf_switch, tracked, --wakeups (the clock at each block)" ;;
+		bpf_on.waking) s="tdbpf_waking, tracked wakee" ;;
+		bpf_untracked.waking) s="tdbpf_waking, untracked wakee (early exit)" ;;
+		esac
+		echo "| $s | $(fmt "$m" %.1f) | $(fmt "$mn" %.1f)-$(fmt "$mx" %.1f) | - |"
+	done
+	we=$(med <"$TMP/s5.floor_wempty.waking")
+	tu=$(med <"$TMP/s5.bpf_untracked.waking")
+	p0=$(med <"$TMP/s5.pp_none"); p1=$(med <"$TMP/s5.pp_off"); p2=$(med <"$TMP/s5.pp_on")
+	echo
+	echo "| target | measured | limit | result |"
+	echo "|---|---:|---:|---|"
+	echo "| untracked wakeup <= 1.5x the empty sched_waking program | $(ratio "$tu" "$we" %.2fx) | 1.50x | $(pass "$(le "$(ratio "$tu" "$we" %.4f)" 1.5)") |"
+	s=$(awk -v a="$p2" -v b="$p1" -v c="$p0" 'BEGIN { if (c > 0 && b > 0) printf "%.1f", (a - b) / c * 100; else print "nan" }')
+	echo "| wakeups' addition to the ping-pong slowdown (on by default only if <= 3%) | $s% of untraced | 3% | $(pass "$(le "$s" 3)") |"
 }
 
 # ---------------------------------------------------------------- report
@@ -665,6 +841,8 @@ write_results() {
 		for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
 		printf "| %s | %s | %s | %s | %.0f | %.2fM | %.1f ms | %.1f ms |\n", f["model"], f["events"], f["nodes"], f["level"], f["ns_per_task"], f["tasks_per_s"] / 1e6, f["table_ms"], f["json_ms"]
 	}' "$TMP/decode.out"
+	echo
+	write_wakeups
 	} >"$f"
 	cp "$f" "$RESULTS" || die "cannot write $RESULTS"
 }
@@ -672,11 +850,17 @@ write_results() {
 # ---------------------------------------------------------------- main
 T0=$(now_ms)
 build_helpers
+if [ "$ONLY" = wakeups ]; then
+	section_wakeups
+	write_wakeups
+	exit 0
+fi
 section_pipe
 section_bpf
 section_scale
-log "4/4 decode throughput"
+log "4/5 decode throughput"
 "$BD/decode_bench" "$DECODE_MS" >"$TMP/decode.out" || die "decode_bench failed"
+section_wakeups
 write_results
 log "done in $((($(now_ms) - T0) / 1000)) s; results in $RESULTS"
 cat "$RESULTS"

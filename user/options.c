@@ -20,7 +20,6 @@ enum {
 	OPT_MAX_TASKS,
 	OPT_GRAPH,
 	OPT_WAKEUPS,
-	OPT_NO_WAKEUPS,
 };
 
 static const struct option long_opts[] = {
@@ -45,7 +44,6 @@ static const struct option long_opts[] = {
 	{ "max-tasks", required_argument, NULL, OPT_MAX_TASKS },
 	{ "graph", required_argument, NULL, OPT_GRAPH },
 	{ "wakeups", no_argument, NULL, OPT_WAKEUPS },
-	{ "no-wakeups", no_argument, NULL, OPT_NO_WAKEUPS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -123,7 +121,6 @@ static void defaults(struct options *o)
 	o->smt = -1;
 	o->sort = SORT_CPU;
 	o->max_tasks = 65536;
-	o->wakeups = OPT_WAKEUPS_DEFAULT;
 }
 
 int parse_options(int argc, char **argv, struct options *o, char *err,
@@ -133,7 +130,6 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 	char *end;
 	long v;
 	int c, i, first = 1;
-	bool no_wakeups = false;
 
 	defaults(o);
 	if (argc > 1 && argv[1][0] != '-') {
@@ -233,9 +229,7 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 		case OPT_WAKEUPS:
 			o->wakeups = true;
 			break;
-		case OPT_NO_WAKEUPS:
-			no_wakeups = true;
-			break;
+
 		case OPT_SORT:
 			for (i = 0; i < (int)(sizeof(sort_names) /
 					       sizeof(sort_names[0]));
@@ -332,11 +326,6 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 	if (o->sep && o->json)
 		return fail(err, len,
 			    "-x (CSV) and -j (JSON) exclude each other; pick one");
-	if (no_wakeups && o->graph)
-		return fail(err, len,
-			    "--graph needs the wakeups that --no-wakeups turns off; drop one of them");
-	if (no_wakeups)
-		o->wakeups = false;
 	if (o->graph)
 		o->wakeups = true;
 	if (o->children && !o->nr_pids && !o->argv)
@@ -371,8 +360,8 @@ void print_usage(FILE *f)
 	      "  -l, --level N          TMA level 1-3 (default: deepest of the model)\n"
 	      "      --max-tasks N      tasks held at once (default 65536)\n"
 	      "      --graph FILE.dot   write the wait-for graph (Graphviz DOT)\n"
-	      "      --wakeups          trace wakeups: who waits on whom (WAITS ON)\n"
-	      "      --no-wakeups       do not trace wakeups\n"
+	      "      --wakeups          trace wakeups: who waits on whom, the graph's\n"
+	      "                         bottleneck (on with --graph)\n"
 	      "  -v, --verbose          say what is being set up\n"
 	      "  -h, --help             this text\n"
 	      "  -V, --version          version\n"

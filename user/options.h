@@ -9,8 +9,6 @@
 #include "report.h"
 
 #define OPT_MAX_TARGETS	64
-/* wakeups traced unless --no-wakeups (see README, Performance) */
-#define OPT_WAKEUPS_DEFAULT	true
 
 enum command {
 	CMD_TRACE,
@@ -42,7 +40,12 @@ struct options {
 	bool children;
 	long max_tasks;
 	const char *graph;	/* --graph FILE.dot */
-	bool wakeups;		/* sched_waking traced: the wait-for graph */
+	/*
+	 * sched_waking traced: the wait-for graph. Opt-in (--wakeups or
+	 * --graph): it adds more than 3% to a context switch (README,
+	 * Performance).
+	 */
+	bool wakeups;
 	const char *input;	/* decode: FILE or "-" */
 	bool verbose;
 };
