@@ -373,8 +373,8 @@ charge_current(struct tdbpf_cpu *st, struct task_struct *p, __u32 cpu,
  * are serialised by its pi_lock (try_to_wake_up), and its own blocking
  * switch-out never runs while it is being woken: no atomics needed.
  */
-static __always_inline void charge_wait(struct tdbpf_task *t, __u32 kind,
-					__u32 tid, __u64 wait)
+static __always_inline __u32 charge_wait(struct tdbpf_task *t, __u32 kind,
+					 __u32 tid, __u64 wait)
 {
 	struct tdbpf_wait *w;
 	__u32 i;
@@ -394,24 +394,65 @@ static __always_inline void charge_wait(struct tdbpf_task *t, __u32 kind,
 found:
 	w->wakeups++;
 	w->wait_ns += wait;
+	return i;
+}
+
+/* The last wakeup's waker, to be settled at the next switch-out. */
+static __always_inline void set_pending(struct tdbpf_task *t, __u32 slot,
+					__u64 wait)
+{
+	t->pending_slot = slot + 1;
+	t->pending_wait = wait;
 }
 
 /*
- * @t blocks (a voluntary switch-out, not its last): its blocked interval
+ * @p switches out, or is flushed, after a wakeup: the wait its waker
+ * ended was charged from the blocking switch-out to the wakeup; make it
+ * the block's off-CPU time as the kernel accounts it (the time since
+ * then minus on-CPU and run-queue time since then), which also holds
+ * the scheduler's pick before the switch tracepoint and the enqueue
+ * after the wakeup. On-CPU time is already charged up to now
+ * (t->charged_exec). Off-CPU time then adds up to what the report shows
+ * (life - on - runq); a clock difference never makes a wait negative.
+ */
+static __always_inline void settle_wait(struct task_struct *p,
+					struct tdbpf_task *t, __u64 now)
+{
+	/* TDBPF_NR_WAITS is a power of two: the mask is the bound */
+	__u64 i = (t->pending_slot - 1) & (TDBPF_NR_WAITS - 1);
+	__u64 busy, off;
+
+	if (!t->pending_slot)
+		return;
+	t->pending_slot = 0;
+	busy = (t->charged_exec - t->block_exec) +
+	       (p->sched_info.run_delay - t->block_delay);
+	off = now - t->block_at > busy ? now - t->block_at - busy : 0;
+	/* the provisional wait out, the settled one in */
+	t->waits[i].wait_ns += off - t->pending_wait;
+}
+
+/*
+ * @p blocks (a voluntary switch-out, not its last): its blocked interval
  * starts now, unless its wakeup already came, in the window between
  * leaving the run queue and this tracepoint (tdbpf_waking marked it):
  * then it blocks for no time, and the waker ends a wait of zero. A start
  * left by a wakeup that was not seen is overwritten: that interval shows
  * as blocked time no seen wakeup ended.
  */
-static __always_inline void block_start(struct tdbpf_task *t)
+static __always_inline void block_start(struct task_struct *p,
+					struct tdbpf_task *t, __u64 now)
 {
+	t->block_at = now;
+	t->block_exec = t->charged_exec;
+	t->block_delay = p->sched_info.run_delay;
 	if (t->block_ns == TDBPF_BLOCK_WOKEN) {
-		charge_wait(t, t->early_kind, t->early_tid, 0);
+		set_pending(t, charge_wait(t, t->early_kind, t->early_tid, 0),
+			    0);
 		t->block_ns = 0;
 		return;
 	}
-	t->block_ns = bpf_ktime_get_ns();
+	t->block_ns = now;
 }
 
 SEC("tp_btf/sched_switch")
@@ -434,13 +475,20 @@ int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 	if (tp) {
 		t = charge_current(st, prev, cpu, false);
 		if (t) {
+			bool block = !preempt && prev_state != TASK_RUNNING;
+			__u64 now = 0;
+
 			/* what the kernel counts as nvcsw vs nivcsw */
-			if (!preempt && prev_state != TASK_RUNNING) {
+			if (block)
 				t->nvcsw++;
-				if (track_wakeups && !(prev_state & TASK_DEAD))
-					block_start(t);
-			} else {
+			else
 				t->nivcsw++;
+			/* one clock read, when it blocks or was woken */
+			if (track_wakeups && (block || t->pending_slot)) {
+				now = bpf_ktime_get_ns();
+				settle_wait(prev, t, now);
+				if (block && !(prev_state & TASK_DEAD))
+					block_start(prev, t, now);
 			}
 			if (prev_state & TASK_DEAD) {
 				/* its last slice: hand it over to user space */
@@ -581,7 +629,8 @@ int BPF_PROG(tdbpf_waking, struct task_struct *p)
 		if (queued(p))
 			return 0;
 		kind = waker_kind(p, &tid);
-		charge_wait(t, kind, tid, bpf_ktime_get_ns() - start);
+		start = bpf_ktime_get_ns() - start;
+		set_pending(t, charge_wait(t, kind, tid, start), start);
 	} else if (!start && p->on_cpu && !queued(p)) {
 		kind = waker_kind(p, &tid);
 		t->early_kind = kind;
@@ -615,6 +664,7 @@ SEC("raw_tp")
 int tdbpf_flush(void *ctx)
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
+	struct tdbpf_task *t;
 	struct tdbpf_cpu *st;
 	__u32 z = 0;
 
@@ -624,7 +674,10 @@ int tdbpf_flush(void *ctx)
 	if (!tracked(cur))
 		return 0;
 	/* on-CPU as of the last tick; the switch-out charges the rest */
-	charge_current(st, cur, bpf_get_smp_processor_id(), true);
+	t = charge_current(st, cur, bpf_get_smp_processor_id(), true);
+	/* its last wakeup's wait, so that a report's waits add up */
+	if (t && track_wakeups && t->pending_slot)
+		settle_wait(cur, t, bpf_ktime_get_ns());
 	st->tid = cur->pid;
 	return 0;
 }

@@ -19,10 +19,11 @@
 /*
  * Waker slots per task: the wait time and wakeups each waker ended. The
  * last slot takes every waker that finds no free slot (counted in
- * lost.wakers). Nine keep struct tdbpf_task within a 2 KiB slab object
- * (1,912 bytes with the storage header); more would double its memory.
+ * lost.wakers). Eight keep struct tdbpf_task at 1,912 bytes: with the
+ * storage element's header (72) and the allocator's (8) it still fits a
+ * 2 KiB slab object; a few more would double each task's memory.
  */
-#define TDBPF_NR_WAITS		9
+#define TDBPF_NR_WAITS		8	/* a power of two (BPF masks by it) */
 
 /* Who ended a wait (woke the task up), as the waker's context tells. */
 enum tdbpf_waker_kind {
@@ -90,13 +91,24 @@ struct tdbpf_task {
 	__u64 base_run_delay;	/* baselines, at first sight */
 	__u64 base_migrations;
 	/*
-	 * Wakeups (sched_waking): CLOCK_MONOTONIC at the switch-out where it
-	 * blocked, 0 when not blocked (or its wakeup was charged), or
-	 * TDBPF_BLOCK_WOKEN with the early waker in early_kind/early_tid.
+	 * Wakeups (sched_waking). block_ns: CLOCK_MONOTONIC at the switch-out
+	 * where it blocked, 0 when not blocked (or its wakeup was charged),
+	 * or TDBPF_BLOCK_WOKEN with the early waker in early_kind/early_tid.
+	 * The wakeup charges now - block_ns to its waker's slot, provisional
+	 * (pending_wait); the task's next switch-out settles it to the
+	 * block's off-CPU time as the kernel accounts it: the time since
+	 * block_at minus on-CPU and run-queue time since then (block_exec,
+	 * block_delay), so that waits add up to off_cpu_ns.
 	 */
 	__u64 block_ns;
+	__u64 block_at;
+	__u64 block_exec;
+	__u64 block_delay;
+	__u64 pending_wait;
+	__u32 pending_slot;	/* slot + 1 of the last waker, 0: settled */
 	__u32 early_kind;
 	__u32 early_tid;
+	__u32 pad2;
 	struct tdbpf_wait waits[TDBPF_NR_WAITS];
 	struct tdbpf_count ctr[TDBPF_MAX_EVENTS];
 };
