@@ -7,7 +7,8 @@
  *
  *   RUNNING   it mostly runs (or ran too briefly to judge): the work is
  *             its own; its TMA path says why it is slow.
- *   STARVED   it waits longer for a CPU than it runs.
+ *   STARVED   it waits longer for a CPU than it runs (and is blocked
+ *             less than half of its time: else it counts as blocked).
  *   EXTERNAL  it is blocked, and most of its blocked time was ended by no
  *             task of the graph: interrupts, timers, another process, or
  *             no wakeup tdbpf saw.
@@ -274,8 +275,17 @@ static void judge_nodes(struct graph *g)
 		n->sched = judge(n);
 		switch (n->sched) {
 		case SCHED_STARVED:
-			n->role = ROLE_STARVED;
-			break;
+			/*
+			 * Starved whenever it runs, but blocked most of the
+			 * time: what it waits on matters more (a stage
+			 * starved by the very stage it waits for).
+			 */
+			if (n->blocked_ns * 2 < n->on_cpu_ns + n->runq_ns +
+						    n->blocked_ns) {
+				n->role = ROLE_STARVED;
+				break;
+			}
+			__attribute__((__fallthrough__));
 		case SCHED_BLOCKED:
 			n->role = task * 2 > task + n->ext_ns ? ROLE_PASS :
 								ROLE_EXTERNAL;

@@ -149,6 +149,34 @@ static void test_starved_bottleneck(void **state)
 }
 
 /*
+ * A stage starved whenever it runs (the pool it waits on hogs the CPUs)
+ * but blocked most of its time on that pool: it passes its waits on.
+ */
+static void test_starved_but_blocked(void **state)
+{
+	struct task_table t;
+	struct graph g;
+	int j, p;
+
+	(void)state;
+	tasks_init(&t);
+	add(&t, 1, "join", 110, 270, 620, (struct w[]){ T(2, 620), {0} });
+	add(&t, 2, "parse", 350, 560, 90, (struct w[]){ T(3, 90), {0} });
+	add(&t, 3, "source", 10, 0, 990, (struct w[]){ T(2, 990), {0} });
+	add(&t, 4, "filter", 10, 0, 990, (struct w[]){ T(1, 990), {0} });
+	assert_int_equal(graph_build(&g, &t, false), 0);
+	j = node(&g, "join");
+	p = node(&g, "parse");
+	assert_int_equal(g.nodes[j].sched, SCHED_STARVED);
+	assert_int_equal(g.nodes[j].role, ROLE_PASS);
+	assert_int_equal(g.nodes[p].role, ROLE_STARVED);
+	assert_int_equal(g.rank[0], p);
+	assert_true(graph_share(&g, p) > 1 - 1e-9);
+	graph_free(&g);
+	tasks_free(&t);
+}
+
+/*
  * A producer and a consumer wake each other (a cycle), and the consumer
  * also waits on a running stage: all their blocked time ends there, the
  * cycle only delays it. The flow must not stop in the cycle.
@@ -373,6 +401,7 @@ int main(void)
 		cmocka_unit_test(test_running_bottleneck),
 		cmocka_unit_test(test_io_bottleneck),
 		cmocka_unit_test(test_starved_bottleneck),
+		cmocka_unit_test(test_starved_but_blocked),
 		cmocka_unit_test(test_cycle_with_exit),
 		cmocka_unit_test(test_closed_cycle),
 		cmocka_unit_test(test_per_name),
