@@ -30,7 +30,14 @@
  * Without a hardware PMU (as on most VMs) the table shows the scheduling
  * picture instead: join on CPU nearly all the time, the rest blocked.
  *
- * usage: streamgraph [-t PARSERS] [-m TABLE_MIB] [SECONDS]
+ * -s STAGE:KIND moves the bottleneck: STAGE (source, parse, join,
+ * filter, compute, sink) also does, per batch of 256 records, 4 ms of
+ * CPU work (KIND cpu) or a 4 ms wait in nanosleep, standing in for slow
+ * I/O (KIND io).  That is several times join's own cost per batch, so
+ * STAGE becomes the stage the others wait on; with parse, the pool of
+ * parsers shares it.  `tdbpf --wakeups` names it in its bottleneck line.
+ *
+ * usage: streamgraph [-t PARSERS] [-m TABLE_MIB] [-s STAGE:KIND] [SECONDS]
  *   SECONDS of run time (default 10, counted from start, table build
  *   included); SIGINT/SIGTERM stop early.  Exits 0 after one summary line of
  *   records handled per stage.
@@ -83,6 +90,11 @@ enum stage { SOURCE, PARSE, JOIN, FILTER, COMPUTE, SINK, NSTAGES };
 static const char *const stage_name[NSTAGES] = {
 	"source", "parse", "join", "filter", "compute", "sink",
 };
+
+/* -s STAGE:KIND: the stage that also burns or waits SLOW_NS per batch */
+#define SLOW_NS		4000000LL
+static int slow_stage = -1;
+static int slow_io;		/* 1: wait (io), 0: burn CPU (cpu) */
 
 static atomic_int stop;
 static struct queue q_free, q_text, q_parsed, q_joined, q_kept, q_done;
@@ -154,6 +166,29 @@ static long long mono_ns(void)
 	return ts.tv_sec * NSEC + ts.tv_nsec;
 }
 
+/* What -s adds to a batch of @stage: 4 ms of CPU, or of waiting. */
+static void slow_down(enum stage stage)
+{
+	struct timespec ts = { 0, SLOW_NS };
+	volatile uint64_t x = 1;
+	long long end;
+
+	if ((int)stage != slow_stage)
+		return;
+	if (slow_io) {
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+		return;
+	}
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	end = ts.tv_sec * NSEC + ts.tv_nsec + SLOW_NS;
+	do {
+		for (int i = 0; i < 1000; i++)
+			x = x * 6364136223846793005ULL + 1;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	} while (ts.tv_sec * NSEC + ts.tv_nsec < end);
+}
+
 static void put_hex(char *p, uint64_t v, int digits)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -182,6 +217,7 @@ static void *source_main(void *arg)
 		}
 		b->n = BATCH;
 		n += BATCH;
+		slow_down(SOURCE);
 		q_push(&q_text, b);
 	}
 	atomic_store(&items[SOURCE], n);
@@ -234,6 +270,7 @@ static void *parse_main(void *arg)
 		}
 		b->n = k;
 		n += k;
+		slow_down(PARSE);
 		q_push(&q_parsed, b);
 	}
 	atomic_fetch_add(&items[PARSE], n);
@@ -286,6 +323,7 @@ static void *join_main(void *arg)
 			r->hops = idx;
 		}
 		n += b->n;
+		slow_down(JOIN);
 		q_push(&q_joined, b);
 	}
 	atomic_store(&items[JOIN], n);
@@ -330,6 +368,7 @@ static void *filter_main(void *arg)
 				b->rec[k++] = b->rec[i];
 		b->n = k;
 		n += k;
+		slow_down(FILTER);
 		q_push(&q_kept, b);
 	}
 	atomic_store(&items[FILTER], n);
@@ -360,6 +399,7 @@ static void *compute_main(void *arg)
 			r->x = acc + (double)(k >> 11);
 		}
 		n += b->n;
+		slow_down(COMPUTE);
 		q_push(&q_done, b);
 	}
 	atomic_store(&items[COMPUTE], n);
@@ -378,6 +418,7 @@ static void *sink_main(void *arg)
 		for (unsigned int i = 0; i < b->n; i++)
 			sum += b->rec[i].hops + (uint64_t)b->rec[i].x;
 		n += b->n;
+		slow_down(SINK);
 		q_push(&q_free, b);
 	}
 	checksum = sum;
@@ -394,7 +435,7 @@ static void on_signal(int sig)
 static void usage(void)
 {
 	fprintf(stderr, "usage: streamgraph [-t PARSERS] [-m TABLE_MIB] "
-		"[SECONDS]\n");
+		"[-s STAGE:cpu|io] [SECONDS]\n");
 	exit(2);
 }
 
@@ -414,8 +455,27 @@ int main(int argc, char **argv)
 	int opt, nth = 0;
 	char *endp;
 
-	while ((opt = getopt(argc, argv, "t:m:")) != -1) {
+	while ((opt = getopt(argc, argv, "t:m:s:")) != -1) {
 		switch (opt) {
+		case 's': {
+			char *colon = strchr(optarg, ':');
+
+			for (int i = 0; colon && i < NSTAGES; i++)
+				if ((size_t)(colon - optarg) ==
+					    strlen(stage_name[i]) &&
+				    !strncmp(optarg, stage_name[i],
+					     colon - optarg))
+					slow_stage = i;
+			if (slow_stage < 0 || (strcmp(colon + 1, "cpu") &&
+					       strcmp(colon + 1, "io"))) {
+				fprintf(stderr, "streamgraph: -s wants STAGE:cpu "
+					"or STAGE:io, STAGE one of source, parse, "
+					"join, filter, compute, sink\n");
+				return 2;
+			}
+			slow_io = !strcmp(colon + 1, "io");
+			break;
+		}
 		case 't':
 			parsers = strtol(optarg, &endp, 10);
 			if (*endp || parsers < 1 || parsers > MAX_PARSERS) {
