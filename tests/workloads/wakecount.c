@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wakecount: two threads that count the wakeups they cause, for the test
+ * of tdbpf's wakeup counts and wait times.
+ *
+ *   waker  N times: sleep 200 us (nanosleep: a timer wakes it), write a
+ *          byte to pipe A, read the answer from pipe B
+ *   waitee N times: read pipe A (blocked there: the waker is asleep when
+ *          it gets there), answer on pipe B
+ *
+ * So the waitee is woken by the waker exactly N times (each write finds
+ * it blocked on an empty pipe), and the waker is woken by a timer N
+ * times (one nanosleep each). The waitee measures how long it was
+ * blocked in read(): CLOCK_MONOTONIC around the call, minus nothing.
+ *
+ * usage: wakecount [-n N]
+ * stdout: "tid=<tid> name=<name> cpu_ns=<ns>" per thread, then
+ * "wakeups=N waitee_blocked_ns=<ns>".
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+#define NSEC	1000000000LL
+
+static long n = 2000;
+static int a[2], b[2];
+static long long blocked_ns;
+
+struct self {
+	const char *name;
+	long tid;
+	long long cpu_ns;
+} self[2] = { { "waker", 0, 0 }, { "waitee", 0, 0 } };
+
+static long long clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return ts.tv_sec * NSEC + ts.tv_nsec;
+}
+
+static void done(struct self *s)
+{
+	s->tid = syscall(SYS_gettid);
+	s->cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
+static void *waker(void *arg)
+{
+	struct timespec ts;
+	char c = 'x';
+
+	(void)arg;
+	pthread_setname_np(pthread_self(), "waker");
+	for (long i = 0; i < n; i++) {
+		ts.tv_sec = 0;
+		ts.tv_nsec = 200000;
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+		if (write(a[1], &c, 1) != 1 || read(b[0], &c, 1) != 1)
+			exit(1);
+	}
+	done(&self[0]);
+	return NULL;
+}
+
+static void *waitee(void *arg)
+{
+	long long t0;
+	char c;
+
+	(void)arg;
+	pthread_setname_np(pthread_self(), "waitee");
+	for (long i = 0; i < n; i++) {
+		t0 = clock_ns(CLOCK_MONOTONIC);
+		if (read(a[0], &c, 1) != 1)
+			exit(1);
+		blocked_ns += clock_ns(CLOCK_MONOTONIC) - t0;
+		if (write(b[1], &c, 1) != 1)
+			exit(1);
+	}
+	done(&self[1]);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t t1, t2;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "n:")) != -1) {
+		if (opt != 'n' || (n = atol(optarg)) < 1) {
+			fprintf(stderr, "usage: wakecount [-n N]\n");
+			return 2;
+		}
+	}
+	if (pipe(a) || pipe(b))
+		return 1;
+	if (pthread_create(&t2, NULL, waitee, NULL) ||
+	    pthread_create(&t1, NULL, waker, NULL))
+		return 1;
+	pthread_join(t1, NULL);
+	pthread_join(t2, NULL);
+	for (int i = 0; i < 2; i++)
+		printf("tid=%ld name=%s cpu_ns=%lld\n", self[i].tid,
+		       self[i].name, self[i].cpu_ns);
+	printf("wakeups=%ld waitee_blocked_ns=%lld\n", n, blocked_ns);
+	return 0;
+}
