@@ -78,9 +78,14 @@ $(DEMO_BIN): demo/streamgraph.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< -o $@ -lpthread -lm
 
+# the demo twice: as built (join is the bottleneck), then with the
+# bottleneck moved to a stage that waits on slow I/O (-s filter:io),
+# its wait-for graph written as DOT (and SVG when Graphviz is there)
 demo: deps
 	@$(MAKE) --no-print-directory tdbpf $(DEMO_BIN)
-	./tdbpf -d 5 -- $(DEMO_BIN) 6
+	./tdbpf --wakeups -d 5 -- $(DEMO_BIN) 6
+	./tdbpf --per-name --graph $(OUT)/demo.dot -d 5 -- $(DEMO_BIN) -s filter:io 6
+	@! command -v dot >/dev/null || { dot -Tsvg $(OUT)/demo.dot -o $(OUT)/demo.svg && echo "graph: $(OUT)/demo.svg"; }
 
 unit: tdbpf $(UNIT_BIN)
 	@./tests/run.sh unit $(UNIT_BIN)
