@@ -81,7 +81,7 @@ int graph_write_dot(FILE *f, const struct graph *g)
 			role_word[n->role], pct((double)n->on_cpu_ns, life),
 			pct((double)n->runq_ns, life),
 			pct((double)n->blocked_ns, life));
-		if (n->led_ns > 0 && g->blocked_ns > 0)
+		if (graph_share(g, i) >= GRAPH_MIN_SHARE)
 			fprintf(f, "\\n%.0f%% of the blocked time leads here",
 				100.0 * graph_share(g, i));
 		fprintf(f, "\", fillcolor=\"%s\"", fill[n->role]);
