@@ -84,7 +84,7 @@ $(DEMO_BIN): demo/streamgraph.c
 demo: deps
 	@$(MAKE) --no-print-directory tdbpf $(DEMO_BIN)
 	./tdbpf --wakeups -d 5 -- $(DEMO_BIN) 6
-	./tdbpf --per-name --graph $(OUT)/demo.dot -d 5 -- $(DEMO_BIN) -s filter:io 6
+	./tdbpf --per-name --graph $(OUT)/demo.dot -d 6 -- $(DEMO_BIN) -m 16 -s filter:io 6
 	@! command -v dot >/dev/null || { dot -Tsvg $(OUT)/demo.dot -o $(OUT)/demo.svg && echo "graph: $(OUT)/demo.svg"; }
 
 unit: tdbpf $(UNIT_BIN)
