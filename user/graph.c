@@ -17,9 +17,12 @@
  *
  * Then every blocked node's blocked time flows along its waits: a share
  * to each waker equal to the share of its blocked time that waker ended.
- * A flow stops at a RUNNING, STARVED or EXTERNAL node, and at the node
- * itself for the part of its waits ended by no task; at a PASS node it
- * goes on, split by that node's own waits. This is an absorbing Markov
+ * A flow stops at an EXTERNAL node, and at any node for the part of its
+ * waits ended by no task; at a PASS node it goes on, split by that
+ * node's own waits. A RUNNING or STARVED node keeps the share of its
+ * time it runs or waits for a CPU, and passes the rest on like a blocked
+ * one: a stage starved half the time and blocked the other half on the
+ * real bottleneck sends half of what reaches it there. This is an absorbing Markov
  * chain walked one step at a time, so a producer and a consumer that wake
  * each other do not loop forever: each pass round the cycle carries only
  * what the cycle does not send elsewhere, and that falls geometrically.
@@ -301,12 +304,36 @@ static void judge_nodes(struct graph *g)
 	}
 }
 
+/*
+ * The share of what reaches node @n that stops there: all for a task
+ * waiting on no task (or idle), none for one waiting on tasks, and for a
+ * task that runs or is starved, the share of its time it is not blocked.
+ */
+static double keeps(const struct graph_node *n)
+{
+	double busy = (double)n->on_cpu_ns + (double)n->runq_ns;
+
+	switch (n->role) {
+	case ROLE_PASS:
+		return 0;
+	case ROLE_RUNNING:
+	case ROLE_STARVED:
+		return busy + (double)n->blocked_ns > 0 ?
+			       busy / (busy + (double)n->blocked_ns) :
+			       1;
+	case ROLE_EXTERNAL:
+	case ROLE_IDLE:
+	default:
+		return 1;
+	}
+}
+
 /* Follow the blocked time of node @s to where its waits end. */
 static void flow_from(struct graph *g, int s, double *cur, double *next,
 		      double *got, int *touched, int *nr_touched)
 {
 	struct graph_node *src = &g->nodes[s];
-	double mass = (double)src->blocked_ns, moving;
+	double mass = (double)src->blocked_ns, moving, k;
 	int step, i, j, nt = 0;
 
 #define ABSORB(node, amt)                                          \
@@ -343,12 +370,15 @@ static void flow_from(struct graph *g, int s, double *cur, double *next,
 
 				if (a == 0)
 					continue;
-				if (e->waker < 0)
+				if (e->waker < 0) {
 					ABSORB(i, a);
-				else if (g->nodes[e->waker].role != ROLE_PASS)
-					ABSORB(e->waker, a);
-				else
-					next[e->waker] += a, moving += a;
+					continue;
+				}
+				k = keeps(&g->nodes[e->waker]);
+				if (k > 0)
+					ABSORB(e->waker, a * k);
+				next[e->waker] += a * (1 - k);
+				moving += a * (1 - k);
 			}
 		}
 		for (i = 0; i < g->nr_nodes; i++) {

@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <string.h>
 #include <cmocka.h>
+#include <math.h>
 #include "graph.h"
 #include "unit_helpers.h"
 
@@ -172,6 +173,38 @@ static void test_starved_but_blocked(void **state)
 	assert_int_equal(g.nodes[p].role, ROLE_STARVED);
 	assert_int_equal(g.rank[0], p);
 	assert_true(graph_share(&g, p) > 1 - 1e-9);
+	graph_free(&g);
+	tasks_free(&t);
+}
+
+/*
+ * A loaded machine: every stage waits for a CPU. score, light, is starved
+ * half its time and blocked the other half on enrich, the heavy stage:
+ * it keeps half of what reaches it and sends the rest to enrich, which
+ * the verdict names.
+ */
+static void test_starved_half_blocked(void **state)
+{
+	struct task_table t;
+	struct graph g;
+	int e, s;
+
+	(void)state;
+	tasks_init(&t);
+	add(&t, 1, "source", 10, 90, 900, (struct w[]){ T(2, 900), {0} });
+	add(&t, 2, "parse", 10, 90, 900, (struct w[]){ T(3, 900), {0} });
+	add(&t, 3, "enrich", 600, 300, 100, (struct w[]){ T(2, 100), {0} });
+	add(&t, 4, "score", 20, 490, 490, (struct w[]){ T(3, 490), {0} });
+	add(&t, 5, "format", 10, 90, 900, (struct w[]){ T(4, 900), {0} });
+	add(&t, 6, "sink", 10, 90, 900, (struct w[]){ T(5, 900), {0} });
+	assert_int_equal(graph_build(&g, &t, false), 0);
+	e = node(&g, "enrich");
+	s = node(&g, "score");
+	assert_int_equal(g.nodes[s].role, ROLE_STARVED);
+	assert_int_equal(g.rank[0], e);
+	/* score keeps 510/1000 of format's and sink's 1800 ms */
+	assert_true(fabs(g.nodes[s].led_ns - 0.51 * 1800 * MS) < 1e-3 * MS);
+	assert_true(graph_share(&g, e) + graph_share(&g, s) > 1 - 1e-6);
 	graph_free(&g);
 	tasks_free(&t);
 }
@@ -402,6 +435,7 @@ int main(void)
 		cmocka_unit_test(test_io_bottleneck),
 		cmocka_unit_test(test_starved_bottleneck),
 		cmocka_unit_test(test_starved_but_blocked),
+		cmocka_unit_test(test_starved_half_blocked),
 		cmocka_unit_test(test_cycle_with_exit),
 		cmocka_unit_test(test_closed_cycle),
 		cmocka_unit_test(test_per_name),
