@@ -8,10 +8,13 @@
  *   waitee N times: read pipe A (blocked there: the waker is asleep when
  *          it gets there), answer on pipe B
  *
- * So the waitee is woken by the waker exactly N times (each write finds
- * it blocked on an empty pipe), and the waker is woken by a timer N
- * times (one nanosleep each). The waitee measures how long it was
- * blocked in read(): CLOCK_MONOTONIC around the call, minus nothing.
+ * Before each write the waker checks in /proc that the waitee is asleep
+ * (it sleeps nowhere but in that read), yielding until it is: so each
+ * write finds it blocked on an empty pipe, and it is woken by the waker
+ * exactly N times, even when a loaded machine delays it past the 200 us.
+ * The waker is woken by a timer at most N times (one nanosleep each; a
+ * timer that fires before it sleeps wakes nobody). The waitee clocks
+ * its reads (CLOCK_MONOTONIC around the call).
  *
  * usage: wakecount [-n N]
  * stdout: "tid=<tid> name=<name> cpu_ns=<ns>" per thread, then
@@ -19,8 +22,10 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
@@ -30,6 +35,7 @@
 static long n = 2000;
 static int a[2], b[2];
 static long long blocked_ns;
+static volatile long waitee_tid;
 
 struct self {
 	const char *name;
@@ -51,6 +57,26 @@ static void done(struct self *s)
 	s->cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
+/* Is thread @tid asleep (state S)? /proc/self/task/TID/stat's third field. */
+static int asleep(long tid)
+{
+	char path[64], buf[256], *p;
+	ssize_t r;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/stat", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	r = (ssize_t)fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	if (r <= 0)
+		return 0;
+	buf[r] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] == 'S';
+}
+
 static void *waker(void *arg)
 {
 	struct timespec ts;
@@ -63,6 +89,8 @@ static void *waker(void *arg)
 		ts.tv_nsec = 200000;
 		while (nanosleep(&ts, &ts) && errno == EINTR)
 			;
+		while (!waitee_tid || !asleep(waitee_tid))
+			sched_yield();
 		if (write(a[1], &c, 1) != 1 || read(b[0], &c, 1) != 1)
 			exit(1);
 	}
@@ -77,6 +105,7 @@ static void *waitee(void *arg)
 
 	(void)arg;
 	pthread_setname_np(pthread_self(), "waitee");
+	waitee_tid = syscall(SYS_gettid);
 	for (long i = 0; i < n; i++) {
 		t0 = clock_ns(CLOCK_MONOTONIC);
 		if (read(a[0], &c, 1) != 1)
