@@ -328,81 +328,96 @@ static double keeps(const struct graph_node *n)
 	}
 }
 
+/* Scratch for one flow: mass by node now and next step, and who has it. */
+struct flow {
+	double *cur, *next, *got;
+	int *cur_at, *next_at, *touched;
+	int nr_cur, nr_next, nr_touched;
+};
+
 /* Follow the blocked time of node @s to where its waits end. */
-static void flow_from(struct graph *g, int s, double *cur, double *next,
-		      double *got, int *touched, int *nr_touched)
+static void flow_from(struct graph *g, int s, struct flow *f)
 {
 	struct graph_node *src = &g->nodes[s];
 	double mass = (double)src->blocked_ns, moving, k;
-	int step, i, j, nt = 0;
+	int step, i, j, *swap;
+	double *tmp;
 
 #define ABSORB(node, amt)                                          \
 	do {                                                       \
-		if (got[node] == 0)                                \
-			touched[nt++] = (node);                    \
-		got[node] += (amt);                                \
+		if (f->got[node] == 0)                             \
+			f->touched[f->nr_touched++] = (node);      \
+		f->got[node] += (amt);                             \
 		g->nodes[node].led_ns += (amt);                    \
 	} while (0)
 
+	f->nr_touched = 0;
 	if (src->role != ROLE_PASS) {
 		ABSORB(s, mass);
 		goto done;
 	}
-	cur[s] = mass;
-	for (step = 0; step < GRAPH_MAX_STEPS; step++) {
+	f->cur[s] = mass;
+	f->cur_at[0] = s;
+	f->nr_cur = 1;
+	/* only the nodes holding some of it are visited: a step is cheap */
+	for (step = 0; step < GRAPH_MAX_STEPS && f->nr_cur; step++) {
 		moving = 0;
-		for (i = 0; i < g->nr_nodes; i++) {
-			struct graph_node *n = &g->nodes[i];
-			double w, m = cur[i];
+		f->nr_next = 0;
+		for (i = 0; i < f->nr_cur; i++) {
+			int at = f->cur_at[i];
+			struct graph_node *n = &g->nodes[at];
+			double m = f->cur[at];
 
-			if (m == 0)
-				continue;
-			cur[i] = 0;
-			w = waits_of(g, n);
-			if (w <= 0) {
-				ABSORB(i, m);
+			f->cur[at] = 0;
+			if (n->waits_ns <= 0) {
+				ABSORB(at, m);
 				continue;
 			}
 			for (j = 0; j < n->nr_in; j++) {
 				const struct graph_edge *e =
 					&g->edges[n->first_in + j];
-				double a = m * (double)e->wait_ns / w;
+				double a = m * (double)e->wait_ns / n->waits_ns;
 
 				if (a == 0)
 					continue;
 				if (e->waker < 0) {
-					ABSORB(i, a);
+					ABSORB(at, a);
 					continue;
 				}
 				k = keeps(&g->nodes[e->waker]);
 				if (k > 0)
 					ABSORB(e->waker, a * k);
-				next[e->waker] += a * (1 - k);
+				if (k >= 1)
+					continue;
+				if (f->next[e->waker] == 0)
+					f->next_at[f->nr_next++] = e->waker;
+				f->next[e->waker] += a * (1 - k);
 				moving += a * (1 - k);
 			}
 		}
-		for (i = 0; i < g->nr_nodes; i++) {
-			cur[i] = next[i];
-			next[i] = 0;
-		}
+		tmp = f->cur, f->cur = f->next, f->next = tmp;
+		swap = f->cur_at, f->cur_at = f->next_at, f->next_at = swap;
+		f->nr_cur = f->nr_next;
 		if (moving <= mass * GRAPH_EPSILON)
 			break;
 	}
 	/* a closed cycle: what still goes round stops where it is */
-	for (i = 0; i < g->nr_nodes; i++) {
-		if (cur[i] > mass * GRAPH_EPSILON)
-			g->nodes[i].cycle = true;
-		if (cur[i] != 0)
-			ABSORB(i, cur[i]);
-		cur[i] = 0;
+	for (i = 0; i < f->nr_cur; i++) {
+		int at = f->cur_at[i];
+
+		if (f->cur[at] > mass * GRAPH_EPSILON)
+			g->nodes[at].cycle = true;
+		if (f->cur[at] != 0)
+			ABSORB(at, f->cur[at]);
+		f->cur[at] = 0;
 	}
+	f->nr_cur = 0;
 done:
-	for (i = 0; i < nt; i++) {
-		if (got[touched[i]] >= 0.01 * mass)
-			g->nodes[touched[i]].nr_sources++;
-		got[touched[i]] = 0;
+	for (i = 0; i < f->nr_touched; i++) {
+		if (f->got[f->touched[i]] >= 0.01 * mass)
+			g->nodes[f->touched[i]].nr_sources++;
+		f->got[f->touched[i]] = 0;
 	}
-	*nr_touched = nt;
 #undef ABSORB
 }
 
@@ -421,14 +436,26 @@ static int cmp_rank(const void *a, const void *b)
 static int flow(struct graph *g)
 {
 	size_t n = (size_t)g->nr_nodes + 1;
-	double *cur = calloc(n, sizeof(double)), *next = calloc(n, sizeof(double));
-	double *got = calloc(n, sizeof(double));
-	int *touched = calloc(n, sizeof(int)), i, nt;
+	struct flow f = {
+		.cur = calloc(n, sizeof(double)),
+		.next = calloc(n, sizeof(double)),
+		.got = calloc(n, sizeof(double)),
+		.cur_at = calloc(n, sizeof(int)),
+		.next_at = calloc(n, sizeof(int)),
+		.touched = calloc(n, sizeof(int)),
+	};
+	int i, err = 0;
 
 	g->rank = calloc(n, sizeof(int));
-	if (!cur || !next || !got || !touched || !g->rank) {
-		free(cur), free(next), free(got), free(touched);
-		return -ENOMEM;
+	if (!f.cur || !f.next || !f.got || !f.cur_at || !f.next_at ||
+	    !f.touched || !g->rank) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < g->nr_nodes; i++) {
+		struct graph_node *s = &g->nodes[i];
+
+		s->waits_ns = waits_of(g, s);
 	}
 	for (i = 0; i < g->nr_nodes; i++) {
 		struct graph_node *s = &g->nodes[i];
@@ -437,7 +464,7 @@ static int flow(struct graph *g)
 		    !s->blocked_ns)
 			continue;
 		g->blocked_ns += (double)s->blocked_ns;
-		flow_from(g, i, cur, next, got, touched, &nt);
+		flow_from(g, i, &f);
 	}
 	for (i = 0; i < g->nr_nodes; i++)
 		if (g->blocked_ns > 0 &&
@@ -445,8 +472,10 @@ static int flow(struct graph *g)
 			g->rank[g->nr_rank++] = i;
 	rank_graph = g;
 	qsort(g->rank, g->nr_rank, sizeof(int), cmp_rank);
-	free(cur), free(next), free(got), free(touched);
-	return 0;
+out:
+	free(f.cur), free(f.next), free(f.got);
+	free(f.cur_at), free(f.next_at), free(f.touched);
+	return err;
 }
 
 /*

@@ -45,6 +45,7 @@ struct graph_node {
 	unsigned int ext_kind;	/* the kind ending most of its other waits */
 	__u64 ext_ns;		/* its waits ended by no task of the graph */
 	int first_in, nr_in;	/* its waits (edges into it), largest first */
+	double waits_ns;	/* their sum: what an edge's share is of */
 	double led_ns;		/* blocked time of the graph that leads here */
 	int nr_sources;		/* blocked nodes sending it >= 1% of theirs */
 	bool cycle;		/* some led here only by going round a cycle */
