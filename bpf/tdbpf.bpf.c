@@ -406,30 +406,43 @@ static __always_inline void set_pending(struct tdbpf_task *t, __u32 slot,
 }
 
 /*
- * @p switches out, or is flushed, after a wakeup: the wait its waker
- * ended was charged from the blocking switch-out to the wakeup; make it
- * the block's off-CPU time as the kernel accounts it (the time since
- * then minus on-CPU and run-queue time since then), which also holds
- * the scheduler's pick before the switch tracepoint and the enqueue
- * after the wakeup. On-CPU time is already charged up to now
- * (t->charged_exec). Off-CPU time then adds up to what the report shows
- * (life - on - runq); a clock difference never makes a wait negative.
+ * @p blocks again (or dies), after a wakeup: the wait its waker ended
+ * was charged from the blocking switch-out to the wakeup; make it the
+ * off-CPU time, as the kernel accounts it, from that block to this one
+ * (the time since, minus on-CPU and run-queue time since). Those
+ * intervals tile the task's life from its first block, so its waits
+ * add up to the report's off_cpu_ns (life - on - runq) exactly: they
+ * also hold the scheduler's pick before the switch tracepoint, the
+ * enqueue after the wakeup, and what the kernel's own accounting does
+ * around a preemption (a switch-in counts as on-CPU from the pick and
+ * as run-queue wait until the switch, a few microseconds both). On-CPU
+ * time is already charged up to now (t->charged_exec). @rearm (a flush
+ * while it runs): settle up to now and go on from now, for the same
+ * waker, so the next settling adds only what follows.
  */
 static __always_inline void settle_wait(struct task_struct *p,
-					struct tdbpf_task *t, __u64 now)
+					struct tdbpf_task *t, __u64 now,
+					bool rearm)
 {
 	/* TDBPF_NR_WAITS is a power of two: the mask is the bound */
 	__u64 i = (t->pending_slot - 1) & (TDBPF_NR_WAITS - 1);
-	__u64 busy, off;
+	__u64 busy, off, delay = p->sched_info.run_delay;
 
 	if (!t->pending_slot)
 		return;
-	t->pending_slot = 0;
-	busy = (t->charged_exec - t->block_exec) +
-	       (p->sched_info.run_delay - t->block_delay);
+	busy = (t->charged_exec - t->block_exec) + (delay - t->block_delay);
+	/* clocks a hair apart never make a wait negative */
 	off = now - t->block_at > busy ? now - t->block_at - busy : 0;
 	/* the provisional wait out, the settled one in */
 	t->waits[i].wait_ns += off - t->pending_wait;
+	if (!rearm) {
+		t->pending_slot = 0;
+		return;
+	}
+	t->pending_wait = 0;
+	t->block_at = now;
+	t->block_exec = t->charged_exec;
+	t->block_delay = delay;
 }
 
 /*
@@ -483,11 +496,11 @@ int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 				t->nvcsw++;
 			else
 				t->nivcsw++;
-			/* one clock read, when it blocks or was woken */
-			if (track_wakeups && (block || t->pending_slot)) {
+			/* one clock read, when it blocks */
+			if (track_wakeups && block) {
 				now = bpf_ktime_get_ns();
-				settle_wait(prev, t, now);
-				if (block && !(prev_state & TASK_DEAD))
+				settle_wait(prev, t, now, false);
+				if (!(prev_state & TASK_DEAD))
 					block_start(prev, t, now);
 			}
 			if (prev_state & TASK_DEAD) {
@@ -677,7 +690,7 @@ int tdbpf_flush(void *ctx)
 	t = charge_current(st, cur, bpf_get_smp_processor_id(), true);
 	/* its last wakeup's wait, so that a report's waits add up */
 	if (t && track_wakeups && t->pending_slot)
-		settle_wait(cur, t, bpf_ktime_get_ns());
+		settle_wait(cur, t, bpf_ktime_get_ns(), true);
 	st->tid = cur->pid;
 	return 0;
 }

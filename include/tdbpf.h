@@ -95,10 +95,10 @@ struct tdbpf_task {
 	 * where it blocked, 0 when not blocked (or its wakeup was charged),
 	 * or TDBPF_BLOCK_WOKEN with the early waker in early_kind/early_tid.
 	 * The wakeup charges now - block_ns to its waker's slot, provisional
-	 * (pending_wait); the task's next switch-out settles it to the
-	 * block's off-CPU time as the kernel accounts it: the time since
-	 * block_at minus on-CPU and run-queue time since then (block_exec,
-	 * block_delay), so that waits add up to off_cpu_ns.
+	 * (pending_wait); the task's next block settles it to the off-CPU
+	 * time as the kernel accounts it since block_at: the time since
+	 * minus on-CPU and run-queue time since (block_exec, block_delay),
+	 * so that waits add up to off_cpu_ns.
 	 */
 	__u64 block_ns;
 	__u64 block_at;
