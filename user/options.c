@@ -104,7 +104,7 @@ static int parse_ids(const char *arg, pid_t *ids, int *nr, const char *what,
 	return 0;
 }
 
-static const char *const sort_names[] = {
+const char *const sort_names[SORT_NR] = {
 	[SORT_CPU] = "cpu",	    [SORT_RUNQ] = "runq",
 	[SORT_OFFCPU] = "offcpu",   [SORT_TID] = "tid",
 	[SORT_COMM] = "comm",	    [SORT_SWITCHES] = "switches",

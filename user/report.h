@@ -27,6 +27,7 @@ enum sort_key {
 	SORT_TID,
 	SORT_COMM,
 	SORT_SWITCHES,
+	SORT_NR,
 };
 
 struct task_decoded {
