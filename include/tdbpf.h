@@ -78,16 +78,10 @@ struct tdbpf_task {
 	__u32 flags;
 	__u32 pad;
 	char comm[TDBPF_COMM_LEN];
-	__u64 on_cpu_ns;	/* se.sum_exec_runtime since first seen */
-	__u64 runq_wait_ns;	/* sched_info.run_delay since first seen */
-	__u64 off_cpu_ns;	/* filled by user space: life - on - runq */
-	__u64 nvcsw;		/* voluntary switches */
-	__u64 nivcsw;		/* involuntary (preempted) switches */
-	__u64 migrations;	/* se.nr_migrations since first seen */
+	struct tdbpf_sched sched;
 	__u64 start_ns;		/* CLOCK_MONOTONIC: first seen, or creation */
 	__u64 end_ns;		/* CLOCK_MONOTONIC at its last switch, 0 alive */
 	__u64 charged_exec;	/* sum_exec_runtime up to which it is charged */
-	__u64 uncounted_ns;	/* on-CPU in slices whose switch-in was unseen */
 	__u64 base_run_delay;	/* baselines, at first sight */
 	__u64 base_migrations;
 	struct tdbpf_count ctr[TDBPF_MAX_EVENTS];

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "options.h"
+#include "tdbpf.h"
 
 enum {
 	OPT_PER_NAME = 256,
@@ -116,7 +117,7 @@ static void defaults(struct options *o)
 	o->cmd = CMD_TRACE;
 	o->smt = -1;
 	o->sort = SORT_CPU;
-	o->max_tasks = 65536;
+	o->max_tasks = TDBPF_MAX_TASKS_DEFAULT;
 }
 
 int parse_options(int argc, char **argv, struct options *o, char *err,
@@ -253,10 +254,12 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 			o->children = true;
 			break;
 		case OPT_MAX_TASKS:
-			if (parse_long(optarg, 16, 4194304, &v))
+			if (parse_long(optarg, TDBPF_MAX_TASKS_MIN,
+				       TDBPF_MAX_TASKS_MAX, &v))
 				return fail(err, len,
-					    "invalid --max-tasks '%s'; give 16 to 4194304",
-					    optarg);
+					    "invalid --max-tasks '%s'; give %d to %d",
+					    optarg, TDBPF_MAX_TASKS_MIN,
+					    TDBPF_MAX_TASKS_MAX);
 			o->max_tasks = v;
 			break;
 		case ':':

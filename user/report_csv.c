@@ -97,14 +97,14 @@ static void write_task(struct csv_ctx *x, const struct report *rep,
 			     rep->interval, x->sep);
 	snprintf(x->prefix + n, sizeof(x->prefix) - n, "%s-%u", comm, r->tid);
 
-	line_u64(x, r->on_cpu_ns, "ns", "on_cpu_ns", r->on_cpu_ns);
-	line_u64(x, r->runq_wait_ns, "ns", "runq_wait_ns", r->on_cpu_ns);
-	line_u64(x, r->off_cpu_ns, "ns", "off_cpu_ns", r->on_cpu_ns);
-	line_u64(x, r->nvcsw + r->nivcsw, "", "switches", r->on_cpu_ns);
-	line_u64(x, r->nvcsw, "", "voluntary", r->on_cpu_ns);
-	line_u64(x, r->nivcsw, "", "involuntary", r->on_cpu_ns);
-	line_u64(x, r->migrations, "", "migrations", r->on_cpu_ns);
-	line_u64(x, r->uncounted_ns, "ns", "uncounted_ns", r->on_cpu_ns);
+	line_u64(x, r->sched.on_cpu_ns, "ns", "on_cpu_ns", r->sched.on_cpu_ns);
+	line_u64(x, r->sched.runq_wait_ns, "ns", "runq_wait_ns", r->sched.on_cpu_ns);
+	line_u64(x, r->sched.off_cpu_ns, "ns", "off_cpu_ns", r->sched.on_cpu_ns);
+	line_u64(x, r->sched.nvcsw + r->sched.nivcsw, "", "switches", r->sched.on_cpu_ns);
+	line_u64(x, r->sched.nvcsw, "", "voluntary", r->sched.on_cpu_ns);
+	line_u64(x, r->sched.nivcsw, "", "involuntary", r->sched.on_cpu_ns);
+	line_u64(x, r->sched.migrations, "", "migrations", r->sched.on_cpu_ns);
+	line_u64(x, r->sched.uncounted_ns, "ns", "uncounted_ns", r->sched.on_cpu_ns);
 
 	for (s = 0; m && s < p->nr && s < TDBPF_MAX_EVENTS; s++) {
 		const struct model_event *e = &m->events[p->ev[s]];
@@ -133,7 +133,7 @@ static void write_task(struct csv_ctx *x, const struct report *rep,
 			continue;
 		clean(name, sizeof(name), m->nodes[i].name, x->sep);
 		line_double(x, d->tma.val[i] * 100, "%.2f", "%", name,
-			    r->on_cpu_ns, d->coverage * 100);
+			    r->sched.on_cpu_ns, d->coverage * 100);
 	}
 }
 

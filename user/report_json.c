@@ -310,17 +310,17 @@ static void write_task(struct jw *w, const struct report *rep,
 	jw_u64(w, "tid", r->tid);
 	jw_u64(w, "pid", r->pid);
 	jw_str(w, "comm", r->comm);
-	jw_u64(w, "on_cpu_ns", r->on_cpu_ns);
-	jw_u64(w, "runq_wait_ns", r->runq_wait_ns);
-	jw_u64(w, "off_cpu_ns", r->off_cpu_ns);
-	jw_u64(w, "switches", r->nvcsw + r->nivcsw);
-	jw_u64(w, "voluntary", r->nvcsw);
-	jw_u64(w, "involuntary", r->nivcsw);
-	jw_u64(w, "migrations", r->migrations);
+	jw_u64(w, "on_cpu_ns", r->sched.on_cpu_ns);
+	jw_u64(w, "runq_wait_ns", r->sched.runq_wait_ns);
+	jw_u64(w, "off_cpu_ns", r->sched.off_cpu_ns);
+	jw_u64(w, "switches", r->sched.nvcsw + r->sched.nivcsw);
+	jw_u64(w, "voluntary", r->sched.nvcsw);
+	jw_u64(w, "involuntary", r->sched.nivcsw);
+	jw_u64(w, "migrations", r->sched.migrations);
 	jw_bool(w, "exited", r->exited);
 	if (r->nr_tasks > 1)
 		jw_int(w, "nr_tasks", r->nr_tasks);
-	jw_u64(w, "uncounted_ns", r->uncounted_ns);
+	jw_u64(w, "uncounted_ns", r->sched.uncounted_ns);
 	jw_num(w, "coverage", d->coverage, 6);
 	jw_bool(w, "low_coverage", d->low_coverage);
 	jw_str(w, "sched", sched_verdict_str(d->sched));

@@ -178,20 +178,20 @@ static void print_row(struct outbuf *o, const struct report *rep,
 	ob_putc(o, ' ');
 	ob_str(o, comm, -17);					/* %-17s */
 	ob_putc(o, ' ');
-	ob_fixed(o, r->on_cpu_ns / 1e6, 10, 1);			/* %10.1f */
+	ob_fixed(o, r->sched.on_cpu_ns / 1e6, 10, 1);			/* %10.1f */
 	ob_putc(o, ' ');
 	ob_fixed(o, d->on_cpu_pct, 6, 1);
 	ob_putc(o, ' ');
-	ob_fixed(o, r->runq_wait_ns / 1e6, 9, 1);
+	ob_fixed(o, r->sched.runq_wait_ns / 1e6, 9, 1);
 	ob_putc(o, ' ');
-	ob_fixed(o, r->off_cpu_ns / 1e6, 10, 1);
-	n = fmt_u64(sw, r->nvcsw);				/* %llu/%llu */
+	ob_fixed(o, r->sched.off_cpu_ns / 1e6, 10, 1);
+	n = fmt_u64(sw, r->sched.nvcsw);				/* %llu/%llu */
 	sw[n++] = '/';
-	n += fmt_u64(sw + n, r->nivcsw);
+	n += fmt_u64(sw + n, r->sched.nivcsw);
 	ob_putc(o, ' ');
 	ob_strn(o, sw, n, 13);
 	ob_putc(o, ' ');
-	ob_u64(o, r->migrations, 6);
+	ob_u64(o, r->sched.migrations, 6);
 
 	for (i = 0; i < c->nr; i++) {
 		double v = d->has_tma ? d->tma.val[c->node[i]] : NAN;

@@ -295,9 +295,9 @@ static void fill_off_cpu(struct tdbpf_task *v, __u64 now)
 {
 	__u64 end = v->end_ns ? v->end_ns : now;
 	__u64 life = end > v->start_ns ? end - v->start_ns : 0;
-	__u64 busy = v->on_cpu_ns + v->runq_wait_ns;
+	__u64 busy = v->sched.on_cpu_ns + v->sched.runq_wait_ns;
 
-	v->off_cpu_ns = life > busy ? life - busy : 0;
+	v->sched.off_cpu_ns = life > busy ? life - busy : 0;
 }
 
 /* Move the entry of exited task @tid from the map to @to. */

@@ -44,9 +44,9 @@ static struct task_row *add(struct task_table *t, __u32 tid, const char *comm,
 	assert_non_null(r);
 	r->pid = 1000;
 	snprintf(r->comm, sizeof(r->comm), "%s", comm);
-	r->on_cpu_ns = on;
-	r->runq_wait_ns = rq;
-	r->off_cpu_ns = off;
+	r->sched.on_cpu_ns = on;
+	r->sched.runq_wait_ns = rq;
+	r->sched.off_cpu_ns = off;
 	return r;
 }
 
@@ -162,9 +162,9 @@ static enum sched_verdict judge_ns(__u64 on, __u64 rq, __u64 off)
 	struct task_row r;
 
 	memset(&r, 0, sizeof(r));
-	r.on_cpu_ns = on;
-	r.runq_wait_ns = rq;
-	r.off_cpu_ns = off;
+	r.sched.on_cpu_ns = on;
+	r.sched.runq_wait_ns = rq;
+	r.sched.off_cpu_ns = off;
 	return sched_judge(&r, 1000);
 }
 
@@ -223,10 +223,10 @@ static void five(struct task_table *t)
 	add(t, 40, "d", 100, 400, 10);		/* most runq */
 	add(t, 30, "a", 200, 10, 900);		/* most off, first name */
 	r = add(t, 20, "c", 300, 20, 20);
-	r->nvcsw = 70;				/* most switches: 70+5 */
-	r->nivcsw = 5;
+	r->sched.nvcsw = 70;				/* most switches: 70+5 */
+	r->sched.nivcsw = 5;
 	r = add(t, 10, "b", 300, 30, 30);	/* ties 20 on CPU */
-	r->nvcsw = 74;
+	r->sched.nvcsw = 74;
 }
 
 static void order(const struct report *rep, const __u32 *want, int n)
@@ -423,15 +423,15 @@ static void writer_table(struct task_table *t)
 
 	tasks_init(t);
 	r = add(t, 101, odd_comm, 3000000000ull, 1000000, 2000000);
-	r->nvcsw = 120;
-	r->nivcsw = 3;
-	r->migrations = 4;
-	r->uncounted_ns = 250000;
+	r->sched.nvcsw = 120;
+	r->sched.nivcsw = 3;
+	r->sched.migrations = 4;
+	r->sched.uncounted_ns = 250000;
 	r->exited = true;
 	for (i = 0; i < model_software.nr_events; i++)
 		set_ctr(r, i, 7000 + i, 3000000000ull, 3000000000ull);
 	r = add(t, 102, "parse1", 1000000, 0, 5000000);
-	r->nvcsw = 9;
+	r->sched.nvcsw = 9;
 	for (i = 0; i < model_software.nr_events; i++)
 		set_ctr(r, i, 0, 0, 0);
 	/* a folded row of 8 tasks */
@@ -986,18 +986,18 @@ static void check_task_json(json_object *x, const struct task_decoded *d)
 
 	assert_true(json_object_is_type(get(x, "on_cpu_ns"), json_type_int));
 	assert_true(json_object_get_uint64(get(x, "on_cpu_ns")) ==
-		    r->on_cpu_ns);
+		    r->sched.on_cpu_ns);
 	assert_true(json_object_get_uint64(get(x, "runq_wait_ns")) ==
-		    r->runq_wait_ns);
+		    r->sched.runq_wait_ns);
 	assert_true(json_object_get_uint64(get(x, "off_cpu_ns")) ==
-		    r->off_cpu_ns);
+		    r->sched.off_cpu_ns);
 	assert_true(json_object_get_uint64(get(x, "switches")) ==
-		    r->nvcsw + r->nivcsw);
-	assert_true(json_object_get_uint64(get(x, "voluntary")) == r->nvcsw);
+		    r->sched.nvcsw + r->sched.nivcsw);
+	assert_true(json_object_get_uint64(get(x, "voluntary")) == r->sched.nvcsw);
 	assert_true(json_object_get_uint64(get(x, "involuntary")) ==
-		    r->nivcsw);
+		    r->sched.nivcsw);
 	assert_true(json_object_get_uint64(get(x, "migrations")) ==
-		    r->migrations);
+		    r->sched.migrations);
 	assert_true(json_object_get_double(get(x, "coverage")) ==
 		    printf_rounded(d->coverage, 6));
 	assert_int_equal(json_object_get_boolean(get(x, "low_coverage")),
@@ -1075,9 +1075,9 @@ static void test_json_nasty(void **state)
 	for (i = 0; i < NR_NASTY; i++) {
 		r = add(&t, i + 1, nasty[i].comm, UINT64_MAX - i, 1ull << 63,
 			UINT64_MAX);
-		r->nvcsw = UINT64_MAX / 2;
-		r->nivcsw = UINT64_MAX / 2;
-		r->migrations = UINT64_MAX;
+		r->sched.nvcsw = UINT64_MAX / 2;
+		r->sched.nivcsw = UINT64_MAX / 2;
+		r->sched.migrations = UINT64_MAX;
 		for (k = 0; k < F_NR; k++)
 			set_ctr(r, k, 0, 0, 0);
 	}
