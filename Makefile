@@ -16,7 +16,7 @@ OUT     ?= build
 CFLAGS  ?= -O2 -g
 CFLAGS  += -Wall -Wextra -std=gnu11 -D_GNU_SOURCE
 CPPFLAGS += -Iinclude -Iuser -I$(OUT)
-LDLIBS  += -lbpf -lelf -lz -ljson-c -lcap -lm
+LDLIBS  += -lbpf -lelf -lz -lcap -lm
 ARCH    := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 BPF_SRC  := bpf/tdbpf.bpf.c
@@ -64,7 +64,7 @@ tdbpf: $(USER_OBJ)
 
 $(OUT)/tests/unit/%: tests/unit/%.c $(LIB_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $^ -o $@ $(LDLIBS) -lcmocka
+	$(CC) $(CPPFLAGS) $(CFLAGS) $^ -o $@ $(LDLIBS) -ljson-c -lcmocka
 
 $(OUT)/tests/integration/%: tests/integration/%.c tests/integration/helpers.h
 	@mkdir -p $(@D)

@@ -14,9 +14,9 @@
 #include <unistd.h>
 #include <sys/capability.h>
 #include <sys/stat.h>
-#include <json-c/json.h>
 #include "decode_input.h"
 #include "detect.h"
+#include "json.h"
 #include "model.h"
 #include "options.h"
 #include "privs.h"
@@ -99,55 +99,40 @@ static int cmd_list(const struct options *o, FILE *out)
 		return 1;
 	}
 	if (o->json) {
-		json_object *root = json_object_new_object(), *groups;
+		struct jw w;
 
-		json_object_object_add(root, "model",
-				       json_object_new_string(m->name));
-		json_object_object_add(root, "smt", json_object_new_boolean(smt));
-		json_object_object_add(root, "level",
-				       json_object_new_int(plan.level));
-		json_object_object_add(root, "gp_counters",
-				       json_object_new_int(plan.gp));
-		groups = json_object_new_array();
+		jw_init(&w, out, true);
+		jw_obj(&w, NULL);
+		jw_str(&w, "model", m->name);
+		jw_bool(&w, "smt", smt);
+		jw_int(&w, "level", plan.level);
+		jw_int(&w, "gp_counters", plan.gp);
+		jw_arr(&w, "groups");
 		for (g = 0; g < plan.nr_groups; g++) {
-			json_object *grp = json_object_new_object();
-			json_object *evs = json_object_new_array();
-
+			jw_obj(&w, NULL);
+			jw_arr(&w, "events");
 			for (s = 0; s < plan.nr; s++) {
 				const struct model_event *e =
 					&m->events[plan.ev[s]];
-				json_object *je;
 
 				if (plan.group[s] != g)
 					continue;
-				je = json_object_new_object();
-				json_object_object_add(
-					je, "name",
-					json_object_new_string(e->name));
-				json_object_object_add(
-					je, "type", json_object_new_int64(e->type));
-				json_object_object_add(
-					je, "config",
-					json_object_new_uint64(e->config));
+				jw_obj(&w, NULL);
+				jw_str(&w, "name", e->name);
+				jw_int(&w, "type", e->type);
+				jw_u64(&w, "config", e->config);
 				if (e->config1)
-					json_object_object_add(
-						je, "config1",
-						json_object_new_uint64(e->config1));
+					jw_u64(&w, "config1", e->config1);
 				if (plan.gp_idx[s] >= 0)
-					json_object_object_add(
-						je, "counter",
-						json_object_new_int(plan.gp_idx[s]));
-				json_object_array_add(evs, je);
+					jw_int(&w, "counter", plan.gp_idx[s]);
+				jw_obj_end(&w);
 			}
-			json_object_object_add(grp, "events", evs);
-			json_object_array_add(groups, grp);
+			jw_arr_end(&w);
+			jw_obj_end(&w);
 		}
-		json_object_object_add(root, "groups", groups);
-		fprintf(out, "%s\n",
-			json_object_to_json_string_ext(
-				root, JSON_C_TO_STRING_PRETTY |
-					      JSON_C_TO_STRING_NOSLASHESCAPE));
-		json_object_put(root);
+		jw_arr_end(&w);
+		jw_obj_end(&w);
+		jw_end(&w);
 		return 0;
 	}
 	fprintf(out, "model %s (%s), SMT %s, level %d: %d events in %d groups, %d GP counters per group\n",
@@ -228,31 +213,24 @@ static int cmd_decode(const struct options *o, FILE *out)
 	tma_decode(m, ev, smt, level, &r);
 
 	if (o->json) {
-		json_object *root = json_object_new_object();
-		json_object *metrics = json_object_new_object();
+		struct jw w;
 
-		json_object_object_add(root, "model",
-				       json_object_new_string(m->name));
-		json_object_object_add(root, "smt", json_object_new_boolean(smt));
-		json_object_object_add(root, "level", json_object_new_int(level));
+		jw_init(&w, out, true);
+		jw_obj(&w, NULL);
+		jw_str(&w, "model", m->name);
+		jw_bool(&w, "smt", smt);
+		jw_int(&w, "level", level);
+		jw_obj(&w, "metrics");
 		for (i = 0; i < m->nr_nodes; i++) {
 			/* NAN: not computable from the counts given */
 			if (m->nodes[i].level > level || isnan(r.val[i]))
 				continue;
-			json_object_object_add(
-				metrics, m->nodes[i].name,
-				json_object_new_double(r.val[i] * 100.0));
+			jw_double(&w, m->nodes[i].name, r.val[i] * 100.0);
 		}
-		json_object_object_add(root, "metrics", metrics);
-		json_object_object_add(root, "bottleneck",
-				       r.bottleneck >= 0 ?
-					       json_object_new_string(r.path) :
-					       NULL);
-		fprintf(out, "%s\n",
-			json_object_to_json_string_ext(
-				root, JSON_C_TO_STRING_PRETTY |
-					      JSON_C_TO_STRING_NOSLASHESCAPE));
-		json_object_put(root);
+		jw_obj_end(&w);
+		jw_str(&w, "bottleneck", r.bottleneck >= 0 ? r.path : NULL);
+		jw_obj_end(&w);
+		jw_end(&w);
 		return 0;
 	}
 	fprintf(out, "model %s, SMT %s, level %d\n", m->name, smt ? "on" : "off",
