@@ -21,6 +21,7 @@
 #include "options.h"
 #include "privs.h"
 #include "session.h"
+#include "text.h"
 #include "tma.h"
 
 #define TDBPF_VERSION "0.1.0"
@@ -29,16 +30,14 @@ static void errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static void errorf(const char *fmt, ...)
 {
-	char msg[1024], *p;
+	char msg[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	/* names quoted from the command line stay on one printable line */
-	for (p = msg; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
+	text_printable(msg, sizeof(msg), msg, NULL, 0);
 	fprintf(stderr, "tdbpf: %s\n", msg);
 }
 

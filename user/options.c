@@ -10,6 +10,7 @@
 #include <string.h>
 #include "options.h"
 #include "tdbpf.h"
+#include "text.h"
 
 enum {
 	OPT_PER_NAME = 256,
@@ -47,8 +48,9 @@ static const struct option long_opts[] = {
 static int fail(char *err, size_t len, const char *fmt, ...)
 {
 	va_list ap;
-	char *p;
 
+	if (!len)
+		return -1;
 	va_start(ap, fmt);
 	vsnprintf(err, len, fmt, ap);
 	va_end(ap);
@@ -56,9 +58,7 @@ static int fail(char *err, size_t len, const char *fmt, ...)
 	 * The message quotes the user's argument: a newline or an escape
 	 * sequence in it must not split the line or drive the terminal.
 	 */
-	for (p = err; len && *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
+	text_printable(err, len, err, NULL, 0);
 	return -1;
 }
 

@@ -39,19 +39,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "report.h"
-
-static void clean(char *dst, size_t len, const char *src, const char *sep)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < len && src[i]; i++) {
-		unsigned char c = src[i];
-
-		dst[i] = (c < 0x20 || c == 0x7f || strchr(sep, c)) ? '?' :
-								       (char)c;
-	}
-	dst[i] = '\0';
-}
+#include "text.h"
 
 struct csv_ctx {
 	FILE *f;
@@ -91,7 +79,7 @@ static void write_task(struct csv_ctx *x, const struct report *rep,
 	char comm[sizeof(r->comm)], name[128];
 	int n = 0, s, i;
 
-	clean(comm, sizeof(comm), r->comm, x->sep);
+	text_printable(comm, sizeof(comm), r->comm, x->sep, 0);
 	if (rep->interval >= 0)
 		n = snprintf(x->prefix, sizeof(x->prefix), "%d%s",
 			     rep->interval, x->sep);
@@ -120,7 +108,7 @@ static void write_task(struct csv_ctx *x, const struct report *rep,
 		pct = t->enabled ? 100.0 * t->running / t->enabled : 100.0;
 		if (!isfinite(v))
 			pct = 0;
-		clean(name, sizeof(name), e->name, x->sep);
+		text_printable(name, sizeof(name), e->name, x->sep, 0);
 		line_double(x, msec ? v / 1e6 : v, msec ? "%.2f" : "%.0f",
 			    e->unit ? e->unit : "", name,
 			    isfinite(v) ? t->running : 0, pct);
@@ -131,7 +119,7 @@ static void write_task(struct csv_ctx *x, const struct report *rep,
 	for (i = 0; i < m->nr_nodes && i < MODEL_MAX_NODES; i++) {
 		if (m->nodes[i].level > rep->level)
 			continue;
-		clean(name, sizeof(name), m->nodes[i].name, x->sep);
+		text_printable(name, sizeof(name), m->nodes[i].name, x->sep, 0);
 		line_double(x, d->tma.val[i] * 100, "%.2f", "%", name,
 			    r->sched.on_cpu_ns, d->coverage * 100);
 	}

@@ -16,21 +16,9 @@
 #include <string.h>
 #include "outbuf.h"
 #include "report.h"
+#include "text.h"
 
 #define MAX_COLS	8
-
-/* Thread names can hold any byte: keep the table one line per task. */
-static void printable(char *dst, size_t len, const char *src)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < len && src[i]; i++) {
-		unsigned char c = src[i];
-
-		dst[i] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
-	}
-	dst[i] = '\0';
-}
 
 static const char *l1_header(const struct tma_node *n)
 {
@@ -168,7 +156,8 @@ static void print_row(struct outbuf *o, const struct report *rep,
 	char comm[sizeof(r->comm)], tid[16], sw[48];
 	int i, n;
 
-	printable(comm, sizeof(comm), r->comm);
+	/* any byte: one line per task, columns as wide as their bytes */
+	text_printable(comm, sizeof(comm), r->comm, NULL, TEXT_ASCII);
 	if (r->nr_tasks > 1) {
 		snprintf(tid, sizeof(tid), "(%d)", r->nr_tasks);
 		ob_str(o, tid, 7);				/* %7s */

@@ -24,6 +24,7 @@
 #include "report.h"
 #include "session.h"
 #include "tasks.h"
+#include "text.h"
 
 #define TICK_MS		100	/* how often targets and the exit queue are checked */
 
@@ -77,13 +78,11 @@ static __u64 now_ns(void)
 
 static void err_line(const char *fmt, const char *arg)
 {
-	char msg[1024], *p;
+	char msg[1024];
 
 	snprintf(msg, sizeof(msg), fmt, arg);
 	/* it may quote the command's name: keep it one printable line */
-	for (p = msg; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
+	text_printable(msg, sizeof(msg), msg, NULL, 0);
 	fprintf(stderr, "tdbpf: %s\n", msg);
 }
 
