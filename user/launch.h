@@ -8,6 +8,7 @@
 #define TDBPF_LAUNCH_H
 
 #include <stdbool.h>
+#include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -18,8 +19,12 @@ struct launch {
 	int go_fd, err_fd;	/* the start pipe, the exec-error pipe */
 };
 
-/* Fork @argv[0] waiting for launch_release(). 0, or -1 with @err. */
-int launch_fork(struct launch *c, char *const *argv, char *err, size_t len);
+/*
+ * Fork @argv[0] waiting for launch_release(). It execs with signal mask
+ * @mask (NULL: tdbpf's own). 0, or -1 with @err.
+ */
+int launch_fork(struct launch *c, char *const *argv, const sigset_t *mask,
+		char *err, size_t len);
 /*
  * Let it drop privileges and exec. 0 once exec succeeded, or -1 with
  * @err (exec or the privilege drop failed; the child is reaped).

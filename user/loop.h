@@ -23,6 +23,7 @@
 #define TDBPF_LOOP_H
 
 #include <stdbool.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -41,8 +42,12 @@ typedef int (*loop_pid_fn)(struct loop *l, pid_t pid, void *arg);
 
 /* NULL on allocation or epoll_create1 failure (errno set). */
 struct loop *loop_new(void);
-/* Closes every fd the loop created (timerfds, signalfd, pidfds, epoll),
- * restores the signal mask; fds given to loop_add_fd() stay open. */
+/*
+ * Close every fd the loop created (timerfds, signalfd, pidfds, epoll);
+ * fds given to loop_add_fd() stay open. Signals added stay blocked, so
+ * that one arriving while the last report is written cannot kill tdbpf
+ * before it is out.
+ */
 void loop_free(struct loop *l);
 
 /* Watch @fd for @events (EPOLLIN, EPOLLOUT). The caller owns @fd. */
@@ -62,13 +67,15 @@ int loop_timer_set(struct loop_source *s, uint64_t first_ns,
 		   uint64_t period_ns);
 
 /*
- * Deliver @sig through the loop's signalfd: it is blocked from now on
- * (and unblocked by loop_free()), so a signal that arrives while setting
- * up waits for the loop instead of being lost. Children forked after
- * this inherit the blocked mask: launch.c unblocks before exec.
+ * Deliver @sig through the loop's signalfd: it is blocked from now on,
+ * so a signal that arrives while setting up waits for the loop instead
+ * of being lost. Children forked after this inherit the blocked mask:
+ * give them loop_orig_sigmask() before exec.
  */
 struct loop_source *loop_add_signal(struct loop *l, int sig,
 				    loop_signal_fn fn, void *arg);
+/* The signal mask from before the loop blocked any; NULL if none was. */
+const sigset_t *loop_orig_sigmask(const struct loop *l);
 
 /*
  * Call @fn once when process @pid exits (pidfd_open; Linux >= 5.3).
