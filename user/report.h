@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 #include "model.h"
+#include "snapshot.h"
 #include "tasks.h"
 #include "tma.h"
 
@@ -50,9 +51,7 @@ struct report {
 	int level;
 	__u64 duration_ns;	/* window this report covers */
 	int interval;		/* -1 final report, else interval number */
-	__u64 lost_map_full;
-	__u64 lost_read_err;
-	__u64 unseen_switch_ins;	/* slices whose switch-in was unseen */
+	struct lost_stats lost;	/* cumulative, from the run's start */
 	int nr;
 	/*
 	 * Sorted, --top applied. Rows only: a decoded task is ~1.4 KiB, and

@@ -39,6 +39,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "report.h"
+#include "sink.h"
 #include "text.h"
 
 struct csv_ctx {
@@ -131,13 +132,23 @@ void report_write_csv(FILE *f, const struct report *rep, const char *sep)
 	struct task_decoded d;
 	int i;
 
-	if (rep->lost_map_full || rep->lost_read_err)
+	if (rep->lost.map_full || rep->lost.read_errors)
 		fprintf(f,
 			"# lost: %llu tasks (map full), %llu counter reads\n",
-			(unsigned long long)rep->lost_map_full,
-			(unsigned long long)rep->lost_read_err);
+			(unsigned long long)rep->lost.map_full,
+			(unsigned long long)rep->lost.read_errors);
 	for (i = 0; i < rep->nr; i++) {
 		report_decode_task(rep, i, &d);
 		write_task(&x, rep, &d);
 	}
 }
+
+static void csv_write(struct sink *s, const struct report *rep)
+{
+	report_write_csv(s->f, rep, s->sep);
+}
+
+const struct sink_ops sink_csv = {
+	.name = "csv",
+	.write = csv_write,
+};

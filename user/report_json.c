@@ -63,6 +63,7 @@
 #include <string.h>
 #include "json.h"
 #include "report.h"
+#include "sink.h"
 
 static void write_task(struct jw *w, const struct report *rep,
 		       const struct task_decoded *d)
@@ -124,9 +125,9 @@ void report_write_json(FILE *f, const struct report *rep, bool line)
 	if (rep->interval >= 0)
 		jw_int(&w, "interval", rep->interval);
 	jw_obj(&w, "lost");
-	jw_u64(&w, "map_full", rep->lost_map_full);
-	jw_u64(&w, "read_errors", rep->lost_read_err);
-	jw_u64(&w, "unseen_switch_ins", rep->unseen_switch_ins);
+	jw_u64(&w, "map_full", rep->lost.map_full);
+	jw_u64(&w, "read_errors", rep->lost.read_errors);
+	jw_u64(&w, "unseen_switch_ins", rep->lost.unseen_switch_ins);
 	jw_obj_end(&w);
 	jw_int(&w, "nr_total", rep->nr_total);
 
@@ -139,3 +140,14 @@ void report_write_json(FILE *f, const struct report *rep, bool line)
 	jw_obj_end(&w);
 	jw_end(&w);
 }
+
+static void json_write(struct sink *s, const struct report *rep)
+{
+	/* a series of interval reports is JSON lines */
+	report_write_json(s->f, rep, s->intervals);
+}
+
+const struct sink_ops sink_json = {
+	.name = "json",
+	.write = json_write,
+};

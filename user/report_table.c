@@ -16,6 +16,7 @@
 #include <string.h>
 #include "outbuf.h"
 #include "report.h"
+#include "sink.h"
 #include "text.h"
 
 #define MAX_COLS	8
@@ -111,18 +112,18 @@ static void print_header(FILE *f, const struct report *rep,
 		rep->nr, rep->nr_total);
 	if (exited)
 		fprintf(f, " (%d exited)", exited);
-	if (rep->lost_map_full || rep->lost_read_err) {
+	if (rep->lost.map_full || rep->lost.read_errors) {
 		const char *sep = "";
 
 		fprintf(f, "; lost:");
-		if (rep->lost_map_full) {
+		if (rep->lost.map_full) {
 			fprintf(f, " %llu tasks (map full)",
-				(unsigned long long)rep->lost_map_full);
+				(unsigned long long)rep->lost.map_full);
 			sep = ",";
 		}
-		if (rep->lost_read_err)
+		if (rep->lost.read_errors)
 			fprintf(f, "%s %llu counter reads", sep,
-				(unsigned long long)rep->lost_read_err);
+				(unsigned long long)rep->lost.read_errors);
 	}
 	fputc('\n', f);
 
@@ -260,3 +261,16 @@ void report_write_table(FILE *f, const struct report *rep)
 			"extrapolated\n",
 			REPORT_MIN_COVERAGE * 100);
 }
+
+static void table_write(struct sink *s, const struct report *rep)
+{
+	/* after interval reports, the whole run's stands apart */
+	if (s->intervals && rep->interval < 0)
+		fprintf(s->f, "\n--- whole run ---\n");
+	report_write_table(s->f, rep);
+}
+
+const struct sink_ops sink_table = {
+	.name = "table",
+	.write = table_write,
+};

@@ -23,6 +23,7 @@
 #include "privs.h"
 #include "report.h"
 #include "session.h"
+#include "sink.h"
 #include "tasks.h"
 #include "text.h"
 
@@ -426,39 +427,20 @@ int session_report(const struct options *o, const struct event_plan *plan,
 		   const struct task_table *t, __u64 duration_ns, int interval,
 		   const __u64 *stats, FILE *out)
 {
-	const struct task_table *src = t;
-	struct task_table folded;
-	struct report rep;
-	int err;
+	struct sink sink = {
+		.ops = o->json ? &sink_json : o->sep ? &sink_csv : &sink_table,
+		.f = out,
+		.sep = o->sep,
+		.intervals = o->interval_ms > 0,
+	};
+	struct report_conf rc = { .plan = plan, .sort = o->sort, .top = o->top,
+				  .per_name = o->per_name };
+	struct snapshot snap = { .tasks = *t };
 
-	tasks_init(&folded);
-	if (o->per_name) {
-		if (tasks_fold(t, &folded, plan->nr)) {
-			tasks_free(&folded);
-			return -ENOMEM;
-		}
-		src = &folded;
-	}
-	err = report_build(&rep, src, plan, plan->level, duration_ns, o->sort,
-			   o->top);
-	if (err) {
-		tasks_free(&folded);
-		return err;
-	}
-	rep.interval = interval;
-	rep.lost_map_full = stats[TDBPF_STAT_MAP_FULL];
-	rep.lost_read_err = stats[TDBPF_STAT_READ_ERR];
-	rep.unseen_switch_ins = stats[TDBPF_STAT_UNSEEN];
-	if (o->json)
-		report_write_json(out, &rep, o->interval_ms > 0);
-	else if (o->sep)
-		report_write_csv(out, &rep, o->sep);
-	else
-		report_write_table(out, &rep);
-	fflush(out);
-	report_free(&rep);
-	tasks_free(&folded);
-	return ferror(out) ? -EPIPE : 0;
+	snap.lost.map_full = stats[TDBPF_STAT_MAP_FULL];
+	snap.lost.read_errors = stats[TDBPF_STAT_READ_ERR];
+	snap.lost.unseen_switch_ins = stats[TDBPF_STAT_UNSEEN];
+	return sink_emit(&sink, &rc, &snap, duration_ns, interval);
 }
 
 static int report_now(struct session *s, const struct task_table *t,
@@ -798,8 +780,6 @@ int session_run(const struct options *o, const struct event_plan *plan,
 	/* detaching waits for the trampolines to drain: not report time */
 	tdbpf_bpf__detach(s.skel);
 	t2 = now_ns();
-	if (o->interval_ms > 0 && !o->json && !o->sep)
-		fprintf(out, "\n--- whole run ---\n");
 	tasks_reset(&iv);
 	if (tasks_diff(&s.snap, &s.base, &iv, plan->nr))
 		e = -ENOMEM;

@@ -455,9 +455,9 @@ static void test_json(void **state)
 	/* the folded row has tid 0 and no index entry: rebuild by hand */
 	assert_int_equal(report_build(&rep, &t, &plan, 0, 4000000000ull,
 				      SORT_CPU, 0), 0);
-	rep.lost_map_full = 12;
-	rep.lost_read_err = 3;
-	rep.unseen_switch_ins = 5;
+	rep.lost.map_full = 12;
+	rep.lost.read_errors = 3;
+	rep.lost.unseen_switch_ins = 5;
 
 	s = render(&rep, FMT_JSON, NULL);
 	o = parse_strict(s);
@@ -604,7 +604,7 @@ static void test_csv(void **state)
 	/* a separator and a newline inside a name must not add fields */
 	snprintf(tasks_get(&t, 102)->comm, TDBPF_COMM_LEN, "p,a\nr");
 	report_build(&rep, &t, &plan, 0, 4000000000ull, SORT_CPU, 0);
-	rep.lost_read_err = 3;
+	rep.lost.read_errors = 3;
 	s = render(&rep, FMT_CSV, ",");
 	assert_int_equal(count_lines(s), 1 + 3 * per_task);
 	for (line = strtok_r(s, "\n", &save); line;
@@ -645,7 +645,7 @@ static void test_csv(void **state)
 
 	/* interval reports put the interval first: one more field */
 	rep.interval = 2;
-	rep.lost_read_err = 0;
+	rep.lost.read_errors = 0;
 	s = render(&rep, FMT_CSV, ";");
 	assert_int_equal(count_lines(s), 3 * per_task);
 	line = strtok_r(s, "\n", &save);
@@ -698,8 +698,8 @@ static void test_table(void **state)
 	sw_plan(&plan);
 	writer_table(&t);
 	report_build(&rep, &t, &plan, 0, 4000000000ull, SORT_CPU, 2);
-	rep.lost_map_full = 12;
-	rep.lost_read_err = 3;
+	rep.lost.map_full = 12;
+	rep.lost.read_errors = 3;
 	s = render(&rep, FMT_TABLE, NULL);
 	assert_int_equal(count_lines(s), 2 + 2);
 	/* 101 exited; --top left the other two to one shown row */
@@ -1099,8 +1099,8 @@ static void test_json_nasty(void **state)
 
 	assert_int_equal(report_build(&rep, &t, &plan, 2, UINT64_MAX,
 				      SORT_TID, 0), 0);
-	rep.lost_map_full = UINT64_MAX;
-	rep.lost_read_err = 1ull << 63;
+	rep.lost.map_full = UINT64_MAX;
+	rep.lost.read_errors = 1ull << 63;
 	d = by_tid(&rep, 1, &dec);
 	assert_true(isnan(d->ev[F_INST]) && isnan(d->tma.val[N_RET]));
 	d = by_tid(&rep, 2, &dec);
