@@ -56,8 +56,8 @@ $(OUT)/%.o: %.c $(wildcard include/*.h user/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
-# only the loader includes the skeleton
-$(OUT)/user/session.o: $(SKEL)
+# only the tracer includes the skeleton
+$(OUT)/user/tracer.o: $(SKEL)
 
 tdbpf: $(USER_OBJ)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)

@@ -20,7 +20,7 @@
 #include "model.h"
 #include "options.h"
 #include "privs.h"
-#include "session.h"
+#include "run.h"
 #include "text.h"
 #include "tma.h"
 
@@ -357,7 +357,7 @@ static int cmd_trace(const struct options *o, FILE *out)
 		errorf("%s", err);
 		return 1;
 	}
-	return session_run(o, &plan, out);
+	return run_trace(o, &plan, out);
 }
 
 int main(int argc, char **argv)

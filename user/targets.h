@@ -17,9 +17,8 @@
 struct targets {
 	const struct options *o;
 	struct launch *child;		/* -- COMMAND, or NULL */
-	bool gone[OPT_MAX_TARGETS];	/* -p targets seen to exit */
+	bool gone[OPT_MAX_TARGETS];	/* -p targets whose pidfd fired */
 	bool watched[OPT_MAX_TARGETS];	/* -p targets with a pidfd source */
-	bool child_gone;
 };
 
 /*
