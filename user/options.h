@@ -58,6 +58,7 @@ struct subcommand {
 	const char *name;	/* the first word; NULL: -p/-t/-a/-- tracing */
 	const char *synopsis;	/* what follows "tdbpf " in the usage */
 	bool hidden;		/* accepted, not listed (help) */
+	bool stdout_only;	/* prints on stdout: -o is not opened */
 	/*
 	 * After the options are read: take operands (@argv from @optind)
 	 * and refuse what this subcommand does not take. 0, or -1 with
