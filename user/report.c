@@ -90,10 +90,8 @@ static double share(__u64 part, const struct task_row *r)
 	return life > 0 ? 100.0 * (double)part / life : 0;
 }
 
-/* Scale @slot with its group leader's times: members count together. */
-static const struct tdbpf_count *slot_times(const struct event_plan *plan,
-					    const struct task_row *row,
-					    int slot)
+const struct tdbpf_count *slot_times(const struct event_plan *plan,
+				     const struct task_row *row, int slot)
 {
 	int g = plan->group[slot];
 
@@ -193,9 +191,10 @@ static void decode_bottleneck(struct task_decoded *d)
 		break;
 	case SCHED_NONE:
 	default:
-		if (d->has_tma && d->tma.bottleneck >= 0 && d->tma.path[0])
+		if (d->has_tma && d->tma.bottleneck >= 0 && d->tma.path[0]) {
 			len = snprintf(b, n, "%s", d->tma.path);
-		else if (!d->has_tma)
+			d->mark_at = len < (int)n ? len : (int)n - 1;
+		} else if (!d->has_tma)
 			/* it mostly runs; without a PMU we cannot say why */
 			len = snprintf(b, n, "on-CPU (no PMU breakdown)");
 		else
@@ -293,6 +292,7 @@ void report_decode_task(const struct report *rep, int i, struct task_decoded *d)
 	memset(d, 0, sizeof(*d));
 	d->row = rep->rows[i];
 	d->tma.bottleneck = -1;
+	d->mark_at = -1;
 	decode_counts(d, plan);
 	if (rep->duration_ns)
 		d->on_cpu_pct = 100.0 * (double)d->row->sched.on_cpu_ns /

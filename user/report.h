@@ -40,7 +40,13 @@ struct task_decoded {
 	enum sched_verdict sched;
 	bool has_tma;
 	struct tma_result tma;
-	char bottleneck[160];		/* what BOTTLENECK prints */
+	char bottleneck[160];		/* the verdict, as JSON prints it */
+	/*
+	 * Where the table inserts its " <==" bottleneck marker (after a TMA
+	 * path, before a low-coverage note), -1 when the verdict is not a
+	 * TMA path.
+	 */
+	int mark_at;
 };
 
 /* A row is flagged when its groups ran for less than this share. */
@@ -63,6 +69,12 @@ struct report {
 
 /* Scale one counter slot: sum(value) * sum(enabled) / sum(running). */
 double scale_count(const struct tdbpf_count *c);
+/*
+ * The enabled and running times of plan slot @slot of @row: its group
+ * leader's, as members are scheduled with their leader.
+ */
+const struct tdbpf_count *slot_times(const struct event_plan *plan,
+				     const struct task_row *row, int slot);
 enum sched_verdict sched_judge(const struct task_row *r, __u64 window_ns);
 const char *sched_verdict_str(enum sched_verdict v);
 

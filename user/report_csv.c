@@ -97,15 +97,10 @@ static void write_task(struct csv_ctx *x, const struct report *rep,
 
 	for (s = 0; m && s < p->nr && s < TDBPF_MAX_EVENTS; s++) {
 		const struct model_event *e = &m->events[p->ev[s]];
-		int g = p->group[s], l = s;
-		const struct tdbpf_count *t;
+		const struct tdbpf_count *t = slot_times(p, r, s);
 		double v = d->ev[s], pct;
 		bool msec = e->unit && !strcmp(e->unit, "msec");
 
-		if (g >= 0 && g < p->nr_groups && p->leader[g] >= 0 &&
-		    p->leader[g] < p->nr)
-			l = p->leader[g];
-		t = &r->ctr[l];
 		pct = t->enabled ? 100.0 * t->running / t->enabled : 100.0;
 		if (!isfinite(v))
 			pct = 0;

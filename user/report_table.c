@@ -221,15 +221,11 @@ static void print_row(struct outbuf *o, const struct report *rep,
 	}
 
 	ob_putc(o, ' ');
-	if (d->sched == SCHED_NONE && d->has_tma && d->tma.bottleneck >= 0 &&
-	    d->tma.path[0]) {
-		ob_puts(o, d->tma.path);
+	if (d->mark_at >= 0) {
+		/* toplev's marker after the path */
+		ob_write(o, d->bottleneck, (size_t)d->mark_at);
 		ob_puts(o, " <==");
-		if (d->low_coverage) {
-			ob_puts(o, " (low coverage ");		/* %.0f%% */
-			ob_fixed(o, d->coverage * 100, 0, 0);
-			ob_puts(o, "%)");
-		}
+		ob_puts(o, d->bottleneck + d->mark_at);
 	} else {
 		ob_puts(o, d->bottleneck);
 	}
