@@ -56,7 +56,7 @@ static bool json_plain(unsigned char c)
 	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
 }
 
-static void jw_string(struct jw *w, const char *str)
+void jw_string(struct jw *w, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t n = strlen(str), i = 0, run = 0, len;
@@ -132,7 +132,7 @@ static void jw_newline(struct jw *w)
  * keys for 10,000 tasks of a hardware model, and escaping them byte by
  * byte was a fifth of its time.
  */
-static void jw_member(struct jw *w, const char *key)
+void jw_member(struct jw *w, const char *key)
 {
 	if (!w->first)
 		ob_putc(&w->o, ',');
@@ -146,7 +146,7 @@ static void jw_member(struct jw *w, const char *key)
 	}
 }
 
-static void jw_open(struct jw *w, const char *key, char brace)
+void jw_open(struct jw *w, const char *key, char brace)
 {
 	jw_member(w, key);
 	ob_putc(&w->o, brace);
@@ -154,7 +154,7 @@ static void jw_open(struct jw *w, const char *key, char brace)
 	w->first = true;
 }
 
-static void jw_close(struct jw *w, char brace)
+void jw_close(struct jw *w, char brace)
 {
 	w->depth--;
 	/* an empty object stays "{}" */
@@ -162,39 +162,6 @@ static void jw_close(struct jw *w, char brace)
 		jw_newline(w);
 	ob_putc(&w->o, brace);
 	w->first = false;
-}
-
-void jw_u64(struct jw *w, const char *key, uint64_t v)
-{
-	jw_member(w, key);
-	ob_u64(&w->o, v, 0);
-}
-
-void jw_int(struct jw *w, const char *key, int64_t v)
-{
-	jw_member(w, key);
-	ob_i64(&w->o, v);
-}
-
-void jw_bool(struct jw *w, const char *key, bool v)
-{
-	jw_member(w, key);
-	ob_puts(&w->o, v ? "true" : "false");
-}
-
-void jw_str(struct jw *w, const char *key, const char *v)
-{
-	jw_member(w, key);
-	if (v)
-		jw_string(w, v);
-	else
-		ob_puts(&w->o, "null");
-}
-
-void jw_null(struct jw *w, const char *key)
-{
-	jw_member(w, key);
-	ob_puts(&w->o, "null");
 }
 
 /* Past 2^53: the fewest of 15 to 17 digits that read back exactly. */
@@ -245,27 +212,6 @@ void jw_num(struct jw *w, const char *key, double v, int prec)
 		ob_putc(&w->o, '0');
 	else
 		ob_write(&w->o, p, (size_t)(end - p));
-}
-
-
-void jw_obj(struct jw *w, const char *key)
-{
-	jw_open(w, key, '{');
-}
-
-void jw_obj_end(struct jw *w)
-{
-	jw_close(w, '}');
-}
-
-void jw_arr(struct jw *w, const char *key)
-{
-	jw_open(w, key, '[');
-}
-
-void jw_arr_end(struct jw *w)
-{
-	jw_close(w, ']');
 }
 
 void jw_double(struct jw *w, const char *key, double v)
