@@ -6,8 +6,9 @@
  *   SIGINT, SIGTERM, SIGHUP   stop
  *   -d timer                  stop
  *   -I timer                  an interval report (deltas since the last)
- *   tick (TICK_MS)            drain exited tasks; stop when no target is left
+ *   tick (TICK_MS)            stop when no target is left (threads, old kernels)
  *   targets' pidfds           stop when the last one exits (targets.c)
+ *   the tracer's drain timer  exited tasks out of the BPF map (tracer.c)
  *
  * Whatever stops the loop, the whole run's report is written after it.
  */
@@ -26,7 +27,7 @@
 #include "text.h"
 #include "tracer.h"
 
-#define TICK_MS		100	/* how often targets and the exit queue are checked */
+#define TICK_MS		100	/* how often targets without a pidfd are checked */
 #define NS_PER_MS	1000000ULL
 
 struct run {
@@ -86,7 +87,6 @@ static int on_tick(struct loop *l, uint64_t n, void *arg)
 	struct run *r = arg;
 
 	(void)n;
-	tracer_drain(r->tracer);
 	if (!targets_alive(&r->targets))
 		loop_stop(l);
 	return 0;
@@ -140,7 +140,9 @@ static int add_sources(struct run *r, struct loop *l, __u64 start)
 	/* at once, then every tick: a target gone already ends the run now */
 	ok &= !!loop_add_timer(l, loop_now_ns(), TICK_MS * NS_PER_MS, on_tick,
 			       r);
-	return ok ? 0 : -errno;
+	if (!ok)
+		return -errno;
+	return tracer_watch(r->tracer, l);
 }
 
 /* The whole run's report, after the loop; the process exit code. */

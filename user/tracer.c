@@ -107,6 +107,22 @@ void tracer_drain(struct tracer *t)
 	drain_exited(t, &t->archive);
 }
 
+static int on_drain(struct loop *l, uint64_t n, void *arg)
+{
+	(void)l;
+	(void)n;
+	tracer_drain(arg);
+	return 0;
+}
+
+int tracer_watch(struct tracer *t, struct loop *l)
+{
+	if (!loop_add_timer(l, loop_now_ns(), TRACER_DRAIN_MS * 1000000ULL,
+			    on_drain, t))
+		return -errno;
+	return 0;
+}
+
 static void read_lost(struct tracer *t, struct lost_stats *out)
 {
 	__u64 *v = calloc((size_t)t->ncpu, sizeof(*v));

@@ -8,8 +8,9 @@
  *   tracer_collect()  charge running tasks up to now (flush on every
  *                     CPU), read live tasks (task iterator) and dead ones
  *                     (exit queue), and the loss counters: a snapshot
- *   tracer_drain()    move exited tasks out of the BPF map (periodic,
- *                     so churn never fills it)
+ *   tracer_watch()    drain exited tasks out of the BPF map every
+ *                     TRACER_DRAIN_MS from an event loop, so churn
+ *                     never fills it (tracer_drain() does it once)
  *   tracer_detach()   stop charging (before the final report)
  *   tracer_close()    free everything; nothing stays pinned
  *
@@ -70,6 +71,17 @@ int tracer_collect(struct tracer *t, struct snapshot *out);
 
 /* Move tasks that exited from the BPF map into the tracer's archive. */
 void tracer_drain(struct tracer *t);
+
+/* How often tracer_watch() drains: exits are queued in BPF until then. */
+#define TRACER_DRAIN_MS	100
+
+struct loop;
+/*
+ * The tracer's own sources in @l: a timer that drains every
+ * TRACER_DRAIN_MS (first at once). Whatever runs a loop with a tracer
+ * (a run, a live screen) calls it once. 0 or -errno.
+ */
+int tracer_watch(struct tracer *t, struct loop *l);
 
 /* Detach the programs: nothing more is charged. Idempotent. */
 void tracer_detach(struct tracer *t);
