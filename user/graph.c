@@ -111,9 +111,9 @@ static enum sched_verdict judge(const struct graph_node *n)
 	struct task_row r;
 
 	memset(&r, 0, sizeof(r));
-	r.on_cpu_ns = n->on_cpu_ns;
-	r.runq_wait_ns = n->runq_ns;
-	r.off_cpu_ns = n->blocked_ns;
+	r.sched.on_cpu_ns = n->on_cpu_ns;
+	r.sched.runq_wait_ns = n->runq_ns;
+	r.sched.off_cpu_ns = n->blocked_ns;
 	return sched_judge(&r, 0);
 }
 
@@ -154,9 +154,9 @@ static int make_nodes(struct graph *g, const struct task_table *t,
 			n->tid = 0;
 		}
 		n->nr_tasks += r->nr_tasks > 0 ? r->nr_tasks : 1;
-		n->on_cpu_ns += r->on_cpu_ns;
-		n->runq_ns += r->runq_wait_ns;
-		n->blocked_ns += r->off_cpu_ns;
+		n->on_cpu_ns += r->sched.on_cpu_ns;
+		n->runq_ns += r->sched.runq_wait_ns;
+		n->blocked_ns += r->sched.off_cpu_ns;
 		rowmap[k[i].row] = g->nr_nodes - 1;
 	}
 	free(k);
@@ -208,11 +208,11 @@ static int make_edges(struct graph *g, const struct task_table *t,
 			n++;
 		}
 		/* blocked time no seen wakeup ended: shown, never dropped */
-		if (r->off_cpu_ns > sum) {
+		if (r->sched.off_cpu_ns > sum) {
 			g->edges[n].wakee = rowmap[i];
 			g->edges[n].waker = -1;
 			g->edges[n].kind = WAKER_UNSEEN;
-			g->edges[n].wait_ns = r->off_cpu_ns - sum;
+			g->edges[n].wait_ns = r->sched.off_cpu_ns - sum;
 			n++;
 		}
 	}

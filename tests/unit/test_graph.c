@@ -34,9 +34,9 @@ static void add(struct task_table *t, __u32 tid, const char *comm, __u64 on,
 	s.tid = tid;
 	s.tgid = 100;
 	snprintf(s.comm, sizeof(s.comm), "%s", comm);
-	s.on_cpu_ns = on * MS;
-	s.runq_wait_ns = runq * MS;
-	s.off_cpu_ns = off * MS;
+	s.sched.on_cpu_ns = on * MS;
+	s.sched.runq_wait_ns = runq * MS;
+	s.sched.off_cpu_ns = off * MS;
 	for (i = 0; w && w[i].kind; i++) {
 		s.waits[i].kind = w[i].kind;
 		s.waits[i].tid = w[i].tid;
