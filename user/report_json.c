@@ -203,6 +203,7 @@ void report_write_json(FILE *f, const struct report *rep, bool line)
 	jw_u64(&w, "read_errors", rep->lost.read_errors);
 	jw_u64(&w, "unseen_switch_ins", rep->lost.unseen_switch_ins);
 	jw_u64(&w, "wakers", rep->lost.wakers);
+	jw_u64(&w, "wakeups_missed", rep->lost.wakeups_missed);
 	jw_obj_end(&w);
 	jw_int(&w, "nr_total", rep->nr_total);
 	if (rep->graph)

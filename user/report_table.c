@@ -169,7 +169,8 @@ static void print_header(FILE *f, const struct report *rep,
 		rep->nr, rep->nr_total);
 	if (exited)
 		fprintf(f, " (%d exited)", exited);
-	if (rep->lost.map_full || rep->lost.read_errors) {
+	if (rep->lost.map_full || rep->lost.read_errors ||
+	    rep->lost.wakeups_missed) {
 		const char *sep = "";
 
 		fprintf(f, "; lost:");
@@ -178,9 +179,14 @@ static void print_header(FILE *f, const struct report *rep,
 				(unsigned long long)rep->lost.map_full);
 			sep = ",";
 		}
-		if (rep->lost.read_errors)
+		if (rep->lost.read_errors) {
 			fprintf(f, "%s %llu counter reads", sep,
 				(unsigned long long)rep->lost.read_errors);
+			sep = ",";
+		}
+		if (rep->lost.wakeups_missed)
+			fprintf(f, "%s %llu wakeups", sep,
+				(unsigned long long)rep->lost.wakeups_missed);
 	}
 	fputc('\n', f);
 	if (rep->graph)

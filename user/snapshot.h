@@ -22,6 +22,7 @@ struct lost_stats {
 	__u64 read_errors;	/* failed counter reads at a switch */
 	__u64 unseen_switch_ins; /* slices charged whose switch-in was unseen */
 	__u64 wakers;		/* waits charged to a task's last waker slot */
+	__u64 wakeups_missed;	/* waking program runs the kernel skipped */
 };
 
 struct snapshot {

@@ -125,6 +125,23 @@ int tracer_watch(struct tracer *t, struct loop *l)
 	return 0;
 }
 
+/*
+ * Runs of @prog the kernel skipped because it was already running on
+ * that CPU (a wakeup in an interrupt while the waking program ran for
+ * another): those wakeups were not seen. 0 for a program not loaded.
+ */
+static __u64 missed_runs(const struct bpf_program *prog)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+	int fd = bpf_program__fd(prog);
+
+	memset(&info, 0, sizeof(info));
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+		return 0;
+	return info.recursion_misses;
+}
+
 static void read_lost(struct tracer *t, struct lost_stats *out)
 {
 	__u64 *v = calloc((size_t)t->ncpu, sizeof(*v));
@@ -146,6 +163,7 @@ static void read_lost(struct tracer *t, struct lost_stats *out)
 	out->read_errors = sum[TDBPF_STAT_READ_ERR];
 	out->unseen_switch_ins = sum[TDBPF_STAT_UNSEEN];
 	out->wakers = sum[TDBPF_STAT_WAITS_FULL];
+	out->wakeups_missed = missed_runs(t->skel->progs.tdbpf_waking);
 }
 
 /*
