@@ -22,10 +22,11 @@
  * node's own waits. A RUNNING or STARVED node keeps the share of its
  * time it runs or waits for a CPU, and passes the rest on like a blocked
  * one: a stage starved half the time and blocked the other half on the
- * real bottleneck sends half of what reaches it there. This is an absorbing Markov
- * chain walked one step at a time, so a producer and a consumer that wake
- * each other do not loop forever: each pass round the cycle carries only
- * what the cycle does not send elsewhere, and that falls geometrically.
+ * real bottleneck sends half of what reaches it there. This is an
+ * absorbing Markov chain walked one step at a time, so a producer and a
+ * consumer that wake each other do not loop forever: each pass round the
+ * cycle carries only what the cycle does not send elsewhere, and that
+ * falls geometrically.
  * What still circulates after GRAPH_MAX_STEPS (a closed cycle: tasks
  * that only ever wait on each other) stops where it is, and those nodes
  * are marked as in a cycle. The candidates are ranked by the blocked
@@ -421,12 +422,12 @@ done:
 #undef ABSORB
 }
 
-static const struct graph *rank_graph;
-
-static int cmp_rank(const void *a, const void *b)
+/* qsort_r: no static state, reports may be made on several threads */
+static int cmp_rank(const void *a, const void *b, void *arg)
 {
-	const struct graph_node *x = &rank_graph->nodes[*(const int *)a];
-	const struct graph_node *y = &rank_graph->nodes[*(const int *)b];
+	const struct graph *g = arg;
+	const struct graph_node *x = &g->nodes[*(const int *)a];
+	const struct graph_node *y = &g->nodes[*(const int *)b];
 
 	if (x->led_ns != y->led_ns)
 		return x->led_ns > y->led_ns ? -1 : 1;
@@ -470,8 +471,7 @@ static int flow(struct graph *g)
 		if (g->blocked_ns > 0 &&
 		    g->nodes[i].led_ns >= GRAPH_MIN_SHARE * g->blocked_ns)
 			g->rank[g->nr_rank++] = i;
-	rank_graph = g;
-	qsort(g->rank, g->nr_rank, sizeof(int), cmp_rank);
+	qsort_r(g->rank, g->nr_rank, sizeof(int), cmp_rank, g);
 out:
 	free(f.cur), free(f.next), free(f.got);
 	free(f.cur_at), free(f.next_at), free(f.touched);
@@ -482,10 +482,11 @@ out:
  * Nodes by tid (per task) or by name (per name: made in name order), for
  * the writers' look-ups: one per row, 10,000 of them in a big report.
  */
-static int cmp_index(const void *a, const void *b)
+static int cmp_index(const void *a, const void *b, void *arg)
 {
-	const struct graph_node *x = &rank_graph->nodes[*(const int *)a];
-	const struct graph_node *y = &rank_graph->nodes[*(const int *)b];
+	const struct graph *g = arg;
+	const struct graph_node *x = &g->nodes[*(const int *)a];
+	const struct graph_node *y = &g->nodes[*(const int *)b];
 
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
@@ -499,9 +500,8 @@ static int make_index(struct graph *g)
 		return -ENOMEM;
 	for (i = 0; i < g->nr_nodes; i++)
 		g->index[i] = i;
-	rank_graph = g;
 	if (!g->per_name)
-		qsort(g->index, g->nr_nodes, sizeof(int), cmp_index);
+		qsort_r(g->index, g->nr_nodes, sizeof(int), cmp_index, g);
 	return 0;
 }
 
