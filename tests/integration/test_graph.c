@@ -85,8 +85,14 @@ static void check_verdict(json_object *doc, const char *stage,
 }
 
 /*
- * A task's waits by waker add up to its off-CPU time: the named wakers
- * within 1% of it, the rest shown as "unseen".
+ * A task's waits by waker add up to its off-CPU time, the named wakers
+ * and "unseen" (blocked time no seen wakeup ended) together within 1%:
+ * the settled waits tile the task's life. The named ones alone are
+ * held to 3%: in some runs a stage that sleeps 200 us per record has
+ * 1-2% of its wakeups fire the kernel's sched_waking (perf counts them)
+ * without the waking program running for them, and no recursion miss
+ * counted (README, limits: unseen); the rest of the time they are
+ * within 0.01%.
  */
 static void check_waits_sum(json_object *task)
 {
@@ -105,7 +111,7 @@ static void check_waits_sum(json_object *task)
 		return;		/* too little blocked time to hold to 1% */
 	print_message("  %s: off-CPU %.0f ns, waits %.0f ns (%.3f%%)\n",
 		      jstr(task, "comm"), off, named, 100 * named / off);
-	assert_close("named waits", named, off, 0.01, 0);
+	assert_close("named waits", named, off, 0.03, 0);
 	assert_close("all waits", all, off, 0.01, 0);
 }
 
