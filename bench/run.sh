@@ -603,8 +603,9 @@ write_wakeups() {
 	echo "a wakee that is not traced costs one bit test. For a traced one that"
 	echo "blocked, it charges the blocked interval to its waker; the switch"
 	echo "program takes the clock once when a traced task blocks. Pinned"
-	echo "ping-pong (\`pipe_pingpong -n $LOOPS -c 0\`): each round trip is two"
-	echo "blocking switches and two wakeups. $ROUNDS rounds, median and min-max."
+	echo "ping-pong (\`pipe_pingpong -n $LOOPS -c 0\`): each round trip has two"
+	echo "switches, one of them blocking, and one wakeup (the other side is still"
+	echo "runnable when its reply comes). $ROUNDS rounds, median and min-max."
 	echo
 	echo "Wall time per round trip, and the two threads' own CPU time per round"
 	echo "trip (their CPU clocks, which hold every program run in their context:"
