@@ -142,6 +142,9 @@ struct model {
 				 * checked against the PMU's caps/slots where
 				 * it has one (Arm PMMIR_EL1.SLOTS); 0: none */
 
+	bool no_smt;		/* cores without SMT (Neoverse): decode
+				 * assumes SMT off */
+
 	/* Report: the events whose ratio is the table's IPC column. */
 	const char *ipc_inst;	/* NULL: no IPC column */
 	const char *ipc_cycles;
@@ -166,6 +169,12 @@ extern const struct model model_broadwell;
 extern const struct model model_icelakex;
 extern const struct model model_icelake;
 extern const struct model model_sapphirerapids;
+extern const struct model model_amdzen4;
+extern const struct model model_amdzen5;
+extern const struct model model_neoverse_n1;
+extern const struct model model_neoverse_n2;
+extern const struct model model_neoverse_v1;
+extern const struct model model_neoverse_v2;
 extern const struct model model_software;
 
 /* NULL-terminated list of all models, software last. */
