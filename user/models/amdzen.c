@@ -77,7 +77,7 @@ static const struct model_event zen4_events[NR_EVENTS] = {
 static const struct model_event zen5_events[NR_EVENTS] = {
 	ZEN_EVENTS(8, "cpu@de_no_dispatch_per_slot.no_ops_from_frontend,"
 		      "cmask=0x8@"),
-	[E_RESYNC] = GP("bp_redirects.resync", 0x19f, 0x01, 0, 2),
+	[E_RESYNC] = GP("bp_redirects.resync", 0x9f, 0x01, 0, 2),
 };
 
 enum {
