@@ -69,6 +69,7 @@ struct cpuinfo {
 	enum cpu_vendor v;
 	bool has_midr;
 	unsigned int midr;
+	char flags[4096];	/* x86 feature flags, " " around each */
 };
 
 #define MIDR_IMPL(m)	((m) >> 24 & 0xff)
@@ -92,9 +93,9 @@ static const struct {
 /* the first processor's block of /proc/cpuinfo */
 static int read_cpuinfo(const char *root, struct cpuinfo *ci)
 {
-	char path[512], line[512];
+	char path[512], *line = NULL;
 	bool seen = false;
-	size_t i;
+	size_t i, cap = 0;
 	FILE *f;
 
 	memset(ci, 0, sizeof(*ci));
@@ -103,7 +104,8 @@ static int read_cpuinfo(const char *root, struct cpuinfo *ci)
 	f = fopen(path, "r");
 	if (!f)
 		return -1;
-	while (fgets(line, sizeof(line), f)) {
+	/* getline: a flags line is longer than any fixed buffer we'd pick */
+	while (getline(&line, &cap, f) > 0) {
 		char *colon = strchr(line, ':'), *k = line, *v, *e;
 
 		if (line[0] == '\n' && seen)
@@ -131,6 +133,8 @@ static int read_cpuinfo(const char *root, struct cpuinfo *ci)
 			ci->siblings = atoi(v);
 		else if (!strcmp(k, "cpu cores"))
 			ci->cores = atoi(v);
+		else if (!strcmp(k, "flags"))
+			snprintf(ci->flags, sizeof(ci->flags), " %s ", v);
 		for (i = 0; i < sizeof(midr_keys) / sizeof(midr_keys[0]); i++) {
 			if (strcmp(k, midr_keys[i].key))
 				continue;
@@ -141,6 +145,7 @@ static int read_cpuinfo(const char *root, struct cpuinfo *ci)
 		}
 		seen = ci->vendor[0] || ci->has_midr;
 	}
+	free(line);
 	fclose(f);
 	/* cpuinfo's "CPU architecture: 8"; the register says 0xf on arm64 */
 	if (ci->has_midr)
@@ -423,6 +428,19 @@ int detect_machine(const char *root, struct detect_info *d)
 	}
 	d->model = m;
 	d->gp_counters = d->smt ? m->gp_smt_on : m->gp_smt_off;
+	if (m->gp_flag) {
+		char want[64];
+		size_t n = strlen(d->note);
+
+		snprintf(want, sizeof(want), " %s ", m->gp_flag);
+		if (!strstr(ci.flags, want) && m->gp_legacy < d->gp_counters) {
+			d->gp_counters = m->gp_legacy;
+			snprintf(d->note + n, sizeof(d->note) - n, "%sno '%s' "
+				 "in /proc/cpuinfo (a hypervisor hiding it?): "
+				 "the PMU has %d counters, packing for them",
+				 n ? "; " : "", m->gp_flag, m->gp_legacy);
+		}
+	}
 	if (d->nmi_watchdog && d->gp_counters > 1) {
 		size_t n = strlen(d->note);
 

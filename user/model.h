@@ -144,6 +144,9 @@ struct model {
 
 	bool no_smt;		/* cores without SMT (Neoverse): decode
 				 * assumes SMT off */
+	const char *gp_flag;	/* cpuinfo flag without which the PMU has
+				 * only gp_legacy counters, or NULL */
+	int gp_legacy;
 
 	/* Report: the events whose ratio is the table's IPC column. */
 	const char *ipc_inst;	/* NULL: no IPC column */

@@ -179,6 +179,18 @@ static void test_zen4_smt_off(void **state)
 	assert_int_equal(d.gp_counters, 6);
 }
 
+/* A VM that hides PerfCtrExtCore: the four legacy counters only */
+static void test_zen4_vm_legacy_counters(void **state)
+{
+	(void)state;
+	assert_int_equal(detect("zen4-vm-legacy-pmu"), 0);
+	assert_ptr_equal(d.model, &model_amdzen4);
+	assert_false(d.smt);
+	assert_int_equal(d.gp_counters, 4);
+	has(d.note, "no 'perfctr_core'");
+	has(d.note, "4 counters");
+}
+
 static void test_zen5_nmi_watchdog(void **state)
 {
 	(void)state;
@@ -367,6 +379,7 @@ int main(void)
 		cmocka_unit_test(test_zen5_vm_without_pmu),
 		cmocka_unit_test(test_zen4),
 		cmocka_unit_test(test_zen4_smt_off),
+		cmocka_unit_test(test_zen4_vm_legacy_counters),
 		cmocka_unit_test(test_zen5_nmi_watchdog),
 		cmocka_unit_test(test_zen3_has_no_model),
 		cmocka_unit_test(test_neoverse_n1),

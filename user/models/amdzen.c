@@ -162,6 +162,12 @@ static void zen5_eval(const struct tma_input *in, double *o)
 	zen_eval(in, o, 8);
 }
 
+/*
+ * Without PerfCtrExtCore (cpuinfo "perfctr_core"; some hypervisors hide
+ * it) the kernel drives the four legacy K7 counters only.
+ */
+#define ZEN_LEGACY	.gp_flag = "perfctr_core", .gp_legacy = 4
+
 /* perf's mapfile: amdzen3 is 25-00..0F and 25-20..5F, amdzen4 the rest */
 static const struct model_match zen4_match[] = {
 	MATCH_X86(VENDOR_AMD, 0x19, 0x10, 0x1f),
@@ -185,6 +191,7 @@ const struct model model_amdzen4 = {
 	.eval = zen4_eval,
 	MODEL_MATCHES(zen4_match),
 	.pmu = "cpu",
+	ZEN_LEGACY,
 };
 
 const struct model model_amdzen5 = {
@@ -200,4 +207,5 @@ const struct model model_amdzen5 = {
 	.eval = zen5_eval,
 	MODEL_MATCHES(zen5_match),
 	.pmu = "cpu",
+	ZEN_LEGACY,
 };
