@@ -365,7 +365,7 @@ int detect_machine(const char *root, struct detect_info *d)
 
 	m = model_for(&ci);
 	/* without a model, where the core PMU of such a CPU would be */
-	pmu = m ? m->pmu : ci.has_midr ? "armv8_pmuv3*" : "cpu";
+	pmu = m ? m->pmu : ci.has_midr ? "armv8_*" : "cpu";
 	if (!find_pmu(root, pmu, d->pmu, sizeof(d->pmu))) {
 		/* hybrid x86: only the P-cores run the big-core events */
 		if (strcmp(pmu, "cpu") ||
