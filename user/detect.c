@@ -274,7 +274,7 @@ static void vendor_models(enum cpu_vendor v, char *buf, size_t len)
 
 /*
  * The directory of the core PMU @pattern names ("cpu", or a prefix with
- * '*' such as "armv8_pmuv3*": the lowest name that has it), into @out.
+ * '*' such as "armv8_*": the lowest name that has it), into @out.
  */
 static bool find_pmu(const char *root, const char *pattern, char *out,
 		     size_t len)
