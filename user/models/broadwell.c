@@ -14,6 +14,7 @@
 #include "model.h"
 #include "tma_expr.h"
 #include "tma_tree.h"
+#include "intel.h"
 
 enum {
 	E_FPU_DIV,
@@ -159,16 +160,18 @@ enum {
 static const struct tma_node bdw_nodes[NR_NODES] = {
 	TMA_NODES_L1_L2,
 	TMA_NODES_L3_FRONTEND,
-	[N_DIVIDER] = { "tma_divider", "Divider", N_CB, 3, 0.2, false },
-	[N_PORTS] = { "tma_ports_utilization", "Ports_Util", N_CB, 3, 0.15, false },
-	[N_DRAM] = { "tma_dram_bound", "DRAM", N_MB, 3, 0.1, false },
-	[N_L1] = { "tma_l1_bound", "L1", N_MB, 3, 0.1, false },
-	[N_L2] = { "tma_l2_bound", "L2", N_MB, 3, 0.05, false },
-	[N_L3] = { "tma_l3_bound", "L3", N_MB, 3, 0.05, false },
-	[N_STORE] = { "tma_store_bound", "Store", N_MB, 3, 0.2, false },
-	[N_MSEQ] = { "tma_microcode_sequencer", "Microcode_Seq", N_HEAVY, 3,
-		     0.05, false },
-	[N_FP_ARITH] = { "tma_fp_arith", "FP_Arith", N_LIGHT, 3, 0.2, false },
+	[N_DIVIDER] = TMA_NODE("tma_divider", "Divider", N_CB, 3, 0.2, false),
+	[N_PORTS] = TMA_NODE("tma_ports_utilization", "Ports_Util", N_CB, 3,
+			     0.15, false),
+	[N_DRAM] = TMA_NODE("tma_dram_bound", "DRAM", N_MB, 3, 0.1, false),
+	[N_L1] = TMA_NODE("tma_l1_bound", "L1", N_MB, 3, 0.1, false),
+	[N_L2] = TMA_NODE("tma_l2_bound", "L2", N_MB, 3, 0.05, false),
+	[N_L3] = TMA_NODE("tma_l3_bound", "L3", N_MB, 3, 0.05, false),
+	[N_STORE] = TMA_NODE("tma_store_bound", "Store", N_MB, 3, 0.2, false),
+	[N_MSEQ] = TMA_NODE("tma_microcode_sequencer", "Microcode_Seq", N_HEAVY,
+			    3, 0.05, false),
+	[N_FP_ARITH] = TMA_NODE("tma_fp_arith", "FP_Arith", N_LIGHT, 3, 0.2,
+				false),
 };
 
 /*
@@ -242,6 +245,11 @@ static void bdw_eval(const struct tma_input *in, double *o)
 	o[N_FP_ARITH] = x87 + fp_scalar + fp_vector;
 }
 
+static const struct model_match bdx_match[] = { INTEL_6(0x4f) };
+static const struct model_match bdw_match[] = {
+	INTEL_6(0x3d), INTEL_6(0x47),
+};
+
 const struct model model_broadwellx = {
 	.name = "broadwellx",
 	.desc = "Broadwell-X / Xeon E5 v4 (CPUID 6-4F)",
@@ -253,6 +261,10 @@ const struct model model_broadwellx = {
 	.nodes = bdw_nodes,
 	.nr_nodes = NR_NODES,
 	.eval = bdw_eval,
+	MODEL_MATCHES(bdx_match),
+	.pmu = "cpu",
+	.pmu_name = "broadwell",
+	INTEL_IPC,
 };
 
 const struct model model_broadwell = {
@@ -266,4 +278,8 @@ const struct model model_broadwell = {
 	.nodes = bdw_nodes,
 	.nr_nodes = NR_NODES,
 	.eval = bdw_eval,
+	MODEL_MATCHES(bdw_match),
+	.pmu = "cpu",
+	.pmu_name = "broadwell",
+	INTEL_IPC,
 };

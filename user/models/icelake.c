@@ -14,6 +14,7 @@
 #include "model.h"
 #include "tma_expr.h"
 #include "tma_tree.h"
+#include "intel.h"
 
 enum {
 	E_DIV_ACTIVE,
@@ -234,40 +235,41 @@ enum {
 #define ICL_COMMON_NODES						\
 	TMA_NODES_L1_L2,							\
 	TMA_NODES_L3_FRONTEND,						\
-	[N_OTHER_MISP] = { "tma_other_mispredicts", "Other_Mispred",	\
-			   N_BM, 3, 0.05, false },				\
-	[N_OTHER_NUKES] = { "tma_other_nukes", "Other_Nukes", N_MC, 3,	\
-			    0.05, false },					\
-	[N_DIVIDER] = { "tma_divider", "Divider", N_CB, 3, 0.2, false },	\
-	[N_PORTS] = { "tma_ports_utilization", "Ports_Util", N_CB, 3,	\
-		      0.15, false },						\
-	[N_SERIALIZING] = { "tma_serializing_operation", "Serializing",	\
-			    N_CB, 3, 0.1, false },				\
-	[N_DRAM] = { "tma_dram_bound", "DRAM", N_MB, 3, 0.1, false },		\
-	[N_L1] = { "tma_l1_bound", "L1", N_MB, 3, 0.1, false },		\
-	[N_L2] = { "tma_l2_bound", "L2", N_MB, 3, 0.05, false },		\
-	[N_L3] = { "tma_l3_bound", "L3", N_MB, 3, 0.05, false },		\
-	[N_STORE] = { "tma_store_bound", "Store", N_MB, 3, 0.2, false },	\
-	[N_MSEQ] = { "tma_microcode_sequencer", "Microcode_Seq",	\
-		     N_HEAVY, 3, 0.05, false },				\
-	[N_FEW_UOPS] = { "tma_few_uops_instructions", "Few_Uops",	\
-			 N_HEAVY, 3, 0.05, false },				\
-	[N_FP_ARITH] = { "tma_fp_arith", "FP_Arith", N_LIGHT, 3, 0.2, false },	\
-	[N_MEM_OPS] = { "tma_memory_operations", "Memory_Ops", N_LIGHT,	\
-			3, 0.1, false },				\
-	[N_BR_INSTR] = { "tma_branch_instructions", "Branch_Instr",	\
-			 N_LIGHT, 3, 0.1, false },				\
-	[N_OTHER_LIGHT] = { "tma_other_light_ops", "Other_Light_Ops",	\
-			    N_LIGHT, 3, 0.3, false }
+	[N_OTHER_MISP] = TMA_NODE("tma_other_mispredicts", "Other_Mispred", \
+				  N_BM, 3, 0.05, false),		\
+	[N_OTHER_NUKES] = TMA_NODE("tma_other_nukes", "Other_Nukes", N_MC, 3, \
+				   0.05, false),			\
+	[N_DIVIDER] = TMA_NODE("tma_divider", "Divider", N_CB, 3, 0.2, false), \
+	[N_PORTS] = TMA_NODE("tma_ports_utilization", "Ports_Util", N_CB, 3, \
+			     0.15, false),				\
+	[N_SERIALIZING] = TMA_NODE("tma_serializing_operation", "Serializing", \
+				   N_CB, 3, 0.1, false),		\
+	[N_DRAM] = TMA_NODE("tma_dram_bound", "DRAM", N_MB, 3, 0.1, false), \
+	[N_L1] = TMA_NODE("tma_l1_bound", "L1", N_MB, 3, 0.1, false),	\
+	[N_L2] = TMA_NODE("tma_l2_bound", "L2", N_MB, 3, 0.05, false),	\
+	[N_L3] = TMA_NODE("tma_l3_bound", "L3", N_MB, 3, 0.05, false),	\
+	[N_STORE] = TMA_NODE("tma_store_bound", "Store", N_MB, 3, 0.2, false), \
+	[N_MSEQ] = TMA_NODE("tma_microcode_sequencer", "Microcode_Seq",	\
+			    N_HEAVY, 3, 0.05, false),			\
+	[N_FEW_UOPS] = TMA_NODE("tma_few_uops_instructions", "Few_Uops", \
+				N_HEAVY, 3, 0.05, false),		\
+	[N_FP_ARITH] = TMA_NODE("tma_fp_arith", "FP_Arith", N_LIGHT, 3, 0.2, \
+				false),					\
+	[N_MEM_OPS] = TMA_NODE("tma_memory_operations", "Memory_Ops", N_LIGHT, \
+			       3, 0.1, false),				\
+	[N_BR_INSTR] = TMA_NODE("tma_branch_instructions", "Branch_Instr", \
+				N_LIGHT, 3, 0.1, false),		\
+	[N_OTHER_LIGHT] = TMA_NODE("tma_other_light_ops", "Other_Light_Ops", \
+				   N_LIGHT, 3, 0.3, false)
 
 static const struct tma_node icx_nodes[NR_NODES] = {
 	ICL_COMMON_NODES,
-	[N_SPECIFIC] = { "tma_pmm_bound", "PMM", N_MB, 3, 0.1, false },
+	[N_SPECIFIC] = TMA_NODE("tma_pmm_bound", "PMM", N_MB, 3, 0.1, false),
 };
 
 static const struct tma_node icl_nodes[NR_NODES] = {
 	ICL_COMMON_NODES,
-	[N_SPECIFIC] = { "tma_lsd", "LSD", N_FB, 3, 0.15, false },
+	[N_SPECIFIC] = TMA_NODE("tma_lsd", "LSD", N_FB, 3, 0.15, false),
 };
 
 /*
@@ -372,6 +374,14 @@ static void icl_eval(const struct tma_input *in, double *o)
 	o[N_SPECIFIC] = dv(dv(e[E_LSD_ACTIVE] - e[E_LSD_OK], core_clks), 2);
 }
 
+static const struct model_match icx_match[] = {
+	INTEL_6(0x6a), INTEL_6(0x6c),
+};
+static const struct model_match icl_match[] = {
+	INTEL_6(0x7d), INTEL_6(0x7e),
+};
+static const char *const icl_pmu_events[] = { INTEL_TOPDOWN_L1_EVENTS, NULL };
+
 const struct model model_icelakex = {
 	.name = "icelakex",
 	.desc = "Ice Lake server / Xeon 3rd gen (CPUID 6-6A, 6-6C)",
@@ -383,6 +393,11 @@ const struct model model_icelakex = {
 	.nodes = icx_nodes,
 	.nr_nodes = NR_NODES,
 	.eval = icx_eval,
+	MODEL_MATCHES(icx_match),
+	.pmu = "cpu",
+	.pmu_name = "icelake",
+	.pmu_events = icl_pmu_events,
+	INTEL_IPC,
 };
 
 const struct model model_icelake = {
@@ -396,4 +411,9 @@ const struct model model_icelake = {
 	.nodes = icl_nodes,
 	.nr_nodes = NR_NODES,
 	.eval = icl_eval,
+	MODEL_MATCHES(icl_match),
+	.pmu = "cpu",
+	.pmu_name = "icelake",
+	.pmu_events = icl_pmu_events,
+	INTEL_IPC,
 };

@@ -13,6 +13,7 @@
 #include "model.h"
 #include "tma_expr.h"
 #include "tma_tree.h"
+#include "intel.h"
 
 enum {
 	E_DIV_ACTIVE,
@@ -235,33 +236,38 @@ enum {
 static const struct tma_node spr_nodes[NR_NODES] = {
 	TMA_NODES_L1_L2,
 	TMA_NODES_L3_FRONTEND,
-	[N_OTHER_MISP] = { "tma_other_mispredicts", "Other_Mispred", N_BM, 3,
-			   0.05, false },
-	[N_OTHER_NUKES] = { "tma_other_nukes", "Other_Nukes", N_MC, 3, 0.05, false },
-	[N_AMX] = { "tma_amx_busy", "AMX_Busy", N_CB, 3, 0.5, false },
-	[N_DIVIDER] = { "tma_divider", "Divider", N_CB, 3, 0.2, false },
-	[N_PORTS] = { "tma_ports_utilization", "Ports_Util", N_CB, 3, 0.15, false },
-	[N_SERIALIZING] = { "tma_serializing_operation", "Serializing", N_CB,
-			    3, 0.1, false },
-	[N_DRAM] = { "tma_dram_bound", "DRAM", N_MB, 3, 0.1, false },
-	[N_L1] = { "tma_l1_bound", "L1", N_MB, 3, 0.1, false },
-	[N_L2] = { "tma_l2_bound", "L2", N_MB, 3, 0.05, false },
-	[N_L3] = { "tma_l3_bound", "L3", N_MB, 3, 0.05, false },
-	[N_PMM] = { "tma_pmm_bound", "PMM", N_MB, 3, 0.1, false },
-	[N_STORE] = { "tma_store_bound", "Store", N_MB, 3, 0.2, false },
-	[N_MSEQ] = { "tma_microcode_sequencer", "Microcode_Seq", N_HEAVY, 3,
-		     0.05, false },
-	[N_FEW_UOPS] = { "tma_few_uops_instructions", "Few_Uops", N_HEAVY, 3,
-			 0.05, false },
-	[N_FP_ARITH] = { "tma_fp_arith", "FP_Arith", N_LIGHT, 3, 0.2, false },
-	[N_FUSED] = { "tma_fused_instructions", "Fused", N_LIGHT, 3, 0.1, false },
-	[N_INT_OPS] = { "tma_int_operations", "Int_Ops", N_LIGHT, 3, 0.1, false },
-	[N_MEM_OPS] = { "tma_memory_operations", "Memory_Ops", N_LIGHT, 3,
-			0.1, false },
-	[N_NON_FUSED] = { "tma_non_fused_branches", "Non_Fused_Branches",
-			  N_LIGHT, 3, 0.1, false },
-	[N_OTHER_LIGHT] = { "tma_other_light_ops", "Other_Light_Ops", N_LIGHT,
-			    3, 0.3, false },
+	[N_OTHER_MISP] = TMA_NODE("tma_other_mispredicts", "Other_Mispred",
+				  N_BM, 3, 0.05, false),
+	[N_OTHER_NUKES] = TMA_NODE("tma_other_nukes", "Other_Nukes", N_MC, 3,
+				   0.05, false),
+	[N_AMX] = TMA_NODE("tma_amx_busy", "AMX_Busy", N_CB, 3, 0.5, false),
+	[N_DIVIDER] = TMA_NODE("tma_divider", "Divider", N_CB, 3, 0.2, false),
+	[N_PORTS] = TMA_NODE("tma_ports_utilization", "Ports_Util", N_CB, 3,
+			     0.15, false),
+	[N_SERIALIZING] = TMA_NODE("tma_serializing_operation", "Serializing",
+				   N_CB, 3, 0.1, false),
+	[N_DRAM] = TMA_NODE("tma_dram_bound", "DRAM", N_MB, 3, 0.1, false),
+	[N_L1] = TMA_NODE("tma_l1_bound", "L1", N_MB, 3, 0.1, false),
+	[N_L2] = TMA_NODE("tma_l2_bound", "L2", N_MB, 3, 0.05, false),
+	[N_L3] = TMA_NODE("tma_l3_bound", "L3", N_MB, 3, 0.05, false),
+	[N_PMM] = TMA_NODE("tma_pmm_bound", "PMM", N_MB, 3, 0.1, false),
+	[N_STORE] = TMA_NODE("tma_store_bound", "Store", N_MB, 3, 0.2, false),
+	[N_MSEQ] = TMA_NODE("tma_microcode_sequencer", "Microcode_Seq", N_HEAVY,
+			    3, 0.05, false),
+	[N_FEW_UOPS] = TMA_NODE("tma_few_uops_instructions", "Few_Uops",
+				N_HEAVY, 3, 0.05, false),
+	[N_FP_ARITH] = TMA_NODE("tma_fp_arith", "FP_Arith", N_LIGHT, 3, 0.2,
+				false),
+	[N_FUSED] = TMA_NODE("tma_fused_instructions", "Fused", N_LIGHT, 3, 0.1,
+			     false),
+	[N_INT_OPS] = TMA_NODE("tma_int_operations", "Int_Ops", N_LIGHT, 3, 0.1,
+			       false),
+	[N_MEM_OPS] = TMA_NODE("tma_memory_operations", "Memory_Ops", N_LIGHT,
+			       3, 0.1, false),
+	[N_NON_FUSED] = TMA_NODE("tma_non_fused_branches", "Non_Fused_Branches",
+				 N_LIGHT, 3, 0.1, false),
+	[N_OTHER_LIGHT] = TMA_NODE("tma_other_light_ops", "Other_Light_Ops",
+				   N_LIGHT, 3, 0.3, false),
 };
 
 /* perf's MetricExpr, operator by operator and left to right. */
@@ -352,6 +358,11 @@ static void spr_eval(const struct tma_input *in, double *o)
 					       o[N_NON_FUSED]));
 }
 
+static const struct model_match spr_match[] = { INTEL_6(0x8f) };
+static const char *const spr_pmu_events[] = {
+	INTEL_TOPDOWN_L1_EVENTS, INTEL_TOPDOWN_L2_EVENTS, NULL,
+};
+
 const struct model model_sapphirerapids = {
 	.name = "sapphirerapids",
 	.desc = "Sapphire Rapids / Xeon 4th gen (CPUID 6-8F)",
@@ -363,4 +374,9 @@ const struct model model_sapphirerapids = {
 	.nodes = spr_nodes,
 	.nr_nodes = NR_NODES,
 	.eval = spr_eval,
+	MODEL_MATCHES(spr_match),
+	.pmu = "cpu",
+	.pmu_name = "sapphire_rapids",
+	.pmu_events = spr_pmu_events,
+	INTEL_IPC,
 };
