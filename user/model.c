@@ -13,6 +13,9 @@ const struct model *const models[] = {
 	&model_icelakex,
 	&model_icelake,
 	&model_sapphirerapids,
+	&model_skylakex,
+	&model_cascadelakex,
+	&model_skylake,
 	&model_software,
 	NULL,
 };
@@ -26,6 +29,9 @@ static const struct {
 	{ "icx", &model_icelakex },
 	{ "icl", &model_icelake },
 	{ "spr", &model_sapphirerapids },
+	{ "skx", &model_skylakex },
+	{ "clx", &model_cascadelakex },
+	{ "skl", &model_skylake },
 	{ "sw", &model_software },
 };
 

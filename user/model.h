@@ -105,6 +105,9 @@ extern const struct model model_broadwell;
 extern const struct model model_icelakex;
 extern const struct model model_icelake;
 extern const struct model model_sapphirerapids;
+extern const struct model model_skylakex;
+extern const struct model model_cascadelakex;
+extern const struct model model_skylake;
 extern const struct model model_software;
 
 /* NULL-terminated list of all models, software last. */

@@ -42,6 +42,9 @@
 #pragma weak model_icelakex
 #pragma weak model_icelake
 #pragma weak model_sapphirerapids
+#pragma weak model_skylakex
+#pragma weak model_cascadelakex
+#pragma weak model_skylake
 
 #define REF_DEFAULT	"../shared/reference"
 #define VECTORS		2000	/* counter vectors per model and SMT state */
@@ -867,6 +870,9 @@ static struct spec specs[] = {
 	{ "icelakex", &model_icelakex, "model_icelakex" },
 	{ "icelake", &model_icelake, "model_icelake" },
 	{ "sapphirerapids", &model_sapphirerapids, "model_sapphirerapids" },
+	{ "skylakex", &model_skylakex, "model_skylakex" },
+	{ "cascadelakex", &model_cascadelakex, "model_cascadelakex" },
+	{ "skylake", &model_skylake, "model_skylake" },
 };
 
 /* skip without reference data, fail without the model; load the JSON */
@@ -1787,6 +1793,9 @@ int main(void)
 		MODEL_TESTS(2, "icelakex"),
 		MODEL_TESTS(3, "icelake"),
 		MODEL_TESTS(4, "sapphirerapids"),
+		MODEL_TESTS(5, "skylakex"),
+		MODEL_TESTS(6, "cascadelakex"),
+		MODEL_TESTS(7, "skylake"),
 	};
 	const char *env = getenv("TDBPF_REFERENCE");
 	const char *dir = env && *env ? env : REF_DEFAULT;
