@@ -45,16 +45,11 @@ static void errorf(const char *fmt, ...)
 static const struct model *find_model_or_say(const char *name)
 {
 	const struct model *m = model_find(name);
-	char list[256] = "";
-	int i;
+	char list[512];
 
 	if (m)
 		return m;
-	for (i = 0; models[i]; i++) {
-		strncat(list, models[i]->name, sizeof(list) - strlen(list) - 1);
-		if (models[i + 1])
-			strncat(list, ", ", sizeof(list) - strlen(list) - 1);
-	}
+	model_names(list, sizeof(list), false);
 	errorf("unknown model '%s'; use one of: %s", name, list);
 	return NULL;
 }
@@ -192,8 +187,11 @@ static int cmd_decode(const struct options *o, FILE *out)
 	if (!m)
 		return 2;
 	if (!m->max_level) {
-		errorf("model %s has no TopDown tree to decode; use broadwellx, broadwell, icelakex, icelake or sapphirerapids",
-		       m->name);
+		char list[512];
+
+		model_names(list, sizeof(list), true);
+		errorf("model %s has no TopDown tree to decode; use one of: %s",
+		       m->name, list);
 		return 2;
 	}
 	if (!o->input || !strcmp(o->input, "-")) {

@@ -50,6 +50,21 @@ const struct model *model_find(const char *name)
 	return NULL;
 }
 
+void model_names(char *buf, size_t len, bool tree)
+{
+	size_t i, off = 0;
+
+	if (!len)
+		return;
+	buf[0] = '\0';
+	for (i = 0; models[i]; i++) {
+		if (tree && !models[i]->max_level)
+			continue;
+		off += snprintf(buf + off, off < len ? len - off : 0, "%s%s",
+				off ? ", " : "", models[i]->name);
+	}
+}
+
 #define NAME_MAX_LEN	256
 #define MAX_TERMS	8
 

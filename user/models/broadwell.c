@@ -14,6 +14,7 @@
 #include "model.h"
 #include "tma_expr.h"
 #include "tma_tree.h"
+#include "intel.h"
 
 enum {
 	E_FPU_DIV,
@@ -242,6 +243,11 @@ static void bdw_eval(const struct tma_input *in, double *o)
 	o[N_FP_ARITH] = x87 + fp_scalar + fp_vector;
 }
 
+static const struct model_match bdx_match[] = { INTEL_6(0x4f) };
+static const struct model_match bdw_match[] = {
+	INTEL_6(0x3d), INTEL_6(0x47),
+};
+
 const struct model model_broadwellx = {
 	.name = "broadwellx",
 	.desc = "Broadwell-X / Xeon E5 v4 (CPUID 6-4F)",
@@ -253,6 +259,10 @@ const struct model model_broadwellx = {
 	.nodes = bdw_nodes,
 	.nr_nodes = NR_NODES,
 	.eval = bdw_eval,
+	MODEL_MATCHES(bdx_match),
+	.pmu = "cpu",
+	.pmu_name = "broadwell",
+	INTEL_IPC,
 };
 
 const struct model model_broadwell = {
@@ -266,4 +276,8 @@ const struct model model_broadwell = {
 	.nodes = bdw_nodes,
 	.nr_nodes = NR_NODES,
 	.eval = bdw_eval,
+	MODEL_MATCHES(bdw_match),
+	.pmu = "cpu",
+	.pmu_name = "broadwell",
+	INTEL_IPC,
 };

@@ -14,6 +14,7 @@
 #include "model.h"
 #include "tma_expr.h"
 #include "tma_tree.h"
+#include "intel.h"
 
 enum {
 	E_DIV_ACTIVE,
@@ -372,6 +373,14 @@ static void icl_eval(const struct tma_input *in, double *o)
 	o[N_SPECIFIC] = dv(dv(e[E_LSD_ACTIVE] - e[E_LSD_OK], core_clks), 2);
 }
 
+static const struct model_match icx_match[] = {
+	INTEL_6(0x6a), INTEL_6(0x6c),
+};
+static const struct model_match icl_match[] = {
+	INTEL_6(0x7d), INTEL_6(0x7e),
+};
+static const char *const icl_pmu_events[] = { INTEL_TOPDOWN_L1_EVENTS, NULL };
+
 const struct model model_icelakex = {
 	.name = "icelakex",
 	.desc = "Ice Lake server / Xeon 3rd gen (CPUID 6-6A, 6-6C)",
@@ -383,6 +392,11 @@ const struct model model_icelakex = {
 	.nodes = icx_nodes,
 	.nr_nodes = NR_NODES,
 	.eval = icx_eval,
+	MODEL_MATCHES(icx_match),
+	.pmu = "cpu",
+	.pmu_name = "icelake",
+	.pmu_events = icl_pmu_events,
+	INTEL_IPC,
 };
 
 const struct model model_icelake = {
@@ -396,4 +410,9 @@ const struct model model_icelake = {
 	.nodes = icl_nodes,
 	.nr_nodes = NR_NODES,
 	.eval = icl_eval,
+	MODEL_MATCHES(icl_match),
+	.pmu = "cpu",
+	.pmu_name = "icelake",
+	.pmu_events = icl_pmu_events,
+	INTEL_IPC,
 };

@@ -13,6 +13,7 @@
 #include "model.h"
 #include "tma_expr.h"
 #include "tma_tree.h"
+#include "intel.h"
 
 enum {
 	E_DIV_ACTIVE,
@@ -352,6 +353,11 @@ static void spr_eval(const struct tma_input *in, double *o)
 					       o[N_NON_FUSED]));
 }
 
+static const struct model_match spr_match[] = { INTEL_6(0x8f) };
+static const char *const spr_pmu_events[] = {
+	INTEL_TOPDOWN_L1_EVENTS, INTEL_TOPDOWN_L2_EVENTS, NULL,
+};
+
 const struct model model_sapphirerapids = {
 	.name = "sapphirerapids",
 	.desc = "Sapphire Rapids / Xeon 4th gen (CPUID 6-8F)",
@@ -363,4 +369,9 @@ const struct model model_sapphirerapids = {
 	.nodes = spr_nodes,
 	.nr_nodes = NR_NODES,
 	.eval = spr_eval,
+	MODEL_MATCHES(spr_match),
+	.pmu = "cpu",
+	.pmu_name = "sapphire_rapids",
+	.pmu_events = spr_pmu_events,
+	INTEL_IPC,
 };
