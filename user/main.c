@@ -174,6 +174,29 @@ static int cmd_list(const struct options *o, FILE *out)
 
 /* ---- decode ----------------------------------------------------------- */
 
+/* one node and, depth first, its children: the tree as perf draws it */
+static void print_node(FILE *out, const struct model *m,
+		       const struct tma_result *r, int i, int level)
+{
+	const struct tma_node *n = &m->nodes[i];
+	int k;
+
+	if (n->level > level)
+		return;
+	fprintf(out, "%*s%-*s ", 2 * (n->level - 1), "",
+		34 - 2 * (n->level - 1), n->name);
+	if (isnan(r->val[i]))
+		fprintf(out, "%8s", "-");
+	else
+		fprintf(out, "%7.1f%%", r->val[i] * 100.0);
+	if (r->over[i])
+		fputs(r->bottleneck == i ? "  <==" : "  *", out);
+	fputc('\n', out);
+	for (k = 0; k < m->nr_nodes; k++)
+		if (m->nodes[k].parent == i)
+			print_node(out, m, r, k, level);
+}
+
 static int cmd_decode(const struct options *o, FILE *out)
 {
 	double ev[MODEL_MAX_EVENTS];
@@ -255,21 +278,9 @@ static int cmd_decode(const struct options *o, FILE *out)
 	}
 	fprintf(out, "model %s, SMT %s, level %d\n", m->name, smt ? "on" : "off",
 		level);
-	for (i = 0; i < m->nr_nodes; i++) {
-		const struct tma_node *n = &m->nodes[i];
-
-		if (n->level > level)
-			continue;
-		fprintf(out, "%*s%-*s ", 2 * (n->level - 1), "",
-			34 - 2 * (n->level - 1), n->name);
-		if (isnan(r.val[i]))
-			fprintf(out, "%8s", "-");
-		else
-			fprintf(out, "%7.1f%%", r.val[i] * 100.0);
-		if (r.over[i])
-			fputs(r.bottleneck == i ? "  <==" : "  *", out);
-		fputc('\n', out);
-	}
+	for (i = 0; i < m->nr_nodes; i++)
+		if (m->nodes[i].parent < 0)
+			print_node(out, m, &r, i, level);
 	fprintf(out, "bottleneck: %s\n", r.bottleneck >= 0 ? r.path : "none over threshold");
 	return 0;
 }
