@@ -19,6 +19,7 @@
 #include "model.h"
 #include "tma_expr.h"
 #include "tma_tree.h"
+#include "intel.h"
 
 enum {
 	E_DIV_ACTIVE,
@@ -360,6 +361,24 @@ static void skl_eval(const struct tma_input *in, double *o)
 					       o[N_FUSED] + o[N_NON_FUSED]));
 }
 
+/* perf's mapfile.csv: the stepping tells Cascade Lake from Skylake-SP */
+static const struct model_match skx_match[] = {
+	{ .vendor = VENDOR_INTEL, .family = 6, .model_lo = 0x55,
+	  .model_hi = 0x55, .step_lo = 0, .step_hi = 4 },
+};
+static const struct model_match clx_match[] = {
+	{ .vendor = VENDOR_INTEL, .family = 6, .model_lo = 0x55,
+	  .model_hi = 0x55, .step_lo = 5, .step_hi = 0xf },
+};
+static const struct model_match skl_match[] = {
+	INTEL_6(0x4e), INTEL_6(0x5e), INTEL_6(0x8e), INTEL_6(0x9e),
+	INTEL_6(0xa5), INTEL_6(0xa6),
+};
+
+/* the kernel's one Skylake driver serves all three (intel_pmu_init) */
+#define SKL_DETECT(match)						\
+	MODEL_MATCHES(match), .pmu = "cpu", .pmu_name = "skylake", INTEL_IPC
+
 const struct model model_skylakex = {
 	.name = "skylakex",
 	.desc = "Skylake-SP / Xeon Scalable 1st gen (CPUID 6-55, steppings 0-4)",
@@ -371,6 +390,7 @@ const struct model model_skylakex = {
 	.nodes = skl_nodes,
 	.nr_nodes = NR_SKX_NODES,
 	.eval = skl_eval,
+	SKL_DETECT(skx_match),
 };
 
 const struct model model_cascadelakex = {
@@ -385,6 +405,7 @@ const struct model model_cascadelakex = {
 	.nodes = skl_nodes,
 	.nr_nodes = NR_CLX_NODES,
 	.eval = skl_eval,
+	SKL_DETECT(clx_match),
 };
 
 const struct model model_skylake = {
@@ -398,5 +419,5 @@ const struct model model_skylake = {
 	.nr_events = NR_SKX_EVENTS,
 	.nodes = skl_nodes,
 	.nr_nodes = NR_SKX_NODES,
-	.eval = skl_eval,
+	.eval = skl_eval,	SKL_DETECT(skl_match),
 };
