@@ -16,6 +16,7 @@ const struct model *const models[] = {
 	&model_skylakex,
 	&model_cascadelakex,
 	&model_skylake,
+	&model_emeraldrapids,
 	&model_software,
 	NULL,
 };
@@ -32,6 +33,7 @@ static const struct {
 	{ "skx", &model_skylakex },
 	{ "clx", &model_cascadelakex },
 	{ "skl", &model_skylake },
+	{ "emr", &model_emeraldrapids },
 	{ "sw", &model_software },
 };
 

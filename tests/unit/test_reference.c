@@ -45,6 +45,7 @@
 #pragma weak model_skylakex
 #pragma weak model_cascadelakex
 #pragma weak model_skylake
+#pragma weak model_emeraldrapids
 
 #define REF_DEFAULT	"../shared/reference"
 #define VECTORS		2000	/* counter vectors per model and SMT state */
@@ -873,6 +874,7 @@ static struct spec specs[] = {
 	{ "skylakex", &model_skylakex, "model_skylakex" },
 	{ "cascadelakex", &model_cascadelakex, "model_cascadelakex" },
 	{ "skylake", &model_skylake, "model_skylake" },
+	{ "emeraldrapids", &model_emeraldrapids, "model_emeraldrapids" },
 };
 
 /* skip without reference data, fail without the model; load the JSON */
@@ -1796,6 +1798,7 @@ int main(void)
 		MODEL_TESTS(5, "skylakex"),
 		MODEL_TESTS(6, "cascadelakex"),
 		MODEL_TESTS(7, "skylake"),
+		MODEL_TESTS(8, "emeraldrapids"),
 	};
 	const char *env = getenv("TDBPF_REFERENCE");
 	const char *dir = env && *env ? env : REF_DEFAULT;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Sapphire Rapids (sapphirerapids, SPR, CPUID 6-8F). As Ice Lake, plus the
+ * Sapphire Rapids (sapphirerapids, SPR, CPUID 6-8F) and Emerald Rapids
+ * (emeraldrapids, EMR, 6-CF). As Ice Lake, plus the
  * four level-2 PERF_METRICS events (heavy-ops, br-mispredict, fetch-lat,
  * mem-bound), so levels 1 and 2 come from the SLOTS group alone. Two events
  * need the frontend MSR 0x3F7, passed in config1 (kernel format
@@ -8,6 +9,10 @@
  *
  * The formulas are perf's MetricExpr (spr-metrics.json) for per-task
  * counting: #core_wide = 0, #has_pmem = 0, #SMT_on from the input.
+ * emr-metrics.json has the same L1-L3 formulas, events and counters
+ * without tma_pmm_bound (no Optane on EMR; SPR's is 0 with #has_pmem = 0)
+ * and with tma_dram_bound's #has_pmem = 0 branch alone: EMR is SPR's
+ * tables cut before the persistent-memory events and node.
  */
 #include <linux/perf_event.h>
 #include "model.h"
@@ -59,14 +64,6 @@ enum {
 	E_MA_L1D,
 	E_MA_L2,
 	E_MA_L3,
-	E_LOCAL_DRAM,
-	E_REMOTE_DRAM,
-	E_REMOTE_FWD,
-	E_REMOTE_HITM,
-	E_REMOTE_PMM,
-	E_FB_HIT,
-	E_L1_MISS,
-	E_LOCAL_PMM,
 	E_MEM_UOP,
 	E_SCOREBOARD,
 	E_TD_BAD_SPEC,
@@ -83,6 +80,16 @@ enum {
 	E_ISSUED,
 	E_UOPS_MS,
 	E_RET_SLOTS,
+	NR_EMR_EVENTS,
+	/* Sapphire Rapids only: tma_pmm_bound's, needed with #has_pmem only */
+	E_LOCAL_DRAM = NR_EMR_EVENTS,
+	E_REMOTE_DRAM,
+	E_REMOTE_FWD,
+	E_REMOTE_HITM,
+	E_REMOTE_PMM,
+	E_FB_HIT,
+	E_L1_MISS,
+	E_LOCAL_PMM,
 	NR_EVENTS
 };
 
@@ -226,9 +233,11 @@ enum {
 	N_DSB, N_MITE,
 	N_OTHER_MISP, N_OTHER_NUKES,
 	N_AMX, N_DIVIDER, N_PORTS, N_SERIALIZING,
-	N_DRAM, N_L1, N_L2, N_L3, N_PMM, N_STORE,
+	N_DRAM, N_L1, N_L2, N_L3, N_STORE,
 	N_MSEQ, N_FEW_UOPS,
 	N_FP_ARITH, N_FUSED, N_INT_OPS, N_MEM_OPS, N_NON_FUSED, N_OTHER_LIGHT,
+	NR_EMR_NODES,
+	N_PMM = NR_EMR_NODES,	/* Sapphire Rapids only */
 	NR_NODES
 };
 
@@ -265,7 +274,11 @@ static const struct tma_node spr_nodes[NR_NODES] = {
 			    3, 0.3, false },
 };
 
-/* perf's MetricExpr, operator by operator and left to right. */
+/*
+ * perf's MetricExpr, operator by operator and left to right. Writes every
+ * node of spr_nodes[] (out[] is MODEL_MAX_NODES long), tma_pmm_bound
+ * included; never reads the persistent-memory events.
+ */
 static void spr_eval(const struct tma_input *in, double *o)
 {
 	const double *e = in->ev;
@@ -370,6 +383,27 @@ const struct model model_sapphirerapids = {
 	.nr_nodes = NR_NODES,
 	.eval = spr_eval,
 	MODEL_MATCHES(spr_match),
+	.pmu = "cpu",
+	.pmu_name = "sapphire_rapids",
+	.pmu_events = spr_pmu_events,
+	INTEL_IPC,
+};
+
+static const struct model_match emr_match[] = { INTEL_6(0xcf) };
+
+/* the kernel drives EMR as SPR: same caps/pmu_name, same PERF_METRICS */
+const struct model model_emeraldrapids = {
+	.name = "emeraldrapids",
+	.desc = "Emerald Rapids / Xeon 5th gen (CPUID 6-CF)",
+	.gp_smt_on = 8,
+	.gp_smt_off = 8,
+	.max_level = 3,
+	.events = spr_events,
+	.nr_events = NR_EMR_EVENTS,
+	.nodes = spr_nodes,
+	.nr_nodes = NR_EMR_NODES,
+	.eval = spr_eval,
+	MODEL_MATCHES(emr_match),
 	.pmu = "cpu",
 	.pmu_name = "sapphire_rapids",
 	.pmu_events = spr_pmu_events,
