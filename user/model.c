@@ -17,6 +17,7 @@ const struct model *const models[] = {
 	&model_cascadelakex,
 	&model_skylake,
 	&model_emeraldrapids,
+	&model_graniterapids,
 	&model_software,
 	NULL,
 };
@@ -34,6 +35,7 @@ static const struct {
 	{ "clx", &model_cascadelakex },
 	{ "skl", &model_skylake },
 	{ "emr", &model_emeraldrapids },
+	{ "gnr", &model_graniterapids },
 	{ "sw", &model_software },
 };
 

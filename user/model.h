@@ -170,6 +170,7 @@ extern const struct model model_skylakex;
 extern const struct model model_cascadelakex;
 extern const struct model model_skylake;
 extern const struct model model_emeraldrapids;
+extern const struct model model_graniterapids;
 extern const struct model model_software;
 
 /* NULL-terminated list of all models, software last. */

@@ -189,6 +189,8 @@ static const struct ref_counts refs[] = {
 	  { { 6, 15, 46 }, { 6, 15, 46 } }, { { 1, 2, 6 }, { 2, 4, 12 } } },
 	{ "emeraldrapids", 59, { 58, 59 },
 	  { { 1, 1, 47 }, { 2, 2, 48 } }, { { 1, 1, 6 }, { 1, 1, 6 } } },
+	{ "graniterapids", 73, { 64, 65 },
+	  { { 1, 1, 53 }, { 2, 2, 54 } }, { { 1, 1, 7 }, { 1, 1, 7 } } },
 };
 
 static void test_reference_counts(void **state)
@@ -425,6 +427,7 @@ static void test_model_find(void **state)
 	assert_ptr_equal(model_find("skl"), &model_skylake);
 	assert_ptr_equal(model_find("skylake"), &model_skylake);
 	assert_ptr_equal(model_find("emr"), &model_emeraldrapids);
+	assert_ptr_equal(model_find("GNR"), &model_graniterapids);
 	assert_null(model_find("haswell"));
 	assert_null(model_find(""));
 	assert_null(model_find(NULL));

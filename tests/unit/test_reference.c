@@ -46,6 +46,7 @@
 #pragma weak model_cascadelakex
 #pragma weak model_skylake
 #pragma weak model_emeraldrapids
+#pragma weak model_graniterapids
 
 #define REF_DEFAULT	"../shared/reference"
 #define VECTORS		2000	/* counter vectors per model and SMT state */
@@ -875,6 +876,7 @@ static struct spec specs[] = {
 	{ "cascadelakex", &model_cascadelakex, "model_cascadelakex" },
 	{ "skylake", &model_skylake, "model_skylake" },
 	{ "emeraldrapids", &model_emeraldrapids, "model_emeraldrapids" },
+	{ "graniterapids", &model_graniterapids, "model_graniterapids" },
 };
 
 /* skip without reference data, fail without the model; load the JSON */
@@ -1799,6 +1801,7 @@ int main(void)
 		MODEL_TESTS(6, "cascadelakex"),
 		MODEL_TESTS(7, "skylake"),
 		MODEL_TESTS(8, "emeraldrapids"),
+		MODEL_TESTS(9, "graniterapids"),
 	};
 	const char *env = getenv("TDBPF_REFERENCE");
 	const char *dir = env && *env ? env : REF_DEFAULT;
