@@ -90,6 +90,37 @@ static void test_spr_smt_off(void **state)
 	assert_int_equal(d.gp_counters, 8);
 }
 
+/* Emerald Rapids: SPR's driver name and PERF_METRICS events */
+static void test_emr(void **state)
+{
+	(void)state;
+	assert_int_equal(detect("emr-8592-plus"), 0);
+	assert_ptr_equal(d.model, &model_emeraldrapids);
+	assert_true(d.smt);
+	assert_int_equal(d.gp_counters, 8);
+	has(d.cpu_desc, "6-CF");
+}
+
+static void test_gnr(void **state)
+{
+	(void)state;
+	assert_int_equal(detect("gnr-6980p"), 0);
+	assert_ptr_equal(d.model, &model_graniterapids);
+	assert_true(d.smt);
+	assert_int_equal(d.gp_counters, 8);
+	has(d.cpu_desc, "6-AD");
+}
+
+/* a kernel from before GNR had its own driver name: no raw events */
+static void test_gnr_old_kernel(void **state)
+{
+	(void)state;
+	assert_int_equal(detect("gnr-6980p-old-kernel"), 1);
+	assert_ptr_equal(d.model, &model_software);
+	has(d.reason, "'sapphire_rapids', not 'granite_rapids'");
+	has(d.reason, "using the software model");
+}
+
 /* the slots models need the kernel's PERF_METRICS events */
 static void test_icx_vm_without_topdown(void **state)
 {
@@ -297,6 +328,9 @@ int main(void)
 		cmocka_unit_test(test_bdw_nmi_watchdog),
 		cmocka_unit_test(test_icx),
 		cmocka_unit_test(test_spr_smt_off),
+		cmocka_unit_test(test_emr),
+		cmocka_unit_test(test_gnr),
+		cmocka_unit_test(test_gnr_old_kernel),
 		cmocka_unit_test(test_icx_vm_without_topdown),
 		cmocka_unit_test(test_spr_without_l2_topdown),
 		cmocka_unit_test(test_hybrid),
