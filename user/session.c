@@ -566,9 +566,11 @@ static int setup(struct session *s, char *err, size_t len)
 	}
 	s->skel->rodata->nr_cpus = (__u32)s->ncpu;
 	s->skel->rodata->nr_events = (__u32)s->plan->nr;
-	s->skel->rodata->group_leads = 0;
+	memset(s->skel->rodata->group_leads, 0,
+	       sizeof(s->skel->rodata->group_leads));
 	for (i = 0; i < s->plan->nr_groups; i++)
-		s->skel->rodata->group_leads |= 1ULL << s->plan->leader[i];
+		s->skel->rodata->group_leads[s->plan->leader[i] / 64] |=
+			1ULL << (s->plan->leader[i] % 64);
 	s->skel->rodata->track_mode = o->all	     ? TDBPF_TRACK_ALL :
 				      o->nr_tids ? TDBPF_TRACK_TID :
 						   TDBPF_TRACK_TGID;

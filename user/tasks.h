@@ -25,8 +25,8 @@ struct task_row {
 	__u64 migrations;
 	__u64 uncounted_ns;	/* on-CPU whose counters were not read */
 	/* as many as the table's nr_ev: rows are sized to the events
-	 * programmed, not to TDBPF_MAX_EVENTS (10,000 tasks x 64 slots
-	 * would be 15 MiB per table) */
+	 * programmed, not to TDBPF_MAX_EVENTS (10,000 tasks x 72 slots
+	 * would be 17 MiB per table) */
 	struct tdbpf_count ctr[];
 };
 
