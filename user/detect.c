@@ -69,6 +69,7 @@ struct cpuinfo {
 	enum cpu_vendor v;
 	bool has_midr;
 	unsigned int midr;
+	char flags[4096];	/* x86 feature flags, " " around each */
 };
 
 #define MIDR_IMPL(m)	((m) >> 24 & 0xff)
@@ -92,9 +93,9 @@ static const struct {
 /* the first processor's block of /proc/cpuinfo */
 static int read_cpuinfo(const char *root, struct cpuinfo *ci)
 {
-	char path[512], line[512];
+	char path[512], *line = NULL;
 	bool seen = false;
-	size_t i;
+	size_t i, cap = 0;
 	FILE *f;
 
 	memset(ci, 0, sizeof(*ci));
@@ -103,7 +104,8 @@ static int read_cpuinfo(const char *root, struct cpuinfo *ci)
 	f = fopen(path, "r");
 	if (!f)
 		return -1;
-	while (fgets(line, sizeof(line), f)) {
+	/* getline: a flags line is longer than any fixed buffer we'd pick */
+	while (getline(&line, &cap, f) > 0) {
 		char *colon = strchr(line, ':'), *k = line, *v, *e;
 
 		if (line[0] == '\n' && seen)
@@ -131,6 +133,8 @@ static int read_cpuinfo(const char *root, struct cpuinfo *ci)
 			ci->siblings = atoi(v);
 		else if (!strcmp(k, "cpu cores"))
 			ci->cores = atoi(v);
+		else if (!strcmp(k, "flags"))
+			snprintf(ci->flags, sizeof(ci->flags), " %s ", v);
 		for (i = 0; i < sizeof(midr_keys) / sizeof(midr_keys[0]); i++) {
 			if (strcmp(k, midr_keys[i].key))
 				continue;
@@ -141,7 +145,11 @@ static int read_cpuinfo(const char *root, struct cpuinfo *ci)
 		}
 		seen = ci->vendor[0] || ci->has_midr;
 	}
+	free(line);
 	fclose(f);
+	/* cpuinfo's "CPU architecture: 8"; the register says 0xf on arm64 */
+	if (ci->has_midr)
+		ci->midr |= 0xfu << 16;
 	return seen ? 0 : -1;
 }
 
@@ -222,6 +230,46 @@ static const struct model *model_for(const struct cpuinfo *ci)
 			if (match_one(&models[i]->match[k], ci))
 				return models[i];
 	return NULL;
+}
+
+/* A model for this Arm part, but from a later revision on: which */
+static const struct model_match *later_revision(const struct cpuinfo *ci,
+						const struct model **m)
+{
+	int i, k;
+
+	for (i = 0; ci->has_midr && models[i]; i++) {
+		for (k = 0; k < models[i]->nr_match; k++) {
+			const struct model_match *mm = &models[i]->match[k];
+
+			if (mm->implementer &&
+			    mm->implementer == MIDR_IMPL(ci->midr) &&
+			    mm->part == MIDR_PART(ci->midr)) {
+				*m = models[i];
+				return mm;
+			}
+		}
+	}
+	return NULL;
+}
+
+/* "a, b": the models of @v (all of them when none is), for messages */
+static void vendor_models(enum cpu_vendor v, char *buf, size_t len)
+{
+	size_t off = 0;
+	int i, k;
+
+	for (i = 0; models[i]; i++) {
+		for (k = 0; k < models[i]->nr_match; k++)
+			if (models[i]->match[k].vendor == v)
+				break;
+		if (k == models[i]->nr_match)
+			continue;
+		off += snprintf(buf + off, off < len ? len - off : 0, "%s%s",
+				off ? ", " : "", models[i]->name);
+	}
+	if (!off)
+		model_names(buf, len, true);
 }
 
 /*
@@ -322,15 +370,25 @@ int detect_machine(const char *root, struct detect_info *d)
 		/* hybrid x86: only the P-cores run the big-core events */
 		if (strcmp(pmu, "cpu") ||
 		    !find_pmu(root, "cpu_core", d->pmu, sizeof(d->pmu)))
-			return software(d, "no hardware PMU (no %s/%s)", EVSRC,
-					pmu);
+			return software(d, "%s%s%s: no hardware PMU exposed "
+					"(no %s/%s)", d->cpu_desc,
+					m ? ", model " : "", m ? m->name : "",
+					EVSRC, pmu);
 		d->hybrid = true;
 	}
 	snprintf(p, sizeof(p), EVSRC "/%s/caps/pmu_name", d->pmu);
 	read_line(root, p, pmu_name, sizeof(pmu_name));
 
 	if (!m) {
-		model_names(names, sizeof(names), true);
+		const struct model *later = NULL;
+		const struct model_match *mm = later_revision(&ci, &later);
+
+		if (mm)
+			return software(d, "%s: the %s model is for r%up%u and "
+					"later, where perf's formulas differ",
+					d->cpu_desc, later->name,
+					mm->rev_lo >> 4, mm->rev_lo & 0xf);
+		vendor_models(ci.v, names, sizeof(names));
 		return software(d, "%s%s has no TopDown model in tdbpf "
 				"(models: %s)", d->hybrid ? "hybrid " : "",
 				d->cpu_desc, names);
@@ -370,6 +428,19 @@ int detect_machine(const char *root, struct detect_info *d)
 	}
 	d->model = m;
 	d->gp_counters = d->smt ? m->gp_smt_on : m->gp_smt_off;
+	if (m->gp_flag) {
+		char want[64];
+		size_t n = strlen(d->note);
+
+		snprintf(want, sizeof(want), " %s ", m->gp_flag);
+		if (!strstr(ci.flags, want) && m->gp_legacy < d->gp_counters) {
+			d->gp_counters = m->gp_legacy;
+			snprintf(d->note + n, sizeof(d->note) - n, "%sno '%s' "
+				 "in /proc/cpuinfo (a hypervisor hiding it?): "
+				 "the PMU has %d counters, packing for them",
+				 n ? "; " : "", m->gp_flag, m->gp_legacy);
+		}
+	}
 	if (d->nmi_watchdog && d->gp_counters > 1) {
 		size_t n = strlen(d->note);
 

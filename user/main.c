@@ -84,6 +84,9 @@ static int cmd_list(const struct options *o, FILE *out)
 	m = o->model ? find_model_or_say(o->model) : d.model;
 	if (!m)
 		return 2;
+	/* which CPU this is, and why its own model is not listed */
+	if (!o->model && d.reason[0])
+		errorf("%s", d.reason);
 	if (o->level > m->max_level && m->max_level)
 		errorf("warning: %s defines levels 1-%d; listing level %d",
 		       m->name, m->max_level, m->max_level);
@@ -176,7 +179,7 @@ static int cmd_list(const struct options *o, FILE *out)
 
 /* one node and, depth first, its children: the tree as perf draws it */
 static void print_node(FILE *out, const struct model *m,
-		       const struct tma_result *r, int i, int level)
+		       const struct tma_result *r, int i, int level, int width)
 {
 	const struct tma_node *n = &m->nodes[i];
 	int k;
@@ -184,7 +187,7 @@ static void print_node(FILE *out, const struct model *m,
 	if (n->level > level)
 		return;
 	fprintf(out, "%*s%-*s ", 2 * (n->level - 1), "",
-		34 - 2 * (n->level - 1), n->name);
+		width - 2 * (n->level - 1), n->name);
 	if (isnan(r->val[i]))
 		fprintf(out, "%8s", "-");
 	else
@@ -194,7 +197,7 @@ static void print_node(FILE *out, const struct model *m,
 	fputc('\n', out);
 	for (k = 0; k < m->nr_nodes; k++)
 		if (m->nodes[k].parent == i)
-			print_node(out, m, r, k, level);
+			print_node(out, m, r, k, level, width);
 }
 
 static int cmd_decode(const struct options *o, FILE *out)
@@ -204,7 +207,7 @@ static int cmd_decode(const struct options *o, FILE *out)
 	struct tma_result r;
 	char err[512];
 	FILE *in;
-	int level, i, rc;
+	int level, i, rc, width = 34;
 	bool smt;
 
 	if (!m)
@@ -244,7 +247,7 @@ static int cmd_decode(const struct options *o, FILE *out)
 		return 2;
 	}
 	/* without a hint, assume SMT on: the Xeon default */
-	smt = o->smt >= 0 ? o->smt : true;
+	smt = o->smt >= 0 ? o->smt : !m->no_smt;
 	level = level_for(m, o->level);
 	tma_decode(m, ev, smt, level, &r);
 
@@ -278,9 +281,15 @@ static int cmd_decode(const struct options *o, FILE *out)
 	}
 	fprintf(out, "model %s, SMT %s, level %d\n", m->name, smt ? "on" : "off",
 		level);
+	/* names in a column of 34, or as wide as the model's longest */
+	for (i = 0; i < m->nr_nodes; i++)
+		if (2 * (m->nodes[i].level - 1) +
+		    (int)strlen(m->nodes[i].name) > width)
+			width = 2 * (m->nodes[i].level - 1) +
+				(int)strlen(m->nodes[i].name);
 	for (i = 0; i < m->nr_nodes; i++)
 		if (m->nodes[i].parent < 0)
-			print_node(out, m, &r, i, level);
+			print_node(out, m, &r, i, level, width);
 	fprintf(out, "bottleneck: %s\n", r.bottleneck >= 0 ? r.path : "none over threshold");
 	return 0;
 }

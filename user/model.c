@@ -18,6 +18,12 @@ const struct model *const models[] = {
 	&model_skylake,
 	&model_emeraldrapids,
 	&model_graniterapids,
+	&model_amdzen4,
+	&model_amdzen5,
+	&model_neoverse_n1,
+	&model_neoverse_n2,
+	&model_neoverse_v1,
+	&model_neoverse_v2,
 	&model_software,
 	NULL,
 };
@@ -36,6 +42,12 @@ static const struct {
 	{ "skl", &model_skylake },
 	{ "emr", &model_emeraldrapids },
 	{ "gnr", &model_graniterapids },
+	{ "zen4", &model_amdzen4 },
+	{ "zen5", &model_amdzen5 },
+	{ "n1", &model_neoverse_n1 },
+	{ "n2", &model_neoverse_n2 },
+	{ "v1", &model_neoverse_v1 },
+	{ "v2", &model_neoverse_v2 },
 	{ "sw", &model_software },
 };
 

@@ -142,6 +142,12 @@ struct model {
 				 * checked against the PMU's caps/slots where
 				 * it has one (Arm PMMIR_EL1.SLOTS); 0: none */
 
+	bool no_smt;		/* cores without SMT (Neoverse): decode
+				 * assumes SMT off */
+	const char *gp_flag;	/* cpuinfo flag without which the PMU has
+				 * only gp_legacy counters, or NULL */
+	int gp_legacy;
+
 	/* Report: the events whose ratio is the table's IPC column. */
 	const char *ipc_inst;	/* NULL: no IPC column */
 	const char *ipc_cycles;
@@ -171,6 +177,12 @@ extern const struct model model_cascadelakex;
 extern const struct model model_skylake;
 extern const struct model model_emeraldrapids;
 extern const struct model model_graniterapids;
+extern const struct model model_amdzen4;
+extern const struct model model_amdzen5;
+extern const struct model model_neoverse_n1;
+extern const struct model model_neoverse_n2;
+extern const struct model model_neoverse_v1;
+extern const struct model model_neoverse_v2;
 extern const struct model model_software;
 
 /* NULL-terminated list of all models, software last. */
