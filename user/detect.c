@@ -274,7 +274,7 @@ static void vendor_models(enum cpu_vendor v, char *buf, size_t len)
 
 /*
  * The directory of the core PMU @pattern names ("cpu", or a prefix with
- * '*' such as "armv8_pmuv3*": the lowest name that has it), into @out.
+ * '*' such as "armv8_*": the lowest name that has it), into @out.
  */
 static bool find_pmu(const char *root, const char *pattern, char *out,
 		     size_t len)
@@ -365,7 +365,7 @@ int detect_machine(const char *root, struct detect_info *d)
 
 	m = model_for(&ci);
 	/* without a model, where the core PMU of such a CPU would be */
-	pmu = m ? m->pmu : ci.has_midr ? "armv8_pmuv3*" : "cpu";
+	pmu = m ? m->pmu : ci.has_midr ? "armv8_*" : "cpu";
 	if (!find_pmu(root, pmu, d->pmu, sizeof(d->pmu))) {
 		/* hybrid x86: only the P-cores run the big-core events */
 		if (strcmp(pmu, "cpu") ||

@@ -23,7 +23,7 @@ struct detect_info {
  * Fill @d from the files under @root ("" for this machine; a fixture tree
  * in tests): <root>/proc/cpuinfo, <root>/sys/devices/system/cpu/cpu0/regs/
  * identification/midr_el1 (Arm), the model's core PMU under <root>/sys/
- * bus/event_source/devices/ (cpu, cpu_core, armv8_pmuv3*: caps/pmu_name,
+ * bus/event_source/devices/ (cpu, cpu_core, armv8_*: caps/pmu_name,
  * caps/slots, events/), <root>/sys/devices/system/cpu/smt/active,
  * <root>/proc/sys/kernel/nmi_watchdog. The model is the first whose
  * match fits the CPU (struct model_match).
