@@ -160,16 +160,12 @@ enum {
 static const struct tma_node bdw_nodes[NR_NODES] = {
 	TMA_NODES_L1_L2,
 	TMA_NODES_L3_FRONTEND,
-	[N_DIVIDER] = { "tma_divider", "Divider", N_CB, 3, 0.2, false },
-	[N_PORTS] = { "tma_ports_utilization", "Ports_Util", N_CB, 3, 0.15, false },
-	[N_DRAM] = { "tma_dram_bound", "DRAM", N_MB, 3, 0.1, false },
-	[N_L1] = { "tma_l1_bound", "L1", N_MB, 3, 0.1, false },
-	[N_L2] = { "tma_l2_bound", "L2", N_MB, 3, 0.05, false },
-	[N_L3] = { "tma_l3_bound", "L3", N_MB, 3, 0.05, false },
-	[N_STORE] = { "tma_store_bound", "Store", N_MB, 3, 0.2, false },
-	[N_MSEQ] = { "tma_microcode_sequencer", "Microcode_Seq", N_HEAVY, 3,
-		     0.05, false },
-	[N_FP_ARITH] = { "tma_fp_arith", "FP_Arith", N_LIGHT, 3, 0.2, false },
+	TMA_L3_DIVIDER,
+	TMA_L3_PORTS,
+	TMA_L3_DRAM,
+	TMA_L3_CACHES,
+	TMA_L3_MSEQ,
+	TMA_L3_FP_ARITH,
 };
 
 /*

@@ -235,31 +235,20 @@ enum {
 #define ICL_COMMON_NODES						\
 	TMA_NODES_L1_L2,							\
 	TMA_NODES_L3_FRONTEND,						\
-	[N_OTHER_MISP] = { "tma_other_mispredicts", "Other_Mispred",	\
-			   N_BM, 3, 0.05, false },				\
-	[N_OTHER_NUKES] = { "tma_other_nukes", "Other_Nukes", N_MC, 3,	\
-			    0.05, false },					\
-	[N_DIVIDER] = { "tma_divider", "Divider", N_CB, 3, 0.2, false },	\
-	[N_PORTS] = { "tma_ports_utilization", "Ports_Util", N_CB, 3,	\
-		      0.15, false },						\
-	[N_SERIALIZING] = { "tma_serializing_operation", "Serializing",	\
-			    N_CB, 3, 0.1, false },				\
-	[N_DRAM] = { "tma_dram_bound", "DRAM", N_MB, 3, 0.1, false },		\
-	[N_L1] = { "tma_l1_bound", "L1", N_MB, 3, 0.1, false },		\
-	[N_L2] = { "tma_l2_bound", "L2", N_MB, 3, 0.05, false },		\
-	[N_L3] = { "tma_l3_bound", "L3", N_MB, 3, 0.05, false },		\
-	[N_STORE] = { "tma_store_bound", "Store", N_MB, 3, 0.2, false },	\
-	[N_MSEQ] = { "tma_microcode_sequencer", "Microcode_Seq",	\
-		     N_HEAVY, 3, 0.05, false },				\
-	[N_FEW_UOPS] = { "tma_few_uops_instructions", "Few_Uops",	\
-			 N_HEAVY, 3, 0.05, false },				\
-	[N_FP_ARITH] = { "tma_fp_arith", "FP_Arith", N_LIGHT, 3, 0.2, false },	\
-	[N_MEM_OPS] = { "tma_memory_operations", "Memory_Ops", N_LIGHT,	\
-			3, 0.1, false },				\
+	TMA_L3_OTHER_MISP,						\
+	TMA_L3_OTHER_NUKES,						\
+	TMA_L3_DIVIDER,							\
+	TMA_L3_PORTS,							\
+	TMA_L3_SERIALIZING,						\
+	TMA_L3_DRAM,							\
+	TMA_L3_CACHES,							\
+	TMA_L3_MSEQ,							\
+	TMA_L3_FEW_UOPS,						\
+	TMA_L3_FP_ARITH,						\
+	TMA_L3_MEM_OPS,							\
 	[N_BR_INSTR] = { "tma_branch_instructions", "Branch_Instr",	\
 			 N_LIGHT, 3, 0.1, false },				\
-	[N_OTHER_LIGHT] = { "tma_other_light_ops", "Other_Light_Ops",	\
-			    N_LIGHT, 3, 0.3, false }
+	TMA_L3_OTHER_LIGHT
 
 static const struct tma_node icx_nodes[NR_NODES] = {
 	ICL_COMMON_NODES,
