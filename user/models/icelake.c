@@ -92,11 +92,6 @@ enum {
 	{ .name = n, .type = PERF_TYPE_RAW, .config = cfg,		\
 	  .kind = EV_FIXED, .fixed = idx, .need = NEED_ALWAYS,		\
 	  .level = lvl }
-/* topdown-*: read from PERF_METRICS through fixed counter 3 */
-#define METRIC(n, cfg, lvl)						\
-	{ .name = n, .type = PERF_TYPE_RAW, .config = cfg,		\
-	  .kind = EV_METRIC, .fixed = 3, .need = NEED_ALWAYS,		\
-	  .level = lvl }
 
 /* Counter masks and "needed when" from tma-events.md (perf JSON). */
 #define ICL_COMMON_EVENTS						\
@@ -179,13 +174,7 @@ enum {
 			NEED_ALWAYS, 3),				\
 	[E_SCOREBOARD] = GP("RESOURCE_STALLS.SCOREBOARD", 0x2a2, 0xff,	\
 			    NEED_ALWAYS, 3),				\
-	[E_TD_BAD_SPEC] = METRIC("topdown-bad-spec", 0x8100, 1),	\
-	[E_TD_BE] = METRIC("topdown-be-bound", 0x8300, 1),		\
-	[E_TD_FE] = METRIC("topdown-fe-bound", 0x8200, 1),		\
-	[E_TD_RET] = METRIC("topdown-retiring", 0x8000, 1),		\
-	[E_SLOTS] = { .name = "TOPDOWN.SLOTS", .type = PERF_TYPE_RAW,	\
-		      .config = 0x400, .kind = EV_SLOTS, .fixed = 3,	\
-		      .need = NEED_ALWAYS, .level = 1 },		\
+	INTEL_TD_L1,							\
 	[E_DEC0] = GP("UOPS_DECODED.DEC0", 0x156, 0x0f, NEED_ALWAYS, 2), \
 	[E_UE_THREAD] = GP("UOPS_EXECUTED.THREAD", 0x1b1, 0xff,		\
 			   NEED_ALWAYS, 3),				\

@@ -97,18 +97,9 @@ enum {
 	{ .name = n, .type = PERF_TYPE_RAW, .config = cfg,		\
 	  .kind = EV_GP, .counters = mask, .fixed = -1, .need = nd,	\
 	  .level = lvl }
-/* GP event that also programs the frontend MSR 0x3F7 */
-#define GP_FE(n, cfg, msr, lvl)						\
-	{ .name = n, .type = PERF_TYPE_RAW, .config = cfg,		\
-	  .config1 = msr, .kind = EV_GP, .counters = 0xff, .fixed = -1, \
-	  .need = NEED_ALWAYS, .level = lvl }
 #define FIXED(n, cfg, idx, lvl)						\
 	{ .name = n, .type = PERF_TYPE_RAW, .config = cfg,		\
 	  .kind = EV_FIXED, .fixed = idx, .need = NEED_ALWAYS,		\
-	  .level = lvl }
-#define METRIC(n, cfg, lvl)						\
-	{ .name = n, .type = PERF_TYPE_RAW, .config = cfg,		\
-	  .kind = EV_METRIC, .fixed = 3, .need = NEED_ALWAYS,		\
 	  .level = lvl }
 
 /* Counter masks and "needed when" from tma-events.md (perf JSON). */
@@ -123,8 +114,8 @@ static const struct model_event spr_events[NR_EVENTS] = {
 			  0xff, NEED_ALWAYS, 3),
 	[E_RS_EMPTY_U1] = GP("cpu@RS.EMPTY,umask=1@", 0x1a5, 0xff,
 			     NEED_ALWAYS, 3),
-	[E_MS_C1_EDGE] = GP_FE("cpu@UOPS_RETIRED.MS,cmask=1,edge@", 0x10404c2,
-			       0x8, 3),
+	[E_MS_C1_EDGE] = INTEL_GP_FE("cpu@UOPS_RETIRED.MS,cmask=1,edge@",
+				     0x10404c2, 0x8, 3),
 	[E_C02] = GP("CPU_CLK_UNHALTED.C02", 0x20ec, 0xff, NEED_ALWAYS, 3),
 	[E_DISTRIBUTED] = GP("CPU_CLK_UNHALTED.DISTRIBUTED", 0x2ec, 0xff,
 			     NEED_SMT_ON, 1),
@@ -165,8 +156,8 @@ static const struct model_event spr_events[NR_EVENTS] = {
 			      NEED_ALWAYS, 3),
 	[E_CLEAR_RESTEER] = GP("INT_MISC.CLEAR_RESTEER_CYCLES", 0x80ad, 0xff,
 			       NEED_ALWAYS, 3),
-	[E_UNKNOWN_BRANCH] = GP_FE("INT_MISC.UNKNOWN_BRANCH_CYCLES", 0x40ad,
-				   0x7, 3),
+	[E_UNKNOWN_BRANCH] = INTEL_GP_FE("INT_MISC.UNKNOWN_BRANCH_CYCLES",
+					 0x40ad, 0x7, 3),
 	[E_UOP_DROPPING] = GP("INT_MISC.UOP_DROPPING", 0x10ad, 0xff,
 			      NEED_ALWAYS, 1),
 	[E_IV_ADD_128] = GP("INT_VEC_RETIRED.ADD_128", 0x3e7, 0xff,
@@ -208,21 +199,12 @@ static const struct model_event spr_events[NR_EVENTS] = {
 	[E_MEM_UOP] = GP("MEM_UOP_RETIRED.ANY", 0x3e5, 0xff, NEED_ALWAYS, 3),
 	[E_SCOREBOARD] = GP("RESOURCE_STALLS.SCOREBOARD", 0x2a2, 0xff,
 			    NEED_ALWAYS, 3),
-	[E_TD_BAD_SPEC] = METRIC("topdown-bad-spec", 0x8100, 1),
-	[E_TD_BE] = METRIC("topdown-be-bound", 0x8300, 1),
-	[E_TD_BR_MISP] = METRIC("topdown-br-mispredict", 0x8500, 2),
-	[E_TD_FE] = METRIC("topdown-fe-bound", 0x8200, 1),
-	[E_TD_FETCH_LAT] = METRIC("topdown-fetch-lat", 0x8600, 2),
-	[E_TD_HEAVY] = METRIC("topdown-heavy-ops", 0x8400, 2),
-	[E_TD_MEM] = METRIC("topdown-mem-bound", 0x8700, 2),
-	[E_TD_RET] = METRIC("topdown-retiring", 0x8000, 1),
-	[E_SLOTS] = { .name = "TOPDOWN.SLOTS", .type = PERF_TYPE_RAW,
-		      .config = 0x400, .kind = EV_SLOTS, .fixed = 3,
-		      .need = NEED_ALWAYS, .level = 1 },
+	INTEL_TD_L1,
+	INTEL_TD_L2,
 	[E_UE_THREAD] = GP("UOPS_EXECUTED.THREAD", 0x1b1, 0xff, NEED_ALWAYS, 3),
 	[E_UE_X87] = GP("UOPS_EXECUTED.X87", 0x10b1, 0xff, NEED_ALWAYS, 3),
 	[E_ISSUED] = GP("UOPS_ISSUED.ANY", 0x1ae, 0xff, NEED_ALWAYS, 3),
-	[E_UOPS_MS] = GP_FE("UOPS_RETIRED.MS", 0x4c2, 0x8, 3),
+	[E_UOPS_MS] = INTEL_GP_FE("UOPS_RETIRED.MS", 0x4c2, 0x8, 3),
 	[E_RET_SLOTS] = GP("UOPS_RETIRED.SLOTS", 0x2c2, 0xff, NEED_ALWAYS, 3),
 };
 
