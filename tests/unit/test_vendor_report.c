@@ -35,7 +35,7 @@ static void task(struct task_table *t, const struct event_plan *p,
 	assert_non_null(r);
 	snprintf(r->comm, sizeof(r->comm), "stage%u", tid);
 	r->pid = 1000;
-	r->on_cpu_ns = 1000000;
+	r->sched.on_cpu_ns = 1000000;
 	for (i = 0; i < n; i++) {
 		ev = model_event_index(p->model, c[i].event);
 		assert_true(ev >= 0);
