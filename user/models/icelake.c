@@ -235,18 +235,19 @@ enum {
 	TMA_L3_FEW_UOPS,						\
 	TMA_L3_FP_ARITH,						\
 	TMA_L3_MEM_OPS,							\
-	[N_BR_INSTR] = { "tma_branch_instructions", "Branch_Instr",	\
-			 N_LIGHT, 3, 0.1, false },				\
+	[N_BR_INSTR] = TMA_NODE("tma_branch_instructions", "Branch_Instr",	\
+				N_LIGHT, 3, 0.1, false),			\
 	TMA_L3_OTHER_LIGHT
 
 static const struct tma_node icx_nodes[NR_NODES] = {
 	ICL_COMMON_NODES,
-	[N_SPECIFIC] = { "tma_pmm_bound", "PMM", N_MB, 3, 0.1, false },
+	[N_SPECIFIC] = TMA_NODE("tma_pmm_bound", "PMM", N_MB, 3, 0.1,
+				false),
 };
 
 static const struct tma_node icl_nodes[NR_NODES] = {
 	ICL_COMMON_NODES,
-	[N_SPECIFIC] = { "tma_lsd", "LSD", N_FB, 3, 0.15, false },
+	[N_SPECIFIC] = TMA_NODE("tma_lsd", "LSD", N_FB, 3, 0.15, false),
 };
 
 /*
