@@ -72,6 +72,11 @@ struct tma_node {
 				 * the bottleneck path */
 };
 
+/* A node of the tree (designated, so a table states only what it sets) */
+#define TMA_NODE(n, lbl, par, lvl, t, alone)				\
+	{ .name = n, .label = lbl, .parent = par, .level = lvl,		\
+	  .thresh = t, .thresh_alone = alone }
+
 /* Inputs of a formula evaluation. */
 struct tma_input {
 	const double *ev;	/* scaled count per model event index; NAN when

@@ -780,8 +780,7 @@ static const struct tma_node fake_nodes[N_NR] = {
 		    .column = "RETIRE%" },
 	[N_BE] = { "tma_backend_bound", "Backend", -1, 1, 0.2, false,
 		   .column = "BACKEND%" },
-	[N_MEM] = { .name = "tma_memory_bound", .label = "Memory",
-		    .parent = N_BE, .level = 2, .thresh = 0.2 },
+	[N_MEM] = TMA_NODE("tma_memory_bound", "Memory", N_BE, 2, 0.2, false),
 };
 
 static void fake_eval(const struct tma_input *in, double *out)

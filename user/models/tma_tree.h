@@ -10,32 +10,19 @@
 #ifndef TDBPF_TMA_TREE_H
 #define TDBPF_TMA_TREE_H
 
-/*
- * A node's name, path label, parent index, level, MetricThreshold value
- * and whether the threshold stands alone. Designated, so that the fields
- * a node leaves out (column, or_over, aside) are plainly zero.
- */
-#define TMA_NODE_FIELDS(n, lbl, par, lvl, th, alone)			\
-	.name = n, .label = lbl, .parent = par, .level = lvl,		\
-	.thresh = th, .thresh_alone = alone
-#define TMA_NODE(n, lbl, par, lvl, th, alone)				\
-	{ TMA_NODE_FIELDS(n, lbl, par, lvl, th, alone) }
+/* a level-1 node and its table column */
+#define TMA_L1(n, lbl, t, col)						\
+	{ .name = n, .label = lbl, .parent = -1, .level = 1, .thresh = t, \
+	  .column = col }
 
 #define TMA_NODES_L1_L2							\
-	[N_FE] = { TMA_NODE_FIELDS("tma_frontend_bound", "Frontend", -1, 1, \
-				   0.15, false),			\
-		   .column = "FRONTEND%" },				\
-	[N_BS] = { TMA_NODE_FIELDS("tma_bad_speculation", "Bad_Spec", -1, 1, \
-				   0.15, false),			\
-		   .column = "BADSPEC%" },				\
-	[N_BE] = { TMA_NODE_FIELDS("tma_backend_bound", "Backend", -1, 1,	\
-				   0.2, false),				\
-		   .column = "BACKEND%" },				\
+	[N_FE] = TMA_L1("tma_frontend_bound", "Frontend", 0.15, "FRONTEND%"), \
+	[N_BS] = TMA_L1("tma_bad_speculation", "Bad_Spec", 0.15, "BADSPEC%"), \
+	[N_BE] = TMA_L1("tma_backend_bound", "Backend", 0.2, "BACKEND%"),	\
 	/* perf: "tma_retiring > 0.7 | tma_heavy_operations > 0.1" */	\
-	[N_RET] = { TMA_NODE_FIELDS("tma_retiring", "Retiring", -1, 1, 0.7, \
-				    false),				\
-		    .column = "RETIRE%",				\
-		    .or_over = "tma_heavy_operations" },		\
+	[N_RET] = { .name = "tma_retiring", .label = "Retiring",	\
+		    .parent = -1, .level = 1, .thresh = 0.7,		\
+		    .column = "RETIRE%", .or_over = "tma_heavy_operations" }, \
 	[N_FL] = TMA_NODE("tma_fetch_latency", "Fetch_Lat", N_FE, 2, 0.1,	\
 			  false),					\
 	[N_FB] = TMA_NODE("tma_fetch_bandwidth", "Fetch_BW", N_FE, 2, 0.2,	\
