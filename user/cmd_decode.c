@@ -10,6 +10,29 @@
 #include "json.h"
 #include "tma.h"
 
+/* one node and, depth first, its children: the tree as perf draws it */
+static void print_node(FILE *out, const struct model *m,
+		       const struct tma_result *r, int i, int level, int width)
+{
+	const struct tma_node *n = &m->nodes[i];
+	int k;
+
+	if (n->level > level)
+		return;
+	fprintf(out, "%*s%-*s ", 2 * (n->level - 1), "",
+		width - 2 * (n->level - 1), n->name);
+	if (isnan(r->val[i]))
+		fprintf(out, "%8s", "-");
+	else
+		fprintf(out, "%7.1f%%", r->val[i] * 100.0);
+	if (r->over[i])
+		fputs(r->bottleneck == i ? "  <==" : "  *", out);
+	fputc('\n', out);
+	for (k = 0; k < m->nr_nodes; k++)
+		if (m->nodes[k].parent == i)
+			print_node(out, m, r, k, level, width);
+}
+
 int cmd_decode(const struct options *o, FILE *out)
 {
 	double ev[MODEL_MAX_EVENTS];
@@ -96,21 +119,9 @@ int cmd_decode(const struct options *o, FILE *out)
 		    (int)strlen(m->nodes[i].name) > width)
 			width = 2 * (m->nodes[i].level - 1) +
 				(int)strlen(m->nodes[i].name);
-	for (i = 0; i < m->nr_nodes; i++) {
-		const struct tma_node *n = &m->nodes[i];
-
-		if (n->level > level)
-			continue;
-		fprintf(out, "%*s%-*s ", 2 * (n->level - 1), "",
-			width - 2 * (n->level - 1), n->name);
-		if (isnan(r.val[i]))
-			fprintf(out, "%8s", "-");
-		else
-			fprintf(out, "%7.1f%%", r.val[i] * 100.0);
-		if (r.over[i])
-			fputs(r.bottleneck == i ? "  <==" : "  *", out);
-		fputc('\n', out);
-	}
+	for (i = 0; i < m->nr_nodes; i++)
+		if (m->nodes[i].parent < 0)
+			print_node(out, m, &r, i, level, width);
 	fprintf(out, "bottleneck: %s\n", r.bottleneck >= 0 ? r.path : "none over threshold");
 	return 0;
 }

@@ -2,9 +2,9 @@
 /*
  * Machine detection on recorded sysfs/procfs trees (tests/fixtures/<name>),
  * run from the repository root. Expected counter budgets come from the
- * reference's counter.json (BDX/BDW 4 GP counters per thread with SMT on,
- * 8 with SMT off; ICX/ICL/SPR 8) and tma-events.md (AMD PerfCtr0-5, Arm
- * PMCR_EL0.N = 6), not from the models.
+ * reference's counter.json (BDX/BDW/SKX/CLX/SKL 4 GP counters per thread
+ * with SMT on, 8 with SMT off; ICX/ICL/SPR/EMR/GNR 8) and tma-events.md
+ * (AMD PerfCtr0-5, Arm PMCR_EL0.N = 6), not from the models.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -89,6 +89,37 @@ static void test_spr_smt_off(void **state)
 	assert_ptr_equal(d.model, &model_sapphirerapids);
 	assert_false(d.smt);
 	assert_int_equal(d.gp_counters, 8);
+}
+
+/* Emerald Rapids: SPR's driver name and PERF_METRICS events */
+static void test_emr(void **state)
+{
+	(void)state;
+	assert_int_equal(detect("emr-8592-plus"), 0);
+	assert_ptr_equal(d.model, &model_emeraldrapids);
+	assert_true(d.smt);
+	assert_int_equal(d.gp_counters, 8);
+	has(d.cpu_desc, "6-CF");
+}
+
+static void test_gnr(void **state)
+{
+	(void)state;
+	assert_int_equal(detect("gnr-6980p"), 0);
+	assert_ptr_equal(d.model, &model_graniterapids);
+	assert_true(d.smt);
+	assert_int_equal(d.gp_counters, 8);
+	has(d.cpu_desc, "6-AD");
+}
+
+/* a kernel from before GNR had its own driver name: no raw events */
+static void test_gnr_old_kernel(void **state)
+{
+	(void)state;
+	assert_int_equal(detect("gnr-6980p-old-kernel"), 1);
+	assert_ptr_equal(d.model, &model_software);
+	has(d.reason, "'sapphire_rapids', not 'granite_rapids'");
+	has(d.reason, "using the software model");
 }
 
 /* the slots models need the kernel's PERF_METRICS events */
@@ -283,11 +314,80 @@ static void test_neoverse_slots_mismatch(void **state)
 static void test_unsupported_cpu(void **state)
 {
 	(void)state;
-	assert_int_equal(detect("skx-gold-6148"), 1);
+	assert_int_equal(detect("hsx-e5-2680v3"), 1);
 	assert_ptr_equal(d.model, &model_software);
-	has(d.reason, "Gold 6148");
-	has(d.reason, "6-55");
+	has(d.reason, "E5-2680 v3");
+	has(d.reason, "6-3F");
 	has(d.reason, "no TopDown model");
+}
+
+/* Skylake-SP: 6-55 stepping 4 (perf's mapfile: skylakex is 0-4) */
+static void test_skx(void **state)
+{
+	(void)state;
+	assert_int_equal(detect("skx-gold-6148"), 0);
+	assert_ptr_equal(d.model, &model_skylakex);
+	assert_true(d.smt);
+	assert_int_equal(d.gp_counters, 4);
+	assert_string_equal(d.reason, "");
+	has(d.cpu_desc, "Gold 6148");
+}
+
+/* Cascade Lake: the same 6-55, stepping 7; 8 counters with SMT off */
+static void test_clx_smt_off(void **state)
+{
+	(void)state;
+	assert_int_equal(detect("clx-gold-6248-smt-off"), 0);
+	assert_ptr_equal(d.model, &model_cascadelakex);
+	assert_false(d.smt);
+	assert_int_equal(d.gp_counters, 8);
+	has(d.cpu_desc, "Gold 6248");
+}
+
+/* Coffee Lake (6-9E) is perf's skylake; the watchdog takes one of 4 */
+static void test_skl_client(void **state)
+{
+	(void)state;
+	assert_int_equal(detect("skl-i7-8700"), 0);
+	assert_ptr_equal(d.model, &model_skylake);
+	assert_true(d.smt);
+	assert_true(d.nmi_watchdog);
+	assert_int_equal(d.gp_counters, 3);
+	has(d.cpu_desc, "6-9E");
+}
+
+/*
+ * The stepping decides 6-55: 0-4 Skylake-SP, 5-F Cascade Lake, as in
+ * perf's mapfile.csv (GenuineIntel-6-55-[01234] and -[56789ABCDEF]). The
+ * skx fixture's cpuinfo with each stepping written in.
+ */
+static void test_6_55_stepping_split(void **state)
+{
+	char root[] = "/tmp/tdbpf-step-XXXXXX", cmd[512], path[300];
+	int step;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	snprintf(cmd, sizeof(cmd), "cp -r " FIX "skx-gold-6148/. '%s'",
+		 root);
+	assert_int_equal(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/proc/cpuinfo", root);
+	for (step = 0; step <= 15; step++) {
+		snprintf(cmd, sizeof(cmd),
+			 "sed -i 's/^stepping\t: .*/stepping\t: %d/' '%s'",
+			 step, path);
+		assert_int_equal(system(cmd), 0);
+		assert_int_equal(detect_machine(root, &d), 0);
+		assert_ptr_equal(d.model, step <= 4 ? &model_skylakex :
+						      &model_cascadelakex);
+	}
+	/* no stepping line: neither model can be told, so neither */
+	snprintf(cmd, sizeof(cmd), "sed -i '/^stepping/d' '%s'", path);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(detect_machine(root, &d), 1);
+	assert_ptr_equal(d.model, &model_software);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
 }
 
 /* CPUID says BDX, but the driver does not know it: no raw events */
@@ -372,6 +472,9 @@ int main(void)
 		cmocka_unit_test(test_bdw_nmi_watchdog),
 		cmocka_unit_test(test_icx),
 		cmocka_unit_test(test_spr_smt_off),
+		cmocka_unit_test(test_emr),
+		cmocka_unit_test(test_gnr),
+		cmocka_unit_test(test_gnr_old_kernel),
 		cmocka_unit_test(test_icx_vm_without_topdown),
 		cmocka_unit_test(test_spr_without_l2_topdown),
 		cmocka_unit_test(test_hybrid),
@@ -389,6 +492,10 @@ int main(void)
 		cmocka_unit_test(test_neoverse_v2),
 		cmocka_unit_test(test_neoverse_slots_mismatch),
 		cmocka_unit_test(test_unsupported_cpu),
+		cmocka_unit_test(test_skx),
+		cmocka_unit_test(test_clx_smt_off),
+		cmocka_unit_test(test_skl_client),
+		cmocka_unit_test(test_6_55_stepping_split),
 		cmocka_unit_test(test_generic_pmu_driver),
 		cmocka_unit_test(test_empty_root),
 		cmocka_unit_test(test_hz),

@@ -50,6 +50,11 @@
 #pragma weak model_icelakex
 #pragma weak model_icelake
 #pragma weak model_sapphirerapids
+#pragma weak model_skylakex
+#pragma weak model_cascadelakex
+#pragma weak model_skylake
+#pragma weak model_emeraldrapids
+#pragma weak model_graniterapids
 #pragma weak model_amdzen4
 #pragma weak model_amdzen5
 #pragma weak model_neoverse_n1
@@ -1153,6 +1158,11 @@ static struct spec specs[] = {
 	ARM("neoverse-n2-v2", model_neoverse_n2, 0x410fd493, 5, arm_analogs),
 	ARM("neoverse-v1", model_neoverse_v1, 0x411fd401, 8, arm_analogs),
 	ARM("neoverse-n2-v2", model_neoverse_v2, 0x410fd4f0, 8, arm_analogs),
+	INTEL("skylakex", model_skylakex),
+	INTEL("cascadelakex", model_cascadelakex),
+	INTEL("skylake", model_skylake),
+	INTEL("emeraldrapids", model_emeraldrapids),
+	INTEL("graniterapids", model_graniterapids),
 };
 
 
@@ -2281,6 +2291,11 @@ int main(void)
 		MODEL_TESTS(2, "icelakex"),
 		MODEL_TESTS(3, "icelake"),
 		MODEL_TESTS(4, "sapphirerapids"),
+		MODEL_TESTS(11, "skylakex"),
+		MODEL_TESTS(12, "cascadelakex"),
+		MODEL_TESTS(13, "skylake"),
+		MODEL_TESTS(14, "emeraldrapids"),
+		MODEL_TESTS(15, "graniterapids"),
 		MODEL_TESTS(5, "amdzen4"),
 		MODEL_TESTS(6, "amdzen5"),
 		MODEL_TESTS(7, "neoverse-n1"),
