@@ -20,8 +20,8 @@ struct task_row {
 	struct tdbpf_sched sched;
 	struct tdbpf_wait waits[TDBPF_NR_WAITS];	/* who ended its waits */
 	/* as many as the table's nr_ev: rows are sized to the events
-	 * programmed, not to TDBPF_MAX_EVENTS (10,000 tasks x 64 slots
-	 * would be 15 MiB per table) */
+	 * programmed, not to TDBPF_MAX_EVENTS (10,000 tasks x 72 slots
+	 * would be 17 MiB per table) */
 	struct tdbpf_count ctr[];
 };
 
