@@ -12,6 +12,9 @@
  *                                  no sched_switch event showed: their
  *                                  counts are extrapolated (uncounted_ns)
  *   "nr_total": 14,                tasks before --top
+ *   "groups": [ [EVENT, ...] ],    the counter groups as programmed,
+ *                                  leader first; their concatenation is
+ *                                  the order of "values" below
  *   "tasks": [ {
  *     "tid": 1234, "pid": 1230,    tid 0 for a folded row of several
  *     "comm": "worker-1",          tasks, pid 0 when they differ
@@ -32,6 +35,13 @@
  *     "counters": { EVENT: scaled count, in the event's raw unit
  *                   (cpu-clock in ns), to the nearest whole count; null
  *                   when never counted },
+ *     "raw": { "values": [ ... ],  per event, in "groups" order,
+ *              "enabled": [ ... ], per group: the leader's times,
+ *              "running": [ ... ] },  which its members share
+ *                                  the unscaled sums every other number
+ *                                  of the task is derived from, so that
+ *                                  `tdbpf report` decodes a recording
+ *                                  exactly as the live run did
  *     "metrics": { tma_NAME: percent (value * 100, not clamped), to 6
  *                  decimals; null when not computable }
  *                                  only when the model decodes,
@@ -248,6 +258,22 @@ static void jw_str(struct jw *w, const char *key, const char *v)
 	jw_string(w, v);
 }
 
+/* "@key": [a, b, ...] on one line even when pretty: raw sums are many */
+static void jw_u64_list(struct jw *w, const char *key, const __u64 *v,
+			int n, int stride)
+{
+	int i;
+
+	jw_member(w, key);
+	ob_putc(&w->o, '[');
+	for (i = 0; i < n; i++) {
+		if (i)
+			ob_write(&w->o, ", ", w->pretty ? 2 : 1);
+		ob_u64(&w->o, v[(size_t)i * stride], 0);
+	}
+	ob_putc(&w->o, ']');
+}
+
 /* Past 2^53: the fewest of 15 to 17 digits that read back exactly. */
 static void jw_big(struct jw *w, double v)
 {
@@ -298,6 +324,29 @@ static void jw_num(struct jw *w, const char *key, double v, int prec)
 		ob_write(&w->o, p, (size_t)(end - p));
 }
 
+/*
+ * The sums before scaling. Members of a group are scaled with their
+ * leader's times (report.c), so one enabled/running pair per group is
+ * all a reader needs to redo the decode.
+ */
+static void write_raw(struct jw *w, const struct event_plan *p,
+		      const struct task_row *r)
+{
+	__u64 t[MODEL_MAX_GROUPS];
+	int n = p->nr < TDBPF_MAX_EVENTS ? p->nr : TDBPF_MAX_EVENTS, g;
+
+	jw_open(w, "raw", '{');
+	jw_u64_list(w, "values", &r->ctr[0].value, n,
+		    sizeof(r->ctr[0]) / sizeof(__u64));
+	for (g = 0; g < p->nr_groups && g < MODEL_MAX_GROUPS; g++)
+		t[g] = r->ctr[p->leader[g]].enabled;
+	jw_u64_list(w, "enabled", t, g, 1);
+	for (g = 0; g < p->nr_groups && g < MODEL_MAX_GROUPS; g++)
+		t[g] = r->ctr[p->leader[g]].running;
+	jw_u64_list(w, "running", t, g, 1);
+	jw_close(w, '}');
+}
+
 static void write_task(struct jw *w, const struct report *rep,
 		       const struct task_decoded *d)
 {
@@ -330,6 +379,9 @@ static void write_task(struct jw *w, const struct report *rep,
 		jw_num(w, m->events[p->ev[s]].name, d->ev[s], 0);
 	jw_close(w, '}');
 
+	if (m)
+		write_raw(w, p, r);
+
 	if (d->has_tma) {
 		jw_open(w, "metrics", '{');
 		for (i = 0; i < m->nr_nodes && i < MODEL_MAX_NODES; i++)
@@ -340,6 +392,25 @@ static void write_task(struct jw *w, const struct report *rep,
 	}
 	jw_str(w, "bottleneck", d->bottleneck);
 	jw_close(w, '}');
+}
+
+static void write_groups(struct jw *w, const struct event_plan *p)
+{
+	int s, g = -1;
+
+	jw_open(w, "groups", '[');
+	for (s = 0; s < p->nr && s < TDBPF_MAX_EVENTS; s++) {
+		if (p->group[s] != g) {
+			if (g >= 0)
+				jw_close(w, ']');
+			g = p->group[s];
+			jw_open(w, NULL, '[');
+		}
+		jw_str(w, NULL, p->model->events[p->ev[s]].name);
+	}
+	if (g >= 0)
+		jw_close(w, ']');
+	jw_close(w, ']');
 }
 
 void report_write_json(FILE *f, const struct report *rep, bool line)
@@ -363,6 +434,8 @@ void report_write_json(FILE *f, const struct report *rep, bool line)
 	jw_u64(&w, "unseen_switch_ins", rep->unseen_switch_ins);
 	jw_close(&w, '}');
 	jw_int(&w, "nr_total", rep->nr_total);
+	if (p && p->model)
+		write_groups(&w, p);
 
 	jw_open(&w, "tasks", '[');
 	for (i = 0; i < rep->nr; i++) {
