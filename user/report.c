@@ -235,6 +235,7 @@ static int cmp_rows(const void *pa, const void *pb, void *key)
 		c = strcmp(a->comm, b->comm);
 		break;
 	case SORT_TID:
+	case SORT_NONE:
 		break;
 	}
 	if (c)
@@ -276,7 +277,8 @@ int report_build(struct report *rep, const struct task_table *t,
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
 		rows[i] = tasks_row(t, i);
-	qsort_r(rows, n, sizeof(*rows), cmp_rows, &sort);
+	if (sort != SORT_NONE)
+		qsort_r(rows, n, sizeof(*rows), cmp_rows, &sort);
 	if (top > 0 && (size_t)top < n)
 		n = top;
 	rep->rows = rows;

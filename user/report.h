@@ -27,6 +27,7 @@ enum sort_key {
 	SORT_TID,
 	SORT_COMM,
 	SORT_SWITCHES,
+	SORT_NONE,		/* keep the table's order (replay: as recorded) */
 };
 
 struct task_decoded {
