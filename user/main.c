@@ -15,6 +15,7 @@
 #include <sys/capability.h>
 #include <sys/stat.h>
 #include <json-c/json.h>
+#include "cmd_report.h"
 #include "decode_input.h"
 #include "detect.h"
 #include "model.h"
@@ -422,6 +423,9 @@ int main(int argc, char **argv)
 		break;
 	case CMD_DECODE:
 		rc = cmd_decode(&o, out);
+		break;
+	case CMD_REPORT:
+		rc = cmd_report(&o, out);
 		break;
 	default:
 		rc = cmd_trace(&o, out);

@@ -18,6 +18,8 @@ enum {
 	OPT_SMT,
 	OPT_CHILDREN,
 	OPT_MAX_TASKS,
+	OPT_FROM,
+	OPT_TO,
 };
 
 static const struct option long_opts[] = {
@@ -40,6 +42,8 @@ static const struct option long_opts[] = {
 	{ "smt", required_argument, NULL, OPT_SMT },
 	{ "children", no_argument, NULL, OPT_CHILDREN },
 	{ "max-tasks", required_argument, NULL, OPT_MAX_TASKS },
+	{ "from", required_argument, NULL, OPT_FROM },
+	{ "to", required_argument, NULL, OPT_TO },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -117,6 +121,36 @@ static void defaults(struct options *o)
 	o->smt = -1;
 	o->sort = SORT_CPU;
 	o->max_tasks = 65536;
+	o->from = o->to = -1;
+}
+
+static int check_report(struct options *o, int argc, char **argv, char *err,
+			size_t len)
+{
+	if (optind < argc)
+		o->input = argv[optind++];
+	if (optind < argc)
+		return fail(err, len,
+			    "report takes one recording, got '%s' too; give FILE or - for stdin",
+			    argv[optind]);
+	if (!o->input)
+		return fail(err, len,
+			    "report needs a recording; give the FILE that tdbpf -j -o FILE wrote");
+	if (o->nr_pids || o->nr_tids || o->all || o->duration > 0 ||
+	    o->interval_ms || o->children || o->model || o->smt >= 0)
+		return fail(err, len,
+			    "report reads a recording; drop -p/-t/-a/-d/-I/--children/--model/--smt");
+	if (o->sep && o->json)
+		return fail(err, len,
+			    "-x (CSV) and -j (JSON) exclude each other; pick one");
+	if (o->from >= 0 && o->to >= 0 && o->from > o->to)
+		return fail(err, len,
+			    "--from %ld is after --to %ld; give --from <= --to",
+			    o->from, o->to);
+	/* without --sort, rows keep the order the live run printed */
+	if (!o->sort_given)
+		o->sort = SORT_NONE;
+	return 0;
 }
 
 int parse_options(int argc, char **argv, struct options *o, char *err,
@@ -133,11 +167,15 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 			o->cmd = CMD_LIST;
 		else if (!strcmp(argv[1], "decode"))
 			o->cmd = CMD_DECODE;
+		else if (!strcmp(argv[1], "report"))
+			o->cmd = CMD_REPORT;
+		else if (!strcmp(argv[1], "top"))
+			o->cmd = CMD_TOP;
 		else if (!strcmp(argv[1], "help"))
 			o->cmd = CMD_HELP;
 		else
 			return fail(err, len,
-				    "unknown command '%s'; use 'list', 'decode', or -p/-t/-a/-- COMMAND to trace (see tdbpf --help)",
+				    "unknown command '%s'; use 'list', 'decode', 'report', 'top', or -p/-t/-a/-- COMMAND to trace (see tdbpf --help)",
 				    argv[1]);
 		first = 2;
 	}
@@ -149,8 +187,14 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 	opterr = 0;
 	argc -= first - 1;
 	argv += first - 1;
-	while ((c = getopt_long(argc, argv, "+:p:t:ad:I:x:jo:l:vhV", long_opts,
-				NULL)) != -1) {
+	/*
+	 * "+": stop at the first operand, so -- COMMAND's own options stay
+	 * its own; a recording is a file, so options may follow it.
+	 */
+	while ((c = getopt_long(argc, argv,
+				o->cmd == CMD_REPORT ? ":p:t:ad:I:x:jo:l:vhV" :
+						       "+:p:t:ad:I:x:jo:l:vhV",
+				long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (parse_ids(optarg, o->pids, &o->nr_pids, "pid", err,
@@ -228,6 +272,7 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 					    "unknown sort key '%s'; use cpu, runq, offcpu, tid, comm or switches",
 					    optarg);
 			o->sort = (enum sort_key)i;
+			o->sort_given = true;
 			break;
 		case OPT_TOP:
 			if (parse_long(optarg, 1, INT_MAX, &v))
@@ -258,6 +303,14 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 					    "invalid --max-tasks '%s'; give 16 to 4194304",
 					    optarg);
 			o->max_tasks = v;
+			break;
+		case OPT_FROM:
+		case OPT_TO:
+			if (parse_long(optarg, 0, INT_MAX, &v))
+				return fail(err, len,
+					    "invalid --%s '%s'; give an interval number >= 0, as the recording numbers them (\"interval\")",
+					    c == OPT_FROM ? "from" : "to", optarg);
+			*(c == OPT_FROM ? &o->from : &o->to) = v;
 			break;
 		case ':':
 			return fail(err, len,
@@ -290,6 +343,11 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 				    "decode reads counts from a file; drop -p/-t/-a");
 		return 0;
 	}
+	if (o->cmd == CMD_REPORT)
+		return check_report(o, argc, argv, err, len);
+	if (o->from >= 0 || o->to >= 0)
+		return fail(err, len,
+			    "--from and --to pick intervals of a recording; use them with tdbpf report FILE");
 	if (o->cmd == CMD_LIST) {
 		if (optind < argc)
 			return fail(err, len,
@@ -312,6 +370,13 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 	if (o->sep && o->json)
 		return fail(err, len,
 			    "-x (CSV) and -j (JSON) exclude each other; pick one");
+	if (o->cmd == CMD_TOP) {
+		if ((o->sep || o->json) && !o->output)
+			return fail(err, len,
+				    "top draws on the terminal; -x and -j are for the final report: add -o FILE");
+		if (!o->interval_ms)
+			o->interval_ms = 1000;
+	}
 	if (o->children && !o->nr_pids && !o->argv)
 		return fail(err, len,
 			    "--children follows processes forked by -p or -- COMMAND targets; add one of them");
@@ -323,6 +388,9 @@ void print_usage(FILE *f)
 	fputs("usage: tdbpf [options] -p PID[,PID] | -t TID[,TID] | -a | -- COMMAND [ARGS]\n"
 	      "       tdbpf list [--model M] [--smt on|off] [-l N] [-j]\n"
 	      "       tdbpf decode --model M [--smt on|off] [-l N] [-j] [FILE|-]\n"
+	      "       tdbpf report [-x SEP|-j] [--per-name] [--sort KEY] [--top N] [-l N]\n"
+	      "                    [--from N] [--to N] FILE|-\n"
+	      "       tdbpf top [-I MS] [--per-name] [--sort KEY] [options] -p PID | -t TID | -a | -- COMMAND\n"
 	      "\n"
 	      "Per-task TopDown and scheduling breakdown, attributed at sched_switch.\n"
 	      "\n"
@@ -343,6 +411,7 @@ void print_usage(FILE *f)
 	      "      --smt on|off       SMT state instead of detection\n"
 	      "  -l, --level N          TMA level 1-3 (default: deepest of the model)\n"
 	      "      --max-tasks N      tasks held at once (default 65536)\n"
+	      "      --from N, --to N   report: the intervals N.. ..N of a -I recording\n"
 	      "  -v, --verbose          say what is being set up\n"
 	      "  -h, --help             this text\n"
 	      "  -V, --version          version\n"
