@@ -297,15 +297,20 @@ int replay_next(struct replay_reader *r, json_object **obj, long *line,
 				}
 				if (!r->in_obj)
 					return 0;
+				/* the last line with something on it */
 				snprintf(err, len,
 					 "line %ld: the file ends inside the report that starts on line %ld: truncated (was tdbpf killed while writing?); the reports before it were printed",
-					 r->line, r->obj_line);
+					 r->line - (r->line > r->obj_line &&
+						    r->last_nl),
+					 r->obj_line);
 				return -1;
 			}
 			r->len = fread(r->buf, 1, sizeof(r->buf), r->f);
 			r->off = 0;
 			if (!r->len)
 				r->eof = true;
+			else
+				r->last_nl = r->buf[r->len - 1] == '\n';
 			continue;
 		}
 		if (!r->in_obj) {

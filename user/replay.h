@@ -50,6 +50,7 @@ struct replay_reader {
 	long obj_line;		/* where the current object started */
 	bool in_obj;		/* something but blanks fed since the last */
 	bool multiline;		/* the current object spans lines */
+	bool last_nl;		/* the last byte read ended a line */
 	bool eof;
 };
 
