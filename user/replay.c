@@ -41,7 +41,13 @@ void replay_report_free(struct replay_report *r)
 static int bad(char *err, size_t len, const char *fmt, const char *a,
 	       const char *b)
 {
+	char *p;
+
 	snprintf(err, len, fmt, a, b);
+	/* it may quote the file's strings: one printable line */
+	for (p = err; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
 	return -1;
 }
 
