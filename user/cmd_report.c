@@ -11,9 +11,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "cmd_report.h"
+#include "cmd.h"
 #include "replay.h"
 #include "report.h"
+#include "text.h"
 
 struct replay_run {
 	const struct options *o;
@@ -24,13 +25,11 @@ struct replay_run {
 
 static void say(const char *file, const char *msg)
 {
-	char line[1200], *p;
+	char line[1200];
 
 	snprintf(line, sizeof(line), "%s: %s", file, msg);
 	/* a file name can hold anything: keep the message one line */
-	for (p = line; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
+	text_printable(line, sizeof(line), line, NULL, 0);
 	fprintf(stderr, "tdbpf: %s\n", line);
 }
 
@@ -73,9 +72,7 @@ static int emit(struct replay_run *x, struct replay_report *rr)
 	if (!o->per_name && rr->nr_total > rep.nr_total)
 		rep.nr_total = rr->nr_total;
 	rep.interval = rr->interval;
-	rep.lost_map_full = rr->lost_map_full;
-	rep.lost_read_err = rr->lost_read_err;
-	rep.unseen_switch_ins = rr->unseen_switch_ins;
+	rep.lost = rr->lost;
 	if (rr->interval < 0 && x->lines && !o->json && !o->sep)
 		fprintf(x->out, "\n--- whole run ---\n");
 	if (o->json)

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "replay.h"
+#include "text.h"
 
 void replay_report_init(struct replay_report *r)
 {
@@ -41,13 +42,9 @@ void replay_report_free(struct replay_report *r)
 static int bad(char *err, size_t len, const char *fmt, const char *a,
 	       const char *b)
 {
-	char *p;
-
 	snprintf(err, len, fmt, a, b);
 	/* it may quote the file's strings: one printable line */
-	for (p = err; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
+	text_printable(err, len, err, NULL, 0);
 	return -1;
 }
 
@@ -186,13 +183,13 @@ static int parse_task(json_object *t, const struct event_plan *p,
 		return bad(err, len, "out of memory%s%s", "", "");
 	row->tid = (__u32)x[0];
 	row->pid = (__u32)x[1];
-	row->on_cpu_ns = x[2];
-	row->runq_wait_ns = x[3];
-	row->off_cpu_ns = x[4];
-	row->nvcsw = x[5];
-	row->nivcsw = x[6];
-	row->migrations = x[7];
-	row->uncounted_ns = x[8];
+	row->sched.on_cpu_ns = x[2];
+	row->sched.runq_wait_ns = x[3];
+	row->sched.off_cpu_ns = x[4];
+	row->sched.nvcsw = x[5];
+	row->sched.nivcsw = x[6];
+	row->sched.migrations = x[7];
+	row->sched.uncounted_ns = x[8];
 	v = member(t, "comm", json_type_string);
 	if (v)
 		snprintf(row->comm, sizeof(row->comm), "%s",
@@ -241,14 +238,14 @@ int replay_parse(json_object *obj, struct replay_report *r, char *err,
 	if (r->interval < -1)
 		r->interval = -1;
 	lost = member(obj, "lost", json_type_object);
-	r->lost_map_full = r->lost_read_err = r->unseen_switch_ins = 0;
+	memset(&r->lost, 0, sizeof(r->lost));
 	if (lost) {
 		if (!get_u64(lost, "map_full", &x))
-			r->lost_map_full = x;
+			r->lost.map_full = x;
 		if (!get_u64(lost, "read_errors", &x))
-			r->lost_read_err = x;
+			r->lost.read_errors = x;
 		if (!get_u64(lost, "unseen_switch_ins", &x))
-			r->unseen_switch_ins = x;
+			r->lost.unseen_switch_ins = x;
 	}
 	tasks = member(obj, "tasks", json_type_array);
 	for (i = 0; i < json_object_array_length(tasks); i++)

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <json-c/json.h>
 #include "model.h"
+#include "snapshot.h"
 #include "tasks.h"
 
 /* One report as recorded. */
@@ -21,9 +22,7 @@ struct replay_report {
 	struct task_table tasks;	/* rows in the recorded order */
 	__u64 duration_ns;
 	int interval;			/* -1: the whole run */
-	__u64 lost_map_full;
-	__u64 lost_read_err;
-	__u64 unseen_switch_ins;
+	struct lost_stats lost;
 	int nr_total;			/* tasks before the live run's --top */
 };
 

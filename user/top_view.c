@@ -17,6 +17,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "text.h"
 #include "top_view.h"
 
 #define BAR_CELLS	10
@@ -257,30 +258,18 @@ static void shares_of(const struct bar_parts *b, const struct task_decoded *d,
 		      double *v)
 {
 	const struct task_row *r = d->row;
-	double life = (double)r->on_cpu_ns + (double)r->runq_wait_ns +
-		      (double)r->off_cpu_ns;
+	double life = (double)r->sched.on_cpu_ns + (double)r->sched.runq_wait_ns +
+		      (double)r->sched.off_cpu_ns;
 	int i;
 
 	if (b->node[0] < 0) {
-		v[0] = life > 0 ? r->on_cpu_ns / life : 0;
-		v[1] = life > 0 ? r->runq_wait_ns / life : 0;
-		v[2] = life > 0 ? r->off_cpu_ns / life : 0;
+		v[0] = life > 0 ? r->sched.on_cpu_ns / life : 0;
+		v[1] = life > 0 ? r->sched.runq_wait_ns / life : 0;
+		v[2] = life > 0 ? r->sched.off_cpu_ns / life : 0;
 		return;
 	}
 	for (i = 0; i < b->n; i++)
 		v[i] = d->has_tma ? d->tma.val[b->node[i]] : NAN;
-}
-
-static void printable(char *dst, size_t len, const char *src)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < len && src[i]; i++) {
-		unsigned char c = src[i];
-
-		dst[i] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
-	}
-	dst[i] = '\0';
 }
 
 static double pct(__u64 part, __u64 window)
@@ -331,19 +320,19 @@ static void summary(const struct screen *sc, const struct top_state *st,
 		line(sc, 1, buf, TOP_BANNER);
 	} else {
 		for (i = 0; t && i < t->nr; i++) {
-			on += tasks_row(t, i)->on_cpu_ns;
-			rq += tasks_row(t, i)->runq_wait_ns;
+			on += tasks_row(t, i)->sched.on_cpu_ns;
+			rq += tasks_row(t, i)->sched.runq_wait_ns;
 		}
 		snprintf(buf, sizeof(buf),
-			 "%zu tasks ran, CPU %.1f%% of %d%%, run-queue wait %.1f%%",
+			 "%zu tasks, CPU %.1f%% of %d%%, run-queue wait %.1f%%",
 			 t ? t->nr : 0, pct(on, fr->window_ns),
 			 100 * (fr->ncpu > 0 ? fr->ncpu : 1),
 			 pct(rq, fr->window_ns));
-		if (fr->lost_map_full || fr->lost_read_err)
+		if (fr->lost.map_full || fr->lost.read_errors)
 			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
 				 ", lost %llu tasks %llu reads",
-				 (unsigned long long)fr->lost_map_full,
-				 (unsigned long long)fr->lost_read_err);
+				 (unsigned long long)fr->lost.map_full,
+				 (unsigned long long)fr->lost.read_errors);
 		line(sc, 1, buf, TOP_NORMAL);
 	}
 	n = snprintf(buf, sizeof(buf), "BREAKDOWN:");
@@ -377,7 +366,8 @@ static void row(const struct screen *sc, int y, const struct report *rep,
 	int n, c, x;
 	enum top_attr va;
 
-	printable(comm, sizeof(comm), r->comm);
+	/* fixed-width columns count bytes: ASCII only */
+	text_printable(comm, sizeof(comm), r->comm, NULL, TEXT_ASCII);
 	if (r->nr_tasks > 1)
 		snprintf(tid, sizeof(tid), "(%d)", r->nr_tasks);
 	else
@@ -394,9 +384,9 @@ static void row(const struct screen *sc, int y, const struct report *rep,
 	}
 	n = snprintf(buf, sizeof(buf), "%7s %-15.15s %s %s %s %s%s ", tid,
 		     comm,
-		     pct_str(p1, sizeof(p1), pct(r->on_cpu_ns, rep->duration_ns), 6),
-		     pct_str(p2, sizeof(p2), pct(r->runq_wait_ns, rep->duration_ns), 5),
-		     pct_str(p3, sizeof(p3), pct(r->off_cpu_ns, rep->duration_ns), 5),
+		     pct_str(p1, sizeof(p1), pct(r->sched.on_cpu_ns, rep->duration_ns), 6),
+		     pct_str(p2, sizeof(p2), pct(r->sched.runq_wait_ns, rep->duration_ns), 5),
+		     pct_str(p3, sizeof(p3), pct(r->sched.off_cpu_ns, rep->duration_ns), 5),
 		     bar, ipc);
 	x = n;
 	snprintf(buf + n, sizeof(buf) - n, "%s", d->bottleneck);

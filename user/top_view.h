@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include "model.h"
 #include "report.h"
+#include "snapshot.h"
 #include "tasks.h"
 
 /* What a piece of text is, for the screen to colour or underline it. */
@@ -62,7 +63,7 @@ struct top_frame {
 	const struct event_plan *plan;
 	const struct task_table *tasks;	/* the interval's deltas */
 	__u64 window_ns;		/* the interval's length */
-	__u64 lost_map_full, lost_read_err;
+	struct lost_stats lost;		/* cumulative, as the tracer counts */
 	int ncpu;			/* for the total CPU% line */
 	bool valid;			/* false before the first interval */
 };

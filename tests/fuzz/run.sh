@@ -28,7 +28,7 @@ if ! { $clang $flags tests/fuzz/fuzz_options.c user/options.c \
 	user/model.c user/tma.c user/plan.c user/models/*.c \
 	-o "$out/fuzz_decode" -lm &&
 	$clang $flags tests/fuzz/fuzz_replay.c user/replay.c user/report.c \
-	user/report_table.c user/report_csv.c user/report_json.c \
+	user/report_table.c user/report_csv.c user/report_json.c user/json.c \
 	user/tasks.c user/outbuf.c user/model.c user/tma.c user/plan.c \
 	user/models/*.c -o "$out/fuzz_replay" -ljson-c -lm; } \
 	>"$out/build.log" 2>&1; then

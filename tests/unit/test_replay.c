@@ -66,13 +66,13 @@ static void fill(struct task_table *t, const struct event_plan *p,
 		assert_non_null(r);
 		r->pid = i < 6 ? 999 : 1500;
 		snprintf(r->comm, sizeof(r->comm), "%s", names[i]);
-		r->on_cpu_ns = ena + rnd(&seed) % 1000;
-		r->runq_wait_ns = rnd(&seed) % 2000000000ULL;
-		r->off_cpu_ns = rnd(&seed) % 4000000000ULL;
-		r->nvcsw = rnd(&seed) % 10000;
-		r->nivcsw = rnd(&seed) % 10000;
-		r->migrations = rnd(&seed) % 100;
-		r->uncounted_ns = rnd(&seed) % 1000000;
+		r->sched.on_cpu_ns = ena + rnd(&seed) % 1000;
+		r->sched.runq_wait_ns = rnd(&seed) % 2000000000ULL;
+		r->sched.off_cpu_ns = rnd(&seed) % 4000000000ULL;
+		r->sched.nvcsw = rnd(&seed) % 10000;
+		r->sched.nivcsw = rnd(&seed) % 10000;
+		r->sched.migrations = rnd(&seed) % 100;
+		r->sched.uncounted_ns = rnd(&seed) % 1000000;
 		r->exited = i == 2;
 		for (s = 0; s < p->nr; s++) {
 			int g = p->group[s], l = p->leader[g];
@@ -111,9 +111,9 @@ static void round_trip(const struct task_table *t, const struct event_plan *p,
 
 	assert_int_equal(report_build(&rep, t, p, p->level, 5000000000ULL,
 				      SORT_CPU, top), 0);
-	rep.lost_map_full = 3;
-	rep.lost_read_err = 4;
-	rep.unseen_switch_ins = 5;
+	rep.lost.map_full = 3;
+	rep.lost.read_errors = 4;
+	rep.lost.unseen_switch_ins = 5;
 	if (line)
 		rep.interval = 7;
 	x->json = render(&rep, line ? FMT_JSON_LINE : FMT_JSON);
@@ -180,13 +180,15 @@ static void check_model(const struct model *m, bool smt, bool line)
 					      x.rr.plan.level,
 					      x.rr.duration_ns, SORT_NONE, 0),
 				 0);
-		a.lost_map_full = b.lost_map_full = 3;
-		a.lost_read_err = b.lost_read_err = 4;
-		a.unseen_switch_ins = b.unseen_switch_ins = 5;
+		a.lost.map_full = 3;
+		a.lost.read_errors = 4;
+		a.lost.unseen_switch_ins = 5;
+		b.lost = x.rr.lost;
 		a.interval = line ? 7 : -1;
 		b.interval = x.rr.interval;
-		assert_int_equal(x.rr.lost_map_full, 3);
-		assert_int_equal(x.rr.unseen_switch_ins, 5);
+		assert_int_equal(x.rr.lost.map_full, 3);
+		assert_int_equal(x.rr.lost.read_errors, 4);
+		assert_int_equal(x.rr.lost.unseen_switch_ins, 5);
 		same_output(&a, &b, what);
 		report_free(&a);
 		report_free(&b);

@@ -108,10 +108,10 @@ static struct task_row *add(struct task_table *t, __u32 tid, const char *comm,
 	assert_non_null(r);
 	r->pid = 100;
 	snprintf(r->comm, sizeof(r->comm), "%s", comm);
-	r->on_cpu_ns = (__u64)(on_ms * 1e6);
-	r->runq_wait_ns = (__u64)(rq_ms * 1e6);
-	r->off_cpu_ns = (__u64)(off_ms * 1e6);
-	r->nvcsw = tid;
+	r->sched.on_cpu_ns = (__u64)(on_ms * 1e6);
+	r->sched.runq_wait_ns = (__u64)(rq_ms * 1e6);
+	r->sched.off_cpu_ns = (__u64)(off_ms * 1e6);
+	r->sched.nvcsw = tid;
 	return r;
 }
 
@@ -148,7 +148,7 @@ static void test_rows_80x24(void **state)
 
 	assert_non_null(strstr(text(&g, 0), "tdbpf top - model software, every 1.0 s, sort cpu"));
 	assert_string_equal(text(&g, 1),
-			    "4 tasks ran, CPU 130.0% of 200%, run-queue wait 65.0%");
+			    "4 tasks, CPU 130.0% of 200%, run-queue wait 65.0%");
 	assert_non_null(strstr(text(&g, 2), "# on-CPU + run-queue . off-CPU"));
 	assert_string_equal(text(&g, 3),
 			    "    TID COMM              CPU% RUNQ%  OFF% BREAKDOWN  VERDICT");
