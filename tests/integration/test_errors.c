@@ -263,6 +263,11 @@ static void test_report_top_usage(void **state)
 	REFUSED(ARGS("report", "/tmp"), WORDS("Is a directory"));
 	REFUSED(ARGS("report", "/etc/passwd"),
 		WORDS("line 1: not a tdbpf JSON recording"));
+	REFUSED(ARGS("report", "a.json", "--record", "b.json"),
+		WORDS("report reads a recording", "--record"));
+	REFUSED(ARGS("-o", "x.json", "--record", "x.json", "-p", "1"),
+		WORDS("--record and -o name the same file 'x.json'"));
+	REFUSED(ARGS("--record", "", "-p", "1"), WORDS("empty --record file name"));
 	REFUSED(ARGS("top"), WORDS("nothing to trace"));
 	REFUSED(ARGS("top", "-j", "-p", "1"),
 		WORDS("top draws on the terminal", "add -o FILE"));
