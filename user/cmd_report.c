@@ -2,8 +2,8 @@
 /*
  * tdbpf report FILE: print a -j recording again, as a table, CSV or
  * JSON, each report rebuilt from its raw sums (replay.c) and written by
- * the same writers as a live run, so that the same options print the
- * same bytes. --per-name, --sort, --top and a lower -l apply as they do
+ * the same sinks as a live run, so that the same options print the same
+ * bytes. --per-name, --sort, --top and a lower -l apply as they do
  * live; --from/--to pick intervals of a -I recording (its whole-run
  * report covers every interval, so it is printed only without them).
  */
@@ -14,11 +14,12 @@
 #include "cmd.h"
 #include "replay.h"
 #include "report.h"
+#include "sink.h"
 #include "text.h"
 
 struct replay_run {
 	const struct options *o;
-	FILE *out;
+	struct sink sink;	/* table, CSV or JSON, as -x/-j pick */
 	bool lines;		/* an -I recording: one object per line */
 	bool warned_level;
 };
@@ -73,18 +74,12 @@ static int emit(struct replay_run *x, struct replay_report *rr)
 		rep.nr_total = rr->nr_total;
 	rep.interval = rr->interval;
 	rep.lost = rr->lost;
-	if (rr->interval < 0 && x->lines && !o->json && !o->sep)
-		fprintf(x->out, "\n--- whole run ---\n");
-	if (o->json)
-		report_write_json(x->out, &rep, x->lines);
-	else if (o->sep)
-		report_write_csv(x->out, &rep, o->sep);
-	else
-		report_write_table(x->out, &rep);
-	fflush(x->out);
+	/* the sinks of a live run; an -I recording is a series, as live */
+	x->sink.intervals = x->lines;
+	err = sink_write(&x->sink, &rep);
 	report_free(&rep);
 	tasks_free(&folded);
-	return ferror(x->out) ? -EPIPE : 0;
+	return err;
 }
 
 static bool picked(const struct options *o, int interval)
@@ -114,7 +109,13 @@ static FILE *open_input(const char *path)
 
 int cmd_report(const struct options *o, FILE *out)
 {
-	struct replay_run x = { .o = o, .out = out };
+	struct replay_run x = {
+		.o = o,
+		.sink = { .ops = o->json ? &sink_json :
+				 o->sep	 ? &sink_csv :
+					   &sink_table,
+			  .f = out, .sep = o->sep },
+	};
 	const char *name = strcmp(o->input, "-") ? o->input : "stdin";
 	struct replay_reader rd;
 	struct replay_report rr;
