@@ -2,13 +2,13 @@
 /*
  * tdbpf top in a real terminal: tmux (its own server socket, an 80x24
  * window running sh) types the commands and keys, and capture-pane reads
- * the screen back. Checked: the spinners workload's threads appear with
- * the CPU shares their duty cycles give, 's' and 'f' change the order
- * and fold the names, a resize redraws at the new size, and q, SIGTERM
- * and the target's exit each leave the alternate screen, give the shell
- * its prompt back with the terminal's modes restored (icanon, echo) and
- * exit 0. Colour is used where the terminal has it and not with
- * NO_COLOR or a monochrome TERM.
+ * the screen back. Checked: the spinners workload's threads appear,
+ * sorted by the column the title names ('s' changes it), 'f' folds them
+ * by name, 'h' and 'p' work, a resize redraws at the new size; q,
+ * SIGTERM, Ctrl-C, -d and the target's exit each leave the alternate
+ * screen and give the shell its prompt back, exit 0, with the terminal's
+ * modes restored (icanon, echo). Colour is used where the terminal has
+ * it and not with NO_COLOR or a monochrome TERM.
  */
 #include <dirent.h>
 #include "helpers.h"
@@ -337,6 +337,11 @@ static void test_sigterm_and_target_exit(void **state)
 	assert_true(top > 0);
 	assert_int_equal(kill(top, SIGTERM), 0);
 	assert_restored("SIGTERM");
+	/* Ctrl-C typed in the terminal: SIGINT to the foreground job */
+	free(start_top(pid));
+	tmux("send-keys -t t C-c");
+	assert_restored("Ctrl-C");
+	assert_int_equal(kill(pid, 0), 0);
 	stop_spinners(pid);
 
 	/* the target ends while top watches it */
