@@ -304,6 +304,27 @@ void report_decode_task(const struct report *rep, int i, struct task_decoded *d)
 	decode_bottleneck(d);
 }
 
+static int plan_slot(const struct event_plan *p, const char *name)
+{
+	int idx = model_event_index(p->model, name), s;
+
+	if (idx < 0)
+		return -1;
+	for (s = 0; s < p->nr; s++)
+		if (p->ev[s] == idx)
+			return s;
+	return -1;
+}
+
+void report_ipc_slots(const struct event_plan *p, int *inst, int *clk)
+{
+	*inst = *clk = -1;
+	if (!p || !p->model)
+		return;
+	*inst = plan_slot(p, "INST_RETIRED.ANY");
+	*clk = plan_slot(p, "CPU_CLK_UNHALTED.THREAD");
+}
+
 void report_free(struct report *rep)
 {
 	free(rep->rows);

@@ -180,19 +180,6 @@ static void span(const struct screen *sc, int y, int x, const char *s, int n,
 		sc->out->put(sc->out->ctx, y, x, s, n, a);
 }
 
-static int plan_slot(const struct event_plan *p, const char *name)
-{
-	int idx, s;
-
-	if (!p || !p->model)
-		return -1;
-	idx = model_event_index(p->model, name);
-	for (s = 0; idx >= 0 && s < p->nr; s++)
-		if (p->ev[s] == idx)
-			return s;
-	return -1;
-}
-
 /* The breakdown's parts: level-1 nodes, or the scheduling split. */
 struct bar_parts {
 	int n;
@@ -457,8 +444,7 @@ int top_render(const struct top_state *st, const struct top_frame *fr,
 		built = true;
 	}
 	bar_parts(&rep, &b);
-	ipc_inst = plan_slot(fr->plan, "INST_RETIRED.ANY");
-	ipc_clk = plan_slot(fr->plan, "CPU_CLK_UNHALTED.THREAD");
+	report_ipc_slots(fr->plan, &ipc_inst, &ipc_clk);
 
 	title(&sc, st, fr, built ? &rep : NULL);
 	summary(&sc, st, fr, fr->valid ? fr->tasks : NULL, &b);
