@@ -319,10 +319,11 @@ static int plan_slot(const struct event_plan *p, const char *name)
 void report_ipc_slots(const struct event_plan *p, int *inst, int *clk)
 {
 	*inst = *clk = -1;
-	if (!p || !p->model)
+	/* the model names them (NULL: no IPC for it) */
+	if (!p || !p->model || !p->model->ipc_inst || !p->model->ipc_cycles)
 		return;
-	*inst = plan_slot(p, "INST_RETIRED.ANY");
-	*clk = plan_slot(p, "CPU_CLK_UNHALTED.THREAD");
+	*inst = plan_slot(p, p->model->ipc_inst);
+	*clk = plan_slot(p, p->model->ipc_cycles);
 }
 
 void report_free(struct report *rep)

@@ -222,7 +222,8 @@ static void bar_parts(const struct report *rep, struct bar_parts *b)
 	memset(b, 0, sizeof(*b));
 	if (m && m->max_level > 0 && rep->level > 0) {
 		for (i = 0; i < m->nr_nodes && b->n < 8; i++) {
-			if (m->nodes[i].level != 1)
+			/* as the table: no aside metrics in the breakdown */
+			if (m->nodes[i].level != 1 || m->nodes[i].aside)
 				continue;
 			b->node[b->n] = i;
 			b->name[b->n] = m->nodes[i].label ? m->nodes[i].label :
