@@ -4,8 +4,8 @@
 set -e
 pkgs="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
 pkg-config libcmocka-dev libjson-c-dev libcap-dev libclang-rt-14-dev \
-linux-perf procps graphviz gstreamer1.0-tools gstreamer1.0-plugins-base \
-gstreamer1.0-plugins-good"
+linux-perf procps libncurses-dev tmux graphviz gstreamer1.0-tools \
+gstreamer1.0-plugins-base gstreamer1.0-plugins-good"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||

@@ -13,6 +13,7 @@
 #include "cmd.h"
 #include "privs.h"
 #include "run.h"
+#include "top.h"
 
 static bool has_cap(cap_value_t c)
 {
@@ -94,6 +95,11 @@ int cmd_trace(const struct options *o, FILE *out)
 	bool smt;
 	int i;
 
+	/* top without a terminal: said before anything is set up */
+	if (o->cmd == CMD_TOP && !top_has_terminal()) {
+		errorf("top needs a terminal on stdin and stdout; for reports in a pipe or file use tdbpf -I MS");
+		return 2;
+	}
 	if (!(has_cap(CAP_SYS_ADMIN) ||
 	      (has_cap(CAP_BPF) && has_cap(CAP_PERFMON)))) {
 		errorf("tracing needs root, or CAP_BPF and CAP_PERFMON; run it with sudo");
@@ -151,6 +157,12 @@ int cmd_trace(const struct options *o, FILE *out)
 		if (graph)
 			fclose(graph);
 		return 1;
+	}
+	/* top traces the same targets with the same plan; it draws them */
+	if (o->cmd == CMD_TOP) {
+		if (graph)
+			fclose(graph);
+		return top_run(o, &plan, out);
 	}
 	return run_trace(o, &plan, out, graph);
 }

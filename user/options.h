@@ -21,6 +21,8 @@ enum command {
 	CMD_TRACE,	/* the default: no subcommand word */
 	CMD_LIST,
 	CMD_DECODE,
+	CMD_REPORT,	/* replay a -j recording */
+	CMD_TOP,	/* live full-screen view */
 	CMD_HELP,
 	CMD_VERSION,
 	CMD_NR,
@@ -50,11 +52,14 @@ struct options {
 	const char *graph;	/* --graph FILE.dot */
 	/*
 	 * sched_waking traced: the wait-for graph. Opt-in (--wakeups or
-	 * --graph): it adds more than 3% to a context switch (README,
-	 * Performance).
+	 * --graph): it adds about 3% to a pinned ping-pong's round trip,
+	 * the issue's limit for being on by default (README, Performance).
 	 */
 	bool wakeups;
-	const char *input;	/* decode: FILE or "-" */
+	const char *input;	/* decode, report: FILE or "-" */
+	long from, to;		/* report: intervals picked, -1 = open end */
+	bool sort_given;	/* --sort was on the command line */
+	const char *record;	/* --record FILE: every report as JSON */
 	bool verbose;
 };
 

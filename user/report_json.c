@@ -19,6 +19,9 @@
  *     "bottleneck": [ { "tid", "comm", "nr_tasks", "share" (of
  *                  blocked_ns, 0..1), "sources", "reason" } ] best first
  *   },
+ *   "groups": [ [EVENT, ...] ],    the counter groups as programmed,
+ *                                  leader first; their concatenation is
+ *                                  the order of "values" below
  *   "tasks": [ {
  *     "tid": 1234, "pid": 1230,    tid 0 for a folded row of several
  *     "comm": "worker-1",          tasks, pid 0 when they differ
@@ -39,6 +42,13 @@
  *     "counters": { EVENT: scaled count, in the event's raw unit
  *                   (cpu-clock in ns), to the nearest whole count; null
  *                   when never counted },
+ *     "raw": { "values": [ ... ],  per event, in "groups" order,
+ *              "enabled": [ ... ], per group: the leader's times,
+ *              "running": [ ... ] },  which its members share
+ *                                  the unscaled sums every other number
+ *                                  of the task is derived from, so that
+ *                                  `tdbpf report` decodes a recording
+ *                                  exactly as the live run did
  *     "metrics": { tma_NAME: percent (value * 100, not clamped), to 6
  *                  decimals; null when not computable }
  *                                  only when the model decodes,
@@ -137,6 +147,48 @@ static void write_graph(struct jw *w, const struct report *rep)
 	jw_close(w, '}');
 }
 
+/*
+ * The sums before scaling. Members of a group are scaled with their
+ * leader's times (report.c), so one enabled/running pair per group is
+ * all a reader needs to redo the decode.
+ */
+static void write_raw(struct jw *w, const struct event_plan *p,
+		      const struct task_row *r)
+{
+	uint64_t t[MODEL_MAX_GROUPS];
+	int n = p->nr < TDBPF_MAX_EVENTS ? p->nr : TDBPF_MAX_EVENTS, g;
+
+	jw_obj(w, "raw");
+	jw_u64_list(w, "values", &r->ctr[0].value, (size_t)n,
+		    sizeof(r->ctr[0]));
+	for (g = 0; g < p->nr_groups && g < MODEL_MAX_GROUPS; g++)
+		t[g] = r->ctr[p->leader[g]].enabled;
+	jw_u64_list(w, "enabled", t, (size_t)g, sizeof(t[0]));
+	for (g = 0; g < p->nr_groups && g < MODEL_MAX_GROUPS; g++)
+		t[g] = r->ctr[p->leader[g]].running;
+	jw_u64_list(w, "running", t, (size_t)g, sizeof(t[0]));
+	jw_obj_end(w);
+}
+
+static void write_groups(struct jw *w, const struct event_plan *p)
+{
+	int s, g = -1;
+
+	jw_arr(w, "groups");
+	for (s = 0; s < p->nr && s < TDBPF_MAX_EVENTS; s++) {
+		if (p->group[s] != g) {
+			if (g >= 0)
+				jw_arr_end(w);
+			g = p->group[s];
+			jw_arr(w, NULL);
+		}
+		jw_str(w, NULL, p->model->events[p->ev[s]].name);
+	}
+	if (g >= 0)
+		jw_arr_end(w);
+	jw_arr_end(w);
+}
+
 static void write_task(struct jw *w, const struct report *rep,
 		       const struct task_decoded *d)
 {
@@ -168,6 +220,8 @@ static void write_task(struct jw *w, const struct report *rep,
 	for (s = 0; m && s < p->nr && s < TDBPF_MAX_EVENTS; s++)
 		jw_num(w, m->events[p->ev[s]].name, d->ev[s], 0);
 	jw_obj_end(w);
+	if (m)
+		write_raw(w, p, r);
 
 	if (d->has_tma) {
 		jw_obj(w, "metrics");
@@ -208,6 +262,8 @@ void report_write_json(FILE *f, const struct report *rep, bool line)
 	jw_int(&w, "nr_total", rep->nr_total);
 	if (rep->graph)
 		write_graph(&w, rep);
+	if (p && p->model)
+		write_groups(&w, p);
 
 	jw_arr(&w, "tasks");
 	for (i = 0; i < rep->nr; i++) {
