@@ -29,8 +29,9 @@ if ! { $clang $flags tests/fuzz/fuzz_options.c user/options.c \
 	-o "$out/fuzz_decode" -lm &&
 	$clang $flags tests/fuzz/fuzz_replay.c user/replay.c user/report.c \
 	user/report_table.c user/report_csv.c user/report_json.c user/json.c \
-	user/tasks.c user/outbuf.c user/model.c user/tma.c user/plan.c \
-	user/models/*.c -o "$out/fuzz_replay" -ljson-c -lm; } \
+	user/tasks.c user/waits.c user/graph.c user/outbuf.c user/model.c \
+	user/tma.c user/plan.c user/models/*.c -o "$out/fuzz_replay" \
+	-ljson-c -lm; } \
 	>"$out/build.log" 2>&1; then
 	cat "$out/build.log"
 	echo "fuzz: building the targets failed"
