@@ -16,7 +16,7 @@ OUT     ?= build
 CFLAGS  ?= -O2 -g
 CFLAGS  += -Wall -Wextra -std=gnu11 -D_GNU_SOURCE
 CPPFLAGS += -Iinclude -Iuser -I$(OUT)
-LDLIBS  += -lbpf -lelf -lz -ljson-c -lcap -lm
+LDLIBS  += -lbpf -lelf -lz -ljson-c -lcap -lm -lmicrohttpd
 ARCH    := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 BPF_SRC  := bpf/tdbpf.bpf.c

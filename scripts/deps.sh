@@ -3,7 +3,7 @@
 # something is missing (idempotent). Runs as root; no sudo needed.
 set -e
 pkgs="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
-pkg-config libcmocka-dev libjson-c-dev libcap-dev libclang-rt-14-dev \
+pkg-config libcmocka-dev libjson-c-dev libcap-dev libclang-rt-14-dev libmicrohttpd-dev \
 linux-perf procps"
 missing=""
 for p in $pkgs; do

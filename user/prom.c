@@ -284,13 +284,13 @@ static struct prom_series *series_new(const struct prom_state *st,
 	p = esc_label(p, other ? "other" : k->thread);
 	*p++ = '"';
 	*p = '\0';
-	if (st->labels & (PROM_LABEL_PID | PROM_LABEL_TID)) {
+	if (st->labels & (LISTEN_LABEL_PID | LISTEN_LABEL_TID)) {
 		if (other)
 			p += sprintf(p, ",pid=\"\"");
 		else
 			p += sprintf(p, ",pid=\"%u\"", k->pid);
 	}
-	if (st->labels & PROM_LABEL_TID) {
+	if (st->labels & LISTEN_LABEL_TID) {
 		if (other)
 			sprintf(p, ",tid=\"\"");
 		else
@@ -363,28 +363,6 @@ other:
 	return st->other;
 }
 
-int prom_parse_labels(const char *s, unsigned int *labels)
-{
-	char buf[64], *tok, *save = NULL;
-
-	*labels = 0;
-	if (!s || strlen(s) >= sizeof(buf))
-		return -1;
-	strcpy(buf, s);
-	if (!strcmp(buf, "none"))
-		return 0;
-	for (tok = strtok_r(buf, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(tok, "pid"))
-			*labels |= PROM_LABEL_PID;
-		else if (!strcmp(tok, "tid"))
-			*labels |= PROM_LABEL_TID | PROM_LABEL_PID;
-		else
-			return -1;
-	}
-	return *labels ? 0 : -1;
-}
-
 int prom_init(struct prom_state *st, const struct event_plan *plan,
 	      unsigned int labels, int max_series)
 {
@@ -394,9 +372,9 @@ int prom_init(struct prom_state *st, const struct event_plan *plan,
 	memset(st, 0, sizeof(*st));
 	st->plan = plan;
 	st->labels = labels;
-	if (st->labels & PROM_LABEL_TID)
-		st->labels |= PROM_LABEL_PID;
-	st->max_series = max_series > 0 ? max_series : PROM_DEFAULT_MAX_SERIES;
+	if (st->labels & LISTEN_LABEL_TID)
+		st->labels |= LISTEN_LABEL_PID;
+	st->max_series = max_series > 0 ? max_series : LISTEN_DEFAULT_MAX_SERIES;
 	st->proc = "/proc";
 	tasks_init(&st->last);
 	tasks_init(&st->next);
@@ -454,13 +432,13 @@ static void key_of(const struct prom_state *st, const struct task_row *r,
 	memset(k, 0, sizeof(*k));
 	if (e && e->tgid)
 		memcpy(k->comm, e->comm, sizeof(k->comm));
-	if (st->labels & PROM_LABEL_TID)
+	if (st->labels & LISTEN_LABEL_TID)
 		copy_name(k->thread, sizeof(k->thread), r->comm);
 	else
 		fold_name(r->comm, k->thread, sizeof(k->thread));
-	if (st->labels & (PROM_LABEL_PID | PROM_LABEL_TID))
+	if (st->labels & (LISTEN_LABEL_PID | LISTEN_LABEL_TID))
 		k->pid = r->pid;
-	if (st->labels & PROM_LABEL_TID)
+	if (st->labels & LISTEN_LABEL_TID)
 		k->tid = r->tid;
 }
 
@@ -536,7 +514,7 @@ static int series_expire(struct prom_state *st)
 {
 	int i, j, ended = 0;
 
-	if (!(st->labels & (PROM_LABEL_PID | PROM_LABEL_TID)))
+	if (!(st->labels & (LISTEN_LABEL_PID | LISTEN_LABEL_TID)))
 		return 0;
 	for (i = 0; i < st->nr_series; i++) {
 		struct prom_series *s = st->series[i];

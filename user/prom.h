@@ -13,17 +13,10 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <linux/types.h>
+#include "listen_opts.h"
 #include "model.h"
 #include "tasks.h"
 
-/* --listen-labels: which identity labels a series carries */
-enum prom_labels {
-	PROM_LABEL_PID = 1,	/* one series per process and thread name */
-	PROM_LABEL_TID = 2,	/* one per thread, its own name (implies pid) */
-};
-
-#define PROM_DEFAULT_MAX_SERIES	500
-#define PROM_MAX_SERIES_LIMIT	1000000
 #define PROM_MAX_PROGS		8
 
 /* What the exposition says about tdbpf itself, filled by the caller. */
@@ -65,7 +58,7 @@ struct prom_series {
 
 struct prom_state {
 	const struct event_plan *plan;
-	unsigned int labels;		/* enum prom_labels bits */
+	unsigned int labels;		/* enum listen_labels bits */
 	int max_series;			/* label sets, `other` not counted */
 	const char *proc;		/* "/proc": process names of tgids */
 
@@ -112,8 +105,5 @@ int prom_write(const struct prom_state *st, const struct prom_health *h,
 const char *prom_content_type(bool openmetrics);
 /* Does an Accept header ask for OpenMetrics? */
 bool prom_wants_openmetrics(const char *accept);
-
-/* "pid", "tid", "pid,tid" or "none" -> enum prom_labels bits; -1 if bad */
-int prom_parse_labels(const char *s, unsigned int *labels);
 
 #endif /* TDBPF_PROM_H */

@@ -109,17 +109,17 @@ static void test_parse_labels(void **state)
 	unsigned int l;
 
 	(void)state;
-	assert_int_equal(prom_parse_labels("pid", &l), 0);
-	assert_int_equal(l, PROM_LABEL_PID);
-	assert_int_equal(prom_parse_labels("tid", &l), 0);
-	assert_int_equal(l, PROM_LABEL_PID | PROM_LABEL_TID);
-	assert_int_equal(prom_parse_labels("pid,tid", &l), 0);
-	assert_int_equal(prom_parse_labels("none", &l), 0);
+	assert_int_equal(listen_parse_labels("pid", &l), 0);
+	assert_int_equal(l, LISTEN_LABEL_PID);
+	assert_int_equal(listen_parse_labels("tid", &l), 0);
+	assert_int_equal(l, LISTEN_LABEL_PID | LISTEN_LABEL_TID);
+	assert_int_equal(listen_parse_labels("pid,tid", &l), 0);
+	assert_int_equal(listen_parse_labels("none", &l), 0);
 	assert_int_equal(l, 0);
-	assert_int_equal(prom_parse_labels("comm", &l), -1);
-	assert_int_equal(prom_parse_labels("", &l), -1);
-	assert_int_equal(prom_parse_labels("pid,", &l), 0);
-	assert_int_equal(prom_parse_labels(",", &l), -1);
+	assert_int_equal(listen_parse_labels("comm", &l), -1);
+	assert_int_equal(listen_parse_labels("", &l), -1);
+	assert_int_equal(listen_parse_labels("pid,", &l), 0);
+	assert_int_equal(listen_parse_labels(",", &l), -1);
 }
 
 static void test_accept(void **state)
@@ -359,7 +359,7 @@ static void test_tid_labels(void **state)
 
 	(void)state;
 	sw_plan(&plan);
-	assert_int_equal(prom_init(&st, &plan, PROM_LABEL_TID, 0), 0);
+	assert_int_equal(prom_init(&st, &plan, LISTEN_LABEL_TID, 0), 0);
 	tasks_init(&t);
 	tasks_set_events(&t, plan.nr);
 	row(&t, 100, 100, "app", 1000000000);
