@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "listen_opts.h"
 #include "options.h"
 
 enum {
@@ -18,6 +19,9 @@ enum {
 	OPT_SMT,
 	OPT_CHILDREN,
 	OPT_MAX_TASKS,
+	OPT_LISTEN,
+	OPT_LISTEN_LABELS,
+	OPT_LISTEN_MAX_SERIES,
 };
 
 static const struct option long_opts[] = {
@@ -40,6 +44,9 @@ static const struct option long_opts[] = {
 	{ "smt", required_argument, NULL, OPT_SMT },
 	{ "children", no_argument, NULL, OPT_CHILDREN },
 	{ "max-tasks", required_argument, NULL, OPT_MAX_TASKS },
+	{ "listen", required_argument, NULL, OPT_LISTEN },
+	{ "listen-labels", required_argument, NULL, OPT_LISTEN_LABELS },
+	{ "listen-max-series", required_argument, NULL, OPT_LISTEN_MAX_SERIES },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -117,6 +124,7 @@ static void defaults(struct options *o)
 	o->smt = -1;
 	o->sort = SORT_CPU;
 	o->max_tasks = 65536;
+	o->listen_max_series = LISTEN_DEFAULT_MAX_SERIES;
 }
 
 int parse_options(int argc, char **argv, struct options *o, char *err,
@@ -125,6 +133,7 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 	double d;
 	char *end;
 	long v;
+	const char *seen_listen_opt = NULL;
 	int c, i, first = 1;
 
 	defaults(o);
@@ -259,6 +268,30 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 					    optarg);
 			o->max_tasks = v;
 			break;
+		case OPT_LISTEN: {
+			struct listen_addr a;
+			char msg[256];
+
+			if (listen_parse_addr(optarg, &a, msg, sizeof(msg)))
+				return fail(err, len, "%s", msg);
+			o->listen = optarg;
+			break;
+		}
+		case OPT_LISTEN_LABELS:
+			if (listen_parse_labels(optarg, &o->listen_labels))
+				return fail(err, len,
+					    "invalid --listen-labels '%s'; give pid, tid, pid,tid or none",
+					    optarg);
+			seen_listen_opt = "--listen-labels";
+			break;
+		case OPT_LISTEN_MAX_SERIES:
+			if (parse_long(optarg, 1, LISTEN_MAX_SERIES_LIMIT, &v))
+				return fail(err, len,
+					    "invalid --listen-max-series '%s'; give 1 to %d",
+					    optarg, LISTEN_MAX_SERIES_LIMIT);
+			o->listen_max_series = v;
+			seen_listen_opt = "--listen-max-series";
+			break;
 		case ':':
 			return fail(err, len,
 				    "option %s needs an argument; see tdbpf --help",
@@ -274,6 +307,13 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 		}
 	}
 
+	if (o->cmd != CMD_TRACE && (o->listen || seen_listen_opt))
+		return fail(err, len,
+			    "--listen serves a tracing run; drop it, or trace with -p/-t/-a/-- COMMAND");
+	if (seen_listen_opt && !o->listen)
+		return fail(err, len,
+			    "%s shapes the /metrics of --listen; add --listen [ADDR:]PORT",
+			    seen_listen_opt);
 	/* getopt needs an argument for -x etc.: a missing one shows up here */
 	if (o->cmd == CMD_DECODE) {
 		if (optind < argc)
@@ -343,6 +383,9 @@ void print_usage(FILE *f)
 	      "      --smt on|off       SMT state instead of detection\n"
 	      "  -l, --level N          TMA level 1-3 (default: deepest of the model)\n"
 	      "      --max-tasks N      tasks held at once (default 65536)\n"
+	      "      --listen [ADDR:]PORT  serve Prometheus /metrics (ADDR default 127.0.0.1)\n"
+	      "      --listen-labels L  pid, tid or pid,tid labels on the series (default none)\n"
+	      "      --listen-max-series N  label sets before the rest go to 'other' (default 500)\n"
 	      "  -v, --verbose          say what is being set up\n"
 	      "  -h, --help             this text\n"
 	      "  -V, --version          version\n"

@@ -41,6 +41,9 @@ struct options {
 	long max_tasks;
 	const char *input;	/* decode: FILE or "-" */
 	bool verbose;
+	const char *listen;	/* --listen ADDR:PORT, NULL = no /metrics */
+	unsigned int listen_labels;	/* enum listen_labels */
+	long listen_max_series;
 };
 
 /*
