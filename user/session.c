@@ -21,6 +21,7 @@
 #include "counters.h"
 #include "detect.h"
 #include "privs.h"
+#include "prom_server.h"
 #include "report.h"
 #include "session.h"
 #include "tasks.h"
@@ -53,6 +54,7 @@ struct session {
 	bool child_exited;
 	int child_status;
 	int go_fd, err_fd;
+	struct prom_server *prom;	/* --listen */
 };
 
 /* One kernel tick (CONFIG_HZ), 10 ms (HZ=100, the least) if unknown. */
@@ -472,6 +474,64 @@ static int report_now(struct session *s, const struct task_table *t,
 			      out);
 }
 
+/* ---- --listen --------------------------------------------------------- */
+
+/* Run time of each program, when kernel.bpf_stats_enabled counts it. */
+static void prog_stats(struct session *s, struct prom_health *h)
+{
+	struct bpf_program *prog;
+	char on = '0';
+	int fd;
+
+	fd = open("/proc/sys/kernel/bpf_stats_enabled", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (read(fd, &on, 1) != 1)
+			on = '0';
+		close(fd);
+	}
+	if (on != '1')
+		return;
+	bpf_object__for_each_program(prog, s->skel->obj) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+
+		fd = bpf_program__fd(prog);
+		memset(&info, 0, sizeof(info));
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) ||
+		    h->nr_progs == PROM_MAX_PROGS)
+			continue;
+		h->progs[h->nr_progs].name = bpf_program__name(prog);
+		h->progs[h->nr_progs].run_ns = info.run_time_ns;
+		h->progs[h->nr_progs].run_cnt = info.run_cnt;
+		h->nr_progs++;
+	}
+}
+
+/* A scrape: a fresh collect, as a report makes one. */
+static int scrape_collect(void *ctx, const struct task_table **t,
+			  struct prom_health *h)
+{
+	struct session *s = ctx;
+	__u64 st[TDBPF_NR_STATS], t0 = now_ns();
+	int e = collect(s);
+	size_t i;
+
+	h->collect_ns = now_ns() - t0;
+	read_stats(s, st);
+	h->lost_map_full = st[TDBPF_STAT_MAP_FULL];
+	h->lost_read_errors = st[TDBPF_STAT_READ_ERR];
+	h->unseen_switch_ins = st[TDBPF_STAT_UNSEEN];
+	for (i = 0; i < s->snap.nr; i++) {
+		if (tasks_row(&s->snap, i)->exited)
+			h->tasks_exited++;
+		else
+			h->tasks_live++;
+	}
+	prog_stats(s, h);
+	*t = &s->snap;
+	return e;
+}
+
 /* ---- setup ---------------------------------------------------------- */
 
 static int track_id(struct session *s, pid_t id)
@@ -633,6 +693,8 @@ static int setup(struct session *s, char *err, size_t len)
 static void teardown(struct session *s)
 {
 	/* links, programs and maps go with the skeleton; counters after */
+	prom_server_close(s->prom);
+	s->prom = NULL;
 	bpf_link__destroy(s->iter);
 	s->iter = NULL;
 	tdbpf_bpf__destroy(s->skel);
@@ -703,8 +765,15 @@ int session_run(const struct options *o, const struct event_plan *plan,
 	for (e = 0; e < OPT_MAX_TARGETS; e++)
 		s.pidfd[e] = -1;
 
+	/* bound while tdbpf has its privileges, and before the command runs */
+	if (o->listen &&
+	    !(s.prom = prom_server_open(o->listen, err, sizeof(err)))) {
+		err_line("%s", err);
+		return 1;
+	}
 	if (o->argv && launch(&s, err, sizeof(err))) {
 		err_line("%s", err);
+		prom_server_close(s.prom);
 		return 1;
 	}
 	if (setup(&s, err, sizeof(err))) {
@@ -739,6 +808,18 @@ int session_run(const struct options *o, const struct event_plan *plan,
 		return 1;
 	}
 
+	if (s.prom) {
+		if (prom_server_start(s.prom, plan, o->listen_labels,
+				      (int)o->listen_max_series, scrape_collect,
+				      &s, err, sizeof(err))) {
+			err_line("%s", err);
+			stop_child(&s);
+			teardown(&s);
+			return 1;
+		}
+		fprintf(stderr, "tdbpf: serving http://%s/metrics\n",
+			prom_server_address(s.prom));
+	}
 	open_pidfds(&s);
 	last_iv = start;
 	if (o->duration > 0)
@@ -777,8 +858,23 @@ int session_run(const struct options *o, const struct event_plan *plan,
 		if (next_iv && now < next_iv &&
 		    (next_iv - now) / 1000000ULL < wait_ms)
 			wait_ms = (next_iv - now) / 1000000ULL + 1;
+		if (s.prom) {
+			/* scrapes are answered here, in the loop's thread */
+			struct pollfd pfd = { .fd = prom_server_fd(s.prom),
+					      .events = POLLIN };
+			int t = prom_server_timeout_ms(s.prom);
+
+			if (t >= 0 && (__u64)t < wait_ms)
+				wait_ms = (__u64)t;
+			poll(&pfd, 1, (int)wait_ms);
+			prom_server_run(s.prom);
+			continue;
+		}
 		poll(NULL, 0, (int)wait_ms);
 	}
+	/* scrapers get a refused connection, not a stalled one */
+	prom_server_close(s.prom);
+	s.prom = NULL;
 
 	/* the final report covers the whole run, whatever stopped it */
 	t0 = now_ns();
