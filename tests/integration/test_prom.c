@@ -1,0 +1,523 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --listen against real components: promtool checks a scrape, a real
+ * Prometheus server scrapes tdbpf and its query API's rate() of a busy
+ * thread's on-CPU seconds is held to that thread's own CPU clock;
+ * counters stay monotonic while thousands of threads come and go; bad
+ * requests get their status and never stall a scrape; the server keeps
+ * no capability it does not need. Root (BPF); Prometheus and promtool
+ * from Debian's `prometheus` (make deps).
+ */
+#include <arpa/inet.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include "helpers.h"
+
+/* ---- a tdbpf serving /metrics ----------------------------------------- */
+
+struct server {
+	pid_t pid;
+	int port;
+	char err[128];		/* its stderr file */
+};
+
+/* Start tdbpf --listen 127.0.0.1:0 @args...; wait for its address. */
+static void start_tdbpf(struct server *s, const char *const *args)
+{
+	char *argv[32], line[256], *p;
+	int n = 0, fd, i;
+	FILE *f;
+
+	snprintf(s->err, sizeof(s->err), "%s", tmp_path("tdbpf.err"));
+	argv[n++] = (char *)tdbpf_bin();
+	argv[n++] = "--listen";
+	argv[n++] = "127.0.0.1:0";
+	argv[n++] = "-o";
+	argv[n++] = "/dev/null";
+	while (*args && n < 30)
+		argv[n++] = (char *)*args++;
+	argv[n] = NULL;
+	s->port = 0;
+	s->pid = fork();
+	if (s->pid == 0) {
+		fd = open(s->err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			  0600);
+		dup2(fd, 2);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	assert_true(s->pid > 0);
+	for (i = 0; i < 500 && !s->port; i++) {
+		usleep(20000);
+		f = fopen(s->err, "r");
+		while (f && fgets(line, sizeof(line), f))
+			if ((p = strstr(line, "serving http://127.0.0.1:")))
+				s->port = atoi(p + strlen("serving http://127.0.0.1:"));
+		if (f)
+			fclose(f);
+	}
+	if (!s->port) {
+		kill(s->pid, SIGKILL);
+		waitpid(s->pid, NULL, 0);
+		fail_msg("tdbpf did not say where it serves (see %s)", s->err);
+	}
+}
+
+static int stop_tdbpf(struct server *s)
+{
+	int rc;
+
+	kill(s->pid, SIGINT);
+	rc = wait_for(s->pid, 20);
+	unlink(s->err);
+	return rc;
+}
+
+/* ---- a small HTTP client: exact bytes, for the bad requests ----------- */
+
+static int connect_port(int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons((unsigned short)port) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a))) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+struct reply {
+	int status;
+	char *head;		/* status line and headers */
+	char *body;
+	double secs;
+};
+
+/* Send @req as is and read the reply until the server closes. */
+static int http_raw(int port, const char *req, size_t len, struct reply *r,
+		    int timeout_ms)
+{
+	struct pollfd p;
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap), *sep;
+	double t0 = mono_s();
+	int fd = connect_port(port);
+	ssize_t got;
+
+	memset(r, 0, sizeof(*r));
+	if (fd < 0 || !buf) {
+		free(buf);
+		return -1;
+	}
+	while (len) {
+		got = write(fd, req, len);
+		if (got <= 0)
+			break;	/* the server may answer and close early */
+		req += got;
+		len -= (size_t)got;
+	}
+	p.fd = fd;
+	p.events = POLLIN;
+	for (;;) {
+		if (poll(&p, 1, timeout_ms) <= 0)
+			break;
+		if (cap - n < 4096) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+		}
+		got = read(fd, buf + n, cap - n - 1);
+		if (got <= 0)
+			break;
+		n += (size_t)got;
+	}
+	close(fd);
+	buf[n] = 0;
+	r->secs = mono_s() - t0;
+	if (sscanf(buf, "HTTP/1.%*d %d", &r->status) != 1) {
+		free(buf);
+		return -1;
+	}
+	sep = strstr(buf, "\r\n\r\n");
+	r->body = strdup(sep ? sep + 4 : "");
+	if (sep)
+		*sep = 0;
+	r->head = buf;
+	return 0;
+}
+
+static int http_get(int port, const char *path, const char *accept,
+		    struct reply *r)
+{
+	char req[512];
+
+	snprintf(req, sizeof(req),
+		 "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n%s%s%sConnection: close\r\n\r\n",
+		 path, accept ? "Accept: " : "", accept ? accept : "",
+		 accept ? "\r\n" : "");
+	return http_raw(port, req, strlen(req), r, 10000);
+}
+
+static void reply_free(struct reply *r)
+{
+	free(r->head);
+	free(r->body);
+}
+
+/* ---- the exposition, parsed ------------------------------------------- */
+
+struct sample {
+	char key[320];		/* name{labels} */
+	double v;
+};
+
+static int parse_samples(const char *body, struct sample *s, int max)
+{
+	const char *p = body, *e;
+	char line[512], *sp;
+	size_t len;
+	int n = 0;
+
+	for (; p && *p && n < max; p = e ? e + 1 : NULL) {
+		e = strchr(p, '\n');
+		len = e ? (size_t)(e - p) : strlen(p);
+		if (*p == '#' || !len || len >= sizeof(line))
+			continue;
+		memcpy(line, p, len);
+		line[len] = 0;
+		sp = strrchr(line, ' ');	/* label values here: no spaces */
+		if (!sp || (size_t)(sp - line) >= sizeof(s[n].key))
+			continue;
+		*sp = 0;
+		strcpy(s[n].key, line);
+		s[n].v = strtod(sp + 1, NULL);
+		n++;
+	}
+	return n;
+}
+
+static double sample_of(const struct sample *s, int n, const char *key)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(s[i].key, key))
+			return s[i].v;
+	return NAN;
+}
+
+/* ---- tests ------------------------------------------------------------ */
+
+static int promtool_check(const char *text)
+{
+	char path[128], cmd[256];
+	FILE *f;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s", tmp_path("scrape.txt"));
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "promtool check metrics < %s", path);
+	rc = system(cmd);
+	unlink(path);
+	return rc;
+}
+
+static bool have(const char *cmd)
+{
+	char buf[256];
+
+	snprintf(buf, sizeof(buf), "command -v %s >/dev/null 2>&1", cmd);
+	return system(buf) == 0;
+}
+
+/*
+ * A scrape of the spinners workload: promtool accepts it; OpenMetrics when
+ * asked; the threads' series are there with on-CPU time.
+ */
+static void test_scrape_promtool(void **state)
+{
+	const char *args[] = { "-p", NULL, NULL };
+	char pidarg[32], line[128], key[256];
+	struct sample *smp = calloc(4096, sizeof(*smp));
+	struct reply r;
+	struct server s;
+	struct child w;
+	int n;
+
+	(void)state;
+	NEED_BPF();
+	if (!have("promtool"))
+		fail_msg("promtool not found; run make deps (Debian package prometheus)");
+	w = spawn((char *const[]){ (char *)workload("spinners"), "-n", "2",
+				   "-d", "30", NULL },
+		  0);
+	assert_true(w.pid > 0);
+	assert_non_null(read_line(w.out, line, sizeof(line), 5000));
+	snprintf(pidarg, sizeof(pidarg), "%d", w.pid);
+	args[1] = pidarg;
+	start_tdbpf(&s, args);
+	usleep(500000);
+
+	assert_int_equal(http_get(s.port, "/metrics", NULL, &r), 0);
+	assert_int_equal(r.status, 200);
+	assert_non_null(strstr(r.head, "Content-Type: text/plain; version=0.0.4"));
+	assert_int_equal(promtool_check(r.body), 0);
+	n = parse_samples(r.body, smp, 4096);
+	snprintf(key, sizeof(key),
+		 "tdbpf_task_on_cpu_seconds_total{comm=\"spinners\",thread=\"spin-*\"}");
+	if (!(sample_of(smp, n, key) > 0.05))
+		fail_msg("%s = %g after 0.5 s of two spinners", key,
+			 sample_of(smp, n, key));
+	assert_true(sample_of(smp, n, "tdbpf_task_threads{comm=\"spinners\",thread=\"spin-*\"}") == 2);
+	assert_true(sample_of(smp, n, "tdbpf_tasks{state=\"live\"}") >= 3);
+	assert_true(sample_of(smp, n, "tdbpf_last_collect_duration_seconds") > 0);
+	reply_free(&r);
+
+	assert_int_equal(http_get(s.port, "/metrics",
+				  "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5",
+				  &r),
+			 0);
+	assert_int_equal(r.status, 200);
+	assert_non_null(strstr(r.head, "Content-Type: application/openmetrics-text; version=1.0.0"));
+	n = (int)strlen(r.body);
+	assert_true(n > 6 && !strcmp(r.body + n - 6, "# EOF\n"));
+	assert_non_null(strstr(r.body, "# TYPE tdbpf_task_on_cpu_seconds counter\n"));
+	reply_free(&r);
+
+	assert_int_equal(http_get(s.port, "/", NULL, &r), 0);
+	assert_int_equal(r.status, 200);
+	assert_non_null(strstr(r.body, "href=\"/metrics\""));
+	reply_free(&r);
+
+	assert_int_equal(stop_tdbpf(&s), 0);
+	kill(w.pid, SIGTERM);
+	wait_for(w.pid, 10);
+	close(w.out);
+	free(smp);
+}
+
+/*
+ * Counters never go back while 6,000 threads are created and exit, and
+ * the exits are counted.
+ */
+static void test_monotonic_churn(void **state)
+{
+	const char *args[] = { "-p", NULL, NULL };
+	enum { MAX = 4096 };
+	struct sample *prev = calloc(MAX, sizeof(*prev));
+	struct sample *cur = calloc(MAX, sizeof(*cur));
+	char pidarg[32], line[128];
+	int np = 0, nc, i, scrapes = 0, checked = 0;
+	double exited = 0;
+	struct reply r;
+	struct server s;
+	struct child w;
+
+	(void)state;
+	NEED_BPF();
+	w = spawn((char *const[]){ (char *)workload("churn"), "-n", "6000",
+				   "-c", "32", "-w", "300", "-s", "700", NULL },
+		  0);
+	assert_true(w.pid > 0);
+	assert_non_null(read_line(w.out, line, sizeof(line), 5000));
+	snprintf(pidarg, sizeof(pidarg), "%d", w.pid);
+	args[1] = pidarg;
+	start_tdbpf(&s, args);
+	while (waitpid(w.pid, NULL, WNOHANG) == 0 && scrapes < 400) {
+		if (http_get(s.port, "/metrics", NULL, &r) || r.status != 200)
+			break;	/* tdbpf stops when the target exits */
+		scrapes++;
+		nc = parse_samples(r.body, cur, MAX);
+		reply_free(&r);
+		for (i = 0; i < np; i++) {
+			double v;
+
+			if (!strstr(prev[i].key, "_total"))
+				continue;
+			v = sample_of(cur, nc, prev[i].key);
+			if (isnan(v))
+				fail_msg("series %s vanished", prev[i].key);
+			if (v < prev[i].v)
+				fail_msg("%s went back from %.9f to %.9f",
+					 prev[i].key, prev[i].v, v);
+			checked++;
+		}
+		exited = sample_of(cur, nc,
+				   "tdbpf_task_exited_threads_total{comm=\"churn\",thread=\"churn-*\"}");
+		memcpy(prev, cur, sizeof(*cur) * (size_t)nc);
+		np = nc;
+		usleep(50000);
+	}
+	print_message("%d scrapes, %d counter comparisons, %.0f exits counted\n",
+		      scrapes, checked, exited);
+	assert_true(scrapes >= 10);
+	assert_true(exited >= 1000);
+	wait_for(w.pid, 30);
+	close(w.out);
+	stop_tdbpf(&s);
+	free(prev);
+	free(cur);
+}
+
+/* A client that sends half a request and stays. */
+static int slow_client(int port)
+{
+	static const char part[] = "GET /metrics HTTP/1.1\r\nHost: x\r\n";
+	int fd = connect_port(port);
+
+	if (fd >= 0 && write(fd, part, sizeof(part) - 1) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void test_bad_requests(void **state)
+{
+	const char *args[] = { "-p", NULL, NULL };
+	char pidarg[32], *big;
+	struct reply r;
+	struct server s;
+	int slow[3], i;
+	struct pollfd p;
+	double t0;
+
+	(void)state;
+	NEED_BPF();
+	snprintf(pidarg, sizeof(pidarg), "%d", getpid());
+	args[1] = pidarg;
+	start_tdbpf(&s, args);
+
+	assert_int_equal(http_get(s.port, "/nope", NULL, &r), 0);
+	assert_int_equal(r.status, 404);
+	reply_free(&r);
+	assert_int_equal(http_get(s.port, "/metrics/x", NULL, &r), 0);
+	assert_int_equal(r.status, 404);
+	reply_free(&r);
+
+	assert_int_equal(http_raw(s.port,
+				  "POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello",
+				  strlen("POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello"),
+				  &r, 5000),
+			 0);
+	assert_int_equal(r.status, 405);
+	assert_non_null(strstr(r.head, "Allow: GET, HEAD"));
+	reply_free(&r);
+	assert_int_equal(http_raw(s.port, "DELETE / HTTP/1.1\r\nHost: x\r\n\r\n",
+				  strlen("DELETE / HTTP/1.1\r\nHost: x\r\n\r\n"),
+				  &r, 5000),
+			 0);
+	assert_int_equal(r.status, 405);
+	reply_free(&r);
+
+	/* a 64 KiB header: refused, 431 */
+	big = malloc(70000);
+	assert_non_null(big);
+	i = snprintf(big, 70000, "GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: ");
+	memset(big + i, 'a', 65536);
+	strcpy(big + i + 65536, "\r\n\r\n");
+	assert_int_equal(http_raw(s.port, big, strlen(big), &r, 5000), 0);
+	assert_int_equal(r.status, 431);
+	reply_free(&r);
+	free(big);
+
+	/* not HTTP at all: libmicrohttpd closes at once, no answer */
+	if (http_raw(s.port, "hello\r\n\r\n", 9, &r, 5000) == 0) {
+		assert_int_equal(r.status, 400);
+		reply_free(&r);
+	} else if (!(r.secs < 2)) {
+		fail_msg("a request that is not HTTP held its connection %.1f s",
+			 r.secs);
+	}
+
+	/* slow clients hold connections: scrapes still answer at once */
+	for (i = 0; i < 3; i++) {
+		slow[i] = slow_client(s.port);
+		assert_true(slow[i] >= 0);
+	}
+	for (i = 0; i < 5; i++) {
+		assert_int_equal(http_get(s.port, "/metrics", NULL, &r), 0);
+		assert_int_equal(r.status, 200);
+		if (r.secs > 1.0)
+			fail_msg("a scrape took %.2f s beside slow clients",
+				 r.secs);
+		reply_free(&r);
+	}
+	/* and the server drops them after its idle timeout (10 s) */
+	t0 = mono_s();
+	p.fd = slow[0];
+	p.events = POLLIN;
+	assert_int_equal(poll(&p, 1, 15000), 1);
+	print_message("a stalled client was dropped after %.1f s\n",
+		      mono_s() - t0);
+	for (i = 0; i < 3; i++)
+		close(slow[i]);
+	assert_int_equal(stop_tdbpf(&s), 0);
+}
+
+/* CapEff of @pid from /proc, or ~0 */
+static unsigned long long cap_eff(pid_t pid)
+{
+	char path[64], line[256];
+	unsigned long long v = ~0ULL;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &v) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/*
+ * While serving, tdbpf holds CAP_BPF and CAP_PERFMON (map reads, the
+ * flush program) and nothing else: no CAP_NET_BIND_SERVICE (the socket is
+ * bound already), no CAP_SYS_ADMIN, no CAP_KILL without a command.
+ */
+static void test_capabilities(void **state)
+{
+	const char *args[] = { "-p", NULL, NULL };
+	const unsigned long long want = (1ULL << 38) | (1ULL << 39);
+	char pidarg[32];
+	struct reply r;
+	struct server s;
+	unsigned long long eff;
+
+	(void)state;
+	NEED_BPF();
+	snprintf(pidarg, sizeof(pidarg), "%d", getpid());
+	args[1] = pidarg;
+	start_tdbpf(&s, args);
+	assert_int_equal(http_get(s.port, "/metrics", NULL, &r), 0);
+	assert_int_equal(r.status, 200);
+	reply_free(&r);
+	eff = cap_eff(s.pid);
+	if (eff != want)
+		fail_msg("tdbpf serves with CapEff %llx, want %llx (CAP_BPF, CAP_PERFMON)",
+			 eff, want);
+	assert_int_equal(stop_tdbpf(&s), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_scrape_promtool),
+		cmocka_unit_test(test_bad_requests),
+		cmocka_unit_test(test_monotonic_churn),
+		cmocka_unit_test(test_capabilities),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
