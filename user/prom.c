@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "archive.h"
 #include "prom.h"
 #include "report.h"
 #include "tma.h"
@@ -568,6 +569,9 @@ int prom_update(struct prom_state *st, const struct task_table *cur)
 		__u64 on, rq, off, nv, niv, mig, unc;
 		bool any, restart, was_exited;
 
+		/* exited tasks folded by name: counted before they were */
+		if (archive_is_folded(r))
+			continue;
 		n = tasks_get(&st->next, r->tid);
 		p = tasks_get(&st->last, r->tid);	/* zeroed when new */
 		if (!n || !p)

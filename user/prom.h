@@ -89,7 +89,8 @@ void prom_free(struct prom_state *st);
  * live tasks and exited ones) adds since the previous update. A tid's
  * increase goes to the series of its current labels, so every series only
  * grows: an exited task's last slice, a renamed thread, a tid the source
- * no longer holds all leave the counted sums in place.
+ * no longer holds all leave the counted sums in place. Rows folded by
+ * archive_fold() are skipped: their tasks were counted before.
  */
 int prom_update(struct prom_state *st, const struct task_table *cur);
 

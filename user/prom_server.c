@@ -22,6 +22,7 @@ struct prom_server {
 	struct prom_state prom;
 	bool prom_ready;
 	prom_collect_fn collect;
+	prom_counted_fn counted;
 	void *ctx;
 	double start_time;		/* Unix time of prom_server_start() */
 };
@@ -76,6 +77,8 @@ static int on_scrape(void *ctx, const char *accept, char **body, size_t *len,
 			strerror(-e));
 		return e;
 	}
+	if (p->counted)
+		p->counted(p->ctx);
 	h.start_time = p->start_time;
 	f = open_memstream(body, len);
 	if (!f)
@@ -89,8 +92,8 @@ static int on_scrape(void *ctx, const char *accept, char **body, size_t *len,
 
 int prom_server_start(struct prom_server *p, const struct event_plan *plan,
 		      unsigned int labels, int max_series,
-		      prom_collect_fn collect, void *ctx, char *err,
-		      size_t len)
+		      prom_collect_fn collect, prom_counted_fn counted,
+		      void *ctx, char *err, size_t len)
 {
 	struct timespec ts;
 
@@ -100,6 +103,7 @@ int prom_server_start(struct prom_server *p, const struct event_plan *plan,
 	}
 	p->prom_ready = true;
 	p->collect = collect;
+	p->counted = counted;
 	p->ctx = ctx;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	p->start_time = (double)ts.tv_sec + ts.tv_nsec / 1e9;

@@ -19,6 +19,12 @@
  */
 typedef int (*prom_collect_fn)(void *ctx, const struct task_table **tasks,
 			       struct prom_health *h);
+/*
+ * After a scrape counted that collect: every exited task in it has its
+ * final sums in the series, so the run may fold those tasks' rows by
+ * name (archive_fold()); prom.c skips folded rows. May be NULL.
+ */
+typedef void (*prom_counted_fn)(void *ctx);
 
 struct prom_server;
 
@@ -30,8 +36,8 @@ const char *prom_server_address(const struct prom_server *p);
 /* Serve from now on: series as @labels and @max_series say. */
 int prom_server_start(struct prom_server *p, const struct event_plan *plan,
 		      unsigned int labels, int max_series,
-		      prom_collect_fn collect, void *ctx, char *err,
-		      size_t len);
+		      prom_collect_fn collect, prom_counted_fn counted,
+		      void *ctx, char *err, size_t len);
 /* For the run's event loop: the fd to poll, the longest wait, the work. */
 int prom_server_fd(const struct prom_server *p);
 int prom_server_timeout_ms(const struct prom_server *p);

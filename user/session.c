@@ -18,6 +18,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "tdbpf.skel.h"
+#include "archive.h"
 #include "counters.h"
 #include "detect.h"
 #include "privs.h"
@@ -55,6 +56,7 @@ struct session {
 	int child_status;
 	int go_fd, err_fd;
 	struct prom_server *prom;	/* --listen */
+	__u32 fold_key;			/* next key of a folded exited row */
 };
 
 /* One kernel tick (CONFIG_HZ), 10 ms (HZ=100, the least) if unknown. */
@@ -532,6 +534,21 @@ static int scrape_collect(void *ctx, const struct task_table **t,
 	return e;
 }
 
+/*
+ * The scrape counted every exited task of the archive: fold them by name,
+ * so a run that serves for days holds a row per name, not per thread.
+ * Not with -I, whose interval deltas are taken tid by tid.
+ */
+static void scrape_counted(void *ctx)
+{
+	struct session *s = ctx;
+
+	if (!s->o->interval_ms &&
+	    archive_fold(&s->archive, &s->base, &s->fold_key))
+		fprintf(stderr,
+			"tdbpf: out of memory folding exited tasks; they stay apart\n");
+}
+
 /* ---- setup ---------------------------------------------------------- */
 
 static int track_id(struct session *s, pid_t id)
@@ -744,7 +761,8 @@ static void stop_child(struct session *s)
 int session_run(const struct options *o, const struct event_plan *plan,
 		FILE *out)
 {
-	struct session s = { .o = o, .plan = plan, .go_fd = -1, .err_fd = -1 };
+	struct session s = { .o = o, .plan = plan, .go_fd = -1, .err_fd = -1,
+			     .fold_key = ARCHIVE_FOLDED_TID };
 	__u64 start, deadline = 0, next_iv = 0, last_iv, now, t0, t1, t2;
 	struct task_table iv;
 	char err[512];
@@ -813,7 +831,7 @@ int session_run(const struct options *o, const struct event_plan *plan,
 	if (s.prom) {
 		if (prom_server_start(s.prom, plan, o->listen_labels,
 				      (int)o->listen_max_series, scrape_collect,
-				      &s, err, sizeof(err))) {
+				      scrape_counted, &s, err, sizeof(err))) {
 			err_line("%s", err);
 			stop_child(&s);
 			teardown(&s);
@@ -902,8 +920,10 @@ int session_run(const struct options *o, const struct event_plan *plan,
 	tasks_reset(&iv);
 	if (tasks_diff(&s.snap, &s.base, &iv, plan->nr))
 		e = -ENOMEM;
-	else
+	else {
+		archive_report_rows(&iv, &s.archive);
 		e = report_now(&s, &iv, now - start, -1, out);
+	}
 	if (o->verbose)
 		fprintf(stderr,
 			"tdbpf: final report: %zu tasks, collect %.1f ms, decode and write %.1f ms\n",

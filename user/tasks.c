@@ -79,7 +79,7 @@ void tasks_reset(struct task_table *t)
 		memset(t->index, 0, t->index_cap * sizeof(*t->index));
 }
 
-static struct task_row *tasks_find(const struct task_table *t, __u32 tid)
+struct task_row *tasks_find(const struct task_table *t, __u32 tid)
 {
 	size_t mask, i;
 
