@@ -29,8 +29,26 @@ struct http_server {
 	struct MHD_Daemon *d;
 	int epoll_fd;
 	http_scrape_fn scrape;
+	http_release_fn release;
 	void *ctx;
 };
+
+/* A body on its way out, and where it goes back to. */
+struct sent_body {
+	struct http_server *h;
+	char *body;
+};
+
+static void body_sent(void *cls)
+{
+	struct sent_body *sb = cls;
+
+	if (sb->h->release)
+		sb->h->release(sb->h->ctx, sb->body);
+	else
+		free(sb->body);
+	free(sb);
+}
 
 static const char index_page[] =
 	"<!DOCTYPE html>\n<html><head><title>tdbpf</title></head><body>\n"
@@ -100,6 +118,34 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status,
 	return ret;
 }
 
+/* 200 with a scrape's @body, handed back to the caller once sent */
+static enum MHD_Result reply_body(struct MHD_Connection *c,
+				  struct http_server *h, const char *type,
+				  char *body, size_t n)
+{
+	struct sent_body *sb = malloc(sizeof(*sb));
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	if (!sb) {
+		free(body);
+		return MHD_NO;
+	}
+	sb->h = h;
+	sb->body = body;
+	r = MHD_create_response_from_buffer_with_free_callback_cls(
+		n, body, body_sent, sb);
+	if (!r) {
+		body_sent(sb);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	ret = MHD_queue_response(c, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
 static enum MHD_Result reply_text(struct MHD_Connection *c,
 				  unsigned int status, const char *msg)
 {
@@ -140,16 +186,19 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 					     MHD_HTTP_HEADER_ACCEPT);
 	if (h->scrape(h->ctx, accept, &body, &n, &type)) {
-		free(body);
+		if (body && h->release)
+			h->release(h->ctx, body);
+		else
+			free(body);
 		return reply_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
 				  "reading the task sums failed; see tdbpf's stderr\n");
 	}
-	return reply(c, MHD_HTTP_OK, type, body, n,
-		     MHD_RESPMEM_MUST_FREE);
+	return reply_body(c, h, type, body, n);
 }
 
-struct http_server *http_start(int fd, http_scrape_fn scrape, void *ctx,
-			       char *err, size_t len)
+struct http_server *http_start(int fd, http_scrape_fn scrape,
+			       http_release_fn release, void *ctx, char *err,
+			       size_t len)
 {
 	struct http_server *h = calloc(1, sizeof(*h));
 	const union MHD_DaemonInfo *info;
@@ -160,6 +209,7 @@ struct http_server *http_start(int fd, http_scrape_fn scrape, void *ctx,
 		return NULL;
 	}
 	h->scrape = scrape;
+	h->release = release;
 	h->ctx = ctx;
 	h->d = MHD_start_daemon(
 		MHD_USE_EPOLL, 0, NULL, NULL, on_request, h,

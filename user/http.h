@@ -32,11 +32,19 @@ int http_listen(struct listen_addr *a, char *err, size_t len);
 typedef int (*http_scrape_fn)(void *ctx, const char *accept, char **body,
 			      size_t *len, const char **type);
 
+/* A body of http_scrape_fn that has been sent (or dropped): @body back. */
+typedef void (*http_release_fn)(void *ctx, char *body);
+
 struct http_server;
 
-/* Serve on the listening socket @fd (taken over); NULL with @err. */
-struct http_server *http_start(int fd, http_scrape_fn scrape, void *ctx,
-			       char *err, size_t len);
+/*
+ * Serve on the listening socket @fd (taken over); NULL with @err. Bodies
+ * go back to @release once sent (NULL: free()), so a caller can reuse
+ * one large buffer instead of faulting in fresh pages at every scrape.
+ */
+struct http_server *http_start(int fd, http_scrape_fn scrape,
+			       http_release_fn release, void *ctx, char *err,
+			       size_t len);
 /* The fd to poll for input; then call http_run(). */
 int http_poll_fd(const struct http_server *h);
 /* Milliseconds until http_run() must run even without input, -1 none. */
