@@ -106,23 +106,24 @@ static void keep_only(const cap_value_t *keep, unsigned int n)
 	cap_free(cur);
 }
 
+static bool keep_kill = true;
+
+void privs_keep_kill(bool keep)
+{
+	keep_kill = keep;
+}
+
 void privs_drop_after_setup(void)
 {
 	/*
 	 * Map reads and the flush program need CAP_BPF (bpf_capable() on
 	 * kernels that check at the syscall), stopping a command that runs as
-	 * the sudo user needs CAP_KILL. Everything else goes.
+	 * the sudo user needs CAP_KILL. Everything else goes, in one go: the
+	 * bounding set can only be cut while CAP_SETPCAP is still there.
 	 */
 	static const cap_value_t keep[] = { CAP_BPF, CAP_PERFMON, CAP_KILL };
 
-	keep_only(keep, sizeof(keep) / sizeof(keep[0]));
-}
-
-void privs_drop_kill(void)
-{
-	static const cap_value_t keep[] = { CAP_BPF, CAP_PERFMON };
-
-	keep_only(keep, sizeof(keep) / sizeof(keep[0]));
+	keep_only(keep, keep_kill ? 3 : 2);
 }
 
 int privs_create_output(const char *path)

@@ -819,9 +819,8 @@ int session_run(const struct options *o, const struct event_plan *plan,
 		tasks_merge(&s.base, &s.snap, plan->nr);
 		tasks_merge(&s.prev, &s.snap, plan->nr);
 	}
+	privs_keep_kill(o->argv != NULL);
 	privs_drop_after_setup();
-	if (!o->argv)
-		privs_drop_kill();
 	if (o->argv && release(&s, err, sizeof(err))) {
 		err_line("%s", err);
 		teardown(&s);
