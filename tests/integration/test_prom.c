@@ -509,17 +509,19 @@ static void test_bad_requests(void **state)
 	assert_int_equal(stop_tdbpf(&s), 0);
 }
 
-/* CapEff of @pid from /proc, or ~0 */
-static unsigned long long cap_eff(pid_t pid)
+/* A capability set (@what: "CapEff:") of @pid from /proc, or ~0 */
+static unsigned long long cap_set(pid_t pid, const char *what)
 {
 	char path[64], line[256];
 	unsigned long long v = ~0ULL;
+	size_t n = strlen(what);
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", pid);
 	f = fopen(path, "r");
 	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "CapEff: %llx", &v) == 1)
+		if (!strncmp(line, what, n) &&
+		    sscanf(line + n, "%llx", &v) == 1)
 			break;
 	if (f)
 		fclose(f);
@@ -548,10 +550,16 @@ static void test_capabilities(void **state)
 	assert_int_equal(http_get(s.port, "/metrics", NULL, &r), 0);
 	assert_int_equal(r.status, 200);
 	reply_free(&r);
-	eff = cap_eff(s.pid);
+	eff = cap_set(s.pid, "CapEff:");
 	if (eff != want)
 		fail_msg("tdbpf serves with CapEff %llx, want %llx (CAP_BPF, CAP_PERFMON)",
 			 eff, want);
+	eff = cap_set(s.pid, "CapPrm:");
+	if (eff != want)
+		fail_msg("tdbpf serves with CapPrm %llx, want %llx", eff, want);
+	eff = cap_set(s.pid, "CapBnd:");
+	if (eff != want)
+		fail_msg("tdbpf serves with CapBnd %llx, want %llx", eff, want);
 	assert_int_equal(stop_tdbpf(&s), 0);
 }
 
