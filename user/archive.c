@@ -36,21 +36,14 @@ static __u64 sub_sat(__u64 a, __u64 b)
 static void add_less(struct task_row *d, const struct task_row *s,
 		     const struct task_row *b, int nr_ev)
 {
-	static const struct task_row zero;
+	static const struct tdbpf_sched none;
+	struct tdbpf_sched diff;
 	int i;
 
-	d->on_cpu_ns += sub_sat(s->on_cpu_ns, b ? b->on_cpu_ns : 0);
-	d->runq_wait_ns += sub_sat(s->runq_wait_ns, b ? b->runq_wait_ns : 0);
-	d->off_cpu_ns += sub_sat(s->off_cpu_ns, b ? b->off_cpu_ns : 0);
-	d->nvcsw += sub_sat(s->nvcsw, b ? b->nvcsw : 0);
-	d->nivcsw += sub_sat(s->nivcsw, b ? b->nivcsw : 0);
-	d->migrations += sub_sat(s->migrations, b ? b->migrations : 0);
-	d->uncounted_ns += sub_sat(s->uncounted_ns, b ? b->uncounted_ns : 0);
-	if (!b)
-		b = &zero;
+	sched_sub(&diff, &s->sched, b ? &b->sched : &none);
+	sched_add(&d->sched, &diff);
 	for (i = 0; i < nr_ev; i++) {
-		/* a base row of this tid has its counters; zero has none */
-		const struct tdbpf_count *bc = b == &zero ? NULL : &b->ctr[i];
+		const struct tdbpf_count *bc = b ? &b->ctr[i] : NULL;
 
 		d->ctr[i].value += sub_sat(s->ctr[i].value, bc ? bc->value : 0);
 		d->ctr[i].enabled +=
@@ -136,20 +129,12 @@ int archive_fold(struct task_table *archive, struct task_table *base,
 	return 0;
 }
 
-void archive_report_rows(struct task_table *t, const struct task_table *archive)
+void archive_hide_keys(struct task_table *t)
 {
-	const struct task_row *a;
-	struct task_row *r;
 	size_t i;
 
 	/* the index goes stale: a report table is not looked up by tid */
-	for (i = 0; i < t->nr; i++) {
-		r = tasks_row(t, i);
-		if (!archive_is_folded(r))
-			continue;
-		a = tasks_find(archive, r->tid);
-		if (a)
-			r->nr_tasks = a->nr_tasks;
-		r->tid = 0;
-	}
+	for (i = 0; i < t->nr; i++)
+		if (archive_is_folded(tasks_row(t, i)))
+			tasks_row(t, i)->tid = 0;
 }

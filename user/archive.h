@@ -32,11 +32,7 @@ static inline bool archive_is_folded(const struct task_row *r)
 int archive_fold(struct task_table *archive, struct task_table *base,
 		 __u32 *next_key);
 
-/*
- * A report's rows made from @archive's: folded ones show tid 0 (their
- * key is no tid) and the number of tasks they hold (table merges count
- * rows, not tasks).
- */
-void archive_report_rows(struct task_table *t, const struct task_table *archive);
+/* A report's rows: folded ones show tid 0 (their key is no tid). */
+void archive_hide_keys(struct task_table *t);
 
 #endif /* TDBPF_ARCHIVE_H */

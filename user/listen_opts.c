@@ -7,14 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "listen_opts.h"
-
-/* The message quotes the argument: keep it one printable line. */
-static void one_line(char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = '?';
-}
+#include "text.h"
 
 static int parse_port(const char *s, unsigned int *port)
 {
@@ -71,7 +64,8 @@ int listen_parse_addr(const char *spec, struct listen_addr *a, char *err,
 			snprintf(err, len,
 				 "invalid --listen '%s'; write an IPv6 address in brackets, e.g. --listen [::1]:9100",
 				 spec);
-			one_line(err);
+			/* it quotes the argument: keep it one printable line */
+	text_printable(err, len, err, NULL, 0);
 			return -1;
 		}
 		if ((size_t)(colon - spec) >= sizeof(host))
@@ -109,7 +103,8 @@ bad:
 	snprintf(err, len,
 		 "invalid --listen '%s'; give [ADDR:]PORT with a numeric address, e.g. --listen 9100, 127.0.0.1:9100 or [::1]:9100",
 		 spec);
-	one_line(err);
+	/* it quotes the argument: keep it one printable line */
+	text_printable(err, len, err, NULL, 0);
 	return -1;
 }
 

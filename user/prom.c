@@ -577,18 +577,19 @@ int prom_update(struct prom_state *st, const struct task_table *cur)
 		if (!n || !p)
 			return -ENOMEM;
 		/* smaller sums: the source restarted this tid, count anew */
-		restart = r->on_cpu_ns < p->on_cpu_ns || r->nvcsw < p->nvcsw ||
-			  r->nivcsw < p->nivcsw;
+		restart = r->sched.on_cpu_ns < p->sched.on_cpu_ns ||
+			  r->sched.nvcsw < p->sched.nvcsw ||
+			  r->sched.nivcsw < p->sched.nivcsw;
 		if (restart)
 			memset(p, 0, st->last.row_size);
 		was_exited = p->exited;
-		on = sub_sat(r->on_cpu_ns, p->on_cpu_ns);
-		rq = sub_sat(r->runq_wait_ns, p->runq_wait_ns);
-		off = sub_sat(r->off_cpu_ns, p->off_cpu_ns);
-		nv = sub_sat(r->nvcsw, p->nvcsw);
-		niv = sub_sat(r->nivcsw, p->nivcsw);
-		mig = sub_sat(r->migrations, p->migrations);
-		unc = sub_sat(r->uncounted_ns, p->uncounted_ns);
+		on = sub_sat(r->sched.on_cpu_ns, p->sched.on_cpu_ns);
+		rq = sub_sat(r->sched.runq_wait_ns, p->sched.runq_wait_ns);
+		off = sub_sat(r->sched.off_cpu_ns, p->sched.off_cpu_ns);
+		nv = sub_sat(r->sched.nvcsw, p->sched.nvcsw);
+		niv = sub_sat(r->sched.nivcsw, p->sched.nivcsw);
+		mig = sub_sat(r->sched.migrations, p->sched.migrations);
+		unc = sub_sat(r->sched.uncounted_ns, p->sched.uncounted_ns);
 		any = on | rq | off | nv | niv | mig | unc;
 		for (i = 0; i < nr && !any; i++)
 			any = r->ctr[i].value != p->ctr[i].value ||
@@ -601,9 +602,9 @@ int prom_update(struct prom_state *st, const struct task_table *cur)
 		 * when it ends it moves to run-queue wait. Remember the most
 		 * counted, so the series never gives it back.
 		 */
-		if (p->off_cpu_ns > r->off_cpu_ns)
-			n->off_cpu_ns = p->off_cpu_ns;
-		if (!any && (r->exited || !r->on_cpu_ns))
+		if (p->sched.off_cpu_ns > r->sched.off_cpu_ns)
+			n->sched.off_cpu_ns = p->sched.off_cpu_ns;
+		if (!any && (r->exited || !r->sched.on_cpu_ns))
 			continue;	/* nothing new, nothing alive to show */
 
 		key_of(st, r, &k);

@@ -18,8 +18,8 @@ static void add(struct task_table *t, __u32 tid, __u32 pid, const char *comm,
 	r->pid = pid;
 	snprintf(r->comm, sizeof(r->comm), "%s", comm);
 	r->exited = true;
-	r->on_cpu_ns += on;
-	r->nvcsw += 1;
+	r->sched.on_cpu_ns += on;
+	r->sched.nvcsw += 1;
 	r->ctr[0].value += ctr;
 	r->ctr[0].enabled += ctr;
 	r->ctr[0].running += ctr;
@@ -65,17 +65,17 @@ static void test_fold(void **state)
 	assert_true(archive_is_folded(r));
 	assert_true(r->exited);
 	assert_int_equal(r->nr_tasks, 2);
-	assert_int_equal(r->on_cpu_ns, 100 + 200 - 30);
-	assert_int_equal(r->nvcsw, 1 + (1 - 1));	/* 12: its one switch was before the start */
+	assert_int_equal(r->sched.on_cpu_ns, 100 + 200 - 30);
+	assert_int_equal(r->sched.nvcsw, 1 + (1 - 1));	/* 12: its one switch was before the start */
 	assert_int_equal(r->ctr[0].value, 7 + 9 - 4);
 	assert_int_equal(r->ctr[0].running, 7 + 9 - 4);
 	first = r->tid;
 	r = folded(&a, 20, "w-*");
 	assert_non_null(r);
-	assert_int_equal(r->on_cpu_ns, 1000);
+	assert_int_equal(r->sched.on_cpu_ns, 1000);
 	assert_int_equal(folded(&a, 10, "sink")->nr_tasks, 1);
 	/* the base row was used up: a reused tid 12 starts from zero */
-	assert_int_equal(tasks_find(&base, 12)->on_cpu_ns, 0);
+	assert_int_equal(tasks_find(&base, 12)->sched.on_cpu_ns, 0);
 
 	/* more exits of the same name join the same row, same key */
 	add(&a, 14, 10, "w-3", 5, 1);
@@ -84,13 +84,13 @@ static void test_fold(void **state)
 	r = folded(&a, 10, "w-*");
 	assert_int_equal(r->tid, first);
 	assert_int_equal(r->nr_tasks, 3);
-	assert_int_equal(r->on_cpu_ns, 100 + 200 - 30 + 5);
+	assert_int_equal(r->sched.on_cpu_ns, 100 + 200 - 30 + 5);
 	assert_int_equal(key, ARCHIVE_FOLDED_TID + 3);
 	tasks_free(&a);
 	tasks_free(&base);
 }
 
-/* Report rows: folded keys show as tid 0 with their task count. */
+/* Report rows: folded keys show as tid 0, with their task count. */
 static void test_report_rows(void **state)
 {
 	struct task_table a, rep;
@@ -106,7 +106,7 @@ static void test_report_rows(void **state)
 	assert_int_equal(archive_fold(&a, NULL, &key), 0);
 	assert_int_equal(tasks_merge(&rep, &a, 1), 0);
 	add(&rep, 15, 10, "w-5", 1, 1);
-	archive_report_rows(&rep, &a);
+	archive_hide_keys(&rep);
 	r = tasks_row(&rep, 0);
 	assert_int_equal(r->tid, 0);
 	assert_int_equal(r->nr_tasks, 2);

@@ -45,7 +45,7 @@ static struct task_row *row(struct task_table *t, __u32 tid, __u32 pid,
 	assert_non_null(r);
 	r->pid = pid;
 	snprintf(r->comm, sizeof(r->comm), "%s", comm);
-	r->on_cpu_ns = on;
+	r->sched.on_cpu_ns = on;
 	return r;
 }
 
@@ -164,13 +164,13 @@ static void test_fold_monotonic(void **state)
 
 	row(&t, 100, 100, "app", 1000000000);
 	r = row(&t, 101, 100, "worker-1", 1500000000);
-	r->nvcsw = 10;
-	r->nivcsw = 2;
-	r->migrations = 1;
-	r->runq_wait_ns = 7;
-	r->off_cpu_ns = 300;
+	r->sched.nvcsw = 10;
+	r->sched.nivcsw = 2;
+	r->sched.migrations = 1;
+	r->sched.runq_wait_ns = 7;
+	r->sched.off_cpu_ns = 300;
 	r = row(&t, 102, 100, "worker-2", 2000000000);
-	r->nvcsw = 5;
+	r->sched.nvcsw = 5;
 	assert_int_equal(prom_update(&st, &t), 0);
 	txt = render(&st, false);
 	assert_double_equal(value(txt, ON("comm=\"app\",thread=\"app\"")), 1.0,
@@ -197,9 +197,9 @@ static void test_fold_monotonic(void **state)
 	row(&t, 100, 100, "app", 1500000000);
 	r = row(&t, 101, 100, "worker-1", 1750000000);
 	r->exited = true;
-	r->nvcsw = 11;
-	r->nivcsw = 2;
-	r->off_cpu_ns = 200;	/* smaller: a run-queue wait ended */
+	r->sched.nvcsw = 11;
+	r->sched.nivcsw = 2;
+	r->sched.off_cpu_ns = 200;	/* smaller: a run-queue wait ended */
 	row(&t, 103, 100, "worker-3", 125000000);
 	assert_int_equal(prom_update(&st, &t), 0);
 	txt = render(&st, false);
@@ -225,9 +225,9 @@ static void test_fold_monotonic(void **state)
 	row(&t, 100, 100, "app", 1500000000);
 	r = row(&t, 101, 100, "worker-1", 1750000000);
 	r->exited = true;
-	r->nvcsw = 11;
-	r->nivcsw = 2;
-	r->off_cpu_ns = 500;
+	r->sched.nvcsw = 11;
+	r->sched.nivcsw = 2;
+	r->sched.off_cpu_ns = 500;
 	row(&t, 103, 100, "sink", 1125000000);
 	assert_int_equal(prom_update(&st, &t), 0);
 	txt = render(&st, false);
@@ -291,7 +291,7 @@ static void test_scaled_increments(void **state)
 			    5e-9, 1e-18);
 	free(txt);
 
-	r->on_cpu_ns = 20;
+	r->sched.on_cpu_ns = 20;
 	r->ctr[0] = (struct tdbpf_count){ 5, 20, 15 };
 	r->ctr[1] = (struct tdbpf_count){ 150, 0, 0 };
 	assert_int_equal(prom_update(&st, &t), 0);
@@ -300,7 +300,7 @@ static void test_scaled_increments(void **state)
 	free(txt);
 
 	/* enabled, never running: nothing to add, coverage shows it */
-	r->on_cpu_ns = 30;
+	r->sched.on_cpu_ns = 30;
 	r->ctr[0] = (struct tdbpf_count){ 5, 30, 15 };
 	r->ctr[1] = (struct tdbpf_count){ 150, 0, 0 };
 	assert_int_equal(prom_update(&st, &t), 0);
@@ -542,7 +542,7 @@ static void test_tma_slots(void **state)
 	assert_true(isnan(value(txt, "tdbpf_task_tma_slots_total{comm=\"\",thread=\"w\",node=\"tma_dram_bound\",level=\"3\"}")));
 	free(txt);
 
-	r->on_cpu_ns = 2000;
+	r->sched.on_cpu_ns = 2000;
 	set_count(r, &plan, "TOPDOWN.SLOTS", 150000);
 	set_count(r, &plan, "topdown-retiring", 90000);
 	set_count(r, &plan, "topdown-fe-bound", 10000);
