@@ -301,7 +301,7 @@ static void test_scrape_promtool(void **state)
 	char pidarg[32], line[128], key[256];
 	struct sample *smp = calloc(4096, sizeof(*smp));
 	struct reply r;
-	struct server s;
+	struct server s = { 0 };
 	struct child w;
 	int n;
 
@@ -473,7 +473,7 @@ static void test_bad_requests(void **state)
 	const char *args[] = { "-p", NULL, NULL };
 	char pidarg[32], *big;
 	struct reply r;
-	struct server s;
+	struct server s = { 0 };
 	int slow[3], i;
 	struct pollfd p;
 	double t0;
@@ -581,7 +581,7 @@ static void test_capabilities(void **state)
 	const unsigned long long want = (1ULL << 38) | (1ULL << 39);
 	char pidarg[32];
 	struct reply r;
-	struct server s;
+	struct server s = { 0 };
 	unsigned long long eff;
 
 	(void)state;
@@ -726,7 +726,7 @@ static void test_prometheus_rate(void **state)
 	struct clock_log *log = calloc(1, sizeof(*log));
 	json_object *doc = NULL, *res, *vals, *v;
 	double t_end, t_a, t_b, c_a, c_b, want, got, first, last;
-	struct server s;
+	struct server s = { 0 };
 	struct reply r;
 	struct timespec ts;
 	clockid_t cid;
