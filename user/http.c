@@ -166,16 +166,24 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	(void)version;
 	(void)upload;
 	/*
-	 * Answered at the first call, when the headers are in: a body (no
-	 * method here takes one) is never read, and MHD closes the
-	 * connection after the answer instead.
+	 * Another method is answered at the first call, when the headers
+	 * are in: its body is never read, and MHD closes the connection
+	 * after the answer instead.
 	 */
-	(void)req;
-	*upload_len = 0;
 	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
 	    strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED,
 				  "only GET is served here\n");
+	/*
+	 * GET: answered at the next call, once the request is complete, so
+	 * that the connection can stay open for the next scrape (a body
+	 * sent with a GET is read and dropped).
+	 */
+	if (!*req || *upload_len) {
+		*req = (void *)1;
+		*upload_len = 0;
+		return MHD_YES;
+	}
 	if (!strcmp(url, "/"))
 		return reply(c, MHD_HTTP_OK, "text/html; charset=utf-8",
 			     (void *)index_page, sizeof(index_page) - 1,

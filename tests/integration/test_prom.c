@@ -506,6 +506,24 @@ static void test_bad_requests(void **state)
 	assert_int_equal(r.status, 405);
 	reply_free(&r);
 
+	/* two requests on one connection: kept alive between scrapes */
+	{
+		static const char two[] =
+			"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"
+			"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+		const char *p;
+		int n = 0;
+
+		assert_int_equal(http_raw(s.port, two, sizeof(two) - 1, &r, 5000),
+				 0);
+		for (p = r.head; (p = strstr(p, "HTTP/1.1 200 OK")); p++)
+			n++;
+		for (p = r.body; (p = strstr(p, "HTTP/1.1 200 OK")); p++)
+			n++;
+		assert_int_equal(n, 2);
+		reply_free(&r);
+	}
+
 	/* a 64 KiB header: refused, 431 */
 	big = malloc(70000);
 	assert_non_null(big);
