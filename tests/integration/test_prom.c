@@ -569,6 +569,72 @@ static void test_bad_requests(void **state)
 	assert_int_equal(stop_tdbpf(&s), 0);
 }
 
+static int read_sysctl(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	int v = -1;
+
+	if (f && fscanf(f, "%d", &v) != 1)
+		v = -1;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+static void write_sysctl(const char *path, int v)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f) {
+		fprintf(f, "%d\n", v);
+		fclose(f);
+	}
+}
+
+/*
+ * The BPF programs' run time is exposed while kernel.bpf_stats_enabled
+ * is 1, and only then (turned on for one scrape, then put back).
+ */
+static void test_bpf_run_time(void **state)
+{
+	static const char *stats = "/proc/sys/kernel/bpf_stats_enabled";
+	const char *args[] = { "-p", NULL, NULL };
+	struct sample *smp = calloc(1024, sizeof(*smp));
+	char pidarg[32];
+	struct server s = { 0 };
+	struct reply r;
+	double runs, ns;
+	int old, n;
+
+	(void)state;
+	NEED_BPF();
+	old = read_sysctl(stats);
+	if (old < 0)
+		skip();
+	snprintf(pidarg, sizeof(pidarg), "%d", getpid());
+	args[1] = pidarg;
+	start_tdbpf(&s, args);
+	if (old == 0) {
+		assert_int_equal(http_get(s.port, "/metrics", NULL, &r), 0);
+		assert_null(strstr(r.body, "tdbpf_bpf_run"));
+		reply_free(&r);
+	}
+	write_sysctl(stats, 1);
+	usleep(300000);		/* some switches of this process */
+	n = http_get(s.port, "/metrics", NULL, &r);
+	write_sysctl(stats, old);
+	assert_int_equal(n, 0);
+	n = parse_samples(r.body, smp, 1024);
+	reply_free(&r);
+	runs = sample_of(smp, n, "tdbpf_bpf_runs_total{program=\"tdbpf_switch\"}");
+	ns = sample_of(smp, n, "tdbpf_bpf_run_seconds_total{program=\"tdbpf_switch\"}");
+	print_message("tdbpf_switch: %.0f runs, %.6f s\n", runs, ns);
+	assert_true(runs > 0);
+	assert_true(ns > 0);
+	assert_int_equal(stop_tdbpf(&s), 0);
+	free(smp);
+}
+
 /* A capability set (@what: "CapEff:") of @pid from /proc, or ~0 */
 static unsigned long long cap_set(pid_t pid, const char *what)
 {
@@ -904,6 +970,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_bad_requests, teardown),
 		cmocka_unit_test_teardown(test_monotonic_churn, teardown),
 		cmocka_unit_test_teardown(test_capabilities, teardown),
+		cmocka_unit_test_teardown(test_bpf_run_time, teardown),
 		cmocka_unit_test_teardown(test_prometheus_rate, teardown),
 	};
 
