@@ -382,9 +382,12 @@ int prom_init(struct prom_state *st, const struct event_plan *plan,
 	tasks_set_events(&st->last, plan->nr);
 	tasks_set_events(&st->next, plan->nr);
 	/*
-	 * The weight of TMA nodes: the increment's slots. TOPDOWN.SLOTS where
-	 * the model counts it; else the thread's clocks times the 4-wide
-	 * pipeline of the models without it (perf's SLOTS = 4 * CLKS).
+	 * The weight of TMA nodes: the increment's slots. The model's slots
+	 * event where it counts one (EV_SLOTS: Intel's TOPDOWN.SLOTS); else
+	 * its cycles event (the IPC column's) times the slots per cycle it
+	 * declares, 4 where it declares none: the width of perf's SLOTS =
+	 * 4 * CLKS on the Intel cores before Ice Lake. A model with neither
+	 * event gets no TMA families.
 	 */
 	st->slots_slot = st->clk_slot = -1;
 	st->slots_per_unit = 1;
@@ -392,14 +395,15 @@ int prom_init(struct prom_state *st, const struct event_plan *plan,
 		ev = plan->ev[i];
 		if (ev < 0 || ev >= m->nr_events)
 			continue;
-		if (!strcasecmp(m->events[ev].name, "TOPDOWN.SLOTS"))
+		if (m->events[ev].kind == EV_SLOTS)
 			st->slots_slot = i;
-		if (!strcasecmp(m->events[ev].name, "CPU_CLK_UNHALTED.THREAD"))
+		if (m->ipc_cycles &&
+		    !strcasecmp(m->events[ev].name, m->ipc_cycles))
 			st->clk_slot = i;
 	}
 	if (st->slots_slot < 0 && st->clk_slot >= 0) {
 		st->slots_slot = st->clk_slot;
-		st->slots_per_unit = 4;
+		st->slots_per_unit = m->slots > 0 ? m->slots : 4;
 	}
 	return index_rebuild(st, 64);
 }

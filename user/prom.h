@@ -75,7 +75,7 @@ struct prom_state {
 	struct pcomm_map *pcomm;	/* tgid -> process name */
 
 	int slots_slot;			/* plan slot weighting TMA nodes, -1 */
-	int slots_per_unit;		/* 1 (TOPDOWN.SLOTS) or 4 (clocks) */
+	int slots_per_unit;		/* 1 (a slots event) or per cycle */
 	int clk_slot;
 };
 

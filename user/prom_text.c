@@ -260,7 +260,7 @@ static void write_tma(struct pw *w, const struct prom_state *st)
 	if (!m || m->max_level <= 0 || plan->level <= 0 || st->slots_slot < 0)
 		return;
 	family(w, "tdbpf_task_slots", COUNTER, NULL,
-	       "Pipeline slots of the series' tasks (TOPDOWN.SLOTS, or 4 x thread clocks): the weight of tdbpf_task_tma_slots_total.");
+	       "Pipeline slots of the series' tasks (the model's slots event, or cycles x slots per cycle): the weight of tdbpf_task_tma_slots_total.");
 	FOR_SERIES(st, s, i) {
 		sample(w, "tdbpf_task_slots", "_total", s->labels, NULL);
 		val_f(w, s->slots);

@@ -562,6 +562,43 @@ static void test_tma_slots(void **state)
 	prom_free(&st);
 }
 
+/*
+ * A model without a slots event: Broadwell weighs by its cycles event
+ * times 4, as perf's SLOTS = 4 * CLKS; Retiring = RETIRE_SLOTS / SLOTS:
+ * 1000 of 4 x 1000 slots is 0.25, i.e. 1000 slots.
+ */
+static void test_tma_cycle_slots(void **state)
+{
+	struct event_plan plan;
+	struct prom_state st;
+	struct task_table t;
+	struct task_row *r;
+	char err[256], *txt;
+
+	(void)state;
+	assert_int_equal(plan_events(&model_broadwell, 1, false, 8, &plan, err,
+				     sizeof(err)),
+			 0);
+	assert_int_equal(prom_init(&st, &plan, 0, 0), 0);
+	tasks_init(&t);
+	tasks_set_events(&t, plan.nr);
+	r = row(&t, 9, 0, "w", 1000);
+	set_count(r, &plan, "CPU_CLK_UNHALTED.THREAD", 1000);
+	set_count(r, &plan, "UOPS_RETIRED.RETIRE_SLOTS", 1000);
+	/* alone on its core: perf's core clocks are the thread's */
+	set_count(r, &plan, "CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE", 100);
+	set_count(r, &plan, "CPU_CLK_UNHALTED.REF_XCLK", 100);
+	assert_int_equal(prom_update(&st, &t), 0);
+	txt = render(&st, false);
+	assert_double_equal(value(txt, "tdbpf_task_slots_total{comm=\"\",thread=\"w\"}"),
+			    4000, 0);
+	assert_double_equal(value(txt, "tdbpf_task_tma_slots_total{comm=\"\",thread=\"w\",node=\"tma_retiring\",level=\"1\"}"),
+			    1000, 0);
+	free(txt);
+	tasks_free(&t);
+	prom_free(&st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -575,6 +612,7 @@ int main(void)
 		cmocka_unit_test(test_process_name),
 		cmocka_unit_test(test_formats),
 		cmocka_unit_test(test_tma_slots),
+		cmocka_unit_test(test_tma_cycle_slots),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
