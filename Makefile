@@ -106,3 +106,4 @@ format:
 	clang-format -i $(wildcard bpf/*.c include/*.h user/*.[ch] user/models/*.c)
 
 include mk/asan.mk
+include mk/install.mk

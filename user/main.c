@@ -22,8 +22,7 @@
 #include "privs.h"
 #include "session.h"
 #include "tma.h"
-
-#define TDBPF_VERSION "0.1.0"
+#include "version.h"
 
 static void errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -398,10 +397,8 @@ int main(int argc, char **argv)
 		print_usage(stdout);
 		return 0;
 	}
-	if (o.cmd == CMD_VERSION) {
-		printf("tdbpf %s\n", TDBPF_VERSION);
-		return 0;
-	}
+	if (o.cmd == CMD_VERSION)
+		return version_print(stdout);
 	if (o.output) {
 		fd = privs_create_output(o.output);
 		if (fd == -ELOOP) {
