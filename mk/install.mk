@@ -27,6 +27,19 @@ $(OUT)/tdbpf_version.h: FORCE
 
 $(OUT)/user/version.o: $(OUT)/tdbpf_version.h
 
+# ---- manual page ---------------------------------------------------------
+
+MAN_SRC := doc/tdbpf.8.scd
+MAN     := $(OUT)/tdbpf.8
+
+.PHONY: man
+man: $(MAN)
+
+$(MAN): $(MAN_SRC)
+	@mkdir -p $(@D)
+	scdoc < $< > $@.tmp
+	mv $@.tmp $@
+
 .PHONY: FORCE
 FORCE:
 

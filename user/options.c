@@ -110,6 +110,13 @@ static const char *const sort_names[] = {
 	[SORT_COMM] = "comm",	    [SORT_SWITCHES] = "switches",
 };
 
+/* for shell completion and the manual page's test: the keys --sort takes */
+const char *sort_key_name(unsigned int i)
+{
+	return i < sizeof(sort_names) / sizeof(sort_names[0]) ? sort_names[i] :
+								 NULL;
+}
+
 static void defaults(struct options *o)
 {
 	memset(o, 0, sizeof(*o));

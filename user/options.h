@@ -50,5 +50,7 @@ struct options {
 int parse_options(int argc, char **argv, struct options *o, char *err,
 		  size_t errlen);
 void print_usage(FILE *f);
+/* the i-th key --sort takes, NULL past the last */
+const char *sort_key_name(unsigned int i);
 
 #endif /* TDBPF_OPTIONS_H */
