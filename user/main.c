@@ -15,6 +15,7 @@
 #include <sys/capability.h>
 #include <sys/stat.h>
 #include <json-c/json.h>
+#include "complete.h"
 #include "decode_input.h"
 #include "detect.h"
 #include "model.h"
@@ -389,6 +390,9 @@ int main(int argc, char **argv)
 	FILE *out = stdout;
 	int rc, fd;
 
+	/* hidden: word lists for completion/tdbpf */
+	if (argc == 3 && !strcmp(argv[1], "--complete"))
+		return complete_print(stdout, argv[2]);
 	if (parse_options(argc, argv, &o, err, sizeof(err))) {
 		errorf("%s", err);
 		return 2;
