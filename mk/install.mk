@@ -27,6 +27,34 @@ $(OUT)/tdbpf_version.h: FORCE
 
 $(OUT)/user/version.o: $(OUT)/tdbpf_version.h
 
+# ---- install ---------------------------------------------------------
+
+PREFIX      ?= /usr/local
+SBINDIR     ?= $(PREFIX)/sbin
+MANDIR      ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+INSTALL     ?= install
+
+# every file install puts down, and nothing else (uninstall removes these)
+INSTALLED := $(DESTDIR)$(SBINDIR)/tdbpf $(DESTDIR)$(MANDIR)/man8/tdbpf.8 \
+	     $(DESTDIR)$(BASHCOMPDIR)/tdbpf
+
+.PHONY: install uninstall
+# not stripped: dh_strip (or the user) decides, and keeps the debug info
+install: tdbpf $(MAN)
+	$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8 \
+		$(DESTDIR)$(BASHCOMPDIR)
+	$(INSTALL) -m 0755 tdbpf $(DESTDIR)$(SBINDIR)/tdbpf
+	$(INSTALL) -m 0644 $(MAN) $(DESTDIR)$(MANDIR)/man8/tdbpf.8
+	$(INSTALL) -m 0644 completion/tdbpf $(DESTDIR)$(BASHCOMPDIR)/tdbpf
+
+# the directories stay: they may be shared (/usr/local/sbin)
+uninstall:
+	rm -f $(INSTALLED)
+
+# hardening flags from dpkg-buildflags (relro, bindnow) reach the link
+tdbpf: LDLIBS += $(LDFLAGS)
+
 # ---- manual page ---------------------------------------------------------
 
 MAN_SRC := doc/tdbpf.8.scd
