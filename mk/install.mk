@@ -55,6 +55,12 @@ uninstall:
 # hardening flags from dpkg-buildflags (relro, bindnow) reach the link
 tdbpf: LDLIBS += $(LDFLAGS)
 
+# ---- Debian package ----------------------------------------------------
+
+.PHONY: deb
+deb:
+	./scripts/deb.sh $(OUT)
+
 # ---- manual page ---------------------------------------------------------
 
 MAN_SRC := doc/tdbpf.8.scd
