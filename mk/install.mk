@@ -57,9 +57,13 @@ tdbpf: LDLIBS += $(LDFLAGS)
 
 # ---- Debian package ----------------------------------------------------
 
-.PHONY: deb
+.PHONY: deb test-package
 deb:
 	./scripts/deb.sh $(OUT)
+
+# root: installs the package into this machine and removes it again
+test-package:
+	@./tests/pkg/test_package.sh
 
 # ---- manual page ---------------------------------------------------------
 
