@@ -59,6 +59,7 @@ tdbpf: LDLIBS += $(LDFLAGS)
 
 .PHONY: deb test-package
 deb:
+	@./scripts/deps.sh package
 	./scripts/deb.sh $(OUT)
 
 # root: installs the package into this machine and removes it again
