@@ -89,8 +89,19 @@ check "make deb leaves the checkout as it was (git status)" \
 	cmp -s "$tmp/git-before" "$tmp/git-after"
 depends=$(dpkg-deb -f "$deb" Depends)
 echo "Depends: $depends"
-for lib in libbpf1 libjson-c5 libcap2 zlib1g libc6; do
-	check "Depends names $lib" sh -c "echo '$depends' | grep -q '$lib'"
+# each library the binary links must come from a package Depends names
+dpkg-deb -x "$deb" "$tmp/x"
+needed=$(objdump -p "$tmp/x/usr/sbin/tdbpf" | awk '$1 == "NEEDED" { print $2 }')
+check "the binary links shared libraries ($(echo $needed))" test -n "$needed"
+for lib in $needed; do
+	pkg=$(dpkg -S "*/$lib" 2>/dev/null | head -n 1 | sed 's/[:,].*//')
+	check "Depends names $lib's package ${pkg:-(none found)}" \
+		sh -c "[ -n '$pkg' ] && echo '$depends' | grep -q '\(^\|, \)$pkg\( \|,\|\$\)'"
+done
+for lib in libbpf libelf zlib1g; do
+	# libelf comes through libbpf1, which depends on it
+	check "Depends reaches $lib" sh -c \
+		"echo '$depends' | grep -q '$lib' || apt-cache depends libbpf1 2>/dev/null | grep -q '$lib'"
 done
 dpkg-deb -c "$deb" | awk '{print $6}' >"$tmp/contents"
 for f in ./usr/sbin/tdbpf ./usr/share/man/man8/tdbpf.8.gz \
