@@ -57,7 +57,11 @@ tdbpf: LDLIBS += $(LDFLAGS)
 
 # ---- Debian package ----------------------------------------------------
 
-.PHONY: deb test-package
+.PHONY: deb test-package print-ldlibs
+# for scripts/deb.sh: the libraries the link uses
+print-ldlibs:
+	@echo $(LDLIBS)
+
 deb:
 	@./scripts/deps.sh package
 	./scripts/deb.sh $(OUT)

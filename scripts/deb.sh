@@ -14,6 +14,26 @@ for tool in dpkg-buildpackage dpkg-parsechangelog dh; do
 		exit 1
 	fi
 done
+# debian/control's Build-Depends must name the -dev package of every
+# library tdbpf links (a new -lfoo in the Makefile builds here, where the
+# package happens to be installed, and fails on a fresh machine)
+bdeps=$(sed -n '/^Build-Depends:/,/^[A-Z][A-Za-z-]*:/{/^Build-Depends:/p;/^ /p}' debian/control |
+	sed 's/^Build-Depends://' | tr ',' '\n' | sed 's/^ *//;s/[ (<].*//')
+for l in $(make -s --no-print-directory print-ldlibs); do
+	case $l in -l*) ;; *) continue ;; esac
+	so=$(ls /usr/lib/*/lib${l#-l}.so /usr/lib/lib${l#-l}.so 2>/dev/null | head -n 1)
+	pkg=$(dpkg -S "$so" 2>/dev/null | head -n 1 | sed 's/[:,].*//')
+	if [ -z "$pkg" ]; then
+		echo "tdbpf: make deb: no installed package provides lib${l#-l}.so (for $l); run scripts/deps.sh" >&2
+		exit 1
+	fi
+	case $pkg in libc6-dev) continue ;; esac	# build-essential
+	if ! printf '%s\n' "$bdeps" | grep -qx "$pkg"; then
+		echo "tdbpf: debian/control: Build-Depends lacks $pkg (the Makefile links $l); add it" >&2
+		exit 1
+	fi
+done
+
 version=$(dpkg-parsechangelog -S Version)
 upstream=${version%-*}
 upstream=${upstream#*:}
