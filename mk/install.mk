@@ -19,11 +19,12 @@ ifeq ($(origin TDBPF_VERSION),undefined)
 TDBPF_VERSION := $(shell ./scripts/version.sh)
 endif
 
-# rewritten only when the version changes, so only version.o rebuilds
+# written only when the version changes, so only version.o rebuilds (and
+# sudo make install after make writes nothing into build/)
 $(OUT)/tdbpf_version.h: FORCE
 	@mkdir -p $(@D)
-	@printf '#define TDBPF_VERSION "%s"\n' '$(TDBPF_VERSION)' > $@.tmp
-	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+	@v='#define TDBPF_VERSION "$(TDBPF_VERSION)"'; \
+		[ "$$(cat $@ 2>/dev/null)" = "$$v" ] || echo "$$v" > $@
 
 $(OUT)/user/version.o: $(OUT)/tdbpf_version.h
 
