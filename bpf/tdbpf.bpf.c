@@ -30,7 +30,7 @@ const volatile __u32 track_mode = TDBPF_TRACK_TGID;
 const volatile bool follow_children;
 /* CLOCK_MONOTONIC just before attach: tasks started later count whole */
 const volatile __u64 attach_ns;
-const volatile __u32 max_tasks = 65536;
+const volatile __u32 max_tasks = TDBPF_MAX_TASKS_DEFAULT;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
@@ -144,7 +144,8 @@ static __always_inline void copy_comm(char *dst, struct task_struct *p)
 /* Policies of the fair class, whose pick records where a slice began. */
 static __always_inline bool fair_policy(struct task_struct *p)
 {
-	return p->policy == 0 || p->policy == 3 || p->policy == 5;
+	return p->policy == TDBPF_SCHED_NORMAL ||
+	       p->policy == TDBPF_SCHED_BATCH || p->policy == TDBPF_SCHED_IDLE;
 }
 
 /*
@@ -328,7 +329,7 @@ charge_current(struct tdbpf_cpu *st, struct task_struct *p, __u32 cpu,
 	exec = p->se.sum_exec_runtime;
 	if (exec > t->charged_exec)
 		slice = exec - t->charged_exec;
-	t->on_cpu_ns += slice;
+	t->sched.on_cpu_ns += slice;
 	t->charged_exec = exec;
 	/*
 	 * A slice whose switch-in was unseen (a switch the kernel did not
@@ -336,12 +337,12 @@ charge_current(struct tdbpf_cpu *st, struct task_struct *p, __u32 cpu,
 	 * costs from multiplexing.
 	 */
 	if (!counted && slice && nr_events) {
-		t->uncounted_ns += slice;
+		t->sched.uncounted_ns += slice;
 		stat_inc(TDBPF_STAT_UNSEEN);
 	}
 	read_counters(st, t, counted, slice, cpu);
-	t->runq_wait_ns = p->sched_info.run_delay - t->base_run_delay;
-	t->migrations = p->se.nr_migrations - t->base_migrations;
+	t->sched.runq_wait_ns = p->sched_info.run_delay - t->base_run_delay;
+	t->sched.migrations = p->se.nr_migrations - t->base_migrations;
 	copy_comm(t->comm, p);
 	return t;
 }
@@ -368,9 +369,9 @@ int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 		if (t) {
 			/* what the kernel counts as nvcsw vs nivcsw */
 			if (!preempt && prev_state != TASK_RUNNING)
-				t->nvcsw++;
+				t->sched.nvcsw++;
 			else
-				t->nivcsw++;
+				t->sched.nivcsw++;
 			if (prev_state & TASK_DEAD) {
 				/* its last slice: hand it over to user space */
 				t->end_ns = bpf_ktime_get_ns();

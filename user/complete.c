@@ -12,15 +12,14 @@
 
 int complete_print(FILE *out, const char *what)
 {
-	const char *s;
-	unsigned int i;
+	int i;
 
 	if (!strcmp(what, "models")) {
 		for (i = 0; models[i]; i++)
 			fprintf(out, "%s\n", models[i]->name);
 	} else if (!strcmp(what, "sort")) {
-		for (i = 0; (s = sort_key_name(i)); i++)
-			fprintf(out, "%s\n", s);
+		for (i = 0; i < SORT_NR; i++)
+			fprintf(out, "%s\n", sort_names[i]);
 	} else {
 		fprintf(stderr,
 			"tdbpf: unknown completion list '%s'; use models or sort\n",
