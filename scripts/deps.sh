@@ -8,7 +8,8 @@ pkg-config libcmocka-dev libjson-c-dev libcap-dev libclang-rt-14-dev \
 linux-perf procps scdoc bash-completion"
 # "package": also what make deb and make test-package use
 [ "${1:-}" = package ] &&
-	pkgs="$pkgs build-essential debhelper dpkg-dev lintian man-db"
+	pkgs="$pkgs build-essential debhelper dpkg-dev lintian man-db \
+libmicrohttpd-dev libncurses-dev"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
