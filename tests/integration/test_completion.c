@@ -45,22 +45,19 @@ struct words {
 
 /* Complete the command line @... (NULL-terminated; the last word is the
  * one being completed) and return the candidates. */
-static void complete(struct words *out, ...)
+static void complete_prog(struct words *out, const char *prog, va_list ap)
 {
 	char *argv[32] = { "/bin/bash", "-c", (char *)driver, "bash",
-			   (char *)tdbpf_bin() };
+			   (char *)prog };
 	char env[512];
 	char *envv[] = { env, NULL };
 	struct run_result r;
-	va_list ap;
 	char *p, *w;
 	int n = 5;
 
 	snprintf(env, sizeof(env), "TDBPF_COMPLETION=%s", completion_file());
-	va_start(ap, out);
 	while ((w = va_arg(ap, char *)) && n < 31)
 		argv[n++] = w;
-	va_end(ap);
 	argv[n] = NULL;
 	assert_int_equal(run_capture(argv, envv, (uid_t)-1, 0, 30, &r), 0);
 	if (r.err[0])
@@ -70,6 +67,24 @@ static void complete(struct words *out, ...)
 	free(r.err);
 	for (p = strtok(r.out, "\n"); p && out->nr < 512; p = strtok(NULL, "\n"))
 		out->w[out->nr++] = p;
+}
+
+static void complete(struct words *out, ...)
+{
+	va_list ap;
+
+	va_start(ap, out);
+	complete_prog(out, tdbpf_bin(), ap);
+	va_end(ap);
+}
+
+static void complete_with(struct words *out, const char *prog, ...)
+{
+	va_list ap;
+
+	va_start(ap, prog);
+	complete_prog(out, prog, ap);
+	va_end(ap);
 }
 
 static bool offered(const struct words *c, const char *w)
@@ -338,6 +353,68 @@ static void test_files_and_command(void **state)
 	rmdir(dir);
 }
 
+/*
+ * Subcommands other helpers add are completed from their usage line: a
+ * program whose --help shows "report [-j] FILE" and "top [--graph FILE]"
+ * gets files for report's operand, not for top's, and each its options.
+ */
+static void test_new_subcommands_from_usage(void **state)
+{
+	char dir[128], prog[160], file[160], prefix[160];
+	struct words c;
+	FILE *f;
+
+	(void)state;
+	NEED_BASH_COMPLETION();
+	snprintf(dir, sizeof(dir), "%s", tmp_path("usage"));
+	assert_int_equal(mkdir(dir, 0700), 0);
+	snprintf(prog, sizeof(prog), "%s/tdbpf", dir);
+	snprintf(file, sizeof(file), "%s/run.jsonl", dir);
+	snprintf(prefix, sizeof(prefix), "%s/ru", dir);
+	f = fopen(prog, "w");
+	assert_non_null(f);
+	fputs("#!/bin/sh\n"
+	      "[ \"$1\" = --help ] || exit 2\n"
+	      "cat <<'EOF'\n"
+	      "usage: tdbpf [options] -p PID[,PID]\n"
+	      "       tdbpf top [--graph FILE] [-j]\n"
+	      "       tdbpf report [-j] FILE\n"
+	      "\n"
+	      "  -p, --pid PID[,PID]    trace\n"
+	      "  -j, --json             JSON\n"
+	      "      --graph FILE       DOT graph\n"
+	      "EOF\n",
+	      f);
+	fclose(f);
+	assert_int_equal(chmod(prog, 0755), 0);
+	f = fopen(file, "w");
+	assert_non_null(f);
+	fclose(f);
+
+	complete_with(&c, prog, "", NULL);
+	assert_true(offered(&c, "top") && offered(&c, "report"));
+	free(c.buf);
+	complete_with(&c, prog, "report", prefix, NULL);
+	assert_int_equal(c.nr, 1);
+	assert_string_equal(c.w[0], file);
+	free(c.buf);
+	complete_with(&c, prog, "top", prefix, NULL);
+	assert_int_equal(c.nr, 0);
+	free(c.buf);
+	complete_with(&c, prog, "top", "--", NULL);
+	assert_true(offered(&c, "--graph") && offered(&c, "--json"));
+	assert_false(offered(&c, "--pid"));
+	free(c.buf);
+	complete_with(&c, prog, "top", "--graph", prefix, NULL);
+	assert_int_equal(c.nr, 1);
+	assert_string_equal(c.w[0], file);
+	free(c.buf);
+
+	unlink(file);
+	unlink(prog);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -347,6 +424,7 @@ int main(void)
 		cmocka_unit_test(test_sort_keys_and_values),
 		cmocka_unit_test(test_pids_and_tids),
 		cmocka_unit_test(test_files_and_command),
+		cmocka_unit_test(test_new_subcommands_from_usage),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
