@@ -5,11 +5,11 @@
 set -e
 pkgs="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
 pkg-config libcmocka-dev libjson-c-dev libcap-dev libclang-rt-14-dev \
-linux-perf procps scdoc bash-completion"
+linux-perf procps libncurses-dev tmux scdoc bash-completion"
 # "package": also what make deb and make test-package use
 [ "${1:-}" = package ] &&
 	pkgs="$pkgs build-essential debhelper dpkg-dev lintian man-db \
-libmicrohttpd-dev libncurses-dev"
+libmicrohttpd-dev"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
