@@ -230,7 +230,7 @@ static bool page_defines(const char *page, const char *word)
 	return false;
 }
 
-/* The subcommands the usage shows: "tdbpf WORD" with WORD a bare word. */
+/* The subcommands the usage lines show: "tdbpf WORD", WORD a bare word. */
 static void test_subcommands(void **state)
 {
 	char *usage = usage_text(), *text = slurp_file(MANPAGE);
@@ -241,10 +241,15 @@ static void test_subcommands(void **state)
 
 	(void)state;
 	while ((l = next_line(&p, &len))) {
-		const char *t = strstr(l, "tdbpf ");
+		const char *t = l;
 		int n = 0;
 
-		if (!t || t > l + len)
+		/* usage lines only: "usage: tdbpf ..." and "       tdbpf ..." */
+		if (!strncmp(t, "usage:", 6))
+			t += 6;
+		while (*t == ' ')
+			t++;
+		if (strncmp(t, "tdbpf ", 6) || t > l + len)
 			continue;
 		t += strlen("tdbpf ");
 		while (n < (int)sizeof(word) - 1 && islower((unsigned char)t[n]))
