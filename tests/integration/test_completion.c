@@ -37,9 +37,10 @@ static const char driver[] =
 	"_tdbpf \"$1\" \"${COMP_WORDS[COMP_CWORD]}\" \"${COMP_WORDS[COMP_CWORD-1]}\"\n"
 	"printf '%s\\n' \"${COMPREPLY[@]}\"\n";
 
+/* every candidate: -t on a busy machine offers tens of thousands */
 struct words {
 	int nr;
-	char *w[512];
+	char **w;
 	char *buf;
 };
 
@@ -65,7 +66,9 @@ static void complete_prog(struct words *out, const char *prog, va_list ap)
 	out->nr = 0;
 	out->buf = r.out;
 	free(r.err);
-	for (p = strtok(r.out, "\n"); p && out->nr < 512; p = strtok(NULL, "\n"))
+	out->w = malloc((size_t)(count_lines(r.out) + 1) * sizeof(char *));
+	assert_non_null(out->w);
+	for (p = strtok(r.out, "\n"); p; p = strtok(NULL, "\n"))
 		out->w[out->nr++] = p;
 }
 
@@ -85,6 +88,12 @@ static void complete_with(struct words *out, const char *prog, ...)
 	va_start(ap, prog);
 	complete_prog(out, prog, ap);
 	va_end(ap);
+}
+
+static void words_free(struct words *c)
+{
+	free(c->buf);
+	free(c->w);
 }
 
 static bool offered(const struct words *c, const char *w)
@@ -144,7 +153,7 @@ static void test_long_option_prefix(void **state)
 	complete(&c, "--ma", NULL);
 	assert_int_equal(c.nr, 1);
 	assert_string_equal(c.w[0], "--max-tasks");
-	free(c.buf);
+	words_free(&c);
 	complete(&c, "-", NULL);
 	/* every option offered at the top is one the parser knows */
 	assert_true(c.nr > 20);
@@ -161,7 +170,7 @@ static void test_long_option_prefix(void **state)
 		free(err);
 	}
 	assert_true(offered(&c, "--pid") && offered(&c, "-p"));
-	free(c.buf);
+	words_free(&c);
 }
 
 static void test_subcommands(void **state)
@@ -177,14 +186,14 @@ static void test_subcommands(void **state)
 		if (tdbpf(NULL, c.w[i], "--help", NULL) != 0)
 			fail_msg("offered subcommand '%s' but 'tdbpf %s --help' fails",
 				 c.w[i], c.w[i]);
-	free(c.buf);
+	words_free(&c);
 	/* list takes options only: no targets among them */
 	complete(&c, "list", "-", NULL);
 	assert_true(offered(&c, "--model") && offered(&c, "-l") &&
 		    offered(&c, "--level") && offered(&c, "-j"));
 	assert_false(offered(&c, "-p"));
 	assert_false(offered(&c, "--pid"));
-	free(c.buf);
+	words_free(&c);
 }
 
 /* "use one of: a, b, c" from the program's own error: the models */
@@ -224,13 +233,13 @@ static void test_models(void **state)
 		assert_int_equal(tdbpf(NULL, "list", "--model", c.w[i], "-l",
 				       "1", NULL),
 				 0);
-	free(c.buf);
+	words_free(&c);
 	/* a prefix narrows it, in decode as well */
 	complete(&c, "decode", "--model", "ice", NULL);
 	assert_true(c.nr >= 1);
 	for (i = 0; i < c.nr; i++)
 		assert_true(!strncmp(c.w[i], "ice", 3));
-	free(c.buf);
+	words_free(&c);
 }
 
 static void test_sort_keys_and_values(void **state)
@@ -251,15 +260,15 @@ static void test_sort_keys_and_values(void **state)
 			fail_msg("offered sort key %s: %s", c.w[i], err);
 		free(err);
 	}
-	free(c.buf);
+	words_free(&c);
 	complete(&c, "-a", "--smt", "", NULL);
 	assert_int_equal(c.nr, 2);
 	assert_true(offered(&c, "on") && offered(&c, "off"));
-	free(c.buf);
+	words_free(&c);
 	/* a numeric argument gets nothing, not file names */
 	complete(&c, "-a", "-d", "", NULL);
 	assert_int_equal(c.nr, 0);
-	free(c.buf);
+	words_free(&c);
 }
 
 static pid_t other_tid;
@@ -300,10 +309,10 @@ static void test_pids_and_tids(void **state)
 	assert_false(offered(&c, tid));	/* a thread is not a process */
 	for (i = 0; i < c.nr; i++)
 		assert_true(strspn(c.w[i], "0123456789") == strlen(c.w[i]));
-	free(c.buf);
+	words_free(&c);
 	complete(&c, "-t", "", NULL);
 	assert_true(offered(&c, me) && offered(&c, tid));
-	free(c.buf);
+	words_free(&c);
 	/* the last id of a comma list, the earlier ones kept */
 	snprintf(list, sizeof(list), "1,%.*s", (int)strlen(tid) - 1, tid);
 	complete(&c, "--tid", list, NULL);
@@ -311,7 +320,7 @@ static void test_pids_and_tids(void **state)
 	assert_true(offered(&c, list));
 	for (i = 0; i < c.nr; i++)
 		assert_true(!strncmp(c.w[i], "1,", 2));
-	free(c.buf);
+	words_free(&c);
 
 	pthread_mutex_lock(&lock);
 	other_tid = -1;
@@ -339,15 +348,15 @@ static void test_files_and_command(void **state)
 	complete(&c, "-a", "-o", prefix, NULL);
 	assert_int_equal(c.nr, 1);
 	assert_string_equal(c.w[0], file);
-	free(c.buf);
+	words_free(&c);
 	complete(&c, "decode", "--model", "icx", prefix, NULL);
 	assert_int_equal(c.nr, 1);
 	assert_string_equal(c.w[0], file);
-	free(c.buf);
+	words_free(&c);
 	/* after --, the command and its own words */
 	complete(&c, "-d", "1", "--", "slee", NULL);
 	assert_true(offered(&c, "sleep"));
-	free(c.buf);
+	words_free(&c);
 
 	unlink(file);
 	rmdir(dir);
@@ -393,22 +402,22 @@ static void test_new_subcommands_from_usage(void **state)
 
 	complete_with(&c, prog, "", NULL);
 	assert_true(offered(&c, "top") && offered(&c, "report"));
-	free(c.buf);
+	words_free(&c);
 	complete_with(&c, prog, "report", prefix, NULL);
 	assert_int_equal(c.nr, 1);
 	assert_string_equal(c.w[0], file);
-	free(c.buf);
+	words_free(&c);
 	complete_with(&c, prog, "top", prefix, NULL);
 	assert_int_equal(c.nr, 0);
-	free(c.buf);
+	words_free(&c);
 	complete_with(&c, prog, "top", "--", NULL);
 	assert_true(offered(&c, "--graph") && offered(&c, "--json"));
 	assert_false(offered(&c, "--pid"));
-	free(c.buf);
+	words_free(&c);
 	complete_with(&c, prog, "top", "--graph", prefix, NULL);
 	assert_int_equal(c.nr, 1);
 	assert_string_equal(c.w[0], file);
-	free(c.buf);
+	words_free(&c);
 
 	unlink(file);
 	unlink(prog);
