@@ -25,14 +25,16 @@ if ! { $clang $flags tests/fuzz/fuzz_options.c user/options.c \
 	-o "$out/fuzz_options" &&
 	$clang $flags tests/fuzz/fuzz_decode.c user/decode_input.c \
 	user/model.c user/tma.c user/plan.c user/models/*.c \
-	-o "$out/fuzz_decode" -lm; } >"$out/build.log" 2>&1; then
+	-o "$out/fuzz_decode" -lm &&
+	$clang $flags tests/fuzz/fuzz_evsel.c user/evsel.c \
+	-o "$out/fuzz_evsel"; } >"$out/build.log" 2>&1; then
 	cat "$out/build.log"
 	echo "fuzz: building the targets failed"
 	exit 1
 fi
 
 rc=0
-for t in decode options; do
+for t in decode options evsel; do
 	# the fuzzer adds what it finds to the corpus: work on a copy
 	rm -rf "$out/corpus-$t"
 	mkdir -p "$out/corpus-$t"
