@@ -35,7 +35,9 @@ enum tdbpf_task_flags {
  * against a baseline from when tdbpf first saw the task (zero for a task
  * born after attach), so a slice is charged whole even when its switch-in
  * was not seen. A switch needs no clock read and never the entry of the
- * task coming in.
+ * task coming in. Switches and page faults are the task's own counts too
+ * (nvcsw, nivcsw, min_flt + maj_flt: what /proc/PID/task/TID/stat and
+ * status show), so the software model reads no counter at a switch.
  */
 struct tdbpf_task {
 	__u32 tid;
@@ -46,15 +48,19 @@ struct tdbpf_task {
 	__u64 on_cpu_ns;	/* se.sum_exec_runtime since first seen */
 	__u64 runq_wait_ns;	/* sched_info.run_delay since first seen */
 	__u64 off_cpu_ns;	/* filled by user space: life - on - runq */
-	__u64 nvcsw;		/* voluntary switches */
-	__u64 nivcsw;		/* involuntary (preempted) switches */
+	__u64 nvcsw;		/* nvcsw since first seen: voluntary */
+	__u64 nivcsw;		/* nivcsw since first seen: preempted */
 	__u64 migrations;	/* se.nr_migrations since first seen */
+	__u64 faults;		/* min_flt + maj_flt since first seen */
 	__u64 start_ns;		/* CLOCK_MONOTONIC: first seen, or creation */
 	__u64 end_ns;		/* CLOCK_MONOTONIC at its last switch, 0 alive */
 	__u64 charged_exec;	/* sum_exec_runtime up to which it is charged */
 	__u64 uncounted_ns;	/* on-CPU in slices whose switch-in was unseen */
 	__u64 base_run_delay;	/* baselines, at first sight */
 	__u64 base_migrations;
+	__u64 base_faults;
+	__u64 base_nvcsw;
+	__u64 base_nivcsw;
 	struct tdbpf_count ctr[TDBPF_MAX_EVENTS];
 };
 
@@ -69,6 +75,15 @@ struct tdbpf_cpu {
 	__u32 tid;		/* tracked task whose switch-in took prev[] */
 	__u32 pad;
 	__u64 valid;		/* bit i: prev[i] holds a good reading */
+	/*
+	 * The task's own accounting at that switch-in: the baselines of a
+	 * task older than the attach that is first seen when it switches
+	 * out, so that its first slice counts whole.
+	 */
+	__u64 in_exec;
+	__u64 in_faults;
+	__u64 in_nvcsw;
+	__u64 in_nivcsw;
 	struct tdbpf_count prev[TDBPF_MAX_EVENTS];
 };
 

@@ -21,6 +21,7 @@
 #include "options.h"
 #include "privs.h"
 #include "session.h"
+#include "task_events.h"
 #include "tma.h"
 
 #define TDBPF_VERSION "0.1.0"
@@ -124,6 +125,15 @@ static int cmd_list(const struct options *o, FILE *out)
 				json_object_object_add(
 					je, "name",
 					json_object_new_string(e->name));
+				if (e->kind == EV_TASK) {
+					/* no counter: read from the task */
+					json_object_object_add(
+						je, "task",
+						json_object_new_string(
+							task_events_source(e)));
+					json_object_array_add(evs, je);
+					continue;
+				}
 				json_object_object_add(
 					je, "type", json_object_new_int64(e->type));
 				json_object_object_add(
@@ -160,6 +170,11 @@ static int cmd_list(const struct options *o, FILE *out)
 
 			if (plan.group[s] != g)
 				continue;
+			if (e->kind == EV_TASK) {
+				fprintf(out, "  %-48s no counter: the task's %s\n",
+					e->name, task_events_source(e));
+				continue;
+			}
 			fprintf(out, "  %-48s type %u config 0x%llx", e->name,
 				e->type, (unsigned long long)e->config);
 			if (e->config1)

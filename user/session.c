@@ -23,6 +23,7 @@
 #include "privs.h"
 #include "report.h"
 #include "session.h"
+#include "task_events.h"
 #include "tasks.h"
 
 #define TICK_MS		100	/* how often targets and the exit queue are checked */
@@ -309,6 +310,7 @@ static void archive_task(struct session *s, __u32 tid, struct task_table *to)
 	if (bpf_map_lookup_and_delete_elem(s->tasks_fd, &tid, v))
 		return;
 	fill_off_cpu(v, now_ns());
+	task_events_fill(s->plan, v);
 	tasks_add(to, v, s->plan->nr);
 }
 
@@ -348,7 +350,7 @@ static void read_stats(struct session *s, __u64 *out)
 static int read_live(struct session *s, __u64 now)
 {
 	size_t rec = TDBPF_TASK_HDR_SIZE +
-		     (size_t)s->plan->nr * sizeof(struct tdbpf_count);
+		     (size_t)s->plan->nr_counters * sizeof(struct tdbpf_count);
 	struct tdbpf_task *v = &s->vals[0];
 	size_t cap = 2048 * rec, len = 0, off;
 	char *buf = malloc(cap);
@@ -374,6 +376,7 @@ static int read_live(struct session *s, __u64 now)
 		for (off = 0; off + rec <= len; off += rec) {
 			memcpy(v, buf + off, rec);
 			fill_off_cpu(v, now);
+			task_events_fill(s->plan, v);
 			if (tasks_add(&s->snap, v, s->plan->nr)) {
 				err = -ENOMEM;
 				goto out;
@@ -565,10 +568,13 @@ static int setup(struct session *s, char *err, size_t len)
 		return -1;
 	}
 	s->skel->rodata->nr_cpus = (__u32)s->ncpu;
-	s->skel->rodata->nr_events = (__u32)s->plan->nr;
+	/* counters only: the rest is read from the task (EV_TASK) */
+	s->skel->rodata->nr_events = (__u32)s->plan->nr_counters;
 	s->skel->rodata->group_leads = 0;
 	for (i = 0; i < s->plan->nr_groups; i++)
-		s->skel->rodata->group_leads |= 1ULL << s->plan->leader[i];
+		if (s->plan->leader[i] < s->plan->nr_counters)
+			s->skel->rodata->group_leads |=
+				1ULL << s->plan->leader[i];
 	s->skel->rodata->track_mode = o->all	     ? TDBPF_TRACK_ALL :
 				      o->nr_tids ? TDBPF_TRACK_TID :
 						   TDBPF_TRACK_TGID;
@@ -576,7 +582,8 @@ static int setup(struct session *s, char *err, size_t len)
 	/* a little before attach: a task born meanwhile counts whole */
 	s->skel->rodata->attach_ns = now_ns();
 	bpf_map__set_max_entries(s->skel->maps.counters,
-				 (__u32)(s->plan->nr ? s->plan->nr : 1) *
+				 (__u32)(s->plan->nr_counters ?
+						 s->plan->nr_counters : 1) *
 					 (__u32)s->ncpu);
 	bpf_map__set_max_entries(s->skel->maps.tasks, (__u32)o->max_tasks);
 	bpf_map__set_max_entries(s->skel->maps.exited, (__u32)o->max_tasks);

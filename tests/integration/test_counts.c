@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Counts, exactly, through the real BPF path (root): the software model's
+ * columns against the kernel's own per-thread accounting in /proc, read
+ * by the workload while each thread sleeps (tests/workloads/syscounts.c).
+ *
+ * Nothing here has a tolerance: a thread parked before and after its
+ * work has still accounting, and tdbpf must report exactly its change.
+ */
+#include "helpers.h"
+
+#define MAX_T	256
+
+struct acct {
+	int tid;
+	unsigned long long minflt, majflt, nvcsw, nivcsw, exec_ns, migr;
+};
+
+struct calls {
+	int tid;
+	char name[32];
+	long getppid, getpgid;
+};
+
+static int parse_acct(const char *line, const char *tag, struct acct *a)
+{
+	char fmt[160];
+
+	snprintf(fmt, sizeof(fmt),
+		 "%s tid=%%d minflt=%%llu majflt=%%llu nvcsw=%%llu nivcsw=%%llu exec_ns=%%llu migrations=%%llu",
+		 tag);
+	return sscanf(line, fmt, &a->tid, &a->minflt, &a->majflt, &a->nvcsw,
+		      &a->nivcsw, &a->exec_ns, &a->migr) == 7 ? 0 : -1;
+}
+
+/* The workload's lines up to @until: pre/post accounting, thread calls. */
+static int read_until(int fd, const char *until, struct acct *pre, int *npre,
+		      struct acct *post, int *npost, struct calls *c, int *nc)
+{
+	char line[512];
+
+	while (read_line(fd, line, sizeof(line), 60000)) {
+		if (!strcmp(line, until))
+			return 0;
+		if (pre && *npre < MAX_T && !parse_acct(line, "pre", &pre[*npre]))
+			(*npre)++;
+		else if (post && *npost < MAX_T &&
+			 !parse_acct(line, "post", &post[*npost]))
+			(*npost)++;
+		else if (c && *nc < MAX_T &&
+			 sscanf(line, "tid=%d name=%31s getppid=%ld getpgid=%ld",
+				&c[*nc].tid, c[*nc].name, &c[*nc].getppid,
+				&c[*nc].getpgid) == 4)
+			(*nc)++;
+	}
+	return -1;
+}
+
+static void expect_eq(const char *what, int tid, long long got,
+		      long long want)
+{
+	if (got != want) {
+		print_error("tid %d %s: tdbpf %lld, the kernel %lld\n", tid,
+			    what, got, want);
+		fail();
+	}
+}
+
+/* The software model's four counters, their names exactly these. */
+static void check_sw_names(json_object *task)
+{
+	static const char *const names[] = { "cpu-clock", "page-faults",
+					     "context-switches",
+					     "cpu-migrations" };
+	json_object *c;
+	size_t i;
+
+	assert_true(json_object_object_get_ex(task, "counters", &c));
+	assert_int_equal(json_object_object_length(c), 4);
+	for (i = 0; i < 4; i++)
+		assert_true(json_object_object_get_ex(c, names[i], NULL));
+}
+
+/*
+ * tdbpf's report of @tid against the change of its accounting from @pre
+ * (NULL: born in the window, from zero) to @post. Migrations in a window
+ * that starts while the thread sleeps: the wake-up may migrate it before
+ * tdbpf first sees it, so one may be missing (README, Accuracy).
+ */
+static void check_task(json_object *doc, const struct acct *pre,
+		       const struct acct *post)
+{
+	struct acct z = { 0 };
+	json_object *t = find_task(doc, post->tid);
+	long long flt, nv, niv, ex, mg;
+
+	if (!pre)
+		pre = &z;
+	if (!t) {
+		print_error("tid %d missing from the report\n", post->tid);
+		fail();
+	}
+	check_sw_names(t);
+	flt = (long long)(post->minflt + post->majflt - pre->minflt -
+			  pre->majflt);
+	nv = (long long)(post->nvcsw - pre->nvcsw);
+	niv = (long long)(post->nivcsw - pre->nivcsw);
+	ex = (long long)(post->exec_ns - pre->exec_ns);
+	mg = (long long)(post->migr - pre->migr);
+	print_message("tid %d: faults %lld vol %lld invol %lld exec %lld ns migrations %lld\n",
+		      post->tid, flt, nv, niv, ex, mg);
+	assert_true(flt > 0 && nv > 0 && ex > 0);
+	expect_eq("page-faults", post->tid, (long long)jcounter(t, "page-faults"),
+		  flt);
+	expect_eq("voluntary", post->tid, jint(t, "voluntary"), nv);
+	expect_eq("involuntary", post->tid, jint(t, "involuntary"), niv);
+	expect_eq("switches", post->tid, jint(t, "switches"), nv + niv);
+	expect_eq("context-switches", post->tid,
+		  (long long)jcounter(t, "context-switches"), nv + niv);
+	expect_eq("on_cpu_ns", post->tid, jint(t, "on_cpu_ns"), ex);
+	expect_eq("cpu-clock", post->tid, (long long)jcounter(t, "cpu-clock"),
+		  ex);
+	expect_eq("cpu-migrations", post->tid,
+		  (long long)jcounter(t, "cpu-migrations"),
+		  jint(t, "migrations"));
+	if (pre == &z) {
+		expect_eq("migrations", post->tid, jint(t, "migrations"), mg);
+	} else if (jint(t, "migrations") != mg &&
+		   jint(t, "migrations") != mg - 1) {
+		print_error("tid %d migrations: tdbpf %lld, the kernel %lld\n",
+			    post->tid, (long long)jint(t, "migrations"), mg);
+		fail();
+	}
+	/* read from the task: nothing scaled, nothing uncounted */
+	assert_true(jdouble(t, "coverage") == 1.0);
+	assert_int_equal(jint(t, "uncounted_ns"), 0);
+}
+
+/*
+ * -- COMMAND: every worker is born in the window, so tdbpf's counts are
+ * the thread's whole accounting, as /proc shows it while it sleeps at
+ * the end. tdbpf is stopped (SIGINT) while they sleep.
+ */
+static void test_software_model_vs_proc_command(void **state)
+{
+	static struct acct post[MAX_T];
+	static struct calls c[MAX_T];
+	char *json = tmp_path("swcmd.json");
+	char *argv[] = { (char *)tdbpf_bin(), "-j", "-o", json, "--",
+			 (char *)workload("syscounts"), "-n", "4", "-m", "4000",
+			 "-c", "40", "-P", NULL };
+	int npost = 0, nc = 0, i;
+	struct child d;
+	json_object *doc;
+
+	(void)state;
+	NEED_BPF();
+	d = spawn(argv, 1);
+	assert_true(d.pid > 0);
+	assert_int_equal(read_until(d.out, "parked", NULL, NULL, post, &npost,
+				    c, &nc),
+			 0);
+	assert_int_equal(npost, 4);
+	kill(d.pid, SIGINT);
+	assert_int_equal(wait_for(d.pid, 20), 0);
+	close(d.in);
+	close(d.out);
+	doc = json_file(json);
+	assert_non_null(doc);
+	assert_string_equal(json_object_get_string(
+				    json_object_object_get(doc, "model")),
+			    "software");
+	for (i = 0; i < npost; i++)
+		check_task(doc, NULL, &post[i]);
+	json_object_put(doc);
+	unlink(json);
+}
+
+/*
+ * -p PID: the workers sleep at a gate when tdbpf attaches, then work and
+ * sleep again; tdbpf's counts are exactly the change between the two
+ * sleeps, however the window cut their lives.
+ */
+static void test_software_model_vs_proc_attach(void **state)
+{
+	static struct acct pre[MAX_T], post[MAX_T];
+	static struct calls c[MAX_T];
+	char *json = tmp_path("swpid.json"), pidarg[32], line[128];
+	char *wl[] = { (char *)workload("syscounts"), "-n", "4", "-m", "4000",
+		       "-c", "0", "-w", "-P", NULL };
+	char *tr[] = { (char *)tdbpf_bin(), "-v", "-j", "-o", json, "-p",
+		       pidarg, NULL };
+	int npre = 0, npost = 0, nc = 0, pid = 0, i, k;
+	struct child w;
+	json_object *doc;
+	pid_t tp;
+	int ep[2];
+
+	(void)state;
+	NEED_BPF();
+	w = spawn(wl, 1);
+	assert_true(w.pid > 0);
+	assert_non_null(read_line(w.out, line, sizeof(line), 5000));
+	assert_int_equal(sscanf(line, "pid=%d", &pid), 1);
+	assert_int_equal(read_until(w.out, "ready", NULL, NULL, NULL, NULL,
+				    NULL, NULL),
+			 0);
+	/* the "pre" lines come before the workload waits for "go" */
+	for (i = 0; i < 4; i++) {
+		assert_non_null(read_line(w.out, line, sizeof(line), 20000));
+		assert_int_equal(parse_acct(line, "pre", &pre[npre++]), 0);
+	}
+	snprintf(pidarg, sizeof(pidarg), "%d", pid);
+	assert_int_equal(pipe2(ep, O_CLOEXEC), 0);
+	tp = fork();
+	if (tp == 0) {
+		int nul = open("/dev/null", O_WRONLY);
+
+		child_io(nul, ep[1], NULL);
+		execv(tr[0], tr);
+		_exit(127);
+	}
+	close(ep[1]);
+	/* attached, and the run's start (one tick later) is behind us */
+	while (read_line(ep[0], line, sizeof(line), 10000))
+		if (strstr(line, "attached"))
+			break;
+	usleep(200000);
+	assert_int_equal(write(w.in, "go\n", 3), 3);
+	assert_int_equal(read_until(w.out, "parked", NULL, NULL, post, &npost,
+				    c, &nc),
+			 0);
+	kill(tp, SIGINT);
+	assert_int_equal(wait_for(tp, 20), 0);
+	close(ep[0]);
+	assert_int_equal(write(w.in, "end\n", 4), 4);
+	free(read_all(w.out));
+	assert_int_equal(wait_for(w.pid, 20), 0);
+
+	doc = json_file(json);
+	assert_non_null(doc);
+	assert_int_equal(npost, 4);
+	for (i = 0; i < npost; i++) {
+		for (k = 0; k < npre && pre[k].tid != post[i].tid; k++)
+			;
+		assert_true(k < npre);
+		check_task(doc, &pre[k], &post[i]);
+	}
+	json_object_put(doc);
+	unlink(json);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_software_model_vs_proc_command),
+		cmocka_unit_test(test_software_model_vs_proc_attach),
+	};
+
+	return cmocka_run_group_tests_name("counts", tests, NULL, NULL);
+}
