@@ -734,8 +734,8 @@ static int paranoid(void)
 	return atoi(buf);
 }
 
-static int why(const struct model_event *e, int e2, const char *lead,
-	       char *err, size_t len)
+int evsel_why(const struct model_event *e, int e2, const char *lead,
+	      char *err, size_t len)
 {
 	bool hw = e->type == PERF_TYPE_HARDWARE || e->type == PERF_TYPE_RAW ||
 		  e->type == PERF_TYPE_HW_CACHE;
@@ -819,13 +819,13 @@ int evsel_probe(const struct evsel_list *l, int cpu, char *err,
 
 			if (fd >= 0) {
 				close(fd);
-				rc = why(&l->ev[i], e2, l->ev[lead].name, err,
-					 errlen);
+				rc = evsel_why(&l->ev[i], e2, l->ev[lead].name,
+					       err, errlen);
 				break;
 			}
 			e2 = errno;
 		}
-		rc = why(&l->ev[i], e2, NULL, err, errlen);
+		rc = evsel_why(&l->ev[i], e2, NULL, err, errlen);
 	}
 	for (j = 0; j < l->nr; j++)
 		if (fds[j] >= 0)

@@ -63,6 +63,14 @@ int evsel_parse(struct evsel_list *l, const char *spec,
 int evsel_probe(const struct evsel_list *l, int cpu, char *err,
 		size_t errlen);
 
+/*
+ * The line evsel_probe() gives when perf_event_open of @e failed with
+ * errno @e2 (@lead: the leader's name when only the group failed).
+ * Returns -1.
+ */
+int evsel_why(const struct model_event *e, int e2, const char *lead,
+	      char *err, size_t errlen);
+
 /* The machine's environment: sysfs, tracefs found or mounted. */
 void evsel_env_system(struct evsel_env *env);
 

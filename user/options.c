@@ -22,6 +22,7 @@ enum {
 
 static const struct option long_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
+	{ "event", required_argument, NULL, 'e' },
 	{ "tid", required_argument, NULL, 't' },
 	{ "all-cpus", no_argument, NULL, 'a' },
 	{ "duration", required_argument, NULL, 'd' },
@@ -149,7 +150,7 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 	opterr = 0;
 	argc -= first - 1;
 	argv += first - 1;
-	while ((c = getopt_long(argc, argv, "+:p:t:ad:I:x:jo:l:vhV", long_opts,
+	while ((c = getopt_long(argc, argv, "+:p:t:ad:I:x:jo:l:vhVe:", long_opts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'p':
@@ -164,6 +165,14 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 			break;
 		case 'a':
 			o->all = true;
+			break;
+		case 'e':
+			/* parsed later against sysfs and tracefs (evsel.c) */
+			if (o->nr_events >= OPT_MAX_EVENT_ARGS)
+				return fail(err, len,
+					    "too many -e options; give at most %d, each with events separated by commas",
+					    OPT_MAX_EVENT_ARGS);
+			o->events[o->nr_events++] = optarg;
 			break;
 		case 'd':
 			errno = 0;
@@ -288,9 +297,15 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 		if (o->nr_pids || o->nr_tids || o->all)
 			return fail(err, len,
 				    "decode reads counts from a file; drop -p/-t/-a");
+		if (o->nr_events)
+			return fail(err, len,
+				    "-e names events to count while tracing; drop it from decode");
 		return 0;
 	}
 	if (o->cmd == CMD_LIST) {
+		if (o->nr_events)
+			return fail(err, len,
+				    "-e names events to count while tracing; drop it from list");
 		if (optind < argc)
 			return fail(err, len,
 				    "unexpected argument '%s' to list; use tdbpf list [--model M] [--smt on|off] [-l N] [-j]",
@@ -329,6 +344,10 @@ void print_usage(FILE *f)
 	      "  -p, --pid PID[,PID]    trace every thread of these processes\n"
 	      "  -t, --tid TID[,TID]    trace these threads only\n"
 	      "  -a, --all-cpus         trace every task on the machine\n"
+	      "  -e, --event EVENT[,EVENT...]  also count these, in perf's syntax\n"
+	      "                         (cpu-clock, sched:sched_switch, rNNNN,\n"
+	      "                         pmu/term=val/, {a,b}); alone, without\n"
+	      "                         --model, only these\n"
 	      "  -- COMMAND [ARGS]      launch COMMAND (as the sudo user) and trace it\n"
 	      "      --children         also follow processes the targets fork\n"
 	      "  -d, --duration SECS    stop after SECS seconds\n"

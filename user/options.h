@@ -9,6 +9,7 @@
 #include "report.h"
 
 #define OPT_MAX_TARGETS	64
+#define OPT_MAX_EVENT_ARGS	16	/* -e options; each holds many events */
 
 enum command {
 	CMD_TRACE,
@@ -40,6 +41,8 @@ struct options {
 	bool children;
 	long max_tasks;
 	const char *input;	/* decode: FILE or "-" */
+	const char *events[OPT_MAX_EVENT_ARGS];	/* -e EVENT[,EVENT...] */
+	int nr_events;
 	bool verbose;
 };
 

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "model.h"
 
 /* (group, counter) slots: groups x at most 8 GP counters */
@@ -200,9 +201,19 @@ static void plan_finish(struct event_plan *p)
 int plan_add_events(struct event_plan *p, const struct model_event *ev,
 		    const int *group, int nr, char *err, size_t errlen)
 {
-	int i, base = p->nr_groups, last = -1, g = base - 1;
+	int i, k, base = p->nr_groups, last = -1, g = base - 1;
 
 	for (i = 0; i < nr; i++) {
+		/* a report names each counter once */
+		for (k = 0; k < p->nr; k++)
+			if (!strcasecmp(p->evd[k]->name, ev[i].name))
+				break;
+		if (k < p->nr) {
+			snprintf(err, errlen, "event '%s' is counted by the %s model already; drop it from -e, or drop --model to count only the -e events",
+				 ev[i].name,
+				 p->model ? p->model->name : "(none)");
+			return -1;
+		}
 		if (p->nr >= TDBPF_MAX_EVENTS || g + 1 >= MODEL_MAX_GROUPS) {
 			snprintf(err, errlen, "too many events: tdbpf can program at most %d counters per CPU, the model's included",
 				 TDBPF_MAX_EVENTS);

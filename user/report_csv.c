@@ -106,8 +106,8 @@ static void write_task(struct csv_ctx *x, const struct report *rep,
 	line_u64(x, r->migrations, "", "migrations", r->on_cpu_ns);
 	line_u64(x, r->uncounted_ns, "ns", "uncounted_ns", r->on_cpu_ns);
 
-	for (s = 0; m && s < p->nr && s < TDBPF_MAX_EVENTS; s++) {
-		const struct model_event *e = &m->events[p->ev[s]];
+	for (s = 0; p && s < p->nr && s < TDBPF_MAX_EVENTS; s++) {
+		const struct model_event *e = p->evd[s];
 		int g = p->group[s], l = s;
 		const struct tdbpf_count *t;
 		double v = d->ev[s], pct;

@@ -326,8 +326,8 @@ static void write_task(struct jw *w, const struct report *rep,
 	jw_str(w, "sched", sched_verdict_str(d->sched));
 
 	jw_open(w, "counters", '{');
-	for (s = 0; m && s < p->nr && s < TDBPF_MAX_EVENTS; s++)
-		jw_num(w, m->events[p->ev[s]].name, d->ev[s], 0);
+	for (s = 0; p && s < p->nr && s < TDBPF_MAX_EVENTS; s++)
+		jw_num(w, p->evd[s]->name, d->ev[s], 0);
 	jw_close(w, '}');
 
 	if (d->has_tma) {

@@ -60,7 +60,7 @@ struct columns {
 
 static int plan_slot(const struct event_plan *p, const char *name)
 {
-	int idx = model_event_index(p->model, name), s;
+	int idx = p->model ? model_event_index(p->model, name) : -1, s;
 
 	if (idx < 0)
 		return -1;
@@ -78,18 +78,20 @@ static void pick_columns(const struct report *rep, struct columns *c)
 
 	memset(c, 0, sizeof(*c));
 	c->ipc_inst = c->ipc_clk = -1;
-	if (!m)
+	if (!p)
 		return;
-	if (m->max_level > 0 && rep->level > 0) {
+	if (m && m->max_level > 0 && rep->level > 0) {
 		for (i = 0; i < m->nr_nodes && c->nr < MAX_COLS; i++)
 			if (m->nodes[i].level == 1)
 				c->node[c->nr++] = i;
 		c->ipc_inst = plan_slot(p, "INST_RETIRED.ANY");
 		c->ipc_clk = plan_slot(p, "CPU_CLK_UNHALTED.THREAD");
-		return;
 	}
+	/* the software model's events and those named with -e */
 	for (i = 0; i < p->nr && i < TDBPF_MAX_EVENTS; i++)
-		c->slot[c->nr_slots++] = i;
+		if (p->evd[i]->kind == EV_SW || p->evd[i]->kind == EV_TASK ||
+		    p->evd[i]->kind == EV_USER)
+			c->slot[c->nr_slots++] = i;
 }
 
 static bool is_msec(const struct model_event *e)
@@ -146,7 +148,7 @@ static void print_header(FILE *f, const struct report *rep,
 	if (c->ipc_inst >= 0 && c->ipc_clk >= 0)
 		fprintf(f, " %6s", "IPC");
 	for (i = 0; i < c->nr_slots; i++) {
-		const struct model_event *e = &m->events[p->ev[c->slot[i]]];
+		const struct model_event *e = p->evd[c->slot[i]];
 		char h[64];
 
 		snprintf(h, sizeof(h), "%s%s", e->name,
@@ -216,8 +218,7 @@ static void print_row(struct outbuf *o, const struct report *rep,
 			ob_str(o, "-", 6);
 	}
 	for (i = 0; i < c->nr_slots; i++) {
-		const struct model_event *e =
-			&p->model->events[p->ev[c->slot[i]]];
+		const struct model_event *e = p->evd[c->slot[i]];
 		double v = d->ev[c->slot[i]];
 		int w = slot_width(e);
 

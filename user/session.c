@@ -632,7 +632,8 @@ static int setup(struct session *s, char *err, size_t len)
 	if (o->verbose)
 		fprintf(stderr,
 			"tdbpf: attached: model %s, %d counters in %d groups on %d CPUs\n",
-			s->plan->model->name, s->plan->nr, s->plan->nr_groups,
+			s->plan->model ? s->plan->model->name : "none (-e)",
+			s->plan->nr, s->plan->nr_groups,
 			s->ncpu);
 	return 0;
 }

@@ -6,6 +6,7 @@
  * encodings expected are worked out here from the fixture's format
  * files and perf's ABI numbers (linux/perf_event.h).
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -316,6 +317,30 @@ static void test_names_printable(void **state)
 	}
 }
 
+/* Why perf_event_open refused an event: one line, the cause named. */
+static void test_probe_reasons(void **state)
+{
+	char err[512];
+
+	(void)state;
+	parse_ok("cycles,syscalls:sys_enter_getppid,cpu/event=1/");
+	assert_int_equal(evsel_why(&l.ev[1], EACCES, NULL, err, sizeof(err)),
+			 -1);
+	assert_non_null(strstr(err, "'syscalls:sys_enter_getppid' needs privileges"));
+	assert_non_null(strstr(err, "perf_event_paranoid"));
+	assert_non_null(strstr(err, "CAP_PERFMON"));
+	evsel_why(&l.ev[0], ENOENT, NULL, err, sizeof(err));
+	assert_non_null(strstr(err, "'cycles' cannot be counted here: no hardware PMU"));
+	evsel_why(&l.ev[2], EINVAL, NULL, err, sizeof(err));
+	assert_non_null(strstr(err, "rejected by its PMU"));
+	assert_non_null(strstr(err, "type 4 config 0x1"));
+	evsel_why(&l.ev[1], EINVAL, "cycles", err, sizeof(err));
+	assert_non_null(strstr(err, "cannot be counted in one group with 'cycles'"));
+	evsel_why(&l.ev[1], EMFILE, NULL, err, sizeof(err));
+	assert_non_null(strstr(err, "ulimit -n"));
+	assert_null(strchr(err, '\n'));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -329,6 +354,7 @@ int main(void)
 		cmocka_unit_test(test_multiple_options),
 		cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_names_printable),
+		cmocka_unit_test(test_probe_reasons),
 	};
 
 	return cmocka_run_group_tests_name("evsel", tests, NULL, NULL);
