@@ -21,6 +21,7 @@
 #include "evsel.h"
 #include "model.h"
 #include "options.h"
+#include "outfile.h"
 #include "privs.h"
 #include "session.h"
 #include "task_events.h"
@@ -447,6 +448,7 @@ int main(int argc, char **argv)
 	struct options o;
 	char err[512];
 	FILE *out = stdout;
+	off_t mark = -1;
 	int rc, fd;
 
 	if (parse_options(argc, argv, &o, err, sizeof(err))) {
@@ -477,18 +479,24 @@ int main(int argc, char **argv)
 	}
 	switch (o.cmd) {
 	case CMD_LIST:
+		mark = out_mark(out);
 		rc = cmd_list(&o, out);
 		break;
 	case CMD_DECODE:
+		mark = out_mark(out);
 		rc = cmd_decode(&o, out);
 		break;
 	default:
+		/* reports are checked as they are written (session.c) */
 		rc = cmd_trace(&o, out);
 		break;
 	}
-	if (fflush(out) && errno != EPIPE && !rc)
+	if (o.cmd != CMD_TRACE && !rc && out_check(out, o.output, mark))
 		rc = 1;
-	if (out != stdout)
-		fclose(out);
+	if (out != stdout && fclose(out) && !rc) {
+		errorf("cannot write the report to '%s': %s; check the file system",
+		       o.output, strerror(errno));
+		rc = 1;
+	}
 	return rc;
 }

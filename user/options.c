@@ -92,8 +92,9 @@ static int parse_ids(const char *arg, pid_t *ids, int *nr, const char *what,
 	     tok = strtok_r(NULL, ",", &save)) {
 		if (parse_long(tok, 1, INT_MAX, &v))
 			return fail(err, len,
-				    "invalid %s '%s'; give positive numbers separated by commas, e.g. -%c 1234,1240",
-				    what, tok, what[0] == 'p' ? 'p' : 't');
+				    "-%c: invalid %s '%s'; give positive numbers separated by commas, e.g. -%c 1234,1240",
+				    what[0] == 'p' ? 'p' : 't', what, tok,
+				    what[0] == 'p' ? 'p' : 't');
 		if (*nr >= OPT_MAX_TARGETS)
 			return fail(err, len, "too many %ss; give at most %d",
 				    what, OPT_MAX_TARGETS);
@@ -180,21 +181,21 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 			if (errno || end == optarg || *end || !isfinite(d) ||
 			    d <= 0 || d > 365 * 86400.0)
 				return fail(err, len,
-					    "invalid duration '%s'; give seconds > 0, e.g. -d 10 or -d 0.5",
+					    "-d: invalid duration '%s'; give seconds > 0, e.g. -d 10 or -d 0.5",
 					    optarg);
 			o->duration = d;
 			break;
 		case 'I':
 			if (parse_long(optarg, 1, 86400000L, &v))
 				return fail(err, len,
-					    "invalid interval '%s'; give milliseconds >= 1, e.g. -I 1000",
+					    "-I: invalid interval '%s'; give milliseconds >= 1, e.g. -I 1000",
 					    optarg);
 			o->interval_ms = v;
 			break;
 		case 'x':
 			if (!*optarg || strchr(optarg, '\n'))
 				return fail(err, len,
-					    "invalid separator; give one or more characters, e.g. -x ,");
+					    "-x: invalid separator; give one or more characters, e.g. -x ,");
 			o->sep = optarg;
 			break;
 		case 'j':
@@ -203,13 +204,13 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 		case 'o':
 			if (!*optarg)
 				return fail(err, len,
-					    "empty output file name; give -o FILE");
+					    "-o: empty output file name; give -o FILE");
 			o->output = optarg;
 			break;
 		case 'l':
 			if (parse_long(optarg, 1, 3, &v))
 				return fail(err, len,
-					    "invalid level '%s'; give 1, 2 or 3",
+					    "-l: invalid level '%s'; give 1, 2 or 3",
 					    optarg);
 			o->level = (int)v;
 			break;
@@ -234,7 +235,7 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 			if (i == (int)(sizeof(sort_names) /
 				       sizeof(sort_names[0])))
 				return fail(err, len,
-					    "unknown sort key '%s'; use cpu, runq, offcpu, tid, comm or switches",
+					    "--sort: unknown sort key '%s'; use cpu, runq, offcpu, tid, comm or switches",
 					    optarg);
 			o->sort = (enum sort_key)i;
 			break;
@@ -246,6 +247,9 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 			o->top = (int)v;
 			break;
 		case OPT_MODEL:
+			if (!*optarg)
+				return fail(err, len,
+					    "--model: the model name is empty; give one, e.g. --model software (tdbpf --help names them)");
 			o->model = optarg;
 			break;
 		case OPT_SMT:
@@ -314,7 +318,18 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 	}
 
 	if (optind < argc) {
-		/* "--" ends options; anything left is the command to launch */
+		/*
+		 * "--" ends options; anything left is the command to launch.
+		 * A subcommand's name there, without "--", was meant as the
+		 * subcommand: say where it goes rather than run a program.
+		 */
+		if (strcmp(argv[optind - 1], "--") &&
+		    (!strcmp(argv[optind], "list") ||
+		     !strcmp(argv[optind], "decode") ||
+		     !strcmp(argv[optind], "help")))
+			return fail(err, len,
+				    "'%s' is a command: put it first (tdbpf %s [options]); to launch a program named %s, put -- before it",
+				    argv[optind], argv[optind], argv[optind]);
 		o->argv = &argv[optind];
 	}
 	i = (o->nr_pids > 0) + (o->nr_tids > 0) + o->all + (o->argv != NULL);
@@ -358,7 +373,9 @@ void print_usage(FILE *f)
 	      "      --per-name         one row per thread name, instance numbers folded\n"
 	      "      --sort KEY         cpu (default), runq, offcpu, tid, comm, switches\n"
 	      "      --top N            show the N first rows\n"
-	      "      --model M          CPU model instead of detection (tdbpf list)\n"
+	      "      --model M          CPU model instead of detection (tdbpf list):\n"
+	      "                         broadwellx, broadwell, icelakex, icelake,\n"
+	      "                         sapphirerapids, software\n"
 	      "      --smt on|off       SMT state instead of detection\n"
 	      "  -l, --level N          TMA level 1-3 (default: deepest of the model)\n"
 	      "      --max-tasks N      tasks held at once (default 65536)\n"

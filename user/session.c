@@ -20,6 +20,7 @@
 #include "tdbpf.skel.h"
 #include "counters.h"
 #include "detect.h"
+#include "outfile.h"
 #include "privs.h"
 #include "report.h"
 #include "session.h"
@@ -433,12 +434,14 @@ int session_report(const struct options *o, const struct event_plan *plan,
 	const struct task_table *src = t;
 	struct task_table folded;
 	struct report rep;
+	off_t mark;
 	int err;
 
 	tasks_init(&folded);
 	if (o->per_name) {
 		if (tasks_fold(t, &folded, plan->nr)) {
 			tasks_free(&folded);
+			fprintf(stderr, "tdbpf: out of memory for the report\n");
 			return -ENOMEM;
 		}
 		src = &folded;
@@ -447,8 +450,10 @@ int session_report(const struct options *o, const struct event_plan *plan,
 			   o->top);
 	if (err) {
 		tasks_free(&folded);
+		fprintf(stderr, "tdbpf: out of memory for the report\n");
 		return err;
 	}
+	mark = out_mark(out);
 	rep.interval = interval;
 	rep.lost_map_full = stats[TDBPF_STAT_MAP_FULL];
 	rep.lost_read_err = stats[TDBPF_STAT_READ_ERR];
@@ -459,10 +464,10 @@ int session_report(const struct options *o, const struct event_plan *plan,
 		report_write_csv(out, &rep, o->sep);
 	else
 		report_write_table(out, &rep);
-	fflush(out);
 	report_free(&rep);
 	tasks_free(&folded);
-	return ferror(out) ? -EPIPE : 0;
+	/* a reader gone is -EPIPE; any other failure is said here */
+	return out_check(out, o->output, mark);
 }
 
 static int report_now(struct session *s, const struct task_table *t,
@@ -693,8 +698,9 @@ int session_run(const struct options *o, const struct event_plan *plan,
 	struct session s = { .o = o, .plan = plan, .go_fd = -1, .err_fd = -1 };
 	__u64 start, deadline = 0, next_iv = 0, last_iv, now, t0, t1, t2;
 	struct task_table iv;
+	bool child_done;
 	char err[512];
-	int rc = 0, n_iv = 0, e;
+	int rc = 0, n_iv = 0, e, wr = 0;
 
 	tasks_init(&s.archive);
 	tasks_init(&s.snap);
@@ -771,8 +777,11 @@ int session_run(const struct options *o, const struct event_plan *plan,
 					       out);
 				tasks_reset(&s.prev);
 				tasks_merge(&s.prev, &s.snap, plan->nr);
-				if (e == -EPIPE)
+				if (e) {
+					/* no reader, or no room: stop */
+					wr = e;
 					break;
+				}
 			}
 			last_iv = now;
 			next_iv += (__u64)o->interval_ms * 1000000ULL;
@@ -788,6 +797,8 @@ int session_run(const struct options *o, const struct event_plan *plan,
 		poll(NULL, 0, (int)wait_ms);
 	}
 
+	/* the command ended first: its status is tdbpf's (perf's habit) */
+	child_done = s.child > 0 && s.child_exited;
 	/* the final report covers the whole run, whatever stopped it */
 	t0 = now_ns();
 	e = collect(&s);
@@ -810,7 +821,9 @@ int session_run(const struct options *o, const struct event_plan *plan,
 	if (o->interval_ms > 0 && !o->json && !o->sep)
 		fprintf(out, "\n--- whole run ---\n");
 	tasks_reset(&iv);
-	if (tasks_diff(&s.snap, &s.base, &iv, plan->nr))
+	if (wr)
+		e = wr;		/* said already; nothing more can be written */
+	else if (tasks_diff(&s.snap, &s.base, &iv, plan->nr))
 		e = -ENOMEM;
 	else
 		e = report_now(&s, &iv, now - start, -1, out);
@@ -822,6 +835,8 @@ int session_run(const struct options *o, const struct event_plan *plan,
 		rc = rc ? rc : 0;	/* the reader went away: not our error */
 	else if (e)
 		rc = 1;
+	else if (!rc && child_done)
+		rc = out_child_status(s.child_status);
 	stop_child(&s);
 	tasks_free(&iv);
 	close_pidfds(&s);

@@ -121,6 +121,21 @@ static void test_malformed(void **state)
 	REFUSED(ARGS("-x", ",", "-j", "-a"),
 		WORDS("-x", "-j", "exclude each other"));
 	REFUSED(ARGS("-p", "1", "-a"), WORDS("exclude each other", "only one"));
+	/* a bad value names its option */
+	REFUSED(ARGS("-a", "-d", "x"), WORDS("-d:", "invalid duration 'x'"));
+	REFUSED(ARGS("-a", "-I", "x"), WORDS("-I:", "invalid interval 'x'"));
+	REFUSED(ARGS("-p", "x"), WORDS("-p:", "invalid pid 'x'"));
+	REFUSED(ARGS("-t", "x"), WORDS("-t:", "invalid tid 'x'"));
+	REFUSED(ARGS("-a", "-l", "9"), WORDS("-l:", "invalid level '9'"));
+	REFUSED(ARGS("-a", "--sort", "x"), WORDS("--sort:", "'x'"));
+	REFUSED(ARGS("-a", "-o", ""), WORDS("-o:", "empty output file name"));
+	REFUSED(ARGS("-a", "-x", ""), WORDS("-x:", "invalid separator"));
+	/* the empty model is named as such, wherever the command word is */
+	REFUSED(ARGS("--model", "", "list"),
+		WORDS("--model:", "model name is empty", "--model software"));
+	REFUSED(ARGS("list", "--model", ""), WORDS("--model:", "empty"));
+	REFUSED(ARGS("--model", "software", "list"),
+		WORDS("'list' is a command", "tdbpf list", "put -- before it"));
 }
 
 /*
