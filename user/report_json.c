@@ -268,11 +268,12 @@ static void jw_big(struct jw *w, double v)
  * A scaled count (@prec 0: the nearest whole count) or a fraction (@prec
  * 6, without trailing zeros), rounded as printf's "%.*f"; NaN is null.
  */
-static void jw_num(struct jw *w, const char *key, double v, int prec)
+static void jw_num_value(struct jw *w, double v, int prec)
 {
-	char buf[FMT_FIXED_REV_LEN], *end = buf + sizeof(buf), *p;
+	/* OB_SMALL readable from any start: one fixed copy at the end */
+	char buf[FMT_FIXED_REV_LEN + OB_SMALL];
+	char *end = buf + FMT_FIXED_REV_LEN, *p;
 
-	jw_member(w, key);
 	if (!isfinite(v)) {
 		ob_puts(&w->o, "null");
 		return;
@@ -295,15 +296,104 @@ static void jw_num(struct jw *w, const char *key, double v, int prec)
 	if (end - p == 2 && p[0] == '-' && p[1] == '0')
 		ob_putc(&w->o, '0');
 	else
-		ob_write(&w->o, p, (size_t)(end - p));
+		ob_write_small(&w->o, p, (size_t)(end - p));
 }
 
-static void write_task(struct jw *w, const struct report *rep,
+static void jw_num(struct jw *w, const char *key, double v, int prec)
+{
+	jw_member(w, key);
+	jw_num_value(w, v, prec);
+}
+
+/*
+ * The members every task repeats, its counters and metrics, rendered
+ * once per report: for key i the bytes jw_member() would write before
+ * its value at the depth of the first use (the comma, newline and
+ * indent, the quoted key and ": "), so that each member is one copy.
+ * A report of 10,000 tasks of a hardware model writes a million of them.
+ */
+struct jw_keys {
+	char *buf;
+	size_t *off;	/* n + 1 offsets into buf */
+	int n;
+};
+
+static int jw_keys_build(struct jw_keys *k, const struct jw *w,
+			 const char *const *names, int n)
+{
+	size_t indent = w->pretty ? 2 * (size_t)w->depth : 0, len = 0, o;
+	int i;
+
+	k->n = 0;
+	for (i = 0; i < n; i++)
+		len += 1 + (w->pretty ? 1 + indent : 0) + strlen(names[i]) + 4;
+	/* OB_SMALL more: ob_write_small() reads that far */
+	k->buf = calloc(1, len + OB_SMALL);
+	k->off = malloc(sizeof(*k->off) * ((size_t)n + 1));
+	if (!k->buf || !k->off) {
+		free(k->buf);
+		free(k->off);
+		k->buf = NULL;
+		k->off = NULL;
+		return -1;
+	}
+	for (i = 0, o = 0; i < n; i++) {
+		k->off[i] = o;
+		k->buf[o++] = ',';
+		if (w->pretty) {
+			k->buf[o++] = '\n';
+			memset(k->buf + o, ' ', indent);
+			o += indent;
+		}
+		k->buf[o++] = '"';
+		memcpy(k->buf + o, names[i], strlen(names[i]));
+		o += strlen(names[i]);
+		memcpy(k->buf + o, "\": ", w->pretty ? 3 : 2);
+		o += w->pretty ? 3 : 2;
+	}
+	k->off[n] = o;
+	k->n = n;
+	return 0;
+}
+
+static void jw_keys_free(struct jw_keys *k)
+{
+	free(k->buf);
+	free(k->off);
+	memset(k, 0, sizeof(*k));
+}
+
+/* jw_num() of key @i of @k: the member's prefix in one copy. */
+static void jw_num_keyed(struct jw *w, const struct jw_keys *k, int i,
+			 double v, int prec)
+{
+	const char *p = k->buf + k->off[i];
+	size_t n = k->off[i + 1] - k->off[i];
+
+	if (w->first) {		/* no comma before the first */
+		p++;
+		n--;
+	}
+	w->first = false;
+	ob_write_small(&w->o, p, n);
+	jw_num_value(w, v, prec);
+}
+
+/* The report's counter and metric names, and their prefixes once used. */
+struct json_ctx {
+	const char *ctr_names[TDBPF_MAX_EVENTS];
+	int nr_ctr;
+	const char *node_names[MODEL_MAX_NODES];
+	int node_idx[MODEL_MAX_NODES];
+	int nr_node;
+	struct jw_keys ctr, node;
+	bool built_ctr, built_node, failed;
+};
+
+static void write_task(struct jw *w, struct json_ctx *x,
 		       const struct task_decoded *d)
 {
 	const struct task_row *r = d->row;
-	const struct event_plan *p = rep->plan;
-	const struct model *m = p ? p->model : NULL;
 	int s, i;
 
 	jw_open(w, NULL, '{');
@@ -326,16 +416,34 @@ static void write_task(struct jw *w, const struct report *rep,
 	jw_str(w, "sched", sched_verdict_str(d->sched));
 
 	jw_open(w, "counters", '{');
-	for (s = 0; p && s < p->nr && s < TDBPF_MAX_EVENTS; s++)
-		jw_num(w, p->evd[s]->name, d->ev[s], 0);
+	if (!x->built_ctr && !x->failed) {
+		/* out of memory: member by member, as before */
+		x->failed = jw_keys_build(&x->ctr, w, x->ctr_names, x->nr_ctr);
+		x->built_ctr = !x->failed;
+	}
+	for (s = 0; s < x->nr_ctr; s++) {
+		if (x->built_ctr)
+			jw_num_keyed(w, &x->ctr, s, d->ev[s], 0);
+		else
+			jw_num(w, x->ctr_names[s], d->ev[s], 0);
+	}
 	jw_close(w, '}');
 
 	if (d->has_tma) {
 		jw_open(w, "metrics", '{');
-		for (i = 0; i < m->nr_nodes && i < MODEL_MAX_NODES; i++)
-			if (m->nodes[i].level <= rep->level)
-				jw_num(w, m->nodes[i].name,
-				       d->tma.val[i] * 100, 6);
+		if (!x->built_node && !x->failed) {
+			x->failed = jw_keys_build(&x->node, w, x->node_names,
+						  x->nr_node);
+			x->built_node = !x->failed;
+		}
+		for (i = 0; i < x->nr_node; i++) {
+			double v = d->tma.val[x->node_idx[i]] * 100;
+
+			if (x->built_node)
+				jw_num_keyed(w, &x->node, i, v, 6);
+			else
+				jw_num(w, x->node_names[i], v, 6);
+		}
 		jw_close(w, '}');
 	}
 	jw_str(w, "bottleneck", d->bottleneck);
@@ -345,10 +453,20 @@ static void write_task(struct jw *w, const struct report *rep,
 void report_write_json(FILE *f, const struct report *rep, bool line)
 {
 	const struct event_plan *p = rep->plan;
+	const struct model *m = p ? p->model : NULL;
 	struct jw w = { .pretty = !line, .first = true };
+	struct json_ctx ctx, *x = &ctx;
 	struct task_decoded d;
 	int i;
 
+	memset(x, 0, sizeof(*x));
+	for (i = 0; p && i < p->nr && i < TDBPF_MAX_EVENTS; i++)
+		x->ctr_names[x->nr_ctr++] = p->evd[i]->name;
+	for (i = 0; m && i < m->nr_nodes && i < MODEL_MAX_NODES; i++)
+		if (m->nodes[i].level <= rep->level) {
+			x->node_idx[x->nr_node] = i;
+			x->node_names[x->nr_node++] = m->nodes[i].name;
+		}
 	ob_init(&w.o, f);
 	jw_open(&w, NULL, '{');
 	jw_str(&w, "model", p && p->model ? p->model->name : "none");
@@ -367,10 +485,12 @@ void report_write_json(FILE *f, const struct report *rep, bool line)
 	jw_open(&w, "tasks", '[');
 	for (i = 0; i < rep->nr; i++) {
 		report_decode_task(rep, i, &d);
-		write_task(&w, rep, &d);
+		write_task(&w, x, &d);
 	}
 	jw_close(&w, ']');
 	jw_close(&w, '}');
 	ob_putc(&w.o, '\n');
 	ob_flush(&w.o);
+	jw_keys_free(&x->ctr);
+	jw_keys_free(&x->node);
 }
