@@ -15,8 +15,17 @@ BPFTOOL ?= bpftool
 OUT     ?= build
 CFLAGS  ?= -O2 -g
 CFLAGS  += -Wall -Wextra -std=gnu11 -D_GNU_SOURCE
+# CI builds with every warning an error (CI=true, as CI services set it);
+# a developer's newer compiler with new warnings still builds locally
+ifeq ($(CI),true)
+WERROR  := -Werror
+endif
+CFLAGS  += $(WERROR)
+# each object's header dependencies, written by the compiler as it
+# builds (a removed header is no error: -MP)
+DEPFLAGS = -MMD -MP
 CPPFLAGS += -Iinclude -Iuser -I$(OUT)
-LDLIBS  += -lbpf -lelf -lz -ljson-c -lcap -lm
+LDLIBS  += -lbpf -lelf -lz -lcap -lm
 ARCH    := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 BPF_SRC  := bpf/tdbpf.bpf.c
@@ -44,31 +53,39 @@ $(OUT)/vmlinux.h:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp
 	mv $@.tmp $@
 
-$(OUT)/tdbpf.bpf.o: $(BPF_SRC) include/tdbpf.h $(OUT)/vmlinux.h
-	$(CLANG) -g -O2 -Wall -target bpf -D__TARGET_ARCH_$(ARCH) \
-		-Iinclude -I$(OUT) -c $< -o $@
+$(OUT)/tdbpf.bpf.o: $(BPF_SRC) $(OUT)/vmlinux.h
+	$(CLANG) -g -O2 -Wall $(WERROR) -target bpf -D__TARGET_ARCH_$(ARCH) \
+		$(DEPFLAGS) -Iinclude -I$(OUT) -c $< -o $@
 
 $(SKEL): $(OUT)/tdbpf.bpf.o
 	$(BPFTOOL) gen skeleton $< name tdbpf_bpf > $@.tmp
 	mv $@.tmp $@
 
-$(OUT)/%.o: %.c $(wildcard include/*.h user/*.h)
+$(OUT)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-# only the loader includes the skeleton
-$(OUT)/user/session.o: $(SKEL)
+# only the tracer includes the skeleton
+$(OUT)/user/tracer.o: $(SKEL)
 
 tdbpf: $(USER_OBJ)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 $(OUT)/tests/unit/%: tests/unit/%.c $(LIB_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $^ -o $@ $(LDLIBS) -lcmocka
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) $(filter %.c %.o,$^) -o $@ \
+		$(LDLIBS) -ljson-c -lcmocka
 
-$(OUT)/tests/integration/%: tests/integration/%.c tests/integration/helpers.h
+$(OUT)/tests/integration/%: tests/integration/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ -ljson-c -lcmocka -lpthread -lm
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) $< -o $@ -ljson-c -lcmocka -lpthread -lm
+
+# it also runs the report writer itself, for models this machine cannot trace
+$(OUT)/tests/integration/test_json_doc: tests/integration/test_json_doc.c \
+					$(LIB_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) $(filter %.c %.o,$^) -o $@ \
+		$(LDLIBS) -ljson-c -lcmocka -lpthread
 
 $(OUT)/tests/workloads/%: tests/workloads/%.c
 	@mkdir -p $(@D)
@@ -106,3 +123,6 @@ format:
 	clang-format -i $(wildcard bpf/*.c include/*.h user/*.[ch] user/models/*.c)
 
 include mk/asan.mk
+
+# the dependency files of whatever was built before (none on a clean tree)
+-include $(shell find $(OUT) -name '*.d' 2>/dev/null)

@@ -86,10 +86,10 @@ static double report_ms(const struct model *m, bool json)
 			goto out;
 		r->pid = 1000;
 		snprintf(r->comm, sizeof(r->comm), "task-%d", i);
-		r->on_cpu_ns = (__u64)clk;
-		r->runq_wait_ns = (__u64)(rnd01() * 1e8);
-		r->off_cpu_ns = (__u64)(rnd01() * 1e9);
-		r->nvcsw = 1 + (__u64)(rnd01() * 1000);
+		r->sched.on_cpu_ns = (__u64)clk;
+		r->sched.runq_wait_ns = (__u64)(rnd01() * 1e8);
+		r->sched.off_cpu_ns = (__u64)(rnd01() * 1e9);
+		r->sched.nvcsw = 1 + (__u64)(rnd01() * 1000);
 		for (s = 0; s < plan.nr; s++) {
 			r->ctr[s].value = (__u64)(clk * 4.0 * rnd01());
 			/* a little multiplexed: scaled values are not whole */

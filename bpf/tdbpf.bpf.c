@@ -32,7 +32,7 @@ const volatile __u32 track_mode = TDBPF_TRACK_TGID;
 const volatile bool follow_children;
 /* CLOCK_MONOTONIC just before attach: tasks started later count whole */
 const volatile __u64 attach_ns;
-const volatile __u32 max_tasks = 65536;
+const volatile __u32 max_tasks = TDBPF_MAX_TASKS_DEFAULT;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
@@ -351,7 +351,7 @@ charge_current(struct tdbpf_cpu *st, struct task_struct *p, __u32 cpu,
 	exec = p->se.sum_exec_runtime;
 	if (exec > t->charged_exec)
 		slice = exec - t->charged_exec;
-	t->on_cpu_ns += slice;
+	t->sched.on_cpu_ns += slice;
 	t->charged_exec = exec;
 	/*
 	 * A slice whose switch-in was unseen (a switch the kernel did not
@@ -359,12 +359,12 @@ charge_current(struct tdbpf_cpu *st, struct task_struct *p, __u32 cpu,
 	 * costs from multiplexing.
 	 */
 	if (!counted && slice && nr_events) {
-		t->uncounted_ns += slice;
+		t->sched.uncounted_ns += slice;
 		stat_inc(TDBPF_STAT_UNSEEN);
 	}
 	read_counters(st, t, counted, slice, cpu);
-	t->runq_wait_ns = p->sched_info.run_delay - t->base_run_delay;
-	t->migrations = p->se.nr_migrations - t->base_migrations;
+	t->sched.runq_wait_ns = p->sched_info.run_delay - t->base_run_delay;
+	t->sched.migrations = p->se.nr_migrations - t->base_migrations;
 	/*
 	 * __schedule() counts the switch in nvcsw or nivcsw before the
 	 * tracepoint, so this one is in. The kernel's own counts, not a
@@ -372,8 +372,8 @@ charge_current(struct tdbpf_cpu *st, struct task_struct *p, __u32 cpu,
 	 * but had a signal pending is counted voluntary by the kernel, yet
 	 * switches out TASK_RUNNING.
 	 */
-	t->nvcsw = p->nvcsw - t->base_nvcsw;
-	t->nivcsw = p->nivcsw - t->base_nivcsw;
+	t->sched.nvcsw = p->nvcsw - t->base_nvcsw;
+	t->sched.nivcsw = p->nivcsw - t->base_nivcsw;
 	t->faults = task_faults(p) - t->base_faults;
 	copy_comm(t->comm, p);
 	return t;

@@ -16,6 +16,41 @@
 /* track bitmap: one bit per id up to PID_MAX_LIMIT (4M on 64-bit) */
 #define TDBPF_TRACK_WORDS	(4194304 / 64)
 
+/*
+ * The task limits: --max-tasks bounds the tasks held at once (live ones
+ * with sums plus dead ones not yet collected), in the task storage's
+ * count and the dead-task hash and queue.
+ */
+#define TDBPF_MAX_TASKS_DEFAULT	65536
+#define TDBPF_MAX_TASKS_MIN	16
+#define TDBPF_MAX_TASKS_MAX	4194304
+
+/*
+ * Scheduler policies (include/uapi/linux/sched.h; vmlinux.h has no
+ * macros). The fair class runs SCHED_NORMAL, SCHED_BATCH and SCHED_IDLE.
+ */
+#define TDBPF_SCHED_NORMAL	0
+#define TDBPF_SCHED_FIFO	1
+#define TDBPF_SCHED_RR		2
+#define TDBPF_SCHED_BATCH	3
+#define TDBPF_SCHED_IDLE	5
+#define TDBPF_SCHED_DEADLINE	6
+
+/*
+ * A task's scheduling sums: the one definition, in the BPF entry and in
+ * user space's task rows. Summed and subtracted with sched_add() and
+ * sched_sub() (user/tasks.h).
+ */
+struct tdbpf_sched {
+	__u64 on_cpu_ns;	/* se.sum_exec_runtime since first seen */
+	__u64 runq_wait_ns;	/* sched_info.run_delay since first seen */
+	__u64 off_cpu_ns;	/* filled by user space: life - on - runq */
+	__u64 nvcsw;		/* nvcsw since first seen: voluntary */
+	__u64 nivcsw;		/* nivcsw since first seen: preempted */
+	__u64 migrations;	/* se.nr_migrations since first seen */
+	__u64 uncounted_ns;	/* on-CPU in slices whose switch-in was unseen */
+};
+
 /* One counter's delta, as bpf_perf_event_read_value() reports it. */
 struct tdbpf_count {
 	__u64 value;
@@ -45,17 +80,11 @@ struct tdbpf_task {
 	__u32 flags;
 	__u32 pad;
 	char comm[TDBPF_COMM_LEN];
-	__u64 on_cpu_ns;	/* se.sum_exec_runtime since first seen */
-	__u64 runq_wait_ns;	/* sched_info.run_delay since first seen */
-	__u64 off_cpu_ns;	/* filled by user space: life - on - runq */
-	__u64 nvcsw;		/* nvcsw since first seen: voluntary */
-	__u64 nivcsw;		/* nivcsw since first seen: preempted */
-	__u64 migrations;	/* se.nr_migrations since first seen */
+	struct tdbpf_sched sched;
 	__u64 faults;		/* min_flt + maj_flt since first seen */
 	__u64 start_ns;		/* CLOCK_MONOTONIC: first seen, or creation */
 	__u64 end_ns;		/* CLOCK_MONOTONIC at its last switch, 0 alive */
 	__u64 charged_exec;	/* sum_exec_runtime up to which it is charged */
-	__u64 uncounted_ns;	/* on-CPU in slices whose switch-in was unseen */
 	__u64 base_run_delay;	/* baselines, at first sight */
 	__u64 base_migrations;
 	__u64 base_faults;

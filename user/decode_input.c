@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "decode_input.h"
+#include "text.h"
 
 #define U64_MAX_DEC	"18446744073709551615"
 
@@ -44,16 +45,7 @@ static int line_err(struct line_ctx *c, const char *fmt, ...)
 /* user text quoted in a message: bounded, control bytes made visible */
 static const char *shown(const char *s, char *buf, size_t len)
 {
-	size_t i;
-
-	for (i = 0; s[i] && i + 4 < len; i++)
-		buf[i] = isprint((unsigned char)s[i]) ? s[i] : '?';
-	if (s[i]) {
-		memcpy(buf + i, "...", 3);
-		i += 3;
-	}
-	buf[i] = 0;
-	return buf;
+	return text_printable(buf, len, s, NULL, TEXT_ASCII | TEXT_ELLIPSIS);
 }
 
 static char *trim(char *s)

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "options.h"
+#include "tdbpf.h"
+#include "text.h"
 
 enum {
 	OPT_PER_NAME = 256,
@@ -47,8 +49,9 @@ static const struct option long_opts[] = {
 static int fail(char *err, size_t len, const char *fmt, ...)
 {
 	va_list ap;
-	char *p;
 
+	if (!len)
+		return -1;
 	va_start(ap, fmt);
 	vsnprintf(err, len, fmt, ap);
 	va_end(ap);
@@ -56,9 +59,7 @@ static int fail(char *err, size_t len, const char *fmt, ...)
 	 * The message quotes the user's argument: a newline or an escape
 	 * sequence in it must not split the line or drive the terminal.
 	 */
-	for (p = err; len && *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
+	text_printable(err, len, err, NULL, 0);
 	return -1;
 }
 
@@ -106,7 +107,7 @@ static int parse_ids(const char *arg, pid_t *ids, int *nr, const char *what,
 	return 0;
 }
 
-static const char *const sort_names[] = {
+const char *const sort_names[SORT_NR] = {
 	[SORT_CPU] = "cpu",	    [SORT_RUNQ] = "runq",
 	[SORT_OFFCPU] = "offcpu",   [SORT_TID] = "tid",
 	[SORT_COMM] = "comm",	    [SORT_SWITCHES] = "switches",
@@ -118,12 +119,150 @@ static void defaults(struct options *o)
 	o->cmd = CMD_TRACE;
 	o->smt = -1;
 	o->sort = SORT_CPU;
-	o->max_tasks = 65536;
+	o->max_tasks = TDBPF_MAX_TASKS_DEFAULT;
+}
+
+/* ---- subcommands: each checks what it takes ------------------------ */
+
+static const struct subcommand *find_subcommand(const char *word);
+
+/* -p/-t/-a/-- COMMAND: what to trace, and options that go together. */
+static int check_trace(struct options *o, int argc, char **argv, int optind,
+		       char *err, size_t len)
+{
+	int n;
+
+	if (optind < argc) {
+		/*
+		 * "--" ends options; anything left is the command to launch.
+		 * A subcommand's name there, without "--", was meant as the
+		 * subcommand: say where it goes rather than run a program.
+		 */
+		if (strcmp(argv[optind - 1], "--") &&
+		    find_subcommand(argv[optind]))
+			return fail(err, len,
+				    "'%s' is a command: put it first (tdbpf %s [options]); to launch a program named %s, put -- before it",
+				    argv[optind], argv[optind], argv[optind]);
+		o->argv = &argv[optind];
+	}
+	n = (o->nr_pids > 0) + (o->nr_tids > 0) + o->all + (o->argv != NULL);
+	if (n == 0)
+		return fail(err, len,
+			    "nothing to trace; give -p PID, -t TID, -a, or -- COMMAND (see tdbpf --help)");
+	if (n > 1)
+		return fail(err, len,
+			    "-p, -t, -a and -- COMMAND exclude each other; give only one of them");
+	if (o->sep && o->json)
+		return fail(err, len,
+			    "-x (CSV) and -j (JSON) exclude each other; pick one");
+	if (o->children && !o->nr_pids && !o->argv)
+		return fail(err, len,
+			    "--children follows processes forked by -p or -- COMMAND targets; add one of them");
+	return 0;
+}
+
+/* -e counts while tracing: list and decode have nothing to count */
+static int no_events(const struct options *o, const char *cmd, char *err,
+		     size_t len)
+{
+	if (o->nr_events)
+		return fail(err, len,
+			    "-e names events to count while tracing; drop it from %s",
+			    cmd);
+	return 0;
+}
+
+static int check_list(struct options *o, int argc, char **argv, int optind,
+		      char *err, size_t len)
+{
+	if (no_events(o, "list", err, len))
+		return -1;
+	if (optind < argc)
+		return fail(err, len,
+			    "unexpected argument '%s' to list; use tdbpf %s",
+			    argv[optind], subcommands[CMD_LIST].synopsis);
+	return 0;
+}
+
+static int check_decode(struct options *o, int argc, char **argv,
+			int optind, char *err, size_t len)
+{
+	if (optind < argc)
+		o->input = argv[optind++];
+	if (optind < argc)
+		return fail(err, len,
+			    "decode takes one input file, got '%s' too; give FILE or - for stdin",
+			    argv[optind]);
+	if (!o->model)
+		return fail(err, len,
+			    "decode needs --model M; see 'tdbpf list --help' for the models");
+	if (o->nr_pids || o->nr_tids || o->all)
+		return fail(err, len,
+			    "decode reads counts from a file; drop -p/-t/-a");
+	return no_events(o, "decode", err, len);
+}
+
+/* Indexed by enum command; -V is an option, not a word. */
+const struct subcommand subcommands[] = {
+	[CMD_TRACE] = { CMD_TRACE, NULL,
+			"[options] -p PID[,PID] | -t TID[,TID] | -a | -- COMMAND [ARGS]",
+			false, false, check_trace },
+	[CMD_LIST] = { CMD_LIST, "list",
+		       "list [--model M] [--smt on|off] [-l N] [-j]", false,
+		       false, check_list },
+	[CMD_DECODE] = { CMD_DECODE, "decode",
+			 "decode --model M [--smt on|off] [-l N] [-j] [FILE|-]",
+			 false, false, check_decode },
+	[CMD_HELP] = { CMD_HELP, "help", NULL, true, true, NULL },
+	[CMD_VERSION] = { CMD_VERSION, NULL, NULL, true, true, NULL },
+};
+
+static const struct subcommand *find_subcommand(const char *word)
+{
+	int i;
+
+	for (i = 0; i < CMD_NR; i++)
+		if (subcommands[i].name && !strcmp(subcommands[i].name, word))
+			return &subcommands[i];
+	return NULL;
+}
+
+/* "'list', 'decode', ": the words a user is told about */
+static void subcommand_names(char *buf, size_t len)
+{
+	size_t n = 0;
+	int i;
+
+	buf[0] = 0;
+	for (i = 0; i < CMD_NR && n < len; i++)
+		if (subcommands[i].name && !subcommands[i].hidden)
+			n += (size_t)snprintf(buf + n, len - n, "'%s', ",
+					      subcommands[i].name);
+}
+
+void join_names(char *buf, size_t len, const char *const *names, int n,
+		const char *sep, const char *last)
+{
+	size_t used = 0;
+	int i;
+
+	if (!len)
+		return;
+	buf[0] = 0;
+	for (i = 0; i < n; i++) {
+		const char *pre = !i ? "" : i == n - 1 ? last : sep;
+		int w = snprintf(buf + used, len - used, "%s%s", pre, names[i]);
+
+		if (w < 0 || (size_t)w >= len - used)
+			return;	/* cut: the buffer ends in a whole name */
+		used += (size_t)w;
+	}
 }
 
 int parse_options(int argc, char **argv, struct options *o, char *err,
 		  size_t len)
 {
+	const struct subcommand *sc = &subcommands[CMD_TRACE];
 	double d;
 	char *end;
 	long v;
@@ -131,19 +270,19 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 
 	defaults(o);
 	if (argc > 1 && argv[1][0] != '-') {
-		if (!strcmp(argv[1], "list"))
-			o->cmd = CMD_LIST;
-		else if (!strcmp(argv[1], "decode"))
-			o->cmd = CMD_DECODE;
-		else if (!strcmp(argv[1], "help"))
-			o->cmd = CMD_HELP;
-		else
+		sc = find_subcommand(argv[1]);
+		if (!sc) {
+			char names[256];
+
+			subcommand_names(names, sizeof(names));
 			return fail(err, len,
-				    "unknown command '%s'; use 'list', 'decode', or -p/-t/-a/-- COMMAND to trace (see tdbpf --help)",
-				    argv[1]);
+				    "unknown command '%s'; use %sor -p/-t/-a/-- COMMAND to trace (see tdbpf --help)",
+				    argv[1], names);
+		}
+		o->cmd = sc->id;
 		first = 2;
 	}
-	if (o->cmd == CMD_HELP)
+	if (!sc->check)		/* help: nothing more to read */
 		return 0;
 
 	/* getopt keeps state between calls: reset it fully (glibc) */
@@ -227,16 +366,18 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 			o->per_name = true;
 			break;
 		case OPT_SORT:
-			for (i = 0; i < (int)(sizeof(sort_names) /
-					       sizeof(sort_names[0]));
-			     i++)
+			for (i = 0; i < SORT_NR; i++)
 				if (!strcmp(optarg, sort_names[i]))
 					break;
-			if (i == (int)(sizeof(sort_names) /
-				       sizeof(sort_names[0])))
+			if (i == SORT_NR) {
+				char keys[128];
+
+				join_names(keys, sizeof(keys), sort_names,
+					   SORT_NR, ", ", " or ");
 				return fail(err, len,
-					    "--sort: unknown sort key '%s'; use cpu, runq, offcpu, tid, comm or switches",
-					    optarg);
+					    "--sort: unknown sort key '%s'; use %s",
+					    optarg, keys);
+			}
 			o->sort = (enum sort_key)i;
 			break;
 		case OPT_TOP:
@@ -266,10 +407,12 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 			o->children = true;
 			break;
 		case OPT_MAX_TASKS:
-			if (parse_long(optarg, 16, 4194304, &v))
+			if (parse_long(optarg, TDBPF_MAX_TASKS_MIN,
+				       TDBPF_MAX_TASKS_MAX, &v))
 				return fail(err, len,
-					    "invalid --max-tasks '%s'; give 16 to 4194304",
-					    optarg);
+					    "invalid --max-tasks '%s'; give %d to %d",
+					    optarg, TDBPF_MAX_TASKS_MIN,
+					    TDBPF_MAX_TASKS_MAX);
 			o->max_tasks = v;
 			break;
 		case ':':
@@ -287,73 +430,21 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 		}
 	}
 
-	/* getopt needs an argument for -x etc.: a missing one shows up here */
-	if (o->cmd == CMD_DECODE) {
-		if (optind < argc)
-			o->input = argv[optind++];
-		if (optind < argc)
-			return fail(err, len,
-				    "decode takes one input file, got '%s' too; give FILE or - for stdin",
-				    argv[optind]);
-		if (!o->model)
-			return fail(err, len,
-				    "decode needs --model M; see 'tdbpf list --help' for the models");
-		if (o->nr_pids || o->nr_tids || o->all)
-			return fail(err, len,
-				    "decode reads counts from a file; drop -p/-t/-a");
-		if (o->nr_events)
-			return fail(err, len,
-				    "-e names events to count while tracing; drop it from decode");
-		return 0;
-	}
-	if (o->cmd == CMD_LIST) {
-		if (o->nr_events)
-			return fail(err, len,
-				    "-e names events to count while tracing; drop it from list");
-		if (optind < argc)
-			return fail(err, len,
-				    "unexpected argument '%s' to list; use tdbpf list [--model M] [--smt on|off] [-l N] [-j]",
-				    argv[optind]);
-		return 0;
-	}
-
-	if (optind < argc) {
-		/*
-		 * "--" ends options; anything left is the command to launch.
-		 * A subcommand's name there, without "--", was meant as the
-		 * subcommand: say where it goes rather than run a program.
-		 */
-		if (strcmp(argv[optind - 1], "--") &&
-		    (!strcmp(argv[optind], "list") ||
-		     !strcmp(argv[optind], "decode") ||
-		     !strcmp(argv[optind], "help")))
-			return fail(err, len,
-				    "'%s' is a command: put it first (tdbpf %s [options]); to launch a program named %s, put -- before it",
-				    argv[optind], argv[optind], argv[optind]);
-		o->argv = &argv[optind];
-	}
-	i = (o->nr_pids > 0) + (o->nr_tids > 0) + o->all + (o->argv != NULL);
-	if (i == 0)
-		return fail(err, len,
-			    "nothing to trace; give -p PID, -t TID, -a, or -- COMMAND (see tdbpf --help)");
-	if (i > 1)
-		return fail(err, len,
-			    "-p, -t, -a and -- COMMAND exclude each other; give only one of them");
-	if (o->sep && o->json)
-		return fail(err, len,
-			    "-x (CSV) and -j (JSON) exclude each other; pick one");
-	if (o->children && !o->nr_pids && !o->argv)
-		return fail(err, len,
-			    "--children follows processes forked by -p or -- COMMAND targets; add one of them");
-	return 0;
+	return sc->check(o, argc, argv, optind, err, len);
 }
 
 void print_usage(FILE *f)
 {
-	fputs("usage: tdbpf [options] -p PID[,PID] | -t TID[,TID] | -a | -- COMMAND [ARGS]\n"
-	      "       tdbpf list [--model M] [--smt on|off] [-l N] [-j]\n"
-	      "       tdbpf decode --model M [--smt on|off] [-l N] [-j] [FILE|-]\n"
-	      "\n"
+	const char *lead = "usage:";
+	int i;
+
+	for (i = 0; i < CMD_NR; i++) {
+		if (!subcommands[i].synopsis)
+			continue;
+		fprintf(f, "%-6s tdbpf %s\n", lead, subcommands[i].synopsis);
+		lead = "";
+	}
+	fputs("\n"
 	      "Per-task TopDown and scheduling breakdown, attributed at sched_switch.\n"
 	      "\n"
 	      "  -p, --pid PID[,PID]    trace every thread of these processes\n"
@@ -370,16 +461,23 @@ void print_usage(FILE *f)
 	      "  -x, --field-separator SEP  CSV output, perf stat -x style\n"
 	      "  -j, --json             JSON output (one object per line with -I)\n"
 	      "  -o, --output FILE      write the report to FILE\n"
-	      "      --per-name         one row per thread name, instance numbers folded\n"
-	      "      --sort KEY         cpu (default), runq, offcpu, tid, comm, switches\n"
+	      "      --per-name         one row per thread name, instance numbers folded\n",
+	      f);
+	/* the keys from their table; the first is the default */
+	fprintf(f, "      --sort KEY         %s (default)", sort_names[0]);
+	for (i = 1; i < SORT_NR; i++)
+		fprintf(f, ", %s", sort_names[i]);
+	fputs("\n"
 	      "      --top N            show the N first rows\n"
 	      "      --model M          CPU model instead of detection (tdbpf list):\n"
 	      "                         broadwellx, broadwell, icelakex, icelake,\n"
 	      "                         sapphirerapids, software\n"
 	      "      --smt on|off       SMT state instead of detection\n"
-	      "  -l, --level N          TMA level 1-3 (default: deepest of the model)\n"
-	      "      --max-tasks N      tasks held at once (default 65536)\n"
-	      "  -v, --verbose          say what is being set up\n"
+	      "  -l, --level N          TMA level 1-3 (default: deepest of the model)\n",
+	      f);
+	fprintf(f, "      --max-tasks N      tasks held at once (default %d)\n",
+		TDBPF_MAX_TASKS_DEFAULT);
+	fputs("  -v, --verbose          say what is being set up\n"
 	      "  -h, --help             this text\n"
 	      "  -V, --version          version\n"
 	      "\n"

@@ -8,15 +8,23 @@
 #include <sys/types.h>
 #include "report.h"
 
-#define OPT_MAX_TARGETS	64
+#define OPT_MAX_TARGETS	64	/* -p/-t ids */
 #define OPT_MAX_EVENT_ARGS	16	/* -e options; each holds many events */
 
+/*
+ * Subcommands. Each has an entry in subcommands[] (options.c: its name,
+ * synopsis and its own validation, all pure, so they are fuzzed) and a
+ * run function in main.c's table, indexed by this enum. A new
+ * subcommand: an enum value here, an entry in each table, and its
+ * cmd_NAME.c. Messages that list the subcommands are made from subcommands[].
+ */
 enum command {
-	CMD_TRACE,
+	CMD_TRACE,	/* the default: no subcommand word */
 	CMD_LIST,
 	CMD_DECODE,
 	CMD_HELP,
 	CMD_VERSION,
+	CMD_NR,
 };
 
 struct options {
@@ -45,6 +53,36 @@ struct options {
 	int nr_events;
 	bool verbose;
 };
+
+struct options;
+
+struct subcommand {
+	enum command id;
+	const char *name;	/* the first word; NULL: -p/-t/-a/-- tracing */
+	const char *synopsis;	/* what follows "tdbpf " in the usage */
+	bool hidden;		/* accepted, not listed (help) */
+	bool stdout_only;	/* prints on stdout: -o is not opened */
+	/*
+	 * After the options are read: take operands (@argv from @optind)
+	 * and refuse what this subcommand does not take. 0, or -1 with
+	 * @err (one line: problem; fix).
+	 */
+	int (*check)(struct options *o, int argc, char **argv, int optind,
+		     char *err, size_t len);
+};
+
+/* Every subcommand, ending with a NULL check. */
+extern const struct subcommand subcommands[];
+
+/* The sort keys' names, indexed by enum sort_key (SORT_NR of them). */
+extern const char *const sort_names[];
+
+/*
+ * "a, b, c or d" (@last "or") from @n names, into @buf; for messages
+ * that list choices from their table, so they cannot drift.
+ */
+void join_names(char *buf, size_t len, const char *const *names, int n,
+		const char *sep, const char *last);
 
 /*
  * Parse argv into @o. Returns 0, or -1 with @err holding one line naming

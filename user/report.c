@@ -52,8 +52,8 @@ double scale_count(const struct tdbpf_count *c)
 
 enum sched_verdict sched_judge(const struct task_row *r, __u64 window_ns)
 {
-	unsigned __int128 on = r->on_cpu_ns, rq = r->runq_wait_ns;
-	unsigned __int128 off = r->off_cpu_ns, life = on + rq + off;
+	unsigned __int128 on = r->sched.on_cpu_ns, rq = r->sched.runq_wait_ns;
+	unsigned __int128 off = r->sched.off_cpu_ns, life = on + rq + off;
 
 	(void)window_ns;
 	if (!on && !rq)
@@ -84,16 +84,14 @@ const char *sched_verdict_str(enum sched_verdict v)
 
 static double share(__u64 part, const struct task_row *r)
 {
-	double life = (double)r->on_cpu_ns + (double)r->runq_wait_ns +
-		      (double)r->off_cpu_ns;
+	double life = (double)r->sched.on_cpu_ns + (double)r->sched.runq_wait_ns +
+		      (double)r->sched.off_cpu_ns;
 
 	return life > 0 ? 100.0 * (double)part / life : 0;
 }
 
-/* Scale @slot with its group leader's times: members count together. */
-static const struct tdbpf_count *slot_times(const struct event_plan *plan,
-					    const struct task_row *row,
-					    int slot)
+const struct tdbpf_count *slot_times(const struct event_plan *plan,
+				     const struct task_row *row, int slot)
 {
 	int g = plan->group[slot];
 
@@ -206,20 +204,21 @@ static void decode_bottleneck(struct task_decoded *d)
 	switch (d->sched) {
 	case SCHED_STARVED:
 		len = with_pct(b, n, "CPU-starved (runq ",
-			       share(r->runq_wait_ns, r));
+			       share(r->sched.runq_wait_ns, r));
 		break;
 	case SCHED_BLOCKED:
 		len = with_pct(b, n, "blocked (off-CPU ",
-			       share(r->off_cpu_ns, r));
+			       share(r->sched.off_cpu_ns, r));
 		break;
 	case SCHED_IDLE:
 		len = snprintf(b, n, "idle");
 		break;
 	case SCHED_NONE:
 	default:
-		if (d->has_tma && d->tma.bottleneck >= 0 && d->tma.path[0])
+		if (d->has_tma && d->tma.bottleneck >= 0 && d->tma.path[0]) {
 			len = snprintf(b, n, "%s", d->tma.path);
-		else if (!d->has_tma)
+			d->mark_at = len < (int)n ? len : (int)n - 1;
+		} else if (!d->has_tma)
 			/* it mostly runs; without a PMU we cannot say why */
 			len = snprintf(b, n, "on-CPU (no PMU breakdown)");
 		else
@@ -244,21 +243,22 @@ static int cmp_rows(const void *pa, const void *pb, void *key)
 
 	switch (*(const enum sort_key *)key) {
 	case SORT_CPU:
-		c = cmp_u64_desc(a->on_cpu_ns, b->on_cpu_ns);
+		c = cmp_u64_desc(a->sched.on_cpu_ns, b->sched.on_cpu_ns);
 		break;
 	case SORT_RUNQ:
-		c = cmp_u64_desc(a->runq_wait_ns, b->runq_wait_ns);
+		c = cmp_u64_desc(a->sched.runq_wait_ns, b->sched.runq_wait_ns);
 		break;
 	case SORT_OFFCPU:
-		c = cmp_u64_desc(a->off_cpu_ns, b->off_cpu_ns);
+		c = cmp_u64_desc(a->sched.off_cpu_ns, b->sched.off_cpu_ns);
 		break;
 	case SORT_SWITCHES:
-		c = cmp_u64_desc(a->nvcsw + a->nivcsw, b->nvcsw + b->nivcsw);
+		c = cmp_u64_desc(a->sched.nvcsw + a->sched.nivcsw, b->sched.nvcsw + b->sched.nivcsw);
 		break;
 	case SORT_COMM:
 		c = strcmp(a->comm, b->comm);
 		break;
 	case SORT_TID:
+	case SORT_NR:
 		break;
 	}
 	if (c)
@@ -341,9 +341,10 @@ void report_decode_task(const struct report *rep, int i, struct task_decoded *d)
 	d->tma.bottleneck = -1;
 	d->tma.path[0] = '\0';
 	d->bottleneck[0] = '\0';
+	d->mark_at = -1;
 	decode_counts(d, plan);
 	if (rep->duration_ns)
-		d->on_cpu_pct = 100.0 * (double)d->row->on_cpu_ns /
+		d->on_cpu_pct = 100.0 * (double)d->row->sched.on_cpu_ns /
 				(double)rep->duration_ns;
 	d->sched = sched_judge(d->row, rep->duration_ns);
 	decode_tma(d, plan, rep->level);

@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 #include "model.h"
+#include "snapshot.h"
 #include "tasks.h"
 #include "tma.h"
 
@@ -27,6 +28,7 @@ enum sort_key {
 	SORT_TID,
 	SORT_COMM,
 	SORT_SWITCHES,
+	SORT_NR,
 };
 
 struct task_decoded {
@@ -38,7 +40,13 @@ struct task_decoded {
 	enum sched_verdict sched;
 	bool has_tma;
 	struct tma_result tma;
-	char bottleneck[160];		/* what BOTTLENECK prints */
+	char bottleneck[160];		/* the verdict, as JSON prints it */
+	/*
+	 * Where the table inserts its " <==" bottleneck marker (after a TMA
+	 * path, before a low-coverage note), -1 when the verdict is not a
+	 * TMA path.
+	 */
+	int mark_at;
 };
 
 /* A row is flagged when its groups ran for less than this share. */
@@ -49,9 +57,7 @@ struct report {
 	int level;
 	__u64 duration_ns;	/* window this report covers */
 	int interval;		/* -1 final report, else interval number */
-	__u64 lost_map_full;
-	__u64 lost_read_err;
-	__u64 unseen_switch_ins;	/* slices whose switch-in was unseen */
+	struct lost_stats lost;	/* cumulative, from the run's start */
 	int nr;
 	/*
 	 * Sorted, --top applied. Rows only: a decoded task is ~1.4 KiB, and
@@ -63,6 +69,12 @@ struct report {
 
 /* Scale one counter slot: sum(value) * sum(enabled) / sum(running). */
 double scale_count(const struct tdbpf_count *c);
+/*
+ * The enabled and running times of plan slot @slot of @row: its group
+ * leader's, as members are scheduled with their leader.
+ */
+const struct tdbpf_count *slot_times(const struct event_plan *plan,
+				     const struct task_row *row, int slot);
 enum sched_verdict sched_judge(const struct task_row *r, __u64 window_ns);
 const char *sched_verdict_str(enum sched_verdict v);
 

@@ -39,19 +39,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "report.h"
-
-static void clean(char *dst, size_t len, const char *src, const char *sep)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < len && src[i]; i++) {
-		unsigned char c = src[i];
-
-		dst[i] = (c < 0x20 || c == 0x7f || strchr(sep, c)) ? '?' :
-								       (char)c;
-	}
-	dst[i] = '\0';
-}
+#include "sink.h"
+#include "text.h"
 
 struct csv_ctx {
 	FILE *f;
@@ -91,36 +80,31 @@ static void write_task(struct csv_ctx *x, const struct report *rep,
 	char comm[sizeof(r->comm)], name[128];
 	int n = 0, s, i;
 
-	clean(comm, sizeof(comm), r->comm, x->sep);
+	text_printable(comm, sizeof(comm), r->comm, x->sep, 0);
 	if (rep->interval >= 0)
 		n = snprintf(x->prefix, sizeof(x->prefix), "%d%s",
 			     rep->interval, x->sep);
 	snprintf(x->prefix + n, sizeof(x->prefix) - n, "%s-%u", comm, r->tid);
 
-	line_u64(x, r->on_cpu_ns, "ns", "on_cpu_ns", r->on_cpu_ns);
-	line_u64(x, r->runq_wait_ns, "ns", "runq_wait_ns", r->on_cpu_ns);
-	line_u64(x, r->off_cpu_ns, "ns", "off_cpu_ns", r->on_cpu_ns);
-	line_u64(x, r->nvcsw + r->nivcsw, "", "switches", r->on_cpu_ns);
-	line_u64(x, r->nvcsw, "", "voluntary", r->on_cpu_ns);
-	line_u64(x, r->nivcsw, "", "involuntary", r->on_cpu_ns);
-	line_u64(x, r->migrations, "", "migrations", r->on_cpu_ns);
-	line_u64(x, r->uncounted_ns, "ns", "uncounted_ns", r->on_cpu_ns);
+	line_u64(x, r->sched.on_cpu_ns, "ns", "on_cpu_ns", r->sched.on_cpu_ns);
+	line_u64(x, r->sched.runq_wait_ns, "ns", "runq_wait_ns", r->sched.on_cpu_ns);
+	line_u64(x, r->sched.off_cpu_ns, "ns", "off_cpu_ns", r->sched.on_cpu_ns);
+	line_u64(x, r->sched.nvcsw + r->sched.nivcsw, "", "switches", r->sched.on_cpu_ns);
+	line_u64(x, r->sched.nvcsw, "", "voluntary", r->sched.on_cpu_ns);
+	line_u64(x, r->sched.nivcsw, "", "involuntary", r->sched.on_cpu_ns);
+	line_u64(x, r->sched.migrations, "", "migrations", r->sched.on_cpu_ns);
+	line_u64(x, r->sched.uncounted_ns, "ns", "uncounted_ns", r->sched.on_cpu_ns);
 
 	for (s = 0; p && s < p->nr && s < TDBPF_MAX_EVENTS; s++) {
 		const struct model_event *e = p->evd[s];
-		int g = p->group[s], l = s;
-		const struct tdbpf_count *t;
+		const struct tdbpf_count *t = slot_times(p, r, s);
 		double v = d->ev[s], pct;
 		bool msec = e->unit && !strcmp(e->unit, "msec");
 
-		if (g >= 0 && g < p->nr_groups && p->leader[g] >= 0 &&
-		    p->leader[g] < p->nr)
-			l = p->leader[g];
-		t = &r->ctr[l];
 		pct = t->enabled ? 100.0 * t->running / t->enabled : 100.0;
 		if (!isfinite(v))
 			pct = 0;
-		clean(name, sizeof(name), e->name, x->sep);
+		text_printable(name, sizeof(name), e->name, x->sep, 0);
 		line_double(x, msec ? v / 1e6 : v, msec ? "%.2f" : "%.0f",
 			    e->unit ? e->unit : "", name,
 			    isfinite(v) ? t->running : 0, pct);
@@ -131,9 +115,9 @@ static void write_task(struct csv_ctx *x, const struct report *rep,
 	for (i = 0; i < m->nr_nodes && i < MODEL_MAX_NODES; i++) {
 		if (m->nodes[i].level > rep->level)
 			continue;
-		clean(name, sizeof(name), m->nodes[i].name, x->sep);
+		text_printable(name, sizeof(name), m->nodes[i].name, x->sep, 0);
 		line_double(x, d->tma.val[i] * 100, "%.2f", "%", name,
-			    r->on_cpu_ns, d->coverage * 100);
+			    r->sched.on_cpu_ns, d->coverage * 100);
 	}
 }
 
@@ -143,13 +127,23 @@ void report_write_csv(FILE *f, const struct report *rep, const char *sep)
 	struct task_decoded d;
 	int i;
 
-	if (rep->lost_map_full || rep->lost_read_err)
+	if (rep->lost.map_full || rep->lost.read_errors)
 		fprintf(f,
 			"# lost: %llu tasks (map full), %llu counter reads\n",
-			(unsigned long long)rep->lost_map_full,
-			(unsigned long long)rep->lost_read_err);
+			(unsigned long long)rep->lost.map_full,
+			(unsigned long long)rep->lost.read_errors);
 	for (i = 0; i < rep->nr; i++) {
 		report_decode_task(rep, i, &d);
 		write_task(&x, rep, &d);
 	}
 }
+
+static void csv_write(struct sink *s, const struct report *rep)
+{
+	report_write_csv(s->f, rep, s->sep);
+}
+
+const struct sink_ops sink_csv = {
+	.name = "csv",
+	.write = csv_write,
+};

@@ -16,21 +16,10 @@
 #include <string.h>
 #include "outbuf.h"
 #include "report.h"
+#include "sink.h"
+#include "text.h"
 
 #define MAX_COLS	8
-
-/* Thread names can hold any byte: keep the table one line per task. */
-static void printable(char *dst, size_t len, const char *src)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < len && src[i]; i++) {
-		unsigned char c = src[i];
-
-		dst[i] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
-	}
-	dst[i] = '\0';
-}
 
 static const char *l1_header(const struct tma_node *n)
 {
@@ -125,18 +114,18 @@ static void print_header(FILE *f, const struct report *rep,
 		rep->nr, rep->nr_total);
 	if (exited)
 		fprintf(f, " (%d exited)", exited);
-	if (rep->lost_map_full || rep->lost_read_err) {
+	if (rep->lost.map_full || rep->lost.read_errors) {
 		const char *sep = "";
 
 		fprintf(f, "; lost:");
-		if (rep->lost_map_full) {
+		if (rep->lost.map_full) {
 			fprintf(f, " %llu tasks (map full)",
-				(unsigned long long)rep->lost_map_full);
+				(unsigned long long)rep->lost.map_full);
 			sep = ",";
 		}
-		if (rep->lost_read_err)
+		if (rep->lost.read_errors)
 			fprintf(f, "%s %llu counter reads", sep,
-				(unsigned long long)rep->lost_read_err);
+				(unsigned long long)rep->lost.read_errors);
 	}
 	fputc('\n', f);
 
@@ -170,7 +159,8 @@ static void print_row(struct outbuf *o, const struct report *rep,
 	char comm[sizeof(r->comm)], tid[16], sw[48];
 	int i, n;
 
-	printable(comm, sizeof(comm), r->comm);
+	/* any byte: one line per task, columns as wide as their bytes */
+	text_printable(comm, sizeof(comm), r->comm, NULL, TEXT_ASCII);
 	if (r->nr_tasks > 1) {
 		snprintf(tid, sizeof(tid), "(%d)", r->nr_tasks);
 		ob_str(o, tid, 7);				/* %7s */
@@ -180,20 +170,20 @@ static void print_row(struct outbuf *o, const struct report *rep,
 	ob_putc(o, ' ');
 	ob_str(o, comm, -17);					/* %-17s */
 	ob_putc(o, ' ');
-	ob_fixed(o, r->on_cpu_ns / 1e6, 10, 1);			/* %10.1f */
+	ob_fixed(o, r->sched.on_cpu_ns / 1e6, 10, 1);			/* %10.1f */
 	ob_putc(o, ' ');
 	ob_fixed(o, d->on_cpu_pct, 6, 1);
 	ob_putc(o, ' ');
-	ob_fixed(o, r->runq_wait_ns / 1e6, 9, 1);
+	ob_fixed(o, r->sched.runq_wait_ns / 1e6, 9, 1);
 	ob_putc(o, ' ');
-	ob_fixed(o, r->off_cpu_ns / 1e6, 10, 1);
-	n = fmt_u64(sw, r->nvcsw);				/* %llu/%llu */
+	ob_fixed(o, r->sched.off_cpu_ns / 1e6, 10, 1);
+	n = fmt_u64(sw, r->sched.nvcsw);				/* %llu/%llu */
 	sw[n++] = '/';
-	n += fmt_u64(sw + n, r->nivcsw);
+	n += fmt_u64(sw + n, r->sched.nivcsw);
 	ob_putc(o, ' ');
 	ob_strn(o, sw, n, 13);
 	ob_putc(o, ' ');
-	ob_u64(o, r->migrations, 6);
+	ob_u64(o, r->sched.migrations, 6);
 
 	for (i = 0; i < c->nr; i++) {
 		double v = d->has_tma ? d->tma.val[c->node[i]] : NAN;
@@ -232,15 +222,11 @@ static void print_row(struct outbuf *o, const struct report *rep,
 	}
 
 	ob_putc(o, ' ');
-	if (d->sched == SCHED_NONE && d->has_tma && d->tma.bottleneck >= 0 &&
-	    d->tma.path[0]) {
-		ob_puts(o, d->tma.path);
+	if (d->mark_at >= 0) {
+		/* toplev's marker after the path */
+		ob_write(o, d->bottleneck, (size_t)d->mark_at);
 		ob_puts(o, " <==");
-		if (d->low_coverage) {
-			ob_puts(o, " (low coverage ");		/* %.0f%% */
-			ob_fixed(o, d->coverage * 100, 0, 0);
-			ob_puts(o, "%)");
-		}
+		ob_puts(o, d->bottleneck + d->mark_at);
 	} else {
 		ob_puts(o, d->bottleneck);
 	}
@@ -272,3 +258,16 @@ void report_write_table(FILE *f, const struct report *rep)
 			"extrapolated\n",
 			REPORT_MIN_COVERAGE * 100);
 }
+
+static void table_write(struct sink *s, const struct report *rep)
+{
+	/* after interval reports, the whole run's stands apart */
+	if (s->intervals && rep->interval < 0)
+		fprintf(s->f, "\n--- whole run ---\n");
+	report_write_table(s->f, rep);
+}
+
+const struct sink_ops sink_table = {
+	.name = "table",
+	.write = table_write,
+};

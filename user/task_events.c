@@ -12,13 +12,13 @@ static __u64 field(const struct tdbpf_task *t, __u64 which)
 {
 	switch (which) {
 	case TF_ON_CPU:
-		return t->on_cpu_ns;
+		return t->sched.on_cpu_ns;
 	case TF_FAULTS:
 		return t->faults;
 	case TF_SWITCHES:
-		return t->nvcsw + t->nivcsw;
+		return t->sched.nvcsw + t->sched.nivcsw;
 	case TF_MIGRATIONS:
-		return t->migrations;
+		return t->sched.migrations;
 	default:
 		return 0;
 	}
@@ -47,7 +47,7 @@ void task_events_fill(const struct event_plan *plan, struct tdbpf_task *t)
 	for (s = plan->nr_counters; s < plan->nr && s < TDBPF_MAX_EVENTS;
 	     s++) {
 		t->ctr[s].value = field(t, plan->evd[s]->config1);
-		t->ctr[s].enabled = t->on_cpu_ns;
-		t->ctr[s].running = t->on_cpu_ns;
+		t->ctr[s].enabled = t->sched.on_cpu_ns;
+		t->ctr[s].running = t->sched.on_cpu_ns;
 	}
 }

@@ -29,6 +29,54 @@ static int clamp_ev(int nr_ev)
 	return nr_ev > TDBPF_MAX_EVENTS ? TDBPF_MAX_EVENTS : nr_ev;
 }
 
+/* Sums only grow; a smaller value means the row restarted: count from 0. */
+static __u64 sub_sat(__u64 a, __u64 b)
+{
+	return a > b ? a - b : 0;
+}
+
+void sched_add(struct tdbpf_sched *d, const struct tdbpf_sched *s)
+{
+	d->on_cpu_ns += s->on_cpu_ns;
+	d->runq_wait_ns += s->runq_wait_ns;
+	d->off_cpu_ns += s->off_cpu_ns;
+	d->nvcsw += s->nvcsw;
+	d->nivcsw += s->nivcsw;
+	d->migrations += s->migrations;
+	d->uncounted_ns += s->uncounted_ns;
+}
+
+void sched_sub(struct tdbpf_sched *d, const struct tdbpf_sched *a,
+	       const struct tdbpf_sched *b)
+{
+	d->on_cpu_ns = sub_sat(a->on_cpu_ns, b->on_cpu_ns);
+	d->runq_wait_ns = sub_sat(a->runq_wait_ns, b->runq_wait_ns);
+	d->off_cpu_ns = sub_sat(a->off_cpu_ns, b->off_cpu_ns);
+	d->nvcsw = sub_sat(a->nvcsw, b->nvcsw);
+	d->nivcsw = sub_sat(a->nivcsw, b->nivcsw);
+	d->migrations = sub_sat(a->migrations, b->migrations);
+	d->uncounted_ns = sub_sat(a->uncounted_ns, b->uncounted_ns);
+}
+
+void sched_clear(struct tdbpf_sched *d)
+{
+	memset(d, 0, sizeof(*d));
+}
+
+/*
+ * Times and switches. Uncounted time is on-CPU time, so it moves with
+ * it; a migration alone (a sleeping task moved) is not activity that
+ * earns a row in an interval report.
+ */
+bool sched_changed(const struct tdbpf_sched *cur,
+		   const struct tdbpf_sched *prev)
+{
+	return cur->on_cpu_ns != prev->on_cpu_ns ||
+	       cur->runq_wait_ns != prev->runq_wait_ns ||
+	       cur->off_cpu_ns != prev->off_cpu_ns ||
+	       cur->nvcsw != prev->nvcsw || cur->nivcsw != prev->nivcsw;
+}
+
 static void set_stride(struct task_table *t, int nr_ev)
 {
 	t->nr_ev = clamp_ev(nr_ev);
@@ -165,8 +213,7 @@ void tasks_clear(struct task_table *t, __u32 tid)
 
 	if (!r)
 		return;
-	r->on_cpu_ns = r->runq_wait_ns = r->off_cpu_ns = 0;
-	r->nvcsw = r->nivcsw = r->migrations = r->uncounted_ns = 0;
+	sched_clear(&r->sched);
 	for (i = 0; i < t->nr_ev; i++)
 		memset(&r->ctr[i], 0, sizeof(r->ctr[i]));
 }
@@ -216,26 +263,14 @@ int tasks_add(struct task_table *t, const struct tdbpf_task *s, int nr_ev)
 		copy_comm(r->comm, sizeof(r->comm), s->comm, sizeof(s->comm));
 	if (s->flags & TDBPF_TASK_EXITED)
 		r->exited = true;
-	r->on_cpu_ns += s->on_cpu_ns;
-	r->runq_wait_ns += s->runq_wait_ns;
-	r->off_cpu_ns += s->off_cpu_ns;
-	r->nvcsw += s->nvcsw;
-	r->nivcsw += s->nivcsw;
-	r->migrations += s->migrations;
-	r->uncounted_ns += s->uncounted_ns;
+	sched_add(&r->sched, &s->sched);
 	add_counts(r->ctr, s->ctr, common_ev(nr_ev, t, NULL));
 	return 0;
 }
 
 static void add_row(struct task_row *d, const struct task_row *s, int nr_ev)
 {
-	d->on_cpu_ns += s->on_cpu_ns;
-	d->runq_wait_ns += s->runq_wait_ns;
-	d->off_cpu_ns += s->off_cpu_ns;
-	d->nvcsw += s->nvcsw;
-	d->nivcsw += s->nivcsw;
-	d->migrations += s->migrations;
-	d->uncounted_ns += s->uncounted_ns;
+	sched_add(&d->sched, &s->sched);
 	add_counts(d->ctr, s->ctr, nr_ev);
 }
 
@@ -259,12 +294,6 @@ int tasks_merge(struct task_table *dst, const struct task_table *src,
 		add_row(d, s, nr_ev);
 	}
 	return 0;
-}
-
-/* Sums only grow; a smaller value means the row restarted: count from 0. */
-static __u64 sub_sat(__u64 a, __u64 b)
-{
-	return a > b ? a - b : 0;
 }
 
 int tasks_diff(const struct task_table *cur, const struct task_table *prev,
@@ -291,11 +320,7 @@ int tasks_diff(const struct task_table *cur, const struct task_table *prev,
 		if (!p)
 			p = &zero;	/* its counters are never read */
 		newly_exited = c->exited && !p->exited;
-		if (!newly_exited &&
-		    c->on_cpu_ns == p->on_cpu_ns &&
-		    c->runq_wait_ns == p->runq_wait_ns &&
-		    c->off_cpu_ns == p->off_cpu_ns &&
-		    c->nvcsw == p->nvcsw && c->nivcsw == p->nivcsw)
+		if (!newly_exited && !sched_changed(&c->sched, &p->sched))
 			continue;
 		d = tasks_get(out, c->tid);
 		if (!d)
@@ -304,13 +329,7 @@ int tasks_diff(const struct task_table *cur, const struct task_table *prev,
 		memcpy(d->comm, c->comm, sizeof(d->comm));
 		d->exited = c->exited;
 		d->nr_tasks = c->nr_tasks;
-		d->on_cpu_ns = sub_sat(c->on_cpu_ns, p->on_cpu_ns);
-		d->runq_wait_ns = sub_sat(c->runq_wait_ns, p->runq_wait_ns);
-		d->off_cpu_ns = sub_sat(c->off_cpu_ns, p->off_cpu_ns);
-		d->nvcsw = sub_sat(c->nvcsw, p->nvcsw);
-		d->nivcsw = sub_sat(c->nivcsw, p->nivcsw);
-		d->migrations = sub_sat(c->migrations, p->migrations);
-		d->uncounted_ns = sub_sat(c->uncounted_ns, p->uncounted_ns);
+		sched_sub(&d->sched, &c->sched, &p->sched);
 		for (j = 0; j < nr_ev; j++) {
 			if (!have_prev) {
 				d->ctr[j] = c->ctr[j];

@@ -17,13 +17,7 @@ struct task_row {
 	char comm[TDBPF_COMM_LEN + 2];	/* folded rows: "worker-*" */
 	bool exited;
 	int nr_tasks;		/* tasks folded into this row (1 if none) */
-	__u64 on_cpu_ns;
-	__u64 runq_wait_ns;
-	__u64 off_cpu_ns;
-	__u64 nvcsw;
-	__u64 nivcsw;
-	__u64 migrations;
-	__u64 uncounted_ns;	/* on-CPU whose counters were not read */
+	struct tdbpf_sched sched;
 	/* as many as the table's nr_ev: rows are sized to the events
 	 * programmed, not to TDBPF_MAX_EVENTS (10,000 tasks x 64 slots
 	 * would be 15 MiB per table) */
@@ -40,6 +34,15 @@ struct task_table {
 	size_t *index;
 	size_t index_cap;
 };
+
+/* The scheduling sums: @d += @s; @d = @a - @b (saturating at 0); zero. */
+void sched_add(struct tdbpf_sched *d, const struct tdbpf_sched *s);
+void sched_sub(struct tdbpf_sched *d, const struct tdbpf_sched *a,
+	       const struct tdbpf_sched *b);
+void sched_clear(struct tdbpf_sched *d);
+/* Did anything happen between @prev and @cur (time, a switch)? */
+bool sched_changed(const struct tdbpf_sched *cur,
+		   const struct tdbpf_sched *prev);
 
 /* An empty table whose rows hold TDBPF_MAX_EVENTS counters. */
 void tasks_init(struct task_table *t);

@@ -292,7 +292,7 @@ static void test_target_killed(void **state)
 	char *wl[] = { (char *)workload("spinners"), "-n", "2", "-d", "30",
 		       NULL };
 	char pidarg[32], *out;
-	char *tr[] = { (char *)tdbpf_bin(), "-j", "-p", pidarg, NULL };
+	char *tr[] = { (char *)tdbpf_bin(), "-v", "-j", "-p", pidarg, NULL };
 	struct child w;
 	struct proc d;
 	json_object *doc, *tasks;
@@ -306,6 +306,8 @@ static void test_target_killed(void **state)
 	pid = start_workload(wl, &w);
 	snprintf(pidarg, sizeof(pidarg), "%d", pid);
 	d = start(tr, NULL);
+	/* 2 s of tracing, however long attaching takes on a busy machine */
+	assert_true(wait_line(d.err, "tdbpf: attached", 30000));
 	sleep(2);
 	t_kill = mono_s();
 	stop_workload(&w);

@@ -45,9 +45,9 @@ static struct task_row *add(struct task_table *t, __u32 tid, const char *comm,
 	assert_non_null(r);
 	r->pid = 1000;
 	snprintf(r->comm, sizeof(r->comm), "%s", comm);
-	r->on_cpu_ns = on;
-	r->runq_wait_ns = rq;
-	r->off_cpu_ns = off;
+	r->sched.on_cpu_ns = on;
+	r->sched.runq_wait_ns = rq;
+	r->sched.off_cpu_ns = off;
 	return r;
 }
 
@@ -163,9 +163,9 @@ static enum sched_verdict judge_ns(__u64 on, __u64 rq, __u64 off)
 	struct task_row r;
 
 	memset(&r, 0, sizeof(r));
-	r.on_cpu_ns = on;
-	r.runq_wait_ns = rq;
-	r.off_cpu_ns = off;
+	r.sched.on_cpu_ns = on;
+	r.sched.runq_wait_ns = rq;
+	r.sched.off_cpu_ns = off;
 	return sched_judge(&r, 1000);
 }
 
@@ -224,10 +224,10 @@ static void five(struct task_table *t)
 	add(t, 40, "d", 100, 400, 10);		/* most runq */
 	add(t, 30, "a", 200, 10, 900);		/* most off, first name */
 	r = add(t, 20, "c", 300, 20, 20);
-	r->nvcsw = 70;				/* most switches: 70+5 */
-	r->nivcsw = 5;
+	r->sched.nvcsw = 70;				/* most switches: 70+5 */
+	r->sched.nivcsw = 5;
 	r = add(t, 10, "b", 300, 30, 30);	/* ties 20 on CPU */
-	r->nvcsw = 74;
+	r->sched.nvcsw = 74;
 }
 
 static void order(const struct report *rep, const __u32 *want, int n)
@@ -424,15 +424,15 @@ static void writer_table(struct task_table *t)
 
 	tasks_init(t);
 	r = add(t, 101, odd_comm, 3000000000ull, 1000000, 2000000);
-	r->nvcsw = 120;
-	r->nivcsw = 3;
-	r->migrations = 4;
-	r->uncounted_ns = 250000;
+	r->sched.nvcsw = 120;
+	r->sched.nivcsw = 3;
+	r->sched.migrations = 4;
+	r->sched.uncounted_ns = 250000;
 	r->exited = true;
 	for (i = 0; i < model_software.nr_events; i++)
 		set_ctr(r, i, 7000 + i, 3000000000ull, 3000000000ull);
 	r = add(t, 102, "parse1", 1000000, 0, 5000000);
-	r->nvcsw = 9;
+	r->sched.nvcsw = 9;
 	for (i = 0; i < model_software.nr_events; i++)
 		set_ctr(r, i, 0, 0, 0);
 	/* a folded row of 8 tasks */
@@ -456,9 +456,9 @@ static void test_json(void **state)
 	/* the folded row has tid 0 and no index entry: rebuild by hand */
 	assert_int_equal(report_build(&rep, &t, &plan, 0, 4000000000ull,
 				      SORT_CPU, 0), 0);
-	rep.lost_map_full = 12;
-	rep.lost_read_err = 3;
-	rep.unseen_switch_ins = 5;
+	rep.lost.map_full = 12;
+	rep.lost.read_errors = 3;
+	rep.lost.unseen_switch_ins = 5;
 
 	s = render(&rep, FMT_JSON, NULL);
 	o = parse_strict(s);
@@ -605,7 +605,7 @@ static void test_csv(void **state)
 	/* a separator and a newline inside a name must not add fields */
 	snprintf(tasks_get(&t, 102)->comm, TDBPF_COMM_LEN, "p,a\nr");
 	report_build(&rep, &t, &plan, 0, 4000000000ull, SORT_CPU, 0);
-	rep.lost_read_err = 3;
+	rep.lost.read_errors = 3;
 	s = render(&rep, FMT_CSV, ",");
 	assert_int_equal(count_lines(s), 1 + 3 * per_task);
 	for (line = strtok_r(s, "\n", &save); line;
@@ -646,7 +646,7 @@ static void test_csv(void **state)
 
 	/* interval reports put the interval first: one more field */
 	rep.interval = 2;
-	rep.lost_read_err = 0;
+	rep.lost.read_errors = 0;
 	s = render(&rep, FMT_CSV, ";");
 	assert_int_equal(count_lines(s), 3 * per_task);
 	line = strtok_r(s, "\n", &save);
@@ -699,8 +699,8 @@ static void test_table(void **state)
 	sw_plan(&plan);
 	writer_table(&t);
 	report_build(&rep, &t, &plan, 0, 4000000000ull, SORT_CPU, 2);
-	rep.lost_map_full = 12;
-	rep.lost_read_err = 3;
+	rep.lost.map_full = 12;
+	rep.lost.read_errors = 3;
 	s = render(&rep, FMT_TABLE, NULL);
 	assert_int_equal(count_lines(s), 2 + 2);
 	/* 101 exited; --top left the other two to one shown row */
@@ -989,18 +989,18 @@ static void check_task_json(json_object *x, const struct task_decoded *d)
 
 	assert_true(json_object_is_type(get(x, "on_cpu_ns"), json_type_int));
 	assert_true(json_object_get_uint64(get(x, "on_cpu_ns")) ==
-		    r->on_cpu_ns);
+		    r->sched.on_cpu_ns);
 	assert_true(json_object_get_uint64(get(x, "runq_wait_ns")) ==
-		    r->runq_wait_ns);
+		    r->sched.runq_wait_ns);
 	assert_true(json_object_get_uint64(get(x, "off_cpu_ns")) ==
-		    r->off_cpu_ns);
+		    r->sched.off_cpu_ns);
 	assert_true(json_object_get_uint64(get(x, "switches")) ==
-		    r->nvcsw + r->nivcsw);
-	assert_true(json_object_get_uint64(get(x, "voluntary")) == r->nvcsw);
+		    r->sched.nvcsw + r->sched.nivcsw);
+	assert_true(json_object_get_uint64(get(x, "voluntary")) == r->sched.nvcsw);
 	assert_true(json_object_get_uint64(get(x, "involuntary")) ==
-		    r->nivcsw);
+		    r->sched.nivcsw);
 	assert_true(json_object_get_uint64(get(x, "migrations")) ==
-		    r->migrations);
+		    r->sched.migrations);
 	assert_true(json_object_get_double(get(x, "coverage")) ==
 		    printf_rounded(d->coverage, 6));
 	assert_int_equal(json_object_get_boolean(get(x, "low_coverage")),
@@ -1078,9 +1078,9 @@ static void test_json_nasty(void **state)
 	for (i = 0; i < NR_NASTY; i++) {
 		r = add(&t, i + 1, nasty[i].comm, UINT64_MAX - i, 1ull << 63,
 			UINT64_MAX);
-		r->nvcsw = UINT64_MAX / 2;
-		r->nivcsw = UINT64_MAX / 2;
-		r->migrations = UINT64_MAX;
+		r->sched.nvcsw = UINT64_MAX / 2;
+		r->sched.nivcsw = UINT64_MAX / 2;
+		r->sched.migrations = UINT64_MAX;
 		for (k = 0; k < F_NR; k++)
 			set_ctr(r, k, 0, 0, 0);
 	}
@@ -1102,8 +1102,8 @@ static void test_json_nasty(void **state)
 
 	assert_int_equal(report_build(&rep, &t, &plan, 2, UINT64_MAX,
 				      SORT_TID, 0), 0);
-	rep.lost_map_full = UINT64_MAX;
-	rep.lost_read_err = 1ull << 63;
+	rep.lost.map_full = UINT64_MAX;
+	rep.lost.read_errors = 1ull << 63;
 	d = by_tid(&rep, 1, &dec);
 	assert_true(isnan(d->ev[F_INST]) && isnan(d->tma.val[N_RET]));
 	d = by_tid(&rep, 2, &dec);

@@ -65,13 +65,13 @@ static struct tdbpf_task mk(__u32 tid, __u32 tgid, const char *comm,
 	s.tgid = tgid;
 	/* may fill the buffer without a NUL, as the kernel's comm can */
 	memcpy(s.comm, comm, strnlen(comm, sizeof(s.comm)));
-	s.on_cpu_ns = base + 1;
-	s.runq_wait_ns = base + 2;
-	s.off_cpu_ns = base + 3;
-	s.nvcsw = base + 4;
-	s.nivcsw = base + 5;
-	s.migrations = base + 6;
-	s.uncounted_ns = base + 7;
+	s.sched.on_cpu_ns = base + 1;
+	s.sched.runq_wait_ns = base + 2;
+	s.sched.off_cpu_ns = base + 3;
+	s.sched.nvcsw = base + 4;
+	s.sched.nivcsw = base + 5;
+	s.sched.migrations = base + 6;
+	s.sched.uncounted_ns = base + 7;
 	for (i = 0; i < TDBPF_MAX_EVENTS; i++) {
 		s.ctr[i].value = base * 10 + i;
 		s.ctr[i].enabled = base * 100 + i;
@@ -99,13 +99,13 @@ static void test_add_sums(void **state)
 	assert_string_equal(r->comm, "w2");	/* newest name */
 	assert_int_equal(r->nr_tasks, 1);
 	assert_false(r->exited);
-	assert_int_equal(r->on_cpu_ns, 1001 + 21);
-	assert_int_equal(r->runq_wait_ns, 1002 + 22);
-	assert_int_equal(r->off_cpu_ns, 1003 + 23);
-	assert_int_equal(r->nvcsw, 1004 + 24);
-	assert_int_equal(r->nivcsw, 1005 + 25);
-	assert_int_equal(r->migrations, 1006 + 26);
-	assert_int_equal(r->uncounted_ns, 1007 + 27);
+	assert_int_equal(r->sched.on_cpu_ns, 1001 + 21);
+	assert_int_equal(r->sched.runq_wait_ns, 1002 + 22);
+	assert_int_equal(r->sched.off_cpu_ns, 1003 + 23);
+	assert_int_equal(r->sched.nvcsw, 1004 + 24);
+	assert_int_equal(r->sched.nivcsw, 1005 + 25);
+	assert_int_equal(r->sched.migrations, 1006 + 26);
+	assert_int_equal(r->sched.uncounted_ns, 1007 + 27);
 	/* counters: slot i = value base*10+i summed over both adds */
 	assert_int_equal(r->ctr[0].value, 10000 + 200);
 	assert_int_equal(r->ctr[2].value, 10002 + 202);
@@ -165,14 +165,14 @@ static void test_merge(void **state)
 	assert_int_equal(tasks_merge(&a, &b, 2), 0);
 	assert_int_equal(a.nr, 3);
 	r = tasks_get(&a, 2);
-	assert_int_equal(r->on_cpu_ns, 201 + 6);
+	assert_int_equal(r->sched.on_cpu_ns, 201 + 6);
 	assert_int_equal(r->ctr[1].value, 2001 + 51);
 	assert_int_equal(r->ctr[1].running, 10001 + 251);
 	assert_true(r->exited);
 	r = tasks_get(&a, 3);
 	assert_string_equal(r->comm, "three");
-	assert_int_equal(r->off_cpu_ns, 10);
-	assert_int_equal(tasks_get(&a, 1)->on_cpu_ns, 101);
+	assert_int_equal(r->sched.off_cpu_ns, 10);
+	assert_int_equal(tasks_get(&a, 1)->sched.on_cpu_ns, 101);
 	assert_int_equal(a.nr, 3);
 	tasks_free(&a);
 	tasks_free(&b);
@@ -201,21 +201,21 @@ static void test_clear_then_merge(void **state)
 	assert_int_equal(snap.nr, 2);
 	r = tasks_get(&snap, 5);
 	assert_string_equal(r->comm, "w");	/* the row and name stay */
-	assert_int_equal(r->on_cpu_ns, 0);
-	assert_int_equal(r->migrations, 0);
-	assert_int_equal(r->uncounted_ns, 0);
+	assert_int_equal(r->sched.on_cpu_ns, 0);
+	assert_int_equal(r->sched.migrations, 0);
+	assert_int_equal(r->sched.uncounted_ns, 0);
 	assert_int_equal(r->ctr[1].value, 0);
 	assert_int_equal(r->ctr[1].enabled, 0);
 	assert_int_equal(tasks_merge(&snap, &late, 2), 0);
 	r = tasks_get(&snap, 5);
-	assert_int_equal(r->on_cpu_ns, 301);	/* the dead sums, once */
-	assert_int_equal(r->nivcsw, 305);
-	assert_int_equal(r->uncounted_ns, 307);
+	assert_int_equal(r->sched.on_cpu_ns, 301);	/* the dead sums, once */
+	assert_int_equal(r->sched.nivcsw, 305);
+	assert_int_equal(r->sched.uncounted_ns, 307);
 	assert_int_equal(r->ctr[1].value, 3001);
 	assert_int_equal(r->ctr[1].running, 15001);
 	assert_true(r->exited);
 	/* the other task is untouched */
-	assert_int_equal(tasks_get(&snap, 6)->on_cpu_ns, 8);
+	assert_int_equal(tasks_get(&snap, 6)->sched.on_cpu_ns, 8);
 	tasks_free(&snap);
 	tasks_free(&late);
 }
@@ -252,23 +252,23 @@ static void test_diff(void **state)
 	assert_int_equal(tasks_diff(&cur, &prev, &out, 2), 0);
 	assert_int_equal(out.nr, 3);
 	r = tasks_get(&out, 1);
-	assert_int_equal(r->on_cpu_ns, 11);
-	assert_int_equal(r->runq_wait_ns, 12);
-	assert_int_equal(r->off_cpu_ns, 13);
-	assert_int_equal(r->nvcsw, 14);
-	assert_int_equal(r->nivcsw, 15);
-	assert_int_equal(r->migrations, 16);
-	assert_int_equal(r->uncounted_ns, 17);
+	assert_int_equal(r->sched.on_cpu_ns, 11);
+	assert_int_equal(r->sched.runq_wait_ns, 12);
+	assert_int_equal(r->sched.off_cpu_ns, 13);
+	assert_int_equal(r->sched.nvcsw, 14);
+	assert_int_equal(r->sched.nivcsw, 15);
+	assert_int_equal(r->sched.migrations, 16);
+	assert_int_equal(r->sched.uncounted_ns, 17);
 	assert_int_equal(r->ctr[1].value, 101);
 	assert_int_equal(r->ctr[1].enabled, 1001);
 	assert_int_equal(r->ctr[1].running, 501);
 	assert_false(r->exited);
 	r = tasks_get(&out, 3);		/* newly exited, nothing else */
 	assert_true(r->exited);
-	assert_int_equal(r->on_cpu_ns, 0);
+	assert_int_equal(r->sched.on_cpu_ns, 0);
 	assert_int_equal(r->ctr[0].value, 0);
 	r = tasks_get(&out, 4);		/* new: whole row */
-	assert_int_equal(r->on_cpu_ns, 1);
+	assert_int_equal(r->sched.on_cpu_ns, 1);
 	assert_string_equal(r->comm, "d");
 	assert_int_equal(out.nr, 3);	/* tid 2 left out */
 
@@ -298,7 +298,7 @@ static void test_index_growth(void **state)
 
 		memset(&s, 0, sizeof(s));
 		s.tid = i * 7919 + 1;	/* sparse, like real tids */
-		s.on_cpu_ns = i;
+		s.sched.on_cpu_ns = i;
 		assert_int_equal(tasks_add(&t, &s, 0), 0);
 	}
 	assert_int_equal(t.nr, n);
@@ -309,7 +309,7 @@ static void test_index_growth(void **state)
 
 		memset(&s, 0, sizeof(s));
 		s.tid = i * 7919 + 1;
-		s.on_cpu_ns = 1;
+		s.sched.on_cpu_ns = 1;
 		assert_int_equal(tasks_add(&t, &s, 0), 0);
 	}
 	assert_int_equal(t.nr, n);
@@ -317,12 +317,12 @@ static void test_index_growth(void **state)
 		struct task_row *r = tasks_get(&t, i * 7919 + 1);
 
 		assert_int_equal(r->tid, i * 7919 + 1);
-		assert_int_equal(r->on_cpu_ns, (__u64)i + 1);
+		assert_int_equal(r->sched.on_cpu_ns, (__u64)i + 1);
 	}
 	assert_int_equal(t.nr, n);
 	tasks_reset(&t);
 	assert_int_equal(t.nr, 0);
-	assert_int_equal(tasks_get(&t, 1)->on_cpu_ns, 0);
+	assert_int_equal(tasks_get(&t, 1)->sched.on_cpu_ns, 0);
 	assert_int_equal(t.nr, 1);
 	tasks_free(&t);
 }
@@ -375,9 +375,9 @@ static void test_fold(void **state)
 	assert_int_equal(tasks_row(&out, w)->tid, 0);
 	assert_int_equal(tasks_row(&out, w)->pid, 10);
 	assert_false(tasks_row(&out, w)->exited);	/* tid 12 still alive */
-	assert_int_equal(tasks_row(&out, w)->on_cpu_ns, (11 + 18) * 8 / 2 + 8);
-	assert_int_equal(tasks_row(&out, w)->nivcsw, (11 + 18) * 8 / 2 + 8 * 5);
-	assert_int_equal(tasks_row(&out, w)->uncounted_ns,
+	assert_int_equal(tasks_row(&out, w)->sched.on_cpu_ns, (11 + 18) * 8 / 2 + 8);
+	assert_int_equal(tasks_row(&out, w)->sched.nivcsw, (11 + 18) * 8 / 2 + 8 * 5);
+	assert_int_equal(tasks_row(&out, w)->sched.uncounted_ns,
 			 (11 + 18) * 8 / 2 + 8 * 7);
 	assert_int_equal(tasks_row(&out, w)->ctr[1].value, (11 + 18) * 8 / 2 * 10 + 8);
 	assert_int_equal(tasks_row(&out, w)->ctr[1].enabled,
@@ -390,7 +390,7 @@ static void test_fold(void **state)
 	/* two processes under one name: no single pid */
 	assert_int_equal(tasks_row(&out, m)->nr_tasks, 2);
 	assert_int_equal(tasks_row(&out, m)->pid, 0);
-	assert_int_equal(tasks_row(&out, m)->on_cpu_ns, 2 + 3);
+	assert_int_equal(tasks_row(&out, m)->sched.on_cpu_ns, 2 + 3);
 	assert_string_equal(tasks_row(&out, k)->comm, "sink");
 	assert_int_equal(tasks_row(&out, k)->tid, 40);
 

@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Every key tdbpf's JSON holds is documented in the README, and every
+ * key the README documents is one tdbpf writes. The README's tables (in
+ * "JSON and CSV") name keys as paths: "lost.map_full", "tasks[].tid";
+ * an upper-case last part ("counters.EVENT") marks a map whose keys are
+ * data. The JSON comes from the program: ./tdbpf list -j and decode -j
+ * for every model, a traced run of a workload (root), and, for the
+ * hardware models this machine cannot trace, the report writer itself
+ * (sink_emit(), what a traced run calls) on tasks made up here.
+ *
+ * A feature that adds a key fails here until the README says what it
+ * means; a key documented but no longer written fails too.
+ */
+#include "helpers.h"
+#include <ctype.h>
+#include "model.h"
+#include "sink.h"
+
+#define MAX_KEYS	256
+
+struct keyset {
+	char *key[MAX_KEYS];
+	int nr;
+};
+
+static bool has(const struct keyset *s, const char *k)
+{
+	int i;
+
+	for (i = 0; i < s->nr; i++)
+		if (!strcmp(s->key[i], k))
+			return true;
+	return false;
+}
+
+static void add(struct keyset *s, const char *k)
+{
+	if (has(s, k))
+		return;
+	assert_true(s->nr < MAX_KEYS);
+	s->key[s->nr++] = strdup(k);
+}
+
+static void keyset_free(struct keyset *s)
+{
+	while (s->nr)
+		free(s->key[--s->nr]);
+}
+
+/* ---- the README's tables ------------------------------------------------ */
+
+static char *readme(void)
+{
+	FILE *f = fopen("README.md", "r");
+	char *text;
+	long n;
+
+	if (!f)
+		fail_msg("cannot read README.md: run from the repository root");
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	text = calloc(1, (size_t)n + 1);
+	assert_non_null(text);
+	assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	return text;
+}
+
+/*
+ * The keys of the table that follows the line @intro: every `key` in
+ * each row's first cell ("| `a`, `b` | meaning |").
+ */
+static void documented(const char *text, const char *intro,
+		       struct keyset *out)
+{
+	const char *p = strstr(text, intro), *line, *end, *cell, *q;
+	char key[128];
+
+	if (!p)
+		fail_msg("README: no line '%s' before a table of JSON keys",
+			 intro);
+	p = strchr(p, '\n');
+	while (p && *++p == '\n')
+		;
+	for (line = p; line && *line == '|'; line = end ? end + 1 : NULL) {
+		end = strchr(line, '\n');
+		cell = strchr(line + 1, '|');	/* end of the first cell */
+		for (q = line + 1; cell && q < cell; q++) {
+			const char *close;
+
+			if (*q != '`')
+				continue;
+			close = memchr(q + 1, '`', (size_t)(cell - q - 1));
+			if (!close)
+				break;
+			snprintf(key, sizeof(key), "%.*s", (int)(close - q - 1),
+				 q + 1);
+			add(out, key);
+			q = close;
+		}
+	}
+	if (!out->nr)
+		fail_msg("README: the table after '%s' names no keys", intro);
+}
+
+/* "counters" when @doc has "...counters.EVENT": a map of data keys */
+static const char *placeholder(const struct keyset *doc, const char *path)
+{
+	static char ph[64];
+	size_t n = strlen(path);
+	int i;
+
+	for (i = 0; i < doc->nr; i++) {
+		const char *k = doc->key[i], *last;
+
+		if (strncmp(k, path, n) || k[n] != '.')
+			continue;
+		last = k + n + 1;
+		if (strchr(last, '.') || strchr(last, '['))
+			continue;
+		for (; *last && (isupper((unsigned char)*last) || *last == '_');
+		     last++)
+			;
+		if (!*last) {
+			snprintf(ph, sizeof(ph), "%s", k + n + 1);
+			return ph;
+		}
+	}
+	return NULL;
+}
+
+/* ---- what the program writes -------------------------------------------- */
+
+/* The leaf paths of @o: "a.b", "a[].c"; keys of a map as its placeholder. */
+static void emitted(json_object *o, const char *path, const struct keyset *doc,
+		    struct keyset *out)
+{
+	char sub[256];
+	size_t i;
+
+	if (json_object_is_type(o, json_type_array)) {
+		snprintf(sub, sizeof(sub), "%s[]", path);
+		for (i = 0; i < json_object_array_length(o); i++)
+			emitted(json_object_array_get_idx(o, i), sub, doc, out);
+		return;
+	}
+	if (json_object_is_type(o, json_type_object)) {
+		const char *ph = *path ? placeholder(doc, path) : NULL;
+
+		json_object_object_foreach(o, key, val) {
+			snprintf(sub, sizeof(sub), "%s%s%s", path,
+				 *path ? "." : "", ph ? ph : key);
+			emitted(val, sub, doc, out);
+		}
+		return;
+	}
+	add(out, path);
+}
+
+/* Each document of @text (one, or JSON lines) into @out. */
+static void parse_docs(const char *text, const char *what,
+		       const struct keyset *doc, struct keyset *out)
+{
+	struct json_tokener *tok = json_tokener_new();
+	const char *p = text;
+	int n = 0;
+
+	while (*p) {
+		json_object *o;
+
+		while (isspace((unsigned char)*p))
+			p++;
+		if (!*p)
+			break;
+		o = json_tokener_parse_ex(tok, p, (int)strlen(p));
+		if (!o)
+			fail_msg("%s: not JSON at '%.40s'", what, p);
+		p += json_tokener_get_parse_end(tok);
+		json_tokener_reset(tok);
+		emitted(o, "", doc, out);
+		json_object_put(o);
+		n++;
+	}
+	json_tokener_free(tok);
+	if (!n)
+		fail_msg("%s wrote no JSON", what);
+}
+
+static void run_tdbpf(char *const argv[], const char *what,
+		      const struct keyset *doc, struct keyset *out)
+{
+	char *text = NULL;
+	int rc = run(argv, &text, 60);
+
+	if (rc)
+		fail_msg("%s: exit %d", what, rc);
+	parse_docs(text, what, doc, out);
+	free(text);
+}
+
+/* Both ways: each written key documented, each documented key written. */
+static void same_keys(const struct keyset *doc, const struct keyset *got,
+		      const char *what)
+{
+	int i, bad = 0;
+
+	for (i = 0; i < got->nr; i++)
+		if (!has(doc, got->key[i])) {
+			print_error("%s writes '%s', which the README's table does not document\n",
+				    what, got->key[i]);
+			bad++;
+		}
+	for (i = 0; i < doc->nr; i++)
+		if (!has(got, doc->key[i])) {
+			print_error("the README documents '%s' for %s, which it never writes\n",
+				    doc->key[i], what);
+			bad++;
+		}
+	if (bad)
+		fail_msg("%s: %d keys differ between the README and the program",
+			 what, bad);
+}
+
+/* ---- list and decode ----------------------------------------------------- */
+
+static void test_list_keys(void **state)
+{
+	struct keyset doc = { 0 }, got = { 0 };
+	char *text = readme();
+	int m, smt;
+
+	(void)state;
+	documented(text, "`tdbpf list -j`:", &doc);
+	for (m = 0; models[m]; m++)
+		for (smt = 0; smt < 2; smt++) {
+			char *argv[] = { (char *)tdbpf_bin(), "list", "-j",
+					 "--model", (char *)models[m]->name,
+					 "--smt", smt ? "on" : "off", NULL };
+
+			run_tdbpf(argv, "tdbpf list -j", &doc, &got);
+		}
+	same_keys(&doc, &got, "tdbpf list -j");
+	keyset_free(&doc);
+	keyset_free(&got);
+	free(text);
+}
+
+static void test_decode_keys(void **state)
+{
+	struct keyset doc = { 0 }, got = { 0 };
+	char *text = readme(), path[] = "/tmp/tdbpf-json-doc-XXXXXX";
+	int m, e, fd;
+
+	(void)state;
+	documented(text, "`tdbpf decode -j`:", &doc);
+	for (m = 0; models[m]; m++) {
+		const struct model *mo = models[m];
+		char *argv[] = { (char *)tdbpf_bin(), "decode", "-j", "--model",
+				 (char *)mo->name, path, NULL };
+		FILE *f;
+
+		if (!mo->max_level)
+			continue;
+		fd = mkstemp(path);
+		assert_true(fd >= 0);
+		f = fdopen(fd, "w");
+		/* every event, so every node is computable */
+		for (e = 0; e < mo->nr_events; e++)
+			fprintf(f, "%s %d\n", mo->events[e].name,
+				1000000 + 7919 * e);
+		fclose(f);
+		run_tdbpf(argv, "tdbpf decode -j", &doc, &got);
+		unlink(path);
+		strcpy(path, "/tmp/tdbpf-json-doc-XXXXXX");
+	}
+	same_keys(&doc, &got, "tdbpf decode -j");
+	keyset_free(&doc);
+	keyset_free(&got);
+	free(text);
+}
+
+/* ---- reports ------------------------------------------------------------ */
+
+/*
+ * Reports of @m's events from the writer, to a temporary file: two
+ * tasks of one name (a folded row with --per-name), an interval report
+ * and a whole-run one, counters multiplexed so that coverage is low.
+ */
+static void writer_reports(const struct model *m, const struct keyset *doc,
+			   struct keyset *got)
+{
+	struct event_plan plan;
+	struct snapshot snap;
+	char err[256], *out;
+	struct sink sink = { .ops = &sink_json, .intervals = true };
+	struct report_conf rc = { .plan = &plan, .per_name = false };
+	int i, s, fold;
+	long n;
+
+	assert_int_equal(plan_events(m, m->max_level, true, m->gp_smt_on,
+				     &plan, err, sizeof(err)),
+			 0);
+	snapshot_init(&snap, plan.nr);
+	for (i = 0; i < 3; i++) {
+		struct task_row *r = tasks_get(&snap.tasks, 100 + i);
+
+		r->pid = 100;
+		snprintf(r->comm, sizeof(r->comm), "worker-%d", i);
+		r->exited = i == 2;
+		r->sched.on_cpu_ns = 1000000 * (i + 1);
+		r->sched.off_cpu_ns = 500000;
+		for (s = 0; s < plan.nr; s++) {
+			r->ctr[s].value = 1000 * (s + 1);
+			r->ctr[s].enabled = 1000000;
+			r->ctr[s].running = 10000;
+		}
+	}
+	sink.f = tmpfile();
+	assert_non_null(sink.f);
+	for (fold = 0; fold < 2; fold++) {
+		rc.per_name = fold;
+		assert_int_equal(sink_emit(&sink, &rc, &snap, 2000000, 0), 0);
+		assert_int_equal(sink_emit(&sink, &rc, &snap, 4000000, -1), 0);
+	}
+	n = ftell(sink.f);
+	out = calloc(1, (size_t)n + 1);
+	rewind(sink.f);
+	assert_int_equal(fread(out, 1, (size_t)n, sink.f), (size_t)n);
+	fclose(sink.f);
+	parse_docs(out, "the JSON report writer", doc, got);
+	free(out);
+	snapshot_free(&snap);
+}
+
+/* The whole of file @path (malloc'ed). */
+static char *slurp_path(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = calloc(1, (size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	return buf;
+}
+
+/*
+ * The program itself, on a process with two threads of one name: -I
+ * reports and the whole run's, the threads folded (--per-name). What it
+ * writes must be documented; it adds to @got what the writer wrote.
+ */
+static void traced_reports(const struct keyset *doc, struct keyset *got)
+{
+	char opath[] = "/tmp/tdbpf-json-doc-XXXXXX", *out;
+	char *argv[] = { (char *)tdbpf_bin(), "-j", "-I", "200", "--per-name",
+			 "-o", opath, "--", (char *)workload("spinners"), "-n",
+			 "2", "-d", "0.7", NULL };
+	struct keyset traced = { 0 };
+	int fd = mkstemp(opath), i;
+
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(run(argv, NULL, 60), 0);
+	out = slurp_path(opath);
+	unlink(opath);
+	parse_docs(out, "tdbpf -j", doc, &traced);
+	free(out);
+	for (i = 0; i < traced.nr; i++) {
+		if (!has(doc, traced.key[i]))
+			fail_msg("tdbpf -j writes '%s', which the README's table does not document",
+				 traced.key[i]);
+		add(got, traced.key[i]);
+	}
+	/* the run did what it was asked: intervals, folded rows */
+	assert_true(has(&traced, "interval"));
+	assert_true(has(&traced, "tasks[].nr_tasks"));
+	keyset_free(&traced);
+}
+
+static void test_report_keys(void **state)
+{
+	struct keyset doc = { 0 }, got = { 0 };
+	char *text = readme();
+	int m;
+
+	(void)state;
+	documented(text, "A report (tracing with `-j`):", &doc);
+	/* every model, including those this machine cannot trace */
+	for (m = 0; models[m]; m++)
+		writer_reports(models[m], &doc, &got);
+	if (need_bpf() == 0)
+		traced_reports(&doc, &got);
+	else
+		print_message("reports checked from the writer only\n");
+	same_keys(&doc, &got, "a JSON report");
+	keyset_free(&doc);
+	keyset_free(&got);
+	free(text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_list_keys),
+		cmocka_unit_test(test_decode_keys),
+		cmocka_unit_test(test_report_keys),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tracing: check what can be checked before any BPF (privileges, that
+ * the targets exist, that the command can be found), pick the model and
+ * its events, and hand over to the run driver.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/capability.h>
+#include "cmd.h"
+#include "counters.h"
+#include "evsel.h"
+#include "privs.h"
+#include "run.h"
+
+static bool has_cap(cap_value_t c)
+{
+	cap_flag_value_t v = CAP_CLEAR;
+	cap_t caps = cap_get_proc();
+
+	if (!caps)
+		return false;
+	if (cap_get_flag(caps, c, CAP_EFFECTIVE, &v))
+		v = CAP_CLEAR;
+	cap_free(caps);
+	return v == CAP_SET;
+}
+
+static bool id_exists(pid_t id)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", id);
+	return access(path, F_OK) == 0;
+}
+
+/* Is @cmd something execvp can run? Checked early to fail within a second. */
+static bool command_found(const char *cmd)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+	const char *p, *e;
+
+	if (strchr(cmd, '/'))
+		return access(cmd, X_OK) == 0;
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (p = path; *p; p = *e ? e + 1 : e) {
+		e = strchr(p, ':');
+		if (!e)
+			e = p + strlen(p);
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)(e - p),
+			 e == p ? "." : p, cmd);
+		if (access(buf, X_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The -e events into @plan after the model's, each refused before
+ * tracing if this machine cannot count it. 0, or the exit status with
+ * @err: 2 for what the command line says wrong, 1 for what this machine
+ * cannot do.
+ */
+static int add_events(const struct options *o, struct event_plan *plan,
+		      char *err, size_t len)
+{
+	/* the plan points into it for the whole run */
+	static struct evsel_list evs;
+	struct evsel_env env;
+	bool online[TDBPF_MAX_CPUS];
+	int i, cpu = 0;
+
+	if (!o->nr_events)
+		return 0;
+	evsel_env_system(&env);
+	evsel_init(&evs);
+	for (i = 0; i < o->nr_events; i++)
+		if (evsel_parse(&evs, o->events[i], &env, err, len))
+			return 2;
+	if (plan_add_events(plan, evs.ev, evs.group, evs.nr, err, len))
+		return 2;
+	cpus_online(online, TDBPF_MAX_CPUS);
+	while (cpu < TDBPF_MAX_CPUS - 1 && !online[cpu])
+		cpu++;
+	return evsel_probe(&evs, cpu, err, len) ? 1 : 0;
+}
+
+int cmd_trace(const struct options *o, FILE *out)
+{
+	struct detect_info d = { 0 };
+	const struct model *m;
+	struct event_plan plan;
+	char err[512];
+	bool smt;
+	int i;
+
+	if (!(has_cap(CAP_SYS_ADMIN) ||
+	      (has_cap(CAP_BPF) && has_cap(CAP_PERFMON)))) {
+		errorf("tracing needs root, or CAP_BPF and CAP_PERFMON; run it with sudo");
+		return 1;
+	}
+	for (i = 0; i < o->nr_pids; i++)
+		if (!id_exists(o->pids[i])) {
+			errorf("no process with pid %d; check it with ps or pgrep",
+			       o->pids[i]);
+			return 2;
+		}
+	for (i = 0; i < o->nr_tids; i++)
+		if (!id_exists(o->tids[i])) {
+			errorf("no thread with tid %d; list threads with ps -eLf",
+			       o->tids[i]);
+			return 2;
+		}
+	if (o->argv && !command_found(o->argv[0])) {
+		errorf("command '%s' not found; check its name and PATH",
+		       o->argv[0]);
+		return 2;
+	}
+
+	detect_machine("", &d);
+	if (o->model) {
+		m = find_model_or_say(o->model);
+		if (!m)
+			return 2;
+		if (m != &model_software && d.model != m) {
+			/* never program events for a PMU that is not there */
+			errorf("the %s model does not match this machine (%s); using the %s model",
+			       m->name, d.reason[0] ? d.reason : d.cpu_desc,
+			       d.model->name);
+			m = d.model;
+		}
+	} else if (o->nr_events) {
+		/* -e alone: those events and nothing else */
+		m = NULL;
+	} else {
+		m = d.model;
+		if (m == &model_software && d.reason[0])
+			errorf("%s", d.reason);
+	}
+	/* NMI watchdog holding a counter, hybrid part: said once, up front */
+	if (m && m == d.model && d.note[0])
+		errorf("%s", d.note);
+	smt = o->smt >= 0 ? o->smt : d.smt;
+	if (!m) {
+		memset(&plan, 0, sizeof(plan));
+		plan.smt = smt;
+	} else if (plan_events(m, level_for(m, o->level), smt,
+			       gp_budget(m, smt, &d), &plan, err,
+			       sizeof(err))) {
+		errorf("%s", err);
+		return 1;
+	}
+	i = add_events(o, &plan, err, sizeof(err));
+	if (i) {
+		errorf("%s", err);
+		return i;
+	}
+	return run_trace(o, &plan, out);
+}

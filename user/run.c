@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The run driver (run.h): wires the tracer, the targets and the output
+ * sink into one event loop. Its sources:
+ *
+ *   SIGINT, SIGTERM, SIGHUP   stop
+ *   -d timer                  stop
+ *   -I timer                  an interval report (deltas since the last)
+ *   tick (TICK_MS)            stop when no target is left (threads, old kernels)
+ *   targets' pidfds           stop when the last one exits (targets.c)
+ *   the tracer's drain timer  exited tasks out of the BPF map (tracer.c)
+ *
+ * Whatever stops the loop, the whole run's report is written after it.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "detect.h"
+#include "launch.h"
+#include "loop.h"
+#include "outfile.h"
+#include "privs.h"
+#include "run.h"
+#include "sink.h"
+#include "targets.h"
+#include "text.h"
+#include "tracer.h"
+
+#define TICK_MS		100	/* how often targets without a pidfd are checked */
+#define NS_PER_MS	1000000ULL
+
+struct run {
+	const struct options *o;
+	struct tracer *tracer;
+	struct targets targets;
+	struct sink sink;
+	struct report_conf rc;
+	struct snapshot snap;	/* the last collect */
+	struct snapshot prev;	/* snap at the previous interval */
+	struct snapshot base;	/* charged before the run started */
+	struct snapshot iv;	/* the window a report covers */
+	__u64 last_iv;		/* the previous interval's end */
+	int n_iv;
+	int wr;			/* an interval report failed: -errno */
+};
+
+static void err_line(const char *fmt, const char *arg)
+{
+	char msg[1024];
+
+	snprintf(msg, sizeof(msg), fmt, arg);
+	/* it may quote the command's name: keep it one printable line */
+	text_printable(msg, sizeof(msg), msg, NULL, 0);
+	fprintf(stderr, "tdbpf: %s\n", msg);
+}
+
+/* One kernel tick (CONFIG_HZ), 10 ms (HZ=100, the least) if unknown. */
+static void sleep_one_tick(void)
+{
+	int hz = detect_hz("");
+	__u64 ns = 1000000000ULL / (hz > 0 ? (unsigned int)hz : 100U);
+	/* and a little more: the tick is not exactly on time */
+	struct timespec ts = { .tv_nsec = (long)(ns + 500000) };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static int on_stop_signal(struct loop *l, int sig, void *arg)
+{
+	(void)sig;
+	(void)arg;
+	loop_stop(l);
+	return 0;
+}
+
+static int on_deadline(struct loop *l, uint64_t n, void *arg)
+{
+	(void)n;
+	(void)arg;
+	loop_stop(l);
+	return 0;
+}
+
+static int on_tick(struct loop *l, uint64_t n, void *arg)
+{
+	struct run *r = arg;
+
+	(void)n;
+	if (!targets_alive(&r->targets))
+		loop_stop(l);
+	return 0;
+}
+
+/* Interval deltas: this snapshot minus the last one. */
+static int on_interval(struct loop *l, uint64_t n, void *arg)
+{
+	struct run *r = arg;
+	__u64 now = loop_now_ns();
+	int e;
+
+	(void)n;
+	if (tracer_collect(r->tracer, &r->snap) == 0) {
+		/* the snapshot's end: see the final report */
+		now = r->snap.at_ns;
+		e = snapshot_diff(&r->snap, &r->prev, &r->iv);
+		if (!e)
+			e = sink_emit(&r->sink, &r->rc, &r->iv, now - r->last_iv,
+				      r->n_iv++);
+		snapshot_copy(&r->prev, &r->snap);
+		/*
+		 * The reader went away, or the output failed (said): stop,
+		 * the last report would fail too.
+		 */
+		if (e) {
+			r->wr = e;
+			loop_stop(l);
+		}
+	}
+	r->last_iv = now;
+	return 0;
+}
+
+static void run_free(struct run *r)
+{
+	snapshot_free(&r->snap);
+	snapshot_free(&r->prev);
+	snapshot_free(&r->base);
+	snapshot_free(&r->iv);
+}
+
+/* Sources and timers of a run that started at @start. */
+static int add_sources(struct run *r, struct loop *l, __u64 start)
+{
+	const struct options *o = r->o;
+	bool ok = true;
+
+	if (o->duration > 0)
+		ok &= !!loop_add_timer(l, start + (__u64)(o->duration * 1e9), 0,
+				       on_deadline, r);
+	if (o->interval_ms > 0)
+		ok &= !!loop_add_timer(l, start + (__u64)o->interval_ms * NS_PER_MS,
+				       (__u64)o->interval_ms * NS_PER_MS,
+				       on_interval, r);
+	/* at once, then every tick: a target gone already ends the run now */
+	ok &= !!loop_add_timer(l, loop_now_ns(), TICK_MS * NS_PER_MS, on_tick,
+			       r);
+	if (!ok)
+		return -errno;
+	return tracer_watch(r->tracer, l);
+}
+
+/* The whole run's report, after the loop; the process exit code. */
+static int final_report(struct run *r, __u64 start)
+{
+	__u64 t0, t1, t2;
+	int rc = 0, e;
+
+	t0 = loop_now_ns();
+	e = tracer_collect(r->tracer, &r->snap);
+	t1 = loop_now_ns();
+	if (e) {
+		fprintf(stderr,
+			"tdbpf: reading the task sums failed: %s; the report shows what was read\n",
+			strerror(-e));
+		rc = 1;
+	}
+	/* detaching waits for the trampolines to drain: not report time */
+	tracer_detach(r->tracer);
+	t2 = loop_now_ns();
+	/*
+	 * The run ends once the sums are read (t1): a task that switches out
+	 * while they are read is charged up to then, so an end taken before
+	 * the read would leave its last slice past the end.
+	 */
+	e = snapshot_diff(&r->snap, &r->base, &r->iv);
+	if (r->wr) {
+		e = r->wr;	/* said already; nothing more can be written */
+	} else if (e) {
+		fprintf(stderr, "tdbpf: out of memory for the report\n");
+		e = -ENOMEM;
+	} else {
+		e = sink_emit(&r->sink, &r->rc, &r->iv, t1 - start, -1);
+	}
+	if (r->o->verbose)
+		fprintf(stderr,
+			"tdbpf: final report: %zu tasks, collect %.1f ms, decode and write %.1f ms\n",
+			r->iv.tasks.nr, (t1 - t0) / 1e6,
+			(loop_now_ns() - t2) / 1e6);
+	if (e && e != -EPIPE)	/* the reader went away: not our error */
+		rc = 1;
+	return rc;
+}
+
+int run_trace(const struct options *o, const struct event_plan *plan,
+	      FILE *out)
+{
+	static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct run r = { .o = o };
+	struct launch child = { .go_fd = -1, .err_fd = -1 };
+	struct tracer_conf tc = {
+		.plan = plan,
+		.targets = {
+			.pids = o->pids, .nr_pids = o->nr_pids,
+			.tids = o->tids, .nr_tids = o->nr_tids,
+			.all = o->all, .children = o->children,
+		},
+		.max_tasks = o->max_tasks,
+		.verbose = o->verbose,
+	};
+	struct loop *l = loop_new();
+	char err[512];
+	bool child_done;
+	__u64 start;
+	size_t i;
+	int rc;
+
+	r.sink = (struct sink){
+		.ops = o->json ? &sink_json : o->sep ? &sink_csv : &sink_table,
+		.f = out,
+		.name = o->output,
+		.sep = o->sep,
+		.intervals = o->interval_ms > 0,
+	};
+	r.rc = (struct report_conf){ .plan = plan, .sort = o->sort,
+				     .top = o->top, .per_name = o->per_name };
+	/* rows as wide as the counters programmed, not TDBPF_MAX_EVENTS */
+	snapshot_init(&r.snap, plan->nr);
+	snapshot_init(&r.prev, plan->nr);
+	snapshot_init(&r.base, plan->nr);
+	snapshot_init(&r.iv, plan->nr);
+	if (!l) {
+		err_line("cannot create the event loop: %s", strerror(errno));
+		return 1;
+	}
+	/* blocked from here: a signal during setup stops the run at once */
+	for (i = 0; i < sizeof(stop_sigs) / sizeof(stop_sigs[0]); i++)
+		loop_add_signal(l, stop_sigs[i], on_stop_signal, &r);
+	/* a closed output pipe is an EPIPE write error, handled as a stop */
+	signal(SIGPIPE, SIG_IGN);
+
+	if (o->argv && launch_fork(&child, o->argv, loop_orig_sigmask(l), err,
+				   sizeof(err))) {
+		err_line("%s", err);
+		loop_free(l);
+		return 1;
+	}
+	tc.targets.child = child.pid;
+	r.tracer = tracer_open(&tc, err, sizeof(err));
+	if (!r.tracer) {
+		err_line("%s", err);
+		launch_abort(&child);
+		loop_free(l);
+		run_free(&r);
+		return 1;
+	}
+	/*
+	 * The run starts here. Slices charged since the first program was
+	 * attached (attaching the others takes tens of ms) began before
+	 * it: keep them as a base that every report subtracts, so that
+	 * on-CPU time never exceeds the time traced. A running task's CPU
+	 * time is read as of its last update, which the tick makes: one
+	 * tick after the start no reading in the base predates the start,
+	 * so nothing from before it is charged later (the base takes the
+	 * first tick of the run instead).
+	 */
+	start = loop_now_ns();
+	sleep_one_tick();
+	if (tracer_collect(r.tracer, &r.snap) == 0) {
+		snapshot_copy(&r.base, &r.snap);
+		snapshot_copy(&r.prev, &r.snap);
+	}
+	privs_drop_after_setup();
+	if (o->argv && launch_release(&child, o->argv, err, sizeof(err))) {
+		err_line("%s", err);
+		tracer_close(r.tracer);
+		loop_free(l);
+		run_free(&r);
+		return 1;
+	}
+
+	targets_watch(&r.targets, l, o, &child);
+	r.last_iv = start;
+	rc = add_sources(&r, l, start);
+	if (rc) {
+		err_line("cannot set up the run's timers: %s", strerror(-rc));
+		rc = 1;
+	} else {
+		loop_run(l);
+		/*
+		 * The command ended first: its status is tdbpf's, as perf
+		 * stat's (128 + N for signal N). One tdbpf stopped itself
+		 * (Ctrl-C, -d, a reader gone) does not set it.
+		 */
+		child_done = child.pid > 0 && launch_reap(&child);
+		rc = final_report(&r, start);
+		if (!rc && child_done)
+			rc = out_child_status(child.status);
+	}
+	launch_stop(&child);
+	loop_free(l);
+	tracer_close(r.tracer);
+	run_free(&r);
+	return rc;
+}
