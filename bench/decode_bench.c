@@ -59,8 +59,8 @@ static void fill(const struct model *m, double *ev)
 
 /*
  * Best of 9 whole reports of NR_REPORT_TASKS tasks with counts as above
- * (the least disturbed: the machine this runs on is shared)
- * (SMT on, deepest level), in ms; @json picks the writer.
+ * (SMT on, deepest level), in ms; @json picks the writer. The least
+ * disturbed of 9: the machines this runs on are shared.
  */
 static double report_ms(const struct model *m, bool json)
 {
