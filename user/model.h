@@ -156,5 +156,11 @@ int plan_events(const struct model *m, int level, bool smt, int gp,
  */
 int plan_add_events(struct event_plan *plan, const struct model_event *ev,
 		    const int *group, int nr, char *err, size_t errlen);
+/*
+ * The slots in the order a report shows them: the model's events first,
+ * in slot order, then the -e events as given (the slots themselves put
+ * counters first, for the BPF program). Fills @order[plan->nr].
+ */
+void plan_display_order(const struct event_plan *plan, int *order);
 
 #endif /* TDBPF_MODEL_H */

@@ -198,6 +198,16 @@ static void plan_finish(struct event_plan *p)
 	}
 }
 
+void plan_display_order(const struct event_plan *p, int *order)
+{
+	int k, s, n = 0;
+
+	for (k = 0; k < 2; k++)
+		for (s = 0; s < p->nr && s < TDBPF_MAX_EVENTS; s++)
+			if ((p->ev[s] < 0) == (k == 1))
+				order[n++] = s;
+}
+
 int plan_add_events(struct event_plan *p, const struct model_event *ev,
 		    const int *group, int nr, char *err, size_t errlen)
 {

@@ -68,6 +68,7 @@
 /* The report's counter and metric names, and their prefixes once used. */
 struct json_ctx {
 	const char *ctr_names[TDBPF_MAX_EVENTS];
+	int ctr_slot[TDBPF_MAX_EVENTS];	/* the plan slot of each */
 	int nr_ctr;
 	const char *node_names[MODEL_MAX_NODES];
 	int node_idx[MODEL_MAX_NODES];
@@ -108,10 +109,12 @@ static void write_task(struct jw *w, struct json_ctx *x,
 		x->built_ctr = !x->failed;
 	}
 	for (s = 0; s < x->nr_ctr; s++) {
+		double v = d->ev[x->ctr_slot[s]];
+
 		if (x->built_ctr)
-			jw_num_keyed(w, &x->ctr, s, d->ev[s], 0);
+			jw_num_keyed(w, &x->ctr, s, v, 0);
 		else
-			jw_num(w, x->ctr_names[s], d->ev[s], 0);
+			jw_num(w, x->ctr_names[s], v, 0);
 	}
 	jw_obj_end(w);
 
@@ -147,8 +150,10 @@ void report_write_json(FILE *f, const struct report *rep, bool line)
 
 	/* the members each task repeats: the plan's slots, the tree's nodes */
 	memset(x, 0, sizeof(*x));
+	if (p)
+		plan_display_order(p, x->ctr_slot);
 	for (i = 0; p && i < p->nr && i < TDBPF_MAX_EVENTS; i++)
-		x->ctr_names[x->nr_ctr++] = p->evd[i]->name;
+		x->ctr_names[x->nr_ctr++] = p->evd[x->ctr_slot[i]]->name;
 	for (i = 0; m && i < m->nr_nodes && i < MODEL_MAX_NODES; i++)
 		if (m->nodes[i].level <= rep->level) {
 			x->node_idx[x->nr_node] = i;

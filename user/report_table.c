@@ -63,7 +63,8 @@ static void pick_columns(const struct report *rep, struct columns *c)
 {
 	const struct event_plan *p = rep->plan;
 	const struct model *m = p ? p->model : NULL;
-	int i;
+	int order[TDBPF_MAX_EVENTS];
+	int i, k;
 
 	memset(c, 0, sizeof(*c));
 	c->ipc_inst = c->ipc_clk = -1;
@@ -76,11 +77,14 @@ static void pick_columns(const struct report *rep, struct columns *c)
 		c->ipc_inst = plan_slot(p, "INST_RETIRED.ANY");
 		c->ipc_clk = plan_slot(p, "CPU_CLK_UNHALTED.THREAD");
 	}
-	/* the software model's events and those named with -e */
-	for (i = 0; i < p->nr && i < TDBPF_MAX_EVENTS; i++)
+	/* the software model's events, then those named with -e */
+	plan_display_order(p, order);
+	for (k = 0; k < p->nr && k < TDBPF_MAX_EVENTS; k++) {
+		i = order[k];
 		if (p->evd[i]->kind == EV_SW || p->evd[i]->kind == EV_TASK ||
 		    p->evd[i]->kind == EV_USER)
 			c->slot[c->nr_slots++] = i;
+	}
 }
 
 static bool is_msec(const struct model_event *e)

@@ -375,9 +375,119 @@ static void test_exact_in_groups(void **state)
 		  4 + 6, "software");
 }
 
+/* The CSV line of @comm-@tid for @event: its value and unit, 0 if found. */
+static int csv_value(const char *csv, const char *comm, int tid,
+		     const char *event, double *v, char *unit, size_t ulen)
+{
+	char who[64], line[512];
+	const char *p = csv, *e;
+	char *f[8], *save = NULL, *tok;
+	int n;
+
+	snprintf(who, sizeof(who), "%s-%d", comm, tid);
+	while (p && *p) {
+		e = strchr(p, '\n');
+		n = e ? (int)(e - p) : (int)strlen(p);
+		snprintf(line, sizeof(line), "%.*s", n, p);
+		p = e ? e + 1 : NULL;
+		n = 0;
+		/* empty fields (the unit) count: split by hand */
+		for (tok = line; n < 8; n++) {
+			f[n] = tok;
+			tok = strchr(tok, ',');
+			if (!tok) {
+				n++;
+				break;
+			}
+			*tok++ = '\0';
+		}
+		(void)save;
+		if (n == 6 && !strcmp(f[0], who) && !strcmp(f[3], event)) {
+			*v = strtod(f[1], NULL);
+			snprintf(unit, ulen, "%s", f[2]);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/*
+ * The table and CSV: the software model's columns keep their names and
+ * units (cpu-clock in ms, as perf), and -e events are columns and rows
+ * of their own under the names given, with their exact counts.
+ */
+static void test_table_and_csv_columns(void **state)
+{
+	static struct calls c[MAX_T];
+	char *table_argv[] = { (char *)tdbpf_bin(), "--model", "software",
+			       "-e", "syscalls:sys_enter_getppid", "--",
+			       (char *)workload("syscounts"), "-n", "2", "-m",
+			       "500", "-c", "0", NULL };
+	char *csv_argv[] = { (char *)tdbpf_bin(), "-x", ",", "--model",
+			     "software", "-e", "syscalls:sys_enter_getppid",
+			     "--", (char *)workload("syscounts"), "-n", "2",
+			     "-m", "500", "-c", "0", NULL };
+	char *out = NULL, unit[32], *hdr;
+	const char *p;
+	double v;
+	int nc = 0, i;
+
+	(void)state;
+	NEED_BPF();
+	assert_int_equal(run(table_argv, &out, 60), 0);
+	hdr = strstr(out, "    TID COMM");
+	assert_non_null(hdr);
+	*strchr(hdr, '\n') = '\0';
+	assert_non_null(strstr(hdr, " cpu-clock ms "));
+	assert_non_null(strstr(hdr, " page-faults "));
+	assert_non_null(strstr(hdr, " context-switches "));
+	assert_non_null(strstr(hdr, " cpu-migrations "));
+	assert_non_null(strstr(hdr, " syscalls:sys_enter_getppid "));
+	/* the model's columns first, the -e event after them */
+	assert_true(strstr(hdr, "cpu-migrations") <
+		    strstr(hdr, "syscalls:sys_enter_getppid"));
+	free(out);
+
+	assert_int_equal(run(csv_argv, &out, 60), 0);
+	for (p = out; p && *p && nc < MAX_T;
+	     p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (sscanf(p, "tid=%d name=%31s getppid=%ld getpgid=%ld",
+			   &c[nc].tid, c[nc].name, &c[nc].getppid,
+			   &c[nc].getpgid) == 4)
+			nc++;
+	assert_int_equal(nc, 2);
+	for (i = 0; i < nc; i++) {
+		assert_int_equal(csv_value(out, c[i].name, c[i].tid,
+					   "cpu-clock", &v, unit, sizeof(unit)),
+				 0);
+		assert_string_equal(unit, "msec");
+		assert_true(v > 0);
+		assert_int_equal(csv_value(out, c[i].name, c[i].tid,
+					   "page-faults", &v, unit,
+					   sizeof(unit)),
+				 0);
+		assert_string_equal(unit, "");
+		assert_int_equal(csv_value(out, c[i].name, c[i].tid,
+					   "context-switches", &v, unit,
+					   sizeof(unit)),
+				 0);
+		assert_int_equal(csv_value(out, c[i].name, c[i].tid,
+					   "cpu-migrations", &v, unit,
+					   sizeof(unit)),
+				 0);
+		assert_int_equal(csv_value(out, c[i].name, c[i].tid,
+					   "syscalls:sys_enter_getppid", &v,
+					   unit, sizeof(unit)),
+				 0);
+		assert_true(v == (double)c[i].getppid);
+	}
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_table_and_csv_columns),
 		cmocka_unit_test(test_exact_getppid_alone),
 		cmocka_unit_test(test_exact_in_groups),
 		cmocka_unit_test(test_software_model_vs_proc_command),
