@@ -30,8 +30,14 @@ const volatile __u32 nr_events;
 const volatile __u64 group_leads = 1;
 const volatile __u32 track_mode = TDBPF_TRACK_TGID;
 const volatile bool follow_children;
-/* CLOCK_MONOTONIC just before attach: tasks started later count whole */
-const volatile __u64 attach_ns;
+/*
+ * CLOCK_MONOTONIC once the programs are attached: a task started later is
+ * seen from its first slice and counts whole. Set by user space after the
+ * attach, not before the load: loading can take long, and a task born
+ * meanwhile ran unseen, so it counts from first sight. Until then no task
+ * is taken for one born while we watch.
+ */
+__u64 attach_ns = (__u64)-1;
 const volatile __u32 max_tasks = TDBPF_MAX_TASKS_DEFAULT;
 
 struct {

@@ -26,17 +26,6 @@
 #define TDBPF_MAX_TASKS_MAX	4194304
 
 /*
- * Scheduler policies (include/uapi/linux/sched.h; vmlinux.h has no
- * macros). The fair class runs SCHED_NORMAL, SCHED_BATCH and SCHED_IDLE.
- */
-#define TDBPF_SCHED_NORMAL	0
-#define TDBPF_SCHED_FIFO	1
-#define TDBPF_SCHED_RR		2
-#define TDBPF_SCHED_BATCH	3
-#define TDBPF_SCHED_IDLE	5
-#define TDBPF_SCHED_DEADLINE	6
-
-/*
  * A task's scheduling sums: the one definition, in the BPF entry and in
  * user space's task rows. Summed and subtracted with sched_add() and
  * sched_sub() (user/tasks.h).

@@ -316,8 +316,6 @@ static void configure(struct tracer *t)
 				   c->targets.nr_tids ? TDBPF_TRACK_TID :
 							TDBPF_TRACK_TGID;
 	skel->rodata->follow_children = c->targets.children;
-	/* a little before attach: a task born meanwhile counts whole */
-	skel->rodata->attach_ns = loop_now_ns();
 	bpf_map__set_max_entries(skel->maps.counters,
 				 (__u32)(plan->nr_counters ? plan->nr_counters :
 							     1) *
@@ -387,6 +385,9 @@ static int setup(struct tracer *t, char *err, size_t len)
 			 strerror(-e), bpf_hint(e));
 		return -1;
 	}
+	/* from now on a task born is seen from its first slice: whole */
+	__atomic_store_n(&t->skel->data->attach_ns, loop_now_ns(),
+			 __ATOMIC_RELEASE);
 	t->iter = bpf_program__attach_iter(t->skel->progs.tdbpf_dump, NULL);
 	if (!t->iter) {
 		e = -errno;
