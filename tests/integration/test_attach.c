@@ -396,7 +396,7 @@ static void test_short_slices(void **state)
 				 k ? "free" : "pinned", t[i].name);
 			if (!k)
 				assert_close(what, clk, on, REL, ABS_NS);
-			else if (!(clk <= on * 1.005 && clk > on * 0.9)) {
+			else if (!(clk <= on * 1.01 && clk > on * 0.9)) {
 				print_error("%s %.0f, on-CPU %.0f\n", what, clk,
 					    on);
 				fail();
