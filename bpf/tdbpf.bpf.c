@@ -27,7 +27,7 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile __u32 nr_cpus = 1;
 const volatile __u32 nr_events;
 /* bit i: counter i leads a group (read with its times) */
-const volatile __u64 group_leads = 1;
+const volatile __u64 group_leads[TDBPF_EV_WORDS] = { 1 };
 const volatile __u32 track_mode = TDBPF_TRACK_TGID;
 const volatile bool follow_children;
 /*
@@ -293,8 +293,9 @@ static __always_inline void read_counters(struct tdbpf_cpu *st,
 	__u32 i;
 
 	for (i = 0; i < TDBPF_MAX_EVENTS; i++) {
-		__u64 bit = 1ULL << i;
-		bool lead = group_leads & bit;
+		__u32 w = i / 64;
+		__u64 bit = 1ULL << (i % 64);
+		bool lead = group_leads[w] & bit;
 
 		if (i >= nr_events)
 			break;
@@ -305,13 +306,13 @@ static __always_inline void read_counters(struct tdbpf_cpu *st,
 			if (lead)
 				group_ok = false;
 			stat_inc(TDBPF_STAT_READ_ERR);
-			st->valid &= ~bit;
+			st->valid[w] &= ~bit;
 			if (t)
 				t->ctr[i].enabled += slice;
 			continue;
 		}
 		if (t) {
-			if (counted && (st->valid & bit)) {
+			if (counted && (st->valid[w] & bit)) {
 				t->ctr[i].value += v.counter - st->prev[i].value;
 				t->ctr[i].enabled +=
 					v.enabled - st->prev[i].enabled;
@@ -324,7 +325,7 @@ static __always_inline void read_counters(struct tdbpf_cpu *st,
 		st->prev[i].value = v.counter;
 		st->prev[i].enabled = v.enabled;
 		st->prev[i].running = v.running;
-		st->valid |= bit;
+		st->valid[w] |= bit;
 	}
 }
 

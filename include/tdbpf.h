@@ -7,10 +7,14 @@
 #define TDBPF_H
 
 /*
- * Counters programmed per CPU at once. Sapphire Rapids L1-L3 needs 59
- * events with SMT on (tma-events.md), Broadwell 39.
+ * Counters programmed per CPU at once. Granite Rapids L1-L3 needs 65
+ * events with SMT on (tma-events.md), Sapphire Rapids 59, Broadwell 39.
+ * 72 keeps a task's storage element (72 bytes of kernel header, 160 of
+ * ours, 24 per counter: 1,960 bytes) in a 2 KiB object; 80 would take
+ * 4 KiB. Bitmaps over the counters take TDBPF_EV_WORDS 64-bit words.
  */
-#define TDBPF_MAX_EVENTS	64
+#define TDBPF_MAX_EVENTS	72
+#define TDBPF_EV_WORDS		((TDBPF_MAX_EVENTS + 63) / 64)
 #define TDBPF_COMM_LEN		16
 #define TDBPF_MAX_CPUS		1024
 /* track bitmap: one bit per id up to PID_MAX_LIMIT (4M on 64-bit) */
@@ -92,7 +96,8 @@ struct tdbpf_task {
 struct tdbpf_cpu {
 	__u32 tid;		/* tracked task whose switch-in took prev[] */
 	__u32 pad;
-	__u64 valid;		/* bit i: prev[i] holds a good reading */
+	__u64 valid[TDBPF_EV_WORDS];	/* bit i: prev[i] holds a good
+					 * reading */
 	/*
 	 * The task's own accounting at that switch-in: the baselines of a
 	 * task older than the attach that is first seen when it switches

@@ -22,16 +22,11 @@ void errorf(const char *fmt, ...)
 const struct model *find_model_or_say(const char *name)
 {
 	const struct model *m = model_find(name);
-	char list[256] = "";
-	int i;
+	char list[512];
 
 	if (m)
 		return m;
-	for (i = 0; models[i]; i++) {
-		strncat(list, models[i]->name, sizeof(list) - strlen(list) - 1);
-		if (models[i + 1])
-			strncat(list, ", ", sizeof(list) - strlen(list) - 1);
-	}
+	model_names(list, sizeof(list), false);
 	errorf("unknown model '%s'; use one of: %s", name, list);
 	return NULL;
 }

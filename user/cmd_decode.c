@@ -10,6 +10,29 @@
 #include "json.h"
 #include "tma.h"
 
+/* one node and, depth first, its children: the tree as perf draws it */
+static void print_node(FILE *out, const struct model *m,
+		       const struct tma_result *r, int i, int level, int width)
+{
+	const struct tma_node *n = &m->nodes[i];
+	int k;
+
+	if (n->level > level)
+		return;
+	fprintf(out, "%*s%-*s ", 2 * (n->level - 1), "",
+		width - 2 * (n->level - 1), n->name);
+	if (isnan(r->val[i]))
+		fprintf(out, "%8s", "-");
+	else
+		fprintf(out, "%7.1f%%", r->val[i] * 100.0);
+	if (r->over[i])
+		fputs(r->bottleneck == i ? "  <==" : "  *", out);
+	fputc('\n', out);
+	for (k = 0; k < m->nr_nodes; k++)
+		if (m->nodes[k].parent == i)
+			print_node(out, m, r, k, level, width);
+}
+
 int cmd_decode(const struct options *o, FILE *out)
 {
 	double ev[MODEL_MAX_EVENTS];
@@ -17,18 +40,18 @@ int cmd_decode(const struct options *o, FILE *out)
 	struct tma_result r;
 	char err[512];
 	FILE *in;
-	int level, i, rc;
+	int level, i, rc, width = 34;
 	bool smt;
 
 	if (!m)
 		return 2;
 	if (!m->max_level) {
-		const char *names[16];
-		char list[256];
+		const char *names[32];
+		char list[512];
 		int n = 0;
 
 		/* the models that have a tree, from the table */
-		for (i = 0; models[i] && n < 16; i++)
+		for (i = 0; models[i] && n < 32; i++)
 			if (models[i]->max_level)
 				names[n++] = models[i]->name;
 		join_names(list, sizeof(list), names, n, ", ", " or ");
@@ -63,7 +86,7 @@ int cmd_decode(const struct options *o, FILE *out)
 		return 2;
 	}
 	/* without a hint, assume SMT on: the Xeon default */
-	smt = o->smt >= 0 ? o->smt : true;
+	smt = o->smt >= 0 ? o->smt : !m->no_smt;
 	level = level_for(m, o->level);
 	tma_decode(m, ev, smt, level, &r);
 
@@ -90,21 +113,15 @@ int cmd_decode(const struct options *o, FILE *out)
 	}
 	fprintf(out, "model %s, SMT %s, level %d\n", m->name, smt ? "on" : "off",
 		level);
-	for (i = 0; i < m->nr_nodes; i++) {
-		const struct tma_node *n = &m->nodes[i];
-
-		if (n->level > level)
-			continue;
-		fprintf(out, "%*s%-*s ", 2 * (n->level - 1), "",
-			34 - 2 * (n->level - 1), n->name);
-		if (isnan(r.val[i]))
-			fprintf(out, "%8s", "-");
-		else
-			fprintf(out, "%7.1f%%", r.val[i] * 100.0);
-		if (r.over[i])
-			fputs(r.bottleneck == i ? "  <==" : "  *", out);
-		fputc('\n', out);
-	}
+	/* names in a column of 34, or as wide as the model's longest */
+	for (i = 0; i < m->nr_nodes; i++)
+		if (2 * (m->nodes[i].level - 1) +
+		    (int)strlen(m->nodes[i].name) > width)
+			width = 2 * (m->nodes[i].level - 1) +
+				(int)strlen(m->nodes[i].name);
+	for (i = 0; i < m->nr_nodes; i++)
+		if (m->nodes[i].parent < 0)
+			print_node(out, m, &r, i, level, width);
 	fprintf(out, "bottleneck: %s\n", r.bottleneck >= 0 ? r.path : "none over threshold");
 	return 0;
 }

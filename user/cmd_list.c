@@ -21,6 +21,9 @@ int cmd_list(const struct options *o, FILE *out)
 	m = o->model ? find_model_or_say(o->model) : d.model;
 	if (!m)
 		return 2;
+	/* which CPU this is, and why its own model is not listed */
+	if (!o->model && d.reason[0])
+		errorf("%s", d.reason);
 	if (o->level > m->max_level && m->max_level)
 		errorf("warning: %s defines levels 1-%d; listing level %d",
 		       m->name, m->max_level, m->max_level);

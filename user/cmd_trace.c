@@ -128,9 +128,11 @@ int cmd_trace(const struct options *o, FILE *out)
 			return 2;
 		if (m != &model_software && d.model != m) {
 			/* never program events for a PMU that is not there */
-			errorf("the %s model does not match this machine (%s); using the %s model",
-			       m->name, d.reason[0] ? d.reason : d.cpu_desc,
-			       d.model->name);
+			if (d.reason[0])
+				errorf("--model %s: %s", m->name, d.reason);
+			else
+				errorf("the %s model does not match this machine (%s); using the %s model",
+				       m->name, d.cpu_desc, d.model->name);
 			m = d.model;
 		}
 	} else if (o->nr_events) {

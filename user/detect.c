@@ -6,6 +6,7 @@
  * something else without any error.
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,32 +20,6 @@
 
 #define EVSRC	"/sys/bus/event_source/devices"
 #define SW_ONLY	"using the software model (scheduling breakdown only)"
-
-/* CPUID family 6 models of mapfile.csv that we have tables for */
-static const struct {
-	unsigned int model;
-	const struct model *m;
-	const char *pmu_name;	/* caps/pmu_name of the kernel driver */
-} cpus[] = {
-	{ 0x4f, &model_broadwellx, "broadwell" },
-	{ 0x3d, &model_broadwell, "broadwell" },
-	{ 0x47, &model_broadwell, "broadwell" },
-	{ 0x6a, &model_icelakex, "icelake" },
-	{ 0x6c, &model_icelakex, "icelake" },
-	{ 0x7d, &model_icelake, "icelake" },
-	{ 0x7e, &model_icelake, "icelake" },
-	{ 0x8f, &model_sapphirerapids, "sapphire_rapids" },
-};
-
-/* PERF_METRICS events the kernel must expose for the slots models */
-static const char *const td_l1[] = {
-	"topdown-retiring", "topdown-bad-spec", "topdown-fe-bound",
-	"topdown-be-bound", "slots", NULL,
-};
-static const char *const td_l2[] = {
-	"topdown-heavy-ops", "topdown-br-mispredict", "topdown-fetch-lat",
-	"topdown-mem-bound", NULL,
-};
 
 static void path_of(char *buf, size_t len, const char *root, const char *p)
 {
@@ -82,31 +57,58 @@ static int read_line(const char *root, const char *p, char *buf, size_t len)
 	return 0;
 }
 
+/* what the CPU says it is: CPUID on x86, MIDR on Arm */
 struct cpuinfo {
 	char vendor[32];
 	char name[96];
 	int family;
 	int model;
+	int stepping;
 	int siblings;
 	int cores;
+	enum cpu_vendor v;
+	bool has_midr;
+	unsigned int midr;
+	char flags[4096];	/* x86 feature flags, " " around each */
+};
+
+#define MIDR_IMPL(m)	((m) >> 24 & 0xff)
+#define MIDR_VARIANT(m)	((m) >> 20 & 0xf)
+#define MIDR_PART(m)	((m) >> 4 & 0xfff)
+#define MIDR_REV(m)	((m) & 0xf)
+#define MIDR_ARM	0x41
+
+/* arm64 /proc/cpuinfo: "CPU implementer : 0x41", "CPU part : 0xd49" */
+static const struct {
+	const char *key;
+	int shift;
+	unsigned int mask;
+} midr_keys[] = {
+	{ "CPU implementer", 24, 0xff },
+	{ "CPU variant", 20, 0xf },
+	{ "CPU part", 4, 0xfff },
+	{ "CPU revision", 0, 0xf },
 };
 
 /* the first processor's block of /proc/cpuinfo */
 static int read_cpuinfo(const char *root, struct cpuinfo *ci)
 {
-	char path[512], line[512];
+	char path[512], *line = NULL;
+	bool seen = false;
+	size_t i, cap = 0;
 	FILE *f;
 
 	memset(ci, 0, sizeof(*ci));
-	ci->family = ci->model = -1;
+	ci->family = ci->model = ci->stepping = -1;
 	path_of(path, sizeof(path), root, "/proc/cpuinfo");
 	f = fopen(path, "r");
 	if (!f)
 		return -1;
-	while (fgets(line, sizeof(line), f)) {
+	/* getline: a flags line is longer than any fixed buffer we'd pick */
+	while (getline(&line, &cap, f) > 0) {
 		char *colon = strchr(line, ':'), *k = line, *v, *e;
 
-		if (line[0] == '\n' && ci->vendor[0])
+		if (line[0] == '\n' && seen)
 			break;		/* end of the first processor */
 		if (!colon)
 			continue;
@@ -125,13 +127,185 @@ static int read_cpuinfo(const char *root, struct cpuinfo *ci)
 			ci->family = atoi(v);
 		else if (!strcmp(k, "model"))
 			ci->model = atoi(v);
+		else if (!strcmp(k, "stepping"))
+			ci->stepping = atoi(v);
 		else if (!strcmp(k, "siblings"))
 			ci->siblings = atoi(v);
 		else if (!strcmp(k, "cpu cores"))
 			ci->cores = atoi(v);
+		else if (!strcmp(k, "flags"))
+			snprintf(ci->flags, sizeof(ci->flags), " %s ", v);
+		for (i = 0; i < sizeof(midr_keys) / sizeof(midr_keys[0]); i++) {
+			if (strcmp(k, midr_keys[i].key))
+				continue;
+			ci->midr |= ((unsigned int)strtoul(v, NULL, 0) &
+				     midr_keys[i].mask) << midr_keys[i].shift;
+			if (!i)
+				ci->has_midr = true;
+		}
+		seen = ci->vendor[0] || ci->has_midr;
 	}
+	free(line);
 	fclose(f);
-	return ci->vendor[0] ? 0 : -1;
+	/* cpuinfo's "CPU architecture: 8"; the register says 0xf on arm64 */
+	if (ci->has_midr)
+		ci->midr |= 0xfu << 16;
+	return seen ? 0 : -1;
+}
+
+/*
+ * The MIDR as perf reads it (tools/perf/arch/arm64/util/header.c): sysfs
+ * first, where the kernel shows the register itself; cpuinfo's fields
+ * otherwise.
+ */
+static void read_midr(const char *root, struct cpuinfo *ci)
+{
+	char buf[64], *end;
+	unsigned long long v;
+
+	if (read_line(root, "/sys/devices/system/cpu/cpu0/regs/identification"
+		      "/midr_el1", buf, sizeof(buf)))
+		return;
+	v = strtoull(buf, &end, 16);
+	if (end == buf || *end)
+		return;
+	ci->midr = (unsigned int)v;
+	ci->has_midr = true;
+}
+
+static void cpu_identify(const char *root, struct cpuinfo *ci,
+			 struct detect_info *d)
+{
+	int ok = read_cpuinfo(root, ci);
+
+	read_midr(root, ci);
+	if (!strcmp(ci->vendor, "GenuineIntel"))
+		ci->v = VENDOR_INTEL;
+	else if (!strcmp(ci->vendor, "AuthenticAMD"))
+		ci->v = VENDOR_AMD;
+	else if (ci->has_midr && MIDR_IMPL(ci->midr) == MIDR_ARM)
+		ci->v = VENDOR_ARM;
+
+	if (ci->has_midr && !ci->vendor[0])
+		snprintf(d->cpu_desc, sizeof(d->cpu_desc), "%s CPU "
+			 "implementer 0x%02x part 0x%03x r%up%u (MIDR 0x%08x)",
+			 ci->v == VENDOR_ARM ? "Arm" : "arm64",
+			 MIDR_IMPL(ci->midr), MIDR_PART(ci->midr),
+			 MIDR_VARIANT(ci->midr), MIDR_REV(ci->midr), ci->midr);
+	else if (ok == 0)
+		snprintf(d->cpu_desc, sizeof(d->cpu_desc), "%.80s (%.16s %d-%02X)",
+			 ci->name[0] ? ci->name : "unknown CPU", ci->vendor,
+			 ci->family, ci->model < 0 ? 0 : ci->model);
+	else
+		snprintf(d->cpu_desc, sizeof(d->cpu_desc),
+			 "unknown CPU (no /proc/cpuinfo)");
+}
+
+static bool match_one(const struct model_match *mm, const struct cpuinfo *ci)
+{
+	if (mm->vendor != ci->v)
+		return false;
+	if (mm->implementer)
+		return ci->has_midr &&
+		       MIDR_IMPL(ci->midr) == mm->implementer &&
+		       MIDR_PART(ci->midr) == mm->part &&
+		       (MIDR_VARIANT(ci->midr) << 4 | MIDR_REV(ci->midr)) >=
+			       mm->rev_lo;
+	/* an unknown stepping matches only a model's every stepping */
+	return ci->family == (int)mm->family &&
+	       ci->model >= (int)mm->model_lo &&
+	       ci->model <= (int)mm->model_hi &&
+	       (ci->stepping < 0 ? mm->step_lo == 0 && mm->step_hi >= 0xf :
+		ci->stepping >= (int)mm->step_lo &&
+		ci->stepping <= (int)mm->step_hi);
+}
+
+/* The models' own matches, in table order: the first that fits wins. */
+static const struct model *model_for(const struct cpuinfo *ci)
+{
+	int i, k;
+
+	for (i = 0; models[i]; i++)
+		for (k = 0; k < models[i]->nr_match; k++)
+			if (match_one(&models[i]->match[k], ci))
+				return models[i];
+	return NULL;
+}
+
+/* A model for this Arm part, but from a later revision on: which */
+static const struct model_match *later_revision(const struct cpuinfo *ci,
+						const struct model **m)
+{
+	int i, k;
+
+	for (i = 0; ci->has_midr && models[i]; i++) {
+		for (k = 0; k < models[i]->nr_match; k++) {
+			const struct model_match *mm = &models[i]->match[k];
+
+			if (mm->implementer &&
+			    mm->implementer == MIDR_IMPL(ci->midr) &&
+			    mm->part == MIDR_PART(ci->midr)) {
+				*m = models[i];
+				return mm;
+			}
+		}
+	}
+	return NULL;
+}
+
+/* "a, b": the models of @v (all of them when none is), for messages */
+static void vendor_models(enum cpu_vendor v, char *buf, size_t len)
+{
+	size_t off = 0;
+	int i, k;
+
+	for (i = 0; models[i]; i++) {
+		for (k = 0; k < models[i]->nr_match; k++)
+			if (models[i]->match[k].vendor == v)
+				break;
+		if (k == models[i]->nr_match)
+			continue;
+		off += snprintf(buf + off, off < len ? len - off : 0, "%s%s",
+				off ? ", " : "", models[i]->name);
+	}
+	if (!off)
+		model_names(buf, len, true);
+}
+
+/*
+ * The directory of the core PMU @pattern names ("cpu", or a prefix with
+ * '*' such as "armv8_*": the lowest name that has it), into @out.
+ */
+static bool find_pmu(const char *root, const char *pattern, char *out,
+		     size_t len)
+{
+	size_t n = strcspn(pattern, "*");
+	char path[512], p[256];
+	struct dirent *de;
+	bool found = false;
+	DIR *dir;
+
+	if (!pattern[n]) {
+		snprintf(p, sizeof(p), EVSRC "/%s", pattern);
+		if (!exists(root, p))
+			return false;
+		snprintf(out, len, "%s", pattern);
+		return true;
+	}
+	path_of(path, sizeof(path), root, EVSRC);
+	dir = opendir(path);
+	if (!dir)
+		return false;
+	while ((de = readdir(dir))) {
+		if (strncmp(de->d_name, pattern, n) ||
+		    strlen(de->d_name) >= len)
+			continue;
+		if (!found || strcmp(de->d_name, out) < 0)
+			snprintf(out, len, "%s", de->d_name);
+		found = true;
+	}
+	closedir(dir);
+	return found;
 }
 
 /* fall back; the reason is "<why>: using the software model (...)" */
@@ -169,22 +343,15 @@ static const char *missing_event(const char *root, const char *pmu,
 int detect_machine(const char *root, struct detect_info *d)
 {
 	struct cpuinfo ci;
-	char buf[128], p[256], pmu_name[64] = "";
-	const struct model *m = NULL;
-	const char *want_pmu = NULL, *miss;
-	size_t i;
+	char buf[128], p[256], pmu_name[64] = "", names[512];
+	const struct model *m;
+	const char *pmu, *miss;
 
 	memset(d, 0, sizeof(*d));
 	if (!root)
 		root = "";
 
-	if (read_cpuinfo(root, &ci) == 0)
-		snprintf(d->cpu_desc, sizeof(d->cpu_desc), "%.80s (%.16s %d-%02X)",
-			 ci.name[0] ? ci.name : "unknown CPU", ci.vendor,
-			 ci.family, ci.model < 0 ? 0 : ci.model);
-	else
-		snprintf(d->cpu_desc, sizeof(d->cpu_desc),
-			 "unknown CPU (no /proc/cpuinfo)");
+	cpu_identify(root, &ci, d);
 
 	/* smt/active is what the scheduler uses; cpuinfo for old kernels */
 	if (read_line(root, "/sys/devices/system/cpu/smt/active", buf,
@@ -196,59 +363,92 @@ int detect_machine(const char *root, struct detect_info *d)
 		      sizeof(buf)) == 0)
 		d->nmi_watchdog = atoi(buf) != 0;
 
-	if (exists(root, EVSRC "/cpu")) {
-		snprintf(d->pmu, sizeof(d->pmu), "cpu");
-	} else if (exists(root, EVSRC "/cpu_core")) {
-		/* hybrid: only the P-cores run the big-core events */
+	m = model_for(&ci);
+	/* without a model, where the core PMU of such a CPU would be */
+	pmu = m ? m->pmu : ci.has_midr ? "armv8_*" : "cpu";
+	if (!find_pmu(root, pmu, d->pmu, sizeof(d->pmu))) {
+		/* hybrid x86: only the P-cores run the big-core events */
+		if (strcmp(pmu, "cpu") ||
+		    !find_pmu(root, "cpu_core", d->pmu, sizeof(d->pmu)))
+			return software(d, "%s%s%s: no hardware PMU exposed "
+					"(no %s/%s)", d->cpu_desc,
+					m ? ", model " : "", m ? m->name : "",
+					EVSRC, pmu);
 		d->hybrid = true;
-		snprintf(d->pmu, sizeof(d->pmu), "cpu_core");
-	} else {
-		return software(d, "no hardware PMU (no %s/cpu)", EVSRC);
 	}
 	snprintf(p, sizeof(p), EVSRC "/%s/caps/pmu_name", d->pmu);
 	read_line(root, p, pmu_name, sizeof(pmu_name));
 
-	if (strcmp(ci.vendor, "GenuineIntel") || ci.family != 6)
-		return software(d, "%s has no TopDown model in tdbpf (Intel "
-				"family 6 only)", d->cpu_desc);
-	for (i = 0; i < sizeof(cpus) / sizeof(cpus[0]); i++) {
-		if (cpus[i].model == (unsigned int)ci.model) {
-			m = cpus[i].m;
-			want_pmu = cpus[i].pmu_name;
-		}
-	}
-	if (!m)
+	if (!m) {
+		const struct model *later = NULL;
+		const struct model_match *mm = later_revision(&ci, &later);
+
+		if (mm)
+			return software(d, "%s: the %s model is for r%up%u and "
+					"later, where perf's formulas differ",
+					d->cpu_desc, later->name,
+					mm->rev_lo >> 4, mm->rev_lo & 0xf);
+		vendor_models(ci.v, names, sizeof(names));
 		return software(d, "%s%s has no TopDown model in tdbpf "
-				"(Broadwell, Ice Lake, Sapphire Rapids)",
-				d->hybrid ? "hybrid " : "", d->cpu_desc);
+				"(models: %s)", d->hybrid ? "hybrid " : "",
+				d->cpu_desc, names);
+	}
 	/*
 	 * A driver that does not know the CPU (e.g. "generic_arch_v4" in some
 	 * VMs) has no counter constraints for it: the raw events would be
 	 * scheduled on counters that cannot count them.
 	 */
-	if (pmu_name[0] && strcmp(pmu_name, want_pmu))
+	if (m->pmu_name && pmu_name[0] && strcmp(pmu_name, m->pmu_name))
 		return software(d, "the kernel's PMU driver is '%s', not '%s' "
-				"as %s implies", pmu_name, want_pmu,
+				"as %s implies", pmu_name, m->pmu_name,
 				d->cpu_desc);
-	if (m == &model_icelakex || m == &model_icelake ||
-	    m == &model_sapphirerapids) {
-		miss = missing_event(root, d->pmu, td_l1);
-		if (!miss && m == &model_sapphirerapids)
-			miss = missing_event(root, d->pmu, td_l2);
-		if (miss)
-			return software(d, "the %s model needs the kernel's "
-					"%s event (PERF_METRICS), absent from "
-					"%s/%s/events", m->name, miss, EVSRC,
-					d->pmu);
+	miss = m->pmu_events ? missing_event(root, d->pmu, m->pmu_events) :
+			       NULL;
+	if (miss)
+		return software(d, "the %s model needs the kernel's %s event, "
+				"absent from %s/%s/events", m->name, miss,
+				EVSRC, d->pmu);
+	if (m->slots) {
+		unsigned long slots = 0;
+
+		snprintf(p, sizeof(p), EVSRC "/%s/caps/slots", d->pmu);
+		if (read_line(root, p, buf, sizeof(buf)) == 0)
+			slots = strtoul(buf, NULL, 0);
+		/* perf's #slots: a width other than the formulas' is wrong */
+		if (slots && slots != (unsigned long)m->slots)
+			return software(d, "%s reports %lu slots per cycle in "
+					"%s/%s/caps/slots, but the %s model "
+					"has %d", d->cpu_desc, slots, EVSRC,
+					d->pmu, m->name, m->slots);
+		if (!slots)
+			snprintf(d->note, sizeof(d->note), "no slots in %s/%s/"
+				 "caps/slots (kernel before 6.2, or a PMU "
+				 "before v3.4): using the %s's %d slots per "
+				 "cycle", EVSRC, d->pmu, m->name, m->slots);
 	}
 	d->model = m;
 	d->gp_counters = d->smt ? m->gp_smt_on : m->gp_smt_off;
+	if (m->gp_flag) {
+		char want[64];
+		size_t n = strlen(d->note);
+
+		snprintf(want, sizeof(want), " %s ", m->gp_flag);
+		if (!strstr(ci.flags, want) && m->gp_legacy < d->gp_counters) {
+			d->gp_counters = m->gp_legacy;
+			snprintf(d->note + n, sizeof(d->note) - n, "%sno '%s' "
+				 "in /proc/cpuinfo (a hypervisor hiding it?): "
+				 "the PMU has %d counters, packing for them",
+				 n ? "; " : "", m->gp_flag, m->gp_legacy);
+		}
+	}
 	if (d->nmi_watchdog && d->gp_counters > 1) {
+		size_t n = strlen(d->note);
+
 		d->gp_counters--;
-		snprintf(d->note, sizeof(d->note), "the NMI watchdog holds a "
-			 "counter: packing for %d general counters; "
-			 "'sysctl kernel.nmi_watchdog=0' frees it",
-			 d->gp_counters);
+		snprintf(d->note + n, sizeof(d->note) - n, "%sthe NMI "
+			 "watchdog holds a counter: packing for %d general "
+			 "counters; 'sysctl kernel.nmi_watchdog=0' frees it",
+			 n ? "; " : "", d->gp_counters);
 	}
 	if (d->hybrid) {
 		size_t n = strlen(d->note);

@@ -12,17 +12,21 @@ struct detect_info {
 	bool nmi_watchdog;		/* holds a counter while on */
 	bool hybrid;			/* cpu_core + cpu_atom PMUs */
 	int gp_counters;		/* GP counters we may use, 0: software */
-	char pmu[16];			/* PMU dir: "cpu", "cpu_core", "" */
-	char reason[256];		/* why the software model, "" if not */
+	char pmu[32];			/* PMU dir: "cpu", "cpu_core",
+					 * "armv8_pmuv3_0", "" */
+	char reason[512];		/* why the software model, "" if not */
 	char cpu_desc[128];		/* e.g. "Intel(R) Xeon(R) ... (6-4F)" */
-	char note[256];			/* warnings to print, "" if none */
+	char note[384];			/* warnings to print, "" if none */
 };
 
 /*
  * Fill @d from the files under @root ("" for this machine; a fixture tree
- * in tests): <root>/proc/cpuinfo, <root>/sys/bus/event_source/devices/
- * {cpu,cpu_core}/{caps/pmu_name,events/}, <root>/sys/devices/system/cpu/
- * smt/active, <root>/proc/sys/kernel/nmi_watchdog.
+ * in tests): <root>/proc/cpuinfo, <root>/sys/devices/system/cpu/cpu0/regs/
+ * identification/midr_el1 (Arm), the model's core PMU under <root>/sys/
+ * bus/event_source/devices/ (cpu, cpu_core, armv8_*: caps/pmu_name,
+ * caps/slots, events/), <root>/sys/devices/system/cpu/smt/active,
+ * <root>/proc/sys/kernel/nmi_watchdog. The model is the first whose
+ * match fits the CPU (struct model_match).
  * Returns 0 when a hardware model was chosen, 1 for the software model
  * (d->reason says why).
  */

@@ -13,6 +13,17 @@ const struct model *const models[] = {
 	&model_icelakex,
 	&model_icelake,
 	&model_sapphirerapids,
+	&model_skylakex,
+	&model_cascadelakex,
+	&model_skylake,
+	&model_emeraldrapids,
+	&model_graniterapids,
+	&model_amdzen4,
+	&model_amdzen5,
+	&model_neoverse_n1,
+	&model_neoverse_n2,
+	&model_neoverse_v1,
+	&model_neoverse_v2,
 	&model_software,
 	NULL,
 };
@@ -26,6 +37,17 @@ static const struct {
 	{ "icx", &model_icelakex },
 	{ "icl", &model_icelake },
 	{ "spr", &model_sapphirerapids },
+	{ "skx", &model_skylakex },
+	{ "clx", &model_cascadelakex },
+	{ "skl", &model_skylake },
+	{ "emr", &model_emeraldrapids },
+	{ "gnr", &model_graniterapids },
+	{ "zen4", &model_amdzen4 },
+	{ "zen5", &model_amdzen5 },
+	{ "n1", &model_neoverse_n1 },
+	{ "n2", &model_neoverse_n2 },
+	{ "v1", &model_neoverse_v1 },
+	{ "v2", &model_neoverse_v2 },
 	{ "sw", &model_software },
 };
 
@@ -42,6 +64,21 @@ const struct model *model_find(const char *name)
 		if (!strcasecmp(aliases[i].alias, name))
 			return aliases[i].model;
 	return NULL;
+}
+
+void model_names(char *buf, size_t len, bool tree)
+{
+	size_t i, off = 0;
+
+	if (!len)
+		return;
+	buf[0] = '\0';
+	for (i = 0; models[i]; i++) {
+		if (tree && !models[i]->max_level)
+			continue;
+		off += snprintf(buf + off, off < len ? len - off : 0, "%s%s",
+				off ? ", " : "", models[i]->name);
+	}
 }
 
 #define NAME_MAX_LEN	256

@@ -78,7 +78,23 @@ struct tma_node {
 	bool thresh_alone;	/* perf's threshold does not repeat the
 				 * parent's (fetch_bandwidth, heavy and light
 				 * operations) */
+	const char *column;	/* level 1: the table's column header,
+				 * e.g. "RETIRE%"; NULL: the label */
+	const char *or_over;	/* also over its threshold when this node
+				 * is over its own (perf's "tma_retiring >
+				 * 0.7 | tma_heavy_operations > 0.1"), NULL
+				 * if none */
+	bool aside;		/* a level-1 metric of its own group beside
+				 * the tree (Arm's Cycle_Accounting next to
+				 * TopdownL1): decoded and written to JSON
+				 * and CSV, but no table column and never on
+				 * the bottleneck path */
 };
+
+/* A node of the tree (designated, so a table states only what it sets) */
+#define TMA_NODE(n, lbl, par, lvl, t, alone)				\
+	{ .name = n, .label = lbl, .parent = par, .level = lvl,		\
+	  .thresh = t, .thresh_alone = alone }
 
 /* Inputs of a formula evaluation. */
 struct tma_input {
@@ -86,6 +102,38 @@ struct tma_input {
 				 * the event was not measured */
 	bool smt;		/* #SMT_on */
 };
+
+enum cpu_vendor {
+	VENDOR_NONE = 0,	/* the software model: any CPU */
+	VENDOR_INTEL,		/* cpuinfo vendor_id GenuineIntel */
+	VENDOR_AMD,		/* AuthenticAMD */
+	VENDOR_ARM,		/* MIDR implementer 0x41 */
+};
+
+/*
+ * The CPUs a model is for, as perf's mapfile.csv picks its tables: on x86
+ * the CPUID vendor, family and ranges of models and steppings (both ends
+ * included); on Arm the MIDR's implementer and part number, from
+ * variant/revision rev_lo (variant << 4 | revision) on.
+ */
+struct model_match {
+	enum cpu_vendor vendor;
+	unsigned int family;		/* x86: CPUID family (6, 0x19, 0x1a) */
+	unsigned int model_lo, model_hi; /* x86: CPUID model */
+	unsigned int step_lo, step_hi;	/* x86: stepping */
+	unsigned int implementer;	/* Arm: MIDR[31:24] */
+	unsigned int part;		/* Arm: MIDR[15:4] */
+	unsigned int rev_lo;		/* Arm: lowest variant << 4 | rev */
+};
+
+/* x86 family @f, models @lo..@hi, any stepping */
+#define MATCH_X86(v, f, lo, hi)						\
+	{ .vendor = v, .family = f, .model_lo = lo, .model_hi = hi,	\
+	  .step_lo = 0, .step_hi = 0xf }
+
+/* .match and .nr_match of a model from an array of struct model_match */
+#define MODEL_MATCHES(a)						\
+	.match = a, .nr_match = (int)(sizeof(a) / sizeof((a)[0]))
 
 struct model {
 	const char *name;	/* "broadwellx", "icelake", "software", ... */
@@ -103,6 +151,30 @@ struct model {
 	 * an input is missing or a division is by zero.
 	 */
 	void (*eval)(const struct tma_input *in, double *out);
+
+	/* Detection (detect.c walks these; nr_match 0: never detected). */
+	const struct model_match *match;
+	int nr_match;
+	const char *pmu;	/* the core PMU under event_source/devices:
+				 * "cpu", or a prefix ending in '*'
+				 * ("armv8_pmuv3*") */
+	const char *pmu_name;	/* caps/pmu_name its driver must report, or
+				 * NULL when the driver has none */
+	const char *const *pmu_events;	/* NULL-terminated events/ entries
+					 * the driver must expose, or NULL */
+	int slots;		/* issue slots per cycle the formulas fix;
+				 * checked against the PMU's caps/slots where
+				 * it has one (Arm PMMIR_EL1.SLOTS); 0: none */
+
+	bool no_smt;		/* cores without SMT (Neoverse): decode
+				 * assumes SMT off */
+	const char *gp_flag;	/* cpuinfo flag without which the PMU has
+				 * only gp_legacy counters, or NULL */
+	int gp_legacy;
+
+	/* Report: the events whose ratio is the table's IPC column. */
+	const char *ipc_inst;	/* NULL: no IPC column */
+	const char *ipc_cycles;
 };
 
 /*
@@ -133,12 +205,28 @@ extern const struct model model_broadwell;
 extern const struct model model_icelakex;
 extern const struct model model_icelake;
 extern const struct model model_sapphirerapids;
+extern const struct model model_skylakex;
+extern const struct model model_cascadelakex;
+extern const struct model model_skylake;
+extern const struct model model_emeraldrapids;
+extern const struct model model_graniterapids;
+extern const struct model model_amdzen4;
+extern const struct model model_amdzen5;
+extern const struct model model_neoverse_n1;
+extern const struct model model_neoverse_n2;
+extern const struct model model_neoverse_v1;
+extern const struct model model_neoverse_v2;
 extern const struct model model_software;
 
 /* NULL-terminated list of all models, software last. */
 extern const struct model *const models[];
 
 const struct model *model_find(const char *name);
+/*
+ * "a, b, c": the names of every model, or with @tree only those with a
+ * TopDown tree, for messages that list the choices.
+ */
+void model_names(char *buf, size_t len, bool tree);
 /* Index of the event named @name (case-insensitive), -1 if none. */
 int model_event_index(const struct model *m, const char *name);
 

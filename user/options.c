@@ -390,7 +390,7 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 		case OPT_MODEL:
 			if (!*optarg)
 				return fail(err, len,
-					    "--model: the model name is empty; give one, e.g. --model software (tdbpf --help names them)");
+					    "--model: the model name is empty; give one, e.g. --model software (tdbpf list names this machine's)");
 			o->model = optarg;
 			break;
 		case OPT_SMT:
@@ -469,9 +469,7 @@ void print_usage(FILE *f)
 		fprintf(f, ", %s", sort_names[i]);
 	fputs("\n"
 	      "      --top N            show the N first rows\n"
-	      "      --model M          CPU model instead of detection (tdbpf list):\n"
-	      "                         broadwellx, broadwell, icelakex, icelake,\n"
-	      "                         sapphirerapids, software\n"
+	      "      --model M          CPU model instead of detection (tdbpf list)\n"
 	      "      --smt on|off       SMT state instead of detection\n"
 	      "  -l, --level N          TMA level 1-3 (default: deepest of the model)\n",
 	      f);

@@ -34,18 +34,11 @@ struct matcher {
 };
 
 /*
- * GP counters an event may use. perf's JSON lists counters as seen with SMT
- * on; a mask covering all of those (Broadwell "0,1,2,3") means "any
- * counter", so with SMT off such an event may use all 8. Real restrictions
- * (e.g. counter 2 only) stay as they are.
+ * GP counters an event may use: the model's mask is the kernel's (an
+ * unrestricted event says 0xff), cut to the counters this thread has.
  */
-static unsigned int ev_mask(const struct model *m, const struct model_event *e,
-			    int gp)
+static unsigned int ev_mask(const struct model_event *e, int gp)
 {
-	unsigned int all_on = (1u << m->gp_smt_on) - 1;
-
-	if (m->gp_smt_off > m->gp_smt_on && e->counters == all_on)
-		return (1u << gp) - 1;
 	return e->counters & ((1u << gp) - 1);
 }
 
@@ -53,7 +46,7 @@ static bool can_use(const struct matcher *mt, int i, int s)
 {
 	const struct model_event *e = &mt->m->events[mt->evs[i]];
 
-	return (ev_mask(mt->m, e, mt->gp) >> (s % mt->gp)) & 1;
+	return (ev_mask(e, mt->gp) >> (s % mt->gp)) & 1;
 }
 
 /*
@@ -338,7 +331,7 @@ int plan_events(const struct model *m, int level, bool smt, int gp,
 
 		if (e->kind != EV_GP || !needed(e, level, smt))
 			continue;
-		if (!ev_mask(m, e, gp)) {
+		if (!ev_mask(e, gp)) {
 			snprintf(err, errlen, "model %s: %s can only count on "
 				 "counters 0x%x, but only %d are available",
 				 m->name, e->name, e->counters, gp);

@@ -7,7 +7,8 @@
  * ON-CPU ms, CPU% (of the window; a folded row can exceed 100), RUNQ ms,
  * OFF-CPU ms, SW (voluntary/involuntary switches), MIGR, then the model's
  * columns: for a TMA model the level-1 nodes in percent (clamped to
- * [0,100] for display only) and IPC when the plan has both its events;
+ * [0,100] for display only) under the headers the model gives them, and
+ * IPC when the model names its two events and the plan has both;
  * for the software model every programmed software counter. BOTTLENECK
  * comes last; a TMA path is marked "<==" as toplev marks its bottleneck.
  */
@@ -21,21 +22,11 @@
 
 #define MAX_COLS	8
 
+/* the model names its level-1 columns; its label otherwise */
 static const char *l1_header(const struct tma_node *n)
 {
-	static const struct {
-		const char *name, *hdr;
-	} map[] = {
-		{ "tma_retiring", "RETIRE%" },
-		{ "tma_bad_speculation", "BADSPEC%" },
-		{ "tma_frontend_bound", "FRONTEND%" },
-		{ "tma_backend_bound", "BACKEND%" },
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-		if (!strcmp(n->name, map[i].name))
-			return map[i].hdr;
+	if (n->column)
+		return n->column;
 	return n->label ? n->label : n->name;
 }
 
@@ -72,10 +63,12 @@ static void pick_columns(const struct report *rep, struct columns *c)
 		return;
 	if (m && m->max_level > 0 && rep->level > 0) {
 		for (i = 0; i < m->nr_nodes && c->nr < MAX_COLS; i++)
-			if (m->nodes[i].level == 1)
+			if (m->nodes[i].level == 1 && !m->nodes[i].aside)
 				c->node[c->nr++] = i;
-		c->ipc_inst = plan_slot(p, "INST_RETIRED.ANY");
-		c->ipc_clk = plan_slot(p, "CPU_CLK_UNHALTED.THREAD");
+		if (m->ipc_inst && m->ipc_cycles) {
+			c->ipc_inst = plan_slot(p, m->ipc_inst);
+			c->ipc_clk = plan_slot(p, m->ipc_cycles);
+		}
 	}
 	/* the software model's events, then those named with -e */
 	plan_display_order(p, order);

@@ -19,8 +19,8 @@ struct task_row {
 	int nr_tasks;		/* tasks folded into this row (1 if none) */
 	struct tdbpf_sched sched;
 	/* as many as the table's nr_ev: rows are sized to the events
-	 * programmed, not to TDBPF_MAX_EVENTS (10,000 tasks x 64 slots
-	 * would be 15 MiB per table) */
+	 * programmed, not to TDBPF_MAX_EVENTS (10,000 tasks x 72 slots
+	 * would be 17 MiB per table) */
 	struct tdbpf_count ctr[];
 };
 

@@ -66,7 +66,7 @@ static void eval_missing(const struct model *m, const double *ev, bool smt,
 void tma_decode(const struct model *m, const double *ev, bool smt, int level,
 		struct tma_result *r)
 {
-	int i, lvl, cur, best, ret, heavy, off;
+	int i, j, lvl, cur, best, off;
 
 	for (i = 0; i < MODEL_MAX_NODES; i++) {
 		r->val[i] = NAN;
@@ -84,12 +84,11 @@ void tma_decode(const struct model *m, const double *ev, bool smt, int level,
 
 	/*
 	 * perf's thresholds: "node > t & (parent's threshold)", so parents
-	 * are decided first, level by level; three nodes do not repeat the
-	 * parent's (thresh_alone); retiring is "> 0.7 | heavy_operations >
-	 * 0.1". Decided on the whole tree, before the level cut, as perf does.
+	 * are decided first, level by level; some do not repeat the parent's
+	 * (thresh_alone), some are also met by another node's (or_over:
+	 * retiring is "> 0.7 | heavy_operations > 0.1"). Decided on the
+	 * whole tree, before the level cut, as perf does.
 	 */
-	ret = node_index(m, "tma_retiring");
-	heavy = node_index(m, "tma_heavy_operations");
 	for (lvl = 1; lvl <= m->max_level; lvl++) {
 		for (i = 0; i < m->nr_nodes; i++) {
 			const struct tma_node *n = &m->nodes[i];
@@ -99,7 +98,8 @@ void tma_decode(const struct model *m, const double *ev, bool smt, int level,
 			r->over[i] = above(m, r->val, i) &&
 				     (n->parent < 0 || n->thresh_alone ||
 				      r->over[n->parent]);
-			if (i == ret && heavy >= 0 && above(m, r->val, heavy))
+			j = n->or_over ? node_index(m, n->or_over) : -1;
+			if (j >= 0 && above(m, r->val, j))
 				r->over[i] = true;
 		}
 	}
@@ -116,7 +116,9 @@ void tma_decode(const struct model *m, const double *ev, bool smt, int level,
 	for (;;) {
 		best = -1;
 		for (i = 0; i < m->nr_nodes; i++) {
-			if (m->nodes[i].parent != cur || !r->over[i])
+			/* a metric beside the tree is no step of the path */
+			if (m->nodes[i].parent != cur || !r->over[i] ||
+			    m->nodes[i].aside)
 				continue;
 			if (best < 0 || r->val[i] > r->val[best])
 				best = i;

@@ -3,7 +3,8 @@
  * Arithmetic for the TMA formulas in user/models/, with the semantics of
  * perf's expression parser (tools/perf/util/expr.y), so a formula gives
  * exactly perf's value on any input:
- *  - a / 0 is NAN; arithmetic and comparisons with a NAN operand are NAN;
+ *  - a / 0 is NAN, but d_ratio(a, 0) is 0; arithmetic and comparisons
+ *    with a NAN operand are NAN;
  *  - max(a, b) is "a > b ? a : b" and min(a, b) "a < b ? a : b", so a NAN
  *    operand is not always propagated (max(NAN, 0) is 0);
  *  - "a if cond else b" takes a only when cond is not zero: a NAN cond
@@ -27,6 +28,17 @@ static inline double dv(double a, double b)
 	/* strict: only an unmeasured input may make NAN, so x / 0 is 0 */
 	if (b == 0.0)
 		return tma_strict && !isnan(a) ? 0.0 : NAN;
+	return a / b;
+}
+
+/*
+ * perf's d_ratio(a, b) (AMD's formulas): a / b, but 0 when b is 0.
+ * Strict: an unmeasured a still makes NAN, as perf would not compute it.
+ */
+static inline double dr(double a, double b)
+{
+	if (b == 0.0)
+		return tma_strict && isnan(a) ? NAN : 0.0;
 	return a / b;
 }
 

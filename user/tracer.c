@@ -308,10 +308,11 @@ static void configure(struct tracer *t)
 	skel->rodata->nr_cpus = (__u32)t->ncpu;
 	/* counters only: the rest is read from the task (EV_TASK) */
 	skel->rodata->nr_events = (__u32)plan->nr_counters;
-	skel->rodata->group_leads = 0;
+	memset(skel->rodata->group_leads, 0, sizeof(skel->rodata->group_leads));
 	for (i = 0; i < plan->nr_groups; i++)
 		if (plan->leader[i] < plan->nr_counters)
-			skel->rodata->group_leads |= 1ULL << plan->leader[i];
+			skel->rodata->group_leads[plan->leader[i] / 64] |=
+				1ULL << (plan->leader[i] % 64);
 	skel->rodata->track_mode = c->targets.all     ? TDBPF_TRACK_ALL :
 				   c->targets.nr_tids ? TDBPF_TRACK_TID :
 							TDBPF_TRACK_TGID;

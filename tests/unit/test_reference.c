@@ -9,6 +9,14 @@
  * (tools/perf/util/expr.y), then compared with model->eval() on many counter
  * vectors. When the reference folder is absent every test is skipped with
  * one clear line.
+ *
+ * AMD and Arm follow the same rules with their own: AMD's 12-bit event
+ * selects in config bits 0-7 and 32-35, metrics of PipelineL1-L2; Arm's
+ * {"ArchStdEvent": ...} entries merged with arm64/ as jevents.py does,
+ * #slots and strcmp_cpuid_str() of the part the model stands for,
+ * TopdownL1 and Cycle_Accounting in percent (ScaleUnit) where tdbpf has
+ * fractions. perf has no MetricThreshold for either: each node's is
+ * checked against the Intel TMA node it takes its threshold from.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -42,6 +50,17 @@
 #pragma weak model_icelakex
 #pragma weak model_icelake
 #pragma weak model_sapphirerapids
+#pragma weak model_skylakex
+#pragma weak model_cascadelakex
+#pragma weak model_skylake
+#pragma weak model_emeraldrapids
+#pragma weak model_graniterapids
+#pragma weak model_amdzen4
+#pragma weak model_amdzen5
+#pragma weak model_neoverse_n1
+#pragma weak model_neoverse_n2
+#pragma weak model_neoverse_v1
+#pragma weak model_neoverse_v2
 
 #define REF_DEFAULT	"../shared/reference"
 #define VECTORS		2000	/* counter vectors per model and SMT state */
@@ -55,7 +74,10 @@ static const char *refdir;	/* NULL when the reference is absent */
 
 enum { T_END, T_NUM, T_ID, T_LIT, T_OP, T_IF, T_ELSE, T_MIN, T_MAX, T_ERR };
 
-enum nkind { N_NUM, N_ID, N_LIT, N_NEG, N_BIN, N_IF, N_MIN, N_MAX, N_FUNC };
+enum nkind {
+	N_NUM, N_ID, N_LIT, N_NEG, N_BIN, N_IF, N_MIN, N_MAX, N_FUNC,
+	N_NODE,		/* a model node's value (analog thresholds) */
+};
 
 struct enode {
 	enum nkind kind;
@@ -389,7 +411,8 @@ struct ref_metric {
 	struct enode *ast;	/* NULL if it did not parse, see err */
 	char err[160];
 	int level;		/* 1..3 from TopdownLn / tma_Ln_group, 0 else */
-	char parent[64];	/* tma_<x> of the tma_<x>_group, "" if none */
+	char parent[64];	/* <x> of the <x>_group, "" if none */
+	double scale;		/* from ScaleUnit: value * scale = fraction */
 };
 
 struct ref_event {
@@ -397,12 +420,44 @@ struct ref_event {
 	struct json_object *obj;
 };
 
-struct refset {
+/*
+ * Where perf has no MetricThreshold (AMD, Arm), a tdbpf node takes the one
+ * of the Intel TMA node it corresponds to; tma NULL: no counterpart, the
+ * threshold is tdbpf's own.
+ */
+struct analog {
+	const char *node;
+	const char *tma;
+};
+
+/* One model and the reference it is checked against. */
+struct spec {
 	const char *dir;
 	const struct model *m;
+	const char *mname;
+	enum cpu_vendor vendor;
+	const char *std;	/* Arm: arch-standard folder (ArchStdEvent) */
+	unsigned int midr;	/* Arm: the CPU that strcmp_cpuid_str() sees */
+	double slots;		/* Arm: #slots (caps/slots), NAN if none */
+	int gp;			/* GP counters where the JSON has no Counter */
+	const struct analog *analogs;	/* no MetricThreshold in perf */
+};
+
+/* the tdbpf model name of a spec, for messages */
+static const char *spec_name(const struct spec *sp)
+{
+	return sp->m ? sp->m->name : sp->dir;
+}
+
+struct refset {
+	const char *dir;
+	const struct spec *sp;
+	const struct model *m;
 	bool smt;
-	struct json_object *roots[16];
+	struct json_object *roots[24];
 	int nr_roots;
+	struct json_object **std;	/* Arm arch-standard entries */
+	int nr_std;
 	struct ref_metric *metrics;
 	int nr_metrics;
 	struct ref_event *events;
@@ -425,21 +480,42 @@ static const char *jstr(struct json_object *o, const char *key)
 	return json_object_get_string(v);
 }
 
+/*
+ * Intel TopdownLn / tma_Ln_group, AMD PipelineLn, Arm TopdownL1; Arm's
+ * Cycle_Accounting is a level-1 group of its own.
+ */
 static int metric_level(const char *group)
 {
-	char k1[16], k2[24];
+	char k1[16], k2[24], k3[16];
 	int lv;
 
 	for (lv = 1; lv <= 3; lv++) {
 		snprintf(k1, sizeof(k1), "TopdownL%d", lv);
 		snprintf(k2, sizeof(k2), "tma_L%d_group", lv);
-		if (strstr(group, k1) || strstr(group, k2))
+		snprintf(k3, sizeof(k3), "PipelineL%d", lv);
+		if (strstr(group, k1) || strstr(group, k2) || strstr(group, k3))
 			return lv;
 	}
-	return 0;
+	return strstr(group, "Cycle_Accounting") ? 1 : 0;
 }
 
-/* "a;b;tma_frontend_bound_group;c" -> "tma_frontend_bound" */
+/* "100%" 1, "1percent of slots" 0.01: what makes the value a fraction */
+static double metric_scale(const char *unit)
+{
+	char *end;
+	double num;
+
+	if (!unit)
+		return 1;
+	num = strtod(unit, &end);
+	if (end == unit)
+		return 1;
+	if (*end == '%' || !strncmp(end, "percent", 7))
+		return num / 100;
+	return 1;
+}
+
+/* "a;b;tma_frontend_bound_group;c" -> "tma_frontend_bound" (AMD alike) */
 static void metric_parent(const char *group, char *out, size_t len)
 {
 	char buf[512], *save = NULL, *t;
@@ -449,22 +525,135 @@ static void metric_parent(const char *group, char *out, size_t len)
 	for (t = strtok_r(buf, ";", &save); t; t = strtok_r(NULL, ";", &save)) {
 		size_t n = strlen(t);
 
-		if (strncmp(t, "tma_", 4) || n < 10 ||
-		    strcmp(t + n - 6, "_group"))
+		if (n < 7 || strcmp(t + n - 6, "_group"))
 			continue;
-		if (t[4] == 'L' && isdigit((unsigned char)t[5]) && n == 12)
+		if (!strncmp(t, "tma_L", 5) && isdigit((unsigned char)t[5]) &&
+		    n == 12)
 			continue;	/* tma_L1_group: the level, not a parent */
 		snprintf(out, len, "%.*s", (int)(n - 6), t);
 	}
 }
 
-static int ref_load(struct refset *r, const char *sub)
+/* a JSON array file of the reference, kept in @r->roots */
+static struct json_object *load_array(struct refset *r, const char *file)
 {
+	struct json_object *root = json_object_from_file(file);
+
+	if (!root || !json_object_is_type(root, json_type_array)) {
+		print_error("cannot parse %s\n", file);
+		json_object_put(root);
+		return NULL;
+	}
+	assert_true(r->nr_roots < 24);
+	r->roots[r->nr_roots++] = root;
+	return root;
+}
+
+/*
+ * Arm's arch-standard files (arm64/: sbsa.json metrics, the common events):
+ * a core's {"ArchStdEvent": NAME, ...} entry is that entry with the core's
+ * fields winning, as jevents.py preprocess_arch_std_files() merges them.
+ */
+static int std_load(struct refset *r, const char *std)
+{
+	char path[512], file[800];
+	struct dirent *de;
+	DIR *d;
+	int i, n;
+
+	snprintf(path, sizeof(path), "%s/%s", refdir, std);
+	d = opendir(path);
+	if (!d) {
+		print_error("cannot open %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		struct json_object *root;
+		size_t len = strlen(de->d_name);
+
+		if (len < 5 || strcmp(de->d_name + len - 5, ".json"))
+			continue;
+		snprintf(file, sizeof(file), "%s/%s", path, de->d_name);
+		root = load_array(r, file);
+		if (!root) {
+			closedir(d);
+			return -1;
+		}
+		n = (int)json_object_array_length(root);
+		for (i = 0; i < n; i++) {
+			struct json_object *o = json_object_array_get_idx(root, i);
+
+			if (!jstr(o, "MetricName") && !jstr(o, "EventName"))
+				continue;
+			r->std = realloc(r->std, (r->nr_std + 1) *
+					 sizeof(*r->std));
+			r->std[r->nr_std++] = o;
+		}
+	}
+	closedir(d);
+	return 0;
+}
+
+static struct json_object *std_find(const struct refset *r, const char *key,
+				    const char *name)
+{
+	int i;
+
+	for (i = 0; i < r->nr_std; i++)
+		if (jstr(r->std[i], key) &&
+		    !strcasecmp(jstr(r->std[i], key), name))
+			return r->std[i];
+	return NULL;
+}
+
+/* @key of the core's entry @o, else of its arch-standard entry @base */
+static const char *field(struct json_object *o, struct json_object *base,
+			 const char *key)
+{
+	const char *v = jstr(o, key);
+
+	return v || !base ? v : jstr(base, key);
+}
+
+static void add_metric(struct refset *r, struct json_object *o,
+		       struct json_object *base)
+{
+	struct ref_metric *m;
+
+	if (!field(o, base, "MetricName") || !field(o, base, "MetricExpr"))
+		return;
+	r->metrics = realloc(r->metrics, (r->nr_metrics + 1) * sizeof(*m));
+	m = &r->metrics[r->nr_metrics++];
+	memset(m, 0, sizeof(*m));
+	m->name = field(o, base, "MetricName");
+	m->expr = field(o, base, "MetricExpr");
+	m->group = field(o, base, "MetricGroup");
+	if (!m->group)
+		m->group = "";
+	m->thresh = field(o, base, "MetricThreshold");
+	m->scale = metric_scale(field(o, base, "ScaleUnit"));
+	m->level = metric_level(m->group);
+	metric_parent(m->group, m->parent, sizeof(m->parent));
+}
+
+static void add_event(struct refset *r, const char *name,
+		      struct json_object *o)
+{
+	r->events = realloc(r->events, (r->nr_events + 1) * sizeof(*r->events));
+	r->events[r->nr_events].name = name;
+	r->events[r->nr_events++].obj = o;
+}
+
+static int ref_load(struct refset *r, const struct spec *sp)
+{
+	const char *sub = sp->dir;
 	char path[512];
 	DIR *d;
 	struct dirent *de;
 	int i;
 
+	if (sp->std && std_load(r, sp->std))
+		return -1;
 	snprintf(path, sizeof(path), "%s/%s", refdir, sub);
 	d = opendir(path);
 	if (!d) {
@@ -475,25 +664,23 @@ static int ref_load(struct refset *r, const char *sub)
 		struct json_object *root;
 		char file[800];
 		size_t n = strlen(de->d_name);
-		bool metrics = strstr(de->d_name, "-metrics.json") != NULL;
 		bool counter = !strcmp(de->d_name, "counter.json");
 
 		if (n < 5 || strcmp(de->d_name + n - 5, ".json") ||
 		    !strcmp(de->d_name, "metricgroups.json"))
 			continue;
 		snprintf(file, sizeof(file), "%s/%s", path, de->d_name);
-		root = json_object_from_file(file);
-		if (!root || !json_object_is_type(root, json_type_array)) {
-			print_error("cannot parse %s\n", file);
+		root = load_array(r, file);
+		if (!root) {
 			closedir(d);
 			return -1;
 		}
-		assert_true(r->nr_roots < 16);
-		r->roots[r->nr_roots++] = root;
 		n = json_object_array_length(root);
 		for (i = 0; i < (int)n; i++) {
 			struct json_object *o =
 				json_object_array_get_idx(root, i);
+			const char *std = jstr(o, "ArchStdEvent");
+			struct json_object *base;
 
 			if (counter) {
 				const char *u = jstr(o, "Unit");
@@ -501,31 +688,26 @@ static int ref_load(struct refset *r, const char *sub)
 
 				if (u && g && !strcmp(u, "core"))
 					r->gp_generic = atoi(g);
-			} else if (metrics) {
-				struct ref_metric *m;
-
-				if (!jstr(o, "MetricName") ||
-				    !jstr(o, "MetricExpr"))
+			} else if (std) {
+				/* an arch-standard metric, or event */
+				base = std_find(r, "MetricName", std);
+				if (base) {
+					add_metric(r, o, base);
 					continue;
-				r->metrics = realloc(r->metrics,
-					(r->nr_metrics + 1) * sizeof(*m));
-				m = &r->metrics[r->nr_metrics++];
-				memset(m, 0, sizeof(*m));
-				m->name = jstr(o, "MetricName");
-				m->expr = jstr(o, "MetricExpr");
-				m->group = jstr(o, "MetricGroup");
-				if (!m->group)
-					m->group = "";
-				m->thresh = jstr(o, "MetricThreshold");
-				m->level = metric_level(m->group);
-				metric_parent(m->group, m->parent,
-					      sizeof(m->parent));
+				}
+				base = std_find(r, "EventName", std);
+				if (!base) {
+					print_error("%s: ArchStdEvent %s is in "
+						    "no %s file\n", file, std,
+						    sp->std ?: "standard");
+					closedir(d);
+					return -1;
+				}
+				add_event(r, jstr(base, "EventName"), base);
+			} else if (jstr(o, "MetricName")) {
+				add_metric(r, o, NULL);
 			} else if (jstr(o, "EventName")) {
-				r->events = realloc(r->events,
-					(r->nr_events + 1) * sizeof(*r->events));
-				r->events[r->nr_events].name =
-					jstr(o, "EventName");
-				r->events[r->nr_events++].obj = o;
+				add_event(r, jstr(o, "EventName"), o);
 			}
 		}
 	}
@@ -546,7 +728,8 @@ static int ref_load(struct refset *r, const char *sub)
 	}
 	r->memo = calloc(r->nr_metrics, sizeof(double));
 	r->memo_gen = calloc(r->nr_metrics, sizeof(unsigned));
-	r->dir = sub;
+	r->dir = spec_name(sp);
+	r->sp = sp;
 	return 0;
 }
 
@@ -560,6 +743,7 @@ static void ref_free(struct refset *r)
 		json_object_put(r->roots[i]);
 	free(r->metrics);
 	free(r->events);
+	free(r->std);
 	free(r->memo);
 	free(r->memo_gen);
 	memset(r, 0, sizeof(*r));
@@ -612,8 +796,33 @@ static double literal(const struct refset *r, const char *lit, bool *ok)
 	/* no Optane persistent memory on the machines we decode for */
 	if (!strcasecmp(lit, "#has_pmem"))
 		return 0;
+	/* Arm: the PMU's caps/slots, NAN where it has none (perf's too) */
+	if (!strcasecmp(lit, "#slots") && r->sp && r->sp->vendor == VENDOR_ARM)
+		return r->sp->slots;
 	*ok = false;
 	return NAN;
+}
+
+/*
+ * perf's arm64 strcmp_cpuid_str() as expr.y uses it: 1 when the CPU is
+ * the part of @id (MIDR without variant and revision) at @id's
+ * variant/revision or later (tools/perf/arch/arm64/util/header.c).
+ */
+static double cpuid_at_least(const struct refset *r, const char *id)
+{
+	const unsigned long long vr = 0xf0000fULL;
+	unsigned long long want = strtoull(id, NULL, 16);
+	unsigned long long have = r->sp ? r->sp->midr : 0;
+
+	if (!have || (want & ~vr) != (have & ~vr))
+		return 0;
+	return ((have >> 20 & 0xf) << 4 | (have & 0xf)) >=
+	       ((want >> 20 & 0xf) << 4 | (want & 0xf));
+}
+
+static bool is_cpuid(const struct enode *n)
+{
+	return n->kind == N_FUNC && !strcmp(n->id, "strcmp_cpuid_str");
 }
 
 static double eval_metric(struct refset *r, int idx);
@@ -636,6 +845,9 @@ static void resolve(struct refset *r, struct enode *n)
 		n->event = model_event(r->m, n->id);
 }
 
+/* N_NODE values: the model's decoded nodes, see rename_ids() */
+static const double *node_vals;
+
 static double eval_node(struct refset *r, struct enode *n)
 {
 	double a, b, c;
@@ -644,6 +856,8 @@ static double eval_node(struct refset *r, struct enode *n)
 	switch (n->kind) {
 	case N_NUM:
 		return n->num;
+	case N_NODE:
+		return node_vals ? node_vals[n->event] : NAN;
 	case N_LIT:
 		a = literal(r, n->id, &ok);
 		if (!ok && !r->missing[0])
@@ -661,18 +875,23 @@ static double eval_node(struct refset *r, struct enode *n)
 	case N_NEG:
 		return -eval_node(r, n->a);
 	case N_FUNC:
-		/* none of these occur in TMA L1-L3; values as perf's */
+		/* values as perf's; strict: an unmeasured input is NAN */
 		if (!strcmp(n->id, "d_ratio")) {
 			a = eval_node(r, n->a);
 			b = n->b ? eval_node(r, n->b) : NAN;
+			if (nan_strict && (isnan(a) || isnan(b)))
+				return NAN;
 			return fpclassify(b) == FP_ZERO ? 0 : a / b;
 		}
+		if (is_cpuid(n))
+			return n->a->kind == N_ID ? cpuid_at_least(r, n->a->id) :
+						    NAN;
 		if (!strcmp(n->id, "source_count"))
 			return 1;
 		if (!strcmp(n->id, "has_event"))
 			return n->a->kind == N_ID && r->m &&
 			       model_event(r->m, n->a->id) >= 0;
-		return 0;	/* strcmp_cpuid_str: no cpuid to compare */
+		return 0;
 	case N_IF:
 		/* every operand is evaluated, as bison does */
 		a = eval_node(r, n->a);
@@ -763,6 +982,14 @@ static double eval_metric(struct refset *r, int idx)
 	return r->memo[idx];
 }
 
+/* a metric's value as a fraction, as tdbpf's models give it */
+static double ref_value(struct refset *r, int idx)
+{
+	double v = eval_metric(r, idx);
+
+	return r->metrics[idx].scale == 1 ? v : v * r->metrics[idx].scale;
+}
+
 /* ------------------------------------------------------------------ */
 /* events a formula needs (expr.y's compute_ids mode)                  */
 /* ------------------------------------------------------------------ */
@@ -792,7 +1019,7 @@ static void idset_free(struct idset *s)
 /* does the value depend on no event (only numbers and #literals)? */
 static bool is_const(struct refset *r, struct enode *n)
 {
-	if (!n)
+	if (!n || is_cpuid(n))	/* the CPU is fixed by the spec */
 		return true;
 	if (n->kind == N_ID) {
 		resolve(r, n);
@@ -826,7 +1053,7 @@ static void collect(struct refset *r, struct enode *n, struct idset *s,
 		    int depth)
 {
 	assert_true(depth < 64);
-	if (!n)
+	if (!n || is_cpuid(n))	/* its argument is a MIDR, not an event */
 		return;
 	if (n->kind == N_ID) {
 		int mi = find_metric(r, n->id);
@@ -855,19 +1082,89 @@ static void collect(struct refset *r, struct enode *n, struct idset *s,
 /* test plumbing                                                        */
 /* ------------------------------------------------------------------ */
 
-struct spec {
-	const char *dir;
-	const struct model *m;
-	const char *mname;
+#define ANALOGS_L1							\
+	{ "frontend_bound", "tma_frontend_bound" },			\
+	{ "bad_speculation", "tma_bad_speculation" },			\
+	{ "backend_bound", "tma_backend_bound" },			\
+	{ "retiring", "tma_retiring" }
+
+/* SMT contention has no TMA counterpart: tdbpf's own 0.15 */
+static const struct analog zen4_analogs[] = {
+	ANALOGS_L1,
+	{ "smt_contention", NULL },
+	{ "frontend_bound_latency", "tma_fetch_latency" },
+	{ "frontend_bound_bandwidth", "tma_fetch_bandwidth" },
+	{ "bad_speculation_mispredicts", "tma_branch_mispredicts" },
+	{ "bad_speculation_pipeline_restarts", "tma_machine_clears" },
+	{ "backend_bound_memory", "tma_memory_bound" },
+	{ "backend_bound_cpu", "tma_core_bound" },
+	{ "retiring_fastpath", "tma_light_operations" },
+	{ "retiring_microcode", "tma_heavy_operations" },
+	{ NULL, NULL },
 };
 
-static struct spec specs[] = {
-	{ "broadwellx", &model_broadwellx, "model_broadwellx" },
-	{ "broadwell", &model_broadwell, "model_broadwell" },
-	{ "icelakex", &model_icelakex, "model_icelakex" },
-	{ "icelake", &model_icelake, "model_icelake" },
-	{ "sapphirerapids", &model_sapphirerapids, "model_sapphirerapids" },
+static const struct analog zen5_analogs[] = {
+	ANALOGS_L1,
+	{ "smt_contention", NULL },
+	{ "frontend_bound_by_latency", "tma_fetch_latency" },
+	{ "frontend_bound_by_bandwidth", "tma_fetch_bandwidth" },
+	{ "bad_speculation_from_mispredicts", "tma_branch_mispredicts" },
+	{ "bad_speculation_from_pipeline_restarts", "tma_machine_clears" },
+	{ "backend_bound_by_memory", "tma_memory_bound" },
+	{ "backend_bound_by_cpu", "tma_core_bound" },
+	{ "retiring_from_fastpath", "tma_light_operations" },
+	{ "retiring_from_microcode", "tma_heavy_operations" },
+	{ NULL, NULL },
 };
+
+/* stalled cycles: the frontend / backend bound of cycles, not slots */
+#define ANALOGS_STALLED							\
+	{ "frontend_stalled_cycles", "tma_frontend_bound" },		\
+	{ "backend_stalled_cycles", "tma_backend_bound" }
+
+static const struct analog arm_analogs[] = {
+	ANALOGS_L1, ANALOGS_STALLED, { NULL, NULL },
+};
+
+static const struct analog n1_analogs[] = {
+	ANALOGS_STALLED, { NULL, NULL },
+};
+
+/* the Intel thresholds the analogs are read from */
+static const struct spec intel_thresholds = {
+	.dir = "sapphirerapids", .m = NULL, .mname = "thresholds",
+};
+
+#define INTEL(d, sym)							\
+	{ .dir = d, .m = &sym, .mname = #sym, .vendor = VENDOR_INTEL }
+/* AMD: no Counter field in the JSON; PerfCtr0-5 (tma-events.md) */
+#define AMD(d, sym, an)							\
+	{ .dir = d, .m = &sym, .mname = #sym, .vendor = VENDOR_AMD,	\
+	  .gp = 6, .analogs = an }
+/* Arm: six event counters; the MIDR and #slots the model stands for */
+#define ARM(d, sym, id, sl, an)						\
+	{ .dir = d, .m = &sym, .mname = #sym, .vendor = VENDOR_ARM,	\
+	  .std = "arm64", .midr = id, .slots = sl, .gp = 6, .analogs = an }
+
+static struct spec specs[] = {
+	INTEL("broadwellx", model_broadwellx),
+	INTEL("broadwell", model_broadwell),
+	INTEL("icelakex", model_icelakex),
+	INTEL("icelake", model_icelake),
+	INTEL("sapphirerapids", model_sapphirerapids),
+	AMD("amdzen4", model_amdzen4, zen4_analogs),
+	AMD("amdzen5", model_amdzen5, zen5_analogs),
+	ARM("neoverse-n1", model_neoverse_n1, 0x413fd0c1, NAN, n1_analogs),
+	ARM("neoverse-n2-v2", model_neoverse_n2, 0x410fd493, 5, arm_analogs),
+	ARM("neoverse-v1", model_neoverse_v1, 0x411fd401, 8, arm_analogs),
+	ARM("neoverse-n2-v2", model_neoverse_v2, 0x410fd4f0, 8, arm_analogs),
+	INTEL("skylakex", model_skylakex),
+	INTEL("cascadelakex", model_cascadelakex),
+	INTEL("skylake", model_skylake),
+	INTEL("emeraldrapids", model_emeraldrapids),
+	INTEL("graniterapids", model_graniterapids),
+};
+
 
 /* skip without reference data, fail without the model; load the JSON */
 static void setup_ref(void **state, struct refset *r)
@@ -883,17 +1180,30 @@ static void setup_ref(void **state, struct refset *r)
 	}
 	memset(r, 0, sizeof(*r));
 	r->m = sp->m;
-	assert_int_equal(ref_load(r, sp->dir), 0);
+	assert_int_equal(ref_load(r, sp), 0);
 }
 
-/* L1..L3 tree metrics in scope for the model (tma_info_* excluded) */
+/*
+ * The metrics of the TopDown levels (Intel tma_*, tma_info_* excluded;
+ * AMD PipelineL1-L2; Arm TopdownL1 and Cycle_Accounting), from @max on.
+ */
+static bool in_scope(const struct spec *sp, const struct ref_metric *rm,
+		     int max)
+{
+	if (rm->level < 1 || rm->level > max)
+		return false;
+	if (sp->vendor == VENDOR_AMD || sp->vendor == VENDOR_ARM)
+		return true;
+	return !strncmp(rm->name, "tma_", 4) &&
+	       strncmp(rm->name, "tma_info_", 9);
+}
+
+/* L1..L3 tree metrics in scope for the model */
 static bool in_tree(const struct refset *r, const struct ref_metric *rm)
 {
 	int max = r->m->max_level < 3 ? r->m->max_level : 3;
 
-	return rm->level >= 1 && rm->level <= max &&
-	       !strncmp(rm->name, "tma_", 4) &&
-	       strncmp(rm->name, "tma_info_", 9);
+	return in_scope(r->sp, rm, max);
 }
 
 /* ------------------------------------------------------------------ */
@@ -912,10 +1222,18 @@ static unsigned long jnum(struct json_object *o, const char *key)
 	return s ? strtoul(s, NULL, 0) : 0;
 }
 
-static __u64 enc_config(const struct enc *e)
+/*
+ * The x86 cpu PMU formats: Intel event=config:0-7; AMD event=config:0-7,
+ * 32-35 for its 12-bit event selects (Intel's never exceed 8 bits). Arm's
+ * event=config:0-15 is the event number as is.
+ */
+static __u64 enc_config(const struct enc *e, bool arm)
 {
-	return e->event | e->umask << 8 | e->edge << 18 | e->any << 21 |
-	       e->inv << 23 | e->cmask << 24;
+	if (arm)
+		return e->event;
+	return (e->event & 0xff) | (__u64)(e->event >> 8 & 0xf) << 32 |
+	       e->umask << 8 | e->edge << 18 | e->any << 21 | e->inv << 23 |
+	       e->cmask << 24;
 }
 
 /* perf's jevents.py real_event(): the fixed-counter events */
@@ -992,6 +1310,7 @@ static int check_one_encoding(struct refset *r, const struct model_event *me)
 	struct enc e;
 	__u64 want1 = 0;
 	int td, mask, fixed;
+	bool arm;
 
 	td = topdown_umask(me->name);
 	if (td >= 0) {
@@ -1028,6 +1347,18 @@ static int check_one_encoding(struct refset *r, const struct model_event *me)
 		snprintf(base, sizeof(base), "%s", me->name);
 	}
 	re = find_event(r, base);
+	if (!re && r->sp->std) {
+		/* an architected event the core's JSON does not list */
+		static struct ref_event std;
+
+		std.obj = std_find(r, "EventName", base);
+		std.name = base;
+		if (std.obj) {
+			re = &std;
+			print_message("%s %s: architected common event, from "
+				      "%s/\n", r->dir, me->name, r->sp->std);
+		}
+	}
 	if (!re) {
 		print_error("%s %s: no event %s in the reference JSON\n",
 			    r->dir, me->name, base);
@@ -1066,11 +1397,12 @@ static int check_one_encoding(struct refset *r, const struct model_event *me)
 			return 1;
 		}
 	}
-	if (me->type != PERF_TYPE_RAW || me->config != enc_config(&e)) {
+	arm = r->sp->vendor == VENDOR_ARM;
+	if (me->type != PERF_TYPE_RAW || me->config != enc_config(&e, arm)) {
 		print_error("%s %s: type %u config %#llx, reference "
 			    "PERF_TYPE_RAW config %#llx\n", r->dir, me->name,
 			    me->type, (unsigned long long)me->config,
-			    (unsigned long long)enc_config(&e));
+			    (unsigned long long)enc_config(&e, arm));
 		return 1;
 	}
 	msr = jstr(re->obj, "MSRIndex");
@@ -1084,6 +1416,21 @@ static int check_one_encoding(struct refset *r, const struct model_event *me)
 		return 1;
 	}
 	cnt = jstr(re->obj, "Counter");
+	if (!cnt && r->sp->gp) {
+		/* every event on any of the PMU's counters (tma-events.md) */
+		int all = (1 << r->sp->gp) - 1;
+		/* Arm: cpu_cycles goes to the cycle counter PMCCNTR_EL0 */
+		bool cyc = arm && !strcasecmp(base, "cpu_cycles") &&
+			   me->kind == EV_FIXED;
+
+		if (!cyc && (me->kind != EV_GP || me->counters != all)) {
+			print_error("%s %s: kind %d counters %#x, want a "
+				    "general counter of %#x\n", r->dir,
+				    me->name, me->kind, me->counters, all);
+			return 1;
+		}
+		return 0;
+	}
 	if (!cnt) {
 		print_error("%s %s: no Counter field\n", r->dir, base);
 		return 1;
@@ -1190,12 +1537,17 @@ static void test_tree(void **state)
 	struct refset r;
 	const struct model *m;
 	int i, k, bad = 0, n = 0;
+	bool topdown = false;
 
 	setup_ref(state, &r);
 	m = r.m;
 	if (m->max_level < 3)
 		print_message("%s: note: the model stops at level %d\n",
 			      r.dir, m->max_level);
+	for (i = 0; i < r.nr_metrics; i++)
+		if (in_tree(&r, &r.metrics[i]) &&
+		    strstr(r.metrics[i].group, "TopdownL1"))
+			topdown = true;
 	for (i = 0; i < r.nr_metrics; i++) {
 		const struct ref_metric *rm = &r.metrics[i];
 
@@ -1210,6 +1562,14 @@ static void test_tree(void **state)
 				    r.dir, rm->name, rm->level);
 			bad++;
 			continue;
+		}
+		/* Cycle_Accounting beside a TopdownL1 tree is aside */
+		if (m->nodes[k].aside !=
+		    (strstr(rm->group, "Cycle_Accounting") && topdown)) {
+			print_error("%s: %s aside %d, reference group %s\n",
+				    r.dir, rm->name, m->nodes[k].aside,
+				    rm->group);
+			bad++;
 		}
 		if (m->nodes[k].level != rm->level) {
 			print_error("%s: %s level %d, reference %d\n", r.dir,
@@ -1243,32 +1603,108 @@ static void test_tree(void **state)
 	assert_int_equal(bad, 0);
 }
 
+static const struct analog *analog_of(const struct spec *sp,
+				      const char *node)
+{
+	const struct analog *a;
+
+	for (a = sp->analogs; a && a->node; a++)
+		if (!strcmp(a->node, node))
+			return a;
+	return NULL;
+}
+
+/*
+ * Where perf has no MetricThreshold (sp->analogs): none of the model's
+ * reference metrics may have one (if perf gains one, tdbpf must follow
+ * it), and @tma gets the Intel reference the analogs are read from.
+ * Returns the number of problems.
+ */
+static int setup_analogs(struct refset *r, struct refset *tma)
+{
+	int i, bad = 0;
+
+	memset(tma, 0, sizeof(*tma));
+	if (!r->sp->analogs)
+		return 0;
+	for (i = 0; i < r->nr_metrics; i++) {
+		if (!in_tree(r, &r->metrics[i]) || !r->metrics[i].thresh)
+			continue;
+		print_error("%s: perf now has a MetricThreshold for %s "
+			    "('%s'): follow it instead of the TMA analog\n",
+			    r->dir, r->metrics[i].name, r->metrics[i].thresh);
+		bad++;
+	}
+	assert_int_equal(ref_load(tma, &intel_thresholds), 0);
+	return bad;
+}
+
+/*
+ * The reference threshold of node @nd: perf's own, or its Intel analog's
+ * (in @tma, named *@as); NULL with *@as NULL where tdbpf has its own.
+ */
+static const struct ref_metric *node_threshold(struct refset *r,
+					       struct refset *tma,
+					       const struct tma_node *nd,
+					       const char **as)
+{
+	const struct analog *a;
+	int i;
+
+	*as = nd->name;
+	if (!r->sp->analogs) {
+		i = find_metric(r, nd->name);
+		return i < 0 ? NULL : &r->metrics[i];
+	}
+	a = analog_of(r->sp, nd->name);
+	*as = a ? a->tma : NULL;
+	if (!*as)
+		return NULL;
+	i = find_metric(tma, *as);
+	return i < 0 ? NULL : &tma->metrics[i];
+}
+
 static void test_thresholds(void **state)
 {
-	struct refset r;
+	struct refset r, tma;
 	int k, bad = 0;
 
 	setup_ref(state, &r);
+	bad += setup_analogs(&r, &tma);
 	for (k = 0; k < r.m->nr_nodes; k++) {
 		const struct tma_node *nd = &r.m->nodes[k];
-		int i = find_metric(&r, nd->name);
-		const char *t;
-		size_t len = strlen(nd->name);
+		const char *t, *name;
+		const struct ref_metric *rm = node_threshold(&r, &tma, nd,
+							     &name);
+		size_t len;
 		double want;
 
-		if (i < 0 || !r.metrics[i].thresh) {
+		if (r.sp->analogs && !name) {
+			if (!analog_of(r.sp, nd->name)) {
+				print_error("%s: %s has no analog entry\n",
+					    r.dir, nd->name);
+				bad++;
+			} else {
+				print_message("%s: %s: no TMA counterpart, "
+					      "tdbpf's own threshold %g\n",
+					      r.dir, nd->name, nd->thresh);
+			}
+			continue;
+		}
+		if (!rm || !rm->thresh) {
 			print_error("%s: %s has no reference threshold\n",
 				    r.dir, nd->name);
 			bad++;
 			continue;
 		}
 		/* "tma_x > N ..." : the node's own comparison comes first */
-		t = r.metrics[i].thresh;
+		len = strlen(name);
+		t = rm->thresh;
 		while (*t == '(' || *t == ' ')
 			t++;
-		if (strncmp(t, nd->name, len) || !strchr(" >", t[len])) {
+		if (strncmp(t, name, len) || !strchr(" >", t[len])) {
 			print_error("%s: %s: cannot read threshold '%s'\n",
-				    r.dir, nd->name, r.metrics[i].thresh);
+				    r.dir, nd->name, rm->thresh);
 			bad++;
 			continue;
 		}
@@ -1277,19 +1713,64 @@ static void test_thresholds(void **state)
 			t++;
 		if (*t != '>') {
 			print_error("%s: %s: threshold '%s' is not '>'\n",
-				    r.dir, nd->name, r.metrics[i].thresh);
+				    r.dir, nd->name, rm->thresh);
 			bad++;
 			continue;
 		}
 		want = strtod(t + 1, NULL);
 		if (nd->thresh != want) {
-			print_error("%s: %s threshold %g, reference %g\n",
-				    r.dir, nd->name, nd->thresh, want);
+			print_error("%s: %s threshold %g, reference %g%s%s\n",
+				    r.dir, nd->name, nd->thresh, want,
+				    r.sp->analogs ? " of its analog " : "",
+				    r.sp->analogs ? name : "");
 			bad++;
 		}
 	}
+	if (r.sp->analogs)
+		ref_free(&tma);
 	ref_free(&r);
 	assert_int_equal(bad, 0);
+}
+
+/*
+ * An analog's threshold in the model's own terms: the analog is the node,
+ * the other TMA nodes their counterparts, a TMA node without one (heavy
+ * operations on Arm) 0. They read the model's decoded values (N_NODE),
+ * which test_formulas compares with perf's: perf's Arm values are
+ * percent, and 100 * x / 100 is not always x at a threshold's edge.
+ */
+static void rename_ids(const struct refset *r, struct enode *n,
+		       const char *from, const char *to)
+{
+	const struct analog *a;
+	const char *name = NULL;
+	int k;
+
+	if (!n)
+		return;
+	if (n->kind != N_ID) {
+		rename_ids(r, n->a, from, to);
+		rename_ids(r, n->b, from, to);
+		rename_ids(r, n->c, from, to);
+		return;
+	}
+	if (!strcmp(n->id, from))
+		name = to;
+	for (a = r->sp->analogs; !name && a->node; a++)
+		if (a->tma && !strcmp(a->tma, n->id))
+			name = a->node;
+	for (k = 0; name && k < r->m->nr_nodes; k++)
+		if (!strcmp(r->m->nodes[k].name, name))
+			break;
+	free(n->id);
+	n->id = NULL;
+	if (!name || k == r->m->nr_nodes) {
+		n->kind = N_NUM;
+		n->num = 0;
+		return;
+	}
+	n->kind = N_NODE;
+	n->event = k;
 }
 
 /* deterministic xorshift64*, so a failure can be reproduced */
@@ -1348,7 +1829,9 @@ static void gen_vector(const struct model *m, int n, double *ev)
 		const struct model_event *e = &m->events[i];
 		double scale[] = { 0.001, 0.01, 0.1, 0.5, 1, width };
 
-		if (name_is(e, "CPU_CLK_UNHALTED.THREAD"))
+		if (name_is(e, "CPU_CLK_UNHALTED.THREAD") ||
+		    name_is(e, "ls_not_halted_cyc") ||
+		    name_is(e, "cpu_cycles"))
 			ev[i] = clk;
 		else if (name_is(e, "TOPDOWN.SLOTS"))
 			ev[i] = slots;
@@ -1440,7 +1923,7 @@ static void test_formulas(void **state)
 			r.missing[0] = 0;
 			for (k = 0; k < m->nr_nodes; k++)
 				want[k] = map[k] < 0 ? NAN :
-					  eval_metric(&r, map[k]);
+					  ref_value(&r, map[k]);
 			for (k = 0; k < m->nr_nodes; k++) {
 				double strict;
 
@@ -1451,7 +1934,7 @@ static void test_formulas(void **state)
 					continue;
 				nan_strict = true;
 				r.gen++;
-				strict = eval_metric(&r, map[k]);
+				strict = ref_value(&r, map[k]);
 				nan_strict = false;
 				if (same(strict, out[k])) {
 					if (!nnan[k]++)
@@ -1510,21 +1993,31 @@ static void test_formulas(void **state)
 static void test_threshold_flags(void **state)
 {
 	struct enode *thr[MODEL_MAX_NODES];
-	int map[MODEL_MAX_NODES], k, s, v, bad = 0, flagged = 0;
+	int k, s, v, bad = 0, flagged = 0, compared = 0;
 	struct tma_result res;
 	const struct model *m;
-	struct refset r;
+	struct refset r, tma;
 	char err[200];
 	double *ev, t;
 
 	setup_ref(state, &r);
 	m = r.m;
+	bad += setup_analogs(&r, &tma);
 	for (k = 0; k < m->nr_nodes; k++) {
-		map[k] = find_metric(&r, m->nodes[k].name);
+		const struct ref_metric *rm;
+		const char *as;
+
+		rm = node_threshold(&r, &tma, &m->nodes[k], &as);
 		thr[k] = NULL;
-		if (map[k] >= 0 && r.metrics[map[k]].thresh)
-			thr[k] = parse_expr(r.metrics[map[k]].thresh, err,
-					    sizeof(err));
+		if (r.sp->analogs && !as) {
+			print_message("%s: %s: tdbpf's own threshold, not "
+				      "compared\n", r.dir, m->nodes[k].name);
+			continue;
+		}
+		if (rm && rm->thresh)
+			thr[k] = parse_expr(rm->thresh, err, sizeof(err));
+		if (thr[k] && r.sp->analogs)
+			rename_ids(&r, thr[k], as, m->nodes[k].name);
 		if (!thr[k]) {
 			print_error("%s: %s: no usable reference threshold\n",
 				    r.dir, m->nodes[k].name);
@@ -1539,30 +2032,39 @@ static void test_threshold_flags(void **state)
 		for (v = 0; v < VECTORS; v++) {
 			gen_vector(m, v, ev);
 			tma_decode(m, ev, s, m->max_level, &res);
+			node_vals = res.val;
 			r.gen++;
 			for (k = 0; k < m->nr_nodes; k++) {
 				bool want;
 
+				if (!thr[k])
+					continue;
 				t = eval_node(&r, thr[k]);
 				want = !isnan(t) && t != 0.0;
 				flagged += want;
+				compared++;
 				if (want == res.over[k])
 					continue;
 				if (bad++ < 5)
 					print_error("%s smt %s vector %d: %s "
-						    "flagged %d, perf %d\n",
+						    "= %.17g flagged %d, perf "
+						    "%d (%.17g)\n",
 						    r.dir, s ? "on" : "off", v,
 						    m->nodes[k].name,
-						    res.over[k], want);
+						    res.val[k], res.over[k],
+						    want, t);
 			}
 		}
 	}
-	print_message("%s: %d flags compared, %d set by perf, %d differ\n",
-		      r.dir, 2 * VECTORS * m->nr_nodes, flagged, bad);
+	print_message("%s: %d flags compared, %d set by perf%s, %d differ\n",
+		      r.dir, compared, flagged,
+		      r.sp->analogs ? " (TMA analogs)" : "", bad);
 	for (k = 0; k < m->nr_nodes; k++)
 		if (thr[k])
 			free_node(thr[k]);
 	free(ev);
+	if (r.sp->analogs)
+		ref_free(&tma);
 	ref_free(&r);
 	assert_int_equal(bad, 0);
 	/* the vectors must exercise the flags, or this proves nothing */
@@ -1604,7 +2106,7 @@ static void test_missing_inputs(void **state)
 				r.gen++;
 				for (k = 0; k < m->nr_nodes; k++)
 					want[k] = map[k] < 0 ? NAN :
-						  eval_metric(&r, map[k]);
+						  ref_value(&r, map[k]);
 				nan_strict = true;
 				ev[j] = NAN;
 				r.gen++;
@@ -1735,14 +2237,16 @@ static void test_reference_resolves(void **state)
 	if (!refdir)
 		skip();
 	memset(&r, 0, sizeof(r));
-	assert_int_equal(ref_load(&r, sp->dir), 0);
+	assert_int_equal(ref_load(&r, sp), 0);
 	for (s = 0; s < 2; s++) {
 		struct idset ids = { .nr = 0 };
 
 		r.smt = s;
 		for (i = 0; i < r.nr_metrics; i++) {
 			if (r.metrics[i].level < 1 ||
-			    strncmp(r.metrics[i].name, "tma_", 4))
+			    (sp->vendor != VENDOR_AMD &&
+			     sp->vendor != VENDOR_ARM &&
+			     strncmp(r.metrics[i].name, "tma_", 4)))
 				continue;
 			collect_metric(&r, i, &ids, 0);
 		}
@@ -1759,7 +2263,7 @@ static void test_reference_resolves(void **state)
 			}
 			if (!find_event(&r, n)) {
 				print_error("%s: %s resolves to nothing\n",
-					    sp->dir, ids.name[j]);
+					    spec_name(sp), ids.name[j]);
 				bad++;
 			}
 		}
@@ -1787,6 +2291,17 @@ int main(void)
 		MODEL_TESTS(2, "icelakex"),
 		MODEL_TESTS(3, "icelake"),
 		MODEL_TESTS(4, "sapphirerapids"),
+		MODEL_TESTS(11, "skylakex"),
+		MODEL_TESTS(12, "cascadelakex"),
+		MODEL_TESTS(13, "skylake"),
+		MODEL_TESTS(14, "emeraldrapids"),
+		MODEL_TESTS(15, "graniterapids"),
+		MODEL_TESTS(5, "amdzen4"),
+		MODEL_TESTS(6, "amdzen5"),
+		MODEL_TESTS(7, "neoverse-n1"),
+		MODEL_TESTS(8, "neoverse-n2"),
+		MODEL_TESTS(9, "neoverse-v1"),
+		MODEL_TESTS(10, "neoverse-v2"),
 	};
 	const char *env = getenv("TDBPF_REFERENCE");
 	const char *dir = env && *env ? env : REF_DEFAULT;

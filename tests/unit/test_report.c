@@ -773,11 +773,15 @@ static const struct model_event fake_events[F_NR] = {
 };
 
 static const struct tma_node fake_nodes[N_NR] = {
-	[N_FE] = { "tma_frontend_bound", "Frontend", -1, 1, 0.15, false },
-	[N_BS] = { "tma_bad_speculation", "Bad_Speculation", -1, 1, 0.15, false },
-	[N_RET] = { "tma_retiring", "Retiring", -1, 1, 0.7, false },
-	[N_BE] = { "tma_backend_bound", "Backend", -1, 1, 0.2, false },
-	[N_MEM] = { "tma_memory_bound", "Memory", N_BE, 2, 0.2, false },
+	[N_FE] = { "tma_frontend_bound", "Frontend", -1, 1, 0.15, false,
+		   .column = "FRONTEND%" },
+	[N_BS] = { "tma_bad_speculation", "Bad_Speculation", -1, 1, 0.15, false,
+		   .column = "BADSPEC%" },
+	[N_RET] = { "tma_retiring", "Retiring", -1, 1, 0.7, false,
+		    .column = "RETIRE%" },
+	[N_BE] = { "tma_backend_bound", "Backend", -1, 1, 0.2, false,
+		   .column = "BACKEND%" },
+	[N_MEM] = TMA_NODE("tma_memory_bound", "Memory", N_BE, 2, 0.2, false),
 };
 
 static void fake_eval(const struct tma_input *in, double *out)
@@ -795,6 +799,7 @@ static const struct model fake_model = {
 	.name = "fake", .gp_smt_on = 4, .gp_smt_off = 8, .max_level = 2,
 	.events = fake_events, .nr_events = F_NR,
 	.nodes = fake_nodes, .nr_nodes = N_NR, .eval = fake_eval,
+	.ipc_inst = "INST_RETIRED.ANY", .ipc_cycles = "CPU_CLK_UNHALTED.THREAD",
 };
 
 static void fake_plan(struct event_plan *p)

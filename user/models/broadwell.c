@@ -14,6 +14,7 @@
 #include "model.h"
 #include "tma_expr.h"
 #include "tma_tree.h"
+#include "intel.h"
 
 enum {
 	E_FPU_DIV,
@@ -70,15 +71,15 @@ enum {
 
 /* Counter masks and "needed when" from tma-events.md (perf JSON). */
 static const struct model_event bdw_events[NR_EVENTS] = {
-	[E_FPU_DIV] = GP("ARITH.FPU_DIV_ACTIVE", 0x114, 0xf, NEED_ALWAYS, 3),
-	[E_BACLEARS] = GP("BACLEARS.ANY", 0x1fe6, 0xf, NEED_ALWAYS, 3),
-	[E_BR_MISP] = GP("BR_MISP_RETIRED.ALL_BRANCHES", 0xc5, 0xf,
+	[E_FPU_DIV] = GP("ARITH.FPU_DIV_ACTIVE", 0x114, 0xff, NEED_ALWAYS, 3),
+	[E_BACLEARS] = GP("BACLEARS.ANY", 0x1fe6, 0xff, NEED_ALWAYS, 3),
+	[E_BR_MISP] = GP("BR_MISP_RETIRED.ALL_BRANCHES", 0xc5, 0xff,
 			 NEED_ALWAYS, 2),
 	[E_ITLB_WALK_DUR_C1] = GP("cpu@ITLB_MISSES.WALK_DURATION,cmask=1@",
-				  0x1001085, 0xf, NEED_ALWAYS, 3),
-	[E_ONE_THREAD] = GP("CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE", 0x23c, 0xf,
+				  0x1001085, 0xff, NEED_ALWAYS, 3),
+	[E_ONE_THREAD] = GP("CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE", 0x23c, 0xff,
 			    NEED_ALWAYS, 1),
-	[E_REF_XCLK] = GP("CPU_CLK_UNHALTED.REF_XCLK", 0x13c, 0xf,
+	[E_REF_XCLK] = GP("CPU_CLK_UNHALTED.REF_XCLK", 0x13c, 0xff,
 			  NEED_ALWAYS, 1),
 	[E_THREAD] = FIXED("CPU_CLK_UNHALTED.THREAD", 0x3c, 1, NEED_ALWAYS, 1),
 	/* only in the #core_wide = 1 branch: system-wide counting */
@@ -87,59 +88,59 @@ static const struct model_event bdw_events[NR_EVENTS] = {
 	/* the only event of the model restricted to one counter (2) */
 	[E_STALLS_L1D] = GP("CYCLE_ACTIVITY.STALLS_L1D_MISS", 0xc000ca3, 0x4,
 			    NEED_ALWAYS, 3),
-	[E_STALLS_L2] = GP("CYCLE_ACTIVITY.STALLS_L2_MISS", 0x50005a3, 0xf,
+	[E_STALLS_L2] = GP("CYCLE_ACTIVITY.STALLS_L2_MISS", 0x50005a3, 0xff,
 			   NEED_ALWAYS, 3),
-	[E_STALLS_MEM] = GP("CYCLE_ACTIVITY.STALLS_MEM_ANY", 0x60006a3, 0xf,
+	[E_STALLS_MEM] = GP("CYCLE_ACTIVITY.STALLS_MEM_ANY", 0x60006a3, 0xff,
 			    NEED_ALWAYS, 2),
-	[E_STALLS_TOTAL] = GP("CYCLE_ACTIVITY.STALLS_TOTAL", 0x40004a3, 0xf,
+	[E_STALLS_TOTAL] = GP("CYCLE_ACTIVITY.STALLS_TOTAL", 0x40004a3, 0xff,
 			      NEED_ALWAYS, 2),
-	[E_DSB2MITE] = GP("DSB2MITE_SWITCHES.PENALTY_CYCLES", 0x2ab, 0xf,
+	[E_DSB2MITE] = GP("DSB2MITE_SWITCHES.PENALTY_CYCLES", 0x2ab, 0xff,
 			  NEED_ALWAYS, 3),
-	[E_FP_SCALAR] = GP("FP_ARITH_INST_RETIRED.SCALAR", 0x3c7, 0xf,
+	[E_FP_SCALAR] = GP("FP_ARITH_INST_RETIRED.SCALAR", 0x3c7, 0xff,
 			   NEED_ALWAYS, 3),
-	[E_FP_VECTOR] = GP("FP_ARITH_INST_RETIRED.VECTOR", 0xfcc7, 0xf,
+	[E_FP_VECTOR] = GP("FP_ARITH_INST_RETIRED.VECTOR", 0xfcc7, 0xff,
 			   NEED_ALWAYS, 3),
-	[E_ICACHE] = GP("ICACHE.IFDATA_STALL", 0x480, 0xf, NEED_ALWAYS, 3),
-	[E_DSB_4] = GP("IDQ.ALL_DSB_CYCLES_4_UOPS", 0x4001879, 0xf,
+	[E_ICACHE] = GP("ICACHE.IFDATA_STALL", 0x480, 0xff, NEED_ALWAYS, 3),
+	[E_DSB_4] = GP("IDQ.ALL_DSB_CYCLES_4_UOPS", 0x4001879, 0xff,
 		       NEED_ALWAYS, 3),
-	[E_DSB_ANY] = GP("IDQ.ALL_DSB_CYCLES_ANY_UOPS", 0x1001879, 0xf,
+	[E_DSB_ANY] = GP("IDQ.ALL_DSB_CYCLES_ANY_UOPS", 0x1001879, 0xff,
 			 NEED_ALWAYS, 3),
-	[E_MITE_4] = GP("IDQ.ALL_MITE_CYCLES_4_UOPS", 0x4002479, 0xf,
+	[E_MITE_4] = GP("IDQ.ALL_MITE_CYCLES_4_UOPS", 0x4002479, 0xff,
 			NEED_ALWAYS, 3),
-	[E_MITE_ANY] = GP("IDQ.ALL_MITE_CYCLES_ANY_UOPS", 0x1002479, 0xf,
+	[E_MITE_ANY] = GP("IDQ.ALL_MITE_CYCLES_ANY_UOPS", 0x1002479, 0xff,
 			  NEED_ALWAYS, 3),
-	[E_MS_SWITCHES] = GP("IDQ.MS_SWITCHES", 0x1043079, 0xf, NEED_ALWAYS, 3),
-	[E_MS_UOPS] = GP("IDQ.MS_UOPS", 0x3079, 0xf, NEED_ALWAYS, 2),
-	[E_NOT_DELIV] = GP("IDQ_UOPS_NOT_DELIVERED.CORE", 0x19c, 0xf,
+	[E_MS_SWITCHES] = GP("IDQ.MS_SWITCHES", 0x1043079, 0xff, NEED_ALWAYS, 3),
+	[E_MS_UOPS] = GP("IDQ.MS_UOPS", 0x3079, 0xff, NEED_ALWAYS, 2),
+	[E_NOT_DELIV] = GP("IDQ_UOPS_NOT_DELIVERED.CORE", 0x19c, 0xff,
 			   NEED_ALWAYS, 1),
 	[E_NOT_DELIV_C0] = GP("IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE",
-			      0x400019c, 0xf, NEED_ALWAYS, 2),
-	[E_LCP] = GP("ILD_STALL.LCP", 0x187, 0xf, NEED_ALWAYS, 3),
+			      0x400019c, 0xff, NEED_ALWAYS, 2),
+	[E_LCP] = GP("ILD_STALL.LCP", 0x187, 0xff, NEED_ALWAYS, 3),
 	[E_INST] = FIXED("INST_RETIRED.ANY", 0xc0, 0, NEED_ALWAYS, 1),
-	[E_X87] = GP("INST_RETIRED.X87", 0x2c0, 0xf, NEED_ALWAYS, 3),
-	[E_RECOVERY] = GP("INT_MISC.RECOVERY_CYCLES", 0x100030d, 0xf,
+	[E_X87] = GP("INST_RETIRED.X87", 0x2c0, 0xff, NEED_ALWAYS, 3),
+	[E_RECOVERY] = GP("INT_MISC.RECOVERY_CYCLES", 0x100030d, 0xff,
 			  NEED_SMT_OFF, 1),
-	[E_RECOVERY_ANY] = GP("INT_MISC.RECOVERY_CYCLES_ANY", 0x120030d, 0xf,
+	[E_RECOVERY_ANY] = GP("INT_MISC.RECOVERY_CYCLES_ANY", 0x120030d, 0xff,
 			      NEED_SMT_ON, 1),
-	[E_STLB_HIT] = GP("ITLB_MISSES.STLB_HIT", 0x6085, 0xf, NEED_ALWAYS, 3),
-	[E_WALK_DONE] = GP("ITLB_MISSES.WALK_COMPLETED", 0xe85, 0xf,
+	[E_STLB_HIT] = GP("ITLB_MISSES.STLB_HIT", 0x6085, 0xff, NEED_ALWAYS, 3),
+	[E_WALK_DONE] = GP("ITLB_MISSES.WALK_COMPLETED", 0xe85, 0xff,
 			   NEED_ALWAYS, 3),
-	[E_MC_COUNT] = GP("MACHINE_CLEARS.COUNT", 0x10401c3, 0xf,
+	[E_MC_COUNT] = GP("MACHINE_CLEARS.COUNT", 0x10401c3, 0xff,
 			  NEED_ALWAYS, 2),
-	[E_L3_HIT] = GP("MEM_LOAD_UOPS_RETIRED.L3_HIT", 0x4d1, 0xf,
+	[E_L3_HIT] = GP("MEM_LOAD_UOPS_RETIRED.L3_HIT", 0x4d1, 0xff,
 			NEED_ALWAYS, 3),
-	[E_L3_MISS] = GP("MEM_LOAD_UOPS_RETIRED.L3_MISS", 0x20d1, 0xf,
+	[E_L3_MISS] = GP("MEM_LOAD_UOPS_RETIRED.L3_MISS", 0x20d1, 0xff,
 			 NEED_ALWAYS, 3),
-	[E_SB] = GP("RESOURCE_STALLS.SB", 0x8a2, 0xf, NEED_ALWAYS, 2),
-	[E_RS_EMPTY] = GP("RS_EVENTS.EMPTY_CYCLES", 0x15e, 0xf, NEED_ALWAYS, 2),
-	[E_GE1] = GP("UOPS_EXECUTED.CYCLES_GE_1_UOP_EXEC", 0x10001b1, 0xf,
+	[E_SB] = GP("RESOURCE_STALLS.SB", 0x8a2, 0xff, NEED_ALWAYS, 2),
+	[E_RS_EMPTY] = GP("RS_EVENTS.EMPTY_CYCLES", 0x15e, 0xff, NEED_ALWAYS, 2),
+	[E_GE1] = GP("UOPS_EXECUTED.CYCLES_GE_1_UOP_EXEC", 0x10001b1, 0xff,
 		     NEED_ALWAYS, 2),
-	[E_GE2] = GP("UOPS_EXECUTED.CYCLES_GE_2_UOPS_EXEC", 0x20001b1, 0xf,
+	[E_GE2] = GP("UOPS_EXECUTED.CYCLES_GE_2_UOPS_EXEC", 0x20001b1, 0xff,
 		     NEED_ALWAYS, 2),
-	[E_GE3] = GP("UOPS_EXECUTED.CYCLES_GE_3_UOPS_EXEC", 0x30001b1, 0xf,
+	[E_GE3] = GP("UOPS_EXECUTED.CYCLES_GE_3_UOPS_EXEC", 0x30001b1, 0xff,
 		     NEED_ALWAYS, 2),
-	[E_ISSUED] = GP("UOPS_ISSUED.ANY", 0x10e, 0xf, NEED_ALWAYS, 1),
-	[E_RETIRE_SLOTS] = GP("UOPS_RETIRED.RETIRE_SLOTS", 0x2c2, 0xf,
+	[E_ISSUED] = GP("UOPS_ISSUED.ANY", 0x10e, 0xff, NEED_ALWAYS, 1),
+	[E_RETIRE_SLOTS] = GP("UOPS_RETIRED.RETIRE_SLOTS", 0x2c2, 0xff,
 			      NEED_ALWAYS, 1),
 };
 
@@ -159,16 +160,12 @@ enum {
 static const struct tma_node bdw_nodes[NR_NODES] = {
 	TMA_NODES_L1_L2,
 	TMA_NODES_L3_FRONTEND,
-	[N_DIVIDER] = { "tma_divider", "Divider", N_CB, 3, 0.2, false },
-	[N_PORTS] = { "tma_ports_utilization", "Ports_Util", N_CB, 3, 0.15, false },
-	[N_DRAM] = { "tma_dram_bound", "DRAM", N_MB, 3, 0.1, false },
-	[N_L1] = { "tma_l1_bound", "L1", N_MB, 3, 0.1, false },
-	[N_L2] = { "tma_l2_bound", "L2", N_MB, 3, 0.05, false },
-	[N_L3] = { "tma_l3_bound", "L3", N_MB, 3, 0.05, false },
-	[N_STORE] = { "tma_store_bound", "Store", N_MB, 3, 0.2, false },
-	[N_MSEQ] = { "tma_microcode_sequencer", "Microcode_Seq", N_HEAVY, 3,
-		     0.05, false },
-	[N_FP_ARITH] = { "tma_fp_arith", "FP_Arith", N_LIGHT, 3, 0.2, false },
+	TMA_L3_DIVIDER,
+	TMA_L3_PORTS,
+	TMA_L3_DRAM,
+	TMA_L3_CACHES,
+	TMA_L3_MSEQ,
+	TMA_L3_FP_ARITH,
 };
 
 /*
@@ -242,6 +239,11 @@ static void bdw_eval(const struct tma_input *in, double *o)
 	o[N_FP_ARITH] = x87 + fp_scalar + fp_vector;
 }
 
+static const struct model_match bdx_match[] = { INTEL_6(0x4f) };
+static const struct model_match bdw_match[] = {
+	INTEL_6(0x3d), INTEL_6(0x47),
+};
+
 const struct model model_broadwellx = {
 	.name = "broadwellx",
 	.desc = "Broadwell-X / Xeon E5 v4 (CPUID 6-4F)",
@@ -253,6 +255,10 @@ const struct model model_broadwellx = {
 	.nodes = bdw_nodes,
 	.nr_nodes = NR_NODES,
 	.eval = bdw_eval,
+	MODEL_MATCHES(bdx_match),
+	.pmu = "cpu",
+	.pmu_name = "broadwell",
+	INTEL_IPC,
 };
 
 const struct model model_broadwell = {
@@ -266,4 +272,8 @@ const struct model model_broadwell = {
 	.nodes = bdw_nodes,
 	.nr_nodes = NR_NODES,
 	.eval = bdw_eval,
+	MODEL_MATCHES(bdw_match),
+	.pmu = "cpu",
+	.pmu_name = "broadwell",
+	INTEL_IPC,
 };

@@ -14,6 +14,7 @@
 #include "model.h"
 #include "tma_expr.h"
 #include "tma_tree.h"
+#include "intel.h"
 
 enum {
 	E_DIV_ACTIVE,
@@ -90,11 +91,6 @@ enum {
 #define FIXED(n, cfg, idx, lvl)						\
 	{ .name = n, .type = PERF_TYPE_RAW, .config = cfg,		\
 	  .kind = EV_FIXED, .fixed = idx, .need = NEED_ALWAYS,		\
-	  .level = lvl }
-/* topdown-*: read from PERF_METRICS through fixed counter 3 */
-#define METRIC(n, cfg, lvl)						\
-	{ .name = n, .type = PERF_TYPE_RAW, .config = cfg,		\
-	  .kind = EV_METRIC, .fixed = 3, .need = NEED_ALWAYS,		\
 	  .level = lvl }
 
 /* Counter masks and "needed when" from tma-events.md (perf JSON). */
@@ -178,13 +174,7 @@ enum {
 			NEED_ALWAYS, 3),				\
 	[E_SCOREBOARD] = GP("RESOURCE_STALLS.SCOREBOARD", 0x2a2, 0xff,	\
 			    NEED_ALWAYS, 3),				\
-	[E_TD_BAD_SPEC] = METRIC("topdown-bad-spec", 0x8100, 1),	\
-	[E_TD_BE] = METRIC("topdown-be-bound", 0x8300, 1),		\
-	[E_TD_FE] = METRIC("topdown-fe-bound", 0x8200, 1),		\
-	[E_TD_RET] = METRIC("topdown-retiring", 0x8000, 1),		\
-	[E_SLOTS] = { .name = "TOPDOWN.SLOTS", .type = PERF_TYPE_RAW,	\
-		      .config = 0x400, .kind = EV_SLOTS, .fixed = 3,	\
-		      .need = NEED_ALWAYS, .level = 1 },		\
+	INTEL_TD_L1,							\
 	[E_DEC0] = GP("UOPS_DECODED.DEC0", 0x156, 0x0f, NEED_ALWAYS, 2), \
 	[E_UE_THREAD] = GP("UOPS_EXECUTED.THREAD", 0x1b1, 0xff,		\
 			   NEED_ALWAYS, 3),				\
@@ -234,40 +224,30 @@ enum {
 #define ICL_COMMON_NODES						\
 	TMA_NODES_L1_L2,							\
 	TMA_NODES_L3_FRONTEND,						\
-	[N_OTHER_MISP] = { "tma_other_mispredicts", "Other_Mispred",	\
-			   N_BM, 3, 0.05, false },				\
-	[N_OTHER_NUKES] = { "tma_other_nukes", "Other_Nukes", N_MC, 3,	\
-			    0.05, false },					\
-	[N_DIVIDER] = { "tma_divider", "Divider", N_CB, 3, 0.2, false },	\
-	[N_PORTS] = { "tma_ports_utilization", "Ports_Util", N_CB, 3,	\
-		      0.15, false },						\
-	[N_SERIALIZING] = { "tma_serializing_operation", "Serializing",	\
-			    N_CB, 3, 0.1, false },				\
-	[N_DRAM] = { "tma_dram_bound", "DRAM", N_MB, 3, 0.1, false },		\
-	[N_L1] = { "tma_l1_bound", "L1", N_MB, 3, 0.1, false },		\
-	[N_L2] = { "tma_l2_bound", "L2", N_MB, 3, 0.05, false },		\
-	[N_L3] = { "tma_l3_bound", "L3", N_MB, 3, 0.05, false },		\
-	[N_STORE] = { "tma_store_bound", "Store", N_MB, 3, 0.2, false },	\
-	[N_MSEQ] = { "tma_microcode_sequencer", "Microcode_Seq",	\
-		     N_HEAVY, 3, 0.05, false },				\
-	[N_FEW_UOPS] = { "tma_few_uops_instructions", "Few_Uops",	\
-			 N_HEAVY, 3, 0.05, false },				\
-	[N_FP_ARITH] = { "tma_fp_arith", "FP_Arith", N_LIGHT, 3, 0.2, false },	\
-	[N_MEM_OPS] = { "tma_memory_operations", "Memory_Ops", N_LIGHT,	\
-			3, 0.1, false },				\
-	[N_BR_INSTR] = { "tma_branch_instructions", "Branch_Instr",	\
-			 N_LIGHT, 3, 0.1, false },				\
-	[N_OTHER_LIGHT] = { "tma_other_light_ops", "Other_Light_Ops",	\
-			    N_LIGHT, 3, 0.3, false }
+	TMA_L3_OTHER_MISP,						\
+	TMA_L3_OTHER_NUKES,						\
+	TMA_L3_DIVIDER,							\
+	TMA_L3_PORTS,							\
+	TMA_L3_SERIALIZING,						\
+	TMA_L3_DRAM,							\
+	TMA_L3_CACHES,							\
+	TMA_L3_MSEQ,							\
+	TMA_L3_FEW_UOPS,						\
+	TMA_L3_FP_ARITH,						\
+	TMA_L3_MEM_OPS,							\
+	[N_BR_INSTR] = TMA_NODE("tma_branch_instructions", "Branch_Instr",	\
+				N_LIGHT, 3, 0.1, false),			\
+	TMA_L3_OTHER_LIGHT
 
 static const struct tma_node icx_nodes[NR_NODES] = {
 	ICL_COMMON_NODES,
-	[N_SPECIFIC] = { "tma_pmm_bound", "PMM", N_MB, 3, 0.1, false },
+	[N_SPECIFIC] = TMA_NODE("tma_pmm_bound", "PMM", N_MB, 3, 0.1,
+				false),
 };
 
 static const struct tma_node icl_nodes[NR_NODES] = {
 	ICL_COMMON_NODES,
-	[N_SPECIFIC] = { "tma_lsd", "LSD", N_FB, 3, 0.15, false },
+	[N_SPECIFIC] = TMA_NODE("tma_lsd", "LSD", N_FB, 3, 0.15, false),
 };
 
 /*
@@ -372,6 +352,14 @@ static void icl_eval(const struct tma_input *in, double *o)
 	o[N_SPECIFIC] = dv(dv(e[E_LSD_ACTIVE] - e[E_LSD_OK], core_clks), 2);
 }
 
+static const struct model_match icx_match[] = {
+	INTEL_6(0x6a), INTEL_6(0x6c),
+};
+static const struct model_match icl_match[] = {
+	INTEL_6(0x7d), INTEL_6(0x7e),
+};
+static const char *const icl_pmu_events[] = { INTEL_TOPDOWN_L1_EVENTS, NULL };
+
 const struct model model_icelakex = {
 	.name = "icelakex",
 	.desc = "Ice Lake server / Xeon 3rd gen (CPUID 6-6A, 6-6C)",
@@ -383,6 +371,11 @@ const struct model model_icelakex = {
 	.nodes = icx_nodes,
 	.nr_nodes = NR_NODES,
 	.eval = icx_eval,
+	MODEL_MATCHES(icx_match),
+	.pmu = "cpu",
+	.pmu_name = "icelake",
+	.pmu_events = icl_pmu_events,
+	INTEL_IPC,
 };
 
 const struct model model_icelake = {
@@ -396,4 +389,9 @@ const struct model model_icelake = {
 	.nodes = icl_nodes,
 	.nr_nodes = NR_NODES,
 	.eval = icl_eval,
+	MODEL_MATCHES(icl_match),
+	.pmu = "cpu",
+	.pmu_name = "icelake",
+	.pmu_events = icl_pmu_events,
+	INTEL_IPC,
 };

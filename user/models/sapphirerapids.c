@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Sapphire Rapids (sapphirerapids, SPR, CPUID 6-8F). As Ice Lake, plus the
+ * Sapphire Rapids (sapphirerapids, SPR, CPUID 6-8F) and Emerald Rapids
+ * (emeraldrapids, EMR, 6-CF). As Ice Lake, plus the
  * four level-2 PERF_METRICS events (heavy-ops, br-mispredict, fetch-lat,
  * mem-bound), so levels 1 and 2 come from the SLOTS group alone. Two events
  * need the frontend MSR 0x3F7, passed in config1 (kernel format
@@ -8,11 +9,16 @@
  *
  * The formulas are perf's MetricExpr (spr-metrics.json) for per-task
  * counting: #core_wide = 0, #has_pmem = 0, #SMT_on from the input.
+ * emr-metrics.json has the same L1-L3 formulas, events and counters
+ * without tma_pmm_bound (no Optane on EMR; SPR's is 0 with #has_pmem = 0)
+ * and with tma_dram_bound's #has_pmem = 0 branch alone: EMR is SPR's
+ * tables cut before the persistent-memory events and node.
  */
 #include <linux/perf_event.h>
 #include "model.h"
 #include "tma_expr.h"
 #include "tma_tree.h"
+#include "intel.h"
 
 enum {
 	E_DIV_ACTIVE,
@@ -58,14 +64,6 @@ enum {
 	E_MA_L1D,
 	E_MA_L2,
 	E_MA_L3,
-	E_LOCAL_DRAM,
-	E_REMOTE_DRAM,
-	E_REMOTE_FWD,
-	E_REMOTE_HITM,
-	E_REMOTE_PMM,
-	E_FB_HIT,
-	E_L1_MISS,
-	E_LOCAL_PMM,
 	E_MEM_UOP,
 	E_SCOREBOARD,
 	E_TD_BAD_SPEC,
@@ -82,6 +80,16 @@ enum {
 	E_ISSUED,
 	E_UOPS_MS,
 	E_RET_SLOTS,
+	NR_EMR_EVENTS,
+	/* Sapphire Rapids only: tma_pmm_bound's, needed with #has_pmem only */
+	E_LOCAL_DRAM = NR_EMR_EVENTS,
+	E_REMOTE_DRAM,
+	E_REMOTE_FWD,
+	E_REMOTE_HITM,
+	E_REMOTE_PMM,
+	E_FB_HIT,
+	E_L1_MISS,
+	E_LOCAL_PMM,
 	NR_EVENTS
 };
 
@@ -89,18 +97,9 @@ enum {
 	{ .name = n, .type = PERF_TYPE_RAW, .config = cfg,		\
 	  .kind = EV_GP, .counters = mask, .fixed = -1, .need = nd,	\
 	  .level = lvl }
-/* GP event that also programs the frontend MSR 0x3F7 */
-#define GP_FE(n, cfg, msr, lvl)						\
-	{ .name = n, .type = PERF_TYPE_RAW, .config = cfg,		\
-	  .config1 = msr, .kind = EV_GP, .counters = 0xff, .fixed = -1, \
-	  .need = NEED_ALWAYS, .level = lvl }
 #define FIXED(n, cfg, idx, lvl)						\
 	{ .name = n, .type = PERF_TYPE_RAW, .config = cfg,		\
 	  .kind = EV_FIXED, .fixed = idx, .need = NEED_ALWAYS,		\
-	  .level = lvl }
-#define METRIC(n, cfg, lvl)						\
-	{ .name = n, .type = PERF_TYPE_RAW, .config = cfg,		\
-	  .kind = EV_METRIC, .fixed = 3, .need = NEED_ALWAYS,		\
 	  .level = lvl }
 
 /* Counter masks and "needed when" from tma-events.md (perf JSON). */
@@ -115,8 +114,8 @@ static const struct model_event spr_events[NR_EVENTS] = {
 			  0xff, NEED_ALWAYS, 3),
 	[E_RS_EMPTY_U1] = GP("cpu@RS.EMPTY,umask=1@", 0x1a5, 0xff,
 			     NEED_ALWAYS, 3),
-	[E_MS_C1_EDGE] = GP_FE("cpu@UOPS_RETIRED.MS,cmask=1,edge@", 0x10404c2,
-			       0x8, 3),
+	[E_MS_C1_EDGE] = INTEL_GP_FE("cpu@UOPS_RETIRED.MS,cmask=1,edge@",
+				     0x10404c2, 0x8, 3),
 	[E_C02] = GP("CPU_CLK_UNHALTED.C02", 0x20ec, 0xff, NEED_ALWAYS, 3),
 	[E_DISTRIBUTED] = GP("CPU_CLK_UNHALTED.DISTRIBUTED", 0x2ec, 0xff,
 			     NEED_SMT_ON, 1),
@@ -157,8 +156,8 @@ static const struct model_event spr_events[NR_EVENTS] = {
 			      NEED_ALWAYS, 3),
 	[E_CLEAR_RESTEER] = GP("INT_MISC.CLEAR_RESTEER_CYCLES", 0x80ad, 0xff,
 			       NEED_ALWAYS, 3),
-	[E_UNKNOWN_BRANCH] = GP_FE("INT_MISC.UNKNOWN_BRANCH_CYCLES", 0x40ad,
-				   0x7, 3),
+	[E_UNKNOWN_BRANCH] = INTEL_GP_FE("INT_MISC.UNKNOWN_BRANCH_CYCLES",
+					 0x40ad, 0x7, 3),
 	[E_UOP_DROPPING] = GP("INT_MISC.UOP_DROPPING", 0x10ad, 0xff,
 			      NEED_ALWAYS, 1),
 	[E_IV_ADD_128] = GP("INT_VEC_RETIRED.ADD_128", 0x3e7, 0xff,
@@ -200,21 +199,12 @@ static const struct model_event spr_events[NR_EVENTS] = {
 	[E_MEM_UOP] = GP("MEM_UOP_RETIRED.ANY", 0x3e5, 0xff, NEED_ALWAYS, 3),
 	[E_SCOREBOARD] = GP("RESOURCE_STALLS.SCOREBOARD", 0x2a2, 0xff,
 			    NEED_ALWAYS, 3),
-	[E_TD_BAD_SPEC] = METRIC("topdown-bad-spec", 0x8100, 1),
-	[E_TD_BE] = METRIC("topdown-be-bound", 0x8300, 1),
-	[E_TD_BR_MISP] = METRIC("topdown-br-mispredict", 0x8500, 2),
-	[E_TD_FE] = METRIC("topdown-fe-bound", 0x8200, 1),
-	[E_TD_FETCH_LAT] = METRIC("topdown-fetch-lat", 0x8600, 2),
-	[E_TD_HEAVY] = METRIC("topdown-heavy-ops", 0x8400, 2),
-	[E_TD_MEM] = METRIC("topdown-mem-bound", 0x8700, 2),
-	[E_TD_RET] = METRIC("topdown-retiring", 0x8000, 1),
-	[E_SLOTS] = { .name = "TOPDOWN.SLOTS", .type = PERF_TYPE_RAW,
-		      .config = 0x400, .kind = EV_SLOTS, .fixed = 3,
-		      .need = NEED_ALWAYS, .level = 1 },
+	INTEL_TD_L1,
+	INTEL_TD_L2,
 	[E_UE_THREAD] = GP("UOPS_EXECUTED.THREAD", 0x1b1, 0xff, NEED_ALWAYS, 3),
 	[E_UE_X87] = GP("UOPS_EXECUTED.X87", 0x10b1, 0xff, NEED_ALWAYS, 3),
 	[E_ISSUED] = GP("UOPS_ISSUED.ANY", 0x1ae, 0xff, NEED_ALWAYS, 3),
-	[E_UOPS_MS] = GP_FE("UOPS_RETIRED.MS", 0x4c2, 0x8, 3),
+	[E_UOPS_MS] = INTEL_GP_FE("UOPS_RETIRED.MS", 0x4c2, 0x8, 3),
 	[E_RET_SLOTS] = GP("UOPS_RETIRED.SLOTS", 0x2c2, 0xff, NEED_ALWAYS, 3),
 };
 
@@ -225,9 +215,11 @@ enum {
 	N_DSB, N_MITE,
 	N_OTHER_MISP, N_OTHER_NUKES,
 	N_AMX, N_DIVIDER, N_PORTS, N_SERIALIZING,
-	N_DRAM, N_L1, N_L2, N_L3, N_PMM, N_STORE,
+	N_DRAM, N_L1, N_L2, N_L3, N_STORE,
 	N_MSEQ, N_FEW_UOPS,
 	N_FP_ARITH, N_FUSED, N_INT_OPS, N_MEM_OPS, N_NON_FUSED, N_OTHER_LIGHT,
+	NR_EMR_NODES,
+	N_PMM = NR_EMR_NODES,	/* Sapphire Rapids only */
 	NR_NODES
 };
 
@@ -235,36 +227,30 @@ enum {
 static const struct tma_node spr_nodes[NR_NODES] = {
 	TMA_NODES_L1_L2,
 	TMA_NODES_L3_FRONTEND,
-	[N_OTHER_MISP] = { "tma_other_mispredicts", "Other_Mispred", N_BM, 3,
-			   0.05, false },
-	[N_OTHER_NUKES] = { "tma_other_nukes", "Other_Nukes", N_MC, 3, 0.05, false },
-	[N_AMX] = { "tma_amx_busy", "AMX_Busy", N_CB, 3, 0.5, false },
-	[N_DIVIDER] = { "tma_divider", "Divider", N_CB, 3, 0.2, false },
-	[N_PORTS] = { "tma_ports_utilization", "Ports_Util", N_CB, 3, 0.15, false },
-	[N_SERIALIZING] = { "tma_serializing_operation", "Serializing", N_CB,
-			    3, 0.1, false },
-	[N_DRAM] = { "tma_dram_bound", "DRAM", N_MB, 3, 0.1, false },
-	[N_L1] = { "tma_l1_bound", "L1", N_MB, 3, 0.1, false },
-	[N_L2] = { "tma_l2_bound", "L2", N_MB, 3, 0.05, false },
-	[N_L3] = { "tma_l3_bound", "L3", N_MB, 3, 0.05, false },
-	[N_PMM] = { "tma_pmm_bound", "PMM", N_MB, 3, 0.1, false },
-	[N_STORE] = { "tma_store_bound", "Store", N_MB, 3, 0.2, false },
-	[N_MSEQ] = { "tma_microcode_sequencer", "Microcode_Seq", N_HEAVY, 3,
-		     0.05, false },
-	[N_FEW_UOPS] = { "tma_few_uops_instructions", "Few_Uops", N_HEAVY, 3,
-			 0.05, false },
-	[N_FP_ARITH] = { "tma_fp_arith", "FP_Arith", N_LIGHT, 3, 0.2, false },
-	[N_FUSED] = { "tma_fused_instructions", "Fused", N_LIGHT, 3, 0.1, false },
-	[N_INT_OPS] = { "tma_int_operations", "Int_Ops", N_LIGHT, 3, 0.1, false },
-	[N_MEM_OPS] = { "tma_memory_operations", "Memory_Ops", N_LIGHT, 3,
-			0.1, false },
-	[N_NON_FUSED] = { "tma_non_fused_branches", "Non_Fused_Branches",
-			  N_LIGHT, 3, 0.1, false },
-	[N_OTHER_LIGHT] = { "tma_other_light_ops", "Other_Light_Ops", N_LIGHT,
-			    3, 0.3, false },
+	TMA_L3_OTHER_MISP,
+	TMA_L3_OTHER_NUKES,
+	TMA_L3_AMX,
+	TMA_L3_DIVIDER,
+	TMA_L3_PORTS,
+	TMA_L3_SERIALIZING,
+	TMA_L3_DRAM,
+	TMA_L3_CACHES,
+	TMA_L3_MSEQ,
+	TMA_L3_FEW_UOPS,
+	TMA_L3_FP_ARITH,
+	TMA_L3_FUSED,
+	TMA_L3_INT_OPS,
+	TMA_L3_MEM_OPS,
+	TMA_L3_NON_FUSED,
+	TMA_L3_OTHER_LIGHT,
+	TMA_L3_PMM,
 };
 
-/* perf's MetricExpr, operator by operator and left to right. */
+/*
+ * perf's MetricExpr, operator by operator and left to right. Writes every
+ * node of spr_nodes[] (out[] is MODEL_MAX_NODES long), tma_pmm_bound
+ * included; never reads the persistent-memory events.
+ */
 static void spr_eval(const struct tma_input *in, double *o)
 {
 	const double *e = in->ev;
@@ -352,6 +338,11 @@ static void spr_eval(const struct tma_input *in, double *o)
 					       o[N_NON_FUSED]));
 }
 
+static const struct model_match spr_match[] = { INTEL_6(0x8f) };
+static const char *const spr_pmu_events[] = {
+	INTEL_TOPDOWN_L1_EVENTS, INTEL_TOPDOWN_L2_EVENTS, NULL,
+};
+
 const struct model model_sapphirerapids = {
 	.name = "sapphirerapids",
 	.desc = "Sapphire Rapids / Xeon 4th gen (CPUID 6-8F)",
@@ -363,4 +354,30 @@ const struct model model_sapphirerapids = {
 	.nodes = spr_nodes,
 	.nr_nodes = NR_NODES,
 	.eval = spr_eval,
+	MODEL_MATCHES(spr_match),
+	.pmu = "cpu",
+	.pmu_name = "sapphire_rapids",
+	.pmu_events = spr_pmu_events,
+	INTEL_IPC,
+};
+
+static const struct model_match emr_match[] = { INTEL_6(0xcf) };
+
+/* the kernel drives EMR as SPR: same caps/pmu_name, same PERF_METRICS */
+const struct model model_emeraldrapids = {
+	.name = "emeraldrapids",
+	.desc = "Emerald Rapids / Xeon 5th gen (CPUID 6-CF)",
+	.gp_smt_on = 8,
+	.gp_smt_off = 8,
+	.max_level = 3,
+	.events = spr_events,
+	.nr_events = NR_EMR_EVENTS,
+	.nodes = spr_nodes,
+	.nr_nodes = NR_EMR_NODES,
+	.eval = spr_eval,
+	MODEL_MATCHES(emr_match),
+	.pmu = "cpu",
+	.pmu_name = "sapphire_rapids",
+	.pmu_events = spr_pmu_events,
+	INTEL_IPC,
 };

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The report of the AMD and Arm models, end to end from per-task counts
+ * through the real models and plans: the level-1 columns are the
+ * vendor's (five on Zen 4, SMT contention among them, no IPC column as
+ * no instructions counter fits beside them), Arm's Cycle_Accounting is
+ * in the JSON but neither a column nor on the bottleneck path, and the
+ * verdicts are worked out by hand from perf's formulas.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <json-c/json.h>
+#include "report.h"
+#include "unit_helpers.h"
+
+struct count {
+	const char *event;
+	__u64 value;
+};
+
+/* one task, on CPU the whole window, every counter running throughout */
+static void task(struct task_table *t, const struct event_plan *p,
+		 __u32 tid, const struct count *c, int n)
+{
+	struct task_row *r = tasks_get(t, tid);
+	int i, s, ev;
+
+	assert_non_null(r);
+	snprintf(r->comm, sizeof(r->comm), "stage%u", tid);
+	r->pid = 1000;
+	r->sched.on_cpu_ns = 1000000;
+	for (i = 0; i < n; i++) {
+		ev = model_event_index(p->model, c[i].event);
+		assert_true(ev >= 0);
+		for (s = 0; s < p->nr && p->ev[s] != ev; s++)
+			;
+		assert_true(s < p->nr);
+		r->ctr[s].value = c[i].value;
+		r->ctr[s].enabled = r->ctr[s].running = 100;
+	}
+}
+
+static char *table(const struct report *rep)
+{
+	FILE *f = tmpfile();
+
+	assert_non_null(f);
+	report_write_table(f, rep);
+	return slurp(f);
+}
+
+static json_object *json(const struct report *rep)
+{
+	FILE *f = tmpfile();
+	json_object *o;
+	char *s;
+
+	assert_non_null(f);
+	report_write_json(f, rep, false);
+	s = slurp(f);
+	o = json_tokener_parse(s);
+	assert_non_null(o);
+	free(s);
+	return o;
+}
+
+static json_object *metrics_of(json_object *doc, int i)
+{
+	json_object *tasks, *m;
+
+	assert_true(json_object_object_get_ex(doc, "tasks", &tasks));
+	assert_true(json_object_object_get_ex(
+		json_object_array_get_idx(tasks, i), "metrics", &m));
+	return m;
+}
+
+static double metric(json_object *m, const char *name)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(m, name, &v))
+		fail_msg("no metric %s", name);
+	return json_object_get_double(v);
+}
+
+static const char *line(const char *s, int n)
+{
+	while (n-- > 0) {
+		s = strchr(s, '\n');
+		assert_non_null(s);
+		s++;
+	}
+	return s;
+}
+
+/*
+ * Zen 4 level 1 on six counters: slots = 6 x 1e6. Task 1: frontend 20%,
+ * bad speculation (2.3e6 - 2e6) 5%, backend 41.7%, SMT 5%, retiring
+ * 33.3%: Backend. Task 2: the sibling took 3e6 slots, 50%: SMT_Contention.
+ */
+static void test_zen4_columns(void **state)
+{
+	const struct count t1[] = {
+		{ "ls_not_halted_cyc", 1000000 },
+		{ "de_no_dispatch_per_slot.no_ops_from_frontend", 1200000 },
+		{ "de_no_dispatch_per_slot.backend_stalls", 2500000 },
+		{ "de_no_dispatch_per_slot.smt_contention", 300000 },
+		{ "de_src_op_disp.all", 2300000 },
+		{ "ex_ret_ops", 2000000 },
+	};
+	const struct count t2[] = {
+		{ "ls_not_halted_cyc", 1000000 },
+		{ "de_no_dispatch_per_slot.no_ops_from_frontend", 600000 },
+		{ "de_no_dispatch_per_slot.backend_stalls", 900000 },
+		{ "de_no_dispatch_per_slot.smt_contention", 3000000 },
+		{ "de_src_op_disp.all", 1500000 },
+		{ "ex_ret_ops", 1500000 },
+	};
+	struct event_plan p;
+	struct task_table t;
+	struct report rep;
+	json_object *doc, *m;
+	char err[256], *s;
+	const char *hdr, *row, *fe, *bs, *be, *smt, *ret;
+
+	(void)state;
+	assert_int_equal(plan_events(&model_amdzen4, 1, true, 6, &p, err,
+				     sizeof(err)), 0);
+	assert_int_equal(p.nr, 6);
+	assert_int_equal(p.nr_groups, 1);
+	tasks_init(&t);
+	task(&t, &p, 1, t1, 6);
+	task(&t, &p, 2, t2, 6);
+	assert_int_equal(report_build(&rep, &t, &p, 0, 1000000, SORT_TID, 0),
+			 0);
+
+	s = table(&rep);
+	assert_non_null(strstr(s, "model amdzen4, level 1, SMT on"));
+	hdr = line(s, 1);
+	fe = strstr(hdr, "FRONTEND%");
+	bs = strstr(hdr, "BADSPEC%");
+	be = strstr(hdr, "BACKEND%");
+	smt = strstr(hdr, "SMT%");
+	ret = strstr(hdr, "RETIRE%");
+	/* the five of perf's PipelineL1, in its order */
+	assert_true(fe && bs && be && smt && ret);
+	assert_true(fe < bs && bs < be && be < smt && smt < ret);
+	assert_true(ret < strstr(hdr, "BOTTLENECK"));
+	assert_null(strstr(hdr, "IPC"));
+	row = line(s, 2);
+	assert_non_null(strstr(row, " 20.0  "));
+	assert_non_null(strstr(row, " 5.0  "));
+	assert_non_null(strstr(row, " 41.7  "));
+	assert_non_null(strstr(row, " 33.3  "));
+	assert_non_null(strstr(row, " Backend <=="));
+	row = line(s, 3);
+	assert_non_null(strstr(row, " 50.0  "));
+	assert_non_null(strstr(row, " SMT_Contention <=="));
+	free(s);
+
+	doc = json(&rep);
+	m = metrics_of(doc, 0);
+	assert_int_equal(json_object_object_length(m), 5);
+	assert_true(fabs(metric(m, "frontend_bound") - 20) < 1e-9);
+	assert_true(fabs(metric(m, "bad_speculation") - 5) < 1e-9);
+	assert_true(fabs(metric(m, "backend_bound") - 250.0 / 6) < 1e-6);
+	assert_true(fabs(metric(m, "smt_contention") - 5) < 1e-9);
+	assert_true(fabs(metric(m, "retiring") - 100.0 / 3) < 1e-6);
+	json_object_put(doc);
+	report_free(&rep);
+	tasks_free(&t);
+}
+
+/* Zen 4 level 2 needs 12 events on six counters: two groups */
+static void test_zen4_level2_multiplexes(void **state)
+{
+	struct event_plan p;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(plan_events(&model_amdzen4, 2, false, 6, &p, err,
+				     sizeof(err)), 0);
+	assert_int_equal(p.nr, 12);
+	assert_int_equal(p.nr_groups, 2);
+	/* no fixed counters: a general-purpose event leads each group */
+	assert_true(p.gp_idx[p.leader[0]] >= 0);
+	assert_true(p.gp_idx[p.leader[1]] >= 0);
+}
+
+/*
+ * Neoverse N2, 5 slots: 1e6 cycles, 5e6 slots. stall_slot 1e6 (20%),
+ * op_retired / op_spec 0.95: retiring 0.95 * 0.8 = 76% > 70%: Retiring.
+ * Frontend stalled in 50% of cycles, over its 15%, but beside the tree.
+ */
+static void test_neoverse_n2_columns(void **state)
+{
+	const struct count c[] = {
+		{ "cpu_cycles", 1000000 },
+		{ "stall_slot", 1000000 },
+		{ "stall_slot_frontend", 600000 },
+		{ "stall_slot_backend", 400000 },
+		{ "op_retired", 1900000 },
+		{ "op_spec", 2000000 },
+		{ "br_mis_pred", 1000 },
+		{ "inst_retired", 2500000 },
+		{ "stall_frontend", 500000 },
+		{ "stall_backend", 100000 },
+	};
+	struct event_plan p;
+	struct task_table t;
+	struct report rep;
+	json_object *doc, *m;
+	char err[256], *s;
+	const char *hdr, *row;
+
+	(void)state;
+	assert_int_equal(plan_events(&model_neoverse_n2, 1, false, 6, &p, err,
+				     sizeof(err)), 0);
+	tasks_init(&t);
+	task(&t, &p, 7, c, 10);
+	assert_int_equal(report_build(&rep, &t, &p, 0, 1000000, SORT_TID, 0),
+			 0);
+	s = table(&rep);
+	hdr = line(s, 1);
+	assert_non_null(strstr(hdr, "FRONTEND%"));
+	assert_non_null(strstr(hdr, "RETIRE%"));
+	assert_null(strstr(hdr, "SMT%"));
+	assert_null(strstr(hdr, "STALL%"));	/* Cycle_Accounting: JSON */
+	assert_non_null(strstr(hdr, "IPC"));
+	row = line(s, 2);
+	assert_non_null(strstr(row, " 76.0  "));
+	assert_non_null(strstr(row, " 2.50 "));		/* IPC */
+	assert_non_null(strstr(row, " Retiring <=="));
+	free(s);
+
+	doc = json(&rep);
+	m = metrics_of(doc, 0);
+	assert_int_equal(json_object_object_length(m), 6);
+	/* 600000 / 5e6 - 1000 / 1e6 */
+	assert_true(fabs(metric(m, "frontend_bound") - 11.9) < 1e-9);
+	assert_true(fabs(metric(m, "retiring") - 76) < 1e-9);
+	assert_true(fabs(metric(m, "frontend_stalled_cycles") - 50) < 1e-9);
+	assert_true(fabs(metric(m, "backend_stalled_cycles") - 10) < 1e-9);
+	json_object_put(doc);
+	report_free(&rep);
+	tasks_free(&t);
+}
+
+/* N1 has only Cycle_Accounting: its two nodes are the columns */
+static void test_neoverse_n1_columns(void **state)
+{
+	const struct count c[] = {
+		{ "cpu_cycles", 1000000 },
+		{ "inst_retired", 800000 },
+		{ "stall_frontend", 100000 },
+		{ "stall_backend", 450000 },
+	};
+	struct event_plan p;
+	struct task_table t;
+	struct report rep;
+	char err[256], *s;
+	const char *hdr, *row;
+
+	(void)state;
+	assert_int_equal(plan_events(&model_neoverse_n1, 1, false, 6, &p, err,
+				     sizeof(err)), 0);
+	tasks_init(&t);
+	task(&t, &p, 3, c, 4);
+	assert_int_equal(report_build(&rep, &t, &p, 0, 1000000, SORT_TID, 0),
+			 0);
+	s = table(&rep);
+	hdr = line(s, 1);
+	assert_true(strstr(hdr, "FE-STALL%") < strstr(hdr, "BE-STALL%"));
+	assert_null(strstr(hdr, "RETIRE%"));
+	row = line(s, 2);
+	assert_non_null(strstr(row, " 10.0  "));
+	assert_non_null(strstr(row, " 45.0  "));
+	assert_non_null(strstr(row, " 0.80 "));
+	assert_non_null(strstr(row, " Backend_Stalled <=="));
+	free(s);
+	report_free(&rep);
+	tasks_free(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_zen4_columns),
+		cmocka_unit_test(test_zen4_level2_multiplexes),
+		cmocka_unit_test(test_neoverse_n2_columns),
+		cmocka_unit_test(test_neoverse_n1_columns),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
