@@ -264,6 +264,19 @@ void jw_keys_free(struct jw_keys *k)
 	memset(k, 0, sizeof(*k));
 }
 
+void jw_key(struct jw *w, const struct jw_keys *k, int i)
+{
+	const char *p = k->buf + k->off[i];
+	size_t n = k->off[i + 1] - k->off[i];
+
+	if (w->first) {		/* no comma before the first */
+		p++;
+		n--;
+	}
+	w->first = false;
+	ob_write_small(&w->o, p, n);
+}
+
 void jw_num_keyed(struct jw *w, const struct jw_keys *k, int i, double v,
 		  int prec)
 {

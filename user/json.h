@@ -129,6 +129,8 @@ struct jw_keys {
 int jw_keys_build(struct jw_keys *k, const struct jw *w,
 		  const char *const *names, int n);
 void jw_keys_free(struct jw_keys *k);
+/* jw_member(@w, names[@i]) of the built @k, at its depth */
+void jw_key(struct jw *w, const struct jw_keys *k, int i);
 /* jw_num(@w, names[@i], @v, @prec) of the built @k, at its depth */
 void jw_num_keyed(struct jw *w, const struct jw_keys *k, int i, double v,
 		  int prec);

@@ -65,7 +65,26 @@
 #include "report.h"
 #include "sink.h"
 
-/* The report's counter and metric names, and their prefixes once used. */
+/* A task's own members, in the order written (keyed once per report). */
+enum task_key {
+	K_TID, K_PID, K_COMM, K_ON, K_RUNQ, K_OFF, K_SWITCHES, K_VOL, K_INVOL,
+	K_MIGR, K_EXITED, K_NR_TASKS, K_UNCOUNTED, K_COVERAGE, K_LOW, K_SCHED,
+	K_COUNTERS, K_METRICS, K_BOTTLENECK, K_NR
+};
+
+static const char *const task_keys[K_NR] = {
+	[K_TID] = "tid", [K_PID] = "pid", [K_COMM] = "comm",
+	[K_ON] = "on_cpu_ns", [K_RUNQ] = "runq_wait_ns",
+	[K_OFF] = "off_cpu_ns", [K_SWITCHES] = "switches",
+	[K_VOL] = "voluntary", [K_INVOL] = "involuntary",
+	[K_MIGR] = "migrations", [K_EXITED] = "exited",
+	[K_NR_TASKS] = "nr_tasks", [K_UNCOUNTED] = "uncounted_ns",
+	[K_COVERAGE] = "coverage", [K_LOW] = "low_coverage",
+	[K_SCHED] = "sched", [K_COUNTERS] = "counters",
+	[K_METRICS] = "metrics", [K_BOTTLENECK] = "bottleneck",
+};
+
+/* The report's member names, and their prefixes once first used. */
 struct json_ctx {
 	const char *ctr_names[TDBPF_MAX_EVENTS];
 	int ctr_slot[TDBPF_MAX_EVENTS];	/* the plan slot of each */
@@ -73,9 +92,64 @@ struct json_ctx {
 	const char *node_names[MODEL_MAX_NODES];
 	int node_idx[MODEL_MAX_NODES];
 	int nr_node;
-	struct jw_keys ctr, node;
-	bool built_ctr, built_node, failed;
+	struct jw_keys task, ctr, node;
+	bool built_task, built_ctr, built_node, failed;
 };
+
+/*
+ * Key @k's prefix, built on first use at the depth it is used (out of
+ * memory: false, and the caller writes the member the slow way).
+ */
+static bool keyed(struct jw *w, struct json_ctx *x, struct jw_keys *keys,
+		  bool *built, const char *const *names, int n)
+{
+	if (!*built && !x->failed) {
+		x->failed = jw_keys_build(keys, w, names, n) != 0;
+		*built = !x->failed;
+	}
+	return *built;
+}
+
+/* jw_member(), from the prefixes when they are there */
+static inline void task_member(struct jw *w, const struct json_ctx *x,
+			       enum task_key k)
+{
+	if (x->built_task)
+		jw_key(w, &x->task, k);
+	else
+		jw_member(w, task_keys[k]);
+}
+
+static void task_u64(struct jw *w, const struct json_ctx *x,
+		     enum task_key k, uint64_t v)
+{
+	task_member(w, x, k);
+	ob_u64(&w->o, v, 0);
+}
+
+static void task_bool(struct jw *w, const struct json_ctx *x,
+		      enum task_key k, bool v)
+{
+	task_member(w, x, k);
+	ob_puts(&w->o, v ? "true" : "false");
+}
+
+static void task_str(struct jw *w, const struct json_ctx *x,
+		     enum task_key k, const char *v)
+{
+	task_member(w, x, k);
+	jw_string(w, v);
+}
+
+/* jw_obj(@w, key @k): the member, then the brace opened */
+static void task_obj(struct jw *w, const struct json_ctx *x,
+		     enum task_key k)
+{
+	task_member(w, x, k);
+	ob_putc(&w->o, '{');
+	w->depth++;
+	w->first = true;
+}
 
 static void write_task(struct jw *w, struct json_ctx *x,
 		       const struct task_decoded *d)
@@ -84,30 +158,32 @@ static void write_task(struct jw *w, struct json_ctx *x,
 	int s, i;
 
 	jw_obj(w, NULL);
-	jw_u64(w, "tid", r->tid);
-	jw_u64(w, "pid", r->pid);
-	jw_str(w, "comm", r->comm);
-	jw_u64(w, "on_cpu_ns", r->sched.on_cpu_ns);
-	jw_u64(w, "runq_wait_ns", r->sched.runq_wait_ns);
-	jw_u64(w, "off_cpu_ns", r->sched.off_cpu_ns);
-	jw_u64(w, "switches", r->sched.nvcsw + r->sched.nivcsw);
-	jw_u64(w, "voluntary", r->sched.nvcsw);
-	jw_u64(w, "involuntary", r->sched.nivcsw);
-	jw_u64(w, "migrations", r->sched.migrations);
-	jw_bool(w, "exited", r->exited);
-	if (r->nr_tasks > 1)
-		jw_int(w, "nr_tasks", r->nr_tasks);
-	jw_u64(w, "uncounted_ns", r->sched.uncounted_ns);
-	jw_num(w, "coverage", d->coverage, 6);
-	jw_bool(w, "low_coverage", d->low_coverage);
-	jw_str(w, "sched", sched_verdict_str(d->sched));
-
-	jw_obj(w, "counters");
-	if (!x->built_ctr && !x->failed) {
-		/* out of memory: member by member, as before */
-		x->failed = jw_keys_build(&x->ctr, w, x->ctr_names, x->nr_ctr);
-		x->built_ctr = !x->failed;
+	keyed(w, x, &x->task, &x->built_task, task_keys, K_NR);
+	task_u64(w, x, K_TID, r->tid);
+	task_u64(w, x, K_PID, r->pid);
+	task_str(w, x, K_COMM, r->comm);
+	task_u64(w, x, K_ON, r->sched.on_cpu_ns);
+	task_u64(w, x, K_RUNQ, r->sched.runq_wait_ns);
+	task_u64(w, x, K_OFF, r->sched.off_cpu_ns);
+	task_u64(w, x, K_SWITCHES, r->sched.nvcsw + r->sched.nivcsw);
+	task_u64(w, x, K_VOL, r->sched.nvcsw);
+	task_u64(w, x, K_INVOL, r->sched.nivcsw);
+	task_u64(w, x, K_MIGR, r->sched.migrations);
+	task_bool(w, x, K_EXITED, r->exited);
+	if (r->nr_tasks > 1) {
+		task_member(w, x, K_NR_TASKS);
+		ob_i64(&w->o, r->nr_tasks);
 	}
+	task_u64(w, x, K_UNCOUNTED, r->sched.uncounted_ns);
+	if (x->built_task)
+		jw_num_keyed(w, &x->task, K_COVERAGE, d->coverage, 6);
+	else
+		jw_num(w, task_keys[K_COVERAGE], d->coverage, 6);
+	task_bool(w, x, K_LOW, d->low_coverage);
+	task_str(w, x, K_SCHED, sched_verdict_str(d->sched));
+
+	task_obj(w, x, K_COUNTERS);
+	keyed(w, x, &x->ctr, &x->built_ctr, x->ctr_names, x->nr_ctr);
 	for (s = 0; s < x->nr_ctr; s++) {
 		double v = d->ev[x->ctr_slot[s]];
 
@@ -119,12 +195,9 @@ static void write_task(struct jw *w, struct json_ctx *x,
 	jw_obj_end(w);
 
 	if (d->has_tma) {
-		jw_obj(w, "metrics");
-		if (!x->built_node && !x->failed) {
-			x->failed = jw_keys_build(&x->node, w, x->node_names,
-						  x->nr_node);
-			x->built_node = !x->failed;
-		}
+		task_obj(w, x, K_METRICS);
+		keyed(w, x, &x->node, &x->built_node, x->node_names,
+		      x->nr_node);
 		for (i = 0; i < x->nr_node; i++) {
 			double v = d->tma.val[x->node_idx[i]] * 100;
 
@@ -135,7 +208,7 @@ static void write_task(struct jw *w, struct json_ctx *x,
 		}
 		jw_obj_end(w);
 	}
-	jw_str(w, "bottleneck", d->bottleneck);
+	task_str(w, x, K_BOTTLENECK, d->bottleneck);
 	jw_obj_end(w);
 }
 
@@ -182,6 +255,7 @@ void report_write_json(FILE *f, const struct report *rep, bool line)
 	jw_arr_end(&w);
 	jw_obj_end(&w);
 	jw_end(&w);
+	jw_keys_free(&x->task);
 	jw_keys_free(&x->ctr);
 	jw_keys_free(&x->node);
 }
