@@ -25,7 +25,8 @@ CFLAGS  += $(WERROR)
 # builds (a removed header is no error: -MP)
 DEPFLAGS = -MMD -MP
 CPPFLAGS += -Iinclude -Iuser -I$(OUT)
-LDLIBS  += -lbpf -lelf -lz -lcap -lm
+# json-c: tdbpf report parses recordings; ncurses: tdbpf top's screen
+LDLIBS  += -lbpf -lelf -lz -lcap -ljson-c -lncurses -lm
 ARCH    := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 BPF_SRC  := bpf/tdbpf.bpf.c

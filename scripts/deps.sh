@@ -4,7 +4,7 @@
 set -e
 pkgs="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
 pkg-config libcmocka-dev libjson-c-dev libcap-dev libclang-rt-14-dev \
-linux-perf procps"
+linux-perf procps libncurses-dev tmux"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||

@@ -16,6 +16,7 @@
 int cmd_trace(const struct options *o, FILE *out);	/* cmd_trace.c */
 int cmd_list(const struct options *o, FILE *out);	/* cmd_list.c */
 int cmd_decode(const struct options *o, FILE *out);	/* cmd_decode.c */
+int cmd_report(const struct options *o, FILE *out);	/* cmd_report.c */
 
 /* Shared by the commands (cmd_common.c). */
 void errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

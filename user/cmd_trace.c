@@ -14,6 +14,7 @@
 #include "evsel.h"
 #include "privs.h"
 #include "run.h"
+#include "top.h"
 
 static bool has_cap(cap_value_t c)
 {
@@ -98,6 +99,11 @@ int cmd_trace(const struct options *o, FILE *out)
 	bool smt;
 	int i;
 
+	/* top without a terminal: said before anything is set up */
+	if (o->cmd == CMD_TOP && !top_has_terminal()) {
+		errorf("top needs a terminal on stdin and stdout; for reports in a pipe or file use tdbpf -I MS");
+		return 2;
+	}
 	if (!(has_cap(CAP_SYS_ADMIN) ||
 	      (has_cap(CAP_BPF) && has_cap(CAP_PERFMON)))) {
 		errorf("tracing needs root, or CAP_BPF and CAP_PERFMON; run it with sudo");
@@ -161,5 +167,8 @@ int cmd_trace(const struct options *o, FILE *out)
 		errorf("%s", err);
 		return i;
 	}
+	/* top traces the same targets with the same plan; it draws them */
+	if (o->cmd == CMD_TOP)
+		return top_run(o, &plan, out);
 	return run_trace(o, &plan, out);
 }

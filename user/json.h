@@ -70,6 +70,13 @@ static inline void jw_u64(struct jw *w, const char *key, uint64_t v)
 	ob_u64(&w->o, v, 0);
 }
 
+/*
+ * "@key": [a, b, ...] on one line even when pretty (a report's raw sums
+ * are many): @n 64-bit unsigned values, @stride bytes apart from @base.
+ */
+void jw_u64_list(struct jw *w, const char *key, const void *base, size_t n,
+		 size_t stride);
+
 static inline void jw_int(struct jw *w, const char *key, int64_t v)
 {
 	jw_member(w, key);

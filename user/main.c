@@ -33,6 +33,8 @@ static int (*const run_cmd[CMD_NR])(const struct options *, FILE *) = {
 	[CMD_TRACE] = cmd_trace,
 	[CMD_LIST] = cmd_list,
 	[CMD_DECODE] = cmd_decode,
+	[CMD_REPORT] = cmd_report,
+	[CMD_TOP] = cmd_trace,		/* the same targets, another driver */
 	[CMD_HELP] = cmd_help,
 	[CMD_VERSION] = cmd_version,
 };

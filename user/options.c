@@ -20,6 +20,9 @@ enum {
 	OPT_SMT,
 	OPT_CHILDREN,
 	OPT_MAX_TASKS,
+	OPT_FROM,
+	OPT_TO,
+	OPT_RECORD,
 };
 
 static const struct option long_opts[] = {
@@ -43,6 +46,9 @@ static const struct option long_opts[] = {
 	{ "smt", required_argument, NULL, OPT_SMT },
 	{ "children", no_argument, NULL, OPT_CHILDREN },
 	{ "max-tasks", required_argument, NULL, OPT_MAX_TASKS },
+	{ "from", required_argument, NULL, OPT_FROM },
+	{ "to", required_argument, NULL, OPT_TO },
+	{ "record", required_argument, NULL, OPT_RECORD },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -120,11 +126,14 @@ static void defaults(struct options *o)
 	o->smt = -1;
 	o->sort = SORT_CPU;
 	o->max_tasks = TDBPF_MAX_TASKS_DEFAULT;
+	o->from = o->to = -1;
 }
 
 /* ---- subcommands: each checks what it takes ------------------------ */
 
 static const struct subcommand *find_subcommand(const char *word);
+static int no_events(const struct options *o, const char *cmd, char *err,
+		     size_t len);
 
 /* -p/-t/-a/-- COMMAND: what to trace, and options that go together. */
 static int check_trace(struct options *o, int argc, char **argv, int optind,
@@ -158,7 +167,59 @@ static int check_trace(struct options *o, int argc, char **argv, int optind,
 	if (o->children && !o->nr_pids && !o->argv)
 		return fail(err, len,
 			    "--children follows processes forked by -p or -- COMMAND targets; add one of them");
+	if (o->from >= 0 || o->to >= 0)
+		return fail(err, len,
+			    "--from and --to pick intervals of a recording; use them with tdbpf report FILE");
+	if (o->record && o->output && !strcmp(o->record, o->output))
+		return fail(err, len,
+			    "--record and -o name the same file '%s'; give two files",
+			    o->record);
 	return 0;
+}
+
+/* top: the targets of a trace; the screen is the output. */
+static int check_top(struct options *o, int argc, char **argv, int optind,
+		     char *err, size_t len)
+{
+	if (check_trace(o, argc, argv, optind, err, len))
+		return -1;
+	if ((o->sep || o->json) && !o->output)
+		return fail(err, len,
+			    "top draws on the terminal; -x and -j are for the final report: add -o FILE");
+	if (!o->interval_ms)
+		o->interval_ms = 1000;
+	return 0;
+}
+
+/* report: one recording, and nothing that only tracing takes. */
+static int check_report(struct options *o, int argc, char **argv, int optind,
+			char *err, size_t len)
+{
+	if (optind < argc)
+		o->input = argv[optind++];
+	if (optind < argc)
+		return fail(err, len,
+			    "report takes one recording, got '%s' too; give FILE or - for stdin",
+			    argv[optind]);
+	if (!o->input)
+		return fail(err, len,
+			    "report needs a recording; give the FILE that tdbpf -j -o FILE wrote");
+	if (o->nr_pids || o->nr_tids || o->all || o->duration > 0 ||
+	    o->interval_ms || o->children || o->model || o->smt >= 0 ||
+	    o->record)
+		return fail(err, len,
+			    "report reads a recording; drop -p/-t/-a/-d/-I/--children/--model/--smt/--record");
+	if (o->sep && o->json)
+		return fail(err, len,
+			    "-x (CSV) and -j (JSON) exclude each other; pick one");
+	if (o->from >= 0 && o->to >= 0 && o->from > o->to)
+		return fail(err, len,
+			    "--from %ld is after --to %ld; give --from <= --to",
+			    o->from, o->to);
+	/* without --sort, rows keep the order the live run printed */
+	if (!o->sort_given)
+		o->sort = SORT_NONE;
+	return no_events(o, "report", err, len);
 }
 
 /* -e counts while tracing: list and decode have nothing to count */
@@ -213,6 +274,12 @@ const struct subcommand subcommands[] = {
 	[CMD_DECODE] = { CMD_DECODE, "decode",
 			 "decode --model M [--smt on|off] [-l N] [-j] [FILE|-]",
 			 false, false, check_decode },
+	[CMD_REPORT] = { CMD_REPORT, "report",
+			 "report [-x SEP|-j] [--per-name] [--sort KEY] [--top N] [-l N] [--from N] [--to N] FILE|-",
+			 false, false, check_report },
+	[CMD_TOP] = { CMD_TOP, "top",
+		      "top [-I MS] [--per-name] [--sort KEY] [options] -p PID | -t TID | -a | -- COMMAND",
+		      false, false, check_top },
 	[CMD_HELP] = { CMD_HELP, "help", NULL, true, true, NULL },
 	[CMD_VERSION] = { CMD_VERSION, NULL, NULL, true, true, NULL },
 };
@@ -290,8 +357,14 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 	opterr = 0;
 	argc -= first - 1;
 	argv += first - 1;
-	while ((c = getopt_long(argc, argv, "+:p:t:ad:I:x:jo:l:vhVe:", long_opts,
-				NULL)) != -1) {
+	/*
+	 * "+": stop at the first operand, so -- COMMAND's own options stay
+	 * its own; a recording is a file, so options may follow it.
+	 */
+	while ((c = getopt_long(argc, argv,
+				o->cmd == CMD_REPORT ? ":p:t:ad:I:x:jo:l:vhVe:" :
+						       "+:p:t:ad:I:x:jo:l:vhVe:",
+				long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (parse_ids(optarg, o->pids, &o->nr_pids, "pid", err,
@@ -379,6 +452,7 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 					    optarg, keys);
 			}
 			o->sort = (enum sort_key)i;
+			o->sort_given = true;
 			break;
 		case OPT_TOP:
 			if (parse_long(optarg, 1, INT_MAX, &v))
@@ -414,6 +488,20 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 					    optarg, TDBPF_MAX_TASKS_MIN,
 					    TDBPF_MAX_TASKS_MAX);
 			o->max_tasks = v;
+			break;
+		case OPT_FROM:
+		case OPT_TO:
+			if (parse_long(optarg, 0, INT_MAX, &v))
+				return fail(err, len,
+					    "invalid --%s '%s'; give an interval number >= 0, as the recording numbers them (\"interval\")",
+					    c == OPT_FROM ? "from" : "to", optarg);
+			*(c == OPT_FROM ? &o->from : &o->to) = v;
+			break;
+		case OPT_RECORD:
+			if (!*optarg)
+				return fail(err, len,
+					    "empty --record file name; give --record FILE");
+			o->record = optarg;
 			break;
 		case ':':
 			return fail(err, len,
@@ -475,7 +563,10 @@ void print_usage(FILE *f)
 	      f);
 	fprintf(f, "      --max-tasks N      tasks held at once (default %d)\n",
 		TDBPF_MAX_TASKS_DEFAULT);
-	fputs("  -v, --verbose          say what is being set up\n"
+	fputs("      --record FILE      also write every report, every row, as JSON\n"
+	      "                         for tdbpf report FILE\n"
+	      "      --from N, --to N   report: intervals N.. and ..N of an -I recording\n"
+	      "  -v, --verbose          say what is being set up\n"
 	      "  -h, --help             this text\n"
 	      "  -V, --version          version\n"
 	      "\n"

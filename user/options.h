@@ -22,6 +22,8 @@ enum command {
 	CMD_TRACE,	/* the default: no subcommand word */
 	CMD_LIST,
 	CMD_DECODE,
+	CMD_REPORT,	/* replay a -j recording */
+	CMD_TOP,	/* live full-screen view */
 	CMD_HELP,
 	CMD_VERSION,
 	CMD_NR,
@@ -48,7 +50,10 @@ struct options {
 	int level;		/* 0 = deepest the model has */
 	bool children;
 	long max_tasks;
-	const char *input;	/* decode: FILE or "-" */
+	const char *input;	/* decode, report: FILE or "-" */
+	long from, to;		/* report: intervals picked, -1 = open end */
+	bool sort_given;	/* --sort was on the command line */
+	const char *record;	/* --record FILE: every report as JSON */
 	const char *events[OPT_MAX_EVENT_ARGS];	/* -e EVENT[,EVENT...] */
 	int nr_events;
 	bool verbose;

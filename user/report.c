@@ -258,6 +258,7 @@ static int cmp_rows(const void *pa, const void *pb, void *key)
 		c = strcmp(a->comm, b->comm);
 		break;
 	case SORT_TID:
+	case SORT_NONE:
 	case SORT_NR:
 		break;
 	}
@@ -300,7 +301,8 @@ int report_build(struct report *rep, const struct task_table *t,
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
 		rows[i] = tasks_row(t, i);
-	qsort_r(rows, n, sizeof(*rows), cmp_rows, &sort);
+	if (sort != SORT_NONE)
+		qsort_r(rows, n, sizeof(*rows), cmp_rows, &sort);
 	if (top > 0 && (size_t)top < n)
 		n = top;
 	rep->rows = rows;
@@ -349,6 +351,28 @@ void report_decode_task(const struct report *rep, int i, struct task_decoded *d)
 	d->sched = sched_judge(d->row, rep->duration_ns);
 	decode_tma(d, plan, rep->level);
 	decode_bottleneck(d);
+}
+
+static int plan_slot(const struct event_plan *p, const char *name)
+{
+	int idx = model_event_index(p->model, name), s;
+
+	if (idx < 0)
+		return -1;
+	for (s = 0; s < p->nr; s++)
+		if (p->ev[s] == idx)
+			return s;
+	return -1;
+}
+
+void report_ipc_slots(const struct event_plan *p, int *inst, int *clk)
+{
+	*inst = *clk = -1;
+	/* the model names them (NULL: no IPC for it) */
+	if (!p || !p->model || !p->model->ipc_inst || !p->model->ipc_cycles)
+		return;
+	*inst = plan_slot(p, p->model->ipc_inst);
+	*clk = plan_slot(p, p->model->ipc_cycles);
 }
 
 void report_free(struct report *rep)

@@ -29,6 +29,7 @@ enum sort_key {
 	SORT_COMM,
 	SORT_SWITCHES,
 	SORT_NR,
+	SORT_NONE,		/* keep the table's order (replay: as recorded) */
 };
 
 struct task_decoded {
@@ -88,6 +89,11 @@ int report_build(struct report *rep, const struct task_table *t,
 /* Decode rep->rows[@i] into @d (writers reuse one @d for every task). */
 void report_decode_task(const struct report *rep, int i,
 			struct task_decoded *d);
+/*
+ * The plan slots of the instructions and cycles events IPC divides, -1
+ * where not programmed: one place for every view that shows IPC.
+ */
+void report_ipc_slots(const struct event_plan *p, int *inst, int *clk);
 void report_free(struct report *rep);
 
 void report_write_table(FILE *f, const struct report *rep);

@@ -12,6 +12,9 @@
  *                                  no sched_switch event showed: their
  *                                  counts are extrapolated (uncounted_ns)
  *   "nr_total": 14,                tasks before --top
+ *   "groups": [ [EVENT, ...] ],    the counter groups as programmed,
+ *                                  leader first; their concatenation is
+ *                                  the order of "values" below
  *   "tasks": [ {
  *     "tid": 1234, "pid": 1230,    tid 0 for a folded row of several
  *     "comm": "worker-1",          tasks, pid 0 when they differ
@@ -32,6 +35,13 @@
  *     "counters": { EVENT: scaled count, in the event's raw unit
  *                   (cpu-clock in ns), to the nearest whole count; null
  *                   when never counted },
+ *     "raw": { "values": [ ... ],  per event, in "groups" order,
+ *              "enabled": [ ... ], per group: the leader's times,
+ *              "running": [ ... ] },  which its members share
+ *                                  the unscaled sums every other number
+ *                                  of the task is derived from, so that
+ *                                  `tdbpf report` decodes a recording
+ *                                  exactly as the live run did
  *     "metrics": { tma_NAME: percent (value * 100, not clamped), to 6
  *                  decimals; null when not computable }
  *                                  only when the model decodes,
@@ -65,6 +75,49 @@
 #include "report.h"
 #include "sink.h"
 
+/*
+ * The sums before scaling. Members of a group are scaled with their
+ * leader's times (report.c), so one enabled/running pair per group is
+ * all a reader needs to redo the decode.
+ */
+static void write_raw(struct jw *w, const struct event_plan *p,
+		      const struct task_row *r)
+{
+	uint64_t t[MODEL_MAX_GROUPS];
+	int n = p->nr < TDBPF_MAX_EVENTS ? p->nr : TDBPF_MAX_EVENTS, g;
+
+	jw_obj(w, "raw");
+	jw_u64_list(w, "values", &r->ctr[0].value, (size_t)n,
+		    sizeof(r->ctr[0]));
+	for (g = 0; g < p->nr_groups && g < MODEL_MAX_GROUPS; g++)
+		t[g] = r->ctr[p->leader[g]].enabled;
+	jw_u64_list(w, "enabled", t, (size_t)g, sizeof(t[0]));
+	for (g = 0; g < p->nr_groups && g < MODEL_MAX_GROUPS; g++)
+		t[g] = r->ctr[p->leader[g]].running;
+	jw_u64_list(w, "running", t, (size_t)g, sizeof(t[0]));
+	jw_obj_end(w);
+}
+
+/* The plan's groups by event name, in slot order (raw's order). */
+static void write_groups(struct jw *w, const struct event_plan *p)
+{
+	int s, g = -1;
+
+	jw_arr(w, "groups");
+	for (s = 0; s < p->nr && s < TDBPF_MAX_EVENTS; s++) {
+		if (p->group[s] != g) {
+			if (g >= 0)
+				jw_arr_end(w);
+			g = p->group[s];
+			jw_arr(w, NULL);
+		}
+		jw_str(w, NULL, p->evd[s]->name);
+	}
+	if (g >= 0)
+		jw_arr_end(w);
+	jw_arr_end(w);
+}
+
 /* A task's own members, in the order written (keyed once per report). */
 enum task_key {
 	K_TID, K_PID, K_COMM, K_ON, K_RUNQ, K_OFF, K_SWITCHES, K_VOL, K_INVOL,
@@ -86,6 +139,7 @@ static const char *const task_keys[K_NR] = {
 
 /* The report's member names, and their prefixes once first used. */
 struct json_ctx {
+	const struct event_plan *plan;
 	const char *ctr_names[TDBPF_MAX_EVENTS];
 	int ctr_slot[TDBPF_MAX_EVENTS];	/* the plan slot of each */
 	int nr_ctr;
@@ -193,6 +247,8 @@ static void write_task(struct jw *w, struct json_ctx *x,
 			jw_num(w, x->ctr_names[s], v, 0);
 	}
 	jw_obj_end(w);
+	if (x->plan && x->plan->model)
+		write_raw(w, x->plan, r);
 
 	if (d->has_tma) {
 		task_obj(w, x, K_METRICS);
@@ -223,6 +279,7 @@ void report_write_json(FILE *f, const struct report *rep, bool line)
 
 	/* the members each task repeats: the plan's slots, the tree's nodes */
 	memset(x, 0, sizeof(*x));
+	x->plan = p;
 	if (p)
 		plan_display_order(p, x->ctr_slot);
 	for (i = 0; p && i < p->nr && i < TDBPF_MAX_EVENTS; i++)
@@ -246,6 +303,8 @@ void report_write_json(FILE *f, const struct report *rep, bool line)
 	jw_u64(&w, "unseen_switch_ins", rep->lost.unseen_switch_ins);
 	jw_obj_end(&w);
 	jw_int(&w, "nr_total", rep->nr_total);
+	if (p && p->model)
+		write_groups(&w, p);
 
 	jw_arr(&w, "tasks");
 	for (i = 0; i < rep->nr; i++) {

@@ -38,18 +38,6 @@ struct columns {
 	int ipc_inst, ipc_clk;		/* plan slots, -1 when absent */
 };
 
-static int plan_slot(const struct event_plan *p, const char *name)
-{
-	int idx = p->model ? model_event_index(p->model, name) : -1, s;
-
-	if (idx < 0)
-		return -1;
-	for (s = 0; s < p->nr; s++)
-		if (p->ev[s] == idx)
-			return s;
-	return -1;
-}
-
 static void pick_columns(const struct report *rep, struct columns *c)
 {
 	const struct event_plan *p = rep->plan;
@@ -65,10 +53,7 @@ static void pick_columns(const struct report *rep, struct columns *c)
 		for (i = 0; i < m->nr_nodes && c->nr < MAX_COLS; i++)
 			if (m->nodes[i].level == 1 && !m->nodes[i].aside)
 				c->node[c->nr++] = i;
-		if (m->ipc_inst && m->ipc_cycles) {
-			c->ipc_inst = plan_slot(p, m->ipc_inst);
-			c->ipc_clk = plan_slot(p, m->ipc_cycles);
-		}
+		report_ipc_slots(p, &c->ipc_inst, &c->ipc_clk);
 	}
 	/* the software model's events, then those named with -e */
 	plan_display_order(p, order);

@@ -22,6 +22,7 @@
 #include "loop.h"
 #include "outfile.h"
 #include "privs.h"
+#include "record.h"
 #include "run.h"
 #include "sink.h"
 #include "targets.h"
@@ -37,6 +38,7 @@ struct run {
 	struct targets targets;
 	struct sink sink;
 	struct report_conf rc;
+	struct record rec;	/* --record FILE */
 	struct snapshot snap;	/* the last collect */
 	struct snapshot prev;	/* snap at the previous interval */
 	struct snapshot base;	/* charged before the run started */
@@ -106,9 +108,11 @@ static int on_interval(struct loop *l, uint64_t n, void *arg)
 		/* the snapshot's end: see the final report */
 		now = r->snap.at_ns;
 		e = snapshot_diff(&r->snap, &r->prev, &r->iv);
-		if (!e)
+		if (!e) {
+			record_emit(&r->rec, &r->iv, now - r->last_iv, r->n_iv);
 			e = sink_emit(&r->sink, &r->rc, &r->iv, now - r->last_iv,
 				      r->n_iv++);
+		}
 		snapshot_copy(&r->prev, &r->snap);
 		/*
 		 * The reader went away, or the output failed (said): stop,
@@ -129,6 +133,7 @@ static void run_free(struct run *r)
 	snapshot_free(&r->prev);
 	snapshot_free(&r->base);
 	snapshot_free(&r->iv);
+	record_close(&r->rec);
 }
 
 /* Sources and timers of a run that started at @start. */
@@ -182,6 +187,7 @@ static int final_report(struct run *r, __u64 start)
 		fprintf(stderr, "tdbpf: out of memory for the report\n");
 		e = -ENOMEM;
 	} else {
+		record_emit(&r->rec, &r->iv, t1 - start, -1);
 		e = sink_emit(&r->sink, &r->rc, &r->iv, t1 - start, -1);
 	}
 	if (r->o->verbose)
@@ -190,6 +196,8 @@ static int final_report(struct run *r, __u64 start)
 			r->iv.tasks.nr, (t1 - t0) / 1e6,
 			(loop_now_ns() - t2) / 1e6);
 	if (e && e != -EPIPE)	/* the reader went away: not our error */
+		rc = 1;
+	if (record_close(&r->rec))
 		rc = 1;
 	return rc;
 }
@@ -255,6 +263,14 @@ int run_trace(const struct options *o, const struct event_plan *plan,
 		loop_free(l);
 		run_free(&r);
 		return 1;
+	}
+	/* as root, before privileges go: created as -o is */
+	if (record_open(&r.rec, o, plan)) {
+		tracer_close(r.tracer);
+		launch_abort(&child);
+		loop_free(l);
+		run_free(&r);
+		return 2;
 	}
 	/*
 	 * The run starts here. Slices charged since the first program was

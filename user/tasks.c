@@ -189,6 +189,11 @@ static struct task_row *rows_append(struct task_table *t)
 	return r;
 }
 
+struct task_row *tasks_append(struct task_table *t)
+{
+	return rows_append(t);
+}
+
 struct task_row *tasks_get(struct task_table *t, __u32 tid)
 {
 	struct task_row *r = tasks_find(t, tid);

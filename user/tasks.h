@@ -59,6 +59,11 @@ void tasks_free(struct task_table *t);
 void tasks_reset(struct task_table *t);
 /* Row for @tid, created zeroed if missing; NULL on allocation failure. */
 struct task_row *tasks_get(struct task_table *t, __u32 tid);
+/*
+ * Append a zeroed row without indexing it by tid: for rows read back
+ * from a report, where folded rows share tid 0.
+ */
+struct task_row *tasks_append(struct task_table *t);
 /* Add the BPF sums @s (a delta or a final entry) to @tid's row. */
 int tasks_add(struct task_table *t, const struct tdbpf_task *s, int nr_ev);
 /* Zero the sums of @tid's row, if any (keeps the row and its name). */

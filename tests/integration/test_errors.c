@@ -315,6 +315,45 @@ static void test_decode_malformed(void **state)
 
 /* ---- output files and privileges ---------------------------------------- */
 
+/* report and top: the refusals of their options, before any work */
+static void test_report_top_usage(void **state)
+{
+	(void)state;
+	REFUSED(ARGS("report"), WORDS("report needs a recording", "tdbpf -j"));
+	REFUSED(ARGS("report", "a.json", "b.json"),
+		WORDS("one recording", "'b.json'"));
+	REFUSED(ARGS("report", "-p", "1", "a.json"),
+		WORDS("report reads a recording", "drop -p"));
+	REFUSED(ARGS("report", "-I", "100", "a.json"), WORDS("drop -p/-t/-a/-d/-I"));
+	REFUSED(ARGS("report", "--model", "icelakex", "a.json"),
+		WORDS("--model"));
+	REFUSED(ARGS("report", "a.json", "-x", ",", "-j"),
+		WORDS("exclude each other"));
+	REFUSED(ARGS("report", "a.json", "--from", "5", "--to", "2"),
+		WORDS("--from 5 is after --to 2"));
+	REFUSED(ARGS("report", "a.json", "--from", "-1"),
+		WORDS("invalid --from '-1'", "interval number"));
+	REFUSED(ARGS("report", "a.json", "--to", "x"), WORDS("invalid --to 'x'"));
+	REFUSED(ARGS("report", "a.json", "--sort", "size"),
+		WORDS("unknown sort key 'size'"));
+	REFUSED(ARGS("--from", "1", "-p", "1"),
+		WORDS("--from and --to pick intervals", "tdbpf report FILE"));
+	REFUSED(ARGS("report", "/no/such/file.json"),
+		WORDS("/no/such/file.json: cannot read it", "No such file"));
+	REFUSED(ARGS("report", "/tmp"), WORDS("Is a directory"));
+	REFUSED(ARGS("report", "/etc/passwd"),
+		WORDS("line 1: not a tdbpf JSON recording"));
+	REFUSED(ARGS("report", "a.json", "--record", "b.json"),
+		WORDS("report reads a recording", "--record"));
+	REFUSED(ARGS("-o", "x.json", "--record", "x.json", "-p", "1"),
+		WORDS("--record and -o name the same file 'x.json'"));
+	REFUSED(ARGS("--record", "", "-p", "1"), WORDS("empty --record file name"));
+	REFUSED(ARGS("top"), WORDS("nothing to trace"));
+	REFUSED(ARGS("top", "-j", "-p", "1"),
+		WORDS("top draws on the terminal", "add -o FILE"));
+	REFUSED(ARGS("top", "-I", "0", "-p", "1"), WORDS("invalid interval '0'"));
+}
+
 static void test_output_cannot_create(void **state)
 {
 	(void)state;
@@ -427,6 +466,7 @@ int main(void)
 		cmocka_unit_test(test_events_refused),
 		cmocka_unit_test(test_decode_unreadable),
 		cmocka_unit_test(test_decode_malformed),
+		cmocka_unit_test(test_report_top_usage),
 		cmocka_unit_test(test_output_cannot_create),
 		cmocka_unit_test(test_output_symlink_refused),
 		cmocka_unit_test(test_output_fifo_no_hang),

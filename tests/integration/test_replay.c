@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tdbpf report FILE against the live run that wrote FILE: a live run
+ * prints its table or CSV (-o) and records the same reports (--record),
+ * or prints JSON (-j -o); `tdbpf report` of the recording, with the same
+ * options, must print those very bytes, for whole runs and -I runs,
+ * folded, sorted and cut; --from/--to must print exactly the intervals
+ * asked; a truncated or foreign file gives one line with the line
+ * number, exit 2, and the reports before the damage.
+ */
+#include "helpers.h"
+
+static char *slurp_file(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *s;
+
+	assert_true(fd >= 0);
+	s = read_all(fd);
+	close(fd);
+	return s;
+}
+
+static void write_file(const char *path, const char *s, size_t n)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(s, 1, n, f), n);
+	fclose(f);
+}
+
+/* Run tdbpf with @args (NULL-terminated) and the spinners workload. */
+static void live(const char *const *args, const char *secs)
+{
+	char *argv[40];
+	struct run_result r;
+	int n = 0, i;
+
+	argv[n++] = (char *)tdbpf_bin();
+	for (i = 0; args[i]; i++)
+		argv[n++] = (char *)args[i];
+	argv[n++] = "--";
+	argv[n++] = (char *)workload("spinners");
+	argv[n++] = "-n";
+	argv[n++] = "3";
+	argv[n++] = "-d";
+	argv[n++] = (char *)secs;
+	argv[n] = NULL;
+	run_capture(argv, NULL, (uid_t)-1, 0, 30, &r);
+	if (r.status) {
+		print_error("live run exit %d: %s\n", r.status, r.err);
+		fail();
+	}
+	run_result_free(&r);
+}
+
+/* tdbpf report @args: its exit status, stdout and stderr in @r. */
+static int report(struct run_result *r, const char *const *args)
+{
+	char *argv[32];
+	int n = 0, i;
+
+	argv[n++] = (char *)tdbpf_bin();
+	argv[n++] = "report";
+	for (i = 0; args[i]; i++)
+		argv[n++] = (char *)args[i];
+	argv[n] = NULL;
+	return run_capture(argv, NULL, (uid_t)-1, 0, 30, r);
+}
+
+#define ARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+/* `tdbpf report @args` prints exactly the file @want, exit 0. */
+static void same_as(const char *want_path, const char *const *args)
+{
+	char *want = slurp_file(want_path);
+	struct run_result r;
+
+	report(&r, args);
+	if (r.status || strcmp(r.out, want)) {
+		print_error("report %s: exit %d, stderr %s\n--- live run (%s)\n%s--- report\n%s",
+			    args[0], r.status, r.err, want_path, want, r.out);
+		fail();
+	}
+	/* the live run had real rows to compare */
+	assert_non_null(strstr(want, "spin-"));
+	free(want);
+	run_result_free(&r);
+}
+
+static void test_whole_run(void **state)
+{
+	const char *j = tmp_path("j.json"), *rec = tmp_path("rec.json");
+	const char *t = tmp_path("t.txt"), *c = tmp_path("c.csv");
+
+	(void)state;
+	NEED_BPF();
+	/* JSON: the recording is the live output itself */
+	live(ARGS("-d", "1", "-j", "-o", j), "1");
+	same_as(j, ARGS(j, "-j"));
+	/* the table, and the same reports recorded beside it */
+	live(ARGS("-d", "1", "-o", t, "--record", rec), "1");
+	same_as(t, ARGS(rec));
+	/* CSV folded, sorted and cut: the recording holds every row */
+	live(ARGS("-d", "1", "-x", ",", "--per-name", "--sort", "runq", "--top",
+		  "2", "-o", c, "--record", rec),
+	     "1");
+	same_as(c, ARGS(rec, "-x", ",", "--per-name", "--sort", "runq",
+			"--top", "2"));
+	unlink(j);
+	unlink(rec);
+	unlink(t);
+	unlink(c);
+}
+
+/* The lines of @text whose interval field (CSV, before ';') is in range. */
+static char *csv_intervals(const char *text, int from, int to)
+{
+	char *out = calloc(1, strlen(text) + 1), *o = out;
+	const char *p = text, *e;
+
+	for (; *p; p = e + 1) {
+		int iv;
+
+		e = strchr(p, '\n');
+		if (!e)
+			break;
+		if (sscanf(p, "%d;", &iv) == 1 && iv >= from && iv <= to &&
+		    strchr(p, ';') < e) {
+			memcpy(o, p, (size_t)(e - p + 1));
+			o += e - p + 1;
+		}
+	}
+	return out;
+}
+
+static void test_intervals(void **state)
+{
+	const char *rec = tmp_path("irec.jsonl"), *c = tmp_path("i.csv");
+	const char *t = tmp_path("i.txt"), *j = tmp_path("i.jsonl");
+	struct run_result r;
+	char *csv, *want, *js, *nl;
+
+	(void)state;
+	NEED_BPF();
+	live(ARGS("-I", "250", "-d", "1.1", "-x", ";", "-o", c, "--record",
+		  rec),
+	     "2");
+	same_as(c, ARGS(rec, "-x", ";"));
+
+	/* --from 1 --to 2: those intervals' lines, and no whole-run report */
+	csv = slurp_file(c);
+	want = csv_intervals(csv, 1, 2);
+	assert_non_null(strstr(want, "\n2;"));
+	report(&r, ARGS(rec, "-x", ";", "--from", "1", "--to", "2"));
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, want);
+	run_result_free(&r);
+	free(want);
+	/* --from alone: to the last interval */
+	want = csv_intervals(csv, 3, 1000);
+	report(&r, ARGS(rec, "-x", ";", "--from", "3"));
+	assert_string_equal(r.out, want);
+	run_result_free(&r);
+	free(want);
+	free(csv);
+	/* a range with no interval: said, with what the file holds */
+	report(&r, ARGS(rec, "--from", "99"));
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "no interval in the range asked; it holds intervals 0 to"));
+	assert_int_equal(count_lines(r.err), 1);
+	run_result_free(&r);
+
+	/* the table of an -I run, with its whole-run marker */
+	live(ARGS("-I", "250", "-d", "1.1", "-o", t, "--record", rec), "2");
+	same_as(t, ARGS(rec));
+	/* JSON lines: the same lines; one interval alone: its line */
+	live(ARGS("-I", "250", "-d", "1.1", "-j", "-o", j), "2");
+	same_as(j, ARGS(j, "-j"));
+	js = slurp_file(j);
+	report(&r, ARGS(j, "-j", "--from", "1", "--to", "1"));
+	assert_int_equal(r.status, 0);
+	nl = strchr(js, '\n');
+	assert_non_null(nl);
+	assert_non_null(strstr(r.out, "\"interval\":1,"));
+	assert_int_equal(strncmp(r.out, nl + 1, strlen(r.out)), 0);
+	assert_int_equal(count_lines(r.out), 1);
+	run_result_free(&r);
+	free(js);
+	unlink(rec);
+	unlink(c);
+	unlink(t);
+	unlink(j);
+}
+
+static void test_bad_files(void **state)
+{
+	const char *j = tmp_path("b.jsonl"), *cut = tmp_path("cut.jsonl");
+	const char *p = tmp_path("p.json");
+	struct run_result r;
+	char *js, *l2, *l3, msg[128];
+	size_t n;
+
+	(void)state;
+	NEED_BPF();
+	live(ARGS("-I", "200", "-d", "1", "-j", "-o", j), "2");
+	js = slurp_file(j);
+	/* cut in the middle of line 3: two reports, then one line */
+	l2 = strchr(js, '\n') + 1;
+	l3 = strchr(l2, '\n') + 1;
+	n = (size_t)(l3 - js) + strlen(l3) / 4;
+	write_file(cut, js, n);
+	report(&r, ARGS(cut, "-j"));
+	assert_int_equal(r.status, 2);
+	assert_int_equal(count_lines(r.err), 1);
+	assert_non_null(strstr(r.err, "line 3: the file ends inside the report that starts on line 3"));
+	assert_int_equal(strlen(r.out), (size_t)(l3 - js));
+	assert_int_equal(strncmp(r.out, js, strlen(r.out)), 0);
+	run_result_free(&r);
+
+	/* a pretty one cut after 20 lines: truncated on line 20 */
+	live(ARGS("-d", "0.5", "-j", "-o", p), "1");
+	free(js);
+	js = slurp_file(p);
+	for (n = 0, l2 = js; n < 20; n++)
+		l2 = strchr(l2, '\n') + 1;
+	write_file(cut, js, (size_t)(l2 - js));
+	report(&r, ARGS(cut));
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "line 20: the file ends inside the report that starts on line 1"));
+	assert_string_equal(r.out, "");
+	run_result_free(&r);
+
+	/* a foreign file: its table, a CSV, nothing */
+	write_file(cut, "tdbpf: model software, 1.00 s\n", 30);
+	report(&r, ARGS(cut));
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "line 1: not a tdbpf JSON recording"));
+	assert_int_equal(count_lines(r.err), 1);
+	run_result_free(&r);
+	write_file(cut, "{\"a\": 1}\n\n{\"b\": 2}\n", 18);
+	report(&r, ARGS(cut));
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "line 1: not a tdbpf JSON report"));
+	run_result_free(&r);
+	write_file(cut, "", 0);
+	report(&r, ARGS(cut));
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "no report in it"));
+	run_result_free(&r);
+	report(&r, ARGS("/nonexistent/x.json"));
+	assert_int_equal(r.status, 2);
+	snprintf(msg, sizeof(msg), "cannot read it: No such file");
+	assert_non_null(strstr(r.err, msg));
+	run_result_free(&r);
+	free(js);
+	unlink(j);
+	unlink(p);
+	unlink(cut);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_whole_run),
+		cmocka_unit_test(test_intervals),
+		cmocka_unit_test(test_bad_files),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The screen of tdbpf top, laid out into a character grid (no terminal):
+ * what each row shows for known sums, that sort and fold keys change the
+ * rows, that 80x24 and smaller screens are filled exactly and never
+ * overflowed, the bar's cells, the help, pause and banner.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include "top_view.h"
+
+#define GW 200
+#define GH 60
+
+struct grid {
+	int w, h;
+	char c[GH][GW + 1];
+	enum top_attr a[GH][GW];
+	int writes_outside;
+	int cells_written;
+};
+
+static void put(void *ctx, int y, int x, const char *s, int n,
+		enum top_attr a)
+{
+	struct grid *g = ctx;
+	int i;
+
+	if (y < 0 || y >= g->h || x < 0 || x + n > g->w) {
+		g->writes_outside++;
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		/* the view only writes printable text */
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
+			g->writes_outside++;
+		g->c[y][x + i] = s[i];
+		g->a[y][x + i] = a;
+		g->cells_written++;
+	}
+}
+
+static void draw(struct grid *g, int w, int h, const struct top_state *st,
+		 const struct top_frame *fr)
+{
+	struct top_out out = { .put = put, .ctx = g };
+	int y;
+
+	memset(g, 0, sizeof(*g));
+	g->w = w;
+	g->h = h;
+	for (y = 0; y < GH; y++)
+		memset(g->c[y], '@', GW);	/* what was never written */
+	assert_int_equal(top_render(st, fr, w, h, &out), 0);
+	assert_int_equal(g->writes_outside, 0);
+	for (y = 0; y < h; y++) {
+		g->c[y][w] = '\0';
+		/* every cell written: nothing of the last frame shows */
+		if (strchr(g->c[y], '@'))
+			fail_msg("row %d not filled: '%s'", y, g->c[y]);
+	}
+}
+
+/* Row @y with trailing blanks cut. */
+static const char *text(struct grid *g, int y)
+{
+	static char buf[GW + 1];
+	int n;
+
+	snprintf(buf, sizeof(buf), "%s", g->c[y]);
+	n = (int)strlen(buf);
+	while (n && buf[n - 1] == ' ')
+		buf[--n] = '\0';
+	return buf;
+}
+
+/* The first row (below the header) whose text contains @s, or -1. */
+static int find_row(struct grid *g, const char *s)
+{
+	int y;
+
+	for (y = 4; y < g->h - 1; y++)
+		if (strstr(g->c[y], s))
+			return y;
+	return -1;
+}
+
+static void sw_plan(struct event_plan *p)
+{
+	char err[128];
+
+	assert_int_equal(plan_events(&model_software, 1, false, 4, p, err,
+				     sizeof(err)), 0);
+}
+
+static struct task_row *add(struct task_table *t, __u32 tid, const char *comm,
+			    double on_ms, double rq_ms, double off_ms)
+{
+	struct task_row *r = tasks_get(t, tid);
+
+	assert_non_null(r);
+	r->pid = 100;
+	snprintf(r->comm, sizeof(r->comm), "%s", comm);
+	r->sched.on_cpu_ns = (__u64)(on_ms * 1e6);
+	r->sched.runq_wait_ns = (__u64)(rq_ms * 1e6);
+	r->sched.off_cpu_ns = (__u64)(off_ms * 1e6);
+	r->sched.nvcsw = tid;
+	return r;
+}
+
+/* Four threads over a 1 s interval. */
+static void workload(struct task_table *t, const struct event_plan *p)
+{
+	tasks_init(t);
+	tasks_set_events(t, p->nr);
+	add(t, 11, "worker-1", 900, 50, 50);
+	add(t, 12, "worker-2", 300, 600, 100);
+	add(t, 13, "sink", 100, 0, 900);
+	add(t, 14, "src\x01x", 0, 0, 1000);
+}
+
+static void test_rows_80x24(void **state)
+{
+	struct event_plan p;
+	struct task_table t;
+	struct top_state st;
+	struct top_frame fr = { 0 };
+	struct grid g;
+	int y;
+
+	(void)state;
+	sw_plan(&p);
+	workload(&t, &p);
+	top_state_init(&st, SORT_CPU, false, 0, 1000);
+	fr.plan = &p;
+	fr.tasks = &t;
+	fr.window_ns = 1000000000ULL;
+	fr.ncpu = 2;
+	fr.valid = true;
+	draw(&g, 80, 24, &st, &fr);
+
+	assert_non_null(strstr(text(&g, 0), "tdbpf top - model software, every 1.0 s, sort cpu"));
+	assert_string_equal(text(&g, 1),
+			    "4 tasks, CPU 130.0% of 200%, run-queue wait 65.0%");
+	assert_non_null(strstr(text(&g, 2), "# on-CPU + run-queue . off-CPU"));
+	assert_string_equal(text(&g, 3),
+			    "    TID COMM              CPU% RUNQ%  OFF% BREAKDOWN  VERDICT");
+	assert_int_equal(g.a[3][0], TOP_HEADER);
+	/* by CPU: worker-1, worker-2, sink, then the idle one */
+	assert_string_equal(text(&g, 4),
+			    "     11 worker-1          90.0   5.0   5.0 #########+ on-CPU (no PMU breakdown)");
+	assert_string_equal(text(&g, 5),
+			    "     12 worker-2          30.0  60.0  10.0 ###++++++. CPU-starved (runq 60%)");
+	assert_string_equal(text(&g, 6),
+			    "     13 sink              10.0   0.0  90.0 #......... blocked (off-CPU 90%)");
+	/* a control byte in a name is shown as '?' */
+	assert_string_equal(text(&g, 7),
+			    "     14 src?x              0.0   0.0 100.0 .......... idle");
+	/* the starved verdict stands out; the bar is coloured cell by cell */
+	assert_int_equal(g.a[5][59], TOP_WARN);
+	assert_int_equal(g.a[4][43], TOP_BAR0);
+	assert_int_equal(g.a[4][52], TOP_BAR1);
+	for (y = 8; y < 23; y++)
+		assert_string_equal(text(&g, y), "");
+	assert_string_equal(text(&g, 23), "q quit  s sort  f fold  p pause  h help");
+	tasks_free(&t);
+}
+
+static void test_keys_sort_fold(void **state)
+{
+	struct event_plan p;
+	struct task_table t;
+	struct top_state st;
+	struct top_frame fr = { 0 };
+	struct grid g;
+
+	(void)state;
+	sw_plan(&p);
+	workload(&t, &p);
+	top_state_init(&st, SORT_CPU, false, 0, 500);
+	fr.plan = &p;
+	fr.tasks = &t;
+	fr.window_ns = 1000000000ULL;
+	fr.valid = true;
+
+	/* s: the next key, runq: worker-2 first */
+	assert_int_equal(top_key(&st, 's'), TOP_KEY_REDRAW);
+	assert_int_equal(st.sort, SORT_RUNQ);
+	draw(&g, 80, 24, &st, &fr);
+	assert_non_null(strstr(text(&g, 0), "sort runq"));
+	assert_int_equal(find_row(&g, "worker-2"), 4);
+	assert_int_equal(find_row(&g, "worker-1"), 5);
+	/* the cycle comes back to cpu */
+	assert_int_equal(top_next_sort(SORT_OFFCPU), SORT_SWITCHES);
+	assert_int_equal(top_next_sort(SORT_SWITCHES), SORT_COMM);
+	assert_int_equal(top_next_sort(SORT_COMM), SORT_TID);
+	assert_int_equal(top_next_sort(SORT_TID), SORT_CPU);
+
+	/* f: one row for worker-*, its sums added, tid column "(2)" */
+	assert_int_equal(top_key(&st, 'f'), TOP_KEY_REDRAW);
+	draw(&g, 80, 24, &st, &fr);
+	assert_non_null(strstr(text(&g, 0), "by name"));
+	assert_int_equal(find_row(&g, "worker-1"), -1);
+	assert_string_equal(text(&g, 4),
+			    "    (2) worker-*         120.0  65.0  15.0 ######+++. on-CPU (no PMU breakdown)");
+	assert_int_equal(find_row(&g, "sink"), 5);
+	assert_int_equal(top_key(&st, 'f'), TOP_KEY_REDRAW);
+	draw(&g, 80, 24, &st, &fr);
+	assert_int_equal(find_row(&g, "worker-*"), -1);
+
+	/* p pauses (the caller stops repainting), shown in the title */
+	assert_int_equal(top_key(&st, 'p'), TOP_KEY_REDRAW);
+	assert_true(st.paused);
+	draw(&g, 80, 24, &st, &fr);
+	assert_non_null(strstr(text(&g, 0), "[paused]"));
+	assert_int_equal(top_key(&st, ' '), TOP_KEY_REDRAW);
+	assert_false(st.paused);
+
+	/* h: the help instead of the rows; Esc leaves it */
+	assert_int_equal(top_key(&st, 'h'), TOP_KEY_REDRAW);
+	draw(&g, 80, 24, &st, &fr);
+	assert_int_equal(find_row(&g, "worker-2"), -1);
+	assert_true(find_row(&g, "q          quit") > 0);
+	assert_int_equal(top_key(&st, 27), TOP_KEY_REDRAW);
+	assert_false(st.help);
+	assert_int_equal(top_key(&st, 27), TOP_KEY_NONE);
+	assert_int_equal(top_key(&st, 'x'), TOP_KEY_NONE);
+	assert_int_equal(top_key(&st, 'q'), TOP_KEY_QUIT);
+	tasks_free(&t);
+}
+
+/* More rows than fit: the rest is counted; tiny screens never overflow. */
+static void test_sizes(void **state)
+{
+	static const int sizes[][2] = {
+		{ 80, 24 }, { 80, 6 }, { 20, 10 }, { 1, 1 }, { 200, 60 },
+		{ 55, 5 }, { 132, 3 },
+	};
+	struct event_plan p;
+	struct task_table t;
+	struct top_state st;
+	struct top_frame fr = { 0 };
+	struct grid g;
+	char name[16];
+	size_t i;
+	int k;
+
+	(void)state;
+	sw_plan(&p);
+	tasks_init(&t);
+	tasks_set_events(&t, p.nr);
+	for (k = 0; k < 40; k++) {
+		snprintf(name, sizeof(name), "w%d", k);
+		add(&t, 100 + k, name, k, 40 - k, 10);
+	}
+	top_state_init(&st, SORT_CPU, false, 0, 1000);
+	fr.plan = &p;
+	fr.tasks = &t;
+	fr.window_ns = 100000000ULL;
+	fr.valid = true;
+	draw(&g, 80, 24, &st, &fr);
+	/* 24 lines: 4 above the rows, the key line: 19 rows, 21 more */
+	assert_int_equal(find_row(&g, "w39"), 4);
+	assert_int_equal(find_row(&g, "w21"), 22);
+	assert_non_null(strstr(text(&g, 23), "+21 more rows"));
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		draw(&g, sizes[i][0], sizes[i][1], &st, &fr);
+		st.help = !st.help;
+		draw(&g, sizes[i][0], sizes[i][1], &st, &fr);
+		st.help = !st.help;
+	}
+	/* before the first interval */
+	fr.valid = false;
+	draw(&g, 80, 24, &st, &fr);
+	assert_string_equal(text(&g, 4), "collecting the first 1.0 s interval...");
+	tasks_free(&t);
+}
+
+/* A TMA model: the level-1 bar from the decoded tree, IPC, the banner. */
+static void test_tma_bar_ipc_banner(void **state)
+{
+	const struct model *m = &model_icelakex;
+	struct event_plan p;
+	struct task_table t;
+	struct top_state st;
+	struct top_frame fr = { 0 };
+	struct task_row *r;
+	struct grid g;
+	char err[128];
+	int s, y;
+
+	(void)state;
+	assert_int_equal(plan_events(m, 1, true, m->gp_smt_on, &p, err,
+				     sizeof(err)), 0);
+	tasks_init(&t);
+	tasks_set_events(&t, p.nr);
+	r = add(&t, 7, "busy", 1000, 0, 0);
+	for (s = 0; s < p.nr; s++) {
+		const char *n = m->events[p.ev[s]].name;
+		__u64 v = 0;
+
+		/* slots split 40/10/20/30 (FE/BS/BE/RET), IPC 2 */
+		if (!strcmp(n, "TOPDOWN.SLOTS"))
+			v = 1000;
+		else if (!strcmp(n, "topdown-fe-bound"))
+			v = 400;
+		else if (!strcmp(n, "topdown-bad-spec"))
+			v = 100;
+		else if (!strcmp(n, "topdown-be-bound"))
+			v = 200;
+		else if (!strcmp(n, "topdown-retiring"))
+			v = 300;
+		else if (!strcmp(n, "INST_RETIRED.ANY"))
+			v = 2000;
+		else if (!strcmp(n, "CPU_CLK_UNHALTED.THREAD"))
+			v = 1000;
+		r->ctr[s].value = v;
+		r->ctr[s].enabled = r->ctr[s].running = 1000000;
+	}
+	top_state_init(&st, SORT_CPU, false, 1, 1000);
+	st.banner = "graph: src -> [parse] -> sink: parse is the bottleneck";
+	fr.plan = &p;
+	fr.tasks = &t;
+	fr.window_ns = 1000000000ULL;
+	fr.valid = true;
+	draw(&g, 80, 24, &st, &fr);
+	assert_non_null(strstr(text(&g, 0), "model icelakex, level 1"));
+	assert_string_equal(text(&g, 1), st.banner);
+	assert_int_equal(g.a[1][0], TOP_BANNER);
+	assert_string_equal(text(&g, 2),
+			    "BREAKDOWN: F Frontend S Bad_Spec B Backend R Retiring");
+	assert_non_null(strstr(text(&g, 3), "BREAKDOWN     IPC VERDICT"));
+	y = find_row(&g, "busy");
+	assert_int_equal(y, 4);
+	/* what the decode of these counts gives, the bar in its order */
+	assert_non_null(strstr(text(&g, y), "FFFFSBBRRR   2.00 Frontend"));
+	tasks_free(&t);
+}
+
+static void test_bar_cells(void **state)
+{
+	double v[4];
+	char b[11];
+	enum top_attr a[10];
+
+	(void)state;
+	/* thirds: 4+3+3, the largest remainder first, ties to the first */
+	v[0] = v[1] = v[2] = 1.0 / 3;
+	assert_int_equal(top_bar(b, a, 10, v, "#+.", 3), 0);
+	assert_string_equal(b, "####+++...");
+	assert_int_equal(a[0], TOP_BAR0);
+	assert_int_equal(a[9], TOP_BAR2);
+	/* negatives and NaN count as 0; above 1 as 1; they still add up */
+	v[0] = -0.2;
+	v[1] = NAN;
+	v[2] = 2.5;
+	v[3] = 1;
+	assert_int_equal(top_bar(b, a, 10, v, "ABCD", 4), 0);
+	assert_string_equal(b, "CCCCCDDDDD");
+	/* nothing to show */
+	v[0] = v[1] = v[2] = 0;
+	assert_int_equal(top_bar(b, NULL, 10, v, "#+.", 3), -1);
+	assert_string_equal(b, "-         ");
+	/* 0.93/0.07: the larger remainder takes the last cell */
+	v[0] = 0.93;
+	v[1] = 0.07;
+	assert_int_equal(top_bar(b, NULL, 10, v, "#+", 2), 0);
+	assert_string_equal(b, "#########+");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rows_80x24),
+		cmocka_unit_test(test_keys_sort_fold),
+		cmocka_unit_test(test_sizes),
+		cmocka_unit_test(test_tma_bar_ipc_banner),
+		cmocka_unit_test(test_bar_cells),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
