@@ -149,18 +149,9 @@ void jw_member(struct jw *w, const char *key)
 void jw_u64_list(struct jw *w, const char *key, const void *base, size_t n,
 		 size_t stride)
 {
-	uint64_t v;
-	size_t i;
-
 	jw_member(w, key);
 	ob_putc(&w->o, '[');
-	for (i = 0; i < n; i++) {
-		if (i)
-			ob_write(&w->o, ", ", w->pretty ? 2 : 1);
-		/* any 64-bit unsigned type: copied, not aliased */
-		memcpy(&v, (const char *)base + i * stride, sizeof(v));
-		ob_u64(&w->o, v, 0);
-	}
+	ob_u64_list(&w->o, base, n, stride, ", ", w->pretty ? 2 : 1);
 	ob_putc(&w->o, ']');
 }
 

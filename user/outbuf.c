@@ -276,6 +276,28 @@ void ob_u64(struct outbuf *o, uint64_t v, int width)
 	ob_strn(o, p, end - p, width);
 }
 
+void ob_u64_list(struct outbuf *o, const void *base, size_t n,
+		 size_t stride, const char *sep, size_t seplen)
+{
+	/* the separator before the digits, both in one fixed-size copy */
+	char tmp[24 + 8 + OB_SMALL], *end = tmp + 24 + 8, *p;
+	uint64_t v;
+	size_t i;
+
+	if (seplen > 8)
+		seplen = 8;
+	for (i = 0; i < n; i++) {
+		/* any 64-bit unsigned type: copied, not aliased */
+		memcpy(&v, (const char *)base + i * stride, sizeof(v));
+		p = u64_digits(end, v);
+		if (i) {
+			p -= seplen;
+			memcpy(p, sep, seplen);
+		}
+		ob_write_small(o, p, (size_t)(end - p));
+	}
+}
+
 void ob_i64(struct outbuf *o, int64_t v)
 {
 	if (v < 0)

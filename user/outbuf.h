@@ -95,6 +95,12 @@ void ob_strn(struct outbuf *o, const char *s, size_t n, int width);
 void ob_str(struct outbuf *o, const char *s, int width);
 /* printf("%*" PRIu64, @width, @v) */
 void ob_u64(struct outbuf *o, uint64_t v, int width);
+/*
+ * @n 64-bit unsigned values @stride bytes apart from @base, as "%" PRIu64,
+ * @sep (at most 8 bytes) between them: the raw sums of a JSON report.
+ */
+void ob_u64_list(struct outbuf *o, const void *base, size_t n,
+		 size_t stride, const char *sep, size_t seplen);
 /* "-" and |@v|: INT64_MIN has no positive int64 */
 void ob_i64(struct outbuf *o, int64_t v);
 /* printf("%*.*f", @width, @prec, @v) */
