@@ -9,6 +9,7 @@
 #include <string.h>
 #include "cmd.h"
 #include "options.h"
+#include "outfile.h"
 #include "privs.h"
 
 #define TDBPF_VERSION "0.1.0"
@@ -43,6 +44,7 @@ int main(int argc, char **argv)
 	struct options o;
 	char err[512];
 	FILE *out = stdout;
+	off_t mark = -1;
 	int rc, fd;
 
 	if (parse_options(argc, argv, &o, err, sizeof(err))) {
@@ -66,10 +68,16 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	/* tracing checks each report as it is written (sink.c) */
+	if (o.cmd != CMD_TRACE)
+		mark = out_mark(out);
 	rc = run_cmd[o.cmd](&o, out);
-	if (fflush(out) && errno != EPIPE && !rc)
+	if (o.cmd != CMD_TRACE && !rc && out_check(out, o.output, mark))
 		rc = 1;
-	if (out != stdout)
-		fclose(out);
+	if (out != stdout && fclose(out) && !rc) {
+		errorf("cannot write the report to '%s': %s; check the file system",
+		       o.output, strerror(errno));
+		rc = 1;
+	}
 	return rc;
 }
