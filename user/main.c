@@ -10,6 +10,7 @@
 #include "cmd.h"
 #include "complete.h"
 #include "options.h"
+#include "outfile.h"
 #include "privs.h"
 #include "version.h"
 
@@ -42,6 +43,7 @@ int main(int argc, char **argv)
 	struct options o;
 	char err[512];
 	FILE *out = stdout;
+	off_t mark = -1;
 	int rc, fd;
 
 	/* hidden: word lists for completion/tdbpf */
@@ -68,10 +70,16 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	/* tracing checks each report as it is written (sink.c) */
+	if (o.cmd != CMD_TRACE)
+		mark = out_mark(out);
 	rc = run_cmd[o.cmd](&o, out);
-	if (fflush(out) && errno != EPIPE && !rc)
+	if (o.cmd != CMD_TRACE && !rc && out_check(out, o.output, mark))
 		rc = 1;
-	if (out != stdout)
-		fclose(out);
+	if (out != stdout && fclose(out) && !rc) {
+		errorf("cannot write the report to '%s': %s; check the file system",
+		       o.output, strerror(errno));
+		rc = 1;
+	}
 	return rc;
 }

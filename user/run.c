@@ -20,6 +20,7 @@
 #include "detect.h"
 #include "launch.h"
 #include "loop.h"
+#include "outfile.h"
 #include "privs.h"
 #include "record.h"
 #include "run.h"
@@ -44,6 +45,7 @@ struct run {
 	struct snapshot iv;	/* the window a report covers */
 	__u64 last_iv;		/* the previous interval's end */
 	int n_iv;
+	int wr;			/* an interval report failed: -errno */
 };
 
 static void err_line(const char *fmt, const char *arg)
@@ -112,9 +114,14 @@ static int on_interval(struct loop *l, uint64_t n, void *arg)
 				      r->n_iv++);
 		}
 		snapshot_copy(&r->prev, &r->snap);
-		/* the reader went away: stop, the last report fails too */
-		if (e == -EPIPE)
+		/*
+		 * The reader went away, or the output failed (said): stop,
+		 * the last report would fail too.
+		 */
+		if (e) {
+			r->wr = e;
 			loop_stop(l);
+		}
 	}
 	r->last_iv = now;
 	return 0;
@@ -174,9 +181,12 @@ static int final_report(struct run *r, __u64 start)
 	 * the read would leave its last slice past the end.
 	 */
 	e = snapshot_diff(&r->snap, &r->base, &r->iv);
-	if (e)
+	if (r->wr) {
+		e = r->wr;	/* said already; nothing more can be written */
+	} else if (e) {
+		fprintf(stderr, "tdbpf: out of memory for the report\n");
 		e = -ENOMEM;
-	else {
+	} else {
 		record_emit(&r->rec, &r->iv, t1 - start, -1);
 		e = sink_emit(&r->sink, &r->rc, &r->iv, t1 - start, -1);
 	}
@@ -210,6 +220,7 @@ int run_trace(const struct options *o, const struct event_plan *plan,
 	};
 	struct loop *l = loop_new();
 	char err[512];
+	bool child_done;
 	__u64 start;
 	size_t i;
 	int rc;
@@ -217,6 +228,7 @@ int run_trace(const struct options *o, const struct event_plan *plan,
 	r.sink = (struct sink){
 		.ops = o->json ? &sink_json : o->sep ? &sink_csv : &sink_table,
 		.f = out,
+		.name = o->output,
 		.sep = o->sep,
 		.intervals = o->interval_ms > 0,
 	};
@@ -293,7 +305,15 @@ int run_trace(const struct options *o, const struct event_plan *plan,
 		rc = 1;
 	} else {
 		loop_run(l);
+		/*
+		 * The command ended first: its status is tdbpf's, as perf
+		 * stat's (128 + N for signal N). One tdbpf stopped itself
+		 * (Ctrl-C, -d, a reader gone) does not set it.
+		 */
+		child_done = child.pid > 0 && launch_reap(&child);
 		rc = final_report(&r, start);
+		if (!rc && child_done)
+			rc = out_child_status(child.status);
 	}
 	launch_stop(&child);
 	loop_free(l);
