@@ -8,11 +8,11 @@
 #include <stdio.h>
 #include <string.h>
 #include "cmd.h"
+#include "complete.h"
 #include "options.h"
 #include "outfile.h"
 #include "privs.h"
-
-#define TDBPF_VERSION "0.1.0"
+#include "version.h"
 
 static int cmd_help(const struct options *o, FILE *out)
 {
@@ -24,8 +24,7 @@ static int cmd_help(const struct options *o, FILE *out)
 static int cmd_version(const struct options *o, FILE *out)
 {
 	(void)o;
-	fprintf(out, "tdbpf %s\n", TDBPF_VERSION);
-	return 0;
+	return version_print(out);
 }
 
 /* What each subcommand runs, by enum command (options.c parses them). */
@@ -47,6 +46,9 @@ int main(int argc, char **argv)
 	off_t mark = -1;
 	int rc, fd;
 
+	/* hidden: word lists for completion/tdbpf */
+	if (argc == 3 && !strcmp(argv[1], "--complete"))
+		return complete_print(stdout, argv[2]);
 	if (parse_options(argc, argv, &o, err, sizeof(err))) {
 		errorf("%s", err);
 		return 2;
