@@ -125,6 +125,7 @@ format:
 	clang-format -i $(wildcard bpf/*.c include/*.h user/*.[ch] user/models/*.c)
 
 include mk/asan.mk
+include mk/install.mk
 
 # the dependency files of whatever was built before (none on a clean tree)
 -include $(shell find $(OUT) -name '*.d' 2>/dev/null)

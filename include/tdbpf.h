@@ -9,8 +9,8 @@
 /*
  * Counters programmed per CPU at once. Granite Rapids L1-L3 needs 65
  * events with SMT on (tma-events.md), Sapphire Rapids 59, Broadwell 39.
- * 72 keeps a task's storage element (72 bytes of kernel header, 128 of
- * ours, 24 per counter: 1,928 bytes) in a 2 KiB object; 80 would take
+ * 72 keeps a task's storage element (72 bytes of kernel header, 160 of
+ * ours, 24 per counter: 1,960 bytes) in a 2 KiB object; 80 would take
  * 4 KiB. Bitmaps over the counters take TDBPF_EV_WORDS 64-bit words.
  */
 #define TDBPF_MAX_EVENTS	72
@@ -30,17 +30,6 @@
 #define TDBPF_MAX_TASKS_MAX	4194304
 
 /*
- * Scheduler policies (include/uapi/linux/sched.h; vmlinux.h has no
- * macros). The fair class runs SCHED_NORMAL, SCHED_BATCH and SCHED_IDLE.
- */
-#define TDBPF_SCHED_NORMAL	0
-#define TDBPF_SCHED_FIFO	1
-#define TDBPF_SCHED_RR		2
-#define TDBPF_SCHED_BATCH	3
-#define TDBPF_SCHED_IDLE	5
-#define TDBPF_SCHED_DEADLINE	6
-
-/*
  * A task's scheduling sums: the one definition, in the BPF entry and in
  * user space's task rows. Summed and subtracted with sched_add() and
  * sched_sub() (user/tasks.h).
@@ -49,8 +38,8 @@ struct tdbpf_sched {
 	__u64 on_cpu_ns;	/* se.sum_exec_runtime since first seen */
 	__u64 runq_wait_ns;	/* sched_info.run_delay since first seen */
 	__u64 off_cpu_ns;	/* filled by user space: life - on - runq */
-	__u64 nvcsw;		/* voluntary switches */
-	__u64 nivcsw;		/* involuntary (preempted) switches */
+	__u64 nvcsw;		/* nvcsw since first seen: voluntary */
+	__u64 nivcsw;		/* nivcsw since first seen: preempted */
 	__u64 migrations;	/* se.nr_migrations since first seen */
 	__u64 uncounted_ns;	/* on-CPU in slices whose switch-in was unseen */
 };
@@ -74,7 +63,9 @@ enum tdbpf_task_flags {
  * against a baseline from when tdbpf first saw the task (zero for a task
  * born after attach), so a slice is charged whole even when its switch-in
  * was not seen. A switch needs no clock read and never the entry of the
- * task coming in.
+ * task coming in. Switches and page faults are the task's own counts too
+ * (nvcsw, nivcsw, min_flt + maj_flt: what /proc/PID/task/TID/stat and
+ * status show), so the software model reads no counter at a switch.
  */
 struct tdbpf_task {
 	__u32 tid;
@@ -83,11 +74,15 @@ struct tdbpf_task {
 	__u32 pad;
 	char comm[TDBPF_COMM_LEN];
 	struct tdbpf_sched sched;
+	__u64 faults;		/* min_flt + maj_flt since first seen */
 	__u64 start_ns;		/* CLOCK_MONOTONIC: first seen, or creation */
 	__u64 end_ns;		/* CLOCK_MONOTONIC at its last switch, 0 alive */
 	__u64 charged_exec;	/* sum_exec_runtime up to which it is charged */
 	__u64 base_run_delay;	/* baselines, at first sight */
 	__u64 base_migrations;
+	__u64 base_faults;
+	__u64 base_nvcsw;
+	__u64 base_nivcsw;
 	struct tdbpf_count ctr[TDBPF_MAX_EVENTS];
 };
 
@@ -103,6 +98,15 @@ struct tdbpf_cpu {
 	__u32 pad;
 	__u64 valid[TDBPF_EV_WORDS];	/* bit i: prev[i] holds a good
 					 * reading */
+	/*
+	 * The task's own accounting at that switch-in: the baselines of a
+	 * task older than the attach that is first seen when it switches
+	 * out, so that its first slice counts whole.
+	 */
+	__u64 in_exec;
+	__u64 in_faults;
+	__u64 in_nvcsw;
+	__u64 in_nivcsw;
 	struct tdbpf_count prev[TDBPF_MAX_EVENTS];
 };
 

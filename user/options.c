@@ -31,6 +31,7 @@ enum {
 
 static const struct option long_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
+	{ "event", required_argument, NULL, 'e' },
 	{ "tid", required_argument, NULL, 't' },
 	{ "all-cpus", no_argument, NULL, 'a' },
 	{ "duration", required_argument, NULL, 'd' },
@@ -105,8 +106,9 @@ static int parse_ids(const char *arg, pid_t *ids, int *nr, const char *what,
 	     tok = strtok_r(NULL, ",", &save)) {
 		if (parse_long(tok, 1, INT_MAX, &v))
 			return fail(err, len,
-				    "invalid %s '%s'; give positive numbers separated by commas, e.g. -%c 1234,1240",
-				    what, tok, what[0] == 'p' ? 'p' : 't');
+				    "-%c: invalid %s '%s'; give positive numbers separated by commas, e.g. -%c 1234,1240",
+				    what[0] == 'p' ? 'p' : 't', what, tok,
+				    what[0] == 'p' ? 'p' : 't');
 		if (*nr >= OPT_MAX_TARGETS)
 			return fail(err, len, "too many %ss; give at most %d",
 				    what, OPT_MAX_TARGETS);
@@ -137,6 +139,10 @@ static void defaults(struct options *o)
 
 /* ---- subcommands: each checks what it takes ------------------------ */
 
+static const struct subcommand *find_subcommand(const char *word);
+static int no_events(const struct options *o, const char *cmd, char *err,
+		     size_t len);
+
 /* -p/-t/-a/-- COMMAND: what to trace, and options that go together. */
 static int check_trace(struct options *o, int argc, char **argv, int optind,
 		       char *err, size_t len)
@@ -144,7 +150,16 @@ static int check_trace(struct options *o, int argc, char **argv, int optind,
 	int n;
 
 	if (optind < argc) {
-		/* "--" ends options; anything left is the command to launch */
+		/*
+		 * "--" ends options; anything left is the command to launch.
+		 * A subcommand's name there, without "--", was meant as the
+		 * subcommand: say where it goes rather than run a program.
+		 */
+		if (strcmp(argv[optind - 1], "--") &&
+		    find_subcommand(argv[optind]))
+			return fail(err, len,
+				    "'%s' is a command: put it first (tdbpf %s [options]); to launch a program named %s, put -- before it",
+				    argv[optind], argv[optind], argv[optind]);
 		o->argv = &argv[optind];
 	}
 	n = (o->nr_pids > 0) + (o->nr_tids > 0) + o->all + (o->argv != NULL);
@@ -212,13 +227,25 @@ static int check_report(struct options *o, int argc, char **argv, int optind,
 	/* without --sort, rows keep the order the live run printed */
 	if (!o->sort_given)
 		o->sort = SORT_NONE;
+	return no_events(o, "report", err, len);
+}
+
+/* -e counts while tracing: list and decode have nothing to count */
+static int no_events(const struct options *o, const char *cmd, char *err,
+		     size_t len)
+{
+	if (o->nr_events)
+		return fail(err, len,
+			    "-e names events to count while tracing; drop it from %s",
+			    cmd);
 	return 0;
 }
 
 static int check_list(struct options *o, int argc, char **argv, int optind,
 		      char *err, size_t len)
 {
-	(void)o;
+	if (no_events(o, "list", err, len))
+		return -1;
 	if (optind < argc)
 		return fail(err, len,
 			    "unexpected argument '%s' to list; use tdbpf %s",
@@ -241,7 +268,7 @@ static int check_decode(struct options *o, int argc, char **argv,
 	if (o->nr_pids || o->nr_tids || o->all)
 		return fail(err, len,
 			    "decode reads counts from a file; drop -p/-t/-a");
-	return 0;
+	return no_events(o, "decode", err, len);
 }
 
 /* Indexed by enum command; -V is an option, not a word. */
@@ -344,8 +371,8 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 	 * its own; a recording is a file, so options may follow it.
 	 */
 	while ((c = getopt_long(argc, argv,
-				o->cmd == CMD_REPORT ? ":p:t:ad:I:x:jo:l:vhV" :
-						       "+:p:t:ad:I:x:jo:l:vhV",
+				o->cmd == CMD_REPORT ? ":p:t:ad:I:x:jo:l:vhVe:" :
+						       "+:p:t:ad:I:x:jo:l:vhVe:",
 				long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
@@ -361,27 +388,35 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 		case 'a':
 			o->all = true;
 			break;
+		case 'e':
+			/* parsed later against sysfs and tracefs (evsel.c) */
+			if (o->nr_events >= OPT_MAX_EVENT_ARGS)
+				return fail(err, len,
+					    "too many -e options; give at most %d, each with events separated by commas",
+					    OPT_MAX_EVENT_ARGS);
+			o->events[o->nr_events++] = optarg;
+			break;
 		case 'd':
 			errno = 0;
 			d = strtod(optarg, &end);
 			if (errno || end == optarg || *end || !isfinite(d) ||
 			    d <= 0 || d > 365 * 86400.0)
 				return fail(err, len,
-					    "invalid duration '%s'; give seconds > 0, e.g. -d 10 or -d 0.5",
+					    "-d: invalid duration '%s'; give seconds > 0, e.g. -d 10 or -d 0.5",
 					    optarg);
 			o->duration = d;
 			break;
 		case 'I':
 			if (parse_long(optarg, 1, 86400000L, &v))
 				return fail(err, len,
-					    "invalid interval '%s'; give milliseconds >= 1, e.g. -I 1000",
+					    "-I: invalid interval '%s'; give milliseconds >= 1, e.g. -I 1000",
 					    optarg);
 			o->interval_ms = v;
 			break;
 		case 'x':
 			if (!*optarg || strchr(optarg, '\n'))
 				return fail(err, len,
-					    "invalid separator; give one or more characters, e.g. -x ,");
+					    "-x: invalid separator; give one or more characters, e.g. -x ,");
 			o->sep = optarg;
 			break;
 		case 'j':
@@ -390,13 +425,13 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 		case 'o':
 			if (!*optarg)
 				return fail(err, len,
-					    "empty output file name; give -o FILE");
+					    "-o: empty output file name; give -o FILE");
 			o->output = optarg;
 			break;
 		case 'l':
 			if (parse_long(optarg, 1, 3, &v))
 				return fail(err, len,
-					    "invalid level '%s'; give 1, 2 or 3",
+					    "-l: invalid level '%s'; give 1, 2 or 3",
 					    optarg);
 			o->level = (int)v;
 			break;
@@ -422,7 +457,7 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 				join_names(keys, sizeof(keys), sort_names,
 					   SORT_NR, ", ", " or ");
 				return fail(err, len,
-					    "unknown sort key '%s'; use %s",
+					    "--sort: unknown sort key '%s'; use %s",
 					    optarg, keys);
 			}
 			o->sort = (enum sort_key)i;
@@ -436,6 +471,9 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 			o->top = (int)v;
 			break;
 		case OPT_MODEL:
+			if (!*optarg)
+				return fail(err, len,
+					    "--model: the model name is empty; give one, e.g. --model software (tdbpf list names this machine's)");
 			o->model = optarg;
 			break;
 		case OPT_SMT:
@@ -540,6 +578,10 @@ void print_usage(FILE *f)
 	      "  -p, --pid PID[,PID]    trace every thread of these processes\n"
 	      "  -t, --tid TID[,TID]    trace these threads only\n"
 	      "  -a, --all-cpus         trace every task on the machine\n"
+	      "  -e, --event EVENT[,EVENT...]  also count these, in perf's syntax\n"
+	      "                         (cpu-clock, sched:sched_switch, rNNNN,\n"
+	      "                         pmu/term=val/, {a,b}); alone, without\n"
+	      "                         --model, only these\n"
 	      "  -- COMMAND [ARGS]      launch COMMAND (as the sudo user) and trace it\n"
 	      "      --children         also follow processes the targets fork\n"
 	      "  -d, --duration SECS    stop after SECS seconds\n"

@@ -24,6 +24,7 @@
 #include "detect.h"
 #include "launch.h"
 #include "loop.h"
+#include "outfile.h"
 #include "privs.h"
 #include "prom_server.h"
 #include "record.h"
@@ -52,6 +53,7 @@ struct run {
 	struct prom_server *prom;	/* --listen */
 	struct loop_source *http_fd, *http_timer;
 	struct snapshot scrape;	/* a scrape's collect */
+	int wr;			/* an interval report failed: -errno */
 };
 
 static void err_line(const char *fmt, const char *arg)
@@ -120,9 +122,14 @@ static int on_interval(struct loop *l, uint64_t n, void *arg)
 				      r->n_iv++);
 		}
 		snapshot_copy(&r->prev, &r->snap);
-		/* the reader went away: stop, the last report fails too */
-		if (e == -EPIPE)
+		/*
+		 * The reader went away, or the output failed (said): stop,
+		 * the last report would fail too.
+		 */
+		if (e) {
+			r->wr = e;
 			loop_stop(l);
+		}
 	}
 	r->last_iv = now;
 	return 0;
@@ -293,7 +300,10 @@ static int final_report(struct run *r, __u64 start)
 	 * the read would leave its last slice past the end.
 	 */
 	e = snapshot_diff(&r->snap, &r->base, &r->iv);
-	if (e) {
+	if (r->wr) {
+		e = r->wr;	/* said already; nothing more can be written */
+	} else if (e) {
+		fprintf(stderr, "tdbpf: out of memory for the report\n");
 		e = -ENOMEM;
 	} else {
 		/* exited tasks folded by --listen: no tid to show */
@@ -331,6 +341,7 @@ int run_trace(const struct options *o, const struct event_plan *plan,
 	};
 	struct loop *l = loop_new();
 	char err[512];
+	bool child_done;
 	__u64 start;
 	size_t i;
 	int rc;
@@ -338,6 +349,7 @@ int run_trace(const struct options *o, const struct event_plan *plan,
 	r.sink = (struct sink){
 		.ops = o->json ? &sink_json : o->sep ? &sink_csv : &sink_table,
 		.f = out,
+		.name = o->output,
 		.sep = o->sep,
 		.intervals = o->interval_ms > 0,
 	};
@@ -433,7 +445,15 @@ int run_trace(const struct options *o, const struct event_plan *plan,
 	} else {
 		loop_run(l);
 		stop_serving(&r, l);
+		/*
+		 * The command ended first: its status is tdbpf's, as perf
+		 * stat's (128 + N for signal N). One tdbpf stopped itself
+		 * (Ctrl-C, -d, a reader gone) does not set it.
+		 */
+		child_done = child.pid > 0 && launch_reap(&child);
 		rc = final_report(&r, start);
+		if (!rc && child_done)
+			rc = out_child_status(child.status);
 	}
 	stop_serving(&r, l);
 	launch_stop(&child);

@@ -27,6 +27,8 @@ if ! { $clang $flags tests/fuzz/fuzz_options.c user/options.c user/listen_opts.c
 	$clang $flags tests/fuzz/fuzz_decode.c user/decode_input.c \
 	user/model.c user/tma.c user/plan.c user/models/*.c \
 	-o "$out/fuzz_decode" -lm &&
+	$clang $flags tests/fuzz/fuzz_evsel.c user/evsel.c \
+	-o "$out/fuzz_evsel" &&
 	$clang $flags tests/fuzz/fuzz_replay.c user/replay.c user/report.c \
 	user/report_table.c user/report_csv.c user/report_json.c user/json.c \
 	user/tasks.c user/outbuf.c user/model.c user/tma.c user/plan.c \
@@ -38,7 +40,7 @@ if ! { $clang $flags tests/fuzz/fuzz_options.c user/options.c user/listen_opts.c
 fi
 
 rc=0
-for t in decode options replay; do
+for t in decode options evsel replay; do
 	# the fuzzer adds what it finds to the corpus: work on a copy
 	rm -rf "$out/corpus-$t"
 	mkdir -p "$out/corpus-$t"
