@@ -12,6 +12,8 @@
 #      perf stat --per-thread on the same target
 #   4. decode throughput per model, and a whole report of 10,000 tasks per
 #      model, table and JSON (bench/decode_bench.c)
+#   5. --listen: a /metrics scrape of 10,000 tasks (time, RSS), and a soak:
+#      many scrapes while thousands of threads come and go (RSS start/end)
 #
 # Variants alternate round-robin within each round; tables give the median
 # and the min-max spread. Run as root from the repository root (make bench).
@@ -23,9 +25,14 @@
 #   BENCH_THREADS ["100 1000 10000"]
 #   BENCH_MT_PERIOD [1000]    ms between wake-ups of each manythreads thread
 #   BENCH_DECODE_MS [300]     time per model in section 4
-#   BENCH_SECTIONS ["pipe bpf scale decode"]  the sections to run; with
+#   BENCH_SECTIONS ["pipe bpf scale decode listen"]  the sections to run; with
 #                             fewer than all, the tables are printed and
 #                             bench/results.md is left as it is
+#   BENCH_LISTEN_THREADS [10000]  threads of the scrape measurement (section 5)
+#   BENCH_LISTEN_SCRAPES [10]     scrapes per variant
+#   BENCH_SOAK_THREADS [100000]   threads created and ended during the soak
+#   BENCH_ONLY [all]          "listen": run section 5 alone and print its
+#                             tables (bench/results.md is left as it is)
 #   OUT [build]               build directory of make
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -37,7 +44,11 @@ SCALE_ROUNDS=${BENCH_SCALE_ROUNDS:-3}
 THREADS=${BENCH_THREADS:-"100 1000 10000"}
 MT_PERIOD=${BENCH_MT_PERIOD:-1000}
 DECODE_MS=${BENCH_DECODE_MS:-300}
-SECTIONS=${BENCH_SECTIONS:-"pipe bpf scale decode"}
+SECTIONS=${BENCH_SECTIONS:-"pipe bpf scale decode listen"}
+LISTEN_THREADS=${BENCH_LISTEN_THREADS:-10000}
+LISTEN_SCRAPES=${BENCH_LISTEN_SCRAPES:-10}
+SOAK_THREADS=${BENCH_SOAK_THREADS:-100000}
+ONLY=${BENCH_ONLY:-all}
 TDBPF=${TDBPF:-./tdbpf}
 W=$OUT/tests/workloads
 BD=$OUT/bench
@@ -50,11 +61,11 @@ log() { echo "bench: $*" >&2; }
 
 # ---------------------------------------------------------------- checks
 [ "$(id -u)" = 0 ] || die "must run as root (sudo make bench): it loads BPF programs, opens per-CPU perf events and sets kernel.bpf_stats_enabled"
-for c in perf bpftool clang gcc taskset sysctl awk; do
-	command -v "$c" >/dev/null || die "'$c' not found; run 'make deps' (Debian: linux-perf, bpftool, clang, gcc, util-linux, procps)"
+for c in perf bpftool clang gcc taskset sysctl awk curl; do
+	command -v "$c" >/dev/null || die "'$c' not found; run 'make deps' (Debian: linux-perf, bpftool, clang, gcc, util-linux, procps, curl)"
 done
 [ -x "$TDBPF" ] || die "$TDBPF not built; run 'make tdbpf' (or 'make bench')"
-for w in pipe_pingpong manythreads; do
+for w in pipe_pingpong manythreads churn; do
 	[ -x "$W/$w" ] || die "$W/$w not built; run 'make $W/$w' (or 'make bench')"
 done
 perf bench sched pipe -T -l 10 >/dev/null 2>&1 ||
@@ -122,7 +133,7 @@ build_helpers() {
 	# shellcheck disable=SC2086
 	gcc -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser -I"$OUT" \
 		bench/decode_bench.c $objs -o "$BD/decode_bench" \
-		-lbpf -lelf -lz -ljson-c -lncurses -lcap -lm || die "cannot build bench/decode_bench.c"
+		-lbpf -lelf -lz -ljson-c -lncurses -lcap -lm -lmicrohttpd || die "cannot build bench/decode_bench.c"
 }
 
 # median min max of the numbers on stdin, one per line
@@ -280,7 +291,7 @@ pipe_run() {
 section_pipe() {
 	local variants=(launch_none launch_tdbpf launch_perf attach_none attach_tdbpf attach_perf)
 	local n=${#variants[@]} r i v
-	log "1/4 context-switch cost: $ROUNDS rounds x ${#variants[@]} variants, $LOOPS round trips each"
+	log "1/5 context-switch cost: $ROUNDS rounds x ${#variants[@]} variants, $LOOPS round trips each"
 	for ((r = 0; r < ROUNDS; r++)); do
 		# rotate the starting variant so no variant always runs first
 		for ((i = 0; i < n; i++)); do
@@ -343,7 +354,7 @@ bpf_run() {
 section_bpf() {
 	local variants=(floor_empty floor_read1 floor_read4 floor_read4grp floor_hashhit2 floor_tstore1 floor_tstore2 tdbpf_tracked tdbpf_untracked)
 	local n=${#variants[@]} r i v res
-	log "2/4 BPF cost per sched_switch run: $ROUNDS rounds x $n variants"
+	log "2/5 BPF cost per sched_switch run: $ROUNDS rounds x $n variants"
 	sleep 1000 &
 	SLEEPER=$!
 	PIDS+=("$SLEEPER")
@@ -447,7 +458,7 @@ scale_one() {
 
 section_scale() {
 	local n r
-	log "3/4 scale: $THREADS threads, $SCALE_ROUNDS rounds each"
+	log "3/5 scale: $THREADS threads, $SCALE_ROUNDS rounds each"
 	for n in $THREADS; do
 		for ((r = 0; r < SCALE_ROUNDS; r++)); do
 			scale_one "$n" "$r"
@@ -463,6 +474,152 @@ scale_med() {
 scale_spread() {
 	cat "$TMP"/scale."$1".*."$2" 2>/dev/null | awk -v k="$3" '$1 == k && $2 != "" { print $2 }' |
 		stats3 | awk -v f="$4" '{ printf f "-" f, $2, $3 }'
+}
+
+# ---------------------------------------------------------------- section 5
+# start_listen TAG ARGS...: tdbpf --listen on a port the kernel picks; sets
+# LP (its pid) and LPORT
+start_listen() {
+	local tag=$1
+	shift
+	"$TDBPF" --listen 127.0.0.1:0 -o /dev/null "$@" 2>"$TMP/listen.$tag.err" &
+	LP=$!
+	PIDS+=("$LP")
+	wait_for "$TMP/listen.$tag.err" 'serving http://' 30 ||
+		die "tdbpf --listen did not start: $(cat "$TMP/listen.$tag.err")"
+	LPORT=$(sed -n 's|.*serving http://127.0.0.1:\([0-9]*\)/metrics.*|\1|p' "$TMP/listen.$tag.err")
+}
+
+# kB of a /proc/PID/status field (VmRSS, VmHWM)
+proc_kb() { awk -v k="$2:" '$1 == k { print $2 }' /proc/"$1"/status 2>/dev/null; }
+
+# scrape PORT FILE: one GET /metrics into FILE; prints the wall ms
+scrape() {
+	curl -s -o "$2" -w '%{time_total}\n' "http://127.0.0.1:$1/metrics" |
+		awk '{ printf "%.2f\n", $1 * 1000 }'
+}
+
+# one variant of the scrape measurement: results as "key value" lines
+listen_scrape_run() {
+	local mt=$1 tag=$2 i ms
+	shift 2
+	start_listen "$tag" -p "$mt" "$@"
+	# one wake-up period: every thread has run and has sums
+	sleep "$(awk -v p="$MT_PERIOD" 'BEGIN { print p / 1000 + 0.3 }')"
+	: >"$TMP/ls.$tag.ms"
+	: >"$TMP/ls.$tag.collect"
+	for ((i = 0; i < LISTEN_SCRAPES; i++)); do
+		ms=$(scrape "$LPORT" "$TMP/ls.body") || die "scrape failed"
+		echo "$ms" >>"$TMP/ls.$tag.ms"
+		awk '$1 == "tdbpf_last_collect_duration_seconds" { print $2 * 1000 }' \
+			"$TMP/ls.body" >>"$TMP/ls.$tag.collect"
+		sleep 0.2
+	done
+	{
+		echo "hwm_kb $(proc_kb "$LP" VmHWM)"
+		echo "bytes $(wc -c <"$TMP/ls.body")"
+		echo "series $(awk '$1 == "tdbpf_series" { print $2 }' "$TMP/ls.body")"
+		echo "tasks $(awk '$1 == "tdbpf_tasks{state=\"live\"}" { print $2 }' "$TMP/ls.body")"
+	} >"$TMP/ls.$tag.kv"
+	kill -INT "$LP" 2>/dev/null
+	wait_pid "$LP" 30
+}
+
+kv() { awk -v k="$2" '$1 == k { print $2 }' "$TMP/ls.$1.kv"; }
+
+section_listen() {
+	local mt i ms n=0 exits r
+	log "5/5 --listen: a scrape of $LISTEN_THREADS tasks ($LISTEN_SCRAPES scrapes per variant), and a soak of $SOAK_THREADS threads"
+	"$W/manythreads" -n "$LISTEN_THREADS" -d 3600 -p "$MT_PERIOD" >"$TMP/mt.out" 2>&1 &
+	mt=$!
+	PIDS+=("$mt")
+	wait_for "$TMP/mt.out" '^ready' 120 ||
+		die "manythreads -n $LISTEN_THREADS did not get ready: $(cat "$TMP/mt.out")"
+	sleep "$(awk -v p="$MT_PERIOD" 'BEGIN { print p / 1000 + 0.2 }')"
+	listen_scrape_run "$mt" name
+	listen_scrape_run "$mt" tid --listen-labels tid --listen-max-series $((LISTEN_THREADS + 100))
+	kill -TERM "$mt" 2>/dev/null
+	wait_pid "$mt" 60
+
+	# soak: churn starts after 1 s; scrape every 100 ms until it is done
+	"$W/churn" -n "$SOAK_THREADS" -c 64 -w 100 -s 1000 >"$TMP/churn.out" 2>&1 &
+	mt=$!
+	PIDS+=("$mt")
+	wait_for "$TMP/churn.out" '^pid=' 10 || die "churn did not start"
+	start_listen soak -p "$mt"
+	scrape "$LPORT" "$TMP/soak.body" >/dev/null || die "scrape failed"
+	echo "rss_first_kb $(proc_kb "$LP" VmRSS)" >"$TMP/soak.kv"
+	while kill -0 "$mt" 2>/dev/null; do
+		ms=$(scrape "$LPORT" "$TMP/soak.next") || break
+		grep -q '^tdbpf_series ' "$TMP/soak.next" || break
+		mv "$TMP/soak.next" "$TMP/soak.body"
+		n=$((n + 1))
+		# start: once the churn runs and a few thousand threads have
+		# come and gone (tables and buffers at their working size)
+		[ "$n" = 20 ] && echo "rss0_kb $(proc_kb "$LP" VmRSS)" >>"$TMP/soak.kv"
+		[ $((n % 50)) = 0 ] && log "  soak: $n scrapes, RSS $(proc_kb "$LP" VmRSS) kB"
+		r=$(proc_kb "$LP" VmRSS)
+		# tdbpf ends with the churn: keep the last reading it gave
+		[ -n "$r" ] && echo "rss1_kb $r" >"$TMP/soak.last"
+		sleep 0.1
+	done
+	exits=$(awk '$1 ~ /^tdbpf_task_exited_threads_total/ { s += $2 } END { print s + 0 }' "$TMP/soak.body")
+	{
+		cat "$TMP/soak.last"
+		echo "scrapes $n"
+		echo "exits $exits"
+		echo "threads $(sed -n 's/^threads=\([0-9]*\).*/\1/p' "$TMP/churn.out")"
+	} >>"$TMP/soak.kv"
+	wait_pid "$mt" 120
+	wait_pid "$LP" 30
+}
+
+# section 5's tables (markdown)
+listen_results() {
+	local tag m mn mx c rss lim
+	echo "## 5. --listen: a /metrics scrape, and a soak with thread churn"
+	echo
+	echo "\`manythreads -n $LISTEN_THREADS -p $MT_PERIOD\` traced by \`tdbpf --listen 127.0.0.1:0 -p PID\`;"
+	echo "$LISTEN_SCRAPES scrapes 0.2 s apart with curl (wall time of the GET: collect, fold into"
+	echo "series, write the exposition, send it). Collect: tdbpf_last_collect_duration_seconds"
+	echo "(flush every CPU, iterator, exit queue), as the report's collect. Peak RSS: VmHWM"
+	echo "of tdbpf after the scrapes. Default labels fold the threads into one series per"
+	echo "name; \`--listen-labels tid\` makes a series per thread."
+	echo
+	echo "| labels | tasks | series | scrape ms (median, min-max) | collect ms | body KiB | peak RSS MiB |"
+	echo "|---|---:|---:|---:|---:|---:|---:|"
+	for tag in name tid; do
+		read -r m mn mx < <(stats3 <"$TMP/ls.$tag.ms")
+		c=$(med <"$TMP/ls.$tag.collect")
+		echo "| $([ $tag = name ] && echo "default (comm, thread name)" || echo "tid (one per thread)") | $(kv $tag tasks) | $(kv $tag series) | $(fmt "$m" %.1f) ($(fmt "$mn" %.1f)-$(fmt "$mx" %.1f)) | $(fmt "$c" %.1f) | $(awk -v b="$(kv $tag bytes)" 'BEGIN { printf "%.0f", b / 1024 }') | $(kib_mib "$(kv $tag hwm_kb)") |"
+	done
+	echo
+	echo "Soak: \`churn -n $SOAK_THREADS -c 64 -w 100\` (64 threads alive at once, each"
+	echo "100 us of CPU) traced with \`--listen\`, a scrape every 0.1 s until it ends."
+	echo "RSS (VmRSS) at the 20th scrape, once the churn runs (start), and at the"
+	echo "last one (end); at the first scrape, before any churn, for reference."
+	echo
+	local r0 r1 sc ex th
+	r0=$(awk '$1 == "rss0_kb" { print $2 }' "$TMP/soak.kv")
+	r1=$(awk '$1 == "rss1_kb" { print $2 }' "$TMP/soak.kv")
+	sc=$(awk '$1 == "scrapes" { print $2 }' "$TMP/soak.kv")
+	ex=$(awk '$1 == "exits" { print $2 }' "$TMP/soak.kv")
+	th=$(awk '$1 == "threads" { print $2 }' "$TMP/soak.kv")
+	echo "| threads created | exits counted in /metrics | scrapes | RSS first scrape MiB | RSS start MiB | RSS end MiB | growth MiB |"
+	echo "|---:|---:|---:|---:|---:|---:|---:|"
+	echo "| $th | $ex | $sc | $(kib_mib "$(awk '$1 == "rss_first_kb" { print $2 }' "$TMP/soak.kv")") | $(kib_mib "$r0") | $(kib_mib "$r1") | $(awk -v a="$r0" -v b="$r1" 'BEGIN { if (a != "" && b != "") printf "%+.1f", (b - a) / 1024; else printf "n/a" }') |"
+	echo
+	echo "| target | measured | limit | result |"
+	echo "|---|---:|---:|---|"
+	for tag in name tid; do
+		m=$(med <"$TMP/ls.$tag.ms")
+		rss=$(kv $tag hwm_kb)
+		lim="$([ $tag = name ] && echo "default labels" || echo "tid labels")"
+		echo "| scrape of $(kv $tag tasks) tasks, $lim | $(fmt "$m" "%.1f ms") | 50 ms | $(pass "$(le "$m" 50)") |"
+		echo "| tdbpf peak RSS, $lim | $(kib_mib "$rss") MiB | 64 MiB | $(pass "$(le "$rss" 65536)") |"
+	done
+	# flat: within 1 MiB (allocator noise) over the whole soak
+	echo "| RSS growth over the soak | $(awk -v a="$r0" -v b="$r1" 'BEGIN { if (a != "" && b != "") printf "%+.1f MiB", (b - a) / 1024; else printf "n/a" }') | +1.0 MiB | $(pass "$(le "$(awk -v a="$r0" -v b="$r1" 'BEGIN { if (a != "" && b != "") print b - a }')" 1024)") |"
 }
 
 # ---------------------------------------------------------------- report
@@ -692,12 +849,20 @@ write_results() {
 		t = f["json_ms"] + c
 		printf "| %s | %.1f ms | 50 ms | %s |\n", f["model"], t, t <= 50 ? "**PASS**" : "**FAIL**"
 	}' "$TMP/decode.out"
+	echo
+	has listen && listen_results
 	} >"$f"
 	cp "$f" "$RESULTS" || die "cannot write $RESULTS"
 }
 
 # ---------------------------------------------------------------- main
 T0=$(now_ms)
+if [ "$ONLY" = listen ]; then
+	section_listen
+	listen_results
+	log "done in $((($(now_ms) - T0) / 1000)) s (section 5 only; $RESULTS unchanged)"
+	exit 0
+fi
 build_helpers
 has() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 has pipe && section_pipe
@@ -707,8 +872,9 @@ if has decode; then
 	log "4/4 decode throughput"
 	"$BD/decode_bench" "$DECODE_MS" >"$TMP/decode.out" || die "decode_bench failed"
 fi
+has listen && section_listen
 touch "$TMP/decode.out"
-if [ "$SECTIONS" != "pipe bpf scale decode" ]; then
+if [ "$SECTIONS" != "pipe bpf scale decode listen" ]; then
 	# a partial run: show it, keep the committed results
 	RESULTS=$TMP/partial.md
 fi

@@ -4,8 +4,8 @@
 # Usage: scripts/deps.sh [package]
 set -e
 pkgs="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
-pkg-config libcmocka-dev libjson-c-dev libcap-dev libclang-rt-14-dev \
-linux-perf procps libncurses-dev tmux scdoc bash-completion"
+pkg-config libcmocka-dev libjson-c-dev libcap-dev libclang-rt-14-dev libmicrohttpd-dev \
+linux-perf procps libncurses-dev tmux scdoc bash-completion prometheus curl"
 # "package": also what make deb and make test-package use
 [ "${1:-}" = package ] &&
 	pkgs="$pkgs build-essential debhelper dpkg-dev lintian man-db \

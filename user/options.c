@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "listen_opts.h"
 #include "options.h"
 #include "tdbpf.h"
 #include "text.h"
@@ -20,6 +21,9 @@ enum {
 	OPT_SMT,
 	OPT_CHILDREN,
 	OPT_MAX_TASKS,
+	OPT_LISTEN,
+	OPT_LISTEN_LABELS,
+	OPT_LISTEN_MAX_SERIES,
 	OPT_FROM,
 	OPT_TO,
 	OPT_RECORD,
@@ -46,6 +50,9 @@ static const struct option long_opts[] = {
 	{ "smt", required_argument, NULL, OPT_SMT },
 	{ "children", no_argument, NULL, OPT_CHILDREN },
 	{ "max-tasks", required_argument, NULL, OPT_MAX_TASKS },
+	{ "listen", required_argument, NULL, OPT_LISTEN },
+	{ "listen-labels", required_argument, NULL, OPT_LISTEN_LABELS },
+	{ "listen-max-series", required_argument, NULL, OPT_LISTEN_MAX_SERIES },
 	{ "from", required_argument, NULL, OPT_FROM },
 	{ "to", required_argument, NULL, OPT_TO },
 	{ "record", required_argument, NULL, OPT_RECORD },
@@ -126,6 +133,7 @@ static void defaults(struct options *o)
 	o->smt = -1;
 	o->sort = SORT_CPU;
 	o->max_tasks = TDBPF_MAX_TASKS_DEFAULT;
+	o->listen_max_series = LISTEN_DEFAULT_MAX_SERIES;
 	o->from = o->to = -1;
 }
 
@@ -330,6 +338,7 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 		  size_t len)
 {
 	const struct subcommand *sc = &subcommands[CMD_TRACE];
+	const char *seen_listen_opt = NULL;
 	double d;
 	char *end;
 	long v;
@@ -489,6 +498,30 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 					    TDBPF_MAX_TASKS_MAX);
 			o->max_tasks = v;
 			break;
+		case OPT_LISTEN: {
+			struct listen_addr a;
+			char msg[256];
+
+			if (listen_parse_addr(optarg, &a, msg, sizeof(msg)))
+				return fail(err, len, "%s", msg);
+			o->listen = optarg;
+			break;
+		}
+		case OPT_LISTEN_LABELS:
+			if (listen_parse_labels(optarg, &o->listen_labels))
+				return fail(err, len,
+					    "invalid --listen-labels '%s'; give pid, tid, pid,tid or none",
+					    optarg);
+			seen_listen_opt = "--listen-labels";
+			break;
+		case OPT_LISTEN_MAX_SERIES:
+			if (parse_long(optarg, 1, LISTEN_MAX_SERIES_LIMIT, &v))
+				return fail(err, len,
+					    "invalid --listen-max-series '%s'; give 1 to %d",
+					    optarg, LISTEN_MAX_SERIES_LIMIT);
+			o->listen_max_series = v;
+			seen_listen_opt = "--listen-max-series";
+			break;
 		case OPT_FROM:
 		case OPT_TO:
 			if (parse_long(optarg, 0, INT_MAX, &v))
@@ -518,6 +551,13 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 		}
 	}
 
+	if (o->cmd != CMD_TRACE && (o->listen || seen_listen_opt))
+		return fail(err, len,
+			    "--listen serves a tracing run; drop it, or trace with -p/-t/-a/-- COMMAND");
+	if (seen_listen_opt && !o->listen)
+		return fail(err, len,
+			    "%s shapes the /metrics of --listen; add --listen [ADDR:]PORT",
+			    seen_listen_opt);
 	return sc->check(o, argc, argv, optind, err, len);
 }
 
@@ -563,6 +603,10 @@ void print_usage(FILE *f)
 	      f);
 	fprintf(f, "      --max-tasks N      tasks held at once (default %d)\n",
 		TDBPF_MAX_TASKS_DEFAULT);
+	fprintf(f, "      --listen [ADDR:]PORT  serve Prometheus /metrics (ADDR default 127.0.0.1)\n"
+		   "      --listen-labels L  pid, tid or pid,tid labels on the series (default none)\n"
+		   "      --listen-max-series N  label sets before the rest go to 'other' (default %d)\n",
+		LISTEN_DEFAULT_MAX_SERIES);
 	fputs("      --record FILE      also write every report, every row, as JSON\n"
 	      "                         for tdbpf report FILE\n"
 	      "      --from N, --to N   report: intervals N.. and ..N of an -I recording\n"

@@ -57,6 +57,9 @@ struct options {
 	const char *events[OPT_MAX_EVENT_ARGS];	/* -e EVENT[,EVENT...] */
 	int nr_events;
 	bool verbose;
+	const char *listen;	/* --listen ADDR:PORT, NULL = no /metrics */
+	unsigned int listen_labels;	/* enum listen_labels */
+	long listen_max_series;
 };
 
 struct options;

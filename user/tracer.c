@@ -5,6 +5,7 @@
  * file that sees the skeleton.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "tdbpf.skel.h"
+#include "archive.h"
 #include "counters.h"
 #include "loop.h"
 #include "task_events.h"
@@ -31,6 +33,7 @@ struct tracer {
 	struct task_table archive;	/* exited tasks, deleted from the map */
 	struct tdbpf_task *vals;	/* one entry: scratch for a record */
 	bool detached;
+	__u32 fold_key;			/* next key of a folded exited row */
 };
 
 /* libbpf's own messages only with -v: errors are reported by us, once */
@@ -102,6 +105,43 @@ static void drain_exited(struct tracer *t, struct task_table *to)
 
 	while (!bpf_map_lookup_and_delete_elem(t->exited_fd, NULL, &tid))
 		archive_task(t, tid, to);
+}
+
+int tracer_fold_exited(struct tracer *t, struct task_table *base)
+{
+	return archive_fold(&t->archive, base, &t->fold_key);
+}
+
+int tracer_prog_stats(const struct tracer *t, struct tracer_prog_stat *out,
+		      int max)
+{
+	struct bpf_program *prog;
+	char on = '0';
+	int fd, n = 0;
+
+	fd = open("/proc/sys/kernel/bpf_stats_enabled", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (read(fd, &on, 1) != 1)
+			on = '0';
+		close(fd);
+	}
+	if (on != '1')
+		return 0;
+	bpf_object__for_each_program(prog, t->skel->obj) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+
+		fd = bpf_program__fd(prog);
+		memset(&info, 0, sizeof(info));
+		if (n == max || fd < 0 ||
+		    bpf_obj_get_info_by_fd(fd, &info, &len))
+			continue;
+		out[n].name = bpf_program__name(prog);
+		out[n].run_ns = info.run_time_ns;
+		out[n].run_cnt = info.run_cnt;
+		n++;
+	}
+	return n;
 }
 
 void tracer_drain(struct tracer *t)
@@ -412,6 +452,7 @@ struct tracer *tracer_open(const struct tracer_conf *c, char *err,
 	}
 	t->c = *c;
 	tasks_init(&t->archive);
+	t->fold_key = ARCHIVE_FOLDED_TID;
 	/* rows as wide as the counters programmed, not TDBPF_MAX_EVENTS */
 	tasks_set_events(&t->archive, c->plan->nr);
 	libbpf_set_print(c->verbose ? libbpf_print_verbose : libbpf_print);

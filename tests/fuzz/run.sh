@@ -22,7 +22,7 @@ mkdir -p "$out/artifacts"
 # only the pure parts: no libbpf (json-c for the replay reader, which
 # parses with it). Compiler chatter goes to a log, shown when the build
 # fails.
-if ! { $clang $flags tests/fuzz/fuzz_options.c user/options.c \
+if ! { $clang $flags tests/fuzz/fuzz_options.c user/options.c user/listen_opts.c \
 	-o "$out/fuzz_options" &&
 	$clang $flags tests/fuzz/fuzz_decode.c user/decode_input.c \
 	user/model.c user/tma.c user/plan.c user/models/*.c \
