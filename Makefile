@@ -25,8 +25,9 @@ CFLAGS  += $(WERROR)
 # builds (a removed header is no error: -MP)
 DEPFLAGS = -MMD -MP
 CPPFLAGS += -Iinclude -Iuser -I$(OUT)
-# json-c: tdbpf report parses recordings; ncurses: tdbpf top's screen
-LDLIBS  += -lbpf -lelf -lz -lcap -ljson-c -lncurses -lm
+# json-c: tdbpf report parses recordings; ncurses: tdbpf top's screen;
+# libmicrohttpd: --listen's /metrics
+LDLIBS  += -lbpf -lelf -lz -lcap -ljson-c -lncurses -lm -lmicrohttpd
 ARCH    := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 BPF_SRC  := bpf/tdbpf.bpf.c
@@ -129,6 +130,7 @@ format:
 	clang-format -i $(wildcard bpf/*.c include/*.h user/*.[ch] user/models/*.c)
 
 include mk/asan.mk
+include mk/install.mk
 
 # the dependency files of whatever was built before (none on a clean tree)
 -include $(shell find $(OUT) -name '*.d' 2>/dev/null)

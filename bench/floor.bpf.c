@@ -86,6 +86,22 @@ struct {
 	__type(value, __u32);
 } tstore SEC(".maps");
 
+/*
+ * The target's floor for a tracked switch that reads no counter (the
+ * software model): an empty program plus the one task-storage lookup
+ * tdbpf makes, prev's entry.
+ */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(floor_tstore1, bool preempt, struct task_struct *prev)
+{
+	__u32 *a = bpf_task_storage_get(&tstore, prev, 0,
+					BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	if (a)
+		sink += *a;
+	return 0;
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(floor_tstore2, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)

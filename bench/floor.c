@@ -5,7 +5,7 @@
  * (one group, cpu-clock leading, pid=-1, cpu=N), print the program id and
  * wait for SIGINT/SIGTERM.
  *
- * usage: floor empty|read1|read4|read4grp|hashhit2|tstore2|wempty
+ * usage: floor empty|read1|read4|read4grp|hashhit2|tstore1|tstore2|wempty
  * stdout: "id=<prog id>" once attached.
  */
 #include <errno.h>
@@ -88,7 +88,7 @@ int main(int argc, char **argv)
 
 	if (argc != 2 || strlen(argv[1]) > 20) {
 		fprintf(stderr,
-			"usage: floor empty|read1|read4|read4grp|hashhit2|tstore2|wempty\n");
+			"usage: floor empty|read1|read4|read4grp|hashhit2|tstore1|tstore2|wempty\n");
 		return 2;
 	}
 	snprintf(want, sizeof(want), "floor_%s", argv[1]);

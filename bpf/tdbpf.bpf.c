@@ -7,7 +7,10 @@
  * in @counters at event * nr_cpus + cpu. At a switch we read this CPU's
  * counters once, charge "now - reading at switch-in" to prev and keep "now"
  * as next's baseline. Nothing is scaled here: value, enabled and running are
- * summed so user space can scale per task.
+ * summed so user space can scale per task. What the kernel already counts
+ * per task (CPU time, run-queue wait, migrations, switches, page faults) is
+ * read from prev itself at its switch-out, against a baseline from when it
+ * was first seen: the software model needs no counter at all.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -35,8 +38,14 @@ const volatile __u32 nr_events;
 const volatile __u64 group_leads[TDBPF_EV_WORDS] = { 1 };
 const volatile __u32 track_mode = TDBPF_TRACK_TGID;
 const volatile bool follow_children;
-/* CLOCK_MONOTONIC just before attach: tasks started later count whole */
-const volatile __u64 attach_ns;
+/*
+ * CLOCK_MONOTONIC once the programs are attached: a task started later is
+ * seen from its first slice and counts whole. Set by user space after the
+ * attach, not before the load: loading can take long, and a task born
+ * meanwhile ran unseen, so it counts from first sight. Until then no task
+ * is taken for one born while we watch.
+ */
+__u64 attach_ns = (__u64)-1;
 const volatile __u32 max_tasks = TDBPF_MAX_TASKS_DEFAULT;
 /* wakeups traced: blocking switch-outs take the clock for sched_waking */
 const volatile bool track_wakeups;
@@ -161,26 +170,28 @@ static __always_inline void copy_comm(char *dst, struct task_struct *p)
 	d[1] = s[1];
 }
 
-/* Policies of the fair class, whose pick records where a slice began. */
-static __always_inline bool fair_policy(struct task_struct *p)
+/* Page faults as the task counts them: /proc/PID/task/TID/stat's fields */
+static __always_inline __u64 task_faults(struct task_struct *p)
 {
-	return p->policy == TDBPF_SCHED_NORMAL ||
-	       p->policy == TDBPF_SCHED_BATCH || p->policy == TDBPF_SCHED_IDLE;
+	return p->min_flt + p->maj_flt;
 }
 
 /*
- * The entry of @p, created at first sight. A task older than the attach
- * is charged from the attach: the attach-time flush (@in_flush) sees the
- * tasks running then, from their CPU time as of that moment. A task first
- * seen at a switch-out whose switch-in we saw (@seen_in) began its slice
- * after the attach, and the slice counts whole (prev_sum_exec_runtime is
- * where it began; other classes do not keep it and lose that slice). One
- * whose switch-in we did not see may have begun it before the attach (it
- * switched out between the attach and the flush of its CPU): none of that
- * slice is charged, rather than time from before the start.
+ * The entry of @p, created at first sight. A task born after the attach
+ * counts whole (its accounting starts at zero, in copy_mm() and
+ * __sched_fork()). A task older than the attach is charged from the
+ * attach: the attach-time flush (@in_flush) sees the tasks running then,
+ * from their accounting as of that moment. A task first seen at a
+ * switch-out whose switch-in we saw (@seen_in) began its slice after the
+ * attach: its baselines are its accounting at that switch-in, kept in @st,
+ * so the slice counts whole. One whose switch-in we did not see may have
+ * begun it before the attach (it switched out between the attach and the
+ * flush of its CPU): it is charged from this switch-out on, rather than
+ * with time from before the start.
  */
 static __always_inline struct tdbpf_task *task_get(struct task_struct *p,
 						   __u32 pid, __u32 tgid,
+						   const struct tdbpf_cpu *st,
 						   bool in_flush, bool seen_in)
 {
 	struct tdbpf_task *t;
@@ -209,10 +220,27 @@ static __always_inline struct tdbpf_task *task_get(struct task_struct *p,
 		} else {
 			/* from now on: what it did before attach is not ours */
 			t->start_ns = bpf_ktime_get_ns();
-			t->charged_exec =
-				!in_flush && seen_in && fair_policy(p) ?
-					p->se.prev_sum_exec_runtime :
-					p->se.sum_exec_runtime;
+			__u64 exec = p->se.sum_exec_runtime;
+			__u64 flt = task_faults(p);
+			__u64 nv = p->nvcsw, niv = p->nivcsw;
+
+			/*
+			 * Loaded here, picked below: clang would otherwise
+			 * pick the pointer and load once, from a task or a
+			 * map value alike, which the verifier refuses.
+			 */
+			asm volatile("" : "+r"(exec), "+r"(flt), "+r"(nv),
+				     "+r"(niv));
+			if (!in_flush && seen_in) {
+				exec = st->in_exec;
+				flt = st->in_faults;
+				nv = st->in_nvcsw;
+				niv = st->in_nivcsw;
+			}
+			t->charged_exec = exec;
+			t->base_faults = flt;
+			t->base_nvcsw = nv;
+			t->base_nivcsw = niv;
 			t->base_run_delay = p->sched_info.run_delay;
 			t->base_migrations = p->se.nr_migrations;
 		}
@@ -340,7 +368,8 @@ charge_current(struct tdbpf_cpu *st, struct task_struct *p, __u32 cpu,
 	__u32 pid = p->pid;
 	/* counters: only a slice whose switch-in we saw is theirs */
 	bool counted = st->tid == pid;
-	struct tdbpf_task *t = task_get(p, pid, p->tgid, in_flush, counted);
+	struct tdbpf_task *t = task_get(p, pid, p->tgid, st, in_flush,
+					counted);
 	__u64 exec, slice = 0;
 
 	if (!t) {
@@ -364,6 +393,16 @@ charge_current(struct tdbpf_cpu *st, struct task_struct *p, __u32 cpu,
 	read_counters(st, t, counted, slice, cpu);
 	t->sched.runq_wait_ns = p->sched_info.run_delay - t->base_run_delay;
 	t->sched.migrations = p->se.nr_migrations - t->base_migrations;
+	/*
+	 * __schedule() counts the switch in nvcsw or nivcsw before the
+	 * tracepoint, so this one is in. The kernel's own counts, not a
+	 * guess from preempt and prev_state: a task that meant to block
+	 * but had a signal pending is counted voluntary by the kernel, yet
+	 * switches out TASK_RUNNING.
+	 */
+	t->sched.nvcsw = p->nvcsw - t->base_nvcsw;
+	t->sched.nivcsw = p->nivcsw - t->base_nivcsw;
+	t->faults = task_faults(p) - t->base_faults;
 	copy_comm(t->comm, p);
 	return t;
 }
@@ -470,6 +509,20 @@ static __always_inline void block_start(struct task_struct *p,
 	t->block_ns = now;
 }
 
+/*
+ * @p starts a slice on this CPU: its accounting now is where a first
+ * sight at its switch-out would start counting it.
+ */
+static __always_inline void note_switch_in(struct tdbpf_cpu *st,
+					   struct task_struct *p)
+{
+	st->tid = p->pid;
+	st->in_exec = p->se.sum_exec_runtime;
+	st->in_faults = task_faults(p);
+	st->in_nvcsw = p->nvcsw;
+	st->in_nivcsw = p->nivcsw;
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
@@ -493,11 +546,6 @@ int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 			bool block = !preempt && prev_state != TASK_RUNNING;
 			__u64 now = 0;
 
-			/* what the kernel counts as nvcsw vs nivcsw */
-			if (block)
-				t->sched.nvcsw++;
-			else
-				t->sched.nivcsw++;
 			/* one clock read, when it blocks */
 			if (track_wakeups && block) {
 				now = bpf_ktime_get_ns();
@@ -515,7 +563,10 @@ int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 		/* untracked prev: only take next's baseline */
 		read_counters(st, NULL, false, 0, cpu);
 	}
-	st->tid = tn ? next->pid : 0;
+	if (tn)
+		note_switch_in(st, next);
+	else
+		st->tid = 0;
 	return 0;
 }
 
@@ -693,7 +744,7 @@ int tdbpf_flush(void *ctx)
 	/* its last wakeup's wait, so that a report's waits add up */
 	if (t && track_wakeups && t->pending_slot)
 		settle_wait(cur, t, bpf_ktime_get_ns(), true);
-	st->tid = cur->pid;
+	note_switch_in(st, cur);
 	return 0;
 }
 

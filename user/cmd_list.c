@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include "cmd.h"
 #include "json.h"
+#include "task_events.h"
 
 int cmd_list(const struct options *o, FILE *out)
 {
@@ -53,6 +54,13 @@ int cmd_list(const struct options *o, FILE *out)
 					continue;
 				jw_obj(&w, NULL);
 				jw_str(&w, "name", e->name);
+				if (e->kind == EV_TASK) {
+					/* no counter: read from the task */
+					jw_str(&w, "task",
+					       task_events_source(e));
+					jw_obj_end(&w);
+					continue;
+				}
 				jw_int(&w, "type", e->type);
 				jw_u64(&w, "config", e->config);
 				if (e->config1)
@@ -79,6 +87,11 @@ int cmd_list(const struct options *o, FILE *out)
 
 			if (plan.group[s] != g)
 				continue;
+			if (e->kind == EV_TASK) {
+				fprintf(out, "  %-48s no counter: the task's %s\n",
+					e->name, task_events_source(e));
+				continue;
+			}
 			fprintf(out, "  %-48s type %u config 0x%llx", e->name,
 				e->type, (unsigned long long)e->config);
 			if (e->config1)

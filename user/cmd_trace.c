@@ -11,6 +11,8 @@
 #include <unistd.h>
 #include <sys/capability.h>
 #include "cmd.h"
+#include "counters.h"
+#include "evsel.h"
 #include "privs.h"
 #include "run.h"
 #include "top.h"
@@ -85,13 +87,43 @@ static FILE *open_graph(const char *path)
 	return f;
 }
 
+/*
+ * The -e events into @plan after the model's, each refused before
+ * tracing if this machine cannot count it. 0, or the exit status with
+ * @err: 2 for what the command line says wrong, 1 for what this machine
+ * cannot do.
+ */
+static int add_events(const struct options *o, struct event_plan *plan,
+		      char *err, size_t len)
+{
+	/* the plan points into it for the whole run */
+	static struct evsel_list evs;
+	struct evsel_env env;
+	bool online[TDBPF_MAX_CPUS];
+	int i, cpu = 0;
+
+	if (!o->nr_events)
+		return 0;
+	evsel_env_system(&env);
+	evsel_init(&evs);
+	for (i = 0; i < o->nr_events; i++)
+		if (evsel_parse(&evs, o->events[i], &env, err, len))
+			return 2;
+	if (plan_add_events(plan, evs.ev, evs.group, evs.nr, err, len))
+		return 2;
+	cpus_online(online, TDBPF_MAX_CPUS);
+	while (cpu < TDBPF_MAX_CPUS - 1 && !online[cpu])
+		cpu++;
+	return evsel_probe(&evs, cpu, err, len) ? 1 : 0;
+}
+
 int cmd_trace(const struct options *o, FILE *out)
 {
 	struct detect_info d = { 0 };
 	FILE *graph = NULL;
 	const struct model *m;
 	struct event_plan plan;
-	char err[256];
+	char err[512];
 	bool smt;
 	int i;
 
@@ -142,21 +174,35 @@ int cmd_trace(const struct options *o, FILE *out)
 				       m->name, d.cpu_desc, d.model->name);
 			m = d.model;
 		}
+	} else if (o->nr_events) {
+		/* -e alone: those events and nothing else */
+		m = NULL;
 	} else {
 		m = d.model;
 		if (m == &model_software && d.reason[0])
 			errorf("%s", d.reason);
 	}
 	/* NMI watchdog holding a counter, hybrid part: said once, up front */
-	if (m == d.model && d.note[0])
+	if (m && m == d.model && d.note[0])
 		errorf("%s", d.note);
 	smt = o->smt >= 0 ? o->smt : d.smt;
-	if (plan_events(m, level_for(m, o->level), smt, gp_budget(m, smt, &d),
-			&plan, err, sizeof(err))) {
+	if (!m) {
+		memset(&plan, 0, sizeof(plan));
+		plan.smt = smt;
+	} else if (plan_events(m, level_for(m, o->level), smt,
+			       gp_budget(m, smt, &d), &plan, err,
+			       sizeof(err))) {
 		errorf("%s", err);
 		if (graph)
 			fclose(graph);
 		return 1;
+	}
+	i = add_events(o, &plan, err, sizeof(err));
+	if (i) {
+		errorf("%s", err);
+		if (graph)
+			fclose(graph);
+		return i;
 	}
 	/* top traces the same targets with the same plan; it draws them */
 	if (o->cmd == CMD_TOP) {

@@ -72,6 +72,9 @@ static void attr_for(struct perf_event_attr *attr, const struct model_event *e)
 	attr->type = e->type;
 	attr->config = e->config;
 	attr->config1 = e->config1;
+	attr->config2 = e->config2;
+	attr->exclude_user = !!(e->excl & EVF_EXCL_USER);
+	attr->exclude_kernel = !!(e->excl & EVF_EXCL_KERNEL);
 	attr->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
 			    PERF_FORMAT_TOTAL_TIME_RUNNING;
 	/* counting only; the kernel multiplexes groups that do not fit */
@@ -106,8 +109,9 @@ int counters_open(struct counters *c, const struct event_plan *plan, int ncpu,
 	int cpu, s, i, g;
 
 	c->ncpu = ncpu;
-	c->nr = plan->nr;
-	c->fds = malloc(sizeof(int) * (size_t)(plan->nr ? plan->nr : 1) *
+	/* the task's own accounting (EV_TASK) needs no counter */
+	c->nr = plan->nr_counters;
+	c->fds = malloc(sizeof(int) * (size_t)(c->nr ? c->nr : 1) *
 			(size_t)ncpu);
 	online = calloc((size_t)ncpu, sizeof(*online));
 	if (!c->fds || !online) {
@@ -115,16 +119,15 @@ int counters_open(struct counters *c, const struct event_plan *plan, int ncpu,
 		snprintf(err, errlen, "out of memory opening counters");
 		return -1;
 	}
-	for (i = 0; i < plan->nr * ncpu; i++)
+	for (i = 0; i < c->nr * ncpu; i++)
 		c->fds[i] = -1;
 	cpus_online(online, ncpu);
 
 	for (cpu = 0; cpu < ncpu; cpu++) {
 		if (!online[cpu])
 			continue;
-		for (s = 0; s < plan->nr; s++) {
-			const struct model_event *e =
-				&plan->model->events[plan->ev[s]];
+		for (s = 0; s < c->nr; s++) {
+			const struct model_event *e = plan->evd[s];
 			int g = plan->group[s], lead = plan->leader[g];
 			int gfd = lead == s ? -1 : c->fds[lead * ncpu + cpu];
 			int fd;
@@ -155,7 +158,11 @@ int counters_open(struct counters *c, const struct event_plan *plan, int ncpu,
 			c->fds[s * ncpu + cpu] = fd;
 		}
 		for (g = 0; g < plan->nr_groups; g++) {
-			int fd = c->fds[plan->leader[g] * ncpu + cpu];
+			int fd;
+
+			if (plan->leader[g] >= c->nr)
+				continue;	/* the task's own accounting */
+			fd = c->fds[plan->leader[g] * ncpu + cpu];
 
 			if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)) {
 				snprintf(err, errlen,

@@ -149,18 +149,9 @@ void jw_member(struct jw *w, const char *key)
 void jw_u64_list(struct jw *w, const char *key, const void *base, size_t n,
 		 size_t stride)
 {
-	uint64_t v;
-	size_t i;
-
 	jw_member(w, key);
 	ob_putc(&w->o, '[');
-	for (i = 0; i < n; i++) {
-		if (i)
-			ob_write(&w->o, ", ", w->pretty ? 2 : 1);
-		/* any 64-bit unsigned type: copied, not aliased */
-		memcpy(&v, (const char *)base + i * stride, sizeof(v));
-		ob_u64(&w->o, v, 0);
-	}
+	ob_u64_list(&w->o, base, n, stride, ", ", w->pretty ? 2 : 1);
 	ob_putc(&w->o, ']');
 }
 
@@ -202,11 +193,12 @@ static void jw_big(struct jw *w, double v)
  * A scaled count (@prec 0: the nearest whole count) or a fraction (@prec
  * 6, without trailing zeros), rounded as printf's "%.*f"; NaN is null.
  */
-void jw_num(struct jw *w, const char *key, double v, int prec)
+static void jw_num_value(struct jw *w, double v, int prec)
 {
-	char buf[FMT_FIXED_REV_LEN], *end = buf + sizeof(buf), *p;
+	/* OB_SMALL readable from any start: one fixed copy at the end */
+	char buf[FMT_FIXED_REV_LEN + OB_SMALL];
+	char *end = buf + FMT_FIXED_REV_LEN, *p;
 
-	jw_member(w, key);
 	if (!isfinite(v)) {
 		ob_puts(&w->o, "null");
 		return;
@@ -229,7 +221,84 @@ void jw_num(struct jw *w, const char *key, double v, int prec)
 	if (end - p == 2 && p[0] == '-' && p[1] == '0')
 		ob_putc(&w->o, '0');
 	else
-		ob_write(&w->o, p, (size_t)(end - p));
+		ob_write_small(&w->o, p, (size_t)(end - p));
+}
+
+void jw_num(struct jw *w, const char *key, double v, int prec)
+{
+	jw_member(w, key);
+	jw_num_value(w, v, prec);
+}
+
+int jw_keys_build(struct jw_keys *k, const struct jw *w,
+		  const char *const *names, int n)
+{
+	size_t indent = w->pretty ? 2 * (size_t)w->depth : 0, len = 0, o, kl;
+	int i;
+
+	memset(k, 0, sizeof(*k));
+	for (i = 0; i < n; i++)
+		len += 1 + (w->pretty ? 1 + indent : 0) + strlen(names[i]) + 4;
+	/* OB_SMALL more: ob_write_small() reads that far */
+	k->buf = calloc(1, len + OB_SMALL);
+	k->off = malloc(sizeof(*k->off) * ((size_t)n + 1));
+	if (!k->buf || !k->off) {
+		jw_keys_free(k);
+		return -1;
+	}
+	for (i = 0, o = 0; i < n; i++) {
+		k->off[i] = o;
+		k->buf[o++] = ',';
+		if (w->pretty) {
+			k->buf[o++] = '\n';
+			memset(k->buf + o, ' ', indent);
+			o += indent;
+		}
+		k->buf[o++] = '"';
+		kl = strlen(names[i]);
+		memcpy(k->buf + o, names[i], kl);
+		o += kl;
+		memcpy(k->buf + o, "\": ", w->pretty ? 3 : 2);
+		o += w->pretty ? 3 : 2;
+	}
+	k->off[n] = o;
+	k->n = n;
+	return 0;
+}
+
+void jw_keys_free(struct jw_keys *k)
+{
+	free(k->buf);
+	free(k->off);
+	memset(k, 0, sizeof(*k));
+}
+
+void jw_key(struct jw *w, const struct jw_keys *k, int i)
+{
+	const char *p = k->buf + k->off[i];
+	size_t n = k->off[i + 1] - k->off[i];
+
+	if (w->first) {		/* no comma before the first */
+		p++;
+		n--;
+	}
+	w->first = false;
+	ob_write_small(&w->o, p, n);
+}
+
+void jw_num_keyed(struct jw *w, const struct jw_keys *k, int i, double v,
+		  int prec)
+{
+	const char *p = k->buf + k->off[i];
+	size_t n = k->off[i + 1] - k->off[i];
+
+	if (w->first) {		/* no comma before the first */
+		p++;
+		n--;
+	}
+	w->first = false;
+	ob_write_small(&w->o, p, n);
+	jw_num_value(w, v, prec);
 }
 
 void jw_double(struct jw *w, const char *key, double v)

@@ -119,4 +119,27 @@ void jw_num(struct jw *w, const char *key, double v, int prec);
  */
 void jw_double(struct jw *w, const char *key, double v);
 
+/*
+ * Members every task of a report repeats (its counters, its metrics),
+ * rendered once: key i's prefix is the bytes jw_member() writes before a
+ * value at the depth of @w when built (comma, newline and indent, the
+ * quoted key, ": "), so each later member is one copy. A report of
+ * 10,000 tasks of a hardware model writes a million of them.
+ */
+struct jw_keys {
+	char *buf;
+	size_t *off;	/* n + 1 offsets into buf */
+	int n;
+};
+
+/* 0, or -1 (no memory): then write the members with jw_num() */
+int jw_keys_build(struct jw_keys *k, const struct jw *w,
+		  const char *const *names, int n);
+void jw_keys_free(struct jw_keys *k);
+/* jw_member(@w, names[@i]) of the built @k, at its depth */
+void jw_key(struct jw *w, const struct jw_keys *k, int i);
+/* jw_num(@w, names[@i], @v, @prec) of the built @k, at its depth */
+void jw_num_keyed(struct jw *w, const struct jw_keys *k, int i, double v,
+		  int prec);
+
 #endif /* TDBPF_JSON_H */

@@ -8,10 +8,11 @@
 #include <stdio.h>
 #include <string.h>
 #include "cmd.h"
+#include "complete.h"
 #include "options.h"
+#include "outfile.h"
 #include "privs.h"
-
-#define TDBPF_VERSION "0.1.0"
+#include "version.h"
 
 static int cmd_help(const struct options *o, FILE *out)
 {
@@ -23,8 +24,7 @@ static int cmd_help(const struct options *o, FILE *out)
 static int cmd_version(const struct options *o, FILE *out)
 {
 	(void)o;
-	fprintf(out, "tdbpf %s\n", TDBPF_VERSION);
-	return 0;
+	return version_print(out);
 }
 
 /* What each subcommand runs, by enum command (options.c parses them). */
@@ -43,8 +43,12 @@ int main(int argc, char **argv)
 	struct options o;
 	char err[512];
 	FILE *out = stdout;
+	off_t mark = -1;
 	int rc, fd;
 
+	/* hidden: word lists for completion/tdbpf */
+	if (argc == 3 && !strcmp(argv[1], "--complete"))
+		return complete_print(stdout, argv[2]);
 	if (parse_options(argc, argv, &o, err, sizeof(err))) {
 		errorf("%s", err);
 		return 2;
@@ -66,10 +70,16 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	/* tracing checks each report as it is written (sink.c) */
+	if (o.cmd != CMD_TRACE)
+		mark = out_mark(out);
 	rc = run_cmd[o.cmd](&o, out);
-	if (fflush(out) && errno != EPIPE && !rc)
+	if (o.cmd != CMD_TRACE && !rc && out_check(out, o.output, mark))
 		rc = 1;
-	if (out != stdout)
-		fclose(out);
+	if (out != stdout && fclose(out) && !rc) {
+		errorf("cannot write the report to '%s': %s; check the file system",
+		       o.output, strerror(errno));
+		rc = 1;
+	}
 	return rc;
 }

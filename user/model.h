@@ -32,7 +32,24 @@ enum ev_kind {
 	EV_SLOTS,	/* TOPDOWN.SLOTS: fixed counter 3, leads metric group */
 	EV_METRIC,	/* topdown-* read from PERF_METRICS, member of SLOTS */
 	EV_SW,		/* software event (PERF_TYPE_SOFTWARE) */
+	EV_TASK,	/* no counter: the task's own accounting, read at
+			 * switch-out; .config1 says which (enum
+			 * task_field), .type/.config the perf event it
+			 * stands for */
+	EV_USER,	/* named with -e (any perf_event_attr type) */
 };
+
+/* What an EV_TASK event reads from struct tdbpf_task. */
+enum task_field {
+	TF_ON_CPU,	/* se.sum_exec_runtime, ns: cpu-clock */
+	TF_FAULTS,	/* min_flt + maj_flt: page-faults */
+	TF_SWITCHES,	/* nvcsw + nivcsw: context-switches */
+	TF_MIGRATIONS,	/* se.nr_migrations: cpu-migrations */
+};
+
+/* perf_event_attr exclude bits of an event (-e modifiers :u, :k) */
+#define EVF_EXCL_USER	1
+#define EVF_EXCL_KERNEL	2
 
 struct model_event {
 	const char *name;	/* as written in perf's MetricExpr, e.g.
@@ -42,6 +59,8 @@ struct model_event {
 	__u32 type;		/* PERF_TYPE_RAW or PERF_TYPE_SOFTWARE */
 	__u64 config;		/* raw perf_event_attr.config */
 	__u64 config1;		/* e.g. MSR 0x3F7 value on ICL/SPR, else 0 */
+	__u64 config2;		/* -e pmu/config2=/ terms, else 0 */
+	__u8 excl;		/* EVF_EXCL_* */
 	enum ev_kind kind;
 	__u8 counters;		/* EV_GP: bitmask of usable GP counters */
 	__s8 fixed;		/* EV_FIXED/EV_SLOTS: fixed counter index */
@@ -158,14 +177,23 @@ struct model {
 	const char *ipc_cycles;
 };
 
-/* The events actually programmed and their groups. */
+/*
+ * The events actually programmed and their groups. Slots
+ * 0..nr_counters-1 are counters, in groups of contiguous slots led by
+ * their first; the BPF program reads them. The slots after them are
+ * EV_TASK events, one group, filled from the task's own accounting
+ * (task_events.c).
+ */
 struct event_plan {
-	const struct model *model;
+	const struct model *model;	/* NULL: only -e events */
 	int level;
 	bool smt;
 	int gp;				/* GP counters available per group */
-	int nr;				/* events programmed = BPF slots */
-	int ev[TDBPF_MAX_EVENTS];	/* model event index per slot */
+	int nr;				/* slots: report columns */
+	int nr_counters;		/* of which counters: BPF slots */
+	int ev[TDBPF_MAX_EVENTS];	/* model event index per slot, -1 for
+					 * an -e event */
+	const struct model_event *evd[TDBPF_MAX_EVENTS];	/* each slot's */
 	int group[TDBPF_MAX_EVENTS];	/* group index per slot */
 	int gp_idx[TDBPF_MAX_EVENTS];	/* GP counter assigned, -1 if none */
 	int nr_groups;
@@ -208,5 +236,19 @@ int model_event_index(const struct model *m, const char *name);
  */
 int plan_events(const struct model *m, int level, bool smt, int gp,
 		struct event_plan *plan, char *err, size_t errlen);
+/*
+ * Append @nr events @ev (EV_USER, kept by the caller for the plan's
+ * life) as groups: @group[i] numbers each one's group, a group's events
+ * contiguous, its first the leader. @plan may come from plan_events()
+ * or be zeroed for -e alone (model NULL). Returns 0, or -1 with @err.
+ */
+int plan_add_events(struct event_plan *plan, const struct model_event *ev,
+		    const int *group, int nr, char *err, size_t errlen);
+/*
+ * The slots in the order a report shows them: the model's events first,
+ * in slot order, then the -e events as given (the slots themselves put
+ * counters first, for the BPF program). Fills @order[plan->nr].
+ */
+void plan_display_order(const struct event_plan *plan, int *order);
 
 #endif /* TDBPF_MODEL_H */

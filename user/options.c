@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "listen_opts.h"
 #include "options.h"
 #include "tdbpf.h"
 #include "text.h"
@@ -22,6 +23,9 @@ enum {
 	OPT_MAX_TASKS,
 	OPT_GRAPH,
 	OPT_WAKEUPS,
+	OPT_LISTEN,
+	OPT_LISTEN_LABELS,
+	OPT_LISTEN_MAX_SERIES,
 	OPT_FROM,
 	OPT_TO,
 	OPT_RECORD,
@@ -29,6 +33,7 @@ enum {
 
 static const struct option long_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
+	{ "event", required_argument, NULL, 'e' },
 	{ "tid", required_argument, NULL, 't' },
 	{ "all-cpus", no_argument, NULL, 'a' },
 	{ "duration", required_argument, NULL, 'd' },
@@ -49,6 +54,9 @@ static const struct option long_opts[] = {
 	{ "max-tasks", required_argument, NULL, OPT_MAX_TASKS },
 	{ "graph", required_argument, NULL, OPT_GRAPH },
 	{ "wakeups", no_argument, NULL, OPT_WAKEUPS },
+	{ "listen", required_argument, NULL, OPT_LISTEN },
+	{ "listen-labels", required_argument, NULL, OPT_LISTEN_LABELS },
+	{ "listen-max-series", required_argument, NULL, OPT_LISTEN_MAX_SERIES },
 	{ "from", required_argument, NULL, OPT_FROM },
 	{ "to", required_argument, NULL, OPT_TO },
 	{ "record", required_argument, NULL, OPT_RECORD },
@@ -102,8 +110,9 @@ static int parse_ids(const char *arg, pid_t *ids, int *nr, const char *what,
 	     tok = strtok_r(NULL, ",", &save)) {
 		if (parse_long(tok, 1, INT_MAX, &v))
 			return fail(err, len,
-				    "invalid %s '%s'; give positive numbers separated by commas, e.g. -%c 1234,1240",
-				    what, tok, what[0] == 'p' ? 'p' : 't');
+				    "-%c: invalid %s '%s'; give positive numbers separated by commas, e.g. -%c 1234,1240",
+				    what[0] == 'p' ? 'p' : 't', what, tok,
+				    what[0] == 'p' ? 'p' : 't');
 		if (*nr >= OPT_MAX_TARGETS)
 			return fail(err, len, "too many %ss; give at most %d",
 				    what, OPT_MAX_TARGETS);
@@ -128,10 +137,15 @@ static void defaults(struct options *o)
 	o->smt = -1;
 	o->sort = SORT_CPU;
 	o->max_tasks = TDBPF_MAX_TASKS_DEFAULT;
+	o->listen_max_series = LISTEN_DEFAULT_MAX_SERIES;
 	o->from = o->to = -1;
 }
 
 /* ---- subcommands: each checks what it takes ------------------------ */
+
+static const struct subcommand *find_subcommand(const char *word);
+static int no_events(const struct options *o, const char *cmd, char *err,
+		     size_t len);
 
 /* -p/-t/-a/-- COMMAND: what to trace, and options that go together. */
 static int check_trace(struct options *o, int argc, char **argv, int optind,
@@ -140,7 +154,16 @@ static int check_trace(struct options *o, int argc, char **argv, int optind,
 	int n;
 
 	if (optind < argc) {
-		/* "--" ends options; anything left is the command to launch */
+		/*
+		 * "--" ends options; anything left is the command to launch.
+		 * A subcommand's name there, without "--", was meant as the
+		 * subcommand: say where it goes rather than run a program.
+		 */
+		if (strcmp(argv[optind - 1], "--") &&
+		    find_subcommand(argv[optind]))
+			return fail(err, len,
+				    "'%s' is a command: put it first (tdbpf %s [options]); to launch a program named %s, put -- before it",
+				    argv[optind], argv[optind], argv[optind]);
 		o->argv = &argv[optind];
 	}
 	n = (o->nr_pids > 0) + (o->nr_tids > 0) + o->all + (o->argv != NULL);
@@ -211,13 +234,25 @@ static int check_report(struct options *o, int argc, char **argv, int optind,
 	/* without --sort, rows keep the order the live run printed */
 	if (!o->sort_given)
 		o->sort = SORT_NONE;
+	return no_events(o, "report", err, len);
+}
+
+/* -e counts while tracing: list and decode have nothing to count */
+static int no_events(const struct options *o, const char *cmd, char *err,
+		     size_t len)
+{
+	if (o->nr_events)
+		return fail(err, len,
+			    "-e names events to count while tracing; drop it from %s",
+			    cmd);
 	return 0;
 }
 
 static int check_list(struct options *o, int argc, char **argv, int optind,
 		      char *err, size_t len)
 {
-	(void)o;
+	if (no_events(o, "list", err, len))
+		return -1;
 	if (optind < argc)
 		return fail(err, len,
 			    "unexpected argument '%s' to list; use tdbpf %s",
@@ -240,7 +275,7 @@ static int check_decode(struct options *o, int argc, char **argv,
 	if (o->nr_pids || o->nr_tids || o->all)
 		return fail(err, len,
 			    "decode reads counts from a file; drop -p/-t/-a");
-	return 0;
+	return no_events(o, "decode", err, len);
 }
 
 /* Indexed by enum command; -V is an option, not a word. */
@@ -310,6 +345,7 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 		  size_t len)
 {
 	const struct subcommand *sc = &subcommands[CMD_TRACE];
+	const char *seen_listen_opt = NULL;
 	double d;
 	char *end;
 	long v;
@@ -342,8 +378,8 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 	 * its own; a recording is a file, so options may follow it.
 	 */
 	while ((c = getopt_long(argc, argv,
-				o->cmd == CMD_REPORT ? ":p:t:ad:I:x:jo:l:vhV" :
-						       "+:p:t:ad:I:x:jo:l:vhV",
+				o->cmd == CMD_REPORT ? ":p:t:ad:I:x:jo:l:vhVe:" :
+						       "+:p:t:ad:I:x:jo:l:vhVe:",
 				long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
@@ -359,27 +395,35 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 		case 'a':
 			o->all = true;
 			break;
+		case 'e':
+			/* parsed later against sysfs and tracefs (evsel.c) */
+			if (o->nr_events >= OPT_MAX_EVENT_ARGS)
+				return fail(err, len,
+					    "too many -e options; give at most %d, each with events separated by commas",
+					    OPT_MAX_EVENT_ARGS);
+			o->events[o->nr_events++] = optarg;
+			break;
 		case 'd':
 			errno = 0;
 			d = strtod(optarg, &end);
 			if (errno || end == optarg || *end || !isfinite(d) ||
 			    d <= 0 || d > 365 * 86400.0)
 				return fail(err, len,
-					    "invalid duration '%s'; give seconds > 0, e.g. -d 10 or -d 0.5",
+					    "-d: invalid duration '%s'; give seconds > 0, e.g. -d 10 or -d 0.5",
 					    optarg);
 			o->duration = d;
 			break;
 		case 'I':
 			if (parse_long(optarg, 1, 86400000L, &v))
 				return fail(err, len,
-					    "invalid interval '%s'; give milliseconds >= 1, e.g. -I 1000",
+					    "-I: invalid interval '%s'; give milliseconds >= 1, e.g. -I 1000",
 					    optarg);
 			o->interval_ms = v;
 			break;
 		case 'x':
 			if (!*optarg || strchr(optarg, '\n'))
 				return fail(err, len,
-					    "invalid separator; give one or more characters, e.g. -x ,");
+					    "-x: invalid separator; give one or more characters, e.g. -x ,");
 			o->sep = optarg;
 			break;
 		case 'j':
@@ -388,13 +432,13 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 		case 'o':
 			if (!*optarg)
 				return fail(err, len,
-					    "empty output file name; give -o FILE");
+					    "-o: empty output file name; give -o FILE");
 			o->output = optarg;
 			break;
 		case 'l':
 			if (parse_long(optarg, 1, 3, &v))
 				return fail(err, len,
-					    "invalid level '%s'; give 1, 2 or 3",
+					    "-l: invalid level '%s'; give 1, 2 or 3",
 					    optarg);
 			o->level = (int)v;
 			break;
@@ -429,7 +473,7 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 				join_names(keys, sizeof(keys), sort_names,
 					   SORT_NR, ", ", " or ");
 				return fail(err, len,
-					    "unknown sort key '%s'; use %s",
+					    "--sort: unknown sort key '%s'; use %s",
 					    optarg, keys);
 			}
 			o->sort = (enum sort_key)i;
@@ -443,6 +487,9 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 			o->top = (int)v;
 			break;
 		case OPT_MODEL:
+			if (!*optarg)
+				return fail(err, len,
+					    "--model: the model name is empty; give one, e.g. --model software (tdbpf list names this machine's)");
 			o->model = optarg;
 			break;
 		case OPT_SMT:
@@ -466,6 +513,30 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 					    optarg, TDBPF_MAX_TASKS_MIN,
 					    TDBPF_MAX_TASKS_MAX);
 			o->max_tasks = v;
+			break;
+		case OPT_LISTEN: {
+			struct listen_addr a;
+			char msg[256];
+
+			if (listen_parse_addr(optarg, &a, msg, sizeof(msg)))
+				return fail(err, len, "%s", msg);
+			o->listen = optarg;
+			break;
+		}
+		case OPT_LISTEN_LABELS:
+			if (listen_parse_labels(optarg, &o->listen_labels))
+				return fail(err, len,
+					    "invalid --listen-labels '%s'; give pid, tid, pid,tid or none",
+					    optarg);
+			seen_listen_opt = "--listen-labels";
+			break;
+		case OPT_LISTEN_MAX_SERIES:
+			if (parse_long(optarg, 1, LISTEN_MAX_SERIES_LIMIT, &v))
+				return fail(err, len,
+					    "invalid --listen-max-series '%s'; give 1 to %d",
+					    optarg, LISTEN_MAX_SERIES_LIMIT);
+			o->listen_max_series = v;
+			seen_listen_opt = "--listen-max-series";
 			break;
 		case OPT_FROM:
 		case OPT_TO:
@@ -496,6 +567,13 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 		}
 	}
 
+	if (o->cmd != CMD_TRACE && (o->listen || seen_listen_opt))
+		return fail(err, len,
+			    "--listen serves a tracing run; drop it, or trace with -p/-t/-a/-- COMMAND");
+	if (seen_listen_opt && !o->listen)
+		return fail(err, len,
+			    "%s shapes the /metrics of --listen; add --listen [ADDR:]PORT",
+			    seen_listen_opt);
 	return sc->check(o, argc, argv, optind, err, len);
 }
 
@@ -516,6 +594,10 @@ void print_usage(FILE *f)
 	      "  -p, --pid PID[,PID]    trace every thread of these processes\n"
 	      "  -t, --tid TID[,TID]    trace these threads only\n"
 	      "  -a, --all-cpus         trace every task on the machine\n"
+	      "  -e, --event EVENT[,EVENT...]  also count these, in perf's syntax\n"
+	      "                         (cpu-clock, sched:sched_switch, rNNNN,\n"
+	      "                         pmu/term=val/, {a,b}); alone, without\n"
+	      "                         --model, only these\n"
 	      "  -- COMMAND [ARGS]      launch COMMAND (as the sudo user) and trace it\n"
 	      "      --children         also follow processes the targets fork\n"
 	      "  -d, --duration SECS    stop after SECS seconds\n"
@@ -537,6 +619,10 @@ void print_usage(FILE *f)
 	      f);
 	fprintf(f, "      --max-tasks N      tasks held at once (default %d)\n",
 		TDBPF_MAX_TASKS_DEFAULT);
+	fprintf(f, "      --listen [ADDR:]PORT  serve Prometheus /metrics (ADDR default 127.0.0.1)\n"
+		   "      --listen-labels L  pid, tid or pid,tid labels on the series (default none)\n"
+		   "      --listen-max-series N  label sets before the rest go to 'other' (default %d)\n",
+		LISTEN_DEFAULT_MAX_SERIES);
 	fputs("      --graph FILE.dot   write the wait-for graph (Graphviz DOT)\n"
 	      "      --wakeups          trace wakeups: who waits on whom, the graph's\n"
 	      "                         bottleneck (on with --graph)\n"

@@ -9,6 +9,7 @@
 #include "report.h"
 
 #define OPT_MAX_TARGETS	64	/* -p/-t ids */
+#define OPT_MAX_EVENT_ARGS	16	/* -e options; each holds many events */
 
 /*
  * Subcommands. Each has an entry in subcommands[] (options.c: its name,
@@ -60,7 +61,12 @@ struct options {
 	long from, to;		/* report: intervals picked, -1 = open end */
 	bool sort_given;	/* --sort was on the command line */
 	const char *record;	/* --record FILE: every report as JSON */
+	const char *events[OPT_MAX_EVENT_ARGS];	/* -e EVENT[,EVENT...] */
+	int nr_events;
 	bool verbose;
+	const char *listen;	/* --listen ADDR:PORT, NULL = no /metrics */
+	unsigned int listen_labels;	/* enum listen_labels */
+	long listen_max_series;
 };
 
 struct options;

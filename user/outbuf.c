@@ -33,12 +33,40 @@ static const char two_digits[200] = {
 #undef D10
 };
 
+/* Two digits of @v < 100 at @p. */
+static inline void put2(char *p, uint32_t v)
+{
+	memcpy(p, &two_digits[2 * v], 2);
+}
+
+/*
+ * The 8 digits of @v < 10^8 at @p: split in halves and quarters, so the
+ * four pairs come from independent divisions rather than one chain.
+ */
+static inline void put8(char *p, uint32_t v)
+{
+	uint32_t hi = v / 10000, lo = v % 10000;
+
+	put2(p, hi / 100);
+	put2(p + 2, hi % 100);
+	put2(p + 4, lo / 100);
+	put2(p + 6, lo % 100);
+}
+
 /* Exactly @n decimal digits of @v (< 10^@n) ending before @end. */
 static char *fixed_digits(char *end, uint64_t v, int n)
 {
+	if (n == 6) {		/* JSON's fractions */
+		uint32_t lo = (uint32_t)(v % 10000), hi = (uint32_t)(v / 10000);
+
+		put2(end - 6, hi);
+		put2(end - 4, lo / 100);
+		put2(end - 2, lo % 100);
+		return end - 6;
+	}
 	for (; n >= 2; n -= 2) {
 		end -= 2;
-		memcpy(end, &two_digits[2 * (v % 100)], 2);
+		put2(end, (uint32_t)(v % 100));
 		v /= 100;
 	}
 	if (n)
@@ -49,18 +77,59 @@ static char *fixed_digits(char *end, uint64_t v, int n)
 /* Decimal digits of @v ending just before @end; returns the first. */
 static char *u64_digits(char *end, uint64_t v)
 {
+	while (v >= 100000000) {
+		uint64_t q = v / 100000000;
+
+		end -= 8;
+		put8(end, (uint32_t)(v - q * 100000000));
+		v = q;
+	}
 	while (v >= 100) {
 		end -= 2;
-		memcpy(end, &two_digits[2 * (v % 100)], 2);
+		put2(end, (uint32_t)(v % 100));
 		v /= 100;
 	}
 	if (v >= 10) {
 		end -= 2;
-		memcpy(end, &two_digits[2 * v], 2);
+		put2(end, (uint32_t)v);
 	} else {
 		*--end = (char)('0' + v);
 	}
 	return end;
+}
+
+/*
+ * The usual case in one multiply: |v| * 10^@prec = x rounded to a double
+ * (10^prec <= 10^6 is exact, so x is within half an ulp of the exact
+ * product A). Below 2^52, x + 2^52 - 2^52 rounds x to the nearest
+ * integer, ties to even, as printf rounds A, and both round alike unless
+ * a half lies within that half ulp of x: then NULL, and the exact path
+ * decides. Returns the digits before @end, or NULL.
+ */
+static char *fixed_fast(char *end, double v, int prec)
+{
+	static const double two52 = 4503599627370496.0;
+	double a = fabs(v), x = a * (double)pow10_u64[prec], r, f;
+	uint64_t q, scale = pow10_u64[prec];
+	char *p = end;
+
+	if (!(x < two52 / 2))
+		return NULL;
+	r = (x + two52) - two52;
+	f = x - (r - 0.5);	/* x's distance above r - 1/2 */
+	/* within an ulp of a half, on either side: the exact path */
+	if (fabs(f) <= x * 0x1p-51 || fabs(f - 1.0) <= x * 0x1p-51)
+		return NULL;
+	q = (uint64_t)r;
+	if (prec) {
+		p = fixed_digits(p, q % scale, prec);
+		*--p = '.';
+		q /= scale;
+	}
+	p = u64_digits(p, q);
+	if (signbit(v))
+		*--p = '-';
+	return p;
 }
 
 char *fmt_fixed_rev(char *end, double v, int prec)
@@ -72,6 +141,10 @@ char *fmt_fixed_rev(char *end, double v, int prec)
 	if (prec < 0 || prec > FMT_FIXED_MAX_PREC || !isfinite(v) ||
 	    fabs(v) >= 9223372036854775808.0)
 		return NULL;
+	p = fixed_fast(end, v, prec);
+	if (p)
+		return p;
+	p = end;
 
 	/* |v| = m * 2^e from the bits: 52 stored, the implicit one added */
 	memcpy(&m, &v, sizeof(m));
@@ -201,6 +274,28 @@ void ob_u64(struct outbuf *o, uint64_t v, int width)
 	char tmp[24], *end = tmp + sizeof(tmp), *p = u64_digits(end, v);
 
 	ob_strn(o, p, end - p, width);
+}
+
+void ob_u64_list(struct outbuf *o, const void *base, size_t n,
+		 size_t stride, const char *sep, size_t seplen)
+{
+	/* the separator before the digits, both in one fixed-size copy */
+	char tmp[24 + 8 + OB_SMALL], *end = tmp + 24 + 8, *p;
+	uint64_t v;
+	size_t i;
+
+	if (seplen > 8)
+		seplen = 8;
+	for (i = 0; i < n; i++) {
+		/* any 64-bit unsigned type: copied, not aliased */
+		memcpy(&v, (const char *)base + i * stride, sizeof(v));
+		p = u64_digits(end, v);
+		if (i) {
+			p -= seplen;
+			memcpy(p, sep, seplen);
+		}
+		ob_write_small(o, p, (size_t)(end - p));
+	}
 }
 
 void ob_i64(struct outbuf *o, int64_t v)

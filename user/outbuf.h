@@ -37,7 +37,7 @@ int fmt_u64(char *dst, uint64_t v);
 struct outbuf {
 	FILE *f;
 	size_t len;
-	char buf[16384];
+	char buf[65536];
 };
 
 static inline void ob_init(struct outbuf *o, FILE *f)
@@ -59,6 +59,23 @@ static inline void ob_write(struct outbuf *o, const char *s, size_t n)
 	o->len += n;
 }
 
+/*
+ * ob_write() of @n <= OB_SMALL bytes from @s, where OB_SMALL bytes are
+ * readable at @s: one fixed-size copy (two vector moves) instead of a
+ * call to memcpy, for the million short pieces of a large report.
+ */
+#define OB_SMALL	64
+
+static inline void ob_write_small(struct outbuf *o, const char *s, size_t n)
+{
+	if (n <= OB_SMALL && sizeof(o->buf) - o->len >= OB_SMALL) {
+		memcpy(o->buf + o->len, s, OB_SMALL);
+		o->len += n;
+		return;
+	}
+	ob_write(o, s, n);
+}
+
 static inline void ob_puts(struct outbuf *o, const char *s)
 {
 	ob_write(o, s, strlen(s));
@@ -78,6 +95,12 @@ void ob_strn(struct outbuf *o, const char *s, size_t n, int width);
 void ob_str(struct outbuf *o, const char *s, int width);
 /* printf("%*" PRIu64, @width, @v) */
 void ob_u64(struct outbuf *o, uint64_t v, int width);
+/*
+ * @n 64-bit unsigned values @stride bytes apart from @base, as "%" PRIu64,
+ * @sep (at most 8 bytes) between them: the raw sums of a JSON report.
+ */
+void ob_u64_list(struct outbuf *o, const void *base, size_t n,
+		 size_t stride, const char *sep, size_t seplen);
 /* "-" and |@v|: INT64_MIN has no positive int64 */
 void ob_i64(struct outbuf *o, int64_t v);
 /* printf("%*.*f", @width, @prec, @v) */

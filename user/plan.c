@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "model.h"
 
 /* (group, counter) slots: groups x at most 8 GP counters */
@@ -146,9 +147,94 @@ static int add_slot(struct event_plan *p, int ev, int group, int gp_idx,
 		p->leader[group] = p->nr;
 	}
 	p->ev[p->nr] = ev;
+	p->evd[p->nr] = &p->model->events[ev];
 	p->group[p->nr] = group;
 	p->gp_idx[p->nr] = gp_idx;
 	p->nr++;
+	return 0;
+}
+
+/*
+ * Counters first, the task's own accounting after them, each kind in its
+ * order; group numbers follow the slots and each leader is its group's
+ * first slot. The BPF program reads slots 0..nr_counters-1 only.
+ */
+static void plan_finish(struct event_plan *p)
+{
+	struct event_plan q = *p;
+	int map[MODEL_MAX_GROUPS];
+	int k, s, n = 0, g;
+
+	for (g = 0; g < MODEL_MAX_GROUPS; g++)
+		map[g] = -1;
+	p->nr_groups = 0;
+	p->nr_counters = 0;
+	for (k = 0; k < 2; k++) {
+		for (s = 0; s < q.nr; s++) {
+			bool task = q.evd[s]->kind == EV_TASK;
+
+			if (task != (k == 1))
+				continue;
+			g = q.group[s];
+			if (map[g] < 0) {
+				map[g] = p->nr_groups++;
+				p->leader[map[g]] = n;
+			}
+			p->ev[n] = q.ev[s];
+			p->evd[n] = q.evd[s];
+			p->gp_idx[n] = q.gp_idx[s];
+			p->group[n] = map[g];
+			n++;
+			if (!task)
+				p->nr_counters = n;
+		}
+	}
+}
+
+void plan_display_order(const struct event_plan *p, int *order)
+{
+	int k, s, n = 0;
+
+	for (k = 0; k < 2; k++)
+		for (s = 0; s < p->nr && s < TDBPF_MAX_EVENTS; s++)
+			if ((p->ev[s] < 0) == (k == 1))
+				order[n++] = s;
+}
+
+int plan_add_events(struct event_plan *p, const struct model_event *ev,
+		    const int *group, int nr, char *err, size_t errlen)
+{
+	int i, k, base = p->nr_groups, last = -1, g = base - 1;
+
+	for (i = 0; i < nr; i++) {
+		/* a report names each counter once */
+		for (k = 0; k < p->nr; k++)
+			if (!strcasecmp(p->evd[k]->name, ev[i].name))
+				break;
+		if (k < p->nr) {
+			snprintf(err, errlen, "event '%s' is counted by the %s model already; drop it from -e, or drop --model to count only the -e events",
+				 ev[i].name,
+				 p->model ? p->model->name : "(none)");
+			return -1;
+		}
+		if (p->nr >= TDBPF_MAX_EVENTS || g + 1 >= MODEL_MAX_GROUPS) {
+			snprintf(err, errlen, "too many events: tdbpf can program at most %d counters per CPU, the model's included",
+				 TDBPF_MAX_EVENTS);
+			return -1;
+		}
+		if (group[i] != last) {
+			last = group[i];
+			g++;
+			p->leader[g] = p->nr;
+			p->nr_groups = g + 1;
+		}
+		p->ev[p->nr] = -1;
+		p->evd[p->nr] = &ev[i];
+		p->group[p->nr] = g;
+		p->gp_idx[p->nr] = -1;
+		p->nr++;
+	}
+	plan_finish(p);
 	return 0;
 }
 
@@ -219,8 +305,12 @@ int plan_events(const struct model *m, int level, bool smt, int gp,
 	if (err && errlen)
 		err[0] = '\0';
 
-	if (!m->max_level)
-		return plan_software(m, p, err, errlen);
+	if (!m->max_level) {
+		if (plan_software(m, p, err, errlen))
+			return -1;
+		plan_finish(p);
+		return 0;
+	}
 
 	if (level < 1 || level > m->max_level) {
 		snprintf(err, errlen, "model %s: level %d is not in 1..%d",
@@ -249,8 +339,10 @@ int plan_events(const struct model *m, int level, bool smt, int gp,
 		}
 		evs[nr++] = i;
 	}
-	if (!nr)
+	if (!nr) {
+		plan_finish(p);
 		return 0;
+	}
 	if (p->nr + nr > TDBPF_MAX_EVENTS) {
 		snprintf(err, errlen, "model %s level %d needs %d counters, "
 			 "more than the %d tdbpf can program; use a lower "
@@ -315,5 +407,6 @@ int plan_events(const struct model *m, int level, bool smt, int gp,
 		}
 	}
 	free(mt);
+	plan_finish(p);
 	return 0;
 }

@@ -71,21 +71,16 @@ int privs_drop_to_invoking_user(char *err, size_t len)
 	return 0;
 }
 
-void privs_drop_after_setup(void)
+/* Keep the @n capabilities of @keep that we have; drop every other one. */
+static void keep_only(const cap_value_t *keep, unsigned int n)
 {
-	/*
-	 * Map reads and the flush program need CAP_BPF (bpf_capable() on
-	 * kernels that check at the syscall), stopping a command that runs as
-	 * the sudo user needs CAP_KILL. Everything else goes.
-	 */
-	static const cap_value_t keep[] = { CAP_BPF, CAP_PERFMON, CAP_KILL };
 	cap_t cur = cap_get_proc(), nc = cap_init();
 	cap_flag_value_t have;
 	cap_value_t c;
 	unsigned int i;
 
 	if (cur && nc) {
-		for (i = 0; i < sizeof(keep) / sizeof(keep[0]); i++) {
+		for (i = 0; i < n; i++) {
 			/* a kernel or libcap that does not know it: skip */
 			if (cap_get_flag(cur, keep[i], CAP_PERMITTED, &have) ||
 			    have != CAP_SET)
@@ -99,16 +94,36 @@ void privs_drop_after_setup(void)
 		 * back.
 		 */
 		for (c = 0; c < (cap_value_t)cap_max_bits(); c++) {
-			for (i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
+			for (i = 0; i < n; i++)
 				if (keep[i] == c)
 					break;
-			if (i == sizeof(keep) / sizeof(keep[0]))
+			if (i == n)
 				cap_drop_bound(c);
 		}
 		cap_set_proc(nc);
 	}
 	cap_free(nc);
 	cap_free(cur);
+}
+
+static bool keep_kill = true;
+
+void privs_keep_kill(bool keep)
+{
+	keep_kill = keep;
+}
+
+void privs_drop_after_setup(void)
+{
+	/*
+	 * Map reads and the flush program need CAP_BPF (bpf_capable() on
+	 * kernels that check at the syscall), stopping a command that runs as
+	 * the sudo user needs CAP_KILL. Everything else goes, in one go: the
+	 * bounding set can only be cut while CAP_SETPCAP is still there.
+	 */
+	static const cap_value_t keep[] = { CAP_BPF, CAP_PERFMON, CAP_KILL };
+
+	keep_only(keep, keep_kill ? 3 : 2);
 }
 
 int privs_create_output(const char *path)

@@ -4,6 +4,7 @@
 #ifndef TDBPF_PRIVS_H
 #define TDBPF_PRIVS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 #include <sys/capability.h>
@@ -23,6 +24,11 @@
 int privs_drop_to_invoking_user(char *err, size_t len);
 /* After load/attach: keep CAP_BPF, CAP_PERFMON and CAP_KILL, drop the rest. */
 void privs_drop_after_setup(void);
+/*
+ * Before that: @keep false when there is no command to stop, so CAP_KILL
+ * goes too (a --listen server then holds CAP_BPF and CAP_PERFMON only).
+ */
+void privs_keep_kill(bool keep);
 /*
  * Create @path for writing without following a symlink, and hand it to the
  * sudo user when root through sudo. Returns an fd or -errno.

@@ -133,6 +133,7 @@ static int parse_plan(json_object *obj, struct event_plan *p, char *err,
 				return bad(err, len, "more than the %s events tdbpf programs%s; give a file written by tdbpf -j",
 					   "64", "");
 			p->ev[p->nr] = idx;
+			p->evd[p->nr] = &m->events[idx];
 			p->group[p->nr] = (int)gi;
 			p->gp_idx[p->nr] = -1;
 			p->nr++;

@@ -121,7 +121,8 @@ static void write_task(struct csv_ctx *x, const struct report *rep,
 	const struct event_plan *p = rep->plan;
 	const struct model *m = p ? p->model : NULL;
 	char comm[sizeof(r->comm)], name[128];
-	int n = 0, s, i;
+	int order[TDBPF_MAX_EVENTS];
+	int n = 0, s, i, k;
 
 	text_printable(comm, sizeof(comm), r->comm, x->sep, 0);
 	if (rep->interval >= 0)
@@ -138,8 +139,10 @@ static void write_task(struct csv_ctx *x, const struct report *rep,
 	line_u64(x, r->sched.migrations, "", "migrations", r->sched.on_cpu_ns);
 	line_u64(x, r->sched.uncounted_ns, "ns", "uncounted_ns", r->sched.on_cpu_ns);
 
-	for (s = 0; m && s < p->nr && s < TDBPF_MAX_EVENTS; s++) {
-		const struct model_event *e = &m->events[p->ev[s]];
+	if (p)
+		plan_display_order(p, order);
+	for (k = 0; p && k < p->nr && k < TDBPF_MAX_EVENTS; k++) {
+		const struct model_event *e = p->evd[s = order[k]];
 		const struct tdbpf_count *t = slot_times(p, r, s);
 		double v = d->ev[s], pct;
 		bool msec = e->unit && !strcmp(e->unit, "msec");

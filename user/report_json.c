@@ -170,6 +170,7 @@ static void write_raw(struct jw *w, const struct event_plan *p,
 	jw_obj_end(w);
 }
 
+/* The plan's groups by event name, in slot order (raw's order). */
 static void write_groups(struct jw *w, const struct event_plan *p)
 {
 	int s, g = -1;
@@ -182,56 +183,160 @@ static void write_groups(struct jw *w, const struct event_plan *p)
 			g = p->group[s];
 			jw_arr(w, NULL);
 		}
-		jw_str(w, NULL, p->model->events[p->ev[s]].name);
+		jw_str(w, NULL, p->evd[s]->name);
 	}
 	if (g >= 0)
 		jw_arr_end(w);
 	jw_arr_end(w);
 }
 
-static void write_task(struct jw *w, const struct report *rep,
-		       const struct task_decoded *d)
+/* A task's own members, in the order written (keyed once per report). */
+enum task_key {
+	K_TID, K_PID, K_COMM, K_ON, K_RUNQ, K_OFF, K_SWITCHES, K_VOL, K_INVOL,
+	K_MIGR, K_EXITED, K_NR_TASKS, K_UNCOUNTED, K_COVERAGE, K_LOW, K_SCHED,
+	K_COUNTERS, K_METRICS, K_BOTTLENECK, K_NR
+};
+
+static const char *const task_keys[K_NR] = {
+	[K_TID] = "tid", [K_PID] = "pid", [K_COMM] = "comm",
+	[K_ON] = "on_cpu_ns", [K_RUNQ] = "runq_wait_ns",
+	[K_OFF] = "off_cpu_ns", [K_SWITCHES] = "switches",
+	[K_VOL] = "voluntary", [K_INVOL] = "involuntary",
+	[K_MIGR] = "migrations", [K_EXITED] = "exited",
+	[K_NR_TASKS] = "nr_tasks", [K_UNCOUNTED] = "uncounted_ns",
+	[K_COVERAGE] = "coverage", [K_LOW] = "low_coverage",
+	[K_SCHED] = "sched", [K_COUNTERS] = "counters",
+	[K_METRICS] = "metrics", [K_BOTTLENECK] = "bottleneck",
+};
+
+/* The report's member names, and their prefixes once first used. */
+struct json_ctx {
+	const struct event_plan *plan;
+	const char *ctr_names[TDBPF_MAX_EVENTS];
+	int ctr_slot[TDBPF_MAX_EVENTS];	/* the plan slot of each */
+	int nr_ctr;
+	const char *node_names[MODEL_MAX_NODES];
+	int node_idx[MODEL_MAX_NODES];
+	int nr_node;
+	struct jw_keys task, ctr, node;
+	bool built_task, built_ctr, built_node, failed;
+};
+
+/*
+ * Key @k's prefix, built on first use at the depth it is used (out of
+ * memory: false, and the caller writes the member the slow way).
+ */
+static bool keyed(struct jw *w, struct json_ctx *x, struct jw_keys *keys,
+		  bool *built, const char *const *names, int n)
+{
+	if (!*built && !x->failed) {
+		x->failed = jw_keys_build(keys, w, names, n) != 0;
+		*built = !x->failed;
+	}
+	return *built;
+}
+
+/* jw_member(), from the prefixes when they are there */
+static inline void task_member(struct jw *w, const struct json_ctx *x,
+			       enum task_key k)
+{
+	if (x->built_task)
+		jw_key(w, &x->task, k);
+	else
+		jw_member(w, task_keys[k]);
+}
+
+static void task_u64(struct jw *w, const struct json_ctx *x,
+		     enum task_key k, uint64_t v)
+{
+	task_member(w, x, k);
+	ob_u64(&w->o, v, 0);
+}
+
+static void task_bool(struct jw *w, const struct json_ctx *x,
+		      enum task_key k, bool v)
+{
+	task_member(w, x, k);
+	ob_puts(&w->o, v ? "true" : "false");
+}
+
+static void task_str(struct jw *w, const struct json_ctx *x,
+		     enum task_key k, const char *v)
+{
+	task_member(w, x, k);
+	jw_string(w, v);
+}
+
+/* jw_obj(@w, key @k): the member, then the brace opened */
+static void task_obj(struct jw *w, const struct json_ctx *x,
+		     enum task_key k)
+{
+	task_member(w, x, k);
+	ob_putc(&w->o, '{');
+	w->depth++;
+	w->first = true;
+}
+
+static void write_task(struct jw *w, struct json_ctx *x,
+		       const struct report *rep, const struct task_decoded *d)
 {
 	const struct task_row *r = d->row;
-	const struct event_plan *p = rep->plan;
-	const struct model *m = p ? p->model : NULL;
 	int s, i;
 
 	jw_obj(w, NULL);
-	jw_u64(w, "tid", r->tid);
-	jw_u64(w, "pid", r->pid);
-	jw_str(w, "comm", r->comm);
-	jw_u64(w, "on_cpu_ns", r->sched.on_cpu_ns);
-	jw_u64(w, "runq_wait_ns", r->sched.runq_wait_ns);
-	jw_u64(w, "off_cpu_ns", r->sched.off_cpu_ns);
-	jw_u64(w, "switches", r->sched.nvcsw + r->sched.nivcsw);
-	jw_u64(w, "voluntary", r->sched.nvcsw);
-	jw_u64(w, "involuntary", r->sched.nivcsw);
-	jw_u64(w, "migrations", r->sched.migrations);
-	jw_bool(w, "exited", r->exited);
-	if (r->nr_tasks > 1)
-		jw_int(w, "nr_tasks", r->nr_tasks);
-	jw_u64(w, "uncounted_ns", r->sched.uncounted_ns);
-	jw_num(w, "coverage", d->coverage, 6);
-	jw_bool(w, "low_coverage", d->low_coverage);
-	jw_str(w, "sched", sched_verdict_str(d->sched));
+	keyed(w, x, &x->task, &x->built_task, task_keys, K_NR);
+	task_u64(w, x, K_TID, r->tid);
+	task_u64(w, x, K_PID, r->pid);
+	task_str(w, x, K_COMM, r->comm);
+	task_u64(w, x, K_ON, r->sched.on_cpu_ns);
+	task_u64(w, x, K_RUNQ, r->sched.runq_wait_ns);
+	task_u64(w, x, K_OFF, r->sched.off_cpu_ns);
+	task_u64(w, x, K_SWITCHES, r->sched.nvcsw + r->sched.nivcsw);
+	task_u64(w, x, K_VOL, r->sched.nvcsw);
+	task_u64(w, x, K_INVOL, r->sched.nivcsw);
+	task_u64(w, x, K_MIGR, r->sched.migrations);
+	task_bool(w, x, K_EXITED, r->exited);
+	if (r->nr_tasks > 1) {
+		task_member(w, x, K_NR_TASKS);
+		ob_i64(&w->o, r->nr_tasks);
+	}
+	task_u64(w, x, K_UNCOUNTED, r->sched.uncounted_ns);
+	if (x->built_task)
+		jw_num_keyed(w, &x->task, K_COVERAGE, d->coverage, 6);
+	else
+		jw_num(w, task_keys[K_COVERAGE], d->coverage, 6);
+	task_bool(w, x, K_LOW, d->low_coverage);
+	task_str(w, x, K_SCHED, sched_verdict_str(d->sched));
 
-	jw_obj(w, "counters");
-	for (s = 0; m && s < p->nr && s < TDBPF_MAX_EVENTS; s++)
-		jw_num(w, m->events[p->ev[s]].name, d->ev[s], 0);
+	task_obj(w, x, K_COUNTERS);
+	keyed(w, x, &x->ctr, &x->built_ctr, x->ctr_names, x->nr_ctr);
+	for (s = 0; s < x->nr_ctr; s++) {
+		double v = d->ev[x->ctr_slot[s]];
+
+		if (x->built_ctr)
+			jw_num_keyed(w, &x->ctr, s, v, 0);
+		else
+			jw_num(w, x->ctr_names[s], v, 0);
+	}
 	jw_obj_end(w);
-	if (m)
-		write_raw(w, p, r);
+	if (x->plan && x->plan->model)
+		write_raw(w, x->plan, r);
 
 	if (d->has_tma) {
-		jw_obj(w, "metrics");
-		for (i = 0; i < m->nr_nodes && i < MODEL_MAX_NODES; i++)
-			if (m->nodes[i].level <= rep->level)
-				jw_num(w, m->nodes[i].name,
-				       d->tma.val[i] * 100, 6);
+		task_obj(w, x, K_METRICS);
+		keyed(w, x, &x->node, &x->built_node, x->node_names,
+		      x->nr_node);
+		for (i = 0; i < x->nr_node; i++) {
+			double v = d->tma.val[x->node_idx[i]] * 100;
+
+			if (x->built_node)
+				jw_num_keyed(w, &x->node, i, v, 6);
+			else
+				jw_num(w, x->node_names[i], v, 6);
+		}
 		jw_obj_end(w);
 	}
-	jw_str(w, "bottleneck", d->bottleneck);
+	task_str(w, x, K_BOTTLENECK, d->bottleneck);
 	if (rep->graph)
 		write_waits_on(w, rep, r);
 	jw_obj_end(w);
@@ -240,10 +345,24 @@ static void write_task(struct jw *w, const struct report *rep,
 void report_write_json(FILE *f, const struct report *rep, bool line)
 {
 	const struct event_plan *p = rep->plan;
+	const struct model *m = p ? p->model : NULL;
+	struct json_ctx ctx, *x = &ctx;
 	struct task_decoded d;
 	struct jw w;
 	int i;
 
+	/* the members each task repeats: the plan's slots, the tree's nodes */
+	memset(x, 0, sizeof(*x));
+	x->plan = p;
+	if (p)
+		plan_display_order(p, x->ctr_slot);
+	for (i = 0; p && i < p->nr && i < TDBPF_MAX_EVENTS; i++)
+		x->ctr_names[x->nr_ctr++] = p->evd[x->ctr_slot[i]]->name;
+	for (i = 0; m && i < m->nr_nodes && i < MODEL_MAX_NODES; i++)
+		if (m->nodes[i].level <= rep->level) {
+			x->node_idx[x->nr_node] = i;
+			x->node_names[x->nr_node++] = m->nodes[i].name;
+		}
 	jw_init(&w, f, !line);
 	jw_obj(&w, NULL);
 	jw_str(&w, "model", p && p->model ? p->model->name : "none");
@@ -268,11 +387,14 @@ void report_write_json(FILE *f, const struct report *rep, bool line)
 	jw_arr(&w, "tasks");
 	for (i = 0; i < rep->nr; i++) {
 		report_decode_task(rep, i, &d);
-		write_task(&w, rep, &d);
+		write_task(&w, x, rep, &d);
 	}
 	jw_arr_end(&w);
 	jw_obj_end(&w);
 	jw_end(&w);
+	jw_keys_free(&x->task);
+	jw_keys_free(&x->ctr);
+	jw_keys_free(&x->node);
 }
 
 static void json_write(struct sink *s, const struct report *rep)

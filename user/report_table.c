@@ -43,21 +43,27 @@ static void pick_columns(const struct report *rep, struct columns *c)
 {
 	const struct event_plan *p = rep->plan;
 	const struct model *m = p ? p->model : NULL;
-	int i;
+	int order[TDBPF_MAX_EVENTS];
+	int i, k;
 
 	memset(c, 0, sizeof(*c));
 	c->ipc_inst = c->ipc_clk = -1;
-	if (!m)
+	if (!p)
 		return;
-	if (m->max_level > 0 && rep->level > 0) {
+	if (m && m->max_level > 0 && rep->level > 0) {
 		for (i = 0; i < m->nr_nodes && c->nr < MAX_COLS; i++)
 			if (m->nodes[i].level == 1 && !m->nodes[i].aside)
 				c->node[c->nr++] = i;
 		report_ipc_slots(p, &c->ipc_inst, &c->ipc_clk);
-		return;
 	}
-	for (i = 0; i < p->nr && i < TDBPF_MAX_EVENTS; i++)
-		c->slot[c->nr_slots++] = i;
+	/* the software model's events, then those named with -e */
+	plan_display_order(p, order);
+	for (k = 0; k < p->nr && k < TDBPF_MAX_EVENTS; k++) {
+		i = order[k];
+		if (p->evd[i]->kind == EV_SW || p->evd[i]->kind == EV_TASK ||
+		    p->evd[i]->kind == EV_USER)
+			c->slot[c->nr_slots++] = i;
+	}
 }
 
 static bool is_msec(const struct model_event *e)
@@ -178,7 +184,7 @@ static void print_header(FILE *f, const struct report *rep,
 	if (c->ipc_inst >= 0 && c->ipc_clk >= 0)
 		fprintf(f, " %6s", "IPC");
 	for (i = 0; i < c->nr_slots; i++) {
-		const struct model_event *e = &m->events[p->ev[c->slot[i]]];
+		const struct model_event *e = p->evd[c->slot[i]];
 		char h[64];
 
 		snprintf(h, sizeof(h), "%s%s", e->name,
@@ -251,8 +257,7 @@ static void print_row(struct outbuf *o, const struct report *rep,
 			ob_str(o, "-", 6);
 	}
 	for (i = 0; i < c->nr_slots; i++) {
-		const struct model_event *e =
-			&p->model->events[p->ev[c->slot[i]]];
+		const struct model_event *e = p->evd[c->slot[i]];
 		double v = d->ev[c->slot[i]];
 		int w = slot_width(e);
 

@@ -9,6 +9,8 @@
  *   tick (TICK_MS)            stop when no target is left (threads, old kernels)
  *   targets' pidfds           stop when the last one exits (targets.c)
  *   the tracer's drain timer  exited tasks out of the BPF map (tracer.c)
+ *   --listen                  libmicrohttpd's epoll fd and its timeout: a
+ *                             scrape collects and answers (prom_server.c)
  *
  * Whatever stops the loop, the whole run's report is written after it.
  */
@@ -18,10 +20,14 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/epoll.h>
+#include "archive.h"
 #include "detect.h"
 #include "launch.h"
 #include "loop.h"
+#include "outfile.h"
 #include "privs.h"
+#include "prom_server.h"
 #include "record.h"
 #include "run.h"
 #include "sink.h"
@@ -46,6 +52,10 @@ struct run {
 	struct snapshot iv;	/* the window a report covers */
 	__u64 last_iv;		/* the previous interval's end */
 	int n_iv;
+	struct prom_server *prom;	/* --listen */
+	struct loop_source *http_fd, *http_timer;
+	struct snapshot scrape;	/* a scrape's collect */
+	int wr;			/* an interval report failed: -errno */
 };
 
 static void err_line(const char *fmt, const char *arg)
@@ -114,12 +124,127 @@ static int on_interval(struct loop *l, uint64_t n, void *arg)
 				      r->n_iv++);
 		}
 		snapshot_copy(&r->prev, &r->snap);
-		/* the reader went away: stop, the last report fails too */
-		if (e == -EPIPE)
+		/*
+		 * The reader went away, or the output failed (said): stop,
+		 * the last report would fail too.
+		 */
+		if (e) {
+			r->wr = e;
 			loop_stop(l);
+		}
 	}
 	r->last_iv = now;
 	return 0;
+}
+
+/* ---- --listen: scrapes are answered here, in the loop's thread ------- */
+
+/* A scrape: a fresh collect, as a report makes one, and tdbpf's health. */
+static int scrape_collect(void *ctx, const struct task_table **t,
+			  struct prom_health *h)
+{
+	struct run *r = ctx;
+	struct tracer_prog_stat ps[PROM_MAX_PROGS];
+	__u64 t0 = loop_now_ns();
+	int e = tracer_collect(r->tracer, &r->scrape), i, n;
+	size_t k;
+
+	h->collect_ns = loop_now_ns() - t0;
+	h->lost_map_full = r->scrape.lost.map_full;
+	h->lost_read_errors = r->scrape.lost.read_errors;
+	h->unseen_switch_ins = r->scrape.lost.unseen_switch_ins;
+	for (k = 0; k < r->scrape.tasks.nr; k++) {
+		if (tasks_row(&r->scrape.tasks, k)->exited)
+			h->tasks_exited++;
+		else
+			h->tasks_live++;
+	}
+	n = tracer_prog_stats(r->tracer, ps, PROM_MAX_PROGS);
+	for (i = 0; i < n; i++) {
+		h->progs[i].name = ps[i].name;
+		h->progs[i].run_ns = ps[i].run_ns;
+		h->progs[i].run_cnt = ps[i].run_cnt;
+	}
+	h->nr_progs = n;
+	*t = &r->scrape.tasks;
+	return e;
+}
+
+/*
+ * The scrape counted every exited task of its collect: fold them by name,
+ * so a run that serves for days holds a row per name, not per thread.
+ * Not with -I, whose interval deltas are taken tid by tid.
+ */
+static void scrape_counted(void *ctx)
+{
+	struct run *r = ctx;
+
+	if (!r->o->interval_ms &&
+	    tracer_fold_exited(r->tracer, &r->base.tasks))
+		fprintf(stderr,
+			"tdbpf: out of memory folding exited tasks; they stay apart\n");
+}
+
+/* libmicrohttpd's timeouts (idle clients) on a one-shot timer */
+static void http_rearm(struct run *r)
+{
+	int ms = prom_server_timeout_ms(r->prom);
+
+	loop_timer_set(r->http_timer,
+		       ms >= 0 ? loop_now_ns() + (__u64)ms * NS_PER_MS + 1 : 0,
+		       0);
+}
+
+static int on_http(struct loop *l, int fd, uint32_t events, void *arg)
+{
+	struct run *r = arg;
+
+	(void)l;
+	(void)fd;
+	(void)events;
+	prom_server_run(r->prom);
+	http_rearm(r);
+	return 0;
+}
+
+static int on_http_timer(struct loop *l, uint64_t n, void *arg)
+{
+	(void)n;
+	return on_http(l, -1, 0, arg);
+}
+
+static int serve(struct run *r, struct loop *l, const struct event_plan *plan,
+		 char *err, size_t len)
+{
+	const struct options *o = r->o;
+
+	if (prom_server_start(r->prom, plan, o->listen_labels,
+			      (int)o->listen_max_series, scrape_collect,
+			      scrape_counted, r, err, len))
+		return -1;
+	r->http_fd = loop_add_fd(l, prom_server_fd(r->prom), EPOLLIN, on_http,
+				 r);
+	r->http_timer = loop_add_timer(l, 0, 0, on_http_timer, r);
+	if (!r->http_fd || !r->http_timer) {
+		snprintf(err, len, "cannot watch the /metrics server: %s",
+			 strerror(errno));
+		return -1;
+	}
+	fprintf(stderr, "tdbpf: serving http://%s/metrics\n",
+		prom_server_address(r->prom));
+	return 0;
+}
+
+/* Scrapers get a refused connection, not a stalled one, from now on. */
+static void stop_serving(struct run *r, struct loop *l)
+{
+	if (r->http_fd)
+		loop_del(l, r->http_fd);
+	if (r->http_timer)
+		loop_del(l, r->http_timer);
+	r->http_fd = r->http_timer = NULL;
+	prom_server_close(r->prom);
+	r->prom = NULL;
 }
 
 static void run_free(struct run *r)
@@ -127,6 +252,7 @@ static void run_free(struct run *r)
 	if (r->dot.f)
 		fclose(r->dot.f);
 	r->dot.f = NULL;
+	snapshot_free(&r->scrape);
 	snapshot_free(&r->snap);
 	snapshot_free(&r->prev);
 	snapshot_free(&r->base);
@@ -179,9 +305,14 @@ static int final_report(struct run *r, __u64 start)
 	 * the read would leave its last slice past the end.
 	 */
 	e = snapshot_diff(&r->snap, &r->base, &r->iv);
-	if (e)
+	if (r->wr) {
+		e = r->wr;	/* said already; nothing more can be written */
+	} else if (e) {
+		fprintf(stderr, "tdbpf: out of memory for the report\n");
 		e = -ENOMEM;
-	else {
+	} else {
+		/* exited tasks folded by --listen: no tid to show */
+		archive_hide_keys(&r->iv.tasks);
 		record_emit(&r->rec, &r->iv, t1 - start, -1);
 		e = sink_emit(&r->sink, &r->rc, &r->iv, t1 - start, -1);
 	}
@@ -228,6 +359,7 @@ int run_trace(const struct options *o, const struct event_plan *plan,
 	};
 	struct loop *l = loop_new();
 	char err[512];
+	bool child_done;
 	__u64 start;
 	size_t i;
 	int rc;
@@ -235,6 +367,7 @@ int run_trace(const struct options *o, const struct event_plan *plan,
 	r.sink = (struct sink){
 		.ops = o->json ? &sink_json : o->sep ? &sink_csv : &sink_table,
 		.f = out,
+		.name = o->output,
 		.sep = o->sep,
 		.intervals = o->interval_ms > 0,
 	};
@@ -248,6 +381,7 @@ int run_trace(const struct options *o, const struct event_plan *plan,
 	snapshot_init(&r.prev, plan->nr);
 	snapshot_init(&r.base, plan->nr);
 	snapshot_init(&r.iv, plan->nr);
+	snapshot_init(&r.scrape, plan->nr);
 	if (!l) {
 		err_line("cannot create the event loop: %s", strerror(errno));
 		run_free(&r);
@@ -260,10 +394,20 @@ int run_trace(const struct options *o, const struct event_plan *plan,
 	/* a closed output pipe is an EPIPE write error, handled as a stop */
 	signal(SIGPIPE, SIG_IGN);
 
+	/* bound while tdbpf has its privileges, and before the command runs */
+	if (o->listen &&
+	    !(r.prom = prom_server_open(o->listen, err, sizeof(err)))) {
+		err_line("%s", err);
+		loop_free(l);
+		run_free(&r);
+		return 1;
+	}
 	if (o->argv && launch_fork(&child, o->argv, loop_orig_sigmask(l), err,
 				   sizeof(err))) {
 		err_line("%s", err);
+		prom_server_close(r.prom);
 		loop_free(l);
+		run_free(&r);
 		return 1;
 	}
 	tc.targets.child = child.pid;
@@ -271,6 +415,7 @@ int run_trace(const struct options *o, const struct event_plan *plan,
 	if (!r.tracer) {
 		err_line("%s", err);
 		launch_abort(&child);
+		prom_server_close(r.prom);
 		loop_free(l);
 		run_free(&r);
 		return 1;
@@ -299,10 +444,13 @@ int run_trace(const struct options *o, const struct event_plan *plan,
 		snapshot_copy(&r.base, &r.snap);
 		snapshot_copy(&r.prev, &r.snap);
 	}
+	/* no command to stop: CAP_KILL goes too */
+	privs_keep_kill(o->argv != NULL);
 	privs_drop_after_setup();
 	if (o->argv && launch_release(&child, o->argv, err, sizeof(err))) {
 		err_line("%s", err);
 		tracer_close(r.tracer);
+		prom_server_close(r.prom);
 		loop_free(l);
 		run_free(&r);
 		return 1;
@@ -314,10 +462,23 @@ int run_trace(const struct options *o, const struct event_plan *plan,
 	if (rc) {
 		err_line("cannot set up the run's timers: %s", strerror(-rc));
 		rc = 1;
+	} else if (r.prom && serve(&r, l, plan, err, sizeof(err))) {
+		err_line("%s", err);
+		rc = 1;
 	} else {
 		loop_run(l);
+		stop_serving(&r, l);
+		/*
+		 * The command ended first: its status is tdbpf's, as perf
+		 * stat's (128 + N for signal N). One tdbpf stopped itself
+		 * (Ctrl-C, -d, a reader gone) does not set it.
+		 */
+		child_done = child.pid > 0 && launch_reap(&child);
 		rc = final_report(&r, start);
+		if (!rc && child_done)
+			rc = out_child_status(child.status);
 	}
+	stop_serving(&r, l);
 	launch_stop(&child);
 	loop_free(l);
 	tracer_close(r.tracer);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <string.h>
 #include "graph.h"
+#include "outfile.h"
 #include "sink.h"
 
 const struct sink_ops *const sinks[] = {
@@ -29,9 +30,11 @@ const struct sink_ops *sink_find(const char *name)
 
 int sink_write(struct sink *s, const struct report *rep)
 {
+	/* where it starts: a failed report is cut from a file (outfile.c) */
+	off_t mark = out_mark(s->f);
+
 	s->ops->write(s, rep);
-	fflush(s->f);
-	return ferror(s->f) ? -EPIPE : 0;
+	return out_check(s->f, s->name, mark);
 }
 
 int sink_emit(struct sink *s, const struct report_conf *rc,
@@ -53,12 +56,15 @@ int sink_emit(struct sink *s, const struct report_conf *rc,
 		if (tasks_fold(src, &folded, plan->nr)) {
 			tasks_free(&folded);
 			graph_free(&graph);
+			fprintf(stderr, "tdbpf: out of memory for the report\n");
 			return -ENOMEM;
 		}
 		src = &folded;
 	}
 	err = report_build(&rep, src, plan, rc->level ? rc->level : plan->level,
 			   duration_ns, rc->sort, rc->top);
+	if (err)
+		fprintf(stderr, "tdbpf: out of memory for the report\n");
 	if (!err) {
 		if (rc->wakeups)
 			report_set_graph(&rep, &graph, src);

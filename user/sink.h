@@ -30,6 +30,7 @@ struct sink_ops {
 struct sink {
 	const struct sink_ops *ops;
 	FILE *f;
+	const char *name;	/* -o FILE, NULL for stdout: for errors */
 	const char *sep;	/* csv: the -x separator */
 	/*
 	 * A series of interval reports (-I) followed by the whole run's:
@@ -55,8 +56,10 @@ struct report_conf {
 };
 
 /*
- * Write @rep to @s and flush. 0, or -EPIPE when the output failed (a
- * closed pipe, a full disk): never silent.
+ * Write @rep to @s and flush. 0; -EPIPE when the reader went away (a
+ * closed pipe: quiet, as perf); any other failure (a full disk, EIO) is
+ * one line on stderr naming @s->name, a file cut back to where the
+ * report began, and -errno: never silent.
  */
 int sink_write(struct sink *s, const struct report *rep);
 
@@ -65,7 +68,8 @@ int sink_write(struct sink *s, const struct report *rep);
  * verdict (over tasks, or names with --per-name) when wakeups are
  * traced, fold (--per-name), sort and cut, set the window
  * (@duration_ns), interval number (-1: the whole run) and lost
- * counters, write. 0, -ENOMEM or -EPIPE.
+ * counters, write. 0, -EPIPE, or -errno already said on stderr
+ * (-ENOMEM, a write error).
  */
 int sink_emit(struct sink *s, const struct report_conf *rc,
 	      const struct snapshot *snap, __u64 duration_ns, int interval);

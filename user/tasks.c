@@ -128,7 +128,7 @@ void tasks_reset(struct task_table *t)
 		memset(t->index, 0, t->index_cap * sizeof(*t->index));
 }
 
-static struct task_row *tasks_find(const struct task_table *t, __u32 tid)
+struct task_row *tasks_find(const struct task_table *t, __u32 tid)
 {
 	size_t mask, i;
 
@@ -292,10 +292,14 @@ int tasks_merge(struct task_table *dst, const struct task_table *src,
 	nr_ev = common_ev(nr_ev, dst, src);
 	for (i = 0; i < src->nr; i++) {
 		const struct task_row *s = tasks_row(src, i);
+		size_t had = dst->nr;
 		struct task_row *d = tasks_get(dst, s->tid);
 
 		if (!d)
 			return -ENOMEM;
+		/* a row new here holds what @s holds: a folded row, several */
+		if (dst->nr > had)
+			d->nr_tasks = s->nr_tasks;
 		d->pid = s->pid;
 		if (s->comm[0])
 			memcpy(d->comm, s->comm, sizeof(d->comm));

@@ -58,6 +58,8 @@ static inline struct task_row *tasks_row(const struct task_table *t,
 
 void tasks_free(struct task_table *t);
 void tasks_reset(struct task_table *t);
+/* Row for @tid, or NULL (never creates one). */
+struct task_row *tasks_find(const struct task_table *t, __u32 tid);
 /* Row for @tid, created zeroed if missing; NULL on allocation failure. */
 struct task_row *tasks_get(struct task_table *t, __u32 tid);
 /*

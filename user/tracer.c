@@ -5,6 +5,7 @@
  * file that sees the skeleton.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,9 +14,11 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "tdbpf.skel.h"
+#include "archive.h"
 #include "counters.h"
 #include "loop.h"
 #include "percpu.h"
+#include "task_events.h"
 #include "tracer.h"
 
 /* Task iterator records read per read(): a seq_file buffer's worth. */
@@ -32,6 +35,7 @@ struct tracer {
 	struct task_table archive;	/* exited tasks, deleted from the map */
 	struct tdbpf_task *vals;	/* one entry: scratch for a record */
 	bool detached;
+	__u32 fold_key;			/* next key of a folded exited row */
 };
 
 /* libbpf's own messages only with -v: errors are reported by us, once */
@@ -92,6 +96,7 @@ static void archive_task(struct tracer *t, __u32 tid, struct task_table *to)
 	if (bpf_map_lookup_and_delete_elem(t->tasks_fd, &tid, v))
 		return;
 	fill_off_cpu(v, loop_now_ns());
+	task_events_fill(t->c.plan, v);
 	tasks_add(to, v, t->c.plan->nr);
 }
 
@@ -102,6 +107,43 @@ static void drain_exited(struct tracer *t, struct task_table *to)
 
 	while (!bpf_map_lookup_and_delete_elem(t->exited_fd, NULL, &tid))
 		archive_task(t, tid, to);
+}
+
+int tracer_fold_exited(struct tracer *t, struct task_table *base)
+{
+	return archive_fold(&t->archive, base, &t->fold_key);
+}
+
+int tracer_prog_stats(const struct tracer *t, struct tracer_prog_stat *out,
+		      int max)
+{
+	struct bpf_program *prog;
+	char on = '0';
+	int fd, n = 0;
+
+	fd = open("/proc/sys/kernel/bpf_stats_enabled", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (read(fd, &on, 1) != 1)
+			on = '0';
+		close(fd);
+	}
+	if (on != '1')
+		return 0;
+	bpf_object__for_each_program(prog, t->skel->obj) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+
+		fd = bpf_program__fd(prog);
+		memset(&info, 0, sizeof(info));
+		if (n == max || fd < 0 ||
+		    bpf_obj_get_info_by_fd(fd, &info, &len))
+			continue;
+		out[n].name = bpf_program__name(prog);
+		out[n].run_ns = info.run_time_ns;
+		out[n].run_cnt = info.run_cnt;
+		n++;
+	}
+	return n;
 }
 
 void tracer_drain(struct tracer *t)
@@ -173,8 +215,9 @@ static void read_lost(struct tracer *t, struct lost_stats *out)
  */
 static int read_live(struct tracer *t, struct task_table *to, __u64 now)
 {
+	/* the BPF record holds the counters only (not EV_TASK slots) */
 	size_t rec = TDBPF_TASK_HDR_SIZE +
-		     (size_t)t->c.plan->nr * sizeof(struct tdbpf_count);
+		     (size_t)t->c.plan->nr_counters * sizeof(struct tdbpf_count);
 	struct tdbpf_task *v = &t->vals[0];
 	size_t cap = ITER_BATCH * rec, len = 0, off;
 	char *buf = malloc(cap);
@@ -200,6 +243,7 @@ static int read_live(struct tracer *t, struct task_table *to, __u64 now)
 		for (off = 0; off + rec <= len; off += rec) {
 			memcpy(v, buf + off, rec);
 			fill_off_cpu(v, now);
+			task_events_fill(t->c.plan, v);
 			if (tasks_add(to, v, t->c.plan->nr)) {
 				err = -ENOMEM;
 				goto out;
@@ -348,19 +392,20 @@ static void configure(struct tracer *t)
 	int i;
 
 	skel->rodata->nr_cpus = (__u32)t->ncpu;
-	skel->rodata->nr_events = (__u32)plan->nr;
+	/* counters only: the rest is read from the task (EV_TASK) */
+	skel->rodata->nr_events = (__u32)plan->nr_counters;
 	memset(skel->rodata->group_leads, 0, sizeof(skel->rodata->group_leads));
 	for (i = 0; i < plan->nr_groups; i++)
-		skel->rodata->group_leads[plan->leader[i] / 64] |=
-			1ULL << (plan->leader[i] % 64);
+		if (plan->leader[i] < plan->nr_counters)
+			skel->rodata->group_leads[plan->leader[i] / 64] |=
+				1ULL << (plan->leader[i] % 64);
 	skel->rodata->track_mode = c->targets.all     ? TDBPF_TRACK_ALL :
 				   c->targets.nr_tids ? TDBPF_TRACK_TID :
 							TDBPF_TRACK_TGID;
 	skel->rodata->follow_children = c->targets.children;
-	/* a little before attach: a task born meanwhile counts whole */
-	skel->rodata->attach_ns = loop_now_ns();
 	bpf_map__set_max_entries(skel->maps.counters,
-				 (__u32)(plan->nr ? plan->nr : 1) *
+				 (__u32)(plan->nr_counters ? plan->nr_counters :
+							     1) *
 					 (__u32)t->ncpu);
 	bpf_map__set_max_entries(skel->maps.tasks, (__u32)c->max_tasks);
 	bpf_map__set_max_entries(skel->maps.exited, (__u32)c->max_tasks);
@@ -432,6 +477,9 @@ static int setup(struct tracer *t, char *err, size_t len)
 			 strerror(-e), bpf_hint(e));
 		return -1;
 	}
+	/* from now on a task born is seen from its first slice: whole */
+	__atomic_store_n(&t->skel->data->attach_ns, loop_now_ns(),
+			 __ATOMIC_RELEASE);
 	t->iter = bpf_program__attach_iter(t->skel->progs.tdbpf_dump, NULL);
 	if (!t->iter) {
 		e = -errno;
@@ -455,6 +503,7 @@ struct tracer *tracer_open(const struct tracer_conf *c, char *err,
 	}
 	t->c = *c;
 	tasks_init(&t->archive);
+	t->fold_key = ARCHIVE_FOLDED_TID;
 	/* rows as wide as the counters programmed, not TDBPF_MAX_EVENTS */
 	tasks_set_events(&t->archive, c->plan->nr);
 	libbpf_set_print(c->verbose ? libbpf_print_verbose : libbpf_print);
@@ -465,7 +514,8 @@ struct tracer *tracer_open(const struct tracer_conf *c, char *err,
 	if (c->verbose)
 		fprintf(stderr,
 			"tdbpf: attached: model %s, %d counters in %d groups on %d CPUs\n",
-			c->plan->model->name, c->plan->nr, c->plan->nr_groups,
+			c->plan->model ? c->plan->model->name : "none (-e)",
+			c->plan->nr, c->plan->nr_groups,
 			t->ncpu);
 	return t;
 }

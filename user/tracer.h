@@ -87,6 +87,28 @@ int tracer_watch(struct tracer *t, struct loop *l);
 /* Detach the programs: nothing more is charged. Idempotent. */
 void tracer_detach(struct tracer *t);
 
+/* Run time of one BPF program, as the kernel counts it. */
+struct tracer_prog_stat {
+	const char *name;
+	__u64 run_ns;
+	__u64 run_cnt;
+};
+
+/*
+ * The run time of up to @max of the tracer's programs into @out; their
+ * number, 0 while kernel.bpf_stats_enabled is 0 (nothing is counted).
+ */
+int tracer_prog_stats(const struct tracer *t, struct tracer_prog_stat *out,
+		      int max);
+
+/*
+ * Fold the exited tasks the tracer holds into one row per process and
+ * folded name, less what @base holds for them (archive_fold()). Only for
+ * a consumer that has counted every exited task of the last collect (a
+ * /metrics scrape): their own rows are gone after this.
+ */
+int tracer_fold_exited(struct tracer *t, struct task_table *base);
+
 /* Free the tracer (NULL is fine); counters closed after the programs. */
 void tracer_close(struct tracer *t);
 

@@ -22,11 +22,13 @@ mkdir -p "$out/artifacts"
 # only the pure parts: no libbpf (json-c for the replay reader, which
 # parses with it). Compiler chatter goes to a log, shown when the build
 # fails.
-if ! { $clang $flags tests/fuzz/fuzz_options.c user/options.c \
+if ! { $clang $flags tests/fuzz/fuzz_options.c user/options.c user/listen_opts.c \
 	-o "$out/fuzz_options" &&
 	$clang $flags tests/fuzz/fuzz_decode.c user/decode_input.c \
 	user/model.c user/tma.c user/plan.c user/models/*.c \
 	-o "$out/fuzz_decode" -lm &&
+	$clang $flags tests/fuzz/fuzz_evsel.c user/evsel.c \
+	-o "$out/fuzz_evsel" &&
 	$clang $flags tests/fuzz/fuzz_replay.c user/replay.c user/report.c \
 	user/report_table.c user/report_csv.c user/report_json.c user/json.c \
 	user/tasks.c user/waits.c user/graph.c user/outbuf.c user/model.c \
@@ -39,7 +41,7 @@ if ! { $clang $flags tests/fuzz/fuzz_options.c user/options.c \
 fi
 
 rc=0
-for t in decode options replay; do
+for t in decode options evsel replay; do
 	# the fuzzer adds what it finds to the corpus: work on a copy
 	rm -rf "$out/corpus-$t"
 	mkdir -p "$out/corpus-$t"

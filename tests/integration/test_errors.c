@@ -18,12 +18,12 @@
 static void refused_as(uid_t uid, char *const env[], const char *const *args,
 		       const char *const *words)
 {
-	char *argv[32];
+	char *argv[64];
 	struct run_result r;
 	int i, n = 0;
 
 	argv[n++] = (char *)tdbpf_bin();
-	for (i = 0; args[i]; i++)
+	for (i = 0; args[i] && i < 62; i++)
 		argv[n++] = (char *)args[i];
 	argv[n] = NULL;
 
@@ -121,6 +121,21 @@ static void test_malformed(void **state)
 	REFUSED(ARGS("-x", ",", "-j", "-a"),
 		WORDS("-x", "-j", "exclude each other"));
 	REFUSED(ARGS("-p", "1", "-a"), WORDS("exclude each other", "only one"));
+	/* a bad value names its option */
+	REFUSED(ARGS("-a", "-d", "x"), WORDS("-d:", "invalid duration 'x'"));
+	REFUSED(ARGS("-a", "-I", "x"), WORDS("-I:", "invalid interval 'x'"));
+	REFUSED(ARGS("-p", "x"), WORDS("-p:", "invalid pid 'x'"));
+	REFUSED(ARGS("-t", "x"), WORDS("-t:", "invalid tid 'x'"));
+	REFUSED(ARGS("-a", "-l", "9"), WORDS("-l:", "invalid level '9'"));
+	REFUSED(ARGS("-a", "--sort", "x"), WORDS("--sort:", "'x'"));
+	REFUSED(ARGS("-a", "-o", ""), WORDS("-o:", "empty output file name"));
+	REFUSED(ARGS("-a", "-x", ""), WORDS("-x:", "invalid separator"));
+	/* the empty model is named as such, wherever the command word is */
+	REFUSED(ARGS("--model", "", "list"),
+		WORDS("--model:", "model name is empty", "--model software"));
+	REFUSED(ARGS("list", "--model", ""), WORDS("--model:", "empty"));
+	REFUSED(ARGS("--model", "software", "list"),
+		WORDS("'list' is a command", "tdbpf list", "put -- before it"));
 }
 
 /*
@@ -178,6 +193,71 @@ static void test_no_such_command(void **state)
 		WORDS("command '/no/such/cmd' not found", "PATH"));
 	REFUSED(ARGS("--", "no-such-command-tdbpf"),
 		WORDS("command 'no-such-command-tdbpf' not found"));
+}
+
+/* ---- -e events ------------------------------------------------------------ */
+
+static bool have_pmu(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s",
+		 name);
+	return access(path, F_OK) == 0;
+}
+
+/* Every -e the machine cannot count is refused before tracing. */
+static void test_events_refused(void **state)
+{
+	char *many[40];
+	int i, n = 0;
+
+	(void)state;
+	REFUSED(ARGS("list", "-e", "cpu-clock"), WORDS("-e", "drop it"));
+	REFUSED(ARGS("decode", "--model", "bdx", "-e", "cpu-clock", "/dev/null"),
+		WORDS("-e", "drop it from decode"));
+	many[n++] = (char *)tdbpf_bin();
+	for (i = 0; i < 17; i++) {
+		many[n++] = "-e";
+		many[n++] = "cpu-clock";
+	}
+	many[n++] = "-a";
+	many[n] = NULL;
+	REFUSED((const char *const *)many + 1, WORDS("too many -e options", "16"));
+	NEED_ROOT();	/* the privilege check comes first */
+	REFUSED(ARGS("-e", "", "-a"), WORDS("empty -e"));
+	REFUSED(ARGS("-e", "nosuch", "-a"),
+		WORDS("unknown event 'nosuch'", "sys:name", "pmu/term=value/"));
+	REFUSED(ARGS("-e", "sched:nope", "-a"),
+		WORDS("unknown tracepoint 'sched:nope'", "no event 'nope'"));
+	REFUSED(ARGS("-e", "nosys:nope", "-a"),
+		WORDS("unknown tracepoint 'nosys:nope'", "no subsystem"));
+	REFUSED(ARGS("-e", "nopmu/event=1/", "-a"),
+		WORDS("no PMU 'nopmu'", "/sys/bus/event_source/devices"));
+	REFUSED(ARGS("-e", "software/bogus=1/", "-a"),
+		WORDS("unknown term 'bogus'", "software"));
+	REFUSED(ARGS("-e", "cpu-clock:p", "-a"),
+		WORDS("modifier 'p'", ":u", ":k"));
+	REFUSED(ARGS("-e", "{cpu-clock,cs", "-a"), WORDS("unbalanced '{'"));
+	REFUSED(ARGS("-e", "cs,context-switches", "-a"),
+		WORDS("'context-switches' is the same as 'cs'"));
+	REFUSED(ARGS("-e", "bpf-output", "-a"), WORDS("not a count"));
+	REFUSED(ARGS("-e", "cpu-clock", "--model", "software", "-a"),
+		WORDS("'cpu-clock' is counted by the software model",
+		      "drop it from -e"));
+	/* a bad character is named, and a newline does not split the line */
+	REFUSED(ARGS("-e", "cycles\n", "-a"), WORDS("bad character '?'"));
+	if (have_pmu("cpu") || have_pmu("cpu_core") || have_pmu("armv8_pmuv3_0")) {
+		print_message("this machine has a hardware PMU: the no-PMU cases are skipped\n");
+		return;
+	}
+	REFUSED(ARGS("-e", "cycles", "-a"),
+		WORDS("event 'cycles' cannot be counted here", "no hardware PMU"));
+	REFUSED(ARGS("-e", "{cpu-clock,instructions}", "-a"),
+		WORDS("'instructions'", "no hardware PMU"));
+	REFUSED(ARGS("-e", "r01c2", "-a"), WORDS("'r01c2'", "no hardware PMU"));
+	REFUSED(ARGS("-e", "cpu/event=0xc2,umask=0x1/", "-a"),
+		WORDS("no PMU 'cpu'"));
 }
 
 /* ---- decode input -------------------------------------------------------- */
@@ -383,6 +463,7 @@ int main(void)
 		cmocka_unit_test(test_no_such_pid),
 		cmocka_unit_test(test_unknown_model),
 		cmocka_unit_test(test_no_such_command),
+		cmocka_unit_test(test_events_refused),
 		cmocka_unit_test(test_decode_unreadable),
 		cmocka_unit_test(test_decode_malformed),
 		cmocka_unit_test(test_report_top_usage),

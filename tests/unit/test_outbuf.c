@@ -191,6 +191,41 @@ static void test_outbuf(void **state)
 	free(o);
 }
 
+/*
+ * Integers as printf's "%llu" writes them, around the 8-digit blocks the
+ * writer cuts them into, and near-ties at 6 decimals on both sides of
+ * the one-multiply fast path's guard.
+ */
+static void test_u64_and_near_ties(void **state)
+{
+	static const uint64_t v[] = { 0, 9, 10, 99, 100, 9999999, 99999999,
+				      100000000, 100000001, 1234567890123ULL,
+				      9999999999999999ULL, 10000000000000000ULL,
+				      18446744073709551615ULL };
+	char got[32], want[32];
+	double x;
+	size_t i;
+	int k;
+
+	(void)state;
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		snprintf(want, sizeof(want), "%llu", (unsigned long long)v[i]);
+		assert_int_equal(fmt_u64(got, v[i]), (int)strlen(want));
+		assert_string_equal(got, want);
+	}
+	/* k + 0.5e-6 and its neighbours: one ulp off a tie either way */
+	for (k = 0; k < 20000; k++) {
+		x = (double)k * 1.000001 + 0.0000005;
+		same(x, 6);
+		same(nextafter(x, 0), 6);
+		same(nextafter(x, 1e9), 6);
+		same((double)k + 0.5, 0);
+		same(nextafter((double)k + 0.5, 0), 0);
+		same(nextafter((double)k + 0.5, 1e9), 0);
+		same(-(double)k - 0.5, 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -198,6 +233,7 @@ int main(void)
 		cmocka_unit_test(test_fixed_edges),
 		cmocka_unit_test(test_fixed_random),
 		cmocka_unit_test(test_outbuf),
+		cmocka_unit_test(test_u64_and_near_ties),
 	};
 
 	return cmocka_run_group_tests_name("outbuf", tests, NULL, NULL);

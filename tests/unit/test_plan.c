@@ -526,9 +526,80 @@ static void test_bad_arguments(void **state)
 	assert_int_equal(p.nr, 4);
 }
 
+/*
+ * The software model reads no counter: its four events are EV_TASK slots
+ * after every counter; -e events are counter groups before them, each
+ * group contiguous and led by its first; reports show the model's first.
+ */
+static void test_task_slots_and_extra_events(void **state)
+{
+	static const struct model_event ev[3] = {
+		{ .name = "syscalls:sys_enter_getppid", .kind = EV_USER,
+		  .type = 2, .config = 1234 },
+		{ .name = "cs", .kind = EV_USER, .type = 1, .config = 3 },
+		{ .name = "task-clock", .kind = EV_USER, .type = 1,
+		  .config = 1 },
+	};
+	static const struct model_event dup = { .name = "cpu-clock",
+						 .kind = EV_USER };
+	const int group[3] = { 0, 0, 1 };
+	struct event_plan p, bdx;
+	int order[TDBPF_MAX_EVENTS], i;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(plan_events(&model_software, 0, false, 4, &p, err,
+				     sizeof(err)), 0);
+	assert_int_equal(p.nr, 4);
+	assert_int_equal(p.nr_counters, 0);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(p.evd[i]->kind, EV_TASK);
+	assert_int_equal(plan_add_events(&p, ev, group, 3, err, sizeof(err)),
+			 0);
+	assert_int_equal(p.nr, 7);
+	assert_int_equal(p.nr_counters, 3);
+	/* counters first: the -e groups, then the task group */
+	assert_ptr_equal(p.evd[0], &ev[0]);
+	assert_ptr_equal(p.evd[1], &ev[1]);
+	assert_ptr_equal(p.evd[2], &ev[2]);
+	assert_int_equal(p.nr_groups, 3);
+	assert_int_equal(p.group[0], 0);
+	assert_int_equal(p.group[1], 0);
+	assert_int_equal(p.group[2], 1);
+	assert_int_equal(p.leader[0], 0);
+	assert_int_equal(p.leader[1], 2);
+	assert_int_equal(p.leader[2], 3);
+	for (i = 3; i < 7; i++) {
+		assert_int_equal(p.group[i], 2);
+		assert_int_equal(p.ev[i], i - 3);
+	}
+	assert_int_equal(p.ev[0], -1);
+	/* shown: cpu-clock .. cpu-migrations, then the -e events */
+	plan_display_order(&p, order);
+	assert_int_equal(order[0], 3);
+	assert_int_equal(order[3], 6);
+	assert_int_equal(order[4], 0);
+	assert_int_equal(order[6], 2);
+	/* a name the model counts already is refused */
+	assert_int_equal(plan_add_events(&p, &dup, group, 1, err, sizeof(err)),
+			 -1);
+	assert_non_null(strstr(err, "'cpu-clock' is counted by the software model"));
+	/* a hardware model's counters stay first, -e groups after them */
+	assert_int_equal(plan_events(&model_broadwellx, 1, true, 4, &bdx, err,
+				     sizeof(err)), 0);
+	i = bdx.nr;
+	assert_int_equal(plan_add_events(&bdx, ev, group, 3, err,
+					 sizeof(err)), 0);
+	assert_int_equal(bdx.nr_counters, i + 3);
+	assert_ptr_equal(bdx.evd[i], &ev[0]);
+	assert_int_equal(bdx.leader[bdx.group[i]], i);
+	assert_int_equal(bdx.leader[bdx.group[i + 2]], i + 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_task_slots_and_extra_events),
 		cmocka_unit_test(test_every_plan_is_valid),
 		cmocka_unit_test(test_reference_counts),
 		cmocka_unit_test(test_minimum_groups),

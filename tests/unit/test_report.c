@@ -29,6 +29,7 @@ static void sw_plan(struct event_plan *p)
 	p->nr = model_software.nr_events;
 	for (i = 0; i < p->nr; i++) {
 		p->ev[i] = i;
+		p->evd[i] = &model_software.events[i];
 		p->group[i] = 0;
 		p->gp_idx[i] = -1;
 	}
@@ -809,8 +810,10 @@ static void fake_plan(struct event_plan *p)
 	p->model = &fake_model;
 	p->level = 2;
 	p->nr = F_NR;
+	p->nr_counters = F_NR;
 	for (i = 0; i < F_NR; i++) {
 		p->ev[i] = i;
+		p->evd[i] = &fake_events[i];
 		p->gp_idx[i] = -1;
 	}
 	p->nr_groups = 1;

@@ -19,7 +19,7 @@
 #include "sink.h"
 #include "unit_helpers.h"
 
-static const struct event_plan plan = {
+static struct event_plan plan = {
 	.model = &model_software,
 	.nr = 1,
 	.ev = { 0 },
@@ -27,6 +27,14 @@ static const struct event_plan plan = {
 	.nr_groups = 1,
 	.leader = { 0 },
 };
+
+/* each slot's event: cpu-clock, the software model's first */
+static int plan_setup(void **state)
+{
+	(void)state;
+	plan.evd[0] = &model_software.events[0];
+	return 0;
+}
 
 static void row(struct snapshot *s, __u32 tid, const char *comm,
 		__u64 on_ns)
@@ -293,5 +301,5 @@ int main(void)
 		cmocka_unit_test(test_snapshot_diff),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, plan_setup, NULL);
 }

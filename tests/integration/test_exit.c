@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf's exit habits (root, real BPF path): with -- COMMAND tdbpf exits
+ * with the command's status, 128 + N when signal N killed it, after its
+ * report; a report that cannot be written (a full device, a full file
+ * system) is one line on stderr and exit 1, and a file keeps whole
+ * reports only. A reader that went away is not an error (test_faults).
+ */
+#include <sys/mount.h>
+#include "helpers.h"
+
+/*
+ * Run @argv with stdout on @out_path (opened for writing), stderr
+ * captured into @err (malloc'ed). Returns the exit status, 128 + N for a
+ * signal, -1 on timeout.
+ */
+static int run_to(char *const argv[], const char *out_path, char **err)
+{
+	int ep[2], st;
+	pid_t pid;
+
+	if (pipe2(ep, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		int fd = open(out_path, O_WRONLY | O_CLOEXEC);
+
+		if (fd < 0)
+			_exit(125);
+		child_io(fd, ep[1], NULL);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(ep[1]);
+	*err = read_all(ep[0]);
+	close(ep[0]);
+	st = wait_for(pid, 60);
+	return st;
+}
+
+static void one_line_with(const char *err, const char *a, const char *b)
+{
+	if (count_lines(err) != 1 || strncmp(err, "tdbpf: ", 7) ||
+	    !strstr(err, a) || (b && !strstr(err, b))) {
+		print_error("stderr '%s': want one line with '%s' and '%s'\n",
+			    err, a, b ? b : "");
+		fail();
+	}
+}
+
+/* The command's own status, after the report is written. */
+static void test_command_status(void **state)
+{
+	static const struct {
+		const char *script;
+		int status;
+	} cases[] = {
+		{ "exit 0", 0 },
+		{ "exit 3", 3 },
+		{ "exit 255", 255 },
+		{ "kill -TERM $$", 128 + SIGTERM },
+		{ "kill -USR1 $$", 128 + SIGUSR1 },
+	};
+	char *json = tmp_path("status.json");
+	char *argv[] = { (char *)tdbpf_bin(), "--model", "software", "-j", "-o",
+			 json, "--", "/bin/sh", "-c", NULL, NULL };
+	json_object *doc, *tasks;
+	size_t i;
+
+	(void)state;
+	NEED_BPF();
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		argv[9] = (char *)cases[i].script;
+		unlink(json);
+		if (run(argv, NULL, 60) != cases[i].status) {
+			print_error("sh -c '%s': want exit %d\n",
+				    cases[i].script, cases[i].status);
+			fail();
+		}
+		/* and the report was written first */
+		doc = json_file(json);
+		assert_non_null(doc);
+		assert_true(json_object_object_get_ex(doc, "tasks", &tasks));
+		assert_true(json_object_array_length(tasks) >= 1);
+		json_object_put(doc);
+	}
+	unlink(json);
+}
+
+/* A full device as stdout or as -o: one line, exit 1, for every format. */
+static void test_dev_full(void **state)
+{
+	char *trace_stdout[][8] = {
+		{ (char *)tdbpf_bin(), "--model", "software", "-j", "--",
+		  "/bin/true", NULL },
+		{ (char *)tdbpf_bin(), "--model", "software", "--", "/bin/true",
+		  NULL },
+		{ (char *)tdbpf_bin(), "--model", "software", "-x", ",", "--",
+		  "/bin/true", NULL },
+	};
+	char *trace_o[] = { (char *)tdbpf_bin(), "--model", "software", "-j",
+			    "-o", "/dev/full", "--", "/bin/true", NULL };
+	char *list_o[] = { (char *)tdbpf_bin(), "list", "--model", "bdx",
+			   "-o", "/dev/full", NULL };
+	char *list_stdout[] = { (char *)tdbpf_bin(), "list", "--model", "bdx",
+				"-j", NULL };
+	char *err = NULL;
+	size_t i;
+
+	(void)state;
+	/* list needs no privileges */
+	assert_int_equal(run_to(list_o, "/dev/null", &err), 1);
+	one_line_with(err, "cannot write the report to '/dev/full'",
+		      "No space left on device");
+	free(err);
+	assert_int_equal(run_to(list_stdout, "/dev/full", &err), 1);
+	one_line_with(err, "to standard output", "No space left on device");
+	free(err);
+	NEED_BPF();
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(run_to(trace_stdout[i], "/dev/full", &err), 1);
+		one_line_with(err, "cannot write the report to standard output",
+			      "No space left on device");
+		free(err);
+	}
+	/* even when the command failed: the lost report is what we say */
+	assert_int_equal(run_to(trace_o, "/dev/null", &err), 1);
+	one_line_with(err, "cannot write the report to '/dev/full'",
+		      "No space left on device");
+	free(err);
+}
+
+/*
+ * -o on a file system that fills up during a run of interval reports:
+ * exit 1 at the first report that does not fit, one line, and the file
+ * holds whole reports only (each line parses), not a cut one.
+ */
+static void test_full_file_system(void **state)
+{
+	char dir[64], path[96], *err = NULL, *text, *line, *save = NULL;
+	char *argv[] = { (char *)tdbpf_bin(), "-j", "-I", "50", "-o", path,
+			 "-a", "-d", "3", NULL };
+	int fd, lines = 0;
+	json_object *doc;
+
+	(void)state;
+	NEED_BPF();
+	snprintf(dir, sizeof(dir), "/tmp/tdbpf-test-%d-fs", getpid());
+	snprintf(path, sizeof(path), "%s/run.jsonl", dir);
+	mkdir(dir, 0700);
+	if (mount("tmpfs", dir, "tmpfs", 0, "size=64k")) {
+		print_message("cannot mount a tmpfs (%s): skipping\n",
+			      strerror(errno));
+		rmdir(dir);
+		skip();
+	}
+	assert_int_equal(run_to(argv, "/dev/null", &err), 1);
+	/* the software model's note may come first */
+	if (count_lines(err) == 2 && strstr(err, "software model"))
+		memmove(err, strchr(err, '\n') + 1, strlen(strchr(err, '\n')));
+	one_line_with(err, "No space left on device",
+		      "the partial report was removed");
+	assert_non_null(strstr(err, path));
+	free(err);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	text = read_all(fd);
+	close(fd);
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		doc = json_tokener_parse(line);
+		if (!doc) {
+			print_error("line %d of %s is not a whole report\n",
+				    lines + 1, path);
+			fail();
+		}
+		json_object_put(doc);
+		lines++;
+	}
+	print_message("%d whole interval reports kept\n", lines);
+	free(text);
+	umount(dir);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_command_status),
+		cmocka_unit_test(test_dev_full),
+		cmocka_unit_test(test_full_file_system),
+	};
+
+	return cmocka_run_group_tests_name("exit", tests, NULL, NULL);
+}

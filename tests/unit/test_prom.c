@@ -1,0 +1,619 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The /metrics exposition on fixed task tables: folding into series,
+ * counters that never go back (exits, renames, dropped tids, multiplexed
+ * scaling), the series limit, tid labels that end with their thread,
+ * label escaping, TMA slots, and both text formats. Expected values are
+ * worked out here from the inputs, not taken from the program.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include "prom.h"
+#include "unit_helpers.h"
+
+/* ---- helpers ---------------------------------------------------------- */
+
+static void sw_plan(struct event_plan *p)
+{
+	int i;
+
+	memset(p, 0, sizeof(*p));
+	p->model = &model_software;
+	p->nr = model_software.nr_events;
+	for (i = 0; i < p->nr; i++) {
+		p->ev[i] = i;
+		p->group[i] = 0;
+		p->gp_idx[i] = -1;
+	}
+	p->nr_groups = 1;
+	p->leader[0] = 0;
+}
+
+static struct task_row *row(struct task_table *t, __u32 tid, __u32 pid,
+			    const char *comm, __u64 on)
+{
+	struct task_row *r = tasks_get(t, tid);
+
+	assert_non_null(r);
+	r->pid = pid;
+	snprintf(r->comm, sizeof(r->comm), "%s", comm);
+	r->sched.on_cpu_ns = on;
+	return r;
+}
+
+static char *render(const struct prom_state *st, bool om)
+{
+	struct prom_health h = { .tasks_live = 7, .collect_ns = 1500000 };
+	FILE *f = tmpfile();
+
+	assert_non_null(f);
+	assert_int_equal(prom_write(st, &h, om, f), 0);
+	return slurp(f);
+}
+
+/* The value of the sample line that starts with @sel + " "; NAN if none. */
+static double value(const char *text, const char *sel)
+{
+	size_t n = strlen(sel);
+	const char *p = text;
+
+	while (p && *p) {
+		if (!strncmp(p, sel, n) && p[n] == ' ')
+			return strtod(p + n + 1, NULL);
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return NAN;
+}
+
+static int count_lines(const char *text, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	const char *p = text;
+	int c = 0;
+
+	while (p && *p) {
+		if (!strncmp(p, prefix, n))
+			c++;
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return c;
+}
+
+/* cmocka 1.1 has no assert_double_equal: the same, with a message */
+static void close_to(double got, double want, double eps, int line)
+{
+	if (!(fabs(got - want) <= eps))
+		fail_msg("line %d: got %.17g, want %.17g", line, got, want);
+}
+
+#define assert_double_equal(a, b, eps) close_to((a), (b), (eps), __LINE__)
+
+#define ON(labels) "tdbpf_task_on_cpu_seconds_total{" labels "}"
+
+/* ---- tests ------------------------------------------------------------ */
+
+static void test_parse_labels(void **state)
+{
+	unsigned int l;
+
+	(void)state;
+	assert_int_equal(listen_parse_labels("pid", &l), 0);
+	assert_int_equal(l, LISTEN_LABEL_PID);
+	assert_int_equal(listen_parse_labels("tid", &l), 0);
+	assert_int_equal(l, LISTEN_LABEL_PID | LISTEN_LABEL_TID);
+	assert_int_equal(listen_parse_labels("pid,tid", &l), 0);
+	assert_int_equal(listen_parse_labels("none", &l), 0);
+	assert_int_equal(l, 0);
+	assert_int_equal(listen_parse_labels("comm", &l), -1);
+	assert_int_equal(listen_parse_labels("", &l), -1);
+	assert_int_equal(listen_parse_labels("pid,", &l), 0);
+	assert_int_equal(listen_parse_labels(",", &l), -1);
+}
+
+static void test_accept(void **state)
+{
+	(void)state;
+	/* what Prometheus 2.42 sends */
+	assert_true(prom_wants_openmetrics(
+		"application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1"));
+	assert_false(prom_wants_openmetrics(NULL));
+	assert_false(prom_wants_openmetrics("*/*"));
+	assert_false(prom_wants_openmetrics("text/plain;version=0.0.4"));
+	assert_false(prom_wants_openmetrics(
+		"application/openmetrics-text; q=0.2, text/plain"));
+	assert_false(prom_wants_openmetrics(
+		"application/openmetrics-text;q=0"));
+	assert_true(prom_wants_openmetrics(
+		"text/plain;q=0.5, application/openmetrics-text"));
+	assert_string_equal(prom_content_type(false),
+			    "text/plain; version=0.0.4; charset=utf-8");
+	assert_string_equal(prom_content_type(true),
+			    "application/openmetrics-text; version=1.0.0; charset=utf-8");
+}
+
+/*
+ * Default labels: one series per process name and folded thread name.
+ * Then the worker threads exit, vanish from the table, rename: no series
+ * ever goes back, and nothing is counted twice.
+ */
+static void test_fold_monotonic(void **state)
+{
+	struct event_plan plan;
+	struct prom_state st;
+	struct task_table t;
+	struct task_row *r;
+	char *txt;
+
+	(void)state;
+	sw_plan(&plan);
+	assert_int_equal(prom_init(&st, &plan, 0, 0), 0);
+	tasks_init(&t);
+	tasks_set_events(&t, plan.nr);
+
+	row(&t, 100, 100, "app", 1000000000);
+	r = row(&t, 101, 100, "worker-1", 1500000000);
+	r->sched.nvcsw = 10;
+	r->sched.nivcsw = 2;
+	r->sched.migrations = 1;
+	r->sched.runq_wait_ns = 7;
+	r->sched.off_cpu_ns = 300;
+	r = row(&t, 102, 100, "worker-2", 2000000000);
+	r->sched.nvcsw = 5;
+	assert_int_equal(prom_update(&st, &t), 0);
+	txt = render(&st, false);
+	assert_double_equal(value(txt, ON("comm=\"app\",thread=\"app\"")), 1.0,
+			    0);
+	assert_double_equal(value(txt, ON("comm=\"app\",thread=\"worker-*\"")),
+			    3.5, 0);
+	assert_double_equal(value(txt, "tdbpf_task_switches_total{comm=\"app\",thread=\"worker-*\",kind=\"voluntary\"}"),
+			    15, 0);
+	assert_double_equal(value(txt, "tdbpf_task_switches_total{comm=\"app\",thread=\"worker-*\",kind=\"involuntary\"}"),
+			    2, 0);
+	assert_double_equal(value(txt, "tdbpf_task_runqueue_wait_seconds_total{comm=\"app\",thread=\"worker-*\"}"),
+			    7e-9, 1e-18);
+	assert_double_equal(value(txt, "tdbpf_task_threads{comm=\"app\",thread=\"worker-*\"}"),
+			    2, 0);
+	assert_double_equal(value(txt, "tdbpf_series"), 2, 0);
+	free(txt);
+
+	/*
+	 * 101 exits after 0.25 s more; 102 is gone from the table (the
+	 * source dropped it); 103 is new; the main thread ran 0.5 s more.
+	 * worker-*: 3.5 + 0.25 + 0.125 = 3.875 (102's last reading stays).
+	 */
+	tasks_reset(&t);
+	row(&t, 100, 100, "app", 1500000000);
+	r = row(&t, 101, 100, "worker-1", 1750000000);
+	r->exited = true;
+	r->sched.nvcsw = 11;
+	r->sched.nivcsw = 2;
+	r->sched.off_cpu_ns = 200;	/* smaller: a run-queue wait ended */
+	row(&t, 103, 100, "worker-3", 125000000);
+	assert_int_equal(prom_update(&st, &t), 0);
+	txt = render(&st, false);
+	assert_double_equal(value(txt, ON("comm=\"app\",thread=\"app\"")), 1.5,
+			    0);
+	assert_double_equal(value(txt, ON("comm=\"app\",thread=\"worker-*\"")),
+			    3.875, 0);
+	assert_double_equal(value(txt, "tdbpf_task_off_cpu_seconds_total{comm=\"app\",thread=\"worker-*\"}"),
+			    300e-9, 1e-18);
+	assert_double_equal(value(txt, "tdbpf_task_exited_threads_total{comm=\"app\",thread=\"worker-*\"}"),
+			    1, 0);
+	assert_double_equal(value(txt, "tdbpf_task_threads{comm=\"app\",thread=\"worker-*\"}"),
+			    1, 0);
+	free(txt);
+
+	/*
+	 * The exited row again, unchanged (the report keeps it): not counted
+	 * twice. 103 renames itself to "sink" and runs 1 s more: that second
+	 * goes to the new series, worker-* keeps what it had. 101's off-CPU
+	 * catches up (500 ns): only what passes the most counted (300) adds.
+	 */
+	tasks_reset(&t);
+	row(&t, 100, 100, "app", 1500000000);
+	r = row(&t, 101, 100, "worker-1", 1750000000);
+	r->exited = true;
+	r->sched.nvcsw = 11;
+	r->sched.nivcsw = 2;
+	r->sched.off_cpu_ns = 500;
+	row(&t, 103, 100, "sink", 1125000000);
+	assert_int_equal(prom_update(&st, &t), 0);
+	txt = render(&st, false);
+	assert_double_equal(value(txt, ON("comm=\"app\",thread=\"worker-*\"")),
+			    3.875, 0);
+	assert_double_equal(value(txt, ON("comm=\"app\",thread=\"sink\"")), 1.0,
+			    0);
+	assert_double_equal(value(txt, "tdbpf_task_off_cpu_seconds_total{comm=\"app\",thread=\"worker-*\"}"),
+			    500e-9, 1e-18);
+	assert_double_equal(value(txt, "tdbpf_task_exited_threads_total{comm=\"app\",thread=\"worker-*\"}"),
+			    1, 0);
+	assert_double_equal(value(txt, "tdbpf_task_threads{comm=\"app\",thread=\"worker-*\"}"),
+			    0, 0);
+	free(txt);
+
+	/* a tid reused by a new task (sums restart): counted from zero */
+	tasks_reset(&t);
+	row(&t, 103, 100, "sink", 250000000);
+	assert_int_equal(prom_update(&st, &t), 0);
+	txt = render(&st, false);
+	assert_double_equal(value(txt, ON("comm=\"app\",thread=\"sink\"")), 1.25,
+			    0);
+	free(txt);
+
+	tasks_free(&t);
+	prom_free(&st);
+}
+
+/*
+ * Counters are scaled per increment. Whole-life scaling would say
+ * 100 x 10/5 = 200, then 150 x 20/15 = 200 + nothing; per increment it is
+ * 200, then 200 + 50 x 10/10 = 250.
+ */
+static void test_scaled_increments(void **state)
+{
+	struct event_plan plan;
+	struct prom_state st;
+	struct task_table t;
+	struct task_row *r;
+	char sel[256];
+	char *txt;
+
+	(void)state;
+	sw_plan(&plan);
+	assert_int_equal(prom_init(&st, &plan, 0, 0), 0);
+	tasks_init(&t);
+	tasks_set_events(&t, plan.nr);
+	snprintf(sel, sizeof(sel),
+		 "tdbpf_task_events_total{comm=\"\",thread=\"w\",event=\"%s\"}",
+		 model_software.events[1].name);
+
+	r = row(&t, 7, 0, "w", 10);
+	r->ctr[0] = (struct tdbpf_count){ 4, 10, 5 };	/* leader's times */
+	r->ctr[1] = (struct tdbpf_count){ 100, 0, 0 };
+	assert_int_equal(prom_update(&st, &t), 0);
+	txt = render(&st, false);
+	assert_double_equal(value(txt, sel), 200, 0);
+	assert_double_equal(value(txt, "tdbpf_task_group_enabled_seconds_total{comm=\"\",thread=\"w\",group=\"0\"}"),
+			    10e-9, 1e-18);
+	assert_double_equal(value(txt, "tdbpf_task_group_running_seconds_total{comm=\"\",thread=\"w\",group=\"0\"}"),
+			    5e-9, 1e-18);
+	free(txt);
+
+	r->sched.on_cpu_ns = 20;
+	r->ctr[0] = (struct tdbpf_count){ 5, 20, 15 };
+	r->ctr[1] = (struct tdbpf_count){ 150, 0, 0 };
+	assert_int_equal(prom_update(&st, &t), 0);
+	txt = render(&st, false);
+	assert_double_equal(value(txt, sel), 250, 0);
+	free(txt);
+
+	/* enabled, never running: nothing to add, coverage shows it */
+	r->sched.on_cpu_ns = 30;
+	r->ctr[0] = (struct tdbpf_count){ 5, 30, 15 };
+	r->ctr[1] = (struct tdbpf_count){ 150, 0, 0 };
+	assert_int_equal(prom_update(&st, &t), 0);
+	txt = render(&st, false);
+	assert_double_equal(value(txt, sel), 250, 0);
+	assert_double_equal(value(txt, "tdbpf_task_group_enabled_seconds_total{comm=\"\",thread=\"w\",group=\"0\"}"),
+			    30e-9, 1e-18);
+	free(txt);
+	tasks_free(&t);
+	prom_free(&st);
+}
+
+/* 5 names, room for 2: the rest in `other`, and said so. */
+static void test_series_limit(void **state)
+{
+	static const char *const names[] = { "a", "b", "c", "d", "e" };
+	struct event_plan plan;
+	struct prom_state st;
+	struct task_table t;
+	char *txt;
+	int i;
+
+	(void)state;
+	sw_plan(&plan);
+	assert_int_equal(prom_init(&st, &plan, 0, 2), 0);
+	tasks_init(&t);
+	tasks_set_events(&t, plan.nr);
+	for (i = 0; i < 5; i++)
+		row(&t, 10 + i, 0, names[i], 1000000000ull * (i + 1));
+	assert_int_equal(prom_update(&st, &t), 0);
+	txt = render(&st, false);
+	assert_double_equal(value(txt, ON("comm=\"\",thread=\"a\"")), 1, 0);
+	assert_double_equal(value(txt, ON("comm=\"\",thread=\"b\"")), 2, 0);
+	assert_true(isnan(value(txt, ON("comm=\"\",thread=\"c\""))));
+	/* 3 + 4 + 5 */
+	assert_double_equal(value(txt, ON("comm=\"other\",thread=\"other\"")),
+			    12, 0);
+	assert_double_equal(value(txt, "tdbpf_series"), 2, 0);
+	assert_double_equal(value(txt, "tdbpf_series_limit"), 2, 0);
+	assert_double_equal(value(txt, "tdbpf_series_overflow_tasks"), 3, 0);
+	assert_int_equal(count_lines(txt, "tdbpf_task_on_cpu_seconds_total{"),
+			 3);
+	free(txt);
+	tasks_free(&t);
+	prom_free(&st);
+}
+
+/* tid labels: a thread's series shows its final sums once, then ends. */
+static void test_tid_labels(void **state)
+{
+	struct event_plan plan;
+	struct prom_state st;
+	struct task_table t;
+	struct task_row *r;
+	char *txt;
+
+	(void)state;
+	sw_plan(&plan);
+	assert_int_equal(prom_init(&st, &plan, LISTEN_LABEL_TID, 0), 0);
+	tasks_init(&t);
+	tasks_set_events(&t, plan.nr);
+	row(&t, 100, 100, "app", 1000000000);
+	row(&t, 101, 100, "worker-1", 2000000000);
+	assert_int_equal(prom_update(&st, &t), 0);
+	txt = render(&st, false);
+	assert_double_equal(value(txt, ON("comm=\"app\",thread=\"worker-1\",pid=\"100\",tid=\"101\"")),
+			    2, 0);
+	free(txt);
+
+	r = row(&t, 101, 100, "worker-1", 3000000000);
+	r->exited = true;
+	assert_int_equal(prom_update(&st, &t), 0);
+	txt = render(&st, false);
+	assert_double_equal(value(txt, ON("comm=\"app\",thread=\"worker-1\",pid=\"100\",tid=\"101\"")),
+			    3, 0);
+	free(txt);
+
+	assert_int_equal(prom_update(&st, &t), 0);
+	txt = render(&st, false);
+	assert_true(isnan(value(txt, ON("comm=\"app\",thread=\"worker-1\",pid=\"100\",tid=\"101\""))));
+	assert_double_equal(value(txt, ON("comm=\"app\",thread=\"app\",pid=\"100\",tid=\"100\"")),
+			    1, 0);
+	assert_double_equal(value(txt, "tdbpf_series"), 1, 0);
+	free(txt);
+	tasks_free(&t);
+	prom_free(&st);
+}
+
+/* Names hold any byte: escaped, and always valid UTF-8. */
+static void test_escaping(void **state)
+{
+	struct event_plan plan;
+	struct prom_state st;
+	struct task_table t;
+	char *txt;
+
+	(void)state;
+	sw_plan(&plan);
+	assert_int_equal(prom_init(&st, &plan, 0, 0), 0);
+	tasks_init(&t);
+	tasks_set_events(&t, plan.nr);
+	row(&t, 5, 5, "a\"b\\c\nd\xff" "\xc3\xa9", 1000000000);
+	assert_int_equal(prom_update(&st, &t), 0);
+	txt = render(&st, false);
+	assert_double_equal(value(txt, ON("comm=\"a\\\"b\\\\c\\nd\xef\xbf\xbd\xc3\xa9\",thread=\"a\\\"b\\\\c\\nd\xef\xbf\xbd\xc3\xa9\"")),
+			    1, 0);
+	free(txt);
+	tasks_free(&t);
+	prom_free(&st);
+}
+
+/* A process whose main thread is not in the table: its name from /proc. */
+static void test_process_name(void **state)
+{
+	struct event_plan plan;
+	struct prom_state st;
+	struct task_table t;
+	char comm[32], sel[128], *txt;
+	FILE *f;
+
+	(void)state;
+	f = fopen("/proc/self/comm", "r");
+	assert_non_null(f);
+	assert_non_null(fgets(comm, sizeof(comm), f));
+	fclose(f);
+	comm[strcspn(comm, "\n")] = '\0';
+	sw_plan(&plan);
+	assert_int_equal(prom_init(&st, &plan, 0, 0), 0);
+	tasks_init(&t);
+	tasks_set_events(&t, plan.nr);
+	row(&t, 4000000, (__u32)getpid(), "helper", 1000000000);
+	assert_int_equal(prom_update(&st, &t), 0);
+	txt = render(&st, false);
+	snprintf(sel, sizeof(sel), ON("comm=\"%s\",thread=\"helper\""), comm);
+	assert_double_equal(value(txt, sel), 1, 0);
+	free(txt);
+	tasks_free(&t);
+	prom_free(&st);
+}
+
+/* The two formats differ where they must, and only there. */
+static void test_formats(void **state)
+{
+	struct event_plan plan;
+	struct prom_state st;
+	struct task_table t;
+	char *txt, *om;
+	size_t n;
+
+	(void)state;
+	sw_plan(&plan);
+	assert_int_equal(prom_init(&st, &plan, 0, 0), 0);
+	tasks_init(&t);
+	tasks_set_events(&t, plan.nr);
+	row(&t, 5, 5, "x", 1000000001);
+	assert_int_equal(prom_update(&st, &t), 0);
+	txt = render(&st, false);
+	om = render(&st, true);
+	assert_non_null(strstr(txt, "# TYPE tdbpf_task_on_cpu_seconds_total counter\n"));
+	assert_non_null(strstr(om, "# TYPE tdbpf_task_on_cpu_seconds counter\n# UNIT tdbpf_task_on_cpu_seconds seconds\n"));
+	assert_non_null(strstr(txt, "# TYPE tdbpf_build_info gauge\n"));
+	assert_non_null(strstr(om, "# TYPE tdbpf_build info\n"));
+	assert_non_null(strstr(txt, "tdbpf_build_info{model=\"software\",level=\"0\"} 1\n"));
+	assert_null(strstr(txt, "# EOF"));
+	assert_null(strstr(txt, "# UNIT"));
+	n = strlen(om);
+	assert_true(n > 6 && !strcmp(om + n - 6, "# EOF\n"));
+	/* exact seconds from nanoseconds */
+	assert_non_null(strstr(txt, ON("comm=\"x\",thread=\"x\"") " 1.000000001\n"));
+	assert_non_null(strstr(om, ON("comm=\"x\",thread=\"x\"") " 1.000000001\n"));
+	assert_non_null(strstr(txt, "tdbpf_last_collect_duration_seconds 0.0015\n"));
+	assert_non_null(strstr(txt, "tdbpf_tasks{state=\"live\"} 7\n"));
+	/* no BPF run time without kernel.bpf_stats_enabled */
+	assert_null(strstr(txt, "tdbpf_bpf_run"));
+	/* every family has HELP and TYPE */
+	assert_int_equal(count_lines(txt, "# HELP "), count_lines(txt, "# TYPE "));
+	free(txt);
+	free(om);
+	tasks_free(&t);
+	prom_free(&st);
+}
+
+static int slot_of(const struct event_plan *p, const char *name)
+{
+	int i;
+
+	for (i = 0; i < p->nr; i++)
+		if (!strcasecmp(p->model->events[p->ev[i]].name, name))
+			return i;
+	fail_msg("no slot for %s", name);
+	return -1;
+}
+
+static void set_count(struct task_row *r, const struct event_plan *p,
+		      const char *name, __u64 v)
+{
+	int s = slot_of(p, name), l = p->leader[p->group[s]];
+
+	r->ctr[s].value = v;
+	r->ctr[l].enabled = 1000;
+	r->ctr[l].running = 1000;
+}
+
+/*
+ * TMA on Ice Lake level 1 (PERF_METRICS): Retiring = retiring / sum of the
+ * four topdown-* fields (+0 when the other inputs are 0), so an increment
+ * of 30:10:20:40 with 100000 slots adds 30000 retiring slots; a second of
+ * 60:0:0:0 with 50000 slots adds all of them.
+ */
+static void test_tma_slots(void **state)
+{
+	struct event_plan plan;
+	struct prom_state st;
+	struct task_table t;
+	struct task_row *r;
+	char err[256], *txt;
+	const char *ret = "tdbpf_task_tma_slots_total{comm=\"\",thread=\"w\",node=\"tma_retiring\",level=\"1\"}";
+	const char *be = "tdbpf_task_tma_slots_total{comm=\"\",thread=\"w\",node=\"tma_backend_bound\",level=\"1\"}";
+
+	(void)state;
+	assert_int_equal(plan_events(&model_icelake, 1, false, 8, &plan, err,
+				     sizeof(err)),
+			 0);
+	assert_int_equal(prom_init(&st, &plan, 0, 0), 0);
+	tasks_init(&t);
+	tasks_set_events(&t, plan.nr);
+	r = row(&t, 9, 0, "w", 1000);
+	set_count(r, &plan, "TOPDOWN.SLOTS", 100000);
+	set_count(r, &plan, "topdown-retiring", 30000);
+	set_count(r, &plan, "topdown-fe-bound", 10000);
+	set_count(r, &plan, "topdown-bad-spec", 20000);
+	set_count(r, &plan, "topdown-be-bound", 40000);
+	assert_int_equal(prom_update(&st, &t), 0);
+	txt = render(&st, false);
+	assert_double_equal(value(txt, ret), 30000, 0);
+	assert_double_equal(value(txt, be), 40000, 0);
+	assert_double_equal(value(txt, "tdbpf_task_slots_total{comm=\"\",thread=\"w\"}"),
+			    100000, 0);
+	assert_true(isnan(value(txt, "tdbpf_task_tma_slots_total{comm=\"\",thread=\"w\",node=\"tma_dram_bound\",level=\"3\"}")));
+	free(txt);
+
+	r->sched.on_cpu_ns = 2000;
+	set_count(r, &plan, "TOPDOWN.SLOTS", 150000);
+	set_count(r, &plan, "topdown-retiring", 90000);
+	set_count(r, &plan, "topdown-fe-bound", 10000);
+	set_count(r, &plan, "topdown-bad-spec", 20000);
+	set_count(r, &plan, "topdown-be-bound", 40000);
+	/* the leader's times grew too */
+	r->ctr[plan.leader[plan.group[slot_of(&plan, "TOPDOWN.SLOTS")]]].enabled = 2000;
+	r->ctr[plan.leader[plan.group[slot_of(&plan, "TOPDOWN.SLOTS")]]].running = 2000;
+	assert_int_equal(prom_update(&st, &t), 0);
+	txt = render(&st, false);
+	assert_double_equal(value(txt, ret), 80000, 0);
+	assert_double_equal(value(txt, be), 40000, 0);
+	assert_double_equal(value(txt, "tdbpf_task_slots_total{comm=\"\",thread=\"w\"}"),
+			    150000, 0);
+	free(txt);
+	tasks_free(&t);
+	prom_free(&st);
+}
+
+/*
+ * A model without a slots event: Broadwell weighs by its cycles event
+ * times 4, as perf's SLOTS = 4 * CLKS; Retiring = RETIRE_SLOTS / SLOTS:
+ * 1000 of 4 x 1000 slots is 0.25, i.e. 1000 slots.
+ */
+static void test_tma_cycle_slots(void **state)
+{
+	struct event_plan plan;
+	struct prom_state st;
+	struct task_table t;
+	struct task_row *r;
+	char err[256], *txt;
+
+	(void)state;
+	assert_int_equal(plan_events(&model_broadwell, 1, false, 8, &plan, err,
+				     sizeof(err)),
+			 0);
+	assert_int_equal(prom_init(&st, &plan, 0, 0), 0);
+	tasks_init(&t);
+	tasks_set_events(&t, plan.nr);
+	r = row(&t, 9, 0, "w", 1000);
+	set_count(r, &plan, "CPU_CLK_UNHALTED.THREAD", 1000);
+	set_count(r, &plan, "UOPS_RETIRED.RETIRE_SLOTS", 1000);
+	/* alone on its core: perf's core clocks are the thread's */
+	set_count(r, &plan, "CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE", 100);
+	set_count(r, &plan, "CPU_CLK_UNHALTED.REF_XCLK", 100);
+	assert_int_equal(prom_update(&st, &t), 0);
+	txt = render(&st, false);
+	assert_double_equal(value(txt, "tdbpf_task_slots_total{comm=\"\",thread=\"w\"}"),
+			    4000, 0);
+	assert_double_equal(value(txt, "tdbpf_task_tma_slots_total{comm=\"\",thread=\"w\",node=\"tma_retiring\",level=\"1\"}"),
+			    1000, 0);
+	free(txt);
+	tasks_free(&t);
+	prom_free(&st);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_labels),
+		cmocka_unit_test(test_accept),
+		cmocka_unit_test(test_fold_monotonic),
+		cmocka_unit_test(test_scaled_increments),
+		cmocka_unit_test(test_series_limit),
+		cmocka_unit_test(test_tid_labels),
+		cmocka_unit_test(test_escaping),
+		cmocka_unit_test(test_process_name),
+		cmocka_unit_test(test_formats),
+		cmocka_unit_test(test_tma_slots),
+		cmocka_unit_test(test_tma_cycle_slots),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * perf's exit habits for the report's output and a launched command: a
+ * report that cannot be written is one line and exit 1, never silence;
+ * a reader that went away is not an error; -- COMMAND's status is ours.
+ */
+#ifndef TDBPF_OUTFILE_H
+#define TDBPF_OUTFILE_H
+
+#include <stdio.h>
+#include <sys/types.h>
+
+/*
+ * Before a report to @f: where it starts, if @f is a regular file (else
+ * -1). Also clears errno, so that out_check() sees the write's own.
+ */
+off_t out_mark(FILE *f);
+
+/*
+ * After a report to @f (named @name: the -o FILE, or NULL for stdout):
+ * flush it; 0 if all was written. -EPIPE if the reader went away (a
+ * closed pipe: quiet, as perf, for `tdbpf ... | head`). Any other error
+ * (ENOSPC, EIO, ...): one line on stderr naming the output and the
+ * cause, the partial report cut from a regular file back to @mark so
+ * that what remains holds only whole reports, and -errno.
+ */
+int out_check(FILE *f, const char *name, off_t mark);
+
+/*
+ * The exit status of a command from its wait status, as a shell gives
+ * it: its exit code, or 128 + N when signal N killed it.
+ */
+int out_child_status(int wstatus);
+
+#endif /* TDBPF_OUTFILE_H */
