@@ -199,12 +199,12 @@ static void jw_num_value(struct jw *w, double v, int prec)
 	char buf[FMT_FIXED_REV_LEN + OB_SMALL];
 	char *end = buf + FMT_FIXED_REV_LEN, *p;
 
-	if (!isfinite(v)) {
-		ob_puts(&w->o, "null");
-		return;
-	}
-	if (fabs(v) >= 9007199254740992.0) {	/* 2^53 */
-		jw_big(w, v);
+	/* one test for the usual case: finite and below 2^53 */
+	if (!(fabs(v) < 9007199254740992.0)) {
+		if (isfinite(v))
+			jw_big(w, v);
+		else
+			ob_puts(&w->o, "null");
 		return;
 	}
 	/* formatted in place, then written once: no copy in between */
