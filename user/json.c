@@ -198,6 +198,7 @@ static void jw_num_value(struct jw *w, double v, int prec)
 	/* OB_SMALL readable from any start: one fixed copy at the end */
 	char buf[FMT_FIXED_REV_LEN + OB_SMALL];
 	char *end = buf + FMT_FIXED_REV_LEN, *p;
+	int n;
 
 	/* one test for the usual case: finite and below 2^53 */
 	if (!(fabs(v) < 9007199254740992.0)) {
@@ -205,6 +206,14 @@ static void jw_num_value(struct jw *w, double v, int prec)
 			jw_big(w, v);
 		else
 			ob_puts(&w->o, "null");
+		return;
+	}
+	/* the usual case: formatted straight into the buffer */
+	if (sizeof(w->o.buf) - w->o.len < 40)
+		ob_flush(&w->o);
+	n = fmt_json_fixed(w->o.buf + w->o.len, v, prec);
+	if (n > 0) {
+		w->o.len += (size_t)n;
 		return;
 	}
 	/* formatted in place, then written once: no copy in between */

@@ -125,6 +125,97 @@ static char *u64_digits(char *end, uint64_t v)
 }
 
 /*
+ * The digits of @v < 10^8 as eight ASCII bytes in one register, the
+ * first in the lowest byte (SWAR: each step splits every lane in two,
+ * and no product crosses into the next lane). Built in a register and
+ * stored once: digits stored two bytes at a time and then copied out
+ * in wide loads stalled store forwarding.
+ */
+static inline uint64_t digits8(uint32_t v)
+{
+	uint64_t x = v / 10000 | (uint64_t)(v % 10000) << 32, y;
+
+	y = ((x * 10486) >> 20) & 0x0000007f0000007full;	/* /100 */
+	x = y | (x - y * 100) << 16;
+	y = ((x * 103) >> 10) & 0x000f000f000f000full;		/* /10 */
+	return y | (x - y * 10) << 8;
+}
+
+/* Digits of @v (> 0) in decimal, 1..20. */
+static inline int u64_len(uint64_t v)
+{
+	int n = (int)(((64 - __builtin_clzll(v | 1)) * 1233) >> 12);
+
+	return n + (v >= pow10_tab[n]) + (n == 0 && v < 1);
+}
+
+int put_u64_short(char *dst, uint64_t v)
+{
+	uint64_t hi = v / 100000000;
+	uint16_t h2;
+	unsigned __int128 x;
+	int n = u64_len(v);
+
+	memcpy(&h2, &two_digits[2 * hi], 2);
+	x = (unsigned __int128)(digits8((uint32_t)(v - hi * 100000000)) |
+				0x3030303030303030ull) << 16 | h2;
+	x >>= 8 * (10 - n);
+	memcpy(dst, &x, 16);
+	return n;
+}
+
+int fmt_json_fixed(char *dst, double v, int prec)
+{
+	static const double two52 = 4503599627370496.0;
+	double a = fabs(v), x, r, f;
+	uint64_t q, ip, fr;
+	char *p = dst;
+	int z;
+
+	if (prec == 0) {
+		if (!(a < 1e10))
+			return -1;
+		q = (uint64_t)((a + two52) - two52);
+		if (q >= 10000000000ull)	/* 9999999999.5 and up */
+			return -1;
+		if (q == 0)
+			return (*dst = '0', 1);		/* "-0" too */
+		if (signbit(v))
+			*p++ = '-';
+		return (int)(p - dst) + put_u64_short(p, q);
+	}
+	if (prec != 6)
+		return -1;
+	/* fixed_fast()'s tests; its integer part is then below 10^10 */
+	x = a * 1e6;
+	if (!(x < two52 / 2))
+		return -1;
+	r = (x + two52) - two52;
+	f = x - (r - 0.5);
+	if (fabs(f) <= x * 0x1p-51 || fabs(f - 1.0) <= x * 0x1p-51)
+		return -1;
+	q = (uint64_t)r;
+	ip = q / 1000000;
+	fr = q % 1000000;
+	if (q == 0)
+		return (*dst = '0', 1);			/* "-0" too */
+	if (signbit(v))
+		*p++ = '-';
+	p += put_u64_short(p, ip);
+	if (fr) {
+		/* six digits after two leading zeros; trailing zeros dropped */
+		uint64_t d = digits8((uint32_t)fr) >> 16;
+
+		z = __builtin_clzll(d) / 8 - 2;		/* trailing zeros */
+		d |= 0x303030303030ull;
+		*p++ = '.';
+		memcpy(p, &d, 8);
+		p += 6 - z;
+	}
+	return (int)(p - dst);
+}
+
+/*
  * The usual case in one multiply: |v| * 10^@prec = x rounded to a double
  * (10^prec <= 10^6 is exact, so x is within half an ulp of the exact
  * product A). Below 2^52, x + 2^52 - 2^52 rounds x to the nearest
@@ -323,8 +414,7 @@ void ob_u64(struct outbuf *o, uint64_t v, int width)
 void ob_u64_list(struct outbuf *o, const void *base, size_t n,
 		 size_t stride, const char *sep, size_t seplen)
 {
-	/* the separator before the digits, both in one fixed-size copy */
-	char tmp[24 + 8 + OB_SMALL], *end = tmp + 24 + 8, *p;
+	char tmp[24], *end = tmp + sizeof(tmp), *p;
 	uint64_t v;
 	size_t i;
 
@@ -333,12 +423,20 @@ void ob_u64_list(struct outbuf *o, const void *base, size_t n,
 	for (i = 0; i < n; i++) {
 		/* any 64-bit unsigned type: copied, not aliased */
 		memcpy(&v, (const char *)base + i * stride, sizeof(v));
-		p = u64_digits(end, v);
+		if (sizeof(o->buf) - o->len < 8 + 24)
+			ob_flush(o);
+		/* separator (8 bytes copied) and digits straight in place */
 		if (i) {
-			p -= seplen;
-			memcpy(p, sep, seplen);
+			memcpy(o->buf + o->len, sep, 8);
+			o->len += seplen;
 		}
-		ob_write_small(o, p, (size_t)(end - p));
+		if (v < 10000000000ull) {
+			o->len += put_u64_short(o->buf + o->len, v);
+		} else {
+			p = u64_digits(end, v);
+			memcpy(o->buf + o->len, p, (size_t)(end - p));
+			o->len += (size_t)(end - p);
+		}
 	}
 }
 
