@@ -124,23 +124,6 @@ static char *u64_digits(char *end, uint64_t v)
 	return end;
 }
 
-/*
- * The digits of @v < 10^8 as eight ASCII bytes in one register, the
- * first in the lowest byte (SWAR: each step splits every lane in two,
- * and no product crosses into the next lane). Built in a register and
- * stored once: digits stored two bytes at a time and then copied out
- * in wide loads stalled store forwarding.
- */
-static inline uint64_t digits8(uint32_t v)
-{
-	uint64_t x = v / 10000 | (uint64_t)(v % 10000) << 32, y;
-
-	y = ((x * 10486) >> 20) & 0x0000007f0000007full;	/* /100 */
-	x = y | (x - y * 100) << 16;
-	y = ((x * 103) >> 10) & 0x000f000f000f000full;		/* /10 */
-	return y | (x - y * 10) << 8;
-}
-
 /* Digits of @v (> 0) in decimal, 1..20. */
 static inline int u64_len(uint64_t v)
 {
@@ -149,16 +132,35 @@ static inline int u64_len(uint64_t v)
 	return n + (v >= pow10_tab[n]) + (n == 0 && v < 1);
 }
 
+/*
+ * "0000".."9999" as four ASCII bytes each (40 KiB), filled before main:
+ * two independent loads instead of a chain of dependent multiplies.
+ */
+static uint32_t four_digits[10000];
+
+__attribute__((constructor)) static void four_digits_init(void)
+{
+	uint32_t i;
+
+	for (i = 0; i < 10000; i++)
+		four_digits[i] = (uint32_t)('0' + i / 1000) |
+				 (uint32_t)('0' + i / 100 % 10) << 8 |
+				 (uint32_t)('0' + i / 10 % 10) << 16 |
+				 (uint32_t)('0' + i % 10) << 24;
+}
+
 int put_u64_short(char *dst, uint64_t v)
 {
 	uint64_t hi = v / 100000000;
+	uint32_t lo = (uint32_t)(v - hi * 100000000), a = lo / 10000;
 	uint16_t h2;
 	unsigned __int128 x;
 	int n = u64_len(v);
 
 	memcpy(&h2, &two_digits[2 * hi], 2);
-	x = (unsigned __int128)(digits8((uint32_t)(v - hi * 100000000)) |
-				0x3030303030303030ull) << 16 | h2;
+	x = (unsigned __int128)((uint64_t)four_digits[a] |
+				(uint64_t)four_digits[lo - a * 10000] << 32)
+		<< 16 | h2;
 	x >>= 8 * (10 - n);
 	memcpy(dst, &x, 16);
 	return n;
@@ -203,11 +205,15 @@ int fmt_json_fixed(char *dst, double v, int prec)
 		*p++ = '-';
 	p += put_u64_short(p, ip);
 	if (fr) {
-		/* six digits after two leading zeros; trailing zeros dropped */
-		uint64_t d = digits8((uint32_t)fr) >> 16;
+		/* six digits: two, then four; trailing zeros dropped */
+		uint32_t a = (uint32_t)fr / 10000;
+		uint16_t f2;
+		uint64_t d;
 
-		z = __builtin_clzll(d) / 8 - 2;		/* trailing zeros */
-		d |= 0x303030303030ull;
+		memcpy(&f2, &two_digits[2 * a], 2);
+		d = f2 | (uint64_t)four_digits[fr - a * 10000] << 16;
+		/* the digits' values: the trailing zeros are the top bytes */
+		z = __builtin_clzll(d - 0x303030303030ull) / 8 - 2;
 		*p++ = '.';
 		memcpy(p, &d, 8);
 		p += 6 - z;
