@@ -198,13 +198,22 @@ static void jw_num_value(struct jw *w, double v, int prec)
 	/* OB_SMALL readable from any start: one fixed copy at the end */
 	char buf[FMT_FIXED_REV_LEN + OB_SMALL];
 	char *end = buf + FMT_FIXED_REV_LEN, *p;
+	int n;
 
-	if (!isfinite(v)) {
-		ob_puts(&w->o, "null");
+	/* one test for the usual case: finite and below 2^53 */
+	if (!(fabs(v) < 9007199254740992.0)) {
+		if (isfinite(v))
+			jw_big(w, v);
+		else
+			ob_puts(&w->o, "null");
 		return;
 	}
-	if (fabs(v) >= 9007199254740992.0) {	/* 2^53 */
-		jw_big(w, v);
+	/* the usual case: formatted straight into the buffer */
+	if (sizeof(w->o.buf) - w->o.len < 40)
+		ob_flush(&w->o);
+	n = fmt_json_fixed(w->o.buf + w->o.len, v, prec);
+	if (n > 0) {
+		w->o.len += (size_t)n;
 		return;
 	}
 	/* formatted in place, then written once: no copy in between */
@@ -289,15 +298,31 @@ void jw_key(struct jw *w, const struct jw_keys *k, int i)
 void jw_num_keyed(struct jw *w, const struct jw_keys *k, int i, double v,
 		  int prec)
 {
-	const char *p = k->buf + k->off[i];
-	size_t n = k->off[i + 1] - k->off[i];
+	struct outbuf *o = &w->o;
+	/* no comma before the first */
+	size_t off = k->off[i] + (w->first ? 1 : 0);
+	size_t n = k->off[i + 1] - off;
+	int len;
 
-	if (w->first) {		/* no comma before the first */
-		p++;
-		n--;
-	}
 	w->first = false;
-	ob_write_small(&w->o, p, n);
+	/*
+	 * The usual member in one go: the key's prefix copied at a fixed
+	 * size, the number formatted right after it, one length update.
+	 */
+	if (sizeof(o->buf) - o->len < OB_SMALL + 40)
+		ob_flush(o);
+	if (n > OB_SMALL) {
+		ob_write(o, k->buf + off, n);
+		jw_num_value(w, v, prec);
+		return;
+	}
+	memcpy(o->buf + o->len, k->buf + off, OB_SMALL);
+	len = fmt_json_fixed(o->buf + o->len + n, v, prec);
+	if (len > 0) {
+		o->len += n + (size_t)len;
+		return;
+	}
+	o->len += n;
 	jw_num_value(w, v, prec);
 }
 

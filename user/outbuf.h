@@ -31,6 +31,15 @@ int fmt_fixed(char *dst, size_t len, double v, int prec);
  */
 #define FMT_FIXED_REV_LEN	48
 char *fmt_fixed_rev(char *end, double v, int prec);
+/*
+ * JSON's numbers in place: "%.0f" (@prec 0) or "%.6f" (@prec 6) of @v
+ * without trailing zeros and with "-0" as "0", at @dst (40 bytes
+ * writable); the length, or -1 where the caller must use
+ * fmt_fixed_rev() (|v| >= 10^10, a rounding too close to call).
+ */
+int fmt_json_fixed(char *dst, double v, int prec);
+/* @v < 10^10 in decimal at @dst (16 bytes writable); the length */
+int put_u64_short(char *dst, uint64_t v);
 /* printf("%" PRIu64, @v) into @dst (21 bytes at least); the length */
 int fmt_u64(char *dst, uint64_t v);
 

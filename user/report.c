@@ -184,15 +184,38 @@ static void decode_tma(struct task_decoded *d, const struct event_plan *plan,
 }
 
 /*
+ * @s appended at @b + @len (@b holds @n bytes) as snprintf(@b + @len,
+ * @n - @len, "%s", @s) would, nothing when there is no room; the length
+ * snprintf() would report for the whole. Every task's verdict is built
+ * from such pieces: without format parsing per piece.
+ */
+static int cat(char *b, size_t n, int len, const char *s)
+{
+	size_t sl = strlen(s), k;
+
+	if (len >= 0 && (size_t)len < n) {
+		k = n - 1 - (size_t)len;
+		if (k > sl)
+			k = sl;
+		memcpy(b + len, s, k);
+		b[len + k] = '\0';
+	}
+	return len + (int)sl;
+}
+
+/*
  * "@what N%)", N as "%.0f" prints @pct. Most tasks of a big process
  * sleep: printf's float conversion here was a tenth of the report time.
  */
 static int with_pct(char *b, size_t n, const char *what, double pct)
 {
 	char num[FMT_FIXED_LEN];
+	int len;
 
 	fmt_fixed(num, sizeof(num), pct, 0);
-	return snprintf(b, n, "%s%s%%)", what, num);
+	len = cat(b, n, 0, what);
+	len = cat(b, n, len, num);
+	return cat(b, n, len, "%)");
 }
 
 static void decode_bottleneck(struct task_decoded *d)
@@ -212,23 +235,29 @@ static void decode_bottleneck(struct task_decoded *d)
 			       share(r->sched.off_cpu_ns, r));
 		break;
 	case SCHED_IDLE:
-		len = snprintf(b, n, "idle");
+		len = cat(b, n, 0, "idle");
 		break;
 	case SCHED_NONE:
 	default:
 		if (d->has_tma && d->tma.bottleneck >= 0 && d->tma.path[0]) {
-			len = snprintf(b, n, "%s", d->tma.path);
+			len = cat(b, n, 0, d->tma.path);
 			d->mark_at = len < (int)n ? len : (int)n - 1;
 		} else if (!d->has_tma)
 			/* it mostly runs; without a PMU we cannot say why */
-			len = snprintf(b, n, "on-CPU (no PMU breakdown)");
+			len = cat(b, n, 0, "on-CPU (no PMU breakdown)");
 		else
-			len = snprintf(b, n, "-");
+			len = cat(b, n, 0, "-");
 		break;
 	}
-	if (d->low_coverage && len > 0 && (size_t)len < n)
-		snprintf(b + len, n - len, " (low coverage %.0f%%)",
-			 d->coverage * 100);
+	if (d->low_coverage && len > 0 && (size_t)len < n) {
+		char num[FMT_FIXED_LEN];
+
+		/* exactly printf's "%.0f" */
+		fmt_fixed(num, sizeof(num), d->coverage * 100, 0);
+		len = cat(b, n, len, " (low coverage ");
+		len = cat(b, n, len, num);
+		cat(b, n, len, "%)");
+	}
 }
 
 static int cmp_u64_desc(__u64 a, __u64 b)

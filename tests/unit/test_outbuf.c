@@ -7,6 +7,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -226,6 +227,76 @@ static void test_u64_and_near_ties(void **state)
 	}
 }
 
+/*
+ * fmt_json_fixed(): printf's "%.0f" / "%.6f" with trailing zeros (and
+ * a bare '.') dropped and "-0" as "0", or -1; it must take the usual
+ * values (-1 for them would be a silent slow path, not an error).
+ */
+static void json_same(double v, int prec, bool must_take)
+{
+	char got[64], want[64], *e;
+	int n = fmt_json_fixed(got, v, prec), wn;
+
+	if (n < 0) {
+		assert_false(must_take);
+		return;
+	}
+	got[n] = '\0';
+	wn = snprintf(want, sizeof(want), "%.*f", prec, v);
+	e = want + wn;
+	if (prec) {
+		while (e[-1] == '0')
+			e--;
+		if (e[-1] == '.')
+			e--;
+	}
+	*e = '\0';
+	if (!strcmp(want, "-0"))
+		strcpy(want, "0");
+	assert_string_equal(got, want);
+}
+
+static void test_json_fixed(void **state)
+{
+	static const double edge[] = {
+		0.0, -0.0, 0.5, 1.5, 2.5, -0.4, -0.5, 9999999999.4,
+		9999999999.5, 9999999998.5, 1e10, 99999.9999995,
+		0.0000005, -0.0000005, 0.0000015, 2251799813.685247,
+	};
+	uint64_t u, p10;
+	char got[40], want[32];
+	size_t i;
+	int k;
+
+	(void)state;
+	for (i = 0; i < sizeof(edge) / sizeof(edge[0]); i++) {
+		json_same(edge[i], 0, false);
+		json_same(edge[i], 6, false);
+	}
+	for (k = 0; k < 200000; k++) {
+		uint64_t bits = next();
+		double v;
+
+		memcpy(&v, &bits, sizeof(v));
+		json_same(v, (int)(bits & 1) * 6, false);
+		/* a report's counts and percentages */
+		json_same((double)(next() % 8000000000ull), 0, true);
+		json_same((double)(next() % 8000000000ull) * 0.37, 0, true);
+		json_same(-(double)(next() % 100000000) / 1e5, 6, false);
+		json_same((double)(next() % 100000000000ull) / 1e6, 6, false);
+	}
+	/* put_u64_short() at every length and power-of-ten edge */
+	for (p10 = 1, k = 0; k < 10; k++, p10 *= 10)
+		for (u = p10 > 2 ? p10 - 2 : 0; u < p10 + 3; u++) {
+			if (u >= 10000000000ull)
+				break;
+			snprintf(want, sizeof(want), "%llu",
+				 (unsigned long long)u);
+			got[put_u64_short(got, u)] = '\0';
+			assert_string_equal(got, want);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -234,6 +305,7 @@ int main(void)
 		cmocka_unit_test(test_fixed_random),
 		cmocka_unit_test(test_outbuf),
 		cmocka_unit_test(test_u64_and_near_ties),
+		cmocka_unit_test(test_json_fixed),
 	};
 
 	return cmocka_run_group_tests_name("outbuf", tests, NULL, NULL);
