@@ -149,9 +149,12 @@ void jw_member(struct jw *w, const char *key)
 void jw_u64_list(struct jw *w, const char *key, const void *base, size_t n,
 		 size_t stride)
 {
+	/* ob_u64_list() copies 8 bytes of the separator whatever its length */
+	static const char sep[8] = ", ";
+
 	jw_member(w, key);
 	ob_putc(&w->o, '[');
-	ob_u64_list(&w->o, base, n, stride, ", ", w->pretty ? 2 : 1);
+	ob_u64_list(&w->o, base, n, stride, sep, w->pretty ? 2 : 1);
 	ob_putc(&w->o, ']');
 }
 

@@ -106,7 +106,8 @@ void ob_str(struct outbuf *o, const char *s, int width);
 void ob_u64(struct outbuf *o, uint64_t v, int width);
 /*
  * @n 64-bit unsigned values @stride bytes apart from @base, as "%" PRIu64,
- * @sep (at most 8 bytes) between them: the raw sums of a JSON report.
+ * @seplen (at most 8) bytes of @sep between them: the raw sums of a JSON
+ * report. @sep must have 8 readable bytes: all 8 are copied.
  */
 void ob_u64_list(struct outbuf *o, const void *base, size_t n,
 		 size_t stride, const char *sep, size_t seplen);
