@@ -15,40 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "json.h"
-
-/* Length of the valid UTF-8 sequence at @s (@n bytes left), 0 if none. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-	size_t len, i;
-	unsigned int cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		len = 2;
-		cp = s[0] & 0x1f;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		len = 3;
-		cp = s[0] & 0x0f;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		len = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;	/* continuation byte, 0xc0/0xc1, 0xf5.. */
-	}
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	/* overlong forms, UTF-16 surrogates, beyond U+10FFFF */
-	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return len;
-}
+#include "text.h"
 
 /* Bytes copied as they are: printable ASCII but the quote and backslash. */
 static bool json_plain(unsigned char c)
@@ -72,7 +39,7 @@ void jw_string(struct jw *w, const char *str)
 			continue;
 		}
 		if (c >= 0x80) {
-			len = utf8_seq(s + i, n - i);
+			len = text_utf8_seq(s + i, n - i);
 			if (len) {
 				i += len;
 				continue;

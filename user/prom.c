@@ -26,6 +26,7 @@
 #include "archive.h"
 #include "prom.h"
 #include "report.h"
+#include "text.h"
 #include "tma.h"
 
 /* ---- process names ---------------------------------------------------- */
@@ -145,36 +146,6 @@ static int pcomm_build(struct prom_state *st, const struct task_table *cur)
 
 /* ---- label escaping --------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at @s (@n bytes left), 0 if none. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t len, i;
-	__u32 cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	/* overlong forms, UTF-16 surrogates, beyond U+10FFFF */
-	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return len;
-}
-
 /*
  * A label value as the exposition formats want it: backslash, double
  * quote and newline escaped, and valid UTF-8 (Prometheus rejects the
@@ -205,7 +176,7 @@ static char *esc_label(char *dst, const char *s)
 			i++;
 			continue;
 		}
-		l = utf8_len(u + i, n - i);
+		l = text_utf8_seq(u + i, n - i);
 		if (!l) {
 			memcpy(dst, "\xef\xbf\xbd", 3);
 			dst += 3;
