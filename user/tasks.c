@@ -334,6 +334,9 @@ int tasks_merge(struct task_table *dst, const struct task_table *src,
 
 	stride_like(dst, src);
 	nr_ev = common_ev(nr_ev, dst, src);
+	/* at most every row of @src is new: no row moves while merging */
+	if (tasks_reserve(dst, dst->nr + src->nr))
+		return -ENOMEM;
 	for (i = 0; i < src->nr; i++) {
 		const struct task_row *s = tasks_row(src, i);
 		size_t had = dst->nr;
@@ -365,6 +368,8 @@ int tasks_diff(const struct task_table *cur, const struct task_table *prev,
 	nr_ev = common_ev(nr_ev, out, cur);
 	if (prev)
 		nr_ev = common_ev(nr_ev, prev, NULL);
+	if (tasks_reserve(out, cur->nr))
+		return -ENOMEM;
 	for (i = 0; i < cur->nr; i++) {
 		const struct task_row *c = tasks_row(cur, i);
 		const struct task_row *p = NULL;

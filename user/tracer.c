@@ -237,6 +237,12 @@ static int read_live(struct tracer *t, struct task_table *to, __u64 now)
 	int fd, err = 0;
 	ssize_t n;
 
+	/*
+	 * Room for every live task (and the archive merged after) at once:
+	 * growing a table of 10,000 rows by doubling copied it eight times.
+	 */
+	if (tasks_reserve(to, t->skel->bss->nr_live + t->archive.nr + 64))
+		return -ENOMEM;
 	buf = malloc(cap);
 	if (!buf)
 		return -ENOMEM;
