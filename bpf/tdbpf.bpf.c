@@ -156,26 +156,26 @@ static __always_inline void stat_inc(__u32 which)
 		(*v)++;
 }
 
-static __always_inline bool tracked_ids(__u32 pid, __u32 tgid)
+/*
+ * Is @t followed? One load from the task and one from the bitmap: this
+ * runs twice at every switch on the machine, tracked or not. The idle
+ * tasks have pid and tgid 0.
+ */
+static __always_inline bool tracked(struct task_struct *t)
 {
 	__u32 key, idx;
 
-	if (!pid)	/* the idle tasks */
-		return false;
 	if (track_mode == TDBPF_TRACK_ALL)
-		return true;
-	key = track_mode == TDBPF_TRACK_TID ? pid : tgid;
+		return t->pid != 0;
+	key = track_mode == TDBPF_TRACK_TID ? t->pid : t->tgid;
+	if (!key)
+		return false;
 	idx = key / 64;
 	/* keep clang from indexing with a copy the verifier did not bound */
 	asm volatile("" : "+r"(idx));
 	if (idx >= TDBPF_TRACK_WORDS)
 		return false;
 	return track_bits[idx] & (1ULL << (key % 64));
-}
-
-static __always_inline bool tracked(struct task_struct *t)
-{
-	return tracked_ids(t->pid, t->tgid);
 }
 
 /*
