@@ -193,11 +193,12 @@ start_pingpong() {
 	wait_for "$1" '^pid=' 5 || die "pipe_pingpong did not start: $(cat "$1")"
 }
 
-# The prog id of the sched_switch program a process holds a link for.
-switch_prog_id() {
+# tp_prog_id PID TRACEPOINT: the prog id of the program process PID holds
+# a link for on TRACEPOINT (from the link's fdinfo)
+tp_prog_id() {
 	local f
 	for f in /proc/"$1"/fdinfo/*; do
-		grep -q '^tp_name:[[:space:]]*sched_switch$' "$f" 2>/dev/null || continue
+		grep -q "^tp_name:[[:space:]]*$2\$" "$f" 2>/dev/null || continue
 		awk '/^prog_id:/ { print $2 }' "$f"
 		return 0
 	done
@@ -334,7 +335,7 @@ bpf_run() {
 		PIDS+=("$lp")
 		wait_for "$TMP/tracer.err" 'tdbpf: attached' 10 ||
 			die "tdbpf did not attach: $(cat "$TMP/tracer.err")"
-		id=$(switch_prog_id "$lp") || die "no sched_switch link in tdbpf"
+		id=$(tp_prog_id "$lp" sched_switch) || die "no sched_switch link in tdbpf"
 		s0=$(prog_stats "$id")
 		wait_pid "$PP" 300
 		s1=$(prog_stats "$id")
@@ -345,7 +346,7 @@ bpf_run() {
 		PIDS+=("$lp")
 		wait_for "$TMP/tracer.err" 'tdbpf: attached' 10 ||
 			die "tdbpf did not attach: $(cat "$TMP/tracer.err")"
-		id=$(switch_prog_id "$lp") || die "no sched_switch link in tdbpf"
+		id=$(tp_prog_id "$lp" sched_switch) || die "no sched_switch link in tdbpf"
 		s0=$(prog_stats "$id")
 		timeout 300 "$W/pipe_pingpong" -n "$LOOPS" -c 0 >"$out" 2>&1
 		s1=$(prog_stats "$id")
@@ -628,17 +629,6 @@ listen_results() {
 }
 
 # ---------------------------------------------------------------- section 6
-# The prog id of the program process $1 holds a link for on tracepoint $2.
-tp_prog_id() {
-	local f
-	for f in /proc/"$1"/fdinfo/*; do
-		grep -q "^tp_name:[[:space:]]*$2\$" "$f" 2>/dev/null || continue
-		awk '/^prog_id:/ { print $2 }' "$f"
-		return 0
-	done
-	return 1
-}
-
 # The ping-pong's own CPU time per round trip (both threads' clocks), us:
 # what a program run in their context adds, whatever else loads the
 # machine (time spent waiting for a CPU is not in it, wall time is).
