@@ -193,6 +193,38 @@ start_pingpong() {
 	wait_for "$1" '^pid=' 5 || die "pipe_pingpong did not start: $(cat "$1")"
 }
 
+# start_tdbpf ARGS...: "tdbpf -v ARGS" in the background, its stderr in
+# $TMP/tracer.err, until it says it has attached; sets TR to its pid
+start_tdbpf() {
+	"$TDBPF" -v "$@" 2>"$TMP/tracer.err" &
+	TR=$!
+	PIDS+=("$TR")
+	wait_for "$TMP/tracer.err" 'tdbpf: attached' 10 ||
+		die "tdbpf did not attach: $(cat "$TMP/tracer.err")"
+}
+
+# start_floor VARIANT: bench/floor's VARIANT program, attached; sets TR to
+# the loader's pid and FLOOR_ID to the program's id
+start_floor() {
+	"$BD/floor" "$1" >"$TMP/floor.out" 2>&1 &
+	TR=$!
+	PIDS+=("$TR")
+	wait_for "$TMP/floor.out" '^id=' 10 ||
+		die "floor $1 did not attach: $(cat "$TMP/floor.out")"
+	FLOOR_ID=$(sed -n 's/^id=//p' "$TMP/floor.out")
+}
+
+# start_manythreads N: manythreads with N threads waking every MT_PERIOD
+# ms, once every thread has woken (so all are in a run); sets MT to its pid
+start_manythreads() {
+	"$W/manythreads" -n "$1" -d 3600 -p "$MT_PERIOD" >"$TMP/mt.out" 2>&1 &
+	MT=$!
+	PIDS+=("$MT")
+	wait_for "$TMP/mt.out" '^ready' 120 ||
+		die "manythreads -n $1 did not get ready: $(cat "$TMP/mt.out")"
+	sleep "$(awk -v p="$MT_PERIOD" 'BEGIN { print p / 1000 + 0.2 }')"
+}
+
 # tp_prog_id PID TRACEPOINT: the prog id of the program process PID holds
 # a link for on TRACEPOINT (from the link's fdinfo)
 tp_prog_id() {
@@ -316,12 +348,8 @@ bpf_run() {
 	local v=$1 lp s0 s1 id out=$TMP/bpf.out
 	case $v in
 	floor_*)
-		"$BD/floor" "${v#floor_}" >"$TMP/floor.out" 2>&1 &
-		lp=$!
-		PIDS+=("$lp")
-		wait_for "$TMP/floor.out" '^id=' 10 ||
-			die "floor ${v#floor_} did not attach: $(cat "$TMP/floor.out")"
-		id=$(sed -n 's/^id=//p' "$TMP/floor.out")
+		start_floor "${v#floor_}"
+		lp=$TR id=$FLOOR_ID
 		s0=$(prog_stats "$id")
 		timeout 300 "$W/pipe_pingpong" -n "$LOOPS" -c 0 >"$out" 2>&1
 		s1=$(prog_stats "$id")
@@ -330,22 +358,16 @@ bpf_run() {
 		# pipe_pingpong and a sleeper are the targets: tdbpf stays
 		# attached after the pipe ends, so the second snapshot is safe
 		start_pingpong "$out"
-		"$TDBPF" -v -o /dev/null -p "$PP,$SLEEPER" 2>"$TMP/tracer.err" &
-		lp=$!
-		PIDS+=("$lp")
-		wait_for "$TMP/tracer.err" 'tdbpf: attached' 10 ||
-			die "tdbpf did not attach: $(cat "$TMP/tracer.err")"
+		start_tdbpf -o /dev/null -p "$PP,$SLEEPER"
+		lp=$TR
 		id=$(tp_prog_id "$lp" sched_switch) || die "no sched_switch link in tdbpf"
 		s0=$(prog_stats "$id")
 		wait_pid "$PP" 300
 		s1=$(prog_stats "$id")
 		;;
 	tdbpf_untracked)
-		"$TDBPF" -v -o /dev/null -p "$SLEEPER" 2>"$TMP/tracer.err" &
-		lp=$!
-		PIDS+=("$lp")
-		wait_for "$TMP/tracer.err" 'tdbpf: attached' 10 ||
-			die "tdbpf did not attach: $(cat "$TMP/tracer.err")"
+		start_tdbpf -o /dev/null -p "$SLEEPER"
+		lp=$TR
 		id=$(tp_prog_id "$lp" sched_switch) || die "no sched_switch link in tdbpf"
 		s0=$(prog_stats "$id")
 		timeout 300 "$W/pipe_pingpong" -n "$LOOPS" -c 0 >"$out" 2>&1
@@ -443,13 +465,8 @@ perf_scale() {
 
 scale_one() {
 	local n=$1 r=$2 mt
-	"$W/manythreads" -n "$n" -d 3600 -p "$MT_PERIOD" >"$TMP/mt.out" 2>&1 &
-	mt=$!
-	PIDS+=("$mt")
-	wait_for "$TMP/mt.out" '^ready' 120 ||
-		die "manythreads -n $n did not get ready: $(cat "$TMP/mt.out")"
-	# every thread has woken once, so the threads are all in the run
-	sleep "$(awk -v p="$MT_PERIOD" 'BEGIN { print p / 1000 + 0.2 }')"
+	start_manythreads "$n"
+	mt=$MT
 
 	tdbpf_scale "$mt" "$n.$r.tdbpf"
 	tdbpf_scale "$mt" "$n.$r.json" -j
@@ -536,12 +553,8 @@ kv() { awk -v k="$2" '$1 == k { print $2 }' "$TMP/ls.$1.kv"; }
 section_listen() {
 	local mt i ms n=0 exits r
 	log "5/5 --listen: a scrape of $LISTEN_THREADS tasks ($LISTEN_SCRAPES scrapes per variant), and a soak of $SOAK_THREADS threads"
-	"$W/manythreads" -n "$LISTEN_THREADS" -d 3600 -p "$MT_PERIOD" >"$TMP/mt.out" 2>&1 &
-	mt=$!
-	PIDS+=("$mt")
-	wait_for "$TMP/mt.out" '^ready' 120 ||
-		die "manythreads -n $LISTEN_THREADS did not get ready: $(cat "$TMP/mt.out")"
-	sleep "$(awk -v p="$MT_PERIOD" 'BEGIN { print p / 1000 + 0.2 }')"
+	start_manythreads "$LISTEN_THREADS"
+	mt=$MT
 	listen_scrape_run "$mt" name
 	listen_scrape_run "$mt" tid --listen-labels tid --listen-max-series $((LISTEN_THREADS + 100))
 	kill -TERM "$mt" 2>/dev/null
@@ -659,12 +672,8 @@ wake_run() {
 		{ echo "usecs $(usecs "$out")"; echo "cpu $(cpu_per_op "$out")"; } >"$TMP/wake.res"
 		return ;;
 	floor_wempty)
-		"$BD/floor" wempty >"$TMP/floor.out" 2>&1 &
-		lp=$!
-		PIDS+=("$lp")
-		wait_for "$TMP/floor.out" '^id=' 10 ||
-			die "floor wempty did not attach: $(cat "$TMP/floor.out")"
-		wid=$(sed -n 's/^id=//p' "$TMP/floor.out")
+		start_floor wempty
+		lp=$TR wid=$FLOOR_ID
 		w0=$(prog_stats "$wid")
 		timeout 300 "$W/pipe_pingpong" -n "$LOOPS" -c 0 >"$out" 2>&1
 		w1=$(prog_stats "$wid")
@@ -672,11 +681,8 @@ wake_run() {
 	bpf_on | bpf_off)
 		[ "$v" = bpf_on ] && flag=--wakeups || flag=-v
 		start_pingpong "$out"
-		"$TDBPF" -v "$flag" -o /dev/null -p "$PP,$SLEEPER" 2>"$TMP/tracer.err" &
-		lp=$!
-		PIDS+=("$lp")
-		wait_for "$TMP/tracer.err" 'tdbpf: attached' 10 ||
-			die "tdbpf did not attach: $(cat "$TMP/tracer.err")"
+		start_tdbpf "$flag" -o /dev/null -p "$PP,$SLEEPER"
+		lp=$TR
 		sid=$(tp_prog_id "$lp" sched_switch) || die "no sched_switch link in tdbpf"
 		s0=$(prog_stats "$sid")
 		if [ "$v" = bpf_on ]; then
@@ -688,11 +694,8 @@ wake_run() {
 		[ "$v" = bpf_on ] && w1=$(prog_stats "$wid")
 		;;
 	bpf_untracked)
-		"$TDBPF" -v --wakeups -o /dev/null -p "$SLEEPER" 2>"$TMP/tracer.err" &
-		lp=$!
-		PIDS+=("$lp")
-		wait_for "$TMP/tracer.err" 'tdbpf: attached' 10 ||
-			die "tdbpf did not attach: $(cat "$TMP/tracer.err")"
+		start_tdbpf --wakeups -o /dev/null -p "$SLEEPER"
+		lp=$TR
 		wid=$(tp_prog_id "$lp" sched_waking) || die "no sched_waking link in tdbpf --wakeups"
 		w0=$(prog_stats "$wid")
 		timeout 300 "$W/pipe_pingpong" -n "$LOOPS" -c 0 >"$out" 2>&1
