@@ -184,6 +184,10 @@ wait_pid() {
 
 usecs() { awk '/usecs\/op/ { print $1; exit }' "$1"; }
 
+# kv_get FILE KEY: the value of KEY in FILE's "key value" lines (our result
+# files, a /metrics exposition, /proc/PID/status)
+kv_get() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
+
 # start_pingpong FILE: pipe_pingpong pinned to CPU 0, waiting SLEEP_MS for a
 # tracer; sets PP to its pid
 start_pingpong() {
@@ -514,7 +518,7 @@ start_listen() {
 }
 
 # kB of a /proc/PID/status field (VmRSS, VmHWM)
-proc_kb() { awk -v k="$2:" '$1 == k { print $2 }' /proc/"$1"/status 2>/dev/null; }
+proc_kb() { kv_get /proc/"$1"/status "$2:" 2>/dev/null; }
 
 # scrape PORT FILE: one GET /metrics into FILE; prints the wall ms
 scrape() {
@@ -541,14 +545,14 @@ listen_scrape_run() {
 	{
 		echo "hwm_kb $(proc_kb "$LP" VmHWM)"
 		echo "bytes $(wc -c <"$TMP/ls.body")"
-		echo "series $(awk '$1 == "tdbpf_series" { print $2 }' "$TMP/ls.body")"
-		echo "tasks $(awk '$1 == "tdbpf_tasks{state=\"live\"}" { print $2 }' "$TMP/ls.body")"
+		echo "series $(kv_get "$TMP/ls.body" tdbpf_series)"
+		echo "tasks $(kv_get "$TMP/ls.body" 'tdbpf_tasks{state="live"}')"
 	} >"$TMP/ls.$tag.kv"
 	kill -INT "$LP" 2>/dev/null
 	wait_pid "$LP" 30
 }
 
-kv() { awk -v k="$2" '$1 == k { print $2 }' "$TMP/ls.$1.kv"; }
+kv() { kv_get "$TMP/ls.$1.kv" "$2"; }
 
 section_listen() {
 	local mt i ms n=0 exits r
@@ -618,15 +622,15 @@ listen_results() {
 	echo "RSS (VmRSS) at the 20th scrape, once the churn runs (start), and at the"
 	echo "last one (end); at the first scrape, before any churn, for reference."
 	echo
-	local r0 r1 sc ex th
-	r0=$(awk '$1 == "rss0_kb" { print $2 }' "$TMP/soak.kv")
-	r1=$(awk '$1 == "rss1_kb" { print $2 }' "$TMP/soak.kv")
-	sc=$(awk '$1 == "scrapes" { print $2 }' "$TMP/soak.kv")
-	ex=$(awk '$1 == "exits" { print $2 }' "$TMP/soak.kv")
-	th=$(awk '$1 == "threads" { print $2 }' "$TMP/soak.kv")
+	local r0 r1 gr grm sk=$TMP/soak.kv
+	r0=$(kv_get "$sk" rss0_kb)
+	r1=$(kv_get "$sk" rss1_kb)
+	# growth in KiB and MiB, empty when either reading is missing
+	gr=$(awk -v a="$r0" -v b="$r1" 'BEGIN { if (a != "" && b != "") print b - a }')
+	grm=$(awk -v g="$gr" 'BEGIN { if (g != "") print g / 1024 }')
 	echo "| threads created | exits counted in /metrics | scrapes | RSS first scrape MiB | RSS start MiB | RSS end MiB | growth MiB |"
 	echo "|---:|---:|---:|---:|---:|---:|---:|"
-	echo "| $th | $ex | $sc | $(kib_mib "$(awk '$1 == "rss_first_kb" { print $2 }' "$TMP/soak.kv")") | $(kib_mib "$r0") | $(kib_mib "$r1") | $(awk -v a="$r0" -v b="$r1" 'BEGIN { if (a != "" && b != "") printf "%+.1f", (b - a) / 1024; else printf "n/a" }') |"
+	echo "| $(kv_get "$sk" threads) | $(kv_get "$sk" exits) | $(kv_get "$sk" scrapes) | $(kib_mib "$(kv_get "$sk" rss_first_kb)") | $(kib_mib "$r0") | $(kib_mib "$r1") | $(fmt "$grm" %+.1f) |"
 	echo
 	echo "| target | measured | limit | result |"
 	echo "|---|---:|---:|---|"
@@ -638,7 +642,7 @@ listen_results() {
 		echo "| tdbpf peak RSS, $lim | $(kib_mib "$rss") MiB | 64 MiB | $(pass "$(le "$rss" 65536)") |"
 	done
 	# flat: within 1 MiB (allocator noise) over the whole soak
-	echo "| RSS growth over the soak | $(awk -v a="$r0" -v b="$r1" 'BEGIN { if (a != "" && b != "") printf "%+.1f MiB", (b - a) / 1024; else printf "n/a" }') | +1.0 MiB | $(pass "$(le "$(awk -v a="$r0" -v b="$r1" 'BEGIN { if (a != "" && b != "") print b - a }')" 1024)") |"
+	echo "| RSS growth over the soak | $(fmt "$grm" "%+.1f MiB") | +1.0 MiB | $(pass "$(le "$gr" 1024)") |"
 }
 
 # ---------------------------------------------------------------- section 6
@@ -722,8 +726,8 @@ section_wakeups() {
 		for ((i = 0; i < n; i++)); do
 			v=${pp[$(((i + r) % n))]}
 			wake_run "$v"
-			awk '$1 == "usecs" { print $2 }' "$TMP/wake.res" >>"$TMP/s6.$v"
-			awk '$1 == "cpu" { print $2 }' "$TMP/wake.res" >>"$TMP/s6.$v.cpu"
+			kv_get "$TMP/wake.res" usecs >>"$TMP/s6.$v"
+			kv_get "$TMP/wake.res" cpu >>"$TMP/s6.$v.cpu"
 		done
 		sysctl -q kernel.bpf_stats_enabled=1 || die "cannot set kernel.bpf_stats_enabled"
 		n=${#bpf[@]}
@@ -736,7 +740,7 @@ section_wakeups() {
 				wake_run "$v"
 			fi
 			for k in switch waking; do
-				val=$(awk -v k="$k" '$1 == k { print $2 }' "$TMP/wake.res")
+				val=$(kv_get "$TMP/wake.res" "$k")
 				[ -n "$val" ] && echo "$val" >>"$TMP/s6.$v.$k"
 			done
 		done
