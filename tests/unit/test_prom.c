@@ -21,20 +21,10 @@
 
 /* ---- helpers ---------------------------------------------------------- */
 
+/* The software model in one group led by its first event (slot = event). */
 static void sw_plan(struct event_plan *p)
 {
-	int i;
-
-	memset(p, 0, sizeof(*p));
-	p->model = &model_software;
-	p->nr = model_software.nr_events;
-	for (i = 0; i < p->nr; i++) {
-		p->ev[i] = i;
-		p->group[i] = 0;
-		p->gp_idx[i] = -1;
-	}
-	p->nr_groups = 1;
-	p->leader[0] = 0;
+	one_group_plan(p, &model_software);
 }
 
 static struct task_row *row(struct task_table *t, __u32 tid, __u32 pid,

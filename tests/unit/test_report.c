@@ -22,19 +22,7 @@
 /* The software model in one group led by its first event (slot = event). */
 static void sw_plan(struct event_plan *p)
 {
-	int i;
-
-	memset(p, 0, sizeof(*p));
-	p->model = &model_software;
-	p->nr = model_software.nr_events;
-	for (i = 0; i < p->nr; i++) {
-		p->ev[i] = i;
-		p->evd[i] = &model_software.events[i];
-		p->group[i] = 0;
-		p->gp_idx[i] = -1;
-	}
-	p->nr_groups = 1;
-	p->leader[0] = 0;
+	one_group_plan(p, &model_software);
 }
 
 static struct task_row *add(struct task_table *t, __u32 tid, const char *comm,
@@ -803,19 +791,9 @@ static const struct model fake_model = {
 
 static void fake_plan(struct event_plan *p)
 {
-	int i;
-
-	memset(p, 0, sizeof(*p));
-	p->model = &fake_model;
+	one_group_plan(p, &fake_model);
 	p->level = 2;
-	p->nr = F_NR;
 	p->nr_counters = F_NR;
-	for (i = 0; i < F_NR; i++) {
-		p->ev[i] = i;
-		p->evd[i] = &fake_events[i];
-		p->gp_idx[i] = -1;
-	}
-	p->nr_groups = 1;
 }
 
 static void fake_row(struct task_table *t, __u32 tid, __u64 inst,
