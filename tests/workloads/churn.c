@@ -23,18 +23,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NSEC		1000000000LL
+#include "workload.h"
+
 #define STACK_SIZE	(64 * 1024)	/* creation cost, not stack, matters */
 
 static long long work_ns;
-
-static long long clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return ts.tv_sec * NSEC + ts.tv_nsec;
-}
 
 static void *churn_main(void *arg)
 {
@@ -58,21 +51,6 @@ static void *churn_main(void *arg)
 		__asm__ volatile("" : "+r"(x));
 	} while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < end);
 	return NULL;
-}
-
-static long parse_num(const char *s, const char *opt, long min, long max)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (*s == '\0' || *end || errno || v < min || v > max) {
-		fprintf(stderr, "churn: %s wants a number %ld..%ld, not '%s'\n",
-			opt, min, max, s);
-		exit(2);
-	}
-	return v;
 }
 
 int main(int argc, char **argv)

@@ -43,9 +43,10 @@
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 
+#include "workload.h"
+
 #define NSTAGES		6
 #define QCAP		4
-#define NSEC		1000000000LL
 
 enum kind { K_CPU, K_SLEEP, K_TIMERFD, K_PROCESS, K_STARVED };
 
@@ -77,14 +78,6 @@ struct stage {
 	long long cpu_ns;
 	long n;
 };
-
-static long long clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return ts.tv_sec * NSEC + ts.tv_nsec;
-}
 
 static void burn_us(long us)
 {
