@@ -146,6 +146,19 @@ static char *read_all(int fd)
 	return buf;
 }
 
+/* The whole of file @path (malloc'ed); the test fails if it cannot open. */
+static char *file_text(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *s;
+
+	if (fd < 0)
+		fail_msg("cannot open %s: %s", path, strerror(errno));
+	s = read_all(fd);
+	close(fd);
+	return s;
+}
+
 /* Wait for @pid up to @timeout_s; returns its exit status, or -1. */
 static int wait_for(pid_t pid, int timeout_s)
 {

@@ -542,16 +542,13 @@ static void test_interval_lines(void **state)
 			 "2", NULL };
 	json_object *doc, *last = NULL, *tasks;
 	double sum_iv = 0, total = 0;
-	int lines = 0, fd;
+	int lines = 0;
 	size_t i;
 
 	(void)state;
 	NEED_BPF();
 	assert_int_equal(run(argv, NULL, 60), 0);
-	fd = open(json, O_RDONLY);
-	assert_true(fd >= 0);
-	text = read_all(fd);
-	close(fd);
+	text = file_text(json);
 	for (line = strtok_r(text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		doc = json_tokener_parse(line);

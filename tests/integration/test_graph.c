@@ -404,7 +404,6 @@ static void test_graph_dot(void **state)
 			 "/dev/null", "--", (char *)workload("pipeline"), "-b",
 			 "3", "-k", "sleep", "-d", "1", NULL };
 	char *dargv[] = { "/usr/bin/dot", "-Tsvg", "-o", svg, dotf, NULL };
-	int fd;
 
 	(void)state;
 	NEED_BPF();
@@ -414,10 +413,7 @@ static void test_graph_dot(void **state)
 	}
 	assert_int_equal(run(argv, NULL, 60), 0);
 	assert_int_equal(run(dargv, NULL, 60), 0);
-	fd = open(svg, O_RDONLY);
-	assert_true(fd >= 0);
-	text = read_all(fd);
-	close(fd);
+	text = file_text(svg);
 	assert_non_null(strstr(text, "<svg"));
 	assert_non_null(strstr(text, "BOTTLENECK"));
 	assert_non_null(strstr(text, "score"));

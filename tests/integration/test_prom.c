@@ -388,7 +388,6 @@ static void test_monotonic_churn(void **state)
 	json_object *doc, *tasks, *t;
 	struct reply r;
 	struct server s = { 0 };
-	FILE *f;
 
 	(void)state;
 	NEED_BPF();
@@ -430,10 +429,7 @@ static void test_monotonic_churn(void **state)
 	assert_true(exited >= 1000);
 
 	/* churn's own count of its CPU time, all threads joined */
-	f = fopen(out, "r");
-	assert_non_null(f);
-	text = read_all(fileno(f));
-	fclose(f);
+	text = file_text(out);
 	p = strstr(text, "threads=");
 	assert_non_null(p);
 	assert_int_equal(sscanf(p, "threads=%lld cpu_ns=%lld", &threads,

@@ -434,7 +434,6 @@ static void test_final_report_and_record(void **state)
 	struct run_result r;
 	char *table, *whole;
 	pid_t pid;
-	int fd;
 
 	(void)state;
 	pid = setup(30, "");
@@ -445,10 +444,7 @@ static void test_final_report_and_record(void **state)
 	close_window();
 	stop_spinners(pid);
 
-	fd = open(out, O_RDONLY);
-	assert_true(fd >= 0);
-	table = read_all(fd);
-	close(fd);
+	table = file_text(out);
 	assert_non_null(strstr(table, "spin-1"));
 	run_capture(argv, NULL, (uid_t)-1, 0, 10, &r);
 	assert_int_equal(r.status, 0);
