@@ -224,6 +224,18 @@ static json_object *find_task(json_object *doc, int tid)
 	return NULL;
 }
 
+/* The task of @tid, named @what in the error; the test fails without it. */
+static json_object *report_task(json_object *doc, int tid, const char *what)
+{
+	json_object *t = find_task(doc, tid);
+
+	if (!t) {
+		print_error("%s (tid %d) missing from the report\n", what, tid);
+		fail();
+	}
+	return t;
+}
+
 /* A scaled counter of a task, NAN when absent or null. */
 static double jcounter(json_object *task, const char *name)
 {

@@ -51,12 +51,7 @@ static void check_threads(json_object *doc, struct thread_line *t, int n,
 	int i;
 
 	for (i = 0; i < n; i++) {
-		task = find_task(doc, t[i].tid);
-		if (!task) {
-			print_error("thread %s (tid %d) missing from the report\n",
-				    t[i].name, t[i].tid);
-			fail();
-		}
+		task = report_task(doc, t[i].tid, t[i].name);
 		snprintf(what, sizeof(what), "%s on_cpu_ns", t[i].name);
 		assert_close(what, (double)jint(task, "on_cpu_ns"),
 			     (double)t[i].cpu_ns, REL, ABS_NS);
