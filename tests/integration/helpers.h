@@ -127,6 +127,23 @@ static char *read_line(int fd, char *buf, size_t len, int timeout_ms)
 	return n ? buf : NULL;
 }
 
+/*
+ * Start a workload that prints "pid=N" first (stdin on a pipe when
+ * @with_stdin) into @w; that N.
+ */
+static pid_t start_workload(char *const argv[], int with_stdin,
+			    struct child *w)
+{
+	char line[64];
+	int pid = -1;
+
+	*w = spawn(argv, with_stdin);
+	assert_true(w->pid > 0);
+	assert_non_null(read_line(w->out, line, sizeof(line), 5000));
+	assert_int_equal(sscanf(line, "pid=%d", &pid), 1);
+	return pid;
+}
+
 /* Everything left on @fd until EOF (malloc'ed, NUL-terminated). */
 static char *read_all(int fd)
 {

@@ -113,10 +113,7 @@ static void test_attach_pid(void **state)
 
 	(void)state;
 	NEED_BPF();
-	w = spawn(wl, 1);
-	assert_true(w.pid > 0);
-	assert_non_null(read_line(w.out, line, sizeof(line), 5000));
-	assert_int_equal(sscanf(line, "pid=%d", &pid), 1);
+	pid = start_workload(wl, 1, &w);
 	assert_non_null(read_line(w.out, line, sizeof(line), 5000));
 	assert_string_equal(line, "ready");
 	snprintf(pidarg, sizeof(pidarg), "%d", pid);
@@ -419,9 +416,7 @@ static void test_tid(void **state)
 
 	(void)state;
 	NEED_BPF();
-	w = spawn(wl, 0);
-	assert_non_null(read_line(w.out, line, sizeof(line), 5000));
-	assert_int_equal(sscanf(line, "pid=%d", &pid), 1);
+	pid = start_workload(wl, 0, &w);
 	assert_non_null(read_line(w.out, line, sizeof(line), 5000));
 	/* a thread other than the main one */
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
@@ -746,7 +741,7 @@ static void test_signals_print_report(void **state)
 	int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	char *wl[] = { (char *)workload("spinners"), "-n", "2", "-d", "20",
 		       NULL };
-	char pidarg[32], line[64], *json = tmp_path("sig.json");
+	char pidarg[32], *json = tmp_path("sig.json");
 	char *tr[] = { (char *)tdbpf_bin(), "-j", "-o", json, "-p", pidarg,
 		       NULL };
 	struct child w, d;
@@ -755,9 +750,7 @@ static void test_signals_print_report(void **state)
 
 	(void)state;
 	NEED_BPF();
-	w = spawn(wl, 0);
-	assert_non_null(read_line(w.out, line, sizeof(line), 5000));
-	assert_int_equal(sscanf(line, "pid=%d", &pid), 1);
+	pid = start_workload(wl, 0, &w);
 	snprintf(pidarg, sizeof(pidarg), "%d", pid);
 	for (i = 0; i < 3; i++) {
 		d = spawn(tr, 0);

@@ -196,10 +196,7 @@ static void test_software_model_vs_proc_attach(void **state)
 
 	(void)state;
 	NEED_BPF();
-	w = spawn(wl, 1);
-	assert_true(w.pid > 0);
-	assert_non_null(read_line(w.out, line, sizeof(line), 5000));
-	assert_int_equal(sscanf(line, "pid=%d", &pid), 1);
+	pid = start_workload(wl, 1, &w);
 	assert_int_equal(read_until(w.out, "ready", NULL, NULL, NULL, NULL,
 				    NULL, NULL),
 			 0);

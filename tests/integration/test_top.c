@@ -112,14 +112,11 @@ static pid_t start_spinners(int secs)
 	char *argv[] = { (char *)workload("spinners"), "-n", "3", "-d", d,
 			 NULL };
 	struct child c;
-	pid_t pid = -1;
+	pid_t pid;
 
 	snprintf(d, sizeof(d), "%d", secs);
-	c = spawn(argv, 0);
-	assert_true(c.pid > 0);
 	/* "pid=N", then "ready": every thread is named */
-	if (read_line(c.out, line, sizeof(line), 5000))
-		sscanf(line, "pid=%d", &pid);
+	pid = start_workload(argv, 0, &c);
 	assert_int_equal(pid, c.pid);
 	assert_non_null(read_line(c.out, line, sizeof(line), 5000));
 	assert_string_equal(line, "ready");
