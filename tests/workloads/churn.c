@@ -75,8 +75,7 @@ int main(int argc, char **argv)
 	}
 	work_ns = work_us * 1000;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("pid=%d\n", getpid());
+	announce_pid();
 
 	if (delay_ms) {
 		struct timespec ts = { delay_ms / 1000,

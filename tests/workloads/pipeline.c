@@ -283,8 +283,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pipeline: -b wants 0-5, -d seconds > 0\n");
 		return 2;
 	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("pid=%d\n", getpid());
+	announce_pid();
 	if (kind == K_PROCESS) {
 		if (pipe(req_pipe) || pipe(ans_pipe))
 			return 1;

@@ -213,9 +213,7 @@ int main(int argc, char **argv)
 		}
 	}
 
-	/* line buffered: a test reads "pid=" and "ready" through a pipe */
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("pid=%d\n", getpid());
+	announce_pid();
 
 	/* no SA_RESTART: the main thread's sleeps and poll must wake */
 	sigemptyset(&sa.sa_mask);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #define NSEC	1000000000LL
 
@@ -19,6 +20,16 @@ static inline long long clock_ns(clockid_t id)
 
 	clock_gettime(id, &ts);
 	return ts.tv_sec * NSEC + ts.tv_nsec;
+}
+
+/*
+ * "pid=N" first, line buffered: a test reads it, and the lines that
+ * follow, through a pipe as they are printed.
+ */
+static inline void announce_pid(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("pid=%d\n", getpid());
 }
 
 /* @s, the argument of option @opt, as a number @min..@max; else exit 2. */
