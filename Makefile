@@ -89,9 +89,10 @@ $(OUT)/tests/integration/test_json_doc: tests/integration/test_json_doc.c \
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) $(filter %.c %.o,$^) -o $@ \
 		$(LDLIBS) -ljson-c -lcmocka -lpthread
 
+# workload.h: the workloads' shared helpers (-MMD: edits rebuild them)
 $(OUT)/tests/workloads/%: tests/workloads/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $< -o $@ -lpthread -lm
+	$(CC) $(CFLAGS) $(DEPFLAGS) $< -o $@ -lpthread -lm
 
 $(DEMO_BIN): demo/streamgraph.c
 	@mkdir -p $(@D)

@@ -184,6 +184,10 @@ wait_pid() {
 
 usecs() { awk '/usecs\/op/ { print $1; exit }' "$1"; }
 
+# kv_get FILE KEY: the value of KEY in FILE's "key value" lines (our result
+# files, a /metrics exposition, /proc/PID/status)
+kv_get() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
+
 # start_pingpong FILE: pipe_pingpong pinned to CPU 0, waiting SLEEP_MS for a
 # tracer; sets PP to its pid
 start_pingpong() {
@@ -193,11 +197,44 @@ start_pingpong() {
 	wait_for "$1" '^pid=' 5 || die "pipe_pingpong did not start: $(cat "$1")"
 }
 
-# The prog id of the sched_switch program a process holds a link for.
-switch_prog_id() {
+# start_tdbpf ARGS...: "tdbpf -v ARGS" in the background, its stderr in
+# $TMP/tracer.err, until it says it has attached; sets TR to its pid
+start_tdbpf() {
+	"$TDBPF" -v "$@" 2>"$TMP/tracer.err" &
+	TR=$!
+	PIDS+=("$TR")
+	wait_for "$TMP/tracer.err" 'tdbpf: attached' 10 ||
+		die "tdbpf did not attach: $(cat "$TMP/tracer.err")"
+}
+
+# start_floor VARIANT: bench/floor's VARIANT program, attached; sets TR to
+# the loader's pid and FLOOR_ID to the program's id
+start_floor() {
+	"$BD/floor" "$1" >"$TMP/floor.out" 2>&1 &
+	TR=$!
+	PIDS+=("$TR")
+	wait_for "$TMP/floor.out" '^id=' 10 ||
+		die "floor $1 did not attach: $(cat "$TMP/floor.out")"
+	FLOOR_ID=$(sed -n 's/^id=//p' "$TMP/floor.out")
+}
+
+# start_manythreads N: manythreads with N threads waking every MT_PERIOD
+# ms, once every thread has woken (so all are in a run); sets MT to its pid
+start_manythreads() {
+	"$W/manythreads" -n "$1" -d 3600 -p "$MT_PERIOD" >"$TMP/mt.out" 2>&1 &
+	MT=$!
+	PIDS+=("$MT")
+	wait_for "$TMP/mt.out" '^ready' 120 ||
+		die "manythreads -n $1 did not get ready: $(cat "$TMP/mt.out")"
+	sleep "$(awk -v p="$MT_PERIOD" 'BEGIN { print p / 1000 + 0.2 }')"
+}
+
+# tp_prog_id PID TRACEPOINT: the prog id of the program process PID holds
+# a link for on TRACEPOINT (from the link's fdinfo)
+tp_prog_id() {
 	local f
 	for f in /proc/"$1"/fdinfo/*; do
-		grep -q '^tp_name:[[:space:]]*sched_switch$' "$f" 2>/dev/null || continue
+		grep -q "^tp_name:[[:space:]]*$2\$" "$f" 2>/dev/null || continue
 		awk '/^prog_id:/ { print $2 }' "$f"
 		return 0
 	done
@@ -315,12 +352,8 @@ bpf_run() {
 	local v=$1 lp s0 s1 id out=$TMP/bpf.out
 	case $v in
 	floor_*)
-		"$BD/floor" "${v#floor_}" >"$TMP/floor.out" 2>&1 &
-		lp=$!
-		PIDS+=("$lp")
-		wait_for "$TMP/floor.out" '^id=' 10 ||
-			die "floor ${v#floor_} did not attach: $(cat "$TMP/floor.out")"
-		id=$(sed -n 's/^id=//p' "$TMP/floor.out")
+		start_floor "${v#floor_}"
+		lp=$TR id=$FLOOR_ID
 		s0=$(prog_stats "$id")
 		timeout 300 "$W/pipe_pingpong" -n "$LOOPS" -c 0 >"$out" 2>&1
 		s1=$(prog_stats "$id")
@@ -329,23 +362,17 @@ bpf_run() {
 		# pipe_pingpong and a sleeper are the targets: tdbpf stays
 		# attached after the pipe ends, so the second snapshot is safe
 		start_pingpong "$out"
-		"$TDBPF" -v -o /dev/null -p "$PP,$SLEEPER" 2>"$TMP/tracer.err" &
-		lp=$!
-		PIDS+=("$lp")
-		wait_for "$TMP/tracer.err" 'tdbpf: attached' 10 ||
-			die "tdbpf did not attach: $(cat "$TMP/tracer.err")"
-		id=$(switch_prog_id "$lp") || die "no sched_switch link in tdbpf"
+		start_tdbpf -o /dev/null -p "$PP,$SLEEPER"
+		lp=$TR
+		id=$(tp_prog_id "$lp" sched_switch) || die "no sched_switch link in tdbpf"
 		s0=$(prog_stats "$id")
 		wait_pid "$PP" 300
 		s1=$(prog_stats "$id")
 		;;
 	tdbpf_untracked)
-		"$TDBPF" -v -o /dev/null -p "$SLEEPER" 2>"$TMP/tracer.err" &
-		lp=$!
-		PIDS+=("$lp")
-		wait_for "$TMP/tracer.err" 'tdbpf: attached' 10 ||
-			die "tdbpf did not attach: $(cat "$TMP/tracer.err")"
-		id=$(switch_prog_id "$lp") || die "no sched_switch link in tdbpf"
+		start_tdbpf -o /dev/null -p "$SLEEPER"
+		lp=$TR
+		id=$(tp_prog_id "$lp" sched_switch) || die "no sched_switch link in tdbpf"
 		s0=$(prog_stats "$id")
 		timeout 300 "$W/pipe_pingpong" -n "$LOOPS" -c 0 >"$out" 2>&1
 		s1=$(prog_stats "$id")
@@ -442,13 +469,8 @@ perf_scale() {
 
 scale_one() {
 	local n=$1 r=$2 mt
-	"$W/manythreads" -n "$n" -d 3600 -p "$MT_PERIOD" >"$TMP/mt.out" 2>&1 &
-	mt=$!
-	PIDS+=("$mt")
-	wait_for "$TMP/mt.out" '^ready' 120 ||
-		die "manythreads -n $n did not get ready: $(cat "$TMP/mt.out")"
-	# every thread has woken once, so the threads are all in the run
-	sleep "$(awk -v p="$MT_PERIOD" 'BEGIN { print p / 1000 + 0.2 }')"
+	start_manythreads "$n"
+	mt=$MT
 
 	tdbpf_scale "$mt" "$n.$r.tdbpf"
 	tdbpf_scale "$mt" "$n.$r.json" -j
@@ -496,7 +518,7 @@ start_listen() {
 }
 
 # kB of a /proc/PID/status field (VmRSS, VmHWM)
-proc_kb() { awk -v k="$2:" '$1 == k { print $2 }' /proc/"$1"/status 2>/dev/null; }
+proc_kb() { kv_get /proc/"$1"/status "$2:" 2>/dev/null; }
 
 # scrape PORT FILE: one GET /metrics into FILE; prints the wall ms
 scrape() {
@@ -523,24 +545,20 @@ listen_scrape_run() {
 	{
 		echo "hwm_kb $(proc_kb "$LP" VmHWM)"
 		echo "bytes $(wc -c <"$TMP/ls.body")"
-		echo "series $(awk '$1 == "tdbpf_series" { print $2 }' "$TMP/ls.body")"
-		echo "tasks $(awk '$1 == "tdbpf_tasks{state=\"live\"}" { print $2 }' "$TMP/ls.body")"
+		echo "series $(kv_get "$TMP/ls.body" tdbpf_series)"
+		echo "tasks $(kv_get "$TMP/ls.body" 'tdbpf_tasks{state="live"}')"
 	} >"$TMP/ls.$tag.kv"
 	kill -INT "$LP" 2>/dev/null
 	wait_pid "$LP" 30
 }
 
-kv() { awk -v k="$2" '$1 == k { print $2 }' "$TMP/ls.$1.kv"; }
+kv() { kv_get "$TMP/ls.$1.kv" "$2"; }
 
 section_listen() {
 	local mt i ms n=0 exits r
 	log "5/5 --listen: a scrape of $LISTEN_THREADS tasks ($LISTEN_SCRAPES scrapes per variant), and a soak of $SOAK_THREADS threads"
-	"$W/manythreads" -n "$LISTEN_THREADS" -d 3600 -p "$MT_PERIOD" >"$TMP/mt.out" 2>&1 &
-	mt=$!
-	PIDS+=("$mt")
-	wait_for "$TMP/mt.out" '^ready' 120 ||
-		die "manythreads -n $LISTEN_THREADS did not get ready: $(cat "$TMP/mt.out")"
-	sleep "$(awk -v p="$MT_PERIOD" 'BEGIN { print p / 1000 + 0.2 }')"
+	start_manythreads "$LISTEN_THREADS"
+	mt=$MT
 	listen_scrape_run "$mt" name
 	listen_scrape_run "$mt" tid --listen-labels tid --listen-max-series $((LISTEN_THREADS + 100))
 	kill -TERM "$mt" 2>/dev/null
@@ -604,15 +622,15 @@ listen_results() {
 	echo "RSS (VmRSS) at the 20th scrape, once the churn runs (start), and at the"
 	echo "last one (end); at the first scrape, before any churn, for reference."
 	echo
-	local r0 r1 sc ex th
-	r0=$(awk '$1 == "rss0_kb" { print $2 }' "$TMP/soak.kv")
-	r1=$(awk '$1 == "rss1_kb" { print $2 }' "$TMP/soak.kv")
-	sc=$(awk '$1 == "scrapes" { print $2 }' "$TMP/soak.kv")
-	ex=$(awk '$1 == "exits" { print $2 }' "$TMP/soak.kv")
-	th=$(awk '$1 == "threads" { print $2 }' "$TMP/soak.kv")
+	local r0 r1 gr grm sk=$TMP/soak.kv
+	r0=$(kv_get "$sk" rss0_kb)
+	r1=$(kv_get "$sk" rss1_kb)
+	# growth in KiB and MiB, empty when either reading is missing
+	gr=$(awk -v a="$r0" -v b="$r1" 'BEGIN { if (a != "" && b != "") print b - a }')
+	grm=$(awk -v g="$gr" 'BEGIN { if (g != "") print g / 1024 }')
 	echo "| threads created | exits counted in /metrics | scrapes | RSS first scrape MiB | RSS start MiB | RSS end MiB | growth MiB |"
 	echo "|---:|---:|---:|---:|---:|---:|---:|"
-	echo "| $th | $ex | $sc | $(kib_mib "$(awk '$1 == "rss_first_kb" { print $2 }' "$TMP/soak.kv")") | $(kib_mib "$r0") | $(kib_mib "$r1") | $(awk -v a="$r0" -v b="$r1" 'BEGIN { if (a != "" && b != "") printf "%+.1f", (b - a) / 1024; else printf "n/a" }') |"
+	echo "| $(kv_get "$sk" threads) | $(kv_get "$sk" exits) | $(kv_get "$sk" scrapes) | $(kib_mib "$(kv_get "$sk" rss_first_kb)") | $(kib_mib "$r0") | $(kib_mib "$r1") | $(fmt "$grm" %+.1f) |"
 	echo
 	echo "| target | measured | limit | result |"
 	echo "|---|---:|---:|---|"
@@ -624,21 +642,10 @@ listen_results() {
 		echo "| tdbpf peak RSS, $lim | $(kib_mib "$rss") MiB | 64 MiB | $(pass "$(le "$rss" 65536)") |"
 	done
 	# flat: within 1 MiB (allocator noise) over the whole soak
-	echo "| RSS growth over the soak | $(awk -v a="$r0" -v b="$r1" 'BEGIN { if (a != "" && b != "") printf "%+.1f MiB", (b - a) / 1024; else printf "n/a" }') | +1.0 MiB | $(pass "$(le "$(awk -v a="$r0" -v b="$r1" 'BEGIN { if (a != "" && b != "") print b - a }')" 1024)") |"
+	echo "| RSS growth over the soak | $(fmt "$grm" "%+.1f MiB") | +1.0 MiB | $(pass "$(le "$gr" 1024)") |"
 }
 
 # ---------------------------------------------------------------- section 6
-# The prog id of the program process $1 holds a link for on tracepoint $2.
-tp_prog_id() {
-	local f
-	for f in /proc/"$1"/fdinfo/*; do
-		grep -q "^tp_name:[[:space:]]*$2\$" "$f" 2>/dev/null || continue
-		awk '/^prog_id:/ { print $2 }' "$f"
-		return 0
-	done
-	return 1
-}
-
 # The ping-pong's own CPU time per round trip (both threads' clocks), us:
 # what a program run in their context adds, whatever else loads the
 # machine (time spent waiting for a CPU is not in it, wall time is).
@@ -669,12 +676,8 @@ wake_run() {
 		{ echo "usecs $(usecs "$out")"; echo "cpu $(cpu_per_op "$out")"; } >"$TMP/wake.res"
 		return ;;
 	floor_wempty)
-		"$BD/floor" wempty >"$TMP/floor.out" 2>&1 &
-		lp=$!
-		PIDS+=("$lp")
-		wait_for "$TMP/floor.out" '^id=' 10 ||
-			die "floor wempty did not attach: $(cat "$TMP/floor.out")"
-		wid=$(sed -n 's/^id=//p' "$TMP/floor.out")
+		start_floor wempty
+		lp=$TR wid=$FLOOR_ID
 		w0=$(prog_stats "$wid")
 		timeout 300 "$W/pipe_pingpong" -n "$LOOPS" -c 0 >"$out" 2>&1
 		w1=$(prog_stats "$wid")
@@ -682,11 +685,8 @@ wake_run() {
 	bpf_on | bpf_off)
 		[ "$v" = bpf_on ] && flag=--wakeups || flag=-v
 		start_pingpong "$out"
-		"$TDBPF" -v "$flag" -o /dev/null -p "$PP,$SLEEPER" 2>"$TMP/tracer.err" &
-		lp=$!
-		PIDS+=("$lp")
-		wait_for "$TMP/tracer.err" 'tdbpf: attached' 10 ||
-			die "tdbpf did not attach: $(cat "$TMP/tracer.err")"
+		start_tdbpf "$flag" -o /dev/null -p "$PP,$SLEEPER"
+		lp=$TR
 		sid=$(tp_prog_id "$lp" sched_switch) || die "no sched_switch link in tdbpf"
 		s0=$(prog_stats "$sid")
 		if [ "$v" = bpf_on ]; then
@@ -698,11 +698,8 @@ wake_run() {
 		[ "$v" = bpf_on ] && w1=$(prog_stats "$wid")
 		;;
 	bpf_untracked)
-		"$TDBPF" -v --wakeups -o /dev/null -p "$SLEEPER" 2>"$TMP/tracer.err" &
-		lp=$!
-		PIDS+=("$lp")
-		wait_for "$TMP/tracer.err" 'tdbpf: attached' 10 ||
-			die "tdbpf did not attach: $(cat "$TMP/tracer.err")"
+		start_tdbpf --wakeups -o /dev/null -p "$SLEEPER"
+		lp=$TR
 		wid=$(tp_prog_id "$lp" sched_waking) || die "no sched_waking link in tdbpf --wakeups"
 		w0=$(prog_stats "$wid")
 		timeout 300 "$W/pipe_pingpong" -n "$LOOPS" -c 0 >"$out" 2>&1
@@ -729,8 +726,8 @@ section_wakeups() {
 		for ((i = 0; i < n; i++)); do
 			v=${pp[$(((i + r) % n))]}
 			wake_run "$v"
-			awk '$1 == "usecs" { print $2 }' "$TMP/wake.res" >>"$TMP/s6.$v"
-			awk '$1 == "cpu" { print $2 }' "$TMP/wake.res" >>"$TMP/s6.$v.cpu"
+			kv_get "$TMP/wake.res" usecs >>"$TMP/s6.$v"
+			kv_get "$TMP/wake.res" cpu >>"$TMP/s6.$v.cpu"
 		done
 		sysctl -q kernel.bpf_stats_enabled=1 || die "cannot set kernel.bpf_stats_enabled"
 		n=${#bpf[@]}
@@ -743,7 +740,7 @@ section_wakeups() {
 				wake_run "$v"
 			fi
 			for k in switch waking; do
-				val=$(awk -v k="$k" '$1 == k { print $2 }' "$TMP/wake.res")
+				val=$(kv_get "$TMP/wake.res" "$k")
 				[ -n "$val" ] && echo "$val" >>"$TMP/s6.$v.$k"
 			done
 		done

@@ -127,6 +127,23 @@ static char *read_line(int fd, char *buf, size_t len, int timeout_ms)
 	return n ? buf : NULL;
 }
 
+/*
+ * Start a workload that prints "pid=N" first (stdin on a pipe when
+ * @with_stdin) into @w; that N.
+ */
+static pid_t start_workload(char *const argv[], int with_stdin,
+			    struct child *w)
+{
+	char line[64];
+	int pid = -1;
+
+	*w = spawn(argv, with_stdin);
+	assert_true(w->pid > 0);
+	assert_non_null(read_line(w->out, line, sizeof(line), 5000));
+	assert_int_equal(sscanf(line, "pid=%d", &pid), 1);
+	return pid;
+}
+
 /* Everything left on @fd until EOF (malloc'ed, NUL-terminated). */
 static char *read_all(int fd)
 {
@@ -144,6 +161,19 @@ static char *read_all(int fd)
 	if (buf)
 		buf[n] = 0;
 	return buf;
+}
+
+/* The whole of file @path (malloc'ed); the test fails if it cannot open. */
+static char *file_text(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *s;
+
+	if (fd < 0)
+		fail_msg("cannot open %s: %s", path, strerror(errno));
+	s = read_all(fd);
+	close(fd);
+	return s;
 }
 
 /* Wait for @pid up to @timeout_s; returns its exit status, or -1. */
@@ -209,6 +239,18 @@ static json_object *find_task(json_object *doc, int tid)
 			return t;
 	}
 	return NULL;
+}
+
+/* The task of @tid, named @what in the error; the test fails without it. */
+static json_object *report_task(json_object *doc, int tid, const char *what)
+{
+	json_object *t = find_task(doc, tid);
+
+	if (!t) {
+		print_error("%s (tid %d) missing from the report\n", what, tid);
+		fail();
+	}
+	return t;
 }
 
 /* A scaled counter of a task, NAN when absent or null. */

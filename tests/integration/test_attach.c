@@ -51,12 +51,7 @@ static void check_threads(json_object *doc, struct thread_line *t, int n,
 	int i;
 
 	for (i = 0; i < n; i++) {
-		task = find_task(doc, t[i].tid);
-		if (!task) {
-			print_error("thread %s (tid %d) missing from the report\n",
-				    t[i].name, t[i].tid);
-			fail();
-		}
+		task = report_task(doc, t[i].tid, t[i].name);
 		snprintf(what, sizeof(what), "%s on_cpu_ns", t[i].name);
 		assert_close(what, (double)jint(task, "on_cpu_ns"),
 			     (double)t[i].cpu_ns, REL, ABS_NS);
@@ -118,10 +113,7 @@ static void test_attach_pid(void **state)
 
 	(void)state;
 	NEED_BPF();
-	w = spawn(wl, 1);
-	assert_true(w.pid > 0);
-	assert_non_null(read_line(w.out, line, sizeof(line), 5000));
-	assert_int_equal(sscanf(line, "pid=%d", &pid), 1);
+	pid = start_workload(wl, 1, &w);
 	assert_non_null(read_line(w.out, line, sizeof(line), 5000));
 	assert_string_equal(line, "ready");
 	snprintf(pidarg, sizeof(pidarg), "%d", pid);
@@ -424,9 +416,7 @@ static void test_tid(void **state)
 
 	(void)state;
 	NEED_BPF();
-	w = spawn(wl, 0);
-	assert_non_null(read_line(w.out, line, sizeof(line), 5000));
-	assert_int_equal(sscanf(line, "pid=%d", &pid), 1);
+	pid = start_workload(wl, 0, &w);
 	assert_non_null(read_line(w.out, line, sizeof(line), 5000));
 	/* a thread other than the main one */
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
@@ -542,16 +532,13 @@ static void test_interval_lines(void **state)
 			 "2", NULL };
 	json_object *doc, *last = NULL, *tasks;
 	double sum_iv = 0, total = 0;
-	int lines = 0, fd;
+	int lines = 0;
 	size_t i;
 
 	(void)state;
 	NEED_BPF();
 	assert_int_equal(run(argv, NULL, 60), 0);
-	fd = open(json, O_RDONLY);
-	assert_true(fd >= 0);
-	text = read_all(fd);
-	close(fd);
+	text = file_text(json);
 	for (line = strtok_r(text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		doc = json_tokener_parse(line);
@@ -754,7 +741,7 @@ static void test_signals_print_report(void **state)
 	int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	char *wl[] = { (char *)workload("spinners"), "-n", "2", "-d", "20",
 		       NULL };
-	char pidarg[32], line[64], *json = tmp_path("sig.json");
+	char pidarg[32], *json = tmp_path("sig.json");
 	char *tr[] = { (char *)tdbpf_bin(), "-j", "-o", json, "-p", pidarg,
 		       NULL };
 	struct child w, d;
@@ -763,9 +750,7 @@ static void test_signals_print_report(void **state)
 
 	(void)state;
 	NEED_BPF();
-	w = spawn(wl, 0);
-	assert_non_null(read_line(w.out, line, sizeof(line), 5000));
-	assert_int_equal(sscanf(line, "pid=%d", &pid), 1);
+	pid = start_workload(wl, 0, &w);
 	snprintf(pidarg, sizeof(pidarg), "%d", pid);
 	for (i = 0; i < 3; i++) {
 		d = spawn(tr, 0);

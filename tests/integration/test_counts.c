@@ -93,15 +93,11 @@ static void check_task(json_object *doc, const struct acct *pre,
 		       const struct acct *post)
 {
 	struct acct z = { 0 };
-	json_object *t = find_task(doc, post->tid);
+	json_object *t = report_task(doc, post->tid, "thread");
 	long long flt, nv, niv, ex, mg;
 
 	if (!pre)
 		pre = &z;
-	if (!t) {
-		print_error("tid %d missing from the report\n", post->tid);
-		fail();
-	}
 	check_sw_names(t);
 	flt = (long long)(post->minflt + post->majflt - pre->minflt -
 			  pre->majflt);
@@ -200,10 +196,7 @@ static void test_software_model_vs_proc_attach(void **state)
 
 	(void)state;
 	NEED_BPF();
-	w = spawn(wl, 1);
-	assert_true(w.pid > 0);
-	assert_non_null(read_line(w.out, line, sizeof(line), 5000));
-	assert_int_equal(sscanf(line, "pid=%d", &pid), 1);
+	pid = start_workload(wl, 1, &w);
 	assert_int_equal(read_until(w.out, "ready", NULL, NULL, NULL, NULL,
 				    NULL, NULL),
 			 0);
@@ -295,12 +288,7 @@ static void exact_run(const char *const *args, const char *ppid,
 				    json_object_object_get(doc, "model")),
 			    model);
 	for (i = 0; i < nc; i++) {
-		t = find_task(doc, c[i].tid);
-		if (!t) {
-			print_error("%s (tid %d) missing from the report\n",
-				    c[i].name, c[i].tid);
-			fail();
-		}
+		t = report_task(doc, c[i].tid, c[i].name);
 		assert_true(json_object_object_get_ex(t, "counters", &ctr));
 		assert_int_equal(json_object_object_length(ctr), nr_counters);
 		/*

@@ -140,7 +140,7 @@ static void test_full_file_system(void **state)
 	char dir[64], path[96], *err = NULL, *text, *line, *save = NULL;
 	char *argv[] = { (char *)tdbpf_bin(), "-j", "-I", "50", "-o", path,
 			 "-a", "-d", "3", NULL };
-	int fd, lines = 0;
+	int lines = 0;
 	json_object *doc;
 
 	(void)state;
@@ -162,10 +162,7 @@ static void test_full_file_system(void **state)
 		      "the partial report was removed");
 	assert_non_null(strstr(err, path));
 	free(err);
-	fd = open(path, O_RDONLY);
-	assert_true(fd >= 0);
-	text = read_all(fd);
-	close(fd);
+	text = file_text(path);
 	for (line = strtok_r(text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		doc = json_tokener_parse(line);

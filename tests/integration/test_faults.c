@@ -248,19 +248,6 @@ static bool wait_line(int fd, const char *what, int timeout_ms)
 	return false;
 }
 
-/* A workload that prints "pid=N" first; its pid. */
-static pid_t start_workload(char *const argv[], struct child *w)
-{
-	char line[64];
-	int pid = -1;
-
-	*w = spawn(argv, 0);
-	assert_true(w->pid > 0);
-	assert_non_null(read_line(w->out, line, sizeof(line), 5000));
-	assert_int_equal(sscanf(line, "pid=%d", &pid), 1);
-	return pid;
-}
-
 static void stop_workload(struct child *w)
 {
 	kill(w->pid, SIGKILL);
@@ -306,7 +293,7 @@ static void test_target_killed(void **state)
 	(void)state;
 	NEED_BPF();
 	objects_before();
-	pid = start_workload(wl, &w);
+	pid = start_workload(wl, 0, &w);
 	snprintf(pidarg, sizeof(pidarg), "%d", pid);
 	d = start(tr, NULL);
 	/* 2 s of tracing, however long attaching takes on a busy machine */
@@ -356,7 +343,7 @@ static void test_closed_pipe(void **state)
 	(void)state;
 	NEED_BPF();
 	objects_before();
-	snprintf(pidarg, sizeof(pidarg), "%d", start_workload(wl, &w));
+	snprintf(pidarg, sizeof(pidarg), "%d", start_workload(wl, 0, &w));
 	d = start(tr, NULL);
 	p.fd = d.out;
 	p.events = POLLIN;
@@ -512,7 +499,7 @@ static void test_conservation_all(void **state)
 	(void)state;
 	NEED_BPF();
 	objects_before();
-	start_workload(wl, &w);
+	start_workload(wl, 0, &w);
 	d = start(tr, NULL);
 	assert_true(wait_line(d.err, "attached", 10000));
 	idle0 = idle_ns();
@@ -575,7 +562,7 @@ static void test_no_time_before_start(void **state)
 	NEED_BPF();
 	/* spin-I burns (I+1)/N of a CPU: 2 x CPUs threads fill them all */
 	snprintf(nbuf, sizeof(nbuf), "%ld", 2 * ncpu);
-	start_workload(wl, &w);
+	start_workload(wl, 0, &w);
 	for (k = 0; k < 3; k++) {
 		on = 0;
 		assert_int_equal(run(tr, &out, 30), 0);
@@ -674,7 +661,7 @@ static void test_caps_dropped_after_setup(void **state)
 
 	(void)state;
 	NEED_BPF();
-	snprintf(pidarg, sizeof(pidarg), "%d", start_workload(wl, &w));
+	snprintf(pidarg, sizeof(pidarg), "%d", start_workload(wl, 0, &w));
 	d = start(tr, NULL);
 	assert_true(wait_line(d.err, "attached", 10000));
 	/* the drop follows the "attached" line closely */

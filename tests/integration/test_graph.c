@@ -24,19 +24,41 @@ static const char *jstr(json_object *o, const char *key)
 	return json_object_get_string(v);
 }
 
-static json_object *task_by_comm(json_object *doc, const char *comm)
+/* The entry of @o's array @array whose "comm" is @comm, or NULL. */
+static json_object *by_comm(json_object *o, const char *array,
+			    const char *comm)
 {
-	json_object *tasks, *t;
+	json_object *a, *e;
 	size_t i;
 
-	if (!json_object_object_get_ex(doc, "tasks", &tasks))
+	if (!json_object_object_get_ex(o, array, &a))
 		return NULL;
-	for (i = 0; i < json_object_array_length(tasks); i++) {
-		t = json_object_array_get_idx(tasks, i);
-		if (!strcmp(jstr(t, "comm"), comm))
-			return t;
+	for (i = 0; i < json_object_array_length(a); i++) {
+		e = json_object_array_get_idx(a, i);
+		if (!strcmp(jstr(e, "comm"), comm))
+			return e;
 	}
 	return NULL;
+}
+
+static json_object *task_by_comm(json_object *doc, const char *comm)
+{
+	return by_comm(doc, "tasks", comm);
+}
+
+/*
+ * Run @argv (tdbpf ... -j -o @json -- a workload) to exit 0, its stdout
+ * in *@out when @out is not NULL; the report it wrote.
+ */
+static json_object *traced(char *const argv[], const char *json, char **out,
+			   int timeout_s)
+{
+	json_object *doc;
+
+	assert_int_equal(run(argv, out, timeout_s), 0);
+	doc = json_file(json);
+	assert_non_null(doc);
+	return doc;
 }
 
 /* The first candidate of the graph verdict. */
@@ -135,9 +157,7 @@ static void run_pipeline(const struct pl_case *c)
 	json_object *doc, *t;
 	size_t i;
 
-	assert_int_equal(run(argv, &out, 60), 0);
-	doc = json_file(json);
-	assert_non_null(doc);
+	doc = traced(argv, json, &out, 60);
 	check_verdict(doc, c->stage, c->want);
 	for (i = 0; i < sizeof(stages) / sizeof(stages[0]); i++) {
 		t = task_by_comm(doc, stages[i]);
@@ -180,17 +200,7 @@ static void test_pipeline_verdicts(void **state)
 /* The waits_on entry of @task whose waker is @comm, or NULL. */
 static json_object *waiter_entry(json_object *task, const char *comm)
 {
-	json_object *w, *e;
-	size_t i;
-
-	if (!json_object_object_get_ex(task, "waits_on", &w))
-		return NULL;
-	for (i = 0; i < json_object_array_length(w); i++) {
-		e = json_object_array_get_idx(w, i);
-		if (!strcmp(jstr(e, "comm"), comm))
-			return e;
-	}
-	return NULL;
+	return by_comm(task, "waits_on", comm);
 }
 
 /* Wakeups of @task by every waker, as its waits_on says. */
@@ -234,13 +244,11 @@ static void test_wakeup_counts(void **state)
 
 	(void)state;
 	NEED_BPF();
-	assert_int_equal(run(argv, &out, 60), 0);
+	doc = traced(argv, json, &out, 60);
 	p = strstr(out, "wakeups=");
 	assert_non_null(p);
 	assert_int_equal(sscanf(p, "wakeups=%lld waitee_blocked_ns=%lld", &n,
 				&blocked), 2);
-	doc = json_file(json);
-	assert_non_null(doc);
 	waker = task_by_comm(doc, "waker");
 	waitee = task_by_comm(doc, "waitee");
 	assert_non_null(waker);
@@ -315,9 +323,7 @@ static void test_per_name_pool(void **state)
 	(void)state;
 	NEED_BPF();
 	snprintf(demo, sizeof(demo), "%s/demo/streamgraph", build_dir());
-	assert_int_equal(run(argv, NULL, 60), 0);
-	doc = json_file(json);
-	assert_non_null(doc);
+	doc = traced(argv, json, NULL, 60);
 	v = verdict(doc);
 	assert_non_null(v);
 	print_message("  bottleneck %s: %s\n", jstr(v, "comm"),
@@ -331,8 +337,12 @@ static void test_per_name_pool(void **state)
 	unlink(json);
 }
 
-/* gst-launch-1.0 under tdbpf; the JSON document, or NULL (skipped). */
-static json_object *gst_run(char *const pipeline[], int n)
+/*
+ * gst-launch-1.0 @pipeline (@n words) under tdbpf: the verdict names
+ * @stage for the reason @want. Skipped without root or GStreamer.
+ */
+static void gst_verdict(char *const pipeline[], int n, const char *stage,
+			const char *want)
 {
 	char *json = tmp_path("gst.json");
 	char *argv[64] = { (char *)tdbpf_bin(), "--wakeups", "-j", "-o", json,
@@ -340,22 +350,19 @@ static json_object *gst_run(char *const pipeline[], int n)
 	json_object *doc;
 	int i;
 
+	NEED_BPF();
+	if (access(argv[6], X_OK)) {
+		print_message("no gst-launch-1.0 (Debian: gstreamer1.0-tools): skipping\n");
+		skip();
+	}
 	for (i = 0; i < n && i < 50; i++)
 		argv[8 + i] = pipeline[i];
 	argv[8 + i] = NULL;
-	assert_int_equal(run(argv, NULL, 120), 0);
-	doc = json_file(json);
+	doc = traced(argv, json, NULL, 120);
 	unlink(json);
-	return doc;
+	check_verdict(doc, stage, want);
+	json_object_put(doc);
 }
-
-#define NEED_GST()                                                        \
-	do {                                                              \
-		if (access("/usr/bin/gst-launch-1.0", X_OK)) {            \
-			print_message("no gst-launch-1.0 (Debian: gstreamer1.0-tools): skipping\n"); \
-			skip();                                           \
-		}                                                         \
-	} while (0)
 
 /*
  * A CPU-heavy element: Lanczos scaling to 1080p behind queue0, so queue0's
@@ -369,15 +376,9 @@ static void test_gst_cpu_element(void **state)
 		      "videoscale", "method=lanczos", "!",
 		      "video/x-raw,width=1920,height=1080", "!", "queue", "!",
 		      "fakesink", "sync=false" };
-	json_object *doc;
 
 	(void)state;
-	NEED_BPF();
-	NEED_GST();
-	doc = gst_run(p, sizeof(p) / sizeof(p[0]));
-	assert_non_null(doc);
-	check_verdict(doc, "queue0:src", "runs (");
-	json_object_put(doc);
+	gst_verdict(p, sizeof(p) / sizeof(p[0]), "queue0:src", "runs (");
 }
 
 /*
@@ -389,15 +390,10 @@ static void test_gst_clock_sink(void **state)
 	char *p[] = { "videotestsrc", "num-buffers=150", "!",
 		      "video/x-raw,width=320,height=240,framerate=100/1", "!",
 		      "queue", "!", "fakesink", "sync=true" };
-	json_object *doc;
 
 	(void)state;
-	NEED_BPF();
-	NEED_GST();
-	doc = gst_run(p, sizeof(p) / sizeof(p[0]));
-	assert_non_null(doc);
-	check_verdict(doc, "queue0:src", "waits on timers");
-	json_object_put(doc);
+	gst_verdict(p, sizeof(p) / sizeof(p[0]), "queue0:src",
+		    "waits on timers");
 }
 
 /* --graph: a DOT file that Graphviz renders, the bottleneck marked. */
@@ -408,7 +404,6 @@ static void test_graph_dot(void **state)
 			 "/dev/null", "--", (char *)workload("pipeline"), "-b",
 			 "3", "-k", "sleep", "-d", "1", NULL };
 	char *dargv[] = { "/usr/bin/dot", "-Tsvg", "-o", svg, dotf, NULL };
-	int fd;
 
 	(void)state;
 	NEED_BPF();
@@ -418,10 +413,7 @@ static void test_graph_dot(void **state)
 	}
 	assert_int_equal(run(argv, NULL, 60), 0);
 	assert_int_equal(run(dargv, NULL, 60), 0);
-	fd = open(svg, O_RDONLY);
-	assert_true(fd >= 0);
-	text = read_all(fd);
-	close(fd);
+	text = file_text(svg);
 	assert_non_null(strstr(text, "<svg"));
 	assert_non_null(strstr(text, "BOTTLENECK"));
 	assert_non_null(strstr(text, "score"));

@@ -9,8 +9,7 @@
  * ../shared/reference/tma-events.md; expected values are perf's formulas
  * (tma-metrics.md) worked out by hand.
  */
-#include <math.h>
-#include "helpers.h"
+#include "models.h"
 
 struct listed {
 	const char *name, *alias;
@@ -49,38 +48,9 @@ static bool low4(const char *model, const char *ev)
 	return false;
 }
 
-static json_object *run_json(char *const argv[])
-{
-	json_object *o;
-	char *out = NULL;
-
-	assert_int_equal(run(argv, &out, 10), 0);
-	o = json_tokener_parse(out);
-	if (!o)
-		fail_msg("%s %s: not JSON: %s", argv[1], argv[3], out);
-	free(out);
-	return o;
-}
-
-static json_object *jget(json_object *o, const char *key)
-{
-	json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v))
-		fail_msg("no key %s", key);
-	return v;
-}
-
-static const char *jstr(json_object *o, const char *key)
-{
-	return json_object_get_string(jget(o, key));
-}
-
 static void check_list(const struct listed *l, const char *as, bool smt)
 {
-	char *argv[] = { (char *)tdbpf_bin(), "list", "--model", (char *)as,
-			 "--smt", smt ? "on" : "off", "-j", NULL };
-	json_object *o = run_json(argv), *groups;
+	json_object *o = list(as, smt ? "on" : "off"), *groups;
 	int gp = smt ? l->gp_on : l->gp_off, g, e, events = 0, low = 0;
 	int ngroups;
 
@@ -145,43 +115,6 @@ static void test_list_every_model(void **state)
 		check_list(&listed[i], listed[i].name, true);
 		check_list(&listed[i], listed[i].alias, false);
 	}
-}
-
-/* write @text to a temporary file; its path (caller frees) */
-static char *input(const char *text)
-{
-	char *path = strdup(tmp_path("decode"));
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	assert_true(fputs(text, f) >= 0);
-	assert_int_equal(fclose(f), 0);
-	return path;
-}
-
-static json_object *decode(const char *model, const char *smt,
-			   const char *path)
-{
-	char *argv[] = { (char *)tdbpf_bin(), "decode", "--model",
-			 (char *)model, "--smt", (char *)smt, "-j",
-			 (char *)path, NULL };
-
-	return run_json(argv);
-}
-
-static void near(json_object *metrics, const char *name, double want)
-{
-	double got = jdouble(metrics, name);
-
-	if (!(fabs(got - want) < 1e-6))
-		fail_msg("%s = %.9g, expected %.9g", name, got, want);
-}
-
-static bool has(json_object *o, const char *key)
-{
-	json_object *v;
-
-	return json_object_object_get_ex(o, key, &v);
 }
 
 /*

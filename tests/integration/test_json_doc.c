@@ -52,20 +52,9 @@ static void keyset_free(struct keyset *s)
 
 static char *readme(void)
 {
-	FILE *f = fopen("README.md", "r");
-	char *text;
-	long n;
-
-	if (!f)
+	if (access("README.md", R_OK))
 		fail_msg("cannot read README.md: run from the repository root");
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	text = calloc(1, (size_t)n + 1);
-	assert_non_null(text);
-	assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	return text;
+	return file_text("README.md");
 }
 
 /*
@@ -352,24 +341,6 @@ static void writer_reports(const struct model *m, const struct keyset *doc,
 	snapshot_free(&snap);
 }
 
-/* The whole of file @path (malloc'ed). */
-static char *slurp_path(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
-
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = calloc(1, (size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	return buf;
-}
-
 /*
  * The program itself, on a process with two threads of one name: -I
  * reports and the whole run's, the threads folded (--per-name), wakeups
@@ -389,7 +360,7 @@ static void traced_reports(const struct keyset *doc, struct keyset *got)
 	assert_true(fd >= 0);
 	close(fd);
 	assert_int_equal(run(argv, NULL, 60), 0);
-	out = slurp_path(opath);
+	out = file_text(opath);
 	unlink(opath);
 	parse_docs(out, "tdbpf -j", doc, &traced);
 	free(out);

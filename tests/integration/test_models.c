@@ -7,8 +7,7 @@
  * the JSON metric names perf prints for that CPU. Expected values are
  * perf's formulas (../shared/reference/tma-metrics.md) worked out by hand.
  */
-#include <math.h>
-#include "helpers.h"
+#include "models.h"
 
 struct listed {
 	const char *name, *alias;
@@ -25,28 +24,6 @@ static const struct listed listed[] = {
 	{ "neoverse-v2", "v2", 1, 10, 3, true },
 };
 
-static json_object *run_json(char *const argv[])
-{
-	json_object *o;
-	char *out = NULL;
-
-	assert_int_equal(run(argv, &out, 10), 0);
-	o = json_tokener_parse(out);
-	if (!o)
-		fail_msg("%s %s: not JSON: %s", argv[1], argv[3], out);
-	free(out);
-	return o;
-}
-
-static json_object *jget(json_object *o, const char *key)
-{
-	json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v))
-		fail_msg("no key %s", key);
-	return v;
-}
-
 static void test_list_every_model(void **state)
 {
 	size_t i;
@@ -57,13 +34,10 @@ static void test_list_every_model(void **state)
 		const struct listed *l = &listed[i];
 
 		for (k = 0; k < 2; k++) {
-			char *argv[] = { (char *)tdbpf_bin(), "list", "--model",
-					 (char *)(k ? l->alias : l->name),
-					 "-j", NULL };
-			json_object *o = run_json(argv), *groups;
+			json_object *o = list(k ? l->alias : l->name, NULL);
+			json_object *groups;
 
-			assert_string_equal(json_object_get_string(
-						    jget(o, "model")), l->name);
+			assert_string_equal(jstr(o, "model"), l->name);
 			assert_int_equal(jint(o, "level"), l->level);
 			assert_int_equal(jint(o, "gp_counters"), 6);
 			groups = jget(o, "groups");
@@ -80,8 +54,7 @@ static void test_list_every_model(void **state)
 				     e++) {
 					json_object *ev =
 						json_object_array_get_idx(evs, e);
-					const char *n = json_object_get_string(
-						jget(ev, "name"));
+					const char *n = jstr(ev, "name");
 					json_object *c;
 
 					events++;
@@ -102,34 +75,6 @@ static void test_list_every_model(void **state)
 			json_object_put(o);
 		}
 	}
-}
-
-/* write @text to a temporary file; its path (caller frees) */
-static char *input(const char *text)
-{
-	char *path = strdup(tmp_path("decode"));
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	assert_true(fputs(text, f) >= 0);
-	assert_int_equal(fclose(f), 0);
-	return path;
-}
-
-static json_object *decode(const char *model, const char *path)
-{
-	char *argv[] = { (char *)tdbpf_bin(), "decode", "--model",
-			 (char *)model, "-j", (char *)path, NULL };
-
-	return run_json(argv);
-}
-
-static void near(json_object *metrics, const char *name, double want)
-{
-	double got = jdouble(metrics, name);
-
-	if (!(fabs(got - want) < 1e-6))
-		fail_msg("%s = %.9f, want %.9f", name, got, want);
 }
 
 /*
@@ -158,7 +103,7 @@ static void test_decode_zen4(void **state)
 	json_object *o, *m;
 
 	(void)state;
-	o = decode("amdzen4", path);
+	o = decode("amdzen4", NULL, path);
 	m = jget(o, "metrics");
 	assert_int_equal(json_object_object_length(m), 13);
 	near(m, "frontend_bound", 20);
@@ -174,8 +119,7 @@ static void test_decode_zen4(void **state)
 	near(m, "retiring", 100.0 / 3);
 	near(m, "retiring_fastpath", 100.0 / 3 * 0.95);
 	near(m, "retiring_microcode", 100.0 / 3 * 0.05);
-	assert_string_equal(json_object_get_string(jget(o, "bottleneck")),
-			    "Backend.CPU");
+	assert_string_equal(jstr(o, "bottleneck"), "Backend.CPU");
 	json_object_put(o);
 	unlink(path);
 	free(path);
@@ -201,9 +145,8 @@ static void test_decode_zen5(void **state)
 	json_object *o, *m;
 
 	(void)state;
-	o = decode("zen5", path);
-	assert_string_equal(json_object_get_string(jget(o, "model")),
-			    "amdzen5");
+	o = decode("zen5", NULL, path);
+	assert_string_equal(jstr(o, "model"), "amdzen5");
 	m = jget(o, "metrics");
 	near(m, "frontend_bound", 50);
 	near(m, "frontend_bound_by_latency", 30);
@@ -213,8 +156,7 @@ static void test_decode_zen5(void **state)
 	near(m, "retiring_from_fastpath", 40);
 	near(m, "smt_contention", 0);
 	/* frontend 50 > 15; latency 30 > 10, bandwidth 20 not > 20 */
-	assert_string_equal(json_object_get_string(jget(o, "bottleneck")),
-			    "Frontend.Latency");
+	assert_string_equal(jstr(o, "bottleneck"), "Frontend.Latency");
 	json_object_put(o);
 	unlink(path);
 	free(path);
@@ -243,7 +185,7 @@ static void test_decode_neoverse(void **state)
 	json_object *o, *m;
 
 	(void)state;
-	o = decode("neoverse-n2", path);
+	o = decode("neoverse-n2", NULL, path);
 	assert_false(json_object_get_boolean(jget(o, "smt")));
 	m = jget(o, "metrics");
 	assert_int_equal(json_object_object_length(m), 6);
@@ -254,17 +196,16 @@ static void test_decode_neoverse(void **state)
 	near(m, "frontend_stalled_cycles", 50);
 	near(m, "backend_stalled_cycles", 10);
 	/* frontend stalled 50% is over, but beside TopdownL1 */
-	assert_string_equal(json_object_get_string(jget(o, "bottleneck")),
-			    "Retiring");
+	assert_string_equal(jstr(o, "bottleneck"), "Retiring");
 	json_object_put(o);
 
-	o = decode("v2", path);
+	o = decode("v2", NULL, path);
 	m = jget(o, "metrics");
 	near(m, "frontend_bound", 7.5 - 0.1);
 	near(m, "retiring", 0.95 * (1 - 1.0 / 8) * 100);
 	json_object_put(o);
 
-	o = decode("neoverse-v1", path);
+	o = decode("neoverse-v1", NULL, path);
 	m = jget(o, "metrics");
 	near(m, "frontend_bound", 7.5 - 0.4);
 	near(m, "backend_bound", 5);
@@ -277,13 +218,12 @@ static void test_decode_neoverse(void **state)
 	path = input("1000000,,cpu_cycles,1000000,100.00,,\n"
 		     "500000,,STALL_FRONTEND,1000000,100.00,,\n"
 		     "100000,,STALL_BACKEND,1000000,100.00,,\n");
-	o = decode("n1", path);
+	o = decode("n1", NULL, path);
 	m = jget(o, "metrics");
 	assert_int_equal(json_object_object_length(m), 2);
 	near(m, "frontend_stalled_cycles", 50);
 	near(m, "backend_stalled_cycles", 10);
-	assert_string_equal(json_object_get_string(jget(o, "bottleneck")),
-			    "Frontend_Stalled");
+	assert_string_equal(jstr(o, "bottleneck"), "Frontend_Stalled");
 	json_object_put(o);
 	unlink(path);
 	free(path);

@@ -118,6 +118,16 @@ static void start_tdbpf(struct server *s, const char *const *args)
 	}
 }
 
+/* tdbpf --listen ... -p @pid */
+static void start_tdbpf_on(struct server *s, pid_t pid)
+{
+	char pidarg[32];
+	const char *args[] = { "-p", pidarg, NULL };
+
+	snprintf(pidarg, sizeof(pidarg), "%d", pid);
+	start_tdbpf(s, args);
+}
+
 static int stop_tdbpf(struct server *s)
 {
 	int rc;
@@ -222,6 +232,14 @@ static void reply_free(struct reply *r)
 	free(r->body);
 }
 
+/* GET @path must be answered, with HTTP @status; the reply in @r. */
+static void get_expect(int port, const char *path, const char *accept,
+		       int status, struct reply *r)
+{
+	assert_int_equal(http_get(port, path, accept, r), 0);
+	assert_int_equal(r->status, status);
+}
+
 /* ---- the exposition, parsed ------------------------------------------- */
 
 struct sample {
@@ -297,8 +315,7 @@ static bool have(const char *cmd)
  */
 static void test_scrape_promtool(void **state)
 {
-	const char *args[] = { "-p", NULL, NULL };
-	char pidarg[32], line[128], key[256];
+	char line[128], key[256];
 	struct sample *smp = calloc(4096, sizeof(*smp));
 	struct reply r;
 	struct server s = { 0 };
@@ -315,13 +332,10 @@ static void test_scrape_promtool(void **state)
 	assert_true(w.pid > 0);
 	track(w.pid);
 	assert_non_null(read_line(w.out, line, sizeof(line), 5000));
-	snprintf(pidarg, sizeof(pidarg), "%d", w.pid);
-	args[1] = pidarg;
-	start_tdbpf(&s, args);
+	start_tdbpf_on(&s, w.pid);
 	usleep(500000);
 
-	assert_int_equal(http_get(s.port, "/metrics", NULL, &r), 0);
-	assert_int_equal(r.status, 200);
+	get_expect(s.port, "/metrics", NULL, 200, &r);
 	assert_non_null(strstr(r.head, "Content-Type: text/plain; version=0.0.4"));
 	assert_int_equal(promtool_check(r.body), 0);
 	n = parse_samples(r.body, smp, 4096);
@@ -335,19 +349,16 @@ static void test_scrape_promtool(void **state)
 	assert_true(sample_of(smp, n, "tdbpf_last_collect_duration_seconds") > 0);
 	reply_free(&r);
 
-	assert_int_equal(http_get(s.port, "/metrics",
-				  "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5",
-				  &r),
-			 0);
-	assert_int_equal(r.status, 200);
+	get_expect(s.port, "/metrics",
+		   "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5",
+		   200, &r);
 	assert_non_null(strstr(r.head, "Content-Type: application/openmetrics-text; version=1.0.0"));
 	n = (int)strlen(r.body);
 	assert_true(n > 6 && !strcmp(r.body + n - 6, "# EOF\n"));
 	assert_non_null(strstr(r.body, "# TYPE tdbpf_task_on_cpu_seconds counter\n"));
 	reply_free(&r);
 
-	assert_int_equal(http_get(s.port, "/", NULL, &r), 0);
-	assert_int_equal(r.status, 200);
+	get_expect(s.port, "/", NULL, 200, &r);
 	assert_non_null(strstr(r.body, "href=\"/metrics\""));
 	reply_free(&r);
 
@@ -377,7 +388,6 @@ static void test_monotonic_churn(void **state)
 	json_object *doc, *tasks, *t;
 	struct reply r;
 	struct server s = { 0 };
-	FILE *f;
 
 	(void)state;
 	NEED_BPF();
@@ -419,10 +429,7 @@ static void test_monotonic_churn(void **state)
 	assert_true(exited >= 1000);
 
 	/* churn's own count of its CPU time, all threads joined */
-	f = fopen(out, "r");
-	assert_non_null(f);
-	text = read_all(fileno(f));
-	fclose(f);
+	text = file_text(out);
 	p = strstr(text, "threads=");
 	assert_non_null(p);
 	assert_int_equal(sscanf(p, "threads=%lld cpu_ns=%lld", &threads,
@@ -470,8 +477,7 @@ static int slow_client(int port)
 
 static void test_bad_requests(void **state)
 {
-	const char *args[] = { "-p", NULL, NULL };
-	char pidarg[32], *big;
+	char *big;
 	struct reply r;
 	struct server s = { 0 };
 	int slow[3], i;
@@ -480,15 +486,11 @@ static void test_bad_requests(void **state)
 
 	(void)state;
 	NEED_BPF();
-	snprintf(pidarg, sizeof(pidarg), "%d", getpid());
-	args[1] = pidarg;
-	start_tdbpf(&s, args);
+	start_tdbpf_on(&s, getpid());
 
-	assert_int_equal(http_get(s.port, "/nope", NULL, &r), 0);
-	assert_int_equal(r.status, 404);
+	get_expect(s.port, "/nope", NULL, 404, &r);
 	reply_free(&r);
-	assert_int_equal(http_get(s.port, "/metrics/x", NULL, &r), 0);
-	assert_int_equal(r.status, 404);
+	get_expect(s.port, "/metrics/x", NULL, 404, &r);
 	reply_free(&r);
 
 	assert_int_equal(http_raw(s.port,
@@ -550,8 +552,7 @@ static void test_bad_requests(void **state)
 		assert_true(slow[i] >= 0);
 	}
 	for (i = 0; i < 5; i++) {
-		assert_int_equal(http_get(s.port, "/metrics", NULL, &r), 0);
-		assert_int_equal(r.status, 200);
+		get_expect(s.port, "/metrics", NULL, 200, &r);
 		if (r.secs > 1.0)
 			fail_msg("a scrape took %.2f s beside slow clients",
 				 r.secs);
@@ -598,9 +599,7 @@ static void write_sysctl(const char *path, int v)
 static void test_bpf_run_time(void **state)
 {
 	static const char *stats = "/proc/sys/kernel/bpf_stats_enabled";
-	const char *args[] = { "-p", NULL, NULL };
 	struct sample *smp = calloc(1024, sizeof(*smp));
-	char pidarg[32];
 	struct server s = { 0 };
 	struct reply r;
 	double runs, ns;
@@ -611,9 +610,7 @@ static void test_bpf_run_time(void **state)
 	old = read_sysctl(stats);
 	if (old < 0)
 		skip();
-	snprintf(pidarg, sizeof(pidarg), "%d", getpid());
-	args[1] = pidarg;
-	start_tdbpf(&s, args);
+	start_tdbpf_on(&s, getpid());
 	if (old == 0) {
 		assert_int_equal(http_get(s.port, "/metrics", NULL, &r), 0);
 		assert_null(strstr(r.body, "tdbpf_bpf_run"));
@@ -661,20 +658,15 @@ static unsigned long long cap_set(pid_t pid, const char *what)
  */
 static void test_capabilities(void **state)
 {
-	const char *args[] = { "-p", NULL, NULL };
 	const unsigned long long want = (1ULL << 38) | (1ULL << 39);
-	char pidarg[32];
 	struct reply r;
 	struct server s = { 0 };
 	unsigned long long eff;
 
 	(void)state;
 	NEED_BPF();
-	snprintf(pidarg, sizeof(pidarg), "%d", getpid());
-	args[1] = pidarg;
-	start_tdbpf(&s, args);
-	assert_int_equal(http_get(s.port, "/metrics", NULL, &r), 0);
-	assert_int_equal(r.status, 200);
+	start_tdbpf_on(&s, getpid());
+	get_expect(s.port, "/metrics", NULL, 200, &r);
 	reply_free(&r);
 	eff = cap_set(s.pid, "CapEff:");
 	if (eff != want)
@@ -776,11 +768,31 @@ static json_object *prom_query(int port, const char *q, double t,
 	return result;
 }
 
+/* @member ("value", "values") of a query's one and only series */
+static json_object *only_series(json_object *result, const char *member)
+{
+	assert_non_null(result);
+	assert_int_equal(json_object_array_length(result), 1);
+	return json_object_object_get(json_object_array_get_idx(result, 0),
+				      member);
+}
+
 struct clock_log {
 	double t[4096];		/* CLOCK_REALTIME, s */
 	double cpu[4096];	/* the busy thread's CPU clock, s */
 	int n;
 };
+
+/* One more entry: the time now and the busy thread's clock @cid. */
+static void log_clock(struct clock_log *l, clockid_t cid)
+{
+	struct timespec ts;
+
+	clock_gettime(cid, &ts);
+	l->t[l->n] = real_s();
+	l->cpu[l->n] = (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	l->n++;
+}
 
 /* The busy thread's CPU clock at Unix time @t, interpolated. */
 static double cpu_at(const struct clock_log *l, double t)
@@ -804,15 +816,13 @@ static double cpu_at(const struct clock_log *l, double t)
  */
 static void test_prometheus_rate(void **state)
 {
-	const char *args[] = { "-p", NULL, NULL };
 	const char *sel = "tdbpf_task_on_cpu_seconds_total{thread=\"busy\"}";
-	char pidarg[32], path[256], addr[64], q[300], cfg[200], data[256];
+	char path[256], addr[64], q[300], cfg[200], data[256];
 	struct clock_log *log = calloc(1, sizeof(*log));
 	json_object *doc = NULL, *res, *vals, *v;
 	double t_end, t_a, t_b, c_a, c_b, want, got, first, last;
 	struct server s = { 0 };
 	struct reply r;
-	struct timespec ts;
 	clockid_t cid;
 	pthread_t busy;
 	int pport, i, n;
@@ -830,9 +840,7 @@ static void test_prometheus_rate(void **state)
 	busy_stop = 0;
 	assert_int_equal(pthread_create(&busy, NULL, busy_main, NULL), 0);
 	assert_int_equal(pthread_getcpuclockid(busy, &cid), 0);
-	snprintf(pidarg, sizeof(pidarg), "%d", getpid());
-	args[1] = pidarg;
-	start_tdbpf(&s, args);
+	start_tdbpf_on(&s, getpid());
 
 	snprintf(cfg, sizeof(cfg), "%s/prometheus.yml", scratch_dir);
 	f = fopen(cfg, "w");
@@ -881,10 +889,7 @@ static void test_prometheus_rate(void **state)
 	t_end = 0;
 	last = real_s() + 12;
 	while (log->n < 4096 && real_s() < last + 30) {
-		clock_gettime(cid, &ts);
-		log->t[log->n] = real_s();
-		log->cpu[log->n] = (double)ts.tv_sec + ts.tv_nsec / 1e9;
-		log->n++;
+		log_clock(log, cid);
 		usleep(20000);
 		if (real_s() < last || log->n % 25)
 			continue;
@@ -907,27 +912,18 @@ static void test_prometheus_rate(void **state)
 	/* a little more log, past the last sample */
 	for (i = 0; i < 10; i++) {
 		usleep(20000);
-		clock_gettime(cid, &ts);
-		log->t[log->n] = real_s();
-		log->cpu[log->n] = (double)ts.tv_sec + ts.tv_nsec / 1e9;
-		log->n++;
+		log_clock(log, cid);
 	}
 
-	res = prom_query(pport, "up{job=\"tdbpf\"}", t_end, &doc);
-	assert_non_null(res);
-	assert_int_equal(json_object_array_length(res), 1);
-	v = json_object_object_get(json_object_array_get_idx(res, 0), "value");
+	v = only_series(prom_query(pport, "up{job=\"tdbpf\"}", t_end, &doc),
+			"value");
 	assert_string_equal(json_object_get_string(json_object_array_get_idx(v, 1)),
 			    "1");
 	json_object_put(doc);
 
 	/* the raw samples of the window, to know which span rate() saw */
 	snprintf(q, sizeof(q), "%s[10s]", sel);
-	res = prom_query(pport, q, t_end, &doc);
-	assert_non_null(res);
-	assert_int_equal(json_object_array_length(res), 1);
-	vals = json_object_object_get(json_object_array_get_idx(res, 0),
-				      "values");
+	vals = only_series(prom_query(pport, q, t_end, &doc), "values");
 	n = (int)json_object_array_length(vals);
 	assert_true(n >= 8);
 	t_a = json_object_get_double(json_object_array_get_idx(json_object_array_get_idx(vals, 0), 0));
@@ -937,10 +933,7 @@ static void test_prometheus_rate(void **state)
 	json_object_put(doc);
 
 	snprintf(q, sizeof(q), "rate(%s[10s])", sel);
-	res = prom_query(pport, q, t_end, &doc);
-	assert_non_null(res);
-	assert_int_equal(json_object_array_length(res), 1);
-	v = json_object_object_get(json_object_array_get_idx(res, 0), "value");
+	v = only_series(prom_query(pport, q, t_end, &doc), "value");
 	got = atof(json_object_get_string(json_object_array_get_idx(v, 1)));
 	json_object_put(doc);
 

@@ -10,17 +10,6 @@
  */
 #include "helpers.h"
 
-static char *slurp_file(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	char *s;
-
-	assert_true(fd >= 0);
-	s = read_all(fd);
-	close(fd);
-	return s;
-}
-
 static void write_file(const char *path, const char *s, size_t n)
 {
 	FILE *f = fopen(path, "w");
@@ -74,7 +63,7 @@ static int report(struct run_result *r, const char *const *args)
 /* `tdbpf report @args` prints exactly the file @want, exit 0. */
 static void same_as(const char *want_path, const char *const *args)
 {
-	char *want = slurp_file(want_path);
+	char *want = file_text(want_path);
 	struct run_result r;
 
 	report(&r, args);
@@ -150,7 +139,7 @@ static void test_intervals(void **state)
 	same_as(c, ARGS(rec, "-x", ";"));
 
 	/* --from 1 --to 2: those intervals' lines, and no whole-run report */
-	csv = slurp_file(c);
+	csv = file_text(c);
 	want = csv_intervals(csv, 1, 2);
 	assert_non_null(strstr(want, "\n2;"));
 	report(&r, ARGS(rec, "-x", ";", "--from", "1", "--to", "2"));
@@ -178,7 +167,7 @@ static void test_intervals(void **state)
 	/* JSON lines: the same lines; one interval alone: its line */
 	live(ARGS("-I", "250", "-d", "1.1", "-j", "-o", j), "2");
 	same_as(j, ARGS(j, "-j"));
-	js = slurp_file(j);
+	js = file_text(j);
 	report(&r, ARGS(j, "-j", "--from", "1", "--to", "1"));
 	assert_int_equal(r.status, 0);
 	nl = strchr(js, '\n');
@@ -205,7 +194,7 @@ static void test_bad_files(void **state)
 	(void)state;
 	NEED_BPF();
 	live(ARGS("-I", "200", "-d", "1", "-j", "-o", j), "2");
-	js = slurp_file(j);
+	js = file_text(j);
 	/* cut in the middle of line 3: two reports, then one line */
 	l2 = strchr(js, '\n') + 1;
 	l3 = strchr(l2, '\n') + 1;
@@ -222,7 +211,7 @@ static void test_bad_files(void **state)
 	/* a pretty one cut after 20 lines: truncated on line 20 */
 	live(ARGS("-d", "0.5", "-j", "-o", p), "1");
 	free(js);
-	js = slurp_file(p);
+	js = file_text(p);
 	for (n = 0, l2 = js; n < 20; n++)
 		l2 = strchr(l2, '\n') + 1;
 	write_file(cut, js, (size_t)(l2 - js));

@@ -112,14 +112,11 @@ static pid_t start_spinners(int secs)
 	char *argv[] = { (char *)workload("spinners"), "-n", "3", "-d", d,
 			 NULL };
 	struct child c;
-	pid_t pid = -1;
+	pid_t pid;
 
 	snprintf(d, sizeof(d), "%d", secs);
-	c = spawn(argv, 0);
-	assert_true(c.pid > 0);
 	/* "pid=N", then "ready": every thread is named */
-	if (read_line(c.out, line, sizeof(line), 5000))
-		sscanf(line, "pid=%d", &pid);
+	pid = start_workload(argv, 0, &c);
 	assert_int_equal(pid, c.pid);
 	assert_non_null(read_line(c.out, line, sizeof(line), 5000));
 	assert_string_equal(line, "ready");
@@ -159,20 +156,43 @@ static void close_window(void)
 	unlink(sock);
 }
 
-static void type(const char *cmd)
+static void type(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Type the command @fmt... into the window's shell, and Enter. */
+static void type(const char *fmt, ...)
 {
+	char cmd[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
 	assert_int_equal(tmux("send-keys -t t -l '%s'", cmd), 0);
 	assert_int_equal(tmux("send-keys -t t Enter"), 0);
+}
+
+/*
+ * Each terminal test's start: skipped without root, BPF or tmux; the
+ * spinners workload for @secs, and a window with @env unless @env is
+ * NULL (the test opens its own). The workload's pid.
+ */
+static pid_t setup(int secs, const char *env)
+{
+	pid_t pid;
+
+	NEED_BPF();
+	if (need_tmux())
+		skip();
+	pid = start_spinners(secs);
+	if (env)
+		open_window(env);
+	return pid;
 }
 
 /* tdbpf top on @pid; returns the screen once the threads show. */
 static char *start_top(pid_t pid)
 {
-	char cmd[256];
-
-	snprintf(cmd, sizeof(cmd),
-		 "%s top -I 300 -p %d; echo TOP-EXIT=$?", tdbpf_bin(), pid);
-	type(cmd);
+	type("%s top -I 300 -p %d; echo TOP-EXIT=$?", tdbpf_bin(), pid);
 	return wait_screen("spin-2", NULL, 8000);
 }
 
@@ -252,11 +272,7 @@ static void test_threads_keys_quit(void **state)
 	int y;
 
 	(void)state;
-	NEED_BPF();
-	if (need_tmux())
-		skip();
-	pid = start_spinners(60);
-	open_window("");
+	pid = setup(60, "");
 	s = start_top(pid);
 	assert_int_equal(alternate_on(), 1);
 	free(s);
@@ -327,11 +343,7 @@ static void test_sigterm_and_target_exit(void **state)
 	pid_t pid, top;
 
 	(void)state;
-	NEED_BPF();
-	if (need_tmux())
-		skip();
-	pid = start_spinners(60);
-	open_window("");
+	pid = setup(60, "");
 	free(start_top(pid));
 	top = top_pid();
 	assert_true(top > 0);
@@ -386,10 +398,7 @@ static void test_colour_and_monochrome(void **state)
 	char *s;
 
 	(void)state;
-	NEED_BPF();
-	if (need_tmux())
-		skip();
-	pid = start_spinners(60);
+	pid = setup(60, NULL);
 	for (i = 0; i < sizeof(envs) / sizeof(envs[0]); i++) {
 		open_window(envs[i]);
 		free(start_top(pid));
@@ -418,32 +427,21 @@ static void test_colour_and_monochrome(void **state)
 static void test_final_report_and_record(void **state)
 {
 	const char *out = tmp_path("top.txt"), *rec = tmp_path("top.jsonl");
-	char cmd[512], *argv[] = { (char *)tdbpf_bin(), "report", (char *)rec,
-				   NULL };
+	char *argv[] = { (char *)tdbpf_bin(), "report", (char *)rec, NULL };
 	struct run_result r;
 	char *table, *whole;
 	pid_t pid;
-	int fd;
 
 	(void)state;
-	NEED_BPF();
-	if (need_tmux())
-		skip();
-	pid = start_spinners(30);
-	open_window("");
-	snprintf(cmd, sizeof(cmd),
-		 "%s top -I 300 -d 1.5 -o %s --record %s -p %d; echo TOP-EXIT=$?",
-		 tdbpf_bin(), out, rec, pid);
-	type(cmd);
+	pid = setup(30, "");
+	type("%s top -I 300 -d 1.5 -o %s --record %s -p %d; echo TOP-EXIT=$?",
+	     tdbpf_bin(), out, rec, pid);
 	free(wait_screen("spin-2", NULL, 8000));
 	assert_restored("-d");
 	close_window();
 	stop_spinners(pid);
 
-	fd = open(out, O_RDONLY);
-	assert_true(fd >= 0);
-	table = read_all(fd);
-	close(fd);
+	table = file_text(out);
 	assert_non_null(strstr(table, "spin-1"));
 	run_capture(argv, NULL, (uid_t)-1, 0, 10, &r);
 	assert_int_equal(r.status, 0);
@@ -461,18 +459,12 @@ static void test_final_report_and_record(void **state)
 /* A terminal that cannot move the cursor is refused, in one line. */
 static void test_dumb_terminal(void **state)
 {
-	char cmd[256], *s;
 	pid_t pid;
+	char *s;
 
 	(void)state;
-	NEED_BPF();
-	if (need_tmux())
-		skip();
-	pid = start_spinners(30);
-	open_window("");
-	snprintf(cmd, sizeof(cmd),
-		 "TERM=dumb %s top -p %d; echo TOP-EXIT=$?", tdbpf_bin(), pid);
-	type(cmd);
+	pid = setup(30, "");
+	type("TERM=dumb %s top -p %d; echo TOP-EXIT=$?", tdbpf_bin(), pid);
 	s = wait_screen("TOP-EXIT=2", NULL, 8000);
 	assert_non_null(strstr(s, "cannot draw on terminal type 'dumb'"));
 	free(s);

@@ -21,20 +21,10 @@
 
 /* ---- helpers ---------------------------------------------------------- */
 
+/* The software model in one group led by its first event (slot = event). */
 static void sw_plan(struct event_plan *p)
 {
-	int i;
-
-	memset(p, 0, sizeof(*p));
-	p->model = &model_software;
-	p->nr = model_software.nr_events;
-	for (i = 0; i < p->nr; i++) {
-		p->ev[i] = i;
-		p->group[i] = 0;
-		p->gp_idx[i] = -1;
-	}
-	p->nr_groups = 1;
-	p->leader[0] = 0;
+	one_group_plan(p, &model_software);
 }
 
 static struct task_row *row(struct task_table *t, __u32 tid, __u32 pid,
@@ -49,6 +39,30 @@ static struct task_row *row(struct task_table *t, __u32 tid, __u32 pid,
 	return r;
 }
 
+/* A model's plan at level 1, SMT off, 8 counters. */
+static void model_plan(struct event_plan *p, const struct model *m)
+{
+	char err[256];
+
+	assert_int_equal(plan_events(m, 1, false, 8, p, err, sizeof(err)), 0);
+}
+
+/* An exposition state (@labels, @max series) over @plan, an empty table. */
+static void start(struct prom_state *st, struct task_table *t,
+		  const struct event_plan *plan, unsigned int labels,
+		  unsigned int max)
+{
+	assert_int_equal(prom_init(st, plan, labels, max), 0);
+	tasks_init(t);
+	tasks_set_events(t, plan->nr);
+}
+
+static void stop(struct prom_state *st, struct task_table *t)
+{
+	tasks_free(t);
+	prom_free(st);
+}
+
 static char *render(const struct prom_state *st, bool om)
 {
 	struct prom_health h = { .tasks_live = 7, .collect_ns = 1500000 };
@@ -57,6 +71,13 @@ static char *render(const struct prom_state *st, bool om)
 	assert_non_null(f);
 	assert_int_equal(prom_write(st, &h, om, f), 0);
 	return slurp(f);
+}
+
+/* A scrape: @t folded into the series, the text format (caller frees). */
+static char *scrape(struct prom_state *st, const struct task_table *t)
+{
+	assert_int_equal(prom_update(st, t), 0);
+	return render(st, false);
 }
 
 /* The value of the sample line that starts with @sel + " "; NAN if none. */
@@ -158,9 +179,7 @@ static void test_fold_monotonic(void **state)
 
 	(void)state;
 	sw_plan(&plan);
-	assert_int_equal(prom_init(&st, &plan, 0, 0), 0);
-	tasks_init(&t);
-	tasks_set_events(&t, plan.nr);
+	start(&st, &t, &plan, 0, 0);
 
 	row(&t, 100, 100, "app", 1000000000);
 	r = row(&t, 101, 100, "worker-1", 1500000000);
@@ -171,8 +190,7 @@ static void test_fold_monotonic(void **state)
 	r->sched.off_cpu_ns = 300;
 	r = row(&t, 102, 100, "worker-2", 2000000000);
 	r->sched.nvcsw = 5;
-	assert_int_equal(prom_update(&st, &t), 0);
-	txt = render(&st, false);
+	txt = scrape(&st, &t);
 	assert_double_equal(value(txt, ON("comm=\"app\",thread=\"app\"")), 1.0,
 			    0);
 	assert_double_equal(value(txt, ON("comm=\"app\",thread=\"worker-*\"")),
@@ -201,8 +219,7 @@ static void test_fold_monotonic(void **state)
 	r->sched.nivcsw = 2;
 	r->sched.off_cpu_ns = 200;	/* smaller: a run-queue wait ended */
 	row(&t, 103, 100, "worker-3", 125000000);
-	assert_int_equal(prom_update(&st, &t), 0);
-	txt = render(&st, false);
+	txt = scrape(&st, &t);
 	assert_double_equal(value(txt, ON("comm=\"app\",thread=\"app\"")), 1.5,
 			    0);
 	assert_double_equal(value(txt, ON("comm=\"app\",thread=\"worker-*\"")),
@@ -229,8 +246,7 @@ static void test_fold_monotonic(void **state)
 	r->sched.nivcsw = 2;
 	r->sched.off_cpu_ns = 500;
 	row(&t, 103, 100, "sink", 1125000000);
-	assert_int_equal(prom_update(&st, &t), 0);
-	txt = render(&st, false);
+	txt = scrape(&st, &t);
 	assert_double_equal(value(txt, ON("comm=\"app\",thread=\"worker-*\"")),
 			    3.875, 0);
 	assert_double_equal(value(txt, ON("comm=\"app\",thread=\"sink\"")), 1.0,
@@ -246,14 +262,12 @@ static void test_fold_monotonic(void **state)
 	/* a tid reused by a new task (sums restart): counted from zero */
 	tasks_reset(&t);
 	row(&t, 103, 100, "sink", 250000000);
-	assert_int_equal(prom_update(&st, &t), 0);
-	txt = render(&st, false);
+	txt = scrape(&st, &t);
 	assert_double_equal(value(txt, ON("comm=\"app\",thread=\"sink\"")), 1.25,
 			    0);
 	free(txt);
 
-	tasks_free(&t);
-	prom_free(&st);
+	stop(&st, &t);
 }
 
 /*
@@ -272,9 +286,7 @@ static void test_scaled_increments(void **state)
 
 	(void)state;
 	sw_plan(&plan);
-	assert_int_equal(prom_init(&st, &plan, 0, 0), 0);
-	tasks_init(&t);
-	tasks_set_events(&t, plan.nr);
+	start(&st, &t, &plan, 0, 0);
 	snprintf(sel, sizeof(sel),
 		 "tdbpf_task_events_total{comm=\"\",thread=\"w\",event=\"%s\"}",
 		 model_software.events[1].name);
@@ -282,8 +294,7 @@ static void test_scaled_increments(void **state)
 	r = row(&t, 7, 0, "w", 10);
 	r->ctr[0] = (struct tdbpf_count){ 4, 10, 5 };	/* leader's times */
 	r->ctr[1] = (struct tdbpf_count){ 100, 0, 0 };
-	assert_int_equal(prom_update(&st, &t), 0);
-	txt = render(&st, false);
+	txt = scrape(&st, &t);
 	assert_double_equal(value(txt, sel), 200, 0);
 	assert_double_equal(value(txt, "tdbpf_task_group_enabled_seconds_total{comm=\"\",thread=\"w\",group=\"0\"}"),
 			    10e-9, 1e-18);
@@ -294,8 +305,7 @@ static void test_scaled_increments(void **state)
 	r->sched.on_cpu_ns = 20;
 	r->ctr[0] = (struct tdbpf_count){ 5, 20, 15 };
 	r->ctr[1] = (struct tdbpf_count){ 150, 0, 0 };
-	assert_int_equal(prom_update(&st, &t), 0);
-	txt = render(&st, false);
+	txt = scrape(&st, &t);
 	assert_double_equal(value(txt, sel), 250, 0);
 	free(txt);
 
@@ -303,14 +313,12 @@ static void test_scaled_increments(void **state)
 	r->sched.on_cpu_ns = 30;
 	r->ctr[0] = (struct tdbpf_count){ 5, 30, 15 };
 	r->ctr[1] = (struct tdbpf_count){ 150, 0, 0 };
-	assert_int_equal(prom_update(&st, &t), 0);
-	txt = render(&st, false);
+	txt = scrape(&st, &t);
 	assert_double_equal(value(txt, sel), 250, 0);
 	assert_double_equal(value(txt, "tdbpf_task_group_enabled_seconds_total{comm=\"\",thread=\"w\",group=\"0\"}"),
 			    30e-9, 1e-18);
 	free(txt);
-	tasks_free(&t);
-	prom_free(&st);
+	stop(&st, &t);
 }
 
 /* 5 names, room for 2: the rest in `other`, and said so. */
@@ -325,13 +333,10 @@ static void test_series_limit(void **state)
 
 	(void)state;
 	sw_plan(&plan);
-	assert_int_equal(prom_init(&st, &plan, 0, 2), 0);
-	tasks_init(&t);
-	tasks_set_events(&t, plan.nr);
+	start(&st, &t, &plan, 0, 2);
 	for (i = 0; i < 5; i++)
 		row(&t, 10 + i, 0, names[i], 1000000000ull * (i + 1));
-	assert_int_equal(prom_update(&st, &t), 0);
-	txt = render(&st, false);
+	txt = scrape(&st, &t);
 	assert_double_equal(value(txt, ON("comm=\"\",thread=\"a\"")), 1, 0);
 	assert_double_equal(value(txt, ON("comm=\"\",thread=\"b\"")), 2, 0);
 	assert_true(isnan(value(txt, ON("comm=\"\",thread=\"c\""))));
@@ -344,8 +349,7 @@ static void test_series_limit(void **state)
 	assert_int_equal(count_lines(txt, "tdbpf_task_on_cpu_seconds_total{"),
 			 3);
 	free(txt);
-	tasks_free(&t);
-	prom_free(&st);
+	stop(&st, &t);
 }
 
 /* tid labels: a thread's series shows its final sums once, then ends. */
@@ -359,34 +363,28 @@ static void test_tid_labels(void **state)
 
 	(void)state;
 	sw_plan(&plan);
-	assert_int_equal(prom_init(&st, &plan, LISTEN_LABEL_TID, 0), 0);
-	tasks_init(&t);
-	tasks_set_events(&t, plan.nr);
+	start(&st, &t, &plan, LISTEN_LABEL_TID, 0);
 	row(&t, 100, 100, "app", 1000000000);
 	row(&t, 101, 100, "worker-1", 2000000000);
-	assert_int_equal(prom_update(&st, &t), 0);
-	txt = render(&st, false);
+	txt = scrape(&st, &t);
 	assert_double_equal(value(txt, ON("comm=\"app\",thread=\"worker-1\",pid=\"100\",tid=\"101\"")),
 			    2, 0);
 	free(txt);
 
 	r = row(&t, 101, 100, "worker-1", 3000000000);
 	r->exited = true;
-	assert_int_equal(prom_update(&st, &t), 0);
-	txt = render(&st, false);
+	txt = scrape(&st, &t);
 	assert_double_equal(value(txt, ON("comm=\"app\",thread=\"worker-1\",pid=\"100\",tid=\"101\"")),
 			    3, 0);
 	free(txt);
 
-	assert_int_equal(prom_update(&st, &t), 0);
-	txt = render(&st, false);
+	txt = scrape(&st, &t);
 	assert_true(isnan(value(txt, ON("comm=\"app\",thread=\"worker-1\",pid=\"100\",tid=\"101\""))));
 	assert_double_equal(value(txt, ON("comm=\"app\",thread=\"app\",pid=\"100\",tid=\"100\"")),
 			    1, 0);
 	assert_double_equal(value(txt, "tdbpf_series"), 1, 0);
 	free(txt);
-	tasks_free(&t);
-	prom_free(&st);
+	stop(&st, &t);
 }
 
 /* Names hold any byte: escaped, and always valid UTF-8. */
@@ -399,17 +397,13 @@ static void test_escaping(void **state)
 
 	(void)state;
 	sw_plan(&plan);
-	assert_int_equal(prom_init(&st, &plan, 0, 0), 0);
-	tasks_init(&t);
-	tasks_set_events(&t, plan.nr);
+	start(&st, &t, &plan, 0, 0);
 	row(&t, 5, 5, "a\"b\\c\nd\xff" "\xc3\xa9", 1000000000);
-	assert_int_equal(prom_update(&st, &t), 0);
-	txt = render(&st, false);
+	txt = scrape(&st, &t);
 	assert_double_equal(value(txt, ON("comm=\"a\\\"b\\\\c\\nd\xef\xbf\xbd\xc3\xa9\",thread=\"a\\\"b\\\\c\\nd\xef\xbf\xbd\xc3\xa9\"")),
 			    1, 0);
 	free(txt);
-	tasks_free(&t);
-	prom_free(&st);
+	stop(&st, &t);
 }
 
 /* A process whose main thread is not in the table: its name from /proc. */
@@ -428,17 +422,13 @@ static void test_process_name(void **state)
 	fclose(f);
 	comm[strcspn(comm, "\n")] = '\0';
 	sw_plan(&plan);
-	assert_int_equal(prom_init(&st, &plan, 0, 0), 0);
-	tasks_init(&t);
-	tasks_set_events(&t, plan.nr);
+	start(&st, &t, &plan, 0, 0);
 	row(&t, 4000000, (__u32)getpid(), "helper", 1000000000);
-	assert_int_equal(prom_update(&st, &t), 0);
-	txt = render(&st, false);
+	txt = scrape(&st, &t);
 	snprintf(sel, sizeof(sel), ON("comm=\"%s\",thread=\"helper\""), comm);
 	assert_double_equal(value(txt, sel), 1, 0);
 	free(txt);
-	tasks_free(&t);
-	prom_free(&st);
+	stop(&st, &t);
 }
 
 /* The two formats differ where they must, and only there. */
@@ -452,12 +442,9 @@ static void test_formats(void **state)
 
 	(void)state;
 	sw_plan(&plan);
-	assert_int_equal(prom_init(&st, &plan, 0, 0), 0);
-	tasks_init(&t);
-	tasks_set_events(&t, plan.nr);
+	start(&st, &t, &plan, 0, 0);
 	row(&t, 5, 5, "x", 1000000001);
-	assert_int_equal(prom_update(&st, &t), 0);
-	txt = render(&st, false);
+	txt = scrape(&st, &t);
 	om = render(&st, true);
 	assert_non_null(strstr(txt, "# TYPE tdbpf_task_on_cpu_seconds_total counter\n"));
 	assert_non_null(strstr(om, "# TYPE tdbpf_task_on_cpu_seconds counter\n# UNIT tdbpf_task_on_cpu_seconds seconds\n"));
@@ -479,8 +466,7 @@ static void test_formats(void **state)
 	assert_int_equal(count_lines(txt, "# HELP "), count_lines(txt, "# TYPE "));
 	free(txt);
 	free(om);
-	tasks_free(&t);
-	prom_free(&st);
+	stop(&st, &t);
 }
 
 static int slot_of(const struct event_plan *p, const char *name)
@@ -516,25 +502,20 @@ static void test_tma_slots(void **state)
 	struct prom_state st;
 	struct task_table t;
 	struct task_row *r;
-	char err[256], *txt;
+	char *txt;
 	const char *ret = "tdbpf_task_tma_slots_total{comm=\"\",thread=\"w\",node=\"tma_retiring\",level=\"1\"}";
 	const char *be = "tdbpf_task_tma_slots_total{comm=\"\",thread=\"w\",node=\"tma_backend_bound\",level=\"1\"}";
 
 	(void)state;
-	assert_int_equal(plan_events(&model_icelake, 1, false, 8, &plan, err,
-				     sizeof(err)),
-			 0);
-	assert_int_equal(prom_init(&st, &plan, 0, 0), 0);
-	tasks_init(&t);
-	tasks_set_events(&t, plan.nr);
+	model_plan(&plan, &model_icelake);
+	start(&st, &t, &plan, 0, 0);
 	r = row(&t, 9, 0, "w", 1000);
 	set_count(r, &plan, "TOPDOWN.SLOTS", 100000);
 	set_count(r, &plan, "topdown-retiring", 30000);
 	set_count(r, &plan, "topdown-fe-bound", 10000);
 	set_count(r, &plan, "topdown-bad-spec", 20000);
 	set_count(r, &plan, "topdown-be-bound", 40000);
-	assert_int_equal(prom_update(&st, &t), 0);
-	txt = render(&st, false);
+	txt = scrape(&st, &t);
 	assert_double_equal(value(txt, ret), 30000, 0);
 	assert_double_equal(value(txt, be), 40000, 0);
 	assert_double_equal(value(txt, "tdbpf_task_slots_total{comm=\"\",thread=\"w\"}"),
@@ -551,15 +532,13 @@ static void test_tma_slots(void **state)
 	/* the leader's times grew too */
 	r->ctr[plan.leader[plan.group[slot_of(&plan, "TOPDOWN.SLOTS")]]].enabled = 2000;
 	r->ctr[plan.leader[plan.group[slot_of(&plan, "TOPDOWN.SLOTS")]]].running = 2000;
-	assert_int_equal(prom_update(&st, &t), 0);
-	txt = render(&st, false);
+	txt = scrape(&st, &t);
 	assert_double_equal(value(txt, ret), 80000, 0);
 	assert_double_equal(value(txt, be), 40000, 0);
 	assert_double_equal(value(txt, "tdbpf_task_slots_total{comm=\"\",thread=\"w\"}"),
 			    150000, 0);
 	free(txt);
-	tasks_free(&t);
-	prom_free(&st);
+	stop(&st, &t);
 }
 
 /*
@@ -573,30 +552,24 @@ static void test_tma_cycle_slots(void **state)
 	struct prom_state st;
 	struct task_table t;
 	struct task_row *r;
-	char err[256], *txt;
+	char *txt;
 
 	(void)state;
-	assert_int_equal(plan_events(&model_broadwell, 1, false, 8, &plan, err,
-				     sizeof(err)),
-			 0);
-	assert_int_equal(prom_init(&st, &plan, 0, 0), 0);
-	tasks_init(&t);
-	tasks_set_events(&t, plan.nr);
+	model_plan(&plan, &model_broadwell);
+	start(&st, &t, &plan, 0, 0);
 	r = row(&t, 9, 0, "w", 1000);
 	set_count(r, &plan, "CPU_CLK_UNHALTED.THREAD", 1000);
 	set_count(r, &plan, "UOPS_RETIRED.RETIRE_SLOTS", 1000);
 	/* alone on its core: perf's core clocks are the thread's */
 	set_count(r, &plan, "CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE", 100);
 	set_count(r, &plan, "CPU_CLK_UNHALTED.REF_XCLK", 100);
-	assert_int_equal(prom_update(&st, &t), 0);
-	txt = render(&st, false);
+	txt = scrape(&st, &t);
 	assert_double_equal(value(txt, "tdbpf_task_slots_total{comm=\"\",thread=\"w\"}"),
 			    4000, 0);
 	assert_double_equal(value(txt, "tdbpf_task_tma_slots_total{comm=\"\",thread=\"w\",node=\"tma_retiring\",level=\"1\"}"),
 			    1000, 0);
 	free(txt);
-	tasks_free(&t);
-	prom_free(&st);
+	stop(&st, &t);
 }
 
 int main(void)

@@ -549,19 +549,23 @@ static struct json_object *load_array(struct refset *r, const char *file)
 	return root;
 }
 
+/* What load_dir() does with each entry of each file; non-zero stops it. */
+typedef int (*entry_fn)(struct refset *r, struct json_object *o,
+			const char *file, const struct spec *sp);
+
 /*
- * Arm's arch-standard files (arm64/: sbsa.json metrics, the common events):
- * a core's {"ArchStdEvent": NAME, ...} entry is that entry with the core's
- * fields winning, as jevents.py preprocess_arch_std_files() merges them.
+ * Every *.json array in refdir/@sub but the file named @skip (NULL:
+ * none), loaded into @r; @fn on each of its entries in turn.
  */
-static int std_load(struct refset *r, const char *std)
+static int load_dir(struct refset *r, const char *sub, const char *skip,
+		    entry_fn fn, const struct spec *sp)
 {
 	char path[512], file[800];
 	struct dirent *de;
 	DIR *d;
 	int i, n;
 
-	snprintf(path, sizeof(path), "%s/%s", refdir, std);
+	snprintf(path, sizeof(path), "%s/%s", refdir, sub);
 	d = opendir(path);
 	if (!d) {
 		print_error("cannot open %s: %s\n", path, strerror(errno));
@@ -571,7 +575,8 @@ static int std_load(struct refset *r, const char *std)
 		struct json_object *root;
 		size_t len = strlen(de->d_name);
 
-		if (len < 5 || strcmp(de->d_name + len - 5, ".json"))
+		if (len < 5 || strcmp(de->d_name + len - 5, ".json") ||
+		    (skip && !strcmp(de->d_name, skip)))
 			continue;
 		snprintf(file, sizeof(file), "%s/%s", path, de->d_name);
 		root = load_array(r, file);
@@ -581,17 +586,36 @@ static int std_load(struct refset *r, const char *std)
 		}
 		n = (int)json_object_array_length(root);
 		for (i = 0; i < n; i++) {
-			struct json_object *o = json_object_array_get_idx(root, i);
-
-			if (!jstr(o, "MetricName") && !jstr(o, "EventName"))
-				continue;
-			r->std = realloc(r->std, (r->nr_std + 1) *
-					 sizeof(*r->std));
-			r->std[r->nr_std++] = o;
+			if (fn(r, json_object_array_get_idx(root, i), file, sp)) {
+				closedir(d);
+				return -1;
+			}
 		}
 	}
 	closedir(d);
 	return 0;
+}
+
+static int std_entry(struct refset *r, struct json_object *o,
+		     const char *file, const struct spec *sp)
+{
+	(void)file;
+	(void)sp;
+	if (!jstr(o, "MetricName") && !jstr(o, "EventName"))
+		return 0;
+	r->std = realloc(r->std, (r->nr_std + 1) * sizeof(*r->std));
+	r->std[r->nr_std++] = o;
+	return 0;
+}
+
+/*
+ * Arm's arch-standard files (arm64/: sbsa.json metrics, the common events):
+ * a core's {"ArchStdEvent": NAME, ...} entry is that entry with the core's
+ * fields winning, as jevents.py preprocess_arch_std_files() merges them.
+ */
+static int std_load(struct refset *r, const char *std)
+{
+	return load_dir(r, std, NULL, std_entry, NULL);
 }
 
 static struct json_object *std_find(const struct refset *r, const char *key,
@@ -644,76 +668,53 @@ static void add_event(struct refset *r, const char *name,
 	r->events[r->nr_events++].obj = o;
 }
 
+/* One entry of a core's files: its counters, a metric or an event. */
+static int ref_entry(struct refset *r, struct json_object *o,
+		     const char *file, const struct spec *sp)
+{
+	const char *std = jstr(o, "ArchStdEvent");
+	const char *base_name = strrchr(file, '/') + 1;
+	struct json_object *base;
+
+	if (!strcmp(base_name, "counter.json")) {
+		const char *u = jstr(o, "Unit");
+		const char *g = jstr(o, "CountersNumGeneric");
+
+		if (u && g && !strcmp(u, "core"))
+			r->gp_generic = atoi(g);
+	} else if (std) {
+		/* an arch-standard metric, or event */
+		base = std_find(r, "MetricName", std);
+		if (base) {
+			add_metric(r, o, base);
+			return 0;
+		}
+		base = std_find(r, "EventName", std);
+		if (!base) {
+			print_error("%s: ArchStdEvent %s is in no %s file\n",
+				    file, std, sp->std ?: "standard");
+			return -1;
+		}
+		add_event(r, jstr(base, "EventName"), base);
+	} else if (jstr(o, "MetricName")) {
+		add_metric(r, o, NULL);
+	} else if (jstr(o, "EventName")) {
+		add_event(r, jstr(o, "EventName"), o);
+	}
+	return 0;
+}
+
 static int ref_load(struct refset *r, const struct spec *sp)
 {
-	const char *sub = sp->dir;
-	char path[512];
-	DIR *d;
-	struct dirent *de;
 	int i;
 
 	if (sp->std && std_load(r, sp->std))
 		return -1;
-	snprintf(path, sizeof(path), "%s/%s", refdir, sub);
-	d = opendir(path);
-	if (!d) {
-		print_error("cannot open %s: %s\n", path, strerror(errno));
+	if (load_dir(r, sp->dir, "metricgroups.json", ref_entry, sp))
 		return -1;
-	}
-	while ((de = readdir(d))) {
-		struct json_object *root;
-		char file[800];
-		size_t n = strlen(de->d_name);
-		bool counter = !strcmp(de->d_name, "counter.json");
-
-		if (n < 5 || strcmp(de->d_name + n - 5, ".json") ||
-		    !strcmp(de->d_name, "metricgroups.json"))
-			continue;
-		snprintf(file, sizeof(file), "%s/%s", path, de->d_name);
-		root = load_array(r, file);
-		if (!root) {
-			closedir(d);
-			return -1;
-		}
-		n = json_object_array_length(root);
-		for (i = 0; i < (int)n; i++) {
-			struct json_object *o =
-				json_object_array_get_idx(root, i);
-			const char *std = jstr(o, "ArchStdEvent");
-			struct json_object *base;
-
-			if (counter) {
-				const char *u = jstr(o, "Unit");
-				const char *g = jstr(o, "CountersNumGeneric");
-
-				if (u && g && !strcmp(u, "core"))
-					r->gp_generic = atoi(g);
-			} else if (std) {
-				/* an arch-standard metric, or event */
-				base = std_find(r, "MetricName", std);
-				if (base) {
-					add_metric(r, o, base);
-					continue;
-				}
-				base = std_find(r, "EventName", std);
-				if (!base) {
-					print_error("%s: ArchStdEvent %s is in "
-						    "no %s file\n", file, std,
-						    sp->std ?: "standard");
-					closedir(d);
-					return -1;
-				}
-				add_event(r, jstr(base, "EventName"), base);
-			} else if (jstr(o, "MetricName")) {
-				add_metric(r, o, NULL);
-			} else if (jstr(o, "EventName")) {
-				add_event(r, jstr(o, "EventName"), o);
-			}
-		}
-	}
-	closedir(d);
 	if (!r->nr_metrics || !r->nr_events) {
-		print_error("%s: no metrics or no events found\n", path);
+		print_error("%s/%s: no metrics or no events found\n", refdir,
+			    sp->dir);
 		return -1;
 	}
 	for (i = 0; i < r->nr_metrics; i++) {

@@ -22,19 +22,7 @@
 /* The software model in one group led by its first event (slot = event). */
 static void sw_plan(struct event_plan *p)
 {
-	int i;
-
-	memset(p, 0, sizeof(*p));
-	p->model = &model_software;
-	p->nr = model_software.nr_events;
-	for (i = 0; i < p->nr; i++) {
-		p->ev[i] = i;
-		p->evd[i] = &model_software.events[i];
-		p->group[i] = 0;
-		p->gp_idx[i] = -1;
-	}
-	p->nr_groups = 1;
-	p->leader[0] = 0;
+	one_group_plan(p, &model_software);
 }
 
 static struct task_row *add(struct task_table *t, __u32 tid, const char *comm,
@@ -230,14 +218,15 @@ static void five(struct task_table *t)
 	r->sched.nvcsw = 74;
 }
 
-static void order(const struct report *rep, const __u32 *want, int n)
+static void order(const struct report *rep, const __u32 *want, int n,
+		  const char *what)
 {
 	int i;
 
 	assert_int_equal(rep->nr, n);
 	for (i = 0; i < n; i++)
 		if (rep->rows[i]->tid != want[i])
-			fail_msg("position %d: tid %u, want %u", i,
+			fail_msg("%s: position %d: tid %u, want %u", what, i,
 				 rep->rows[i]->tid, want[i]);
 }
 
@@ -249,43 +238,41 @@ static void test_build_sort_top(void **state)
 	static const __u32 tid[] = { 10, 20, 30, 40, 50 };
 	static const __u32 comm[] = { 30, 10, 20, 40, 50 };
 	static const __u32 sw[] = { 20, 10, 30, 40, 50 };
+	static const struct {
+		const char *what;
+		enum sort_key sort;
+		int top;		/* --top */
+		const __u32 *want;	/* the rows' tids, in order */
+		int n;
+	} cases[] = {
+		{ "cpu", SORT_CPU, 0, cpu, 5 },
+		{ "runq", SORT_RUNQ, 0, runq, 5 },
+		{ "offcpu", SORT_OFFCPU, 0, off, 5 },
+		{ "tid", SORT_TID, 0, tid, 5 },
+		{ "comm", SORT_COMM, 0, comm, 5 },
+		{ "switches", SORT_SWITCHES, 0, sw, 5 },
+		/* --top keeps the first N after sorting; nr_total the count before */
+		{ "runq, top 2", SORT_RUNQ, 2, runq, 2 },
+		{ "tid, top 99", SORT_TID, 99, tid, 5 },
+	};
 	struct event_plan plan;
 	struct task_table t;
 	struct report rep;
+	size_t i;
 
 	(void)state;
 	sw_plan(&plan);
 	five(&t);
-	assert_int_equal(report_build(&rep, &t, &plan, 0, 1000, SORT_CPU, 0), 0);
-	order(&rep, cpu, 5);
-	assert_int_equal(rep.nr_total, 5);
-	assert_int_equal(rep.interval, -1);
-	report_free(&rep);
-	report_build(&rep, &t, &plan, 0, 1000, SORT_RUNQ, 0);
-	order(&rep, runq, 5);
-	report_free(&rep);
-	report_build(&rep, &t, &plan, 0, 1000, SORT_OFFCPU, 0);
-	order(&rep, off, 5);
-	report_free(&rep);
-	report_build(&rep, &t, &plan, 0, 1000, SORT_TID, 0);
-	order(&rep, tid, 5);
-	report_free(&rep);
-	report_build(&rep, &t, &plan, 0, 1000, SORT_COMM, 0);
-	order(&rep, comm, 5);
-	report_free(&rep);
-	report_build(&rep, &t, &plan, 0, 1000, SORT_SWITCHES, 0);
-	order(&rep, sw, 5);
-	report_free(&rep);
-
-	/* --top keeps the first N after sorting; nr_total the count before */
-	report_build(&rep, &t, &plan, 0, 1000, SORT_RUNQ, 2);
-	order(&rep, runq, 2);
-	assert_int_equal(rep.nr_total, 5);
-	report_free(&rep);
-	report_build(&rep, &t, &plan, 0, 1000, SORT_TID, 99);
-	order(&rep, tid, 5);
-	report_free(&rep);
-	assert_null(rep.rows);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(report_build(&rep, &t, &plan, 0, 1000,
+					      cases[i].sort, cases[i].top),
+				 0);
+		order(&rep, cases[i].want, cases[i].n, cases[i].what);
+		assert_int_equal(rep.nr_total, 5);
+		assert_int_equal(rep.interval, -1);
+		report_free(&rep);
+		assert_null(rep.rows);
+	}
 
 	/* an empty table makes an empty report */
 	tasks_reset(&t);
@@ -804,19 +791,9 @@ static const struct model fake_model = {
 
 static void fake_plan(struct event_plan *p)
 {
-	int i;
-
-	memset(p, 0, sizeof(*p));
-	p->model = &fake_model;
+	one_group_plan(p, &fake_model);
 	p->level = 2;
-	p->nr = F_NR;
 	p->nr_counters = F_NR;
-	for (i = 0; i < F_NR; i++) {
-		p->ev[i] = i;
-		p->evd[i] = &fake_events[i];
-		p->gp_idx[i] = -1;
-	}
-	p->nr_groups = 1;
 }
 
 static void fake_row(struct task_table *t, __u32 tid, __u64 inst,

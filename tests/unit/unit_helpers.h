@@ -5,6 +5,8 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include "model.h"
 
 /* What was written to @f (a tmpfile), as a string; closes @f. */
 static inline char *slurp(FILE *f)
@@ -20,6 +22,28 @@ static inline char *slurp(FILE *f)
 	buf[len] = '\0';
 	fclose(f);
 	return buf;
+}
+
+/*
+ * All of @m's events in one group led by the first, slot i = event i, no
+ * counter assigned: a plan without plan_events()'s fitting, so that a
+ * test's slots are the model's own order.
+ */
+static inline void one_group_plan(struct event_plan *p, const struct model *m)
+{
+	int i;
+
+	memset(p, 0, sizeof(*p));
+	p->model = m;
+	p->nr = m->nr_events;
+	for (i = 0; i < p->nr; i++) {
+		p->ev[i] = i;
+		p->evd[i] = &m->events[i];
+		p->group[i] = 0;
+		p->gp_idx[i] = -1;
+	}
+	p->nr_groups = 1;
+	p->leader[0] = 0;
 }
 
 #endif /* TDBPF_UNIT_HELPERS_H */

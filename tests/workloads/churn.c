@@ -23,18 +23,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NSEC		1000000000LL
+#include "workload.h"
+
 #define STACK_SIZE	(64 * 1024)	/* creation cost, not stack, matters */
 
 static long long work_ns;
-
-static long long clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return ts.tv_sec * NSEC + ts.tv_nsec;
-}
 
 static void *churn_main(void *arg)
 {
@@ -60,21 +53,6 @@ static void *churn_main(void *arg)
 	return NULL;
 }
 
-static long parse_num(const char *s, const char *opt, long min, long max)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (*s == '\0' || *end || errno || v < min || v > max) {
-		fprintf(stderr, "churn: %s wants a number %ld..%ld, not '%s'\n",
-			opt, min, max, s);
-		exit(2);
-	}
-	return v;
-}
-
 int main(int argc, char **argv)
 {
 	long total = 20000, conc = 64, work_us = 200, delay_ms = 0;
@@ -97,8 +75,7 @@ int main(int argc, char **argv)
 	}
 	work_ns = work_us * 1000;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("pid=%d\n", getpid());
+	announce_pid();
 
 	if (delay_ms) {
 		struct timespec ts = { delay_ms / 1000,

@@ -26,7 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NSEC		1000000000LL
+#include "workload.h"
+
 #define STACK_SIZE	(64 * 1024)
 
 static atomic_int stop;
@@ -90,34 +91,20 @@ int main(int argc, char **argv)
 	struct timespec end, now;
 	sigset_t block, old;
 	long created = 0;
-	char *endp;
 	int opt, err;
 
 	nthreads = 100;
 	while ((opt = getopt(argc, argv, "n:d:p:")) != -1) {
 		switch (opt) {
 		case 'n':
-			nthreads = strtol(optarg, &endp, 10);
-			if (*endp || nthreads < 1 || nthreads > 1000000) {
-				fprintf(stderr, "manythreads: -n wants 1..1000000\n");
-				return 2;
-			}
+			nthreads = parse_num(optarg, "-n", 1, 1000000);
 			break;
 		case 'd':
-			secs = strtod(optarg, &endp);
-			if (*endp || !(secs > 0)) {
-				fprintf(stderr, "manythreads: -d wants seconds > 0\n");
-				return 2;
-			}
+			secs = parse_secs(optarg, "-d");
 			break;
 		case 'p':
-			period_ns = strtol(optarg, &endp, 10);
-			if (*endp || period_ns < 1 || period_ns > 3600000) {
-				fprintf(stderr, "manythreads: -p wants 1..3600000 "
-					"ms\n");
-				return 2;
-			}
-			period_ns *= 1000000;
+			period_ns = parse_num(optarg, "-p (ms)", 1, 3600000) *
+				    1000000LL;
 			break;
 		default:
 			fprintf(stderr, "usage: manythreads [-n N] [-d SECONDS] "
@@ -126,8 +113,7 @@ int main(int argc, char **argv)
 		}
 	}
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("pid=%d\n", getpid());
+	announce_pid();
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);

@@ -29,7 +29,8 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 
-#define NSEC	1000000000LL
+#include "workload.h"
+
 
 static long loops = 1000000;
 static int ping_pipe[2], pong_pipe[2];
@@ -42,21 +43,10 @@ struct self {
 	long long cpu_ns;
 } self[2] = { { "ping", 0, 0 }, { "pong", 0, 0 } };
 
-static long long mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * NSEC + ts.tv_nsec;
-}
-
 static void self_report(struct self *me)
 {
-	struct timespec ts;
-
 	me->tid = syscall(SYS_gettid);
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	me->cpu_ns = ts.tv_sec * NSEC + ts.tv_nsec;
+	me->cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
 static void xfer(int fd, int *tok, int out)
@@ -81,12 +71,12 @@ static void *ping_main(void *arg)
 
 	(void)arg;
 	pthread_setname_np(pthread_self(), "ping");
-	t0 = mono_ns();
+	t0 = clock_ns(CLOCK_MONOTONIC);
 	for (long i = 0; i < loops; i++) {
 		xfer(ping_pipe[1], &tok, 1);
 		xfer(pong_pipe[0], &tok, 0);
 	}
-	elapsed_ns = mono_ns() - t0;
+	elapsed_ns = clock_ns(CLOCK_MONOTONIC) - t0;
 	self_report(&self[0]);
 	return NULL;
 }
@@ -104,21 +94,6 @@ static void *pong_main(void *arg)
 	}
 	self_report(&self[1]);
 	return NULL;
-}
-
-static long parse_num(const char *s, const char *opt, long min, long max)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (*s == '\0' || *end || errno || v < min || v > max) {
-		fprintf(stderr, "pipe_pingpong: %s wants %ld..%ld, not '%s'\n",
-			opt, min, max, s);
-		exit(2);
-	}
-	return v;
 }
 
 int main(int argc, char **argv)

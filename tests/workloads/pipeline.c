@@ -43,9 +43,10 @@
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 
+#include "workload.h"
+
 #define NSTAGES		6
 #define QCAP		4
-#define NSEC		1000000000LL
 
 enum kind { K_CPU, K_SLEEP, K_TIMERFD, K_PROCESS, K_STARVED };
 
@@ -77,14 +78,6 @@ struct stage {
 	long long cpu_ns;
 	long n;
 };
-
-static long long clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return ts.tv_sec * NSEC + ts.tv_nsec;
-}
 
 static void burn_us(long us)
 {
@@ -290,8 +283,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pipeline: -b wants 0-5, -d seconds > 0\n");
 		return 2;
 	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("pid=%d\n", getpid());
+	announce_pid();
 	if (kind == K_PROCESS) {
 		if (pipe(req_pipe) || pipe(ans_pipe))
 			return 1;

@@ -35,8 +35,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "workload.h"
+
 #define PERIOD_NS	10000000LL	/* one duty cycle: 10 ms */
-#define NSEC		1000000000LL
 
 enum kind { SPIN, LATE, EARLY, SLEEPER };
 
@@ -58,14 +59,6 @@ static int gate_open;
 static int started;
 static long long work_start;	/* CLOCK_MONOTONIC ns when the gate opened */
 
-
-static long long clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return ts.tv_sec * NSEC + ts.tv_nsec;
-}
 
 static void sleep_ns(long long ns)
 {
@@ -190,17 +183,10 @@ static void wait_for_go(void)
 	}
 }
 
+/* a thread count */
 static int parse_int(const char *s, const char *opt)
 {
-	char *end;
-	long v = strtol(s, &end, 10);
-
-	if (*s == '\0' || *end || v < 0 || v > 100000) {
-		fprintf(stderr, "spinners: %s wants a count 0..100000, not '%s'\n",
-			opt, s);
-		exit(2);
-	}
-	return v;
+	return (int)parse_num(s, opt, 0, 100000);
 }
 
 int main(int argc, char **argv)
@@ -211,7 +197,6 @@ int main(int argc, char **argv)
 	struct worker *w;
 	int total, initial, i, k, opt;
 	long long late_at, end;
-	char *endp;
 
 	while ((opt = getopt(argc, argv, "n:l:e:s:d:w")) != -1) {
 		switch (opt) {
@@ -220,13 +205,7 @@ int main(int argc, char **argv)
 		case 'e': n_early = parse_int(optarg, "-e"); break;
 		case 's': n_sleep = parse_int(optarg, "-s"); break;
 		case 'w': wait = 1; break;
-		case 'd':
-			secs = strtod(optarg, &endp);
-			if (*endp || !(secs > 0)) {
-				fprintf(stderr, "spinners: -d wants seconds > 0\n");
-				return 2;
-			}
-			break;
+		case 'd': secs = parse_secs(optarg, "-d"); break;
 		default:
 			fprintf(stderr, "usage: spinners [-n N] [-l LATE] "
 				"[-e EARLY] [-s SLEEPERS] [-d SECONDS] [-w]\n");
@@ -234,9 +213,7 @@ int main(int argc, char **argv)
 		}
 	}
 
-	/* line buffered: a test reads "pid=" and "ready" through a pipe */
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("pid=%d\n", getpid());
+	announce_pid();
 
 	/* no SA_RESTART: the main thread's sleeps and poll must wake */
 	sigemptyset(&sa.sa_mask);

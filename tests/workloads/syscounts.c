@@ -51,6 +51,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "workload.h"
+
 #define CHUNKS		16
 #define MAX_WORKERS	64
 #define CHURN_ALIVE	4
@@ -311,8 +313,7 @@ int main(int argc, char **argv)
 	ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (ncpu < 1)
 		ncpu = 1;
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("pid=%d\n", getpid());
+	announce_pid();
 	atomic_store(&working, nworkers);
 	for (i = 0; i < nworkers; i++) {
 		workers[i].idx = i;

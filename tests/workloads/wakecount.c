@@ -30,7 +30,8 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 
-#define NSEC	1000000000LL
+#include "workload.h"
+
 
 static long n = 2000;
 static int a[2], b[2];
@@ -42,14 +43,6 @@ struct self {
 	long tid;
 	long long cpu_ns;
 } self[2] = { { "waker", 0, 0 }, { "waitee", 0, 0 } };
-
-static long long clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return ts.tv_sec * NSEC + ts.tv_nsec;
-}
 
 static void done(struct self *s)
 {
