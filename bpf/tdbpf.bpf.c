@@ -529,24 +529,60 @@ static __always_inline void settle_wait(struct task_struct *p,
 }
 
 /*
+ * How many times @p was switched in (sched_info.pcount, counted as it
+ * arrives on a CPU): the same from one switch-in to the next, so it
+ * tells a wakeup of the block now under way from one before @p last ran.
+ */
+static __always_inline __u32 run_seq(struct task_struct *p)
+{
+	return (__u32)p->sched_info.pcount;
+}
+
+/*
+ * The early wakeup marked for @k (tdbpf_waking) ends a wait of zero; the
+ * settling at its next block makes it the off-CPU time since this one.
+ */
+static __always_inline void take_early(struct tdbpf_wake *k)
+{
+	set_pending(k, charge_wait(k, k->early_kind, k->early_tid, 0), 0);
+	k->early_kind = TDBPF_WAKER_NONE;
+	k->block_ns = 0;
+}
+
+/*
+ * @p blocks again (or dies) while its last block is uncharged, and an
+ * early wakeup was marked in that block's window (same run_seq): the
+ * waker ran while that switch-out was traced and marked it after
+ * block_start() had looked. That wakeup ended the last block.
+ */
+static __always_inline void take_late_early(struct tdbpf_wake *k)
+{
+	if (k->block_ns && k->early_kind && k->early_seq == k->block_seq)
+		take_early(k);
+}
+
+/*
  * @p blocks (a voluntary switch-out, not its last): its blocked interval
  * starts now, unless its wakeup already came, in the window between
- * leaving the run queue and this tracepoint (tdbpf_waking marked it):
- * then it blocks for no time, and the waker ends a wait of zero. A start
- * left by a wakeup that was not seen is overwritten: that interval shows
- * as blocked time no seen wakeup ended.
+ * leaving the run queue and this tracepoint (tdbpf_waking marked it,
+ * while @p was on the CPU it is leaving: same run_seq): then it blocks
+ * for no time, and the waker ends a wait of zero. A mark from before @p
+ * last ran is stale and never taken. A start left by a wakeup that was
+ * not seen is overwritten: that interval shows as blocked time no seen
+ * wakeup ended.
  */
 static __always_inline void block_start(struct task_struct *p,
 					const struct tdbpf_task *t,
 					struct tdbpf_wake *k, __u64 now)
 {
+	__u32 seq = run_seq(p);
+
 	k->block_at = now;
 	k->block_exec = t->charged_exec;
 	k->block_delay = p->sched_info.run_delay;
-	if (k->block_ns == TDBPF_BLOCK_WOKEN) {
-		set_pending(k, charge_wait(k, k->early_kind, k->early_tid, 0),
-			    0);
-		k->block_ns = 0;
+	k->block_seq = seq;
+	if (k->early_kind && k->early_seq == seq) {
+		take_early(k);
 		return;
 	}
 	k->block_ns = now;
@@ -568,6 +604,7 @@ static __always_inline void wake_block(struct task_struct *p,
 	if (!k)
 		return;
 	now = bpf_ktime_get_ns();
+	take_late_early(k);
 	settle_wait(p, t, k, now, false);
 	if (!dead)
 		block_start(p, t, k, now);
@@ -712,9 +749,10 @@ static __always_inline __u32 waker_kind(struct task_struct *p, __u32 *tid)
 }
 
 /*
- * On a run queue, waiting for a CPU: not blocked. Since 6.12 (EEVDF's
- * delayed dequeue) a task that blocks with negative lag stays on its
- * queue, flagged sched_delayed, until the wakeup requeues it: blocked.
+ * On a run queue, waiting for a CPU (or running): not blocked yet. Since
+ * 6.12 (EEVDF's delayed dequeue) a task that blocks with negative lag
+ * stays on its queue, flagged sched_delayed, until the wakeup requeues
+ * it: blocked.
  */
 static __always_inline bool queued(struct task_struct *p)
 {
@@ -729,17 +767,24 @@ static __always_inline bool queued(struct task_struct *p)
  * A wakeup, in the waker's context (sched_wakeup may run on the wakee's
  * CPU later, where the waker is gone). For a tracked wakee whose blocking
  * switch-out was seen, the interval from that switch-out to now is one
- * wait its waker ended. A wakee still on its run queue did not block (it
- * was woken before it slept); one that left the run queue but is still
- * on its CPU is between that and the switch tracepoint: its block is
- * marked woken, for block_start(). Untracked wakees cost one bit test.
+ * wait its waker ended. The kernel traces sched_waking only for a task
+ * still in the state it went to sleep in, so a wakee that has not run
+ * since that switch-out (same run_seq) is in that block, even if caught
+ * between queues (a delayed dequeue ending); one that ran since had that
+ * block ended by a wakeup we did not see: its start is stale, left for
+ * its next block. A wakee with no block started that left its run queue
+ * is between that and the switch tracepoint, or racing with it on its
+ * CPU: the wakeup is marked early, for block_start() or, if that looked
+ * first, for take_late_early(); the waker's fields go in before the kind
+ * that makes them valid. A wakee still on its run queue did not block
+ * (it was woken before it slept). Untracked wakees cost one bit test.
  */
 SEC("tp_btf/sched_waking")
 int BPF_PROG(tdbpf_waking, struct task_struct *p)
 {
 	struct tdbpf_wake *k;
 	__u64 start;
-	__u32 kind, tid;
+	__u32 kind, tid, seq;
 
 	if (!tracked(p))
 		return 0;
@@ -748,19 +793,21 @@ int BPF_PROG(tdbpf_waking, struct task_struct *p)
 	if (!k)
 		return 0;
 	start = k->block_ns;
-	if (start > TDBPF_BLOCK_WOKEN) {
-		k->block_ns = 0;
-		/* still queued: a stale start whose wakeup was missed */
-		if (queued(p))
+	seq = run_seq(p);
+	if (start) {
+		if (seq != k->block_seq)
 			return 0;
+		k->block_ns = 0;
 		kind = waker_kind(p, &tid);
 		start = bpf_ktime_get_ns() - start;
 		set_pending(k, charge_wait(k, kind, tid, start), start);
-	} else if (!start && p->on_cpu && !queued(p)) {
+	} else if (!queued(p)) {
 		kind = waker_kind(p, &tid);
-		k->early_kind = kind;
 		k->early_tid = tid;
-		k->block_ns = TDBPF_BLOCK_WOKEN;
+		k->early_seq = seq;
+		/* x86 keeps stores in order: the compiler must too */
+		asm volatile("" ::: "memory");
+		k->early_kind = kind;
 	}
 	return 0;
 }

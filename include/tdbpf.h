@@ -74,9 +74,6 @@ struct tdbpf_wait {
 	__u64 wait_ns;		/* switch-out to wakeup, summed */
 };
 
-/* block_ns: a wakeup came before the blocking switch-out was traced */
-#define TDBPF_BLOCK_WOKEN	1
-
 /* One counter's delta, as bpf_perf_event_read_value() reports it. */
 struct tdbpf_count {
 	__u64 value;
@@ -125,8 +122,10 @@ struct tdbpf_task {
  * --wakeups a task's entry stays in a 2 KiB object (see TDBPF_MAX_EVENTS)
  * and a report reads no waker slots. block_ns: CLOCK_MONOTONIC at the
  * switch-out where it blocked, 0 when not blocked (or its wakeup was
- * charged), or TDBPF_BLOCK_WOKEN with the early waker in early_kind/
- * early_tid. The wakeup charges now - block_ns to its waker's slot,
+ * charged); block_seq: the task's switch-in count (sched_info.pcount)
+ * then. A wakeup that came before that switch-out was traced is marked
+ * in early_kind (0: none), early_tid, and early_seq, the count it saw.
+ * The wakeup charges now - block_ns to its waker's slot,
  * provisional (pending_wait); the task's next block settles it to the
  * off-CPU time as the kernel accounts it since block_at: the time since
  * minus on-CPU and run-queue time since (block_exec, block_delay), so
@@ -141,6 +140,8 @@ struct tdbpf_wake {
 	__u32 pending_slot;	/* slot + 1 of the last waker, 0: settled */
 	__u32 early_kind;
 	__u32 early_tid;
+	__u32 early_seq;
+	__u32 block_seq;
 	__u32 pad;
 	struct tdbpf_wait waits[TDBPF_NR_WAITS];
 };
