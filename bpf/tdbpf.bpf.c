@@ -88,6 +88,18 @@ struct {
 } task_store SEC(".maps");
 
 /*
+ * With --wakeups, a task's waker state, apart from its sums: created at
+ * first sight like them, freed with the task. Without --wakeups nothing
+ * is ever stored here, and the sums stay in a 2 KiB object.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct tdbpf_wake);
+} wake_store SEC(".maps");
+
+/*
  * Sums of dead tasks, keyed by tid, until user space moves them out. Not
  * LRU: a task must never be dropped silently. No prealloc, so a large
  * max_entries costs memory only for the tasks really there.
@@ -99,6 +111,15 @@ struct {
 	__type(key, __u32);
 	__type(value, struct tdbpf_task);
 } tasks SEC(".maps");
+
+/* The waker state of dead tasks (--wakeups), beside their sums in @tasks. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct tdbpf_wake);
+} dead_wakes SEC(".maps");
 
 /* Tasks with storage now; --max-tasks bounds it. */
 __u32 nr_live;
@@ -135,26 +156,26 @@ static __always_inline void stat_inc(__u32 which)
 		(*v)++;
 }
 
-static __always_inline bool tracked_ids(__u32 pid, __u32 tgid)
+/*
+ * Is @t followed? One load from the task and one from the bitmap: this
+ * runs twice at every switch on the machine, tracked or not. The idle
+ * tasks have pid and tgid 0.
+ */
+static __always_inline bool tracked(struct task_struct *t)
 {
 	__u32 key, idx;
 
-	if (!pid)	/* the idle tasks */
-		return false;
 	if (track_mode == TDBPF_TRACK_ALL)
-		return true;
-	key = track_mode == TDBPF_TRACK_TID ? pid : tgid;
+		return t->pid != 0;
+	key = track_mode == TDBPF_TRACK_TID ? t->pid : t->tgid;
+	if (!key)
+		return false;
 	idx = key / 64;
 	/* keep clang from indexing with a copy the verifier did not bound */
 	asm volatile("" : "+r"(idx));
 	if (idx >= TDBPF_TRACK_WORDS)
 		return false;
 	return track_bits[idx] & (1ULL << (key % 64));
-}
-
-static __always_inline bool tracked(struct task_struct *t)
-{
-	return tracked_ids(t->pid, t->tgid);
 }
 
 /*
@@ -212,6 +233,11 @@ static __always_inline struct tdbpf_task *task_get(struct task_struct *p,
 	}
 	if (!t->tid) {
 		__sync_fetch_and_add(&nr_live, 1);
+		/* its waits from its first block on (none lost if this fails:
+		 * a block creates it again) */
+		if (track_wakeups)
+			bpf_task_storage_get(&wake_store, p, 0,
+					     BPF_LOCAL_STORAGE_GET_F_CREATE);
 		t->tid = pid;
 		t->tgid = tgid;
 		if (p->start_time >= attach_ns) {
@@ -256,16 +282,31 @@ static __always_inline struct tdbpf_task *task_get(struct task_struct *p,
 static __always_inline void task_archive(struct task_struct *p,
 					 struct tdbpf_task *t)
 {
+	struct tdbpf_wake *w = NULL;
 	__u32 tid = t->tid;
 
 	t->flags |= TDBPF_TASK_EXITED;
+	/* its waits first: user space takes both once the tid is queued */
+	if (track_wakeups) {
+		w = bpf_task_storage_get(&wake_store, p, 0, 0);
+		if (w && bpf_map_update_elem(&dead_wakes, &tid, w, BPF_ANY)) {
+			stat_inc(TDBPF_STAT_MAP_FULL);
+			w = NULL;
+		}
+	}
 	if (bpf_map_update_elem(&tasks, &tid, t, BPF_ANY)) {
 		stat_inc(TDBPF_STAT_MAP_FULL);
+		if (w)
+			bpf_map_delete_elem(&dead_wakes, &tid);
 	} else if (bpf_map_push_elem(&exited, &tid, 0)) {
 		/* nothing would ever collect it: count it lost instead */
 		bpf_map_delete_elem(&tasks, &tid);
+		if (w)
+			bpf_map_delete_elem(&dead_wakes, &tid);
 		stat_inc(TDBPF_STAT_MAP_FULL);
 	}
+	if (track_wakeups)
+		bpf_task_storage_delete(&wake_store, p);
 	/* minus one: clang's BPF target has no atomic sub before v3 */
 	__sync_fetch_and_add(&nr_live, (__u32)-1);
 	/* if this fails the entry stays, flagged: the iterator skips it */
@@ -414,14 +455,14 @@ charge_current(struct tdbpf_cpu *st, struct task_struct *p, __u32 cpu,
  * are serialised by its pi_lock (try_to_wake_up), and its own blocking
  * switch-out never runs while it is being woken: no atomics needed.
  */
-static __always_inline __u32 charge_wait(struct tdbpf_task *t, __u32 kind,
+static __always_inline __u32 charge_wait(struct tdbpf_wake *k, __u32 kind,
 					 __u32 tid, __u64 wait)
 {
 	struct tdbpf_wait *w;
 	__u32 i;
 
 	for (i = 0; i < TDBPF_NR_WAITS - 1; i++) {
-		w = &t->waits[i];
+		w = &k->waits[i];
 		if (w->kind == TDBPF_WAKER_NONE) {
 			w->kind = kind;
 			w->tid = tid;
@@ -429,7 +470,7 @@ static __always_inline __u32 charge_wait(struct tdbpf_task *t, __u32 kind,
 		if (w->kind == kind && w->tid == tid)
 			goto found;
 	}
-	w = &t->waits[TDBPF_NR_WAITS - 1];
+	w = &k->waits[TDBPF_NR_WAITS - 1];
 	w->kind = TDBPF_WAKER_SPILL;
 	stat_inc(TDBPF_STAT_WAITS_FULL);
 found:
@@ -439,11 +480,11 @@ found:
 }
 
 /* The last wakeup's waker, to be settled at the next switch-out. */
-static __always_inline void set_pending(struct tdbpf_task *t, __u32 slot,
+static __always_inline void set_pending(struct tdbpf_wake *k, __u32 slot,
 					__u64 wait)
 {
-	t->pending_slot = slot + 1;
-	t->pending_wait = wait;
+	k->pending_slot = slot + 1;
+	k->pending_wait = wait;
 }
 
 /*
@@ -462,51 +503,111 @@ static __always_inline void set_pending(struct tdbpf_task *t, __u32 slot,
  * waker, so the next settling adds only what follows.
  */
 static __always_inline void settle_wait(struct task_struct *p,
-					struct tdbpf_task *t, __u64 now,
+					const struct tdbpf_task *t,
+					struct tdbpf_wake *k, __u64 now,
 					bool rearm)
 {
 	/* TDBPF_NR_WAITS is a power of two: the mask is the bound */
-	__u64 i = (t->pending_slot - 1) & (TDBPF_NR_WAITS - 1);
+	__u64 i = (k->pending_slot - 1) & (TDBPF_NR_WAITS - 1);
 	__u64 busy, off, delay = p->sched_info.run_delay;
 
-	if (!t->pending_slot)
+	if (!k->pending_slot)
 		return;
-	busy = (t->charged_exec - t->block_exec) + (delay - t->block_delay);
+	busy = (t->charged_exec - k->block_exec) + (delay - k->block_delay);
 	/* clocks a hair apart never make a wait negative */
-	off = now - t->block_at > busy ? now - t->block_at - busy : 0;
+	off = now - k->block_at > busy ? now - k->block_at - busy : 0;
 	/* the provisional wait out, the settled one in */
-	t->waits[i].wait_ns += off - t->pending_wait;
+	k->waits[i].wait_ns += off - k->pending_wait;
 	if (!rearm) {
-		t->pending_slot = 0;
+		k->pending_slot = 0;
 		return;
 	}
-	t->pending_wait = 0;
-	t->block_at = now;
-	t->block_exec = t->charged_exec;
-	t->block_delay = delay;
+	k->pending_wait = 0;
+	k->block_at = now;
+	k->block_exec = t->charged_exec;
+	k->block_delay = delay;
+}
+
+/*
+ * How many times @p was switched in (sched_info.pcount, counted as it
+ * arrives on a CPU): the same from one switch-in to the next, so it
+ * tells a wakeup of the block now under way from one before @p last ran.
+ */
+static __always_inline __u32 run_seq(struct task_struct *p)
+{
+	return (__u32)p->sched_info.pcount;
+}
+
+/*
+ * The early wakeup marked for @k (tdbpf_waking) ends a wait of zero; the
+ * settling at its next block makes it the off-CPU time since this one.
+ */
+static __always_inline void take_early(struct tdbpf_wake *k)
+{
+	set_pending(k, charge_wait(k, k->early_kind, k->early_tid, 0), 0);
+	k->early_kind = TDBPF_WAKER_NONE;
+	k->block_ns = 0;
+}
+
+/*
+ * @p blocks again (or dies) while its last block is uncharged, and an
+ * early wakeup was marked in that block's window (same run_seq): the
+ * waker ran while that switch-out was traced and marked it after
+ * block_start() had looked. That wakeup ended the last block.
+ */
+static __always_inline void take_late_early(struct tdbpf_wake *k)
+{
+	if (k->block_ns && k->early_kind && k->early_seq == k->block_seq)
+		take_early(k);
 }
 
 /*
  * @p blocks (a voluntary switch-out, not its last): its blocked interval
  * starts now, unless its wakeup already came, in the window between
- * leaving the run queue and this tracepoint (tdbpf_waking marked it):
- * then it blocks for no time, and the waker ends a wait of zero. A start
- * left by a wakeup that was not seen is overwritten: that interval shows
- * as blocked time no seen wakeup ended.
+ * leaving the run queue and this tracepoint (tdbpf_waking marked it,
+ * while @p was on the CPU it is leaving: same run_seq): then it blocks
+ * for no time, and the waker ends a wait of zero. A mark from before @p
+ * last ran is stale and never taken. A start left by a wakeup that was
+ * not seen is overwritten: that interval shows as blocked time no seen
+ * wakeup ended.
  */
 static __always_inline void block_start(struct task_struct *p,
-					struct tdbpf_task *t, __u64 now)
+					const struct tdbpf_task *t,
+					struct tdbpf_wake *k, __u64 now)
 {
-	t->block_at = now;
-	t->block_exec = t->charged_exec;
-	t->block_delay = p->sched_info.run_delay;
-	if (t->block_ns == TDBPF_BLOCK_WOKEN) {
-		set_pending(t, charge_wait(t, t->early_kind, t->early_tid, 0),
-			    0);
-		t->block_ns = 0;
+	__u32 seq = run_seq(p);
+
+	k->block_at = now;
+	k->block_exec = t->charged_exec;
+	k->block_delay = p->sched_info.run_delay;
+	k->block_seq = seq;
+	if (k->early_kind && k->early_seq == seq) {
+		take_early(k);
 		return;
 	}
-	t->block_ns = now;
+	k->block_ns = now;
+}
+
+/*
+ * @p blocks or dies: settle its last wakeup's wait and, unless it dies,
+ * start its blocked interval. Its waker state is created if its first
+ * sight could not (a live task only: a dead one's goes with it).
+ */
+static __always_inline void wake_block(struct task_struct *p,
+				       const struct tdbpf_task *t, bool dead)
+{
+	struct tdbpf_wake *k;
+	__u64 now;
+
+	k = bpf_task_storage_get(&wake_store, p, 0,
+				 dead ? 0 : BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!k)
+		return;
+	now = bpf_ktime_get_ns();
+	take_late_early(k);
+	settle_wait(p, t, k, now, false);
+	if (!dead)
+		block_start(p, t, k, now);
 }
 
 /*
@@ -544,15 +645,10 @@ int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 		t = charge_current(st, prev, cpu, false);
 		if (t) {
 			bool block = !preempt && prev_state != TASK_RUNNING;
-			__u64 now = 0;
 
 			/* one clock read, when it blocks */
-			if (track_wakeups && block) {
-				now = bpf_ktime_get_ns();
-				settle_wait(prev, t, now, false);
-				if (!(prev_state & TASK_DEAD))
-					block_start(prev, t, now);
-			}
+			if (track_wakeups && block)
+				wake_block(prev, t, prev_state & TASK_DEAD);
 			if (prev_state & TASK_DEAD) {
 				/* its last slice: hand it over to user space */
 				t->end_ns = bpf_ktime_get_ns();
@@ -653,9 +749,10 @@ static __always_inline __u32 waker_kind(struct task_struct *p, __u32 *tid)
 }
 
 /*
- * On a run queue, waiting for a CPU: not blocked. Since 6.12 (EEVDF's
- * delayed dequeue) a task that blocks with negative lag stays on its
- * queue, flagged sched_delayed, until the wakeup requeues it: blocked.
+ * On a run queue, waiting for a CPU (or running): not blocked yet. Since
+ * 6.12 (EEVDF's delayed dequeue) a task that blocks with negative lag
+ * stays on its queue, flagged sched_delayed, until the wakeup requeues
+ * it: blocked.
  */
 static __always_inline bool queued(struct task_struct *p)
 {
@@ -670,38 +767,47 @@ static __always_inline bool queued(struct task_struct *p)
  * A wakeup, in the waker's context (sched_wakeup may run on the wakee's
  * CPU later, where the waker is gone). For a tracked wakee whose blocking
  * switch-out was seen, the interval from that switch-out to now is one
- * wait its waker ended. A wakee still on its run queue did not block (it
- * was woken before it slept); one that left the run queue but is still
- * on its CPU is between that and the switch tracepoint: its block is
- * marked woken, for block_start(). Untracked wakees cost one bit test.
+ * wait its waker ended. The kernel traces sched_waking only for a task
+ * still in the state it went to sleep in, so a wakee that has not run
+ * since that switch-out (same run_seq) is in that block, even if caught
+ * between queues (a delayed dequeue ending); one that ran since had that
+ * block ended by a wakeup we did not see: its start is stale, left for
+ * its next block. A wakee with no block started that left its run queue
+ * is between that and the switch tracepoint, or racing with it on its
+ * CPU: the wakeup is marked early, for block_start() or, if that looked
+ * first, for take_late_early(); the waker's fields go in before the kind
+ * that makes them valid. A wakee still on its run queue did not block
+ * (it was woken before it slept). Untracked wakees cost one bit test.
  */
 SEC("tp_btf/sched_waking")
 int BPF_PROG(tdbpf_waking, struct task_struct *p)
 {
-	struct tdbpf_task *t;
+	struct tdbpf_wake *k;
 	__u64 start;
-	__u32 kind, tid;
+	__u32 kind, tid, seq;
 
 	if (!tracked(p))
 		return 0;
 	/* no entry: first seen later, its life (and this block) unseen */
-	t = bpf_task_storage_get(&task_store, p, 0, 0);
-	if (!t)
+	k = bpf_task_storage_get(&wake_store, p, 0, 0);
+	if (!k)
 		return 0;
-	start = t->block_ns;
-	if (start > TDBPF_BLOCK_WOKEN) {
-		t->block_ns = 0;
-		/* still queued: a stale start whose wakeup was missed */
-		if (queued(p))
+	start = k->block_ns;
+	seq = run_seq(p);
+	if (start) {
+		if (seq != k->block_seq)
 			return 0;
+		k->block_ns = 0;
 		kind = waker_kind(p, &tid);
 		start = bpf_ktime_get_ns() - start;
-		set_pending(t, charge_wait(t, kind, tid, start), start);
-	} else if (!start && p->on_cpu && !queued(p)) {
+		set_pending(k, charge_wait(k, kind, tid, start), start);
+	} else if (!queued(p)) {
 		kind = waker_kind(p, &tid);
-		t->early_kind = kind;
-		t->early_tid = tid;
-		t->block_ns = TDBPF_BLOCK_WOKEN;
+		k->early_tid = tid;
+		k->early_seq = seq;
+		/* x86 keeps stores in order: the compiler must too */
+		asm volatile("" ::: "memory");
+		k->early_kind = kind;
 	}
 	return 0;
 }
@@ -742,8 +848,13 @@ int tdbpf_flush(void *ctx)
 	/* on-CPU as of the last tick; the switch-out charges the rest */
 	t = charge_current(st, cur, bpf_get_smp_processor_id(), true);
 	/* its last wakeup's wait, so that a report's waits add up */
-	if (t && track_wakeups && t->pending_slot)
-		settle_wait(cur, t, bpf_ktime_get_ns(), true);
+	if (t && track_wakeups) {
+		struct tdbpf_wake *k;
+
+		k = bpf_task_storage_get(&wake_store, cur, 0, 0);
+		if (k && k->pending_slot)
+			settle_wait(cur, t, k, bpf_ktime_get_ns(), true);
+	}
 	note_switch_in(st, cur);
 	return 0;
 }
@@ -765,11 +876,16 @@ int BPF_PROG(tdbpf_free, struct task_struct *p)
 	return 0;
 }
 
+/* The waker slots of a task that has none yet, in a record. */
+static const struct tdbpf_wait no_waits[TDBPF_NR_WAITS];
+
 /*
  * The live tasks' sums, for a report: one record per task with storage,
- * the entry up to its last programmed counter. User space runs it after
- * the flush; dead tasks come from the tasks map instead.
+ * the entry up to its last programmed counter, then with --wakeups its
+ * waker slots. User space runs it after the flush; dead tasks come from
+ * the tasks map instead.
  */
+
 SEC("iter/task")
 int tdbpf_dump(struct bpf_iter__task *ctx)
 {
@@ -786,5 +902,12 @@ int tdbpf_dump(struct bpf_iter__task *ctx)
 		n = TDBPF_MAX_EVENTS;
 	bpf_seq_write(ctx->meta->seq, t, TDBPF_TASK_HDR_SIZE +
 		      n * sizeof(struct tdbpf_count));
+	if (track_wakeups) {
+		struct tdbpf_wake *k;
+
+		k = bpf_task_storage_get(&wake_store, p, 0, 0);
+		bpf_seq_write(ctx->meta->seq, k ? k->waits : no_waits,
+			      sizeof(no_waits));
+	}
 	return 0;
 }

@@ -9,11 +9,9 @@
 /*
  * Counters programmed per CPU at once. Granite Rapids L1-L3 needs 65
  * events with SMT on (tma-events.md), Sapphire Rapids 59, Broadwell 39.
- * 72 kept a task's storage element (72 bytes of kernel header, 160 of
- * ours, 24 per counter: 1,960 bytes) in a 2 KiB object; the waker state
- * (248 bytes, below) makes ours 2,136 bytes, a 4 KiB object per task:
- * moving it to a task storage of its own, created only with --wakeups,
- * would bring the entry back under 2 KiB (not done yet). Bitmaps over the counters take TDBPF_EV_WORDS 64-bit words.
+ * 72 keeps a task's storage element (72 bytes of kernel header, 160 of
+ * ours, 24 per counter: 1,960 bytes) in a 2 KiB object. Bitmaps over the
+ * counters take TDBPF_EV_WORDS 64-bit words.
  */
 #define TDBPF_MAX_EVENTS	72
 #define TDBPF_EV_WORDS		((TDBPF_MAX_EVENTS + 63) / 64)
@@ -49,11 +47,7 @@ struct tdbpf_sched {
 /*
  * Waker slots per task: the wait time and wakeups each waker ended. The
  * last slot takes every waker that finds no free slot (counted in
- * lost.wakers). Eight take 192 bytes, and the blocked-interval state 56
- * more: struct tdbpf_task is 2,136 bytes with 72 counters, over the 1,968
- * that the storage element's header (72) and the allocator's (8) leave
- * in a 2 KiB object (see TDBPF_MAX_EVENTS). Fewer slots would not fit
- * either: the waker state belongs in its own storage.
+ * lost.wakers).
  */
 #define TDBPF_NR_WAITS		8	/* a power of two (BPF masks by it) */
 
@@ -79,9 +73,6 @@ struct tdbpf_wait {
 	__u64 wakeups;
 	__u64 wait_ns;		/* switch-out to wakeup, summed */
 };
-
-/* block_ns: a wakeup came before the blocking switch-out was traced */
-#define TDBPF_BLOCK_WOKEN	1
 
 /* One counter's delta, as bpf_perf_event_read_value() reports it. */
 struct tdbpf_count {
@@ -122,16 +113,25 @@ struct tdbpf_task {
 	__u64 base_faults;
 	__u64 base_nvcsw;
 	__u64 base_nivcsw;
-	/*
-	 * Wakeups (sched_waking). block_ns: CLOCK_MONOTONIC at the switch-out
-	 * where it blocked, 0 when not blocked (or its wakeup was charged),
-	 * or TDBPF_BLOCK_WOKEN with the early waker in early_kind/early_tid.
-	 * The wakeup charges now - block_ns to its waker's slot, provisional
-	 * (pending_wait); the task's next block settles it to the off-CPU
-	 * time as the kernel accounts it since block_at: the time since
-	 * minus on-CPU and run-queue time since (block_exec, block_delay),
-	 * so that waits add up to off_cpu_ns.
-	 */
+	struct tdbpf_count ctr[TDBPF_MAX_EVENTS];
+};
+
+/*
+ * A task's wakeups (sched_waking), with --wakeups only: in a task storage
+ * of its own, created at the task's first block, so that without
+ * --wakeups a task's entry stays in a 2 KiB object (see TDBPF_MAX_EVENTS)
+ * and a report reads no waker slots. block_ns: CLOCK_MONOTONIC at the
+ * switch-out where it blocked, 0 when not blocked (or its wakeup was
+ * charged); block_seq: the task's switch-in count (sched_info.pcount)
+ * then. A wakeup that came before that switch-out was traced is marked
+ * in early_kind (0: none), early_tid, and early_seq, the count it saw.
+ * The wakeup charges now - block_ns to its waker's slot,
+ * provisional (pending_wait); the task's next block settles it to the
+ * off-CPU time as the kernel accounts it since block_at: the time since
+ * minus on-CPU and run-queue time since (block_exec, block_delay), so
+ * that waits add up to off_cpu_ns.
+ */
+struct tdbpf_wake {
 	__u64 block_ns;
 	__u64 block_at;
 	__u64 block_exec;
@@ -140,14 +140,16 @@ struct tdbpf_task {
 	__u32 pending_slot;	/* slot + 1 of the last waker, 0: settled */
 	__u32 early_kind;
 	__u32 early_tid;
-	__u32 pad2;
+	__u32 early_seq;
+	__u32 block_seq;
+	__u32 pad;
 	struct tdbpf_wait waits[TDBPF_NR_WAITS];
-	struct tdbpf_count ctr[TDBPF_MAX_EVENTS];
 };
 
 /*
  * Bytes of struct tdbpf_task before its counters: a record of the task
- * iterator is these plus one struct tdbpf_count per programmed counter.
+ * iterator is these plus one struct tdbpf_count per programmed counter,
+ * then with --wakeups the task's waker slots (zeros if it never blocked).
  */
 #define TDBPF_TASK_HDR_SIZE	__builtin_offsetof(struct tdbpf_task, ctr)
 

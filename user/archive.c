@@ -61,7 +61,7 @@ int archive_fold(struct task_table *archive, struct task_table *base,
 	int nr_ev = archive->nr_ev, ret = 0;
 
 	tasks_init(&out);
-	tasks_set_events(&out, nr_ev);
+	tasks_layout_like(&out, archive);
 	while (cap < archive->nr * 2)
 		cap *= 2;
 	mask = cap - 1;

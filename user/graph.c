@@ -184,10 +184,11 @@ static int make_edges(struct graph *g, const struct task_table *t,
 	qsort(by_tid, t->nr, sizeof(*by_tid), cmp_key_tid);
 	for (i = 0; i < t->nr; i++) {
 		const struct task_row *r = tasks_row(t, i);
+		const struct tdbpf_wait *ws = tasks_waits(t, r);
 		__u64 sum = 0;
 
-		for (j = 0; j < TDBPF_NR_WAITS; j++) {
-			const struct tdbpf_wait *w = &r->waits[j];
+		for (j = 0; ws && j < TDBPF_NR_WAITS; j++) {
+			const struct tdbpf_wait *w = &ws[j];
 			struct graph_edge *e = &g->edges[n];
 
 			if (w->kind == TDBPF_WAKER_NONE ||

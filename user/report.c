@@ -300,6 +300,70 @@ static int cmp_rows(const void *pa, const void *pb, void *key)
 	return strcmp(a->comm, b->comm);
 }
 
+/*
+ * A row's place in a numeric sort: its key and tid beside it, so that
+ * sorting 10,000 rows reads 160 KiB in order instead of following a
+ * pointer into a table of megabytes at every comparison.
+ */
+struct sort_ent {
+	__u64 key;
+	const struct task_row *r;
+	__u32 tid;
+};
+
+static __u64 sort_value(const struct task_row *r, enum sort_key sort)
+{
+	switch (sort) {
+	case SORT_CPU:
+		return r->sched.on_cpu_ns;
+	case SORT_RUNQ:
+		return r->sched.runq_wait_ns;
+	case SORT_OFFCPU:
+		return r->sched.off_cpu_ns;
+	case SORT_SWITCHES:
+		return r->sched.nvcsw + r->sched.nivcsw;
+	default:
+		return 0;
+	}
+}
+
+/* cmp_rows()'s order for the other keys: key down, tid, name (SORT_TID: key 0). */
+static int cmp_ents(const void *pa, const void *pb)
+{
+	const struct sort_ent *a = pa, *b = pb;
+
+	if (a->key != b->key)
+		return a->key < b->key ? 1 : -1;
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	return strcmp(a->r->comm, b->r->comm);
+}
+
+static int sort_rows(const struct task_row **rows, size_t n,
+		     enum sort_key sort)
+{
+	struct sort_ent *e;
+	size_t i;
+
+	if (sort == SORT_COMM) {
+		qsort_r(rows, n, sizeof(*rows), cmp_rows, &sort);
+		return 0;
+	}
+	e = malloc((n ? n : 1) * sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		e[i].key = sort_value(rows[i], sort);
+		e[i].tid = rows[i]->tid;
+		e[i].r = rows[i];
+	}
+	qsort(e, n, sizeof(*e), cmp_ents);
+	for (i = 0; i < n; i++)
+		rows[i] = e[i].r;
+	free(e);
+	return 0;
+}
+
 int report_build(struct report *rep, const struct task_table *t,
 		 const struct event_plan *plan, int level, __u64 duration_ns,
 		 enum sort_key sort, int top)
@@ -331,8 +395,10 @@ int report_build(struct report *rep, const struct task_table *t,
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
 		rows[i] = tasks_row(t, i);
-	if (sort != SORT_NONE)
-		qsort_r(rows, n, sizeof(*rows), cmp_rows, &sort);
+	if (sort != SORT_NONE && sort_rows(rows, n, sort)) {
+		free(rows);
+		return -ENOMEM;
+	}
 	if (top > 0 && (size_t)top < n)
 		n = top;
 	rep->rows = rows;

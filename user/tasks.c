@@ -78,47 +78,59 @@ bool sched_changed(const struct tdbpf_sched *cur,
 	       cur->nvcsw != prev->nvcsw || cur->nivcsw != prev->nivcsw;
 }
 
-static void set_stride(struct task_table *t, int nr_ev)
+static void set_stride(struct task_table *t, int nr_ev, bool waits)
 {
 	t->nr_ev = clamp_ev(nr_ev);
+	t->waits = waits;
 	t->row_size = sizeof(struct task_row) +
-		      (size_t)t->nr_ev * sizeof(struct tdbpf_count);
+		      (size_t)t->nr_ev * sizeof(struct tdbpf_count) +
+		      (waits ? TDBPF_NR_WAITS * sizeof(struct tdbpf_wait) : 0);
 }
 
 void tasks_init(struct task_table *t)
 {
 	memset(t, 0, sizeof(*t));
-	set_stride(t, TDBPF_MAX_EVENTS);
+	set_stride(t, TDBPF_MAX_EVENTS, false);
 }
 
-int tasks_set_events(struct task_table *t, int nr_ev)
+int tasks_set_layout(struct task_table *t, int nr_ev, bool waits)
 {
 	if (t->nr)
 		return -EBUSY;
-	if (clamp_ev(nr_ev) != t->nr_ev) {
+	if (clamp_ev(nr_ev) != t->nr_ev || waits != t->waits) {
 		free(t->mem);
 		t->mem = NULL;
 		t->cap = 0;
-		set_stride(t, nr_ev);
+		set_stride(t, nr_ev, waits);
 	}
 	return 0;
 }
 
-/* An empty output table takes the row size of its input. */
-static void stride_like(struct task_table *out, const struct task_table *in)
+int tasks_set_events(struct task_table *t, int nr_ev)
+{
+	return tasks_set_layout(t, nr_ev, t->waits);
+}
+
+void tasks_layout_like(struct task_table *out, const struct task_table *in)
 {
 	if (!out->nr)
-		tasks_set_events(out, in->nr_ev);
+		tasks_set_layout(out, in->nr_ev, in->waits);
+}
+
+static void stride_like(struct task_table *out, const struct task_table *in)
+{
+	tasks_layout_like(out, in);
 }
 
 void tasks_free(struct task_table *t)
 {
 	int nr_ev = t->nr_ev;
+	bool waits = t->waits;
 
 	free(t->mem);
 	free(t->index);
 	memset(t, 0, sizeof(*t));
-	set_stride(t, nr_ev);
+	set_stride(t, nr_ev, waits);
 }
 
 void tasks_reset(struct task_table *t)
@@ -153,9 +165,8 @@ static void index_insert(size_t *index, size_t cap, __u32 tid, size_t slot)
 	index[i] = slot + 1;
 }
 
-static int index_grow(struct task_table *t)
+static int index_resize(struct task_table *t, size_t cap)
 {
-	size_t cap = t->index_cap ? t->index_cap * 2 : TASKS_MIN_INDEX;
 	size_t *index, i;
 
 	index = calloc(cap, sizeof(*index));
@@ -169,21 +180,46 @@ static int index_grow(struct task_table *t)
 	return 0;
 }
 
+static int index_grow(struct task_table *t)
+{
+	return index_resize(t, t->index_cap ? t->index_cap * 2 :
+					      TASKS_MIN_INDEX);
+}
+
+static int rows_grow(struct task_table *t, size_t cap)
+{
+	char *mem;
+
+	if (cap <= t->cap)
+		return 0;
+	mem = realloc(t->mem, cap * t->row_size);
+	if (!mem)
+		return -ENOMEM;
+	t->mem = mem;
+	t->cap = cap;
+	return 0;
+}
+
+int tasks_reserve(struct task_table *t, size_t nr)
+{
+	size_t cap = t->index_cap ? t->index_cap : TASKS_MIN_INDEX;
+
+	if (rows_grow(t, nr))
+		return -ENOMEM;
+	/* the index at most half full, grown once */
+	while (cap < nr * 2)
+		cap *= 2;
+	return cap > t->index_cap ? index_resize(t, cap) : 0;
+}
+
 /* Append a zeroed row without indexing it (folded tables use this). */
 static struct task_row *rows_append(struct task_table *t)
 {
 	struct task_row *r;
-	char *mem;
 
-	if (t->nr == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : TASKS_MIN_ROWS;
-
-		mem = realloc(t->mem, cap * t->row_size);
-		if (!mem)
-			return NULL;
-		t->mem = mem;
-		t->cap = cap;
-	}
+	if (t->nr == t->cap &&
+	    rows_grow(t, t->cap ? t->cap * 2 : TASKS_MIN_ROWS))
+		return NULL;
 	r = tasks_row(t, t->nr++);
 	memset(r, 0, t->row_size);
 	r->nr_tasks = 1;
@@ -220,7 +256,9 @@ void tasks_clear(struct task_table *t, __u32 tid)
 	if (!r)
 		return;
 	sched_clear(&r->sched);
-	memset(r->waits, 0, sizeof(r->waits));
+	if (t->waits)
+		memset(tasks_waits(t, r), 0,
+		       TDBPF_NR_WAITS * sizeof(struct tdbpf_wait));
 	for (i = 0; i < t->nr_ev; i++)
 		memset(&r->ctr[i], 0, sizeof(r->ctr[i]));
 }
@@ -258,7 +296,8 @@ static void copy_comm(char *dst, size_t dstlen, const char *src, size_t srclen)
 	dst[n] = '\0';
 }
 
-int tasks_add(struct task_table *t, const struct tdbpf_task *s, int nr_ev)
+int tasks_add(struct task_table *t, const struct tdbpf_task *s,
+	      const struct tdbpf_wait *waits, int nr_ev)
 {
 	struct task_row *r = tasks_get(t, s->tid);
 
@@ -271,15 +310,20 @@ int tasks_add(struct task_table *t, const struct tdbpf_task *s, int nr_ev)
 	if (s->flags & TDBPF_TASK_EXITED)
 		r->exited = true;
 	sched_add(&r->sched, &s->sched);
-	waits_add(r->waits, s->waits);
+	if (waits && t->waits)
+		waits_add(tasks_waits(t, r), waits);
 	add_counts(r->ctr, s->ctr, common_ev(nr_ev, t, NULL));
 	return 0;
 }
 
-static void add_row(struct task_row *d, const struct task_row *s, int nr_ev)
+/* Row @s of @st into row @d of @dt: sums, counters, waker slots. */
+static void add_row(const struct task_table *dt, struct task_row *d,
+		    const struct task_table *st, const struct task_row *s,
+		    int nr_ev)
 {
 	sched_add(&d->sched, &s->sched);
-	waits_add(d->waits, s->waits);
+	if (dt->waits && st->waits)
+		waits_add(tasks_waits(dt, d), tasks_waits(st, s));
 	add_counts(d->ctr, s->ctr, nr_ev);
 }
 
@@ -290,6 +334,9 @@ int tasks_merge(struct task_table *dst, const struct task_table *src,
 
 	stride_like(dst, src);
 	nr_ev = common_ev(nr_ev, dst, src);
+	/* at most every row of @src is new: no row moves while merging */
+	if (tasks_reserve(dst, dst->nr + src->nr))
+		return -ENOMEM;
 	for (i = 0; i < src->nr; i++) {
 		const struct task_row *s = tasks_row(src, i);
 		size_t had = dst->nr;
@@ -304,7 +351,7 @@ int tasks_merge(struct task_table *dst, const struct task_table *src,
 		if (s->comm[0])
 			memcpy(d->comm, s->comm, sizeof(d->comm));
 		d->exited |= s->exited;
-		add_row(d, s, nr_ev);
+		add_row(dst, d, src, s, nr_ev);
 	}
 	return 0;
 }
@@ -321,6 +368,8 @@ int tasks_diff(const struct task_table *cur, const struct task_table *prev,
 	nr_ev = common_ev(nr_ev, out, cur);
 	if (prev)
 		nr_ev = common_ev(nr_ev, prev, NULL);
+	if (tasks_reserve(out, cur->nr))
+		return -ENOMEM;
 	for (i = 0; i < cur->nr; i++) {
 		const struct task_row *c = tasks_row(cur, i);
 		const struct task_row *p = NULL;
@@ -343,7 +392,11 @@ int tasks_diff(const struct task_table *cur, const struct task_table *prev,
 		d->exited = c->exited;
 		d->nr_tasks = c->nr_tasks;
 		sched_sub(&d->sched, &c->sched, &p->sched);
-		waits_sub(d->waits, c->waits, have_prev ? p->waits : NULL);
+		if (out->waits && cur->waits)
+			waits_sub(tasks_waits(out, d), tasks_waits(cur, c),
+				  have_prev && prev->waits ?
+					  tasks_waits(prev, p) :
+					  NULL);
 		for (j = 0; j < nr_ev; j++) {
 			if (!have_prev) {
 				d->ctr[j] = c->ctr[j];
@@ -475,7 +528,7 @@ int tasks_fold(const struct task_table *in, struct task_table *out,
 			d->exited = d->exited && s->exited;
 			d->nr_tasks += s->nr_tasks;
 		}
-		add_row(d, s, nr_ev);
+		add_row(out, d, in, s, nr_ev);
 	}
 	free(ni.slot);
 	/*

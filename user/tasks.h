@@ -18,10 +18,14 @@ struct task_row {
 	bool exited;
 	int nr_tasks;		/* tasks folded into this row (1 if none) */
 	struct tdbpf_sched sched;
-	struct tdbpf_wait waits[TDBPF_NR_WAITS];	/* who ended its waits */
-	/* as many as the table's nr_ev: rows are sized to the events
+	/*
+	 * As many as the table's nr_ev: rows are sized to the events
 	 * programmed, not to TDBPF_MAX_EVENTS (10,000 tasks x 72 slots
-	 * would be 17 MiB per table) */
+	 * would be 17 MiB per table). Then, in a table with waits (wakeups
+	 * traced), TDBPF_NR_WAITS waker slots: tasks_waits(). Without
+	 * wakeups a row carries none, as a report's cost grows with the
+	 * bytes it moves.
+	 */
 	struct tdbpf_count ctr[];
 };
 
@@ -31,6 +35,7 @@ struct task_table {
 	size_t cap;
 	size_t row_size;
 	int nr_ev;		/* counters per row */
+	bool waits;		/* rows end with waker slots */
 	/* open-addressing index tid -> row + 1 (0 = empty) */
 	size_t *index;
 	size_t index_cap;
@@ -47,13 +52,30 @@ bool sched_changed(const struct tdbpf_sched *cur,
 
 /* An empty table whose rows hold TDBPF_MAX_EVENTS counters. */
 void tasks_init(struct task_table *t);
-/* Rows of @t hold @nr_ev counters; only while @t is empty. */
+/*
+ * Rows of @t hold @nr_ev counters, and waker slots if @waits; only while
+ * @t is empty. tasks_set_events() keeps whether rows have waker slots.
+ */
+int tasks_set_layout(struct task_table *t, int nr_ev, bool waits);
 int tasks_set_events(struct task_table *t, int nr_ev);
+/* An empty @out takes the row layout of @in. */
+void tasks_layout_like(struct task_table *out, const struct task_table *in);
+/* Room for @nr rows in all, so that filling @t moves no row. */
+int tasks_reserve(struct task_table *t, size_t nr);
 
 static inline struct task_row *tasks_row(const struct task_table *t,
 					 size_t i)
 {
 	return (struct task_row *)(t->mem + i * t->row_size);
+}
+
+/* The waker slots of row @r of @t, or NULL if @t's rows have none. */
+static inline struct tdbpf_wait *tasks_waits(const struct task_table *t,
+					     const struct task_row *r)
+{
+	if (!t->waits)
+		return NULL;
+	return (struct tdbpf_wait *)(r->ctr + t->nr_ev);
 }
 
 void tasks_free(struct task_table *t);
@@ -67,8 +89,12 @@ struct task_row *tasks_get(struct task_table *t, __u32 tid);
  * from a report, where folded rows share tid 0.
  */
 struct task_row *tasks_append(struct task_table *t);
-/* Add the BPF sums @s (a delta or a final entry) to @tid's row. */
-int tasks_add(struct task_table *t, const struct tdbpf_task *s, int nr_ev);
+/*
+ * Add the BPF sums @s (a delta or a final entry) and its waker slots
+ * @waits (TDBPF_NR_WAITS of them, or NULL) to @tid's row.
+ */
+int tasks_add(struct task_table *t, const struct tdbpf_task *s,
+	      const struct tdbpf_wait *waits, int nr_ev);
 /* Zero the sums of @tid's row, if any (keeps the row and its name). */
 void tasks_clear(struct task_table *t, __u32 tid);
 /* Add every row of @src into @dst (by tid). */

@@ -30,10 +30,11 @@ struct tracer {
 	struct counters ctr;
 	int ncpu;
 	bool *online;
-	int tasks_fd, stats_fd, exited_fd, flush_fd;
+	int tasks_fd, stats_fd, exited_fd, flush_fd, dead_wakes_fd;
 	struct bpf_link *iter;		/* task iterator: live tasks' sums */
 	struct task_table archive;	/* exited tasks, deleted from the map */
 	struct tdbpf_task *vals;	/* one entry: scratch for a record */
+	struct tdbpf_wake wake;		/* a dead task's waker state */
 	bool detached;
 	__u32 fold_key;			/* next key of a folded exited row */
 };
@@ -91,13 +92,21 @@ static void fill_off_cpu(struct tdbpf_task *v, __u64 now)
 static void archive_task(struct tracer *t, __u32 tid, struct task_table *to)
 {
 	struct tdbpf_task *v = &t->vals[0];
+	const struct tdbpf_wait *waits = NULL;
 
-	/* read and delete at once: the tid may come back in a new task */
+	/*
+	 * Read and delete at once: the tid may come back in a new task. Its
+	 * waker state was stored before its tid was queued; a task that
+	 * never blocked has none.
+	 */
+	if (t->c.wakeups &&
+	    !bpf_map_lookup_and_delete_elem(t->dead_wakes_fd, &tid, &t->wake))
+		waits = t->wake.waits;
 	if (bpf_map_lookup_and_delete_elem(t->tasks_fd, &tid, v))
 		return;
 	fill_off_cpu(v, loop_now_ns());
 	task_events_fill(t->c.plan, v);
-	tasks_add(to, v, t->c.plan->nr);
+	tasks_add(to, v, waits, t->c.plan->nr);
 }
 
 /* Drain the queue of tasks that switched out dead. Cheap: no map scan. */
@@ -210,20 +219,31 @@ static void read_lost(struct tracer *t, struct lost_stats *out)
 
 /*
  * The live tasks' sums into @to, from the task iterator: one record per
- * task, its entry up to the last programmed counter. seq_file may split a
- * record across reads, so a partial one is carried over.
+ * task, its entry up to the last programmed counter, then its waker slots
+ * with wakeups. seq_file may split a record across reads, so a partial
+ * one is carried over.
  */
 static int read_live(struct tracer *t, struct task_table *to, __u64 now)
 {
 	/* the BPF record holds the counters only (not EV_TASK slots) */
-	size_t rec = TDBPF_TASK_HDR_SIZE +
-		     (size_t)t->c.plan->nr_counters * sizeof(struct tdbpf_count);
+	size_t sums = TDBPF_TASK_HDR_SIZE +
+		      (size_t)t->c.plan->nr_counters *
+			      sizeof(struct tdbpf_count);
+	size_t wsize = t->c.wakeups ? sizeof(t->wake.waits) : 0;
+	size_t rec = sums + wsize;
 	struct tdbpf_task *v = &t->vals[0];
 	size_t cap = ITER_BATCH * rec, len = 0, off;
-	char *buf = malloc(cap);
+	char *buf;
 	int fd, err = 0;
 	ssize_t n;
 
+	/*
+	 * Room for every live task (and the archive merged after) at once:
+	 * growing a table of 10,000 rows by doubling copied it eight times.
+	 */
+	if (tasks_reserve(to, t->skel->bss->nr_live + t->archive.nr + 64))
+		return -ENOMEM;
+	buf = malloc(cap);
 	if (!buf)
 		return -ENOMEM;
 	fd = bpf_iter_create(bpf_link__fd(t->iter));
@@ -241,10 +261,15 @@ static int read_live(struct tracer *t, struct task_table *to, __u64 now)
 		}
 		len += (size_t)n;
 		for (off = 0; off + rec <= len; off += rec) {
-			memcpy(v, buf + off, rec);
+			memcpy(v, buf + off, sums);
 			fill_off_cpu(v, now);
 			task_events_fill(t->c.plan, v);
-			if (tasks_add(to, v, t->c.plan->nr)) {
+			/* waker slots are 8-byte aligned in the record too */
+			if (tasks_add(to, v,
+				      wsize ? (const struct tdbpf_wait
+						       *)(buf + off + sums) :
+					      NULL,
+				      t->c.plan->nr)) {
 				err = -ENOMEM;
 				goto out;
 			}
@@ -277,11 +302,11 @@ int tracer_collect(struct tracer *t, struct snapshot *out)
 	now = loop_now_ns();
 	drain_exited(t, &t->archive);
 	snapshot_reset(out);
-	tasks_set_events(&out->tasks, nr);
+	tasks_set_layout(&out->tasks, nr, t->c.wakeups);
 	err = read_live(t, &out->tasks, now);
 	if (!err) {
 		tasks_init(&late);
-		tasks_set_events(&late, nr);
+		tasks_set_layout(&late, nr, t->c.wakeups);
 		drain_exited(t, &late);
 		for (i = 0; i < late.nr; i++)
 			tasks_clear(&out->tasks, tasks_row(&late, i)->tid);
@@ -409,6 +434,8 @@ static void configure(struct tracer *t)
 					 (__u32)t->ncpu);
 	bpf_map__set_max_entries(skel->maps.tasks, (__u32)c->max_tasks);
 	bpf_map__set_max_entries(skel->maps.exited, (__u32)c->max_tasks);
+	bpf_map__set_max_entries(skel->maps.dead_wakes,
+				 c->wakeups ? (__u32)c->max_tasks : 1);
 	/* run on demand (flush) or through the iterator link (dump) */
 	bpf_program__set_autoattach(skel->progs.tdbpf_flush, false);
 	bpf_program__set_autoattach(skel->progs.tdbpf_dump, false);
@@ -462,6 +489,7 @@ static int setup(struct tracer *t, char *err, size_t len)
 	t->stats_fd = bpf_map__fd(t->skel->maps.stats);
 	t->exited_fd = bpf_map__fd(t->skel->maps.exited);
 	t->flush_fd = bpf_program__fd(t->skel->progs.tdbpf_flush);
+	t->dead_wakes_fd = bpf_map__fd(t->skel->maps.dead_wakes);
 
 	e = fill_counters(t);
 	if (!e)
@@ -505,7 +533,7 @@ struct tracer *tracer_open(const struct tracer_conf *c, char *err,
 	tasks_init(&t->archive);
 	t->fold_key = ARCHIVE_FOLDED_TID;
 	/* rows as wide as the counters programmed, not TDBPF_MAX_EVENTS */
-	tasks_set_events(&t->archive, c->plan->nr);
+	tasks_set_layout(&t->archive, c->plan->nr, c->wakeups);
 	libbpf_set_print(c->verbose ? libbpf_print_verbose : libbpf_print);
 	if (setup(t, err, errlen)) {
 		tracer_close(t);

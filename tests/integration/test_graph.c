@@ -110,11 +110,13 @@ static void check_verdict(json_object *doc, const char *stage,
  * A task's waits by waker add up to its off-CPU time, the named wakers
  * and "unseen" (blocked time no seen wakeup ended) together within 1%:
  * the settled waits tile the task's life. The named ones alone are
- * held to 3%: in some runs a stage that sleeps 200 us per record has
- * 1-2% of its wakeups fire the kernel's sched_waking (perf counts them)
- * without the waking program running for them, and no recursion miss
- * counted (README, limits: unseen); the rest of the time they are
- * within 0.01%.
+ * held to 3%: a wakeup from an interrupt that comes while one of the
+ * test VM's agent threads (pid 1) runs is traced by the kernel but no
+ * BPF program runs for it (README, limits: unseen), so a stage that
+ * sleeps 200 us per record has up to 1.6% of its blocked time unseen
+ * when the agent is busy (0.06-0.2% in most runs); with the agent idle
+ * the named waits are within 0.01%. What sets that share is outside
+ * the workload and tdbpf, so the bound has room for it.
  */
 static void check_waits_sum(json_object *task)
 {

@@ -295,6 +295,8 @@ static void writer_reports(const struct model *m, const struct keyset *doc,
 				     &plan, err, sizeof(err)),
 			 0);
 	snapshot_init(&snap, plan.nr);
+	/* waker slots, so that the graph's keys are written too */
+	tasks_set_layout(&snap.tasks, plan.nr, true);
 	for (i = 0; i < 3; i++) {
 		struct task_row *r = tasks_get(&snap.tasks, 100 + i);
 
@@ -314,8 +316,10 @@ static void writer_reports(const struct model *m, const struct keyset *doc,
 	snprintf(w->comm, sizeof(w->comm), "sink");
 	w->sched.on_cpu_ns = 100000;
 	w->sched.off_cpu_ns = 10000000;
-	w->waits[0] = (struct tdbpf_wait){ TDBPF_WAKER_TASK, 100, 40, 6000000 };
-	w->waits[1] = (struct tdbpf_wait){ TDBPF_WAKER_TIMER, 0, 9, 3000000 };
+	tasks_waits(&snap.tasks, w)[0] =
+		(struct tdbpf_wait){ TDBPF_WAKER_TASK, 100, 40, 6000000 };
+	tasks_waits(&snap.tasks, w)[1] =
+		(struct tdbpf_wait){ TDBPF_WAKER_TIMER, 0, 9, 3000000 };
 	sink.f = tmpfile();
 	assert_non_null(sink.f);
 	for (wake = 0; wake < 2; wake++)

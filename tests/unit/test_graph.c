@@ -27,10 +27,12 @@ struct w {
 static void add(struct task_table *t, __u32 tid, const char *comm, __u64 on,
 		__u64 runq, __u64 off, const struct w *w)
 {
+	struct tdbpf_wait ws[TDBPF_NR_WAITS];
 	struct tdbpf_task s;
 	int i;
 
 	memset(&s, 0, sizeof(s));
+	memset(ws, 0, sizeof(ws));
 	s.tid = tid;
 	s.tgid = 100;
 	snprintf(s.comm, sizeof(s.comm), "%s", comm);
@@ -38,12 +40,12 @@ static void add(struct task_table *t, __u32 tid, const char *comm, __u64 on,
 	s.sched.runq_wait_ns = runq * MS;
 	s.sched.off_cpu_ns = off * MS;
 	for (i = 0; w && w[i].kind; i++) {
-		s.waits[i].kind = w[i].kind;
-		s.waits[i].tid = w[i].tid;
-		s.waits[i].wakeups = w[i].wakeups;
-		s.waits[i].wait_ns = w[i].wait_ms * MS;
+		ws[i].kind = w[i].kind;
+		ws[i].tid = w[i].tid;
+		ws[i].wakeups = w[i].wakeups;
+		ws[i].wait_ns = w[i].wait_ms * MS;
 	}
-	assert_int_equal(tasks_add(t, &s, 0), 0);
+	assert_int_equal(tasks_add(t, &s, ws, 0), 0);
 }
 
 static int node(const struct graph *g, const char *name)
@@ -78,6 +80,7 @@ static void test_running_bottleneck(void **state)
 
 	(void)state;
 	tasks_init(&t);
+	tasks_set_layout(&t, 0, true);
 	add(&t, 1, "source", 50, 0, 950, (struct w[]){ T(2, 900), K(TDBPF_WAKER_TIMER, 50), {0} });
 	add(&t, 2, "parse", 50, 0, 950, (struct w[]){ T(3, 950), {0} });
 	add(&t, 3, "enrich", 950, 10, 40, (struct w[]){ T(2, 40), {0} });
@@ -110,6 +113,7 @@ static void test_io_bottleneck(void **state)
 
 	(void)state;
 	tasks_init(&t);
+	tasks_set_layout(&t, 0, true);
 	add(&t, 1, "source", 50, 0, 950, (struct w[]){ T(2, 950), {0} });
 	add(&t, 2, "enrich", 100, 0, 900, (struct w[]){ K(TDBPF_WAKER_TIMER, 800), T(1, 50), T(3, 50), {0} });
 	add(&t, 3, "sink", 50, 0, 950, (struct w[]){ T(2, 950), {0} });
@@ -136,6 +140,7 @@ static void test_starved_bottleneck(void **state)
 
 	(void)state;
 	tasks_init(&t);
+	tasks_set_layout(&t, 0, true);
 	add(&t, 1, "source", 50, 0, 950, (struct w[]){ T(2, 950), {0} });
 	add(&t, 2, "score", 300, 600, 100, (struct w[]){ T(1, 100), {0} });
 	add(&t, 3, "sink", 50, 0, 950, (struct w[]){ T(2, 950), {0} });
@@ -161,6 +166,7 @@ static void test_starved_but_blocked(void **state)
 
 	(void)state;
 	tasks_init(&t);
+	tasks_set_layout(&t, 0, true);
 	add(&t, 1, "join", 110, 270, 620, (struct w[]){ T(2, 620), {0} });
 	add(&t, 2, "parse", 350, 560, 90, (struct w[]){ T(3, 90), {0} });
 	add(&t, 3, "source", 10, 0, 990, (struct w[]){ T(2, 990), {0} });
@@ -191,6 +197,7 @@ static void test_starved_half_blocked(void **state)
 
 	(void)state;
 	tasks_init(&t);
+	tasks_set_layout(&t, 0, true);
 	add(&t, 1, "source", 10, 90, 900, (struct w[]){ T(2, 900), {0} });
 	add(&t, 2, "parse", 10, 90, 900, (struct w[]){ T(3, 900), {0} });
 	add(&t, 3, "enrich", 600, 300, 100, (struct w[]){ T(2, 100), {0} });
@@ -222,6 +229,7 @@ static void test_cycle_with_exit(void **state)
 
 	(void)state;
 	tasks_init(&t);
+	tasks_set_layout(&t, 0, true);
 	add(&t, 1, "prod", 100, 0, 900, (struct w[]){ T(2, 900), {0} });
 	add(&t, 2, "cons", 100, 0, 900, (struct w[]){ T(1, 800), T(3, 100), {0} });
 	add(&t, 3, "work", 990, 0, 10, NULL);
@@ -246,6 +254,7 @@ static void test_closed_cycle(void **state)
 
 	(void)state;
 	tasks_init(&t);
+	tasks_set_layout(&t, 0, true);
 	add(&t, 1, "ping", 100, 0, 900, (struct w[]){ T(2, 900), {0} });
 	add(&t, 2, "pong", 100, 0, 900, (struct w[]){ T(1, 900), {0} });
 	assert_int_equal(graph_build(&g, &t, false), 0);
@@ -274,6 +283,7 @@ static void test_per_name(void **state)
 
 	(void)state;
 	tasks_init(&t);
+	tasks_set_layout(&t, 0, true);
 	add(&t, 1, "source", 50, 0, 950, (struct w[]){ T(11, 300), T(12, 300), T(13, 350), {0} });
 	add(&t, 11, "work-1", 900, 50, 50, (struct w[]){ T(1, 50), {0} });
 	add(&t, 12, "work-2", 900, 50, 50, (struct w[]){ T(1, 50), {0} });
@@ -318,6 +328,7 @@ static void test_unseen(void **state)
 
 	(void)state;
 	tasks_init(&t);
+	tasks_set_layout(&t, 0, true);
 	add(&t, 1, "a", 100, 0, 900, (struct w[]){ T(2, 500), K(TDBPF_WAKER_HARDIRQ, 100), {0} });
 	add(&t, 2, "b", 900, 0, 100, NULL);
 	assert_int_equal(graph_build(&g, &t, false), 0);
@@ -349,6 +360,7 @@ static void test_nothing_blocked(void **state)
 
 	(void)state;
 	tasks_init(&t);
+	tasks_set_layout(&t, 0, true);
 	assert_int_equal(graph_build(&g, &t, false), 0);
 	assert_int_equal(g.nr_rank, 0);
 	graph_free(&g);
@@ -411,6 +423,7 @@ static void test_dot(void **state)
 
 	(void)state;
 	tasks_init(&t);
+	tasks_set_layout(&t, 0, true);
 	add(&t, 1, "source", 50, 0, 950, (struct w[]){ T(2, 950), {0} });
 	add(&t, 2, "en\"rich", 100, 0, 900, (struct w[]){ K(TDBPF_WAKER_TIMER, 880), T(1, 5), {0} });
 	assert_int_equal(graph_build(&g, &t, false), 0);

@@ -115,12 +115,13 @@ static void blocked(struct snapshot *s, __u32 tid, __u64 off_ns,
 		    __u32 waker_tid, __u64 wait_ns)
 {
 	struct task_row *r = tasks_get(&s->tasks, tid);
+	struct tdbpf_wait *w = tasks_waits(&s->tasks, r);
 
 	r->sched.off_cpu_ns = off_ns;
-	r->waits[0].kind = TDBPF_WAKER_TASK;
-	r->waits[0].tid = waker_tid;
-	r->waits[0].wakeups = 3;
-	r->waits[0].wait_ns = wait_ns;
+	w[0].kind = TDBPF_WAKER_TASK;
+	w[0].tid = waker_tid;
+	w[0].wakeups = 3;
+	w[0].wait_ns = wait_ns;
 }
 
 /*
@@ -142,6 +143,7 @@ static void test_emit_graph(void **state)
 
 	(void)state;
 	snapshot_init(&s, plan.nr);
+	tasks_set_layout(&s.tasks, plan.nr, true);
 	row(&s, 1, "worker-1", 1000000);
 	row(&s, 2, "worker-2", 1000000);
 	row(&s, 3, "main", 90000000);

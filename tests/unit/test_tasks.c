@@ -88,8 +88,8 @@ static void test_add_sums(void **state)
 
 	(void)state;
 	tasks_init(&t);
-	assert_int_equal(tasks_add(&t, &a, 3), 0);
-	assert_int_equal(tasks_add(&t, &b, 3), 0);
+	assert_int_equal(tasks_add(&t, &a, NULL, 3), 0);
+	assert_int_equal(tasks_add(&t, &b, NULL, 3), 0);
 	assert_int_equal(t.nr, 1);
 	r = tasks_get(&t, 42);
 	assert_non_null(r);
@@ -126,23 +126,23 @@ static void test_add_comm_and_exit(void **state)
 
 	(void)state;
 	tasks_init(&t);
-	assert_int_equal(tasks_add(&t, &a, 0), 0);
+	assert_int_equal(tasks_add(&t, &a, NULL, 0), 0);
 	r = tasks_get(&t, 7);
 	assert_string_equal(r->comm, "0123456789abcdef");
 	assert_false(r->exited);
 	b.flags = TDBPF_TASK_EXITED;
-	assert_int_equal(tasks_add(&t, &b, 0), 0);
+	assert_int_equal(tasks_add(&t, &b, NULL, 0), 0);
 	r = tasks_get(&t, 7);
 	assert_string_equal(r->comm, "0123456789abcdef");	/* kept */
 	assert_true(r->exited);
 	/* exited sticks: a later delta without the flag does not undo it */
 	b.flags = 0;
-	assert_int_equal(tasks_add(&t, &b, 0), 0);
+	assert_int_equal(tasks_add(&t, &b, NULL, 0), 0);
 	assert_true(tasks_get(&t, 7)->exited);
 	/* other flag bits are not "exited" */
 	a.tid = 8;
 	a.flags = 2;
-	assert_int_equal(tasks_add(&t, &a, 0), 0);
+	assert_int_equal(tasks_add(&t, &a, NULL, 0), 0);
 	assert_false(tasks_get(&t, 8)->exited);
 	tasks_free(&t);
 }
@@ -157,11 +157,11 @@ static void test_merge(void **state)
 	(void)state;
 	tasks_init(&a);
 	tasks_init(&b);
-	tasks_add(&a, &s1, 2);
-	tasks_add(&a, &s2, 2);
+	tasks_add(&a, &s1, NULL, 2);
+	tasks_add(&a, &s2, NULL, 2);
 	s3.flags = TDBPF_TASK_EXITED;
-	tasks_add(&b, &s3, 2);
-	tasks_add(&b, &s4, 2);
+	tasks_add(&b, &s3, NULL, 2);
+	tasks_add(&b, &s4, NULL, 2);
 	assert_int_equal(tasks_merge(&a, &b, 2), 0);
 	assert_int_equal(a.nr, 3);
 	r = tasks_get(&a, 2);
@@ -192,10 +192,10 @@ static void test_clear_then_merge(void **state)
 	(void)state;
 	tasks_init(&snap);
 	tasks_init(&late);
-	tasks_add(&snap, &live, 2);
-	tasks_add(&snap, &other, 2);
+	tasks_add(&snap, &live, NULL, 2);
+	tasks_add(&snap, &other, NULL, 2);
 	dead.flags = TDBPF_TASK_EXITED;
-	tasks_add(&late, &dead, 2);
+	tasks_add(&late, &dead, NULL, 2);
 	tasks_clear(&snap, 5);
 	tasks_clear(&snap, 99);		/* absent: nothing happens */
 	assert_int_equal(snap.nr, 2);
@@ -232,22 +232,22 @@ static void test_diff(void **state)
 	tasks_init(&out);
 	/* tid 1 ran more, tid 2 did nothing, tid 3 exited idle, 4 is new */
 	s = mk(1, 1, "a", 100);
-	tasks_add(&prev, &s, 2);
-	tasks_add(&cur, &s, 2);
+	tasks_add(&prev, &s, NULL, 2);
+	tasks_add(&cur, &s, NULL, 2);
 	s = mk(1, 1, "a", 10);
-	tasks_add(&cur, &s, 2);
+	tasks_add(&cur, &s, NULL, 2);
 	s = mk(2, 1, "b", 50);
-	tasks_add(&prev, &s, 2);
-	tasks_add(&cur, &s, 2);
+	tasks_add(&prev, &s, NULL, 2);
+	tasks_add(&cur, &s, NULL, 2);
 	s = mk(3, 1, "c", 60);
-	tasks_add(&prev, &s, 2);
-	tasks_add(&cur, &s, 2);
+	tasks_add(&prev, &s, NULL, 2);
+	tasks_add(&cur, &s, NULL, 2);
 	memset(&s, 0, sizeof(s));
 	s.tid = 3;
 	s.flags = TDBPF_TASK_EXITED;
-	tasks_add(&cur, &s, 2);
+	tasks_add(&cur, &s, NULL, 2);
 	s = mk(4, 1, "d", 0);
-	tasks_add(&cur, &s, 2);
+	tasks_add(&cur, &s, NULL, 2);
 
 	assert_int_equal(tasks_diff(&cur, &prev, &out, 2), 0);
 	assert_int_equal(out.nr, 3);
@@ -299,7 +299,7 @@ static void test_index_growth(void **state)
 		memset(&s, 0, sizeof(s));
 		s.tid = i * 7919 + 1;	/* sparse, like real tids */
 		s.sched.on_cpu_ns = i;
-		assert_int_equal(tasks_add(&t, &s, 0), 0);
+		assert_int_equal(tasks_add(&t, &s, NULL, 0), 0);
 	}
 	assert_int_equal(t.nr, n);
 	assert_true(t.index_cap >= 2 * n);
@@ -310,7 +310,7 @@ static void test_index_growth(void **state)
 		memset(&s, 0, sizeof(s));
 		s.tid = i * 7919 + 1;
 		s.sched.on_cpu_ns = 1;
-		assert_int_equal(tasks_add(&t, &s, 0), 0);
+		assert_int_equal(tasks_add(&t, &s, NULL, 0), 0);
 	}
 	assert_int_equal(t.nr, n);
 	for (i = 0; i < n; i++) {
@@ -345,17 +345,17 @@ static void test_fold(void **state)
 		s = mk(tid, 10, name, tid);
 		if (tid != 12)
 			s.flags = TDBPF_TASK_EXITED;
-		tasks_add(&in, &s, 2);
+		tasks_add(&in, &s, NULL, 2);
 	}
 	s = mk(20, 10, "parse3", 5);
 	s.flags = TDBPF_TASK_EXITED;
-	tasks_add(&in, &s, 2);
+	tasks_add(&in, &s, NULL, 2);
 	s = mk(30, 30, "mix1", 1);
-	tasks_add(&in, &s, 2);
+	tasks_add(&in, &s, NULL, 2);
 	s = mk(31, 31, "mix2", 2);
-	tasks_add(&in, &s, 2);
+	tasks_add(&in, &s, NULL, 2);
 	s = mk(40, 40, "sink", 3);
-	tasks_add(&in, &s, 2);
+	tasks_add(&in, &s, NULL, 2);
 
 	assert_int_equal(tasks_fold(&in, &out, 2), 0);
 	assert_int_equal(out.nr, 4);
