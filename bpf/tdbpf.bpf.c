@@ -49,6 +49,13 @@ __u64 attach_ns = (__u64)-1;
 const volatile __u32 max_tasks = TDBPF_MAX_TASKS_DEFAULT;
 /* wakeups traced: blocking switch-outs take the clock for sched_waking */
 const volatile bool track_wakeups;
+/*
+ * No counter and no wakeups (the software model): every sum is the
+ * task's own accounting, so nothing needs a switch but a death. The
+ * sums are read from the task when a report asks (tdbpf_dump) and at
+ * its death: a tracked switch costs the early exit's test and no more.
+ */
+const volatile bool read_free;
 
 /*
  * Where this CPU's preempt count and hrtimer bases are, relative to its
@@ -392,6 +399,38 @@ static __always_inline void read_counters(struct tdbpf_cpu *st,
 }
 
 /*
+ * @t's sums from @p's own accounting, up to its last update: on-CPU time
+ * (se.sum_exec_runtime since what was charged already, so a slice is
+ * charged whole even when its switch-in was not seen), run-queue wait,
+ * migrations, switches, page faults, against the baselines from first
+ * sight; and its name. Returns the on-CPU time newly charged.
+ */
+static __always_inline __u64 charge_sched(struct task_struct *p,
+					  struct tdbpf_task *t)
+{
+	__u64 exec = p->se.sum_exec_runtime, slice = 0;
+
+	if (exec > t->charged_exec)
+		slice = exec - t->charged_exec;
+	t->sched.on_cpu_ns += slice;
+	t->charged_exec = exec;
+	t->sched.runq_wait_ns = p->sched_info.run_delay - t->base_run_delay;
+	t->sched.migrations = p->se.nr_migrations - t->base_migrations;
+	/*
+	 * __schedule() counts the switch in nvcsw or nivcsw before the
+	 * tracepoint, so this one is in. The kernel's own counts, not a
+	 * guess from preempt and prev_state: a task that meant to block
+	 * but had a signal pending is counted voluntary by the kernel, yet
+	 * switches out TASK_RUNNING.
+	 */
+	t->sched.nvcsw = p->nvcsw - t->base_nvcsw;
+	t->sched.nivcsw = p->nivcsw - t->base_nivcsw;
+	t->faults = task_faults(p) - t->base_faults;
+	copy_comm(t->comm, p);
+	return slice;
+}
+
+/*
  * Charge @p, running on this CPU: the counters of the slice since its
  * switch-in, when we saw it (else the slice only lowers the coverage); its
  * on-CPU time as the kernel accounts it, se.sum_exec_runtime (what
@@ -411,17 +450,13 @@ charge_current(struct tdbpf_cpu *st, struct task_struct *p, __u32 cpu,
 	bool counted = st->tid == pid;
 	struct tdbpf_task *t = task_get(p, pid, p->tgid, st, in_flush,
 					counted);
-	__u64 exec, slice = 0;
+	__u64 slice;
 
 	if (!t) {
 		read_counters(st, NULL, false, 0, cpu);
 		return NULL;
 	}
-	exec = p->se.sum_exec_runtime;
-	if (exec > t->charged_exec)
-		slice = exec - t->charged_exec;
-	t->sched.on_cpu_ns += slice;
-	t->charged_exec = exec;
+	slice = charge_sched(p, t);
 	/*
 	 * A slice whose switch-in was unseen (a switch the kernel did not
 	 * trace) is counted apart, so that a report can tell the coverage it
@@ -432,19 +467,6 @@ charge_current(struct tdbpf_cpu *st, struct task_struct *p, __u32 cpu,
 		stat_inc(TDBPF_STAT_UNSEEN);
 	}
 	read_counters(st, t, counted, slice, cpu);
-	t->sched.runq_wait_ns = p->sched_info.run_delay - t->base_run_delay;
-	t->sched.migrations = p->se.nr_migrations - t->base_migrations;
-	/*
-	 * __schedule() counts the switch in nvcsw or nivcsw before the
-	 * tracepoint, so this one is in. The kernel's own counts, not a
-	 * guess from preempt and prev_state: a task that meant to block
-	 * but had a signal pending is counted voluntary by the kernel, yet
-	 * switches out TASK_RUNNING.
-	 */
-	t->sched.nvcsw = p->nvcsw - t->base_nvcsw;
-	t->sched.nivcsw = p->nivcsw - t->base_nivcsw;
-	t->faults = task_faults(p) - t->base_faults;
-	copy_comm(t->comm, p);
 	return t;
 }
 
@@ -624,6 +646,23 @@ static __always_inline void note_switch_in(struct tdbpf_cpu *st,
 	st->in_nivcsw = p->nivcsw;
 }
 
+/*
+ * @p is dead, read-free: its final sums from its accounting (an entry is
+ * made if it has none: a thread born after the attach that died before
+ * any report saw it counts whole), then hand them over to user space.
+ */
+static __always_inline void task_died(struct task_struct *p)
+{
+	struct tdbpf_task *t = task_get(p, p->pid, p->tgid, NULL, true,
+					false);
+
+	if (!t || (t->flags & TDBPF_TASK_EXITED))
+		return;
+	charge_sched(p, t);
+	t->end_ns = bpf_ktime_get_ns();
+	task_archive(p, t);
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
@@ -636,6 +675,12 @@ int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 	/* the early exit: untracked switches cost two bit tests */
 	if (!tp && !tn)
 		return 0;
+	if (read_free) {
+		/* only a death: its last sums, then the entry goes */
+		if (tp && (prev_state & TASK_DEAD))
+			task_died(prev);
+		return 0;
+	}
 	cpu = bpf_get_smp_processor_id();
 	st = bpf_map_lookup_elem(&cpu_state, &z);
 	if (!st)
@@ -871,6 +916,8 @@ int BPF_PROG(tdbpf_free, struct task_struct *p)
 
 	if (!t || (t->flags & TDBPF_TASK_EXITED))
 		return 0;
+	/* its accounting is final: charge what no switch-out did */
+	charge_sched(p, t);
 	t->end_ns = bpf_ktime_get_ns();
 	task_archive(p, t);
 	return 0;
@@ -896,8 +943,13 @@ int tdbpf_dump(struct bpf_iter__task *ctx)
 	if (!p)
 		return 0;
 	t = bpf_task_storage_get(&task_store, p, 0, 0);
+	/* read-free: first sight here, and the sums read from the task */
+	if (read_free && !t && tracked(p))
+		t = task_get(p, p->pid, p->tgid, NULL, true, false);
 	if (!t || !t->tid || (t->flags & TDBPF_TASK_EXITED))
 		return 0;
+	if (read_free)
+		charge_sched(p, t);
 	if (n > TDBPF_MAX_EVENTS)
 		n = TDBPF_MAX_EVENTS;
 	bpf_seq_write(ctx->meta->seq, t, TDBPF_TASK_HDR_SIZE +

@@ -442,6 +442,8 @@ static void configure(struct tracer *t)
 	skel->rodata->max_tasks = (__u32)c->max_tasks;
 	/* wakeups: opt-in, the waking program is not even loaded without */
 	skel->rodata->track_wakeups = c->wakeups;
+	/* nothing to read at a switch: sums come from the tasks at a collect */
+	skel->rodata->read_free = !plan->nr_counters && !c->wakeups;
 	bpf_program__set_autoload(skel->progs.tdbpf_waking, c->wakeups);
 	if (c->wakeups)
 		waker_context(t);
