@@ -36,7 +36,6 @@ const volatile __u32 nr_cpus = 1;
 const volatile __u32 nr_events;
 /* bit i: counter i leads a group (read with its times) */
 const volatile __u64 group_leads[TDBPF_EV_WORDS] = { 1 };
-const volatile __u32 track_mode = TDBPF_TRACK_TGID;
 const volatile bool follow_children;
 /*
  * CLOCK_MONOTONIC once the programs are attached: a task started later is
@@ -128,15 +127,25 @@ struct {
 	__type(value, struct tdbpf_wake);
 } dead_wakes SEC(".maps");
 
-/* Tasks with storage now; --max-tasks bounds it. */
-__u32 nr_live;
-
 /*
  * tgids (or tids with -t) to follow, one bit each; fork sets children's
  * bits with --children. A plain global array: the test at every switch of
  * every task on the machine is a memory load, not a helper call.
  */
-__u64 track_bits[TDBPF_TRACK_WORDS];
+/*
+ * The only variable in .bss, so that it starts its first page: the mode
+ * (enum tdbpf_track, set by user space before load) sits right before
+ * the bits, in the same page as the first 32,704 ids' (all of them
+ * where pid_max is 32768, the default below 32 CPUs). On a VM every
+ * page a switch touches that the scheduler has not costs a page walk
+ * (about 30 ns here): the early exit touches one. nr_live: the tasks
+ * with storage now; --max-tasks bounds it.
+ */
+struct {
+	__u32 track_mode;
+	__u32 nr_live;
+	__u64 track_bits[TDBPF_TRACK_WORDS];
+} track;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -172,9 +181,9 @@ static __always_inline bool tracked(struct task_struct *t)
 {
 	__u32 key, idx;
 
-	if (track_mode == TDBPF_TRACK_ALL)
+	if (track.track_mode == TDBPF_TRACK_ALL)
 		return t->pid != 0;
-	key = track_mode == TDBPF_TRACK_TID ? t->pid : t->tgid;
+	key = track.track_mode == TDBPF_TRACK_TID ? t->pid : t->tgid;
 	if (!key)
 		return false;
 	idx = key / 64;
@@ -182,7 +191,7 @@ static __always_inline bool tracked(struct task_struct *t)
 	asm volatile("" : "+r"(idx));
 	if (idx >= TDBPF_TRACK_WORDS)
 		return false;
-	return track_bits[idx] & (1ULL << (key % 64));
+	return track.track_bits[idx] & (1ULL << (key % 64));
 }
 
 /*
@@ -228,7 +237,7 @@ static __always_inline struct tdbpf_task *task_get(struct task_struct *p,
 	if (t)
 		return t;
 	/* full (or no memory): counted and reported as lost, never silent */
-	if (nr_live >= max_tasks) {
+	if (track.nr_live >= max_tasks) {
 		stat_inc(TDBPF_STAT_MAP_FULL);
 		return NULL;
 	}
@@ -239,7 +248,7 @@ static __always_inline struct tdbpf_task *task_get(struct task_struct *p,
 		return NULL;
 	}
 	if (!t->tid) {
-		__sync_fetch_and_add(&nr_live, 1);
+		__sync_fetch_and_add(&track.nr_live, 1);
 		/* its waits from its first block on (none lost if this fails:
 		 * a block creates it again) */
 		if (track_wakeups)
@@ -315,7 +324,7 @@ static __always_inline void task_archive(struct task_struct *p,
 	if (track_wakeups)
 		bpf_task_storage_delete(&wake_store, p);
 	/* minus one: clang's BPF target has no atomic sub before v3 */
-	__sync_fetch_and_add(&nr_live, (__u32)-1);
+	__sync_fetch_and_add(&track.nr_live, (__u32)-1);
 	/* if this fails the entry stays, flagged: the iterator skips it */
 	bpf_task_storage_delete(&task_store, p);
 }
@@ -863,12 +872,12 @@ int BPF_PROG(tdbpf_fork, struct task_struct *parent, struct task_struct *child)
 	__u32 tgid = child->tgid, idx = tgid / 64;
 
 	/* new threads share the tgid and are tracked already */
-	if (!follow_children || track_mode != TDBPF_TRACK_TGID ||
+	if (!follow_children || track.track_mode != TDBPF_TRACK_TGID ||
 	    child->tgid == parent->tgid || !tracked(parent))
 		return 0;
 	asm volatile("" : "+r"(idx));
 	if (idx < TDBPF_TRACK_WORDS)
-		__sync_fetch_and_or(&track_bits[idx], 1ULL << (tgid % 64));
+		__sync_fetch_and_or(&track.track_bits[idx], 1ULL << (tgid % 64));
 	return 0;
 }
 
