@@ -36,7 +36,6 @@ const volatile __u32 nr_cpus = 1;
 const volatile __u32 nr_events;
 /* bit i: counter i leads a group (read with its times) */
 const volatile __u64 group_leads[TDBPF_EV_WORDS] = { 1 };
-const volatile __u32 track_mode = TDBPF_TRACK_TGID;
 const volatile bool follow_children;
 /*
  * CLOCK_MONOTONIC once the programs are attached: a task started later is
@@ -49,6 +48,13 @@ __u64 attach_ns = (__u64)-1;
 const volatile __u32 max_tasks = TDBPF_MAX_TASKS_DEFAULT;
 /* wakeups traced: blocking switch-outs take the clock for sched_waking */
 const volatile bool track_wakeups;
+/*
+ * No counter and no wakeups (the software model): every sum is the
+ * task's own accounting, so nothing needs a switch but a death. The
+ * sums are read from the task when a report asks (tdbpf_dump) and at
+ * its death: a tracked switch costs the early exit's test and no more.
+ */
+const volatile bool read_free;
 
 /*
  * Where this CPU's preempt count and hrtimer bases are, relative to its
@@ -121,15 +127,25 @@ struct {
 	__type(value, struct tdbpf_wake);
 } dead_wakes SEC(".maps");
 
-/* Tasks with storage now; --max-tasks bounds it. */
-__u32 nr_live;
-
 /*
  * tgids (or tids with -t) to follow, one bit each; fork sets children's
  * bits with --children. A plain global array: the test at every switch of
  * every task on the machine is a memory load, not a helper call.
  */
-__u64 track_bits[TDBPF_TRACK_WORDS];
+/*
+ * The only variable in .bss, so that it starts its first page: the mode
+ * (enum tdbpf_track, set by user space before load) sits right before
+ * the bits, in the same page as the first 32,704 ids' (all of them
+ * where pid_max is 32768, the default below 32 CPUs). On a VM every
+ * page a switch touches that the scheduler has not costs a page walk
+ * (about 30 ns here): the early exit touches one. nr_live: the tasks
+ * with storage now; --max-tasks bounds it.
+ */
+struct {
+	__u32 track_mode;
+	__u32 nr_live;
+	__u64 track_bits[TDBPF_TRACK_WORDS];
+} track;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -165,9 +181,9 @@ static __always_inline bool tracked(struct task_struct *t)
 {
 	__u32 key, idx;
 
-	if (track_mode == TDBPF_TRACK_ALL)
+	if (track.track_mode == TDBPF_TRACK_ALL)
 		return t->pid != 0;
-	key = track_mode == TDBPF_TRACK_TID ? t->pid : t->tgid;
+	key = track.track_mode == TDBPF_TRACK_TID ? t->pid : t->tgid;
 	if (!key)
 		return false;
 	idx = key / 64;
@@ -175,7 +191,7 @@ static __always_inline bool tracked(struct task_struct *t)
 	asm volatile("" : "+r"(idx));
 	if (idx >= TDBPF_TRACK_WORDS)
 		return false;
-	return track_bits[idx] & (1ULL << (key % 64));
+	return track.track_bits[idx] & (1ULL << (key % 64));
 }
 
 /*
@@ -221,7 +237,7 @@ static __always_inline struct tdbpf_task *task_get(struct task_struct *p,
 	if (t)
 		return t;
 	/* full (or no memory): counted and reported as lost, never silent */
-	if (nr_live >= max_tasks) {
+	if (track.nr_live >= max_tasks) {
 		stat_inc(TDBPF_STAT_MAP_FULL);
 		return NULL;
 	}
@@ -232,7 +248,7 @@ static __always_inline struct tdbpf_task *task_get(struct task_struct *p,
 		return NULL;
 	}
 	if (!t->tid) {
-		__sync_fetch_and_add(&nr_live, 1);
+		__sync_fetch_and_add(&track.nr_live, 1);
 		/* its waits from its first block on (none lost if this fails:
 		 * a block creates it again) */
 		if (track_wakeups)
@@ -308,7 +324,7 @@ static __always_inline void task_archive(struct task_struct *p,
 	if (track_wakeups)
 		bpf_task_storage_delete(&wake_store, p);
 	/* minus one: clang's BPF target has no atomic sub before v3 */
-	__sync_fetch_and_add(&nr_live, (__u32)-1);
+	__sync_fetch_and_add(&track.nr_live, (__u32)-1);
 	/* if this fails the entry stays, flagged: the iterator skips it */
 	bpf_task_storage_delete(&task_store, p);
 }
@@ -392,6 +408,38 @@ static __always_inline void read_counters(struct tdbpf_cpu *st,
 }
 
 /*
+ * @t's sums from @p's own accounting, up to its last update: on-CPU time
+ * (se.sum_exec_runtime since what was charged already, so a slice is
+ * charged whole even when its switch-in was not seen), run-queue wait,
+ * migrations, switches, page faults, against the baselines from first
+ * sight; and its name. Returns the on-CPU time newly charged.
+ */
+static __always_inline __u64 charge_sched(struct task_struct *p,
+					  struct tdbpf_task *t)
+{
+	__u64 exec = p->se.sum_exec_runtime, slice = 0;
+
+	if (exec > t->charged_exec)
+		slice = exec - t->charged_exec;
+	t->sched.on_cpu_ns += slice;
+	t->charged_exec = exec;
+	t->sched.runq_wait_ns = p->sched_info.run_delay - t->base_run_delay;
+	t->sched.migrations = p->se.nr_migrations - t->base_migrations;
+	/*
+	 * __schedule() counts the switch in nvcsw or nivcsw before the
+	 * tracepoint, so this one is in. The kernel's own counts, not a
+	 * guess from preempt and prev_state: a task that meant to block
+	 * but had a signal pending is counted voluntary by the kernel, yet
+	 * switches out TASK_RUNNING.
+	 */
+	t->sched.nvcsw = p->nvcsw - t->base_nvcsw;
+	t->sched.nivcsw = p->nivcsw - t->base_nivcsw;
+	t->faults = task_faults(p) - t->base_faults;
+	copy_comm(t->comm, p);
+	return slice;
+}
+
+/*
  * Charge @p, running on this CPU: the counters of the slice since its
  * switch-in, when we saw it (else the slice only lowers the coverage); its
  * on-CPU time as the kernel accounts it, se.sum_exec_runtime (what
@@ -411,17 +459,13 @@ charge_current(struct tdbpf_cpu *st, struct task_struct *p, __u32 cpu,
 	bool counted = st->tid == pid;
 	struct tdbpf_task *t = task_get(p, pid, p->tgid, st, in_flush,
 					counted);
-	__u64 exec, slice = 0;
+	__u64 slice;
 
 	if (!t) {
 		read_counters(st, NULL, false, 0, cpu);
 		return NULL;
 	}
-	exec = p->se.sum_exec_runtime;
-	if (exec > t->charged_exec)
-		slice = exec - t->charged_exec;
-	t->sched.on_cpu_ns += slice;
-	t->charged_exec = exec;
+	slice = charge_sched(p, t);
 	/*
 	 * A slice whose switch-in was unseen (a switch the kernel did not
 	 * trace) is counted apart, so that a report can tell the coverage it
@@ -432,19 +476,6 @@ charge_current(struct tdbpf_cpu *st, struct task_struct *p, __u32 cpu,
 		stat_inc(TDBPF_STAT_UNSEEN);
 	}
 	read_counters(st, t, counted, slice, cpu);
-	t->sched.runq_wait_ns = p->sched_info.run_delay - t->base_run_delay;
-	t->sched.migrations = p->se.nr_migrations - t->base_migrations;
-	/*
-	 * __schedule() counts the switch in nvcsw or nivcsw before the
-	 * tracepoint, so this one is in. The kernel's own counts, not a
-	 * guess from preempt and prev_state: a task that meant to block
-	 * but had a signal pending is counted voluntary by the kernel, yet
-	 * switches out TASK_RUNNING.
-	 */
-	t->sched.nvcsw = p->nvcsw - t->base_nvcsw;
-	t->sched.nivcsw = p->nivcsw - t->base_nivcsw;
-	t->faults = task_faults(p) - t->base_faults;
-	copy_comm(t->comm, p);
 	return t;
 }
 
@@ -624,6 +655,23 @@ static __always_inline void note_switch_in(struct tdbpf_cpu *st,
 	st->in_nivcsw = p->nivcsw;
 }
 
+/*
+ * @p is dead, read-free: its final sums from its accounting (an entry is
+ * made if it has none: a thread born after the attach that died before
+ * any report saw it counts whole), then hand them over to user space.
+ */
+static __always_inline void task_died(struct task_struct *p)
+{
+	struct tdbpf_task *t = task_get(p, p->pid, p->tgid, NULL, true,
+					false);
+
+	if (!t || (t->flags & TDBPF_TASK_EXITED))
+		return;
+	charge_sched(p, t);
+	t->end_ns = bpf_ktime_get_ns();
+	task_archive(p, t);
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
@@ -636,6 +684,12 @@ int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 	/* the early exit: untracked switches cost two bit tests */
 	if (!tp && !tn)
 		return 0;
+	if (read_free) {
+		/* only a death: its last sums, then the entry goes */
+		if (tp && (prev_state & TASK_DEAD))
+			task_died(prev);
+		return 0;
+	}
 	cpu = bpf_get_smp_processor_id();
 	st = bpf_map_lookup_elem(&cpu_state, &z);
 	if (!st)
@@ -818,12 +872,12 @@ int BPF_PROG(tdbpf_fork, struct task_struct *parent, struct task_struct *child)
 	__u32 tgid = child->tgid, idx = tgid / 64;
 
 	/* new threads share the tgid and are tracked already */
-	if (!follow_children || track_mode != TDBPF_TRACK_TGID ||
+	if (!follow_children || track.track_mode != TDBPF_TRACK_TGID ||
 	    child->tgid == parent->tgid || !tracked(parent))
 		return 0;
 	asm volatile("" : "+r"(idx));
 	if (idx < TDBPF_TRACK_WORDS)
-		__sync_fetch_and_or(&track_bits[idx], 1ULL << (tgid % 64));
+		__sync_fetch_and_or(&track.track_bits[idx], 1ULL << (tgid % 64));
 	return 0;
 }
 
@@ -871,6 +925,8 @@ int BPF_PROG(tdbpf_free, struct task_struct *p)
 
 	if (!t || (t->flags & TDBPF_TASK_EXITED))
 		return 0;
+	/* its accounting is final: charge what no switch-out did */
+	charge_sched(p, t);
 	t->end_ns = bpf_ktime_get_ns();
 	task_archive(p, t);
 	return 0;
@@ -896,8 +952,13 @@ int tdbpf_dump(struct bpf_iter__task *ctx)
 	if (!p)
 		return 0;
 	t = bpf_task_storage_get(&task_store, p, 0, 0);
+	/* read-free: first sight here, and the sums read from the task */
+	if (read_free && !t && tracked(p))
+		t = task_get(p, p->pid, p->tgid, NULL, true, false);
 	if (!t || !t->tid || (t->flags & TDBPF_TASK_EXITED))
 		return 0;
+	if (read_free)
+		charge_sched(p, t);
 	if (n > TDBPF_MAX_EVENTS)
 		n = TDBPF_MAX_EVENTS;
 	bpf_seq_write(ctx->meta->seq, t, TDBPF_TASK_HDR_SIZE +

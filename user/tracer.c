@@ -241,7 +241,7 @@ static int read_live(struct tracer *t, struct task_table *to, __u64 now)
 	 * Room for every live task (and the archive merged after) at once:
 	 * growing a table of 10,000 rows by doubling copied it eight times.
 	 */
-	if (tasks_reserve(to, t->skel->bss->nr_live + t->archive.nr + 64))
+	if (tasks_reserve(to, t->skel->bss->track.nr_live + t->archive.nr + 64))
 		return -ENOMEM;
 	buf = malloc(cap);
 	if (!buf)
@@ -330,7 +330,8 @@ static int track_id(struct tracer *t, pid_t id)
 	if (k >= TDBPF_TRACK_WORDS * 64)
 		return -ERANGE;
 	/* .bss is mmap'ed: this is the BPF program's own memory */
-	__atomic_fetch_or(&t->skel->bss->track_bits[k / 64], 1ULL << (k % 64),
+	__atomic_fetch_or(&t->skel->bss->track.track_bits[k / 64],
+			  1ULL << (k % 64),
 			  __ATOMIC_RELAXED);
 	return 0;
 }
@@ -424,7 +425,7 @@ static void configure(struct tracer *t)
 		if (plan->leader[i] < plan->nr_counters)
 			skel->rodata->group_leads[plan->leader[i] / 64] |=
 				1ULL << (plan->leader[i] % 64);
-	skel->rodata->track_mode = c->targets.all     ? TDBPF_TRACK_ALL :
+	skel->bss->track.track_mode = c->targets.all     ? TDBPF_TRACK_ALL :
 				   c->targets.nr_tids ? TDBPF_TRACK_TID :
 							TDBPF_TRACK_TGID;
 	skel->rodata->follow_children = c->targets.children;
@@ -442,6 +443,8 @@ static void configure(struct tracer *t)
 	skel->rodata->max_tasks = (__u32)c->max_tasks;
 	/* wakeups: opt-in, the waking program is not even loaded without */
 	skel->rodata->track_wakeups = c->wakeups;
+	/* nothing to read at a switch: sums come from the tasks at a collect */
+	skel->rodata->read_free = !plan->nr_counters && !c->wakeups;
 	bpf_program__set_autoload(skel->progs.tdbpf_waking, c->wakeups);
 	if (c->wakeups)
 		waker_context(t);
