@@ -922,7 +922,7 @@ write_results() {
 		floor_read4) s="floor: K=4 counter reads (bpf_perf_event_read_value)" ;;
 		floor_read4grp) s="floor: the same 4 counters read as tdbpf reads a group (1 with times, 3 value-only)" ;;
 		floor_hashhit2) s="reference: 2 hash lookups of a present pid" ;;
-		floor_tstore1) s="floor: empty program + 1 task-storage lookup (prev's entry, as tdbpf)" ;;
+		floor_tstore1) s="floor: empty program + 1 task-storage lookup (prev's entry, as a switch with counters)" ;;
 		floor_tstore2) s="reference: 2 task-storage lookups" ;;
 		tdbpf_tracked) s="tdbpf_switch, tracked switches" ;;
 		tdbpf_untracked) s="tdbpf_switch, untracked (early exit)" ;;
