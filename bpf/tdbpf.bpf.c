@@ -952,8 +952,13 @@ int tdbpf_dump(struct bpf_iter__task *ctx)
 	if (!p)
 		return 0;
 	t = bpf_task_storage_get(&task_store, p, 0, 0);
-	/* read-free: first sight here, and the sums read from the task */
-	if (read_free && !t && tracked(p))
+	/*
+	 * Read-free: first sight here, and the sums read from the task. Not
+	 * for a task that has exited (a zombie leader awaiting its group):
+	 * its death handed its sums over already, a new entry would count
+	 * its life twice.
+	 */
+	if (read_free && !t && !p->exit_state && tracked(p))
 		t = task_get(p, p->pid, p->tgid, NULL, true, false);
 	if (!t || !t->tid || (t->flags & TDBPF_TASK_EXITED))
 		return 0;
