@@ -180,12 +180,48 @@ static void test_full_file_system(void **state)
 	rmdir(dir);
 }
 
+/*
+ * A leader that ends before its process (pthread_exit) stays a zombie
+ * until its last thread ends: its time is counted once, as its own
+ * clock says, and so is its thread's.
+ */
+static void test_leader_exits_first(void **state)
+{
+	char *json = tmp_path("leader.json");
+	char *argv[] = { (char *)tdbpf_bin(), "--model", "software", "-j", "-o",
+			 json, "--", (char *)workload("leaderexit"), NULL };
+	struct thread_line t[4];
+	json_object *doc;
+	char *out = NULL;
+	int i, n;
+
+	(void)state;
+	NEED_BPF();
+	assert_int_equal(run(argv, &out, 60), 0);
+	n = parse_thread_lines(out, t, 4);
+	assert_int_equal(n, 2);
+	doc = json_file(json);
+	assert_non_null(doc);
+	for (i = 0; i < n; i++) {
+		json_object *task = report_task(doc, t[i].tid, t[i].name);
+
+		/* the clock is read just before the thread ends: its exit
+		 * path runs after, a fraction of a millisecond */
+		assert_close(t[i].name, (double)jint(task, "on_cpu_ns"),
+			     (double)t[i].cpu_ns, 0.02, 2e6);
+	}
+	json_object_put(doc);
+	free(out);
+	unlink(json);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_command_status),
 		cmocka_unit_test(test_dev_full),
 		cmocka_unit_test(test_full_file_system),
+		cmocka_unit_test(test_leader_exits_first),
 	};
 
 	return cmocka_run_group_tests_name("exit", tests, NULL, NULL);
