@@ -260,44 +260,22 @@ static void decode_bottleneck(struct task_decoded *d)
 	}
 }
 
-static int cmp_u64_desc(__u64 a, __u64 b)
+/* Ties by tid, then folded rows (tid 0) by name: stable output. */
+static int cmp_tie(__u32 ta, const char *ca, __u32 tb, const char *cb)
 {
-	return a < b ? 1 : a > b ? -1 : 0;
+	if (ta != tb)
+		return ta < tb ? -1 : 1;
+	return strcmp(ca, cb);
 }
 
-static int cmp_rows(const void *pa, const void *pb, void *key)
+/* SORT_COMM: by name, then as cmp_tie(). */
+static int cmp_by_name(const void *pa, const void *pb)
 {
 	const struct task_row *a = *(const struct task_row *const *)pa;
 	const struct task_row *b = *(const struct task_row *const *)pb;
-	int c = 0;
+	int c = strcmp(a->comm, b->comm);
 
-	switch (*(const enum sort_key *)key) {
-	case SORT_CPU:
-		c = cmp_u64_desc(a->sched.on_cpu_ns, b->sched.on_cpu_ns);
-		break;
-	case SORT_RUNQ:
-		c = cmp_u64_desc(a->sched.runq_wait_ns, b->sched.runq_wait_ns);
-		break;
-	case SORT_OFFCPU:
-		c = cmp_u64_desc(a->sched.off_cpu_ns, b->sched.off_cpu_ns);
-		break;
-	case SORT_SWITCHES:
-		c = cmp_u64_desc(a->sched.nvcsw + a->sched.nivcsw, b->sched.nvcsw + b->sched.nivcsw);
-		break;
-	case SORT_COMM:
-		c = strcmp(a->comm, b->comm);
-		break;
-	case SORT_TID:
-	case SORT_NONE:
-	case SORT_NR:
-		break;
-	}
-	if (c)
-		return c;
-	/* stable output: ties by tid, folded rows (tid 0) by name */
-	if (a->tid != b->tid)
-		return a->tid < b->tid ? -1 : 1;
-	return strcmp(a->comm, b->comm);
+	return c ? c : cmp_tie(a->tid, a->comm, b->tid, b->comm);
 }
 
 /*
@@ -327,16 +305,14 @@ static __u64 sort_value(const struct task_row *r, enum sort_key sort)
 	}
 }
 
-/* cmp_rows()'s order for the other keys: key down, tid, name (SORT_TID: key 0). */
+/* The other keys: key down, then as cmp_tie() (SORT_TID: key 0). */
 static int cmp_ents(const void *pa, const void *pb)
 {
 	const struct sort_ent *a = pa, *b = pb;
 
 	if (a->key != b->key)
 		return a->key < b->key ? 1 : -1;
-	if (a->tid != b->tid)
-		return a->tid < b->tid ? -1 : 1;
-	return strcmp(a->r->comm, b->r->comm);
+	return cmp_tie(a->tid, a->r->comm, b->tid, b->r->comm);
 }
 
 static int sort_rows(const struct task_row **rows, size_t n,
@@ -346,7 +322,7 @@ static int sort_rows(const struct task_row **rows, size_t n,
 	size_t i;
 
 	if (sort == SORT_COMM) {
-		qsort_r(rows, n, sizeof(*rows), cmp_rows, &sort);
+		qsort(rows, n, sizeof(*rows), cmp_by_name);
 		return 0;
 	}
 	e = malloc((n ? n : 1) * sizeof(*e));
