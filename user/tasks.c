@@ -117,10 +117,6 @@ void tasks_layout_like(struct task_table *out, const struct task_table *in)
 		tasks_set_layout(out, in->nr_ev, in->waits);
 }
 
-static void stride_like(struct task_table *out, const struct task_table *in)
-{
-	tasks_layout_like(out, in);
-}
 
 void tasks_free(struct task_table *t)
 {
@@ -332,7 +328,7 @@ int tasks_merge(struct task_table *dst, const struct task_table *src,
 {
 	size_t i;
 
-	stride_like(dst, src);
+	tasks_layout_like(dst, src);
 	nr_ev = common_ev(nr_ev, dst, src);
 	/* at most every row of @src is new: no row moves while merging */
 	if (tasks_reserve(dst, dst->nr + src->nr))
@@ -364,7 +360,7 @@ int tasks_diff(const struct task_table *cur, const struct task_table *prev,
 	int j;
 
 	tasks_reset(out);
-	stride_like(out, cur);
+	tasks_layout_like(out, cur);
 	nr_ev = common_ev(nr_ev, out, cur);
 	if (prev)
 		nr_ev = common_ev(nr_ev, prev, NULL);
@@ -485,7 +481,7 @@ int tasks_fold(const struct task_table *in, struct task_table *out,
 	int ret = 0;
 
 	tasks_reset(out);
-	stride_like(out, in);
+	tasks_layout_like(out, in);
 	nr_ev = common_ev(nr_ev, out, in);
 	ni.cap = TASKS_MIN_INDEX;
 	while (ni.cap < in->nr * 2)
