@@ -440,6 +440,21 @@ static __always_inline __u64 charge_sched(struct task_struct *p,
 }
 
 /*
+ * On-CPU time charged with no counter read for it (a slice whose
+ * switch-in was unseen: a switch the kernel did not trace, or a death
+ * seen only when the task is freed) is counted apart, so that a report
+ * can tell the coverage it costs from multiplexing.
+ */
+static __always_inline void charge_uncounted(struct tdbpf_task *t,
+					     __u64 slice)
+{
+	if (slice && nr_events) {
+		t->sched.uncounted_ns += slice;
+		stat_inc(TDBPF_STAT_UNSEEN);
+	}
+}
+
+/*
  * Charge @p, running on this CPU: the counters of the slice since its
  * switch-in, when we saw it (else the slice only lowers the coverage); its
  * on-CPU time as the kernel accounts it, se.sum_exec_runtime (what
@@ -466,15 +481,8 @@ charge_current(struct tdbpf_cpu *st, struct task_struct *p, __u32 cpu,
 		return NULL;
 	}
 	slice = charge_sched(p, t);
-	/*
-	 * A slice whose switch-in was unseen (a switch the kernel did not
-	 * trace) is counted apart, so that a report can tell the coverage it
-	 * costs from multiplexing.
-	 */
-	if (!counted && slice && nr_events) {
-		t->sched.uncounted_ns += slice;
-		stat_inc(TDBPF_STAT_UNSEEN);
-	}
+	if (!counted)
+		charge_uncounted(t, slice);
 	read_counters(st, t, counted, slice, cpu);
 	return t;
 }
@@ -926,7 +934,7 @@ int BPF_PROG(tdbpf_free, struct task_struct *p)
 	if (!t || (t->flags & TDBPF_TASK_EXITED))
 		return 0;
 	/* its accounting is final: charge what no switch-out did */
-	charge_sched(p, t);
+	charge_uncounted(t, charge_sched(p, t));
 	t->end_ns = bpf_ktime_get_ns();
 	task_archive(p, t);
 	return 0;
