@@ -36,6 +36,7 @@ struct tracer {
 	struct tdbpf_task *vals;	/* one entry: scratch for a record */
 	struct tdbpf_wake wake;		/* a dead task's waker state */
 	bool detached;
+	bool read_free;			/* sums read from the tasks (BPF) */
 	__u32 fold_key;			/* next key of a folded exited row */
 };
 
@@ -64,6 +65,9 @@ static void flush_cpus(struct tracer *t)
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .flags = BPF_F_TEST_RUN_ON_CPU);
 	int cpu;
 
+	/* read-free: the iterator reads every task's sums itself */
+	if (t->read_free)
+		return;
 	for (cpu = 0; cpu < t->ncpu; cpu++) {
 		if (!t->online[cpu])
 			continue;
@@ -444,7 +448,8 @@ static void configure(struct tracer *t)
 	/* wakeups: opt-in, the waking program is not even loaded without */
 	skel->rodata->track_wakeups = c->wakeups;
 	/* nothing to read at a switch: sums come from the tasks at a collect */
-	skel->rodata->read_free = !plan->nr_counters && !c->wakeups;
+	t->read_free = !plan->nr_counters && !c->wakeups;
+	skel->rodata->read_free = t->read_free;
 	bpf_program__set_autoload(skel->progs.tdbpf_waking, c->wakeups);
 	if (c->wakeups)
 		waker_context(t);
