@@ -48,6 +48,13 @@ static void add(struct task_table *t, __u32 tid, const char *comm, __u64 on,
 	assert_int_equal(tasks_add(t, &s, ws, 0), 0);
 }
 
+/* An empty table whose rows carry waker slots and no counters. */
+static void waits_table(struct task_table *t)
+{
+	tasks_init(t);
+	tasks_set_layout(t, 0, true);
+}
+
 static int node(const struct graph *g, const char *name)
 {
 	int i;
@@ -79,8 +86,7 @@ static void test_running_bottleneck(void **state)
 	int e;
 
 	(void)state;
-	tasks_init(&t);
-	tasks_set_layout(&t, 0, true);
+	waits_table(&t);
 	add(&t, 1, "source", 50, 0, 950, (struct w[]){ T(2, 900), K(TDBPF_WAKER_TIMER, 50), {0} });
 	add(&t, 2, "parse", 50, 0, 950, (struct w[]){ T(3, 950), {0} });
 	add(&t, 3, "enrich", 950, 10, 40, (struct w[]){ T(2, 40), {0} });
@@ -112,8 +118,7 @@ static void test_io_bottleneck(void **state)
 	int e;
 
 	(void)state;
-	tasks_init(&t);
-	tasks_set_layout(&t, 0, true);
+	waits_table(&t);
 	add(&t, 1, "source", 50, 0, 950, (struct w[]){ T(2, 950), {0} });
 	add(&t, 2, "enrich", 100, 0, 900, (struct w[]){ K(TDBPF_WAKER_TIMER, 800), T(1, 50), T(3, 50), {0} });
 	add(&t, 3, "sink", 50, 0, 950, (struct w[]){ T(2, 950), {0} });
@@ -139,8 +144,7 @@ static void test_starved_bottleneck(void **state)
 	int e;
 
 	(void)state;
-	tasks_init(&t);
-	tasks_set_layout(&t, 0, true);
+	waits_table(&t);
 	add(&t, 1, "source", 50, 0, 950, (struct w[]){ T(2, 950), {0} });
 	add(&t, 2, "score", 300, 600, 100, (struct w[]){ T(1, 100), {0} });
 	add(&t, 3, "sink", 50, 0, 950, (struct w[]){ T(2, 950), {0} });
@@ -165,8 +169,7 @@ static void test_starved_but_blocked(void **state)
 	int j, p;
 
 	(void)state;
-	tasks_init(&t);
-	tasks_set_layout(&t, 0, true);
+	waits_table(&t);
 	add(&t, 1, "join", 110, 270, 620, (struct w[]){ T(2, 620), {0} });
 	add(&t, 2, "parse", 350, 560, 90, (struct w[]){ T(3, 90), {0} });
 	add(&t, 3, "source", 10, 0, 990, (struct w[]){ T(2, 990), {0} });
@@ -196,8 +199,7 @@ static void test_starved_half_blocked(void **state)
 	int e, s;
 
 	(void)state;
-	tasks_init(&t);
-	tasks_set_layout(&t, 0, true);
+	waits_table(&t);
 	add(&t, 1, "source", 10, 90, 900, (struct w[]){ T(2, 900), {0} });
 	add(&t, 2, "parse", 10, 90, 900, (struct w[]){ T(3, 900), {0} });
 	add(&t, 3, "enrich", 600, 300, 100, (struct w[]){ T(2, 100), {0} });
@@ -228,8 +230,7 @@ static void test_cycle_with_exit(void **state)
 	int x;
 
 	(void)state;
-	tasks_init(&t);
-	tasks_set_layout(&t, 0, true);
+	waits_table(&t);
 	add(&t, 1, "prod", 100, 0, 900, (struct w[]){ T(2, 900), {0} });
 	add(&t, 2, "cons", 100, 0, 900, (struct w[]){ T(1, 800), T(3, 100), {0} });
 	add(&t, 3, "work", 990, 0, 10, NULL);
@@ -253,8 +254,7 @@ static void test_closed_cycle(void **state)
 	int a, b;
 
 	(void)state;
-	tasks_init(&t);
-	tasks_set_layout(&t, 0, true);
+	waits_table(&t);
 	add(&t, 1, "ping", 100, 0, 900, (struct w[]){ T(2, 900), {0} });
 	add(&t, 2, "pong", 100, 0, 900, (struct w[]){ T(1, 900), {0} });
 	assert_int_equal(graph_build(&g, &t, false), 0);
@@ -282,8 +282,7 @@ static void test_per_name(void **state)
 	__u64 sum = 0;
 
 	(void)state;
-	tasks_init(&t);
-	tasks_set_layout(&t, 0, true);
+	waits_table(&t);
 	add(&t, 1, "source", 50, 0, 950, (struct w[]){ T(11, 300), T(12, 300), T(13, 350), {0} });
 	add(&t, 11, "work-1", 900, 50, 50, (struct w[]){ T(1, 50), {0} });
 	add(&t, 12, "work-2", 900, 50, 50, (struct w[]){ T(1, 50), {0} });
@@ -327,8 +326,7 @@ static void test_unseen(void **state)
 	int i, found = 0;
 
 	(void)state;
-	tasks_init(&t);
-	tasks_set_layout(&t, 0, true);
+	waits_table(&t);
 	add(&t, 1, "a", 100, 0, 900, (struct w[]){ T(2, 500), K(TDBPF_WAKER_HARDIRQ, 100), {0} });
 	add(&t, 2, "b", 900, 0, 100, NULL);
 	assert_int_equal(graph_build(&g, &t, false), 0);
@@ -359,8 +357,7 @@ static void test_nothing_blocked(void **state)
 	struct graph g;
 
 	(void)state;
-	tasks_init(&t);
-	tasks_set_layout(&t, 0, true);
+	waits_table(&t);
 	assert_int_equal(graph_build(&g, &t, false), 0);
 	assert_int_equal(g.nr_rank, 0);
 	graph_free(&g);
@@ -422,8 +419,7 @@ static void test_dot(void **state)
 	char *s;
 
 	(void)state;
-	tasks_init(&t);
-	tasks_set_layout(&t, 0, true);
+	waits_table(&t);
 	add(&t, 1, "source", 50, 0, 950, (struct w[]){ T(2, 950), {0} });
 	add(&t, 2, "en\"rich", 100, 0, 900, (struct w[]){ K(TDBPF_WAKER_TIMER, 880), T(1, 5), {0} });
 	assert_int_equal(graph_build(&g, &t, false), 0);
