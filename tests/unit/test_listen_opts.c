@@ -85,6 +85,12 @@ static void test_labels(void **state)
 	assert_int_equal(listen_parse_labels("", &l), -1);
 	assert_int_equal(listen_parse_labels("pid,none", &l), -1);
 	assert_int_equal(listen_parse_labels(NULL, &l), -1);
+	assert_int_equal(listen_parse_labels("pid,tid", &l), 0);
+	assert_int_equal(l, LISTEN_LABEL_PID | LISTEN_LABEL_TID);
+	/* an empty item after a comma is skipped; nothing but commas is not */
+	assert_int_equal(listen_parse_labels("pid,", &l), 0);
+	assert_int_equal(l, LISTEN_LABEL_PID);
+	assert_int_equal(listen_parse_labels(",", &l), -1);
 }
 
 int main(void)

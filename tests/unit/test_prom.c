@@ -125,24 +125,6 @@ static void close_to(double got, double want, double eps, int line)
 
 /* ---- tests ------------------------------------------------------------ */
 
-static void test_parse_labels(void **state)
-{
-	unsigned int l;
-
-	(void)state;
-	assert_int_equal(listen_parse_labels("pid", &l), 0);
-	assert_int_equal(l, LISTEN_LABEL_PID);
-	assert_int_equal(listen_parse_labels("tid", &l), 0);
-	assert_int_equal(l, LISTEN_LABEL_PID | LISTEN_LABEL_TID);
-	assert_int_equal(listen_parse_labels("pid,tid", &l), 0);
-	assert_int_equal(listen_parse_labels("none", &l), 0);
-	assert_int_equal(l, 0);
-	assert_int_equal(listen_parse_labels("comm", &l), -1);
-	assert_int_equal(listen_parse_labels("", &l), -1);
-	assert_int_equal(listen_parse_labels("pid,", &l), 0);
-	assert_int_equal(listen_parse_labels(",", &l), -1);
-}
-
 static void test_accept(void **state)
 {
 	(void)state;
@@ -575,7 +557,6 @@ static void test_tma_cycle_slots(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_labels),
 		cmocka_unit_test(test_accept),
 		cmocka_unit_test(test_fold_monotonic),
 		cmocka_unit_test(test_scaled_increments),
