@@ -296,6 +296,24 @@ void jw_num_keyed(struct jw *w, const struct jw_keys *k, int i, double v,
 	jw_num_value(w, v, prec);
 }
 
+void jw_nums_keyed(struct jw *w, const struct jw_keys *k, const double *v,
+		   int n, int prec)
+{
+	int i = 0;
+
+	while (i < n) {
+		i += ob_json_fixed_run(&w->o, k->buf, k->off + i,
+				       w->first ? 1 : 0, v + i, n - i, prec);
+		if (i > 0)
+			w->first = false;
+		if (i < n) {	/* the slow path, for this one */
+			jw_key(w, k, i);
+			jw_num_value(w, v[i], prec);
+			i++;
+		}
+	}
+}
+
 void jw_double(struct jw *w, const char *key, double v)
 {
 	char buf[40];

@@ -141,5 +141,8 @@ void jw_key(struct jw *w, const struct jw_keys *k, int i);
 /* jw_num(@w, names[@i], @v, @prec) of the built @k, at its depth */
 void jw_num_keyed(struct jw *w, const struct jw_keys *k, int i, double v,
 		  int prec);
+/* jw_num_keyed() of keys 0..@n-1 of @k and @v[0..@n), in one loop */
+void jw_nums_keyed(struct jw *w, const struct jw_keys *k, const double *v,
+		   int n, int prec);
 
 #endif /* TDBPF_JSON_H */

@@ -111,6 +111,14 @@ void ob_u64(struct outbuf *o, uint64_t v, int width);
  */
 void ob_u64_list(struct outbuf *o, const void *base, size_t n,
 		 size_t stride, const char *sep, size_t seplen);
+/*
+ * fmt_json_fixed() of @v[i], each after its prefix: @pre + @off[i] up to
+ * @off[i + 1] (at most OB_SMALL bytes, OB_SMALL readable), the first
+ * without its first @skip bytes. Stops before a number that needs the
+ * caller's slow path, or a longer prefix; returns how many it wrote.
+ */
+int ob_json_fixed_run(struct outbuf *o, const char *pre, const size_t *off,
+		      size_t skip, const double *v, int n, int prec);
 /* "-" and |@v|: INT64_MIN has no positive int64 */
 void ob_i64(struct outbuf *o, int64_t v);
 /* printf("%*.*f", @width, @prec, @v) */

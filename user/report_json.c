@@ -281,6 +281,9 @@ static void write_task(struct jw *w, struct json_ctx *x,
 		       const struct report *rep, const struct task_decoded *d)
 {
 	const struct task_row *r = d->row;
+	/* a task's counters, then its metrics, in the order written */
+	double v[TDBPF_MAX_EVENTS > MODEL_MAX_NODES ? TDBPF_MAX_EVENTS :
+						      MODEL_MAX_NODES];
 	int s, i;
 
 	jw_obj(w, NULL);
@@ -310,14 +313,13 @@ static void write_task(struct jw *w, struct json_ctx *x,
 
 	task_obj(w, x, K_COUNTERS);
 	keyed(w, x, &x->ctr, &x->built_ctr, x->ctr_names, x->nr_ctr);
-	for (s = 0; s < x->nr_ctr; s++) {
-		double v = d->ev[x->ctr_slot[s]];
-
-		if (x->built_ctr)
-			jw_num_keyed(w, &x->ctr, s, v, 0);
-		else
-			jw_num(w, x->ctr_names[s], v, 0);
-	}
+	for (s = 0; s < x->nr_ctr; s++)
+		v[s] = d->ev[x->ctr_slot[s]];
+	if (x->built_ctr)
+		jw_nums_keyed(w, &x->ctr, v, x->nr_ctr, 0);
+	else
+		for (s = 0; s < x->nr_ctr; s++)
+			jw_num(w, x->ctr_names[s], v[s], 0);
 	jw_obj_end(w);
 	if (x->plan && x->plan->model)
 		write_raw(w, x->plan, r);
@@ -326,14 +328,13 @@ static void write_task(struct jw *w, struct json_ctx *x,
 		task_obj(w, x, K_METRICS);
 		keyed(w, x, &x->node, &x->built_node, x->node_names,
 		      x->nr_node);
-		for (i = 0; i < x->nr_node; i++) {
-			double v = d->tma.val[x->node_idx[i]] * 100;
-
-			if (x->built_node)
-				jw_num_keyed(w, &x->node, i, v, 6);
-			else
-				jw_num(w, x->node_names[i], v, 6);
-		}
+		for (i = 0; i < x->nr_node; i++)
+			v[i] = d->tma.val[x->node_idx[i]] * 100;
+		if (x->built_node)
+			jw_nums_keyed(w, &x->node, v, x->nr_node, 6);
+		else
+			for (i = 0; i < x->nr_node; i++)
+				jw_num(w, x->node_names[i], v[i], 6);
 		jw_obj_end(w);
 	}
 	task_str(w, x, K_BOTTLENECK, d->bottleneck);

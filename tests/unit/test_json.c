@@ -171,6 +171,68 @@ static void test_measured_numbers(void **state)
 	free(s);
 }
 
+/*
+ * Members from built keys (jw_nums_keyed(), the report's fast loop) are
+ * byte for byte what jw_num() writes member by member: in both layouts,
+ * with values the loop hands back to the slow path (NaN, past 2^53, a
+ * tie too close to call), a key longer than the loop copies, and enough
+ * members to cross the output buffer's flush.
+ */
+static char *keyed_doc(bool pretty, bool keyed, const char *const *names,
+		       const double *v, int n, int prec, int reps)
+{
+	struct jw_keys k;
+	int r, i;
+
+	start(pretty);
+	jw_arr(&w, NULL);
+	for (r = 0; r < reps; r++) {
+		jw_obj(&w, NULL);
+		if (keyed) {
+			assert_int_equal(jw_keys_build(&k, &w, names, n), 0);
+			jw_nums_keyed(&w, &k, v, n, prec);
+			jw_keys_free(&k);
+		} else {
+			for (i = 0; i < n; i++)
+				jw_num(&w, names[i], v[i], prec);
+		}
+		jw_obj_end(&w);
+	}
+	jw_arr_end(&w);
+	return finish();
+}
+
+static void test_keyed_numbers(void **state)
+{
+	static const char *const names[] = {
+		"a", "tma_frontend_bound", "b",
+		"a_key_longer_than_the_sixty_four_bytes_the_loop_copies_at_once_xx",
+		"c", "d", "e", "f", "g", "h",
+	};
+	const double v[] = {
+		NAN, 12.3456785, 1e20, 7.5, 0.0000005, -0.0000004,
+		9999.9999996, 2251799813.685247, 99.9999994, 4.0,
+	};
+	int n = sizeof(v) / sizeof(v[0]), prec, pretty;
+	char *a, *b;
+	json_object *o;
+
+	(void)state;
+	for (pretty = 0; pretty < 2; pretty++)
+		for (prec = 0; prec <= 6; prec += 6) {
+			/* 3000 objects: past 262,144 bytes either way */
+			a = keyed_doc(pretty, true, names, v, n, prec, 3000);
+			b = keyed_doc(pretty, false, names, v, n, prec, 3000);
+			assert_true(strlen(a) > 262144);
+			assert_string_equal(a, b);
+			o = json_tokener_parse(a);
+			assert_non_null(o);
+			json_object_put(o);
+			free(a);
+			free(b);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -179,6 +241,7 @@ int main(void)
 		cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_exact_numbers),
 		cmocka_unit_test(test_measured_numbers),
+		cmocka_unit_test(test_keyed_numbers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
