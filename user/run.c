@@ -304,7 +304,8 @@ static int final_report(struct run *r, __u64 start)
 	 * while they are read is charged up to then, so an end taken before
 	 * the read would leave its last slice past the end.
 	 */
-	e = snapshot_diff(&r->snap, &r->base, &r->iv);
+	/* the last sums are not kept: the report is made in their table */
+	e = snapshot_sub(&r->snap, &r->base);
 	if (r->wr) {
 		e = r->wr;	/* said already; nothing more can be written */
 	} else if (e) {
@@ -312,13 +313,13 @@ static int final_report(struct run *r, __u64 start)
 		e = -ENOMEM;
 	} else {
 		/* exited tasks folded by --listen: no tid to show */
-		archive_hide_keys(&r->iv.tasks);
-		record_emit(&r->rec, &r->iv, t1 - start, -1);
-		e = sink_emit(&r->sink, &r->rc, &r->iv, t1 - start, -1);
+		archive_hide_keys(&r->snap.tasks);
+		record_emit(&r->rec, &r->snap, t1 - start, -1);
+		e = sink_emit(&r->sink, &r->rc, &r->snap, t1 - start, -1);
 	}
 	/* the graph file: written whatever became of the report */
 	if (r->dot.f) {
-		int de = sink_emit(&r->dot, &r->rc, &r->iv, t1 - start, -1);
+		int de = sink_emit(&r->dot, &r->rc, &r->snap, t1 - start, -1);
 
 		if (fclose(r->dot.f) || de) {
 			fprintf(stderr,
@@ -331,7 +332,7 @@ static int final_report(struct run *r, __u64 start)
 	if (r->o->verbose)
 		fprintf(stderr,
 			"tdbpf: final report: %zu tasks, collect %.1f ms, decode and write %.1f ms\n",
-			r->iv.tasks.nr, (t1 - t0) / 1e6,
+			r->snap.tasks.nr, (t1 - t0) / 1e6,
 			(loop_now_ns() - t2) / 1e6);
 	if (e && e != -EPIPE)	/* the reader went away: not our error */
 		rc = 1;
@@ -346,6 +347,7 @@ int run_trace(const struct options *o, const struct event_plan *plan,
 	static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	struct run r = { .o = o };
 	struct launch child = { .go_fd = -1, .err_fd = -1 };
+	size_t nr_threads;
 	struct tracer_conf tc = {
 		.plan = plan,
 		.targets = {
@@ -444,6 +446,17 @@ int run_trace(const struct options *o, const struct event_plan *plan,
 		snapshot_copy(&r.base, &r.snap);
 		snapshot_copy(&r.prev, &r.snap);
 	}
+	/*
+	 * The next collect's table, touched before the run rather than in
+	 * the report (tasks_prefault()): a row for each thread the targets
+	 * have, and room for some more, up to the tasks held at once. Out
+	 * of memory here, the collect says so.
+	 */
+	nr_threads = targets_threads(o, child.pid);
+	nr_threads += nr_threads / 8 + 64;
+	if (o->max_tasks > 0 && nr_threads > (size_t)o->max_tasks)
+		nr_threads = (size_t)o->max_tasks;
+	(void)tasks_prefault(&r.snap.tasks, nr_threads);
 	/* no command to stop: CAP_KILL goes too */
 	privs_keep_kill(o->argv != NULL);
 	privs_drop_after_setup();

@@ -38,3 +38,8 @@ int snapshot_diff(const struct snapshot *cur, const struct snapshot *base,
 	return tasks_diff(&cur->tasks, base ? &base->tasks : NULL, &out->tasks,
 			  cur->tasks.nr_ev);
 }
+
+int snapshot_sub(struct snapshot *cur, const struct snapshot *base)
+{
+	return tasks_sub(&cur->tasks, base ? &base->tasks : NULL);
+}

@@ -48,5 +48,7 @@ int snapshot_copy(struct snapshot *dst, const struct snapshot *src);
  */
 int snapshot_diff(const struct snapshot *cur, const struct snapshot *base,
 		  struct snapshot *out);
+/* snapshot_diff() into @cur itself (tasks_sub()), when it is not kept */
+int snapshot_sub(struct snapshot *cur, const struct snapshot *base);
 
 #endif /* TDBPF_SNAPSHOT_H */

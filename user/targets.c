@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <unistd.h>
 #include "targets.h"
 
@@ -85,4 +86,48 @@ void targets_watch(struct targets *t, struct loop *l,
 	for (i = 0; i < o->nr_pids; i++)
 		t->watched[i] = loop_add_pid(l, o->pids[i], on_exit_pid, t) !=
 				NULL;
+}
+
+/* The number after @key in /proc/@pid/status, or 0. */
+static size_t status_num(pid_t pid, const char *key)
+{
+	char path[64], line[256];
+	size_t n = 0, kl = strlen(key);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, kl)) {
+			n = strtoul(line + kl, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return n;
+}
+
+size_t targets_threads(const struct options *o, pid_t child)
+{
+	char buf[128], *slash;
+	size_t n = (size_t)o->nr_tids;
+	FILE *f;
+	int i;
+
+	if (o->all) {
+		/* /proc/loadavg: "... running/threads last_pid" */
+		f = fopen("/proc/loadavg", "re");
+		if (f && fgets(buf, sizeof(buf), f) &&
+		    (slash = strchr(buf, '/')))
+			n = strtoul(slash + 1, NULL, 10);
+		if (f)
+			fclose(f);
+		return n;
+	}
+	for (i = 0; i < o->nr_pids; i++)
+		n += status_num(o->pids[i], "Threads:");
+	if (child > 0)
+		n += status_num(child, "Threads:");
+	return n;
 }

@@ -32,5 +32,10 @@ void targets_watch(struct targets *t, struct loop *l,
  * kernels) and reaps an exited child.
  */
 bool targets_alive(struct targets *t);
+/*
+ * How many threads @o's targets (and the launched @child, if > 0) have
+ * now, from /proc: the rows a report will hold, at least.
+ */
+size_t targets_threads(const struct options *o, pid_t child);
 
 #endif /* TDBPF_TARGETS_H */

@@ -208,6 +208,14 @@ int tasks_reserve(struct task_table *t, size_t nr)
 	return cap > t->index_cap ? index_resize(t, cap) : 0;
 }
 
+int tasks_prefault(struct task_table *t, size_t nr)
+{
+	if (tasks_reserve(t, nr))
+		return -ENOMEM;
+	memset(t->mem + t->nr * t->row_size, 0, (t->cap - t->nr) * t->row_size);
+	return 0;
+}
+
 /* Append a zeroed row without indexing it (folded tables use this). */
 static struct task_row *rows_append(struct task_table *t)
 {
@@ -352,12 +360,64 @@ int tasks_merge(struct task_table *dst, const struct task_table *src,
 	return 0;
 }
 
+static const struct task_row zero_row;
+
+/* @prev's row of @c's tid, or a zero row (whose counters are never read) */
+static const struct task_row *prev_row(const struct task_table *prev,
+				       const struct task_row *c)
+{
+	const struct task_row *p = prev ? tasks_find(prev, c->tid) : NULL;
+
+	return p ? p : &zero_row;
+}
+
+/* Anything to show for @c since @p: time, a switch, its exit? */
+static bool row_new(const struct task_row *c, const struct task_row *p)
+{
+	return (c->exited && !p->exited) || sched_changed(&c->sched, &p->sched);
+}
+
+/*
+ * Row @d (of @out) = row @c (of @cur) minus @p (of @prev, or zero_row).
+ * @d may be @c: every field is read before it is written.
+ */
+static void diff_row(const struct task_table *out, struct task_row *d,
+		     const struct task_table *cur, const struct task_row *c,
+		     const struct task_table *prev, const struct task_row *p,
+		     int nr_ev)
+{
+	bool have_prev = p != &zero_row;
+	int j;
+
+	if (d != c) {
+		d->pid = c->pid;
+		memcpy(d->comm, c->comm, sizeof(d->comm));
+		d->exited = c->exited;
+		d->nr_tasks = c->nr_tasks;
+	}
+	sched_sub(&d->sched, &c->sched, &p->sched);
+	if (out->waits && cur->waits)
+		waits_sub(tasks_waits(out, d), tasks_waits(cur, c),
+			  have_prev && prev->waits ? tasks_waits(prev, p) :
+						     NULL);
+	for (j = 0; j < nr_ev; j++) {
+		if (!have_prev) {
+			d->ctr[j] = c->ctr[j];
+			continue;
+		}
+		d->ctr[j].value = sub_sat(c->ctr[j].value, p->ctr[j].value);
+		d->ctr[j].enabled = sub_sat(c->ctr[j].enabled,
+					    p->ctr[j].enabled);
+		d->ctr[j].running = sub_sat(c->ctr[j].running,
+					    p->ctr[j].running);
+	}
+}
+
 int tasks_diff(const struct task_table *cur, const struct task_table *prev,
 	       struct task_table *out, int nr_ev)
 {
-	static const struct task_row zero;
+	struct task_row *d;
 	size_t i;
-	int j;
 
 	tasks_reset(out);
 	tasks_layout_like(out, cur);
@@ -368,45 +428,42 @@ int tasks_diff(const struct task_table *cur, const struct task_table *prev,
 		return -ENOMEM;
 	for (i = 0; i < cur->nr; i++) {
 		const struct task_row *c = tasks_row(cur, i);
-		const struct task_row *p = NULL;
-		struct task_row *d;
-		bool newly_exited, have_prev;
+		const struct task_row *p = prev_row(prev, c);
 
-		if (prev)
-			p = tasks_find(prev, c->tid);
-		have_prev = p != NULL;
-		if (!p)
-			p = &zero;	/* its counters are never read */
-		newly_exited = c->exited && !p->exited;
-		if (!newly_exited && !sched_changed(&c->sched, &p->sched))
+		if (!row_new(c, p))
 			continue;
 		d = tasks_get(out, c->tid);
 		if (!d)
 			return -ENOMEM;
-		d->pid = c->pid;
-		memcpy(d->comm, c->comm, sizeof(d->comm));
-		d->exited = c->exited;
-		d->nr_tasks = c->nr_tasks;
-		sched_sub(&d->sched, &c->sched, &p->sched);
-		if (out->waits && cur->waits)
-			waits_sub(tasks_waits(out, d), tasks_waits(cur, c),
-				  have_prev && prev->waits ?
-					  tasks_waits(prev, p) :
-					  NULL);
-		for (j = 0; j < nr_ev; j++) {
-			if (!have_prev) {
-				d->ctr[j] = c->ctr[j];
-				continue;
-			}
-			d->ctr[j].value = sub_sat(c->ctr[j].value,
-						  p->ctr[j].value);
-			d->ctr[j].enabled = sub_sat(c->ctr[j].enabled,
-						    p->ctr[j].enabled);
-			d->ctr[j].running = sub_sat(c->ctr[j].running,
-						    p->ctr[j].running);
-		}
+		diff_row(out, d, cur, c, prev, p, nr_ev);
 	}
 	return 0;
+}
+
+int tasks_sub(struct task_table *cur, const struct task_table *prev)
+{
+	size_t i, n = 0;
+	int nr_ev = common_ev(cur->nr_ev, cur, NULL);
+
+	if (prev)
+		nr_ev = common_ev(nr_ev, prev, NULL);
+	for (i = 0; i < cur->nr; i++) {
+		struct task_row *c = tasks_row(cur, i);
+		const struct task_row *p = prev_row(prev, c);
+
+		if (!row_new(c, p))
+			continue;
+		diff_row(cur, c, cur, c, prev, p, nr_ev);
+		if (n != i)
+			memcpy(tasks_row(cur, n), c, cur->row_size);
+		n++;
+	}
+	if (n == cur->nr)
+		return 0;
+	/* rows moved: index them again */
+	cur->nr = n;
+	return index_resize(cur, cur->index_cap ? cur->index_cap :
+						  TASKS_MIN_INDEX);
 }
 
 static bool is_sep(char c)

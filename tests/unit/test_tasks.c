@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <setjmp.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 #include "tasks.h"
@@ -285,6 +286,67 @@ static void test_diff(void **state)
 	tasks_free(&out);
 }
 
+/*
+ * tasks_sub() (the final report's, in place) leaves exactly the rows and
+ * values tasks_diff() makes, with the rows that drop out gone from the
+ * index too: 3000 random tasks, waker slots included, against a prev
+ * holding some of them as they were, some unchanged, and some exited.
+ */
+static void test_sub_in_place(void **state)
+{
+	struct task_table prev, cur, out;
+	struct tdbpf_wait w[TDBPF_NR_WAITS];
+	unsigned int seed = 7, i, k, kept = 0;
+
+	(void)state;
+	tasks_init(&prev);
+	tasks_init(&cur);
+	tasks_init(&out);
+	tasks_set_layout(&prev, 5, true);
+	tasks_set_layout(&cur, 5, true);
+	for (i = 1; i <= 3000; i++) {
+		unsigned int r = rand_r(&seed);
+		struct tdbpf_task s = mk(i * 13, 1, "t", r % 1000);
+
+		if (r & 1)
+			s.flags = TDBPF_TASK_EXITED;
+		memset(w, 0, sizeof(w));
+		w[0].kind = TDBPF_WAKER_TASK;
+		w[0].tid = r % 50 + 1;
+		w[0].wakeups = r % 7 + 1;
+		w[0].wait_ns = r % 9000;
+		if (r % 3 != 0)		/* in prev: as it was then */
+			tasks_add(&prev, &s, w, 5);
+		tasks_add(&cur, &s, w, 5);
+		if (r % 3 == 1) {	/* and it ran since */
+			s = mk(i * 13, 1, "t", r % 77);
+			s.flags = 0;
+			w[0].wait_ns = 5;
+			tasks_add(&cur, &s, w, 5);
+		}
+	}
+	assert_int_equal(tasks_diff(&cur, &prev, &out, 5), 0);
+	assert_int_equal(tasks_sub(&cur, &prev), 0);
+	assert_int_equal(cur.nr, out.nr);
+	assert_true(out.nr > 1000 && out.nr < 3000);
+	for (k = 0; k < out.nr; k++) {
+		const struct task_row *d = tasks_row(&out, k);
+		const struct task_row *c = tasks_find(&cur, d->tid);
+
+		assert_non_null(c);
+		assert_memory_equal(c, d, out.row_size);
+		kept++;
+	}
+	assert_int_equal(kept, cur.nr);
+	/* a row that dropped out is not found */
+	for (i = 1; i <= 3000; i++)
+		if (!tasks_find(&out, i * 13))
+			assert_null(tasks_find(&cur, i * 13));
+	tasks_free(&prev);
+	tasks_free(&cur);
+	tasks_free(&out);
+}
+
 static void test_index_growth(void **state)
 {
 	struct task_table t;
@@ -425,6 +487,7 @@ int main(void)
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_clear_then_merge),
 		cmocka_unit_test(test_diff),
+		cmocka_unit_test(test_sub_in_place),
 		cmocka_unit_test(test_index_growth),
 		cmocka_unit_test(test_fold),
 	};
