@@ -212,7 +212,9 @@ int tasks_prefault(struct task_table *t, size_t nr)
 {
 	if (tasks_reserve(t, nr))
 		return -ENOMEM;
-	memset(t->mem + t->nr * t->row_size, 0, (t->cap - t->nr) * t->row_size);
+	if (t->cap > t->nr)
+		memset(t->mem + t->nr * t->row_size, 0,
+		       (t->cap - t->nr) * t->row_size);
 	return 0;
 }
 
