@@ -306,6 +306,21 @@ static int parse_thread_lines(const char *text, struct thread_line *t,
 	return n;
 }
 
+/*
+ * A finished run's two outputs: the workload's @want thread lines in @out
+ * (into @t, room for @max) and the JSON report at @path, parsed.
+ */
+static json_object *threads_and_report(const char *out, struct thread_line *t,
+				       int max, int want, const char *path)
+{
+	json_object *doc;
+
+	assert_int_equal(parse_thread_lines(out, t, max), want);
+	doc = json_file(path);
+	assert_non_null(doc);
+	return doc;
+}
+
 static char *tmp_path(const char *tag)
 {
 	static char buf[4][128];

@@ -83,10 +83,8 @@ static void test_command_threads(void **state)
 	(void)state;
 	NEED_BPF();
 	assert_int_equal(run(argv, &out, 60), 0);
-	n = parse_thread_lines(out, t, 64);
-	assert_int_equal(n, 8);
-	doc = json_file(json);
-	assert_non_null(doc);
+	n = 8;
+	doc = threads_and_report(out, t, 64, n, json);
 	assert_int_equal(jint(doc, "lost") == INT64_MIN, 0);
 	check_threads(doc, t, n, true);
 	json_object_put(doc);
@@ -296,10 +294,8 @@ static void test_other_perf_user(void **state)
 	assert_true(ra == 0 || ra == 128 + SIGINT);
 	assert_true(rb == 0 || rb == 128 + SIGINT);
 
-	n = parse_thread_lines(out, t, 64);
-	assert_int_equal(n, 8);
-	doc = json_file(json);
-	assert_non_null(doc);
+	n = 8;
+	doc = threads_and_report(out, t, 64, n, json);
 	assert_true(json_object_object_get_ex(doc, "lost", &lost));
 	assert_int_equal(jint(lost, "read_errors"), 0);
 	check_threads(doc, t, n, true);
@@ -370,10 +366,8 @@ static void test_short_slices(void **state)
 	NEED_BPF();
 	for (k = 0; k < 2; k++) {
 		assert_int_equal(run(argv[k], &out, 120), 0);
-		n = parse_thread_lines(out, t, 4);
-		assert_int_equal(n, 2);
-		doc = json_file(json);
-		assert_non_null(doc);
+		n = 2;
+		doc = threads_and_report(out, t, 4, n, json);
 		for (i = 0; i < n; i++) {
 			task = find_task(doc, t[i].tid);
 			assert_non_null(task);

@@ -198,10 +198,8 @@ static void test_leader_exits_first(void **state)
 	(void)state;
 	NEED_BPF();
 	assert_int_equal(run(argv, &out, 60), 0);
-	n = parse_thread_lines(out, t, 4);
-	assert_int_equal(n, 2);
-	doc = json_file(json);
-	assert_non_null(doc);
+	n = 2;
+	doc = threads_and_report(out, t, 4, n, json);
 	for (i = 0; i < n; i++) {
 		json_object *task = report_task(doc, t[i].tid, t[i].name);
 
