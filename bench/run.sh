@@ -140,7 +140,8 @@ build_helpers() {
 	# shellcheck disable=SC2086
 	gcc -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser -I"$OUT" \
 		bench/decode_bench.c $objs -o "$BD/decode_bench" \
-		-lbpf -lelf -lz -ljson-c -lncurses -lcap -lm -lmicrohttpd || die "cannot build bench/decode_bench.c"
+		-lbpf -lelf -lz -ljson-c -lncurses -lcap -lm -lmicrohttpd -pthread ||
+		die "cannot build bench/decode_bench.c"
 }
 
 # median min max of the numbers on stdin, one per line

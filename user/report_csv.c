@@ -172,8 +172,8 @@ static void write_task(struct csv_ctx *x, const struct report *rep,
 void report_write_csv(FILE *f, const struct report *rep, const char *sep)
 {
 	struct csv_ctx x = { .f = f, .sep = sep && *sep ? sep : "," };
-	struct task_decoded d;
-	int i;
+	const struct task_decoded *d;
+	struct report_ahead a;
 
 	if (rep->lost.map_full || rep->lost.read_errors)
 		fprintf(f,
@@ -191,10 +191,10 @@ void report_write_csv(FILE *f, const struct report *rep, const char *sep)
 			n->nr_sources == 1 ? "task's" : "tasks'",
 			100.0 * graph_share(rep->graph, rep->verdict[0].node));
 	}
-	for (i = 0; i < rep->nr; i++) {
-		report_decode_task(rep, i, &d);
-		write_task(&x, rep, &d);
-	}
+	report_ahead_start(&a, rep);
+	while ((d = report_ahead_next(&a)))
+		write_task(&x, rep, d);
+	report_ahead_stop(&a);
 }
 
 static void csv_write(struct sink *s, const struct report *rep)

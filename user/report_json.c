@@ -348,7 +348,8 @@ void report_write_json(FILE *f, const struct report *rep, bool line)
 	const struct event_plan *p = rep->plan;
 	const struct model *m = p ? p->model : NULL;
 	struct json_ctx ctx, *x = &ctx;
-	struct task_decoded d;
+	const struct task_decoded *d;
+	struct report_ahead a;
 	struct jw w;
 	int i;
 
@@ -386,10 +387,10 @@ void report_write_json(FILE *f, const struct report *rep, bool line)
 		write_groups(&w, p);
 
 	jw_arr(&w, "tasks");
-	for (i = 0; i < rep->nr; i++) {
-		report_decode_task(rep, i, &d);
-		write_task(&w, x, rep, &d);
-	}
+	report_ahead_start(&a, rep);
+	while ((d = report_ahead_next(&a)))
+		write_task(&w, x, rep, d);
+	report_ahead_stop(&a);
 	jw_arr_end(&w);
 	jw_obj_end(&w);
 	jw_end(&w);

@@ -288,20 +288,21 @@ static void print_row(struct outbuf *o, const struct report *rep,
 
 void report_write_table(FILE *f, const struct report *rep)
 {
-	struct task_decoded d;
+	const struct task_decoded *d;
+	struct report_ahead a;
 	struct columns c;
 	struct outbuf o;
 	bool low = false;
-	int i;
 
 	pick_columns(rep, &c);
 	print_header(f, rep, &c);
 	ob_init(&o, f);
-	for (i = 0; i < rep->nr; i++) {
-		report_decode_task(rep, i, &d);
-		print_row(&o, rep, &c, &d);
-		low |= d.low_coverage;
+	report_ahead_start(&a, rep);
+	while ((d = report_ahead_next(&a))) {
+		print_row(&o, rep, &c, d);
+		low |= d->low_coverage;
 	}
+	report_ahead_stop(&a);
 	ob_flush(&o);
 	if (low)
 		fprintf(f,

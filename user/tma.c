@@ -25,7 +25,8 @@ static bool above(const struct model *m, const double *val, int i)
 	return val[i] > m->nodes[i].thresh;
 }
 
-bool tma_strict;
+/* per thread: reports decode ahead on a worker (report_ahead.c) */
+_Thread_local bool tma_strict;
 
 /*
  * perf computes a metric only when every event its formula names was

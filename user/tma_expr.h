@@ -21,7 +21,7 @@
 #include <stdbool.h>
 
 /* set by tma_decode() only: NAN propagates through max, min, "if" */
-extern bool tma_strict;
+extern _Thread_local bool tma_strict;
 
 static inline double dv(double a, double b)
 {

@@ -30,10 +30,10 @@ if ! { $clang $flags tests/fuzz/fuzz_options.c user/options.c user/listen_opts.c
 	$clang $flags tests/fuzz/fuzz_evsel.c user/evsel.c \
 	-o "$out/fuzz_evsel" &&
 	$clang $flags tests/fuzz/fuzz_replay.c user/replay.c user/report.c \
-	user/report_table.c user/report_csv.c user/report_json.c user/json.c \
-	user/tasks.c user/waits.c user/graph.c user/outbuf.c user/model.c \
-	user/tma.c user/plan.c user/models/*.c -o "$out/fuzz_replay" \
-	-ljson-c -lm; } \
+	user/report_ahead.c user/report_table.c user/report_csv.c \
+	user/report_json.c user/json.c user/tasks.c user/waits.c user/graph.c \
+	user/outbuf.c user/model.c user/tma.c user/plan.c user/models/*.c \
+	-o "$out/fuzz_replay" -ljson-c -lm -pthread; } \
 	>"$out/build.log" 2>&1; then
 	cat "$out/build.log"
 	echo "fuzz: building the targets failed"

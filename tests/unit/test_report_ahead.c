@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Decoding ahead on a worker thread (report_ahead.c): every writer's
+ * bytes are the same as when the writer decodes each task itself, for
+ * every model, on tables with multiplexed, never-counted and idle tasks;
+ * the walk gives each task once, in report order; a writer may leave
+ * early and walk again.
+ */
+#include <limits.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include "report.h"
+#include "unit_helpers.h"
+
+#define NR_TASKS 1500
+
+static uint64_t rs = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t rnd(void)
+{
+	rs ^= rs << 13;
+	rs ^= rs >> 7;
+	rs ^= rs << 17;
+	return rs;
+}
+
+/*
+ * Tasks of every kind a report meets: running and multiplexed (most),
+ * a group never on a counter (NAN, "not counted"), idle (all zero), and
+ * ties of on-CPU time so that the sort's tie-break is exercised too.
+ */
+static void fill(struct task_table *t, const struct event_plan *p)
+{
+	int i, s;
+
+	tasks_init(t);
+	tasks_set_events(t, p->nr);
+	for (i = 0; i < NR_TASKS; i++) {
+		struct task_row *r = tasks_get(t, 100 + i);
+		__u64 clk = 1000000 + rnd() % 1000000000ULL;
+		int kind = i % 10;
+
+		assert_non_null(r);
+		r->pid = 100;
+		snprintf(r->comm, sizeof(r->comm), "t%d", i % 37);
+		if (kind == 9)
+			continue;	/* idle */
+		if (kind == 8)
+			clk = 5000000;	/* ties */
+		r->sched.on_cpu_ns = clk;
+		r->sched.runq_wait_ns = rnd() % (clk / 2 + 1);
+		r->sched.off_cpu_ns = rnd() % 2000000000ULL;
+		r->sched.nvcsw = rnd() % 1000;
+		for (s = 0; s < p->nr; s++) {
+			r->ctr[s].value = rnd() % (clk * 4);
+			r->ctr[s].enabled = clk;
+			r->ctr[s].running = kind == 7 && p->group[s] == 1 ?
+						    0 :
+						    clk / 2 + rnd() % (clk / 2);
+		}
+	}
+}
+
+enum fmt { FMT_TABLE, FMT_CSV, FMT_JSON, FMT_JSON_LINE, NR_FMT };
+
+static char *render(const struct report *rep, enum fmt fmt)
+{
+	FILE *f = tmpfile();
+
+	assert_non_null(f);
+	switch (fmt) {
+	case FMT_TABLE:
+		report_write_table(f, rep);
+		break;
+	case FMT_CSV:
+		report_write_csv(f, rep, ",");
+		break;
+	default:
+		report_write_json(f, rep, fmt == FMT_JSON_LINE);
+		break;
+	}
+	return slurp(f);
+}
+
+static void test_same_bytes(void **state)
+{
+	int k, f, nr_tree = 0;
+
+	(void)state;
+	for (k = 0; models[k]; k++) {
+		const struct model *m = models[k];
+		struct event_plan plan;
+		struct task_table t;
+		struct report rep;
+		struct report_ahead a;
+		char err[256];
+
+		assert_int_equal(plan_events(m, m->max_level, true,
+					     m->gp_smt_on, &plan, err,
+					     sizeof(err)),
+				 0);
+		fill(&t, &plan);
+		assert_int_equal(report_build(&rep, &t, &plan, m->max_level,
+					      2000000000ULL, SORT_CPU, 0),
+				 0);
+		/* a model with a tree takes the thread when forced */
+		report_ahead_min = 0;
+		report_ahead_start(&a, &rep);
+		assert_int_equal(a.threaded, rep.level > 0);
+		report_ahead_stop(&a);
+		nr_tree += rep.level > 0;
+		for (f = 0; f < NR_FMT; f++) {
+			char *serial, *ahead;
+
+			report_ahead_min = INT_MAX;
+			serial = render(&rep, f);
+			report_ahead_min = 0;
+			ahead = render(&rep, f);
+			if (strcmp(serial, ahead))
+				fail_msg("%s, format %d: the output decoded ahead differs",
+					 m->name, f);
+			assert_true(strlen(serial) > NR_TASKS * 20);
+			free(serial);
+			free(ahead);
+		}
+		report_free(&rep);
+		tasks_free(&t);
+	}
+	/* the comparison above is only worth something with trees */
+	assert_true(nr_tree >= 10);
+	report_ahead_min = 512;
+}
+
+/* A slow writer and a fast one: each task once, in order, then NULL. */
+static void test_order(void **state)
+{
+	const struct model *m = model_find("graniterapids");
+	struct event_plan plan;
+	struct task_table t;
+	struct report rep;
+	struct report_ahead a;
+	const struct task_decoded *d;
+	struct task_decoded want;
+	char err[256];
+	int i, pass;
+
+	(void)state;
+	assert_non_null(m);
+	assert_int_equal(plan_events(m, 3, true, m->gp_smt_on, &plan, err,
+				     sizeof(err)),
+			 0);
+	fill(&t, &plan);
+	assert_int_equal(report_build(&rep, &t, &plan, 3, 2000000000ULL,
+				      SORT_CPU, 0),
+			 0);
+	report_ahead_min = 0;
+	for (pass = 0; pass < 2; pass++) {
+		report_ahead_start(&a, &rep);
+		assert_true(a.threaded);
+		for (i = 0; (d = report_ahead_next(&a)); i++) {
+			assert_true(i < rep.nr);
+			assert_ptr_equal(d->row, rep.rows[i]);
+			/* the slow pass checks every decoded field it can */
+			if (pass == 0) {
+				report_decode_task(&rep, i, &want);
+				assert_string_equal(d->bottleneck,
+						    want.bottleneck);
+				assert_memory_equal(d->ev, want.ev,
+						    plan.nr * sizeof(double));
+				assert_int_equal(d->tma.bottleneck,
+						 want.tma.bottleneck);
+			}
+		}
+		assert_int_equal(i, rep.nr);
+		assert_null(report_ahead_next(&a));
+		report_ahead_stop(&a);
+	}
+	report_ahead_min = 512;
+	report_free(&rep);
+	tasks_free(&t);
+}
+
+/*
+ * A writer that stops after a few tasks (a write error) ends the worker,
+ * which may be blocked on a full ring; the next walk gets a thread
+ * again. A walk started during another decodes in place.
+ */
+static void test_leave_early(void **state)
+{
+	const struct model *m = model_find("sapphirerapids");
+	struct event_plan plan;
+	struct task_table t;
+	struct report rep;
+	struct report_ahead a, b;
+	const struct task_decoded *d;
+	char err[256];
+	int i;
+
+	(void)state;
+	assert_non_null(m);
+	assert_int_equal(plan_events(m, 3, true, m->gp_smt_on, &plan, err,
+				     sizeof(err)),
+			 0);
+	fill(&t, &plan);
+	assert_int_equal(report_build(&rep, &t, &plan, 3, 2000000000ULL,
+				      SORT_CPU, 0),
+			 0);
+	report_ahead_min = 0;
+	report_ahead_start(&a, &rep);
+	assert_true(a.threaded);
+	for (i = 0; i < 3; i++)
+		assert_ptr_equal(report_ahead_next(&a)->row, rep.rows[i]);
+
+	report_ahead_start(&b, &rep);
+	assert_false(b.threaded);
+	for (i = 0; (d = report_ahead_next(&b)); i++)
+		assert_ptr_equal(d->row, rep.rows[i]);
+	assert_int_equal(i, rep.nr);
+	report_ahead_stop(&b);
+
+	report_ahead_stop(&a);
+	report_ahead_start(&a, &rep);
+	assert_true(a.threaded);
+	for (i = 0; (d = report_ahead_next(&a)); i++)
+		assert_ptr_equal(d->row, rep.rows[i]);
+	assert_int_equal(i, rep.nr);
+	report_ahead_stop(&a);
+
+	/* below the threshold, or without a tree: no thread */
+	report_ahead_min = rep.nr + 1;
+	report_ahead_start(&a, &rep);
+	assert_false(a.threaded);
+	report_ahead_stop(&a);
+	report_ahead_min = 512;
+	report_free(&rep);
+	tasks_free(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_same_bytes),
+		cmocka_unit_test(test_order),
+		cmocka_unit_test(test_leave_early),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
