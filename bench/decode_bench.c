@@ -58,11 +58,10 @@ static void fill(const struct model *m, double *ev)
 }
 
 /*
- * Best of 9 whole reports of NR_REPORT_TASKS tasks with counts as above
- * (SMT on, deepest level), in ms; @json picks the writer. The least
- * disturbed of 9: the machines this runs on are shared.
+ * Best of @n whole reports of NR_REPORT_TASKS tasks with counts as above
+ * (SMT on, deepest level), in ms; @json picks the writer.
  */
-static double report_ms(const struct model *m, bool json)
+static double report_ms(const struct model *m, bool json, int n)
 {
 	struct event_plan plan;
 	struct task_table t;
@@ -98,7 +97,7 @@ static double report_ms(const struct model *m, bool json)
 			r->ctr[s].running = (__u64)(clk * (0.5 + rnd01() / 2));
 		}
 	}
-	for (rep_i = 0; rep_i < 9; rep_i++) {
+	for (rep_i = 0; rep_i < n; rep_i++) {
 		t0 = now_s();
 		if (report_build(&rep, &t, &plan, m->max_level, 2000000000ULL,
 				 SORT_CPU, 0))
@@ -120,15 +119,33 @@ out:
 	return best;
 }
 
+/*
+ * Reports: the least disturbed of 9 per model and writer, taken in 3
+ * rounds over every model. The machines this runs on are shared and
+ * have slow spells of seconds: 9 reports in a row could all fall in one.
+ */
+#define REPORT_ROUNDS	3
+#define MAX_MODELS	64
+
 int main(int argc, char **argv)
 {
 	static double vec[NR_VEC][MODEL_MAX_EVENTS];
+	static double table_ms[MAX_MODELS], json_ms[MAX_MODELS];
 	double budget = (argc > 1 ? atof(argv[1]) : 300.0) / 1e3;
 	struct tma_result r;
 	volatile int sink = 0;
-	int k, v;
+	int k, v, round;
 
-	for (k = 0; models[k]; k++) {
+	for (k = 0; models[k] && k < MAX_MODELS; k++)
+		table_ms[k] = json_ms[k] = INFINITY;
+	for (round = 0; round < REPORT_ROUNDS; round++)
+		for (k = 0; models[k] && k < MAX_MODELS; k++) {
+			table_ms[k] = fmin(table_ms[k],
+					   report_ms(models[k], false, 3));
+			json_ms[k] = fmin(json_ms[k],
+					  report_ms(models[k], true, 3));
+		}
+	for (k = 0; models[k] && k < MAX_MODELS; k++) {
 		const struct model *m = models[k];
 		double t0, t, best = INFINITY;
 		long n;
@@ -154,8 +171,7 @@ int main(int argc, char **argv)
 		}
 		printf("model=%s events=%d nodes=%d level=%d ns_per_task=%.1f tasks_per_s=%.0f table_ms=%.1f json_ms=%.1f\n",
 		       m->name, m->nr_events, m->nr_nodes, m->max_level,
-		       best * 1e9, 1.0 / best, report_ms(m, false),
-		       report_ms(m, true));
+		       best * 1e9, 1.0 / best, table_ms[k], json_ms[k]);
 	}
 	return sink == 42 ? 0 : 0;
 }
