@@ -20,22 +20,6 @@
 #include "report.h"
 #include "unit_helpers.h"
 
-enum fmt { FMT_TABLE, FMT_CSV, FMT_JSON, FMT_JSON_LINE };
-
-static char *render(const struct report *rep, enum fmt fmt)
-{
-	FILE *f = tmpfile();
-
-	assert_non_null(f);
-	if (fmt == FMT_TABLE)
-		report_write_table(f, rep);
-	else if (fmt == FMT_CSV)
-		report_write_csv(f, rep, ";");
-	else
-		report_write_json(f, rep, fmt == FMT_JSON_LINE);
-	return slurp(f);
-}
-
 /* A deterministic generator: the sums differ per model and task. */
 static uint64_t rnd(uint64_t *s)
 {
@@ -116,7 +100,7 @@ static void round_trip(const struct task_table *t, const struct event_plan *p,
 	rep.lost.unseen_switch_ins = 5;
 	if (line)
 		rep.interval = 7;
-	x->json = render(&rep, line ? FMT_JSON_LINE : FMT_JSON);
+	x->json = render_report(&rep, line ? FMT_JSON_LINE : FMT_JSON, ";");
 	report_free(&rep);
 
 	f = fmemopen(x->json, strlen(x->json), "r");
@@ -143,7 +127,7 @@ static void same_output(const struct report *a, const struct report *b,
 	enum fmt f;
 
 	for (f = FMT_TABLE; f <= FMT_JSON_LINE; f++) {
-		char *x = render(a, f), *y = render(b, f);
+		char *x = render_report(a, f, ";"), *y = render_report(b, f, ";");
 
 		if (strcmp(x, y))
 			fail_msg("%s, format %d differs:\n--- live\n%s--- replay\n%s",

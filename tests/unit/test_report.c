@@ -47,29 +47,6 @@ static void set_ctr(struct task_row *r, int slot, __u64 v, __u64 ena,
 	r->ctr[slot].running = run;
 }
 
-/* Run a writer into a string (caller frees). */
-enum fmt { FMT_TABLE, FMT_CSV, FMT_JSON, FMT_JSON_LINE };
-
-static char *render(const struct report *rep, enum fmt fmt, const char *sep)
-{
-	FILE *f = tmpfile();
-
-	assert_non_null(f);
-	switch (fmt) {
-	case FMT_TABLE:
-		report_write_table(f, rep);
-		break;
-	case FMT_CSV:
-		report_write_csv(f, rep, sep);
-		break;
-	case FMT_JSON:
-	case FMT_JSON_LINE:
-		report_write_json(f, rep, fmt == FMT_JSON_LINE);
-		break;
-	}
-	return slurp(f);
-}
-
 static json_object *parse_strict(const char *s)
 {
 	struct json_tokener *tok = json_tokener_new();
@@ -447,7 +424,7 @@ static void test_json(void **state)
 	rep.lost.read_errors = 3;
 	rep.lost.unseen_switch_ins = 5;
 
-	s = render(&rep, FMT_JSON, NULL);
+	s = render_report(&rep, FMT_JSON, NULL);
 	o = parse_strict(s);
 	assert_string_equal(json_object_get_string(get(o, "model")),
 			    model_software.name);
@@ -513,7 +490,7 @@ static void test_json(void **state)
 
 	/* interval mode: one line, interval present */
 	rep.interval = 7;
-	s = render(&rep, FMT_JSON_LINE, NULL);
+	s = render_report(&rep, FMT_JSON_LINE, NULL);
 	assert_int_equal(count_lines(s), 1);
 	assert_int_equal(s[strlen(s) - 1], '\n');
 	o = parse_strict(s);
@@ -540,7 +517,7 @@ static void test_json_nan_is_null(void **state)
 	set_ctr(r, 0, 5, 1000, 1000);
 	set_ctr(r, 2, 0, 1000, 0);		/* never counted */
 	report_build(&rep, &t, &plan, 0, 1000, SORT_CPU, 0);
-	s = render(&rep, FMT_JSON_LINE, NULL);
+	s = render_report(&rep, FMT_JSON_LINE, NULL);
 	root = parse_strict(s);
 	o = json_object_array_get_idx(get(root, "tasks"), 0);
 	/* valid U+20AC kept; overlong C0 AF and surrogate ED A0 80 replaced */
@@ -593,7 +570,7 @@ static void test_csv(void **state)
 	snprintf(tasks_get(&t, 102)->comm, TDBPF_COMM_LEN, "p,a\nr");
 	report_build(&rep, &t, &plan, 0, 4000000000ull, SORT_CPU, 0);
 	rep.lost.read_errors = 3;
-	s = render(&rep, FMT_CSV, ",");
+	s = render_report(&rep, FMT_CSV, ",");
 	assert_int_equal(count_lines(s), 1 + 3 * per_task);
 	for (line = strtok_r(s, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
@@ -634,7 +611,7 @@ static void test_csv(void **state)
 	/* interval reports put the interval first: one more field */
 	rep.interval = 2;
 	rep.lost.read_errors = 0;
-	s = render(&rep, FMT_CSV, ";");
+	s = render_report(&rep, FMT_CSV, ";");
 	assert_int_equal(count_lines(s), 3 * per_task);
 	line = strtok_r(s, "\n", &save);
 	assert_int_equal(split(line, ';', f), 7);
@@ -659,7 +636,7 @@ static void test_csv_not_counted(void **state)
 	set_ctr(r, 0, 500, 1000, 500);
 	set_ctr(r, 2, 0, 1000, 0);
 	report_build(&rep, &t, &plan, 0, 1000, SORT_CPU, 0);
-	s = render(&rep, FMT_CSV, ",");
+	s = render_report(&rep, FMT_CSV, ",");
 	snprintf(want, sizeof(want), "m-9,<not counted>,%s,%s,0,0.00\n",
 		 model_software.events[2].unit ? model_software.events[2].unit :
 						 "",
@@ -688,7 +665,7 @@ static void test_table(void **state)
 	report_build(&rep, &t, &plan, 0, 4000000000ull, SORT_CPU, 2);
 	rep.lost.map_full = 12;
 	rep.lost.read_errors = 3;
-	s = render(&rep, FMT_TABLE, NULL);
+	s = render_report(&rep, FMT_TABLE, NULL);
 	assert_int_equal(count_lines(s), 2 + 2);
 	/* 101 exited; --top left the other two to one shown row */
 	assert_non_null(strstr(s, "2 of 3 tasks shown (1 exited);"));
@@ -733,7 +710,7 @@ static void test_table_low_coverage_note(void **state)
 	set_ctr(r, 0, 500, 1000, 1000);
 	set_ctr(r, 2, 6, 1000, 30);
 	report_build(&rep, &t, &plan, 0, 1000, SORT_CPU, 0);
-	s = render(&rep, FMT_TABLE, NULL);
+	s = render_report(&rep, FMT_TABLE, NULL);
 	assert_non_null(strstr(s, "on-CPU (no PMU breakdown) (low coverage 3%)"));
 	assert_non_null(strstr(s, "\n? low coverage"));
 	assert_int_equal(count_lines(s), 4);
@@ -845,7 +822,7 @@ static void test_tma_columns(void **state)
 	assert_false(d->low_coverage);
 	assert_string_equal(d->bottleneck, "Backend.Memory");
 
-	s = render(&rep, FMT_TABLE, NULL);
+	s = render_report(&rep, FMT_TABLE, NULL);
 	line = strchr(s, '\n') + 1;
 	assert_non_null(strstr(s, "level 2"));
 	assert_non_null(strstr(line, "RETIRE%"));
@@ -870,7 +847,7 @@ static void test_tma_columns(void **state)
 	assert_non_null(strstr(s, "\n? low coverage"));
 	free(s);
 
-	s = render(&rep, FMT_JSON, NULL);
+	s = render_report(&rep, FMT_JSON, NULL);
 	o = parse_strict(s);
 	assert_int_equal(json_object_get_int(get(o, "level")), 2);
 	tasks = get(o, "tasks");
@@ -887,7 +864,7 @@ static void test_tma_columns(void **state)
 	free(s);
 
 	/* CSV: one line per node down to the level, in percent */
-	s = render(&rep, FMT_CSV, ",");
+	s = render_report(&rep, FMT_CSV, ",");
 	assert_int_equal(count_lines(s), 3 * (8 + F_NR + N_NR));
 	assert_non_null(strstr(s, "stage-1,60.00,%,tma_backend_bound,1000,100.00\n"));
 	assert_non_null(strstr(s, "stage-1,-2.50,%,tma_bad_speculation,"));
@@ -899,7 +876,7 @@ static void test_tma_columns(void **state)
 	report_build(&rep, &t, &plan, 1, 1000, SORT_TID, 0);
 	assert_int_equal(rep.level, 1);
 	assert_string_equal(by_tid(&rep, 1, &dec)->bottleneck, "Backend");
-	s = render(&rep, FMT_JSON_LINE, NULL);
+	s = render_report(&rep, FMT_JSON_LINE, NULL);
 	o = parse_strict(s);
 	met = get(json_object_array_get_idx(get(o, "tasks"), 0), "metrics");
 	assert_int_equal(json_object_object_length(met), 4);
@@ -1094,7 +1071,7 @@ static void test_json_nasty(void **state)
 
 	for (line = 0; line <= 1; line++) {
 		rep.interval = line ? 4 : -1;
-		s = render(&rep, line ? FMT_JSON_LINE : FMT_JSON, NULL);
+		s = render_report(&rep, line ? FMT_JSON_LINE : FMT_JSON, NULL);
 		if (line)	/* a '\n' in a name stays escaped */
 			assert_int_equal(count_lines(s), 1);
 		else
@@ -1147,7 +1124,7 @@ static void test_json_nasty(void **state)
 	tasks_reset(&t);
 	report_build(&rep, &t, NULL, 0, 0, SORT_CPU, 0);
 	for (line = 0; line <= 1; line++) {
-		s = render(&rep, line ? FMT_JSON_LINE : FMT_JSON, NULL);
+		s = render_report(&rep, line ? FMT_JSON_LINE : FMT_JSON, NULL);
 		root = parse_strict(s);
 		assert_string_equal(json_object_get_string(get(root, "model")),
 				    "none");

@@ -67,25 +67,21 @@ static void fill(struct task_table *t, const struct event_plan *p)
 	}
 }
 
-enum fmt { FMT_TABLE, FMT_CSV, FMT_JSON, FMT_JSON_LINE, NR_FMT };
-
-static char *render(const struct report *rep, enum fmt fmt)
+/* @name's plan at level 3, a table of NR_TASKS tasks, its report */
+static void report_of(const char *name, struct event_plan *plan,
+		      struct task_table *t, struct report *rep)
 {
-	FILE *f = tmpfile();
+	const struct model *m = model_find(name);
+	char err[256];
 
-	assert_non_null(f);
-	switch (fmt) {
-	case FMT_TABLE:
-		report_write_table(f, rep);
-		break;
-	case FMT_CSV:
-		report_write_csv(f, rep, ",");
-		break;
-	default:
-		report_write_json(f, rep, fmt == FMT_JSON_LINE);
-		break;
-	}
-	return slurp(f);
+	assert_non_null(m);
+	assert_int_equal(plan_events(m, 3, true, m->gp_smt_on, plan, err,
+				     sizeof(err)),
+			 0);
+	fill(t, plan);
+	assert_int_equal(report_build(rep, t, plan, 3, 2000000000ULL,
+				      SORT_CPU, 0),
+			 0);
 }
 
 static void test_same_bytes(void **state)
@@ -119,9 +115,9 @@ static void test_same_bytes(void **state)
 			char *serial, *ahead;
 
 			report_ahead_min = INT_MAX;
-			serial = render(&rep, f);
+			serial = render_report(&rep, f, ",");
 			report_ahead_min = 0;
-			ahead = render(&rep, f);
+			ahead = render_report(&rep, f, ",");
 			if (strcmp(serial, ahead))
 				fail_msg("%s, format %d: the output decoded ahead differs",
 					 m->name, f);
@@ -140,25 +136,16 @@ static void test_same_bytes(void **state)
 /* A slow writer and a fast one: each task once, in order, then NULL. */
 static void test_order(void **state)
 {
-	const struct model *m = model_find("graniterapids");
 	struct event_plan plan;
 	struct task_table t;
 	struct report rep;
 	struct report_ahead a;
 	const struct task_decoded *d;
 	struct task_decoded want;
-	char err[256];
 	int i, pass;
 
 	(void)state;
-	assert_non_null(m);
-	assert_int_equal(plan_events(m, 3, true, m->gp_smt_on, &plan, err,
-				     sizeof(err)),
-			 0);
-	fill(&t, &plan);
-	assert_int_equal(report_build(&rep, &t, &plan, 3, 2000000000ULL,
-				      SORT_CPU, 0),
-			 0);
+	report_of("graniterapids", &plan, &t, &rep);
 	report_ahead_min = 0;
 	for (pass = 0; pass < 2; pass++) {
 		report_ahead_start(&a, &rep);
@@ -193,24 +180,15 @@ static void test_order(void **state)
  */
 static void test_leave_early(void **state)
 {
-	const struct model *m = model_find("sapphirerapids");
 	struct event_plan plan;
 	struct task_table t;
 	struct report rep;
 	struct report_ahead a, b;
 	const struct task_decoded *d;
-	char err[256];
 	int i;
 
 	(void)state;
-	assert_non_null(m);
-	assert_int_equal(plan_events(m, 3, true, m->gp_smt_on, &plan, err,
-				     sizeof(err)),
-			 0);
-	fill(&t, &plan);
-	assert_int_equal(report_build(&rep, &t, &plan, 3, 2000000000ULL,
-				      SORT_CPU, 0),
-			 0);
+	report_of("sapphirerapids", &plan, &t, &rep);
 	report_ahead_min = 0;
 	report_ahead_start(&a, &rep);
 	assert_true(a.threaded);

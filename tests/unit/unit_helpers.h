@@ -46,4 +46,25 @@ static inline void one_group_plan(struct event_plan *p, const struct model *m)
 	p->leader[0] = 0;
 }
 
+#ifdef TDBPF_REPORT_H
+/* A report writer, picked by a test */
+enum fmt { FMT_TABLE, FMT_CSV, FMT_JSON, FMT_JSON_LINE, NR_FMT };
+
+/* What writer @fmt writes of @rep (CSV separated by @sep); caller frees. */
+static inline char *render_report(const struct report *rep, enum fmt fmt,
+				  const char *sep)
+{
+	FILE *f = tmpfile();
+
+	assert_non_null(f);
+	if (fmt == FMT_TABLE)
+		report_write_table(f, rep);
+	else if (fmt == FMT_CSV)
+		report_write_csv(f, rep, sep);
+	else
+		report_write_json(f, rep, fmt == FMT_JSON_LINE);
+	return slurp(f);
+}
+#endif
+
 #endif /* TDBPF_UNIT_HELPERS_H */
