@@ -23,6 +23,7 @@ char LICENSE[] SEC("license") = "GPL";
 #define TASK_RUNNING	0x0000
 #define TASK_DEAD	0x0080
 #define EEXIST		17
+#define PF_EXITING	0x00000004
 #define PF_KTHREAD	0x00200000
 /* include/linux/preempt.h */
 #define SOFTIRQ_OFFSET	0x00000100
@@ -50,9 +51,9 @@ const volatile __u32 max_tasks = TDBPF_MAX_TASKS_DEFAULT;
 const volatile bool track_wakeups;
 /*
  * No counter and no wakeups (the software model): every sum is the
- * task's own accounting, so nothing needs a switch but a death. The
- * sums are read from the task when a report asks (tdbpf_dump) and at
- * its death: a tracked switch costs the early exit's test and no more.
+ * task's own accounting, so nothing needs a switch. The sums are read
+ * from the task when a report asks (tdbpf_dump) and at its exit
+ * (tdbpf_exit): no program runs at a switch at all.
  */
 const volatile bool read_free;
 
@@ -145,6 +146,8 @@ struct {
 	__u32 track_mode;
 	__u32 nr_live;
 	__u64 track_bits[TDBPF_TRACK_WORDS];
+	/* read-free: tasks exited and not yet freed (TDBPF_TASK_EXITING) */
+	__u32 nr_exiting;
 } track;
 
 struct {
@@ -663,23 +666,6 @@ static __always_inline void note_switch_in(struct tdbpf_cpu *st,
 	st->in_nivcsw = p->nivcsw;
 }
 
-/*
- * @p is dead, read-free: its final sums from its accounting (an entry is
- * made if it has none: a thread born after the attach that died before
- * any report saw it counts whole), then hand them over to user space.
- */
-static __always_inline void task_died(struct task_struct *p)
-{
-	struct tdbpf_task *t = task_get(p, p->pid, p->tgid, NULL, true,
-					false);
-
-	if (!t || (t->flags & TDBPF_TASK_EXITED))
-		return;
-	charge_sched(p, t);
-	t->end_ns = bpf_ktime_get_ns();
-	task_archive(p, t);
-}
-
 SEC("tp_btf/sched_switch")
 int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
@@ -692,12 +678,6 @@ int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 	/* the early exit: untracked switches cost two bit tests */
 	if (!tp && !tn)
 		return 0;
-	if (read_free) {
-		/* only a death: its last sums, then the entry goes */
-		if (tp && (prev_state & TASK_DEAD))
-			task_died(prev);
-		return 0;
-	}
 	cpu = bpf_get_smp_processor_id();
 	st = bpf_map_lookup_elem(&cpu_state, &z);
 	if (!st)
@@ -890,6 +870,68 @@ int BPF_PROG(tdbpf_fork, struct task_struct *parent, struct task_struct *child)
 }
 
 /*
+ * Read-free: @p exits (do_exit(), @p is current). From here the task
+ * iterator may no longer see it (a thread is unhashed in exit_notify()),
+ * so its sums as of now go to the tasks map, flagged exiting, where user
+ * space reads them as it reads a live task's. Not queued yet: what the
+ * kernel still does for @p (unmap its memory when it is the last user,
+ * close its files, switch it out for good; tens of microseconds to
+ * milliseconds, which the process's own CPU time includes) is charged
+ * when the task is freed (tdbpf_free). An entry is made if it has none:
+ * a thread born after the attach that dies before any report saw it
+ * counts whole. A full map loses it: counted, never silent.
+ */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(tdbpf_exit, struct task_struct *p)
+{
+	struct tdbpf_task *t;
+	__u32 tid;
+
+	if (!tracked(p))
+		return 0;
+	t = task_get(p, p->pid, p->tgid, NULL, true, false);
+	if (!t || (t->flags & TDBPF_TASK_EXITED))
+		return 0;
+	charge_sched(p, t);
+	t->end_ns = bpf_ktime_get_ns();
+	t->flags |= TDBPF_TASK_EXITED | TDBPF_TASK_EXITING;
+	tid = t->tid;
+	__sync_fetch_and_add(&track.nr_live, (__u32)-1);
+	if (bpf_map_update_elem(&tasks, &tid, t, BPF_ANY)) {
+		stat_inc(TDBPF_STAT_MAP_FULL);
+		bpf_task_storage_delete(&task_store, p);
+		return 0;
+	}
+	__sync_fetch_and_add(&track.nr_exiting, 1);
+	return 0;
+}
+
+/*
+ * Read-free: exiting @p is freed (an RCU grace period after its last
+ * switch, or after its parent reaped it): its accounting is final. The
+ * rest of its exit is charged, its life extended by that busy time (it
+ * ran or waited for a CPU, it did not block), and its entry queued for
+ * user space, replacing the exiting one in the map.
+ */
+static __always_inline void task_freed(struct task_struct *p,
+				       struct tdbpf_task *t)
+{
+	__u64 busy = t->sched.on_cpu_ns + t->sched.runq_wait_ns;
+	__u32 tid = t->tid;
+
+	charge_sched(p, t);
+	t->end_ns += t->sched.on_cpu_ns + t->sched.runq_wait_ns - busy;
+	t->flags &= ~TDBPF_TASK_EXITING;
+	__sync_fetch_and_add(&track.nr_exiting, (__u32)-1);
+	if (bpf_map_update_elem(&tasks, &tid, t, BPF_ANY) ||
+	    bpf_map_push_elem(&exited, &tid, 0)) {
+		/* nothing would ever collect it: count it lost instead */
+		bpf_map_delete_elem(&tasks, &tid);
+		stat_inc(TDBPF_STAT_MAP_FULL);
+	}
+}
+
+/*
  * Run by user space on every CPU (BPF_PROG_TEST_RUN, BPF_F_TEST_RUN_ON_CPU)
  * before a report, so that a task running right now is charged up to now.
  * It runs in an IPI on that CPU: "current" is the task that was running.
@@ -922,16 +964,23 @@ int tdbpf_flush(void *ctx)
 }
 
 /*
- * A task freed whose death we did not see (some kernels switch tasks
- * without the tracepoint): its storage is still there, about to go with
- * it. Archive it now rather than lose it.
+ * A task freed: an exiting one (read-free) is settled. With counters, one
+ * whose death we did not see (some kernels switch tasks without the
+ * tracepoint) still has its storage, about to go with it: archive it now
+ * rather than lose it.
  */
 SEC("tp_btf/sched_process_free")
 int BPF_PROG(tdbpf_free, struct task_struct *p)
 {
 	struct tdbpf_task *t = bpf_task_storage_get(&task_store, p, 0, 0);
 
-	if (!t || (t->flags & TDBPF_TASK_EXITED))
+	if (!t)
+		return 0;
+	if (t->flags & TDBPF_TASK_EXITING) {
+		task_freed(p, t);
+		return 0;
+	}
+	if (t->flags & TDBPF_TASK_EXITED)
 		return 0;
 	/* its accounting is final: charge what no switch-out did */
 	charge_uncounted(t, charge_sched(p, t));
@@ -962,11 +1011,11 @@ int tdbpf_dump(struct bpf_iter__task *ctx)
 	t = bpf_task_storage_get(&task_store, p, 0, 0);
 	/*
 	 * Read-free: first sight here, and the sums read from the task. Not
-	 * for a task that has exited (a zombie leader awaiting its group):
-	 * its death handed its sums over already, a new entry would count
-	 * its life twice.
+	 * for a task exiting (PF_EXITING comes before sched_process_exit) or
+	 * exited (a zombie leader awaiting its group): its exit hands its
+	 * sums over, a new entry would count its life twice.
 	 */
-	if (read_free && !t && !p->exit_state && tracked(p))
+	if (read_free && !t && !(p->flags & PF_EXITING) && tracked(p))
 		t = task_get(p, p->pid, p->tgid, NULL, true, false);
 	if (!t || !t->tid || (t->flags & TDBPF_TASK_EXITED))
 		return 0;

@@ -83,6 +83,13 @@ struct tdbpf_count {
 
 enum tdbpf_task_flags {
 	TDBPF_TASK_EXITED = 1,	/* switched out dead: its last slice */
+	/*
+	 * Read-free: exited (sched_process_exit), its entry in the tasks map
+	 * but not queued: what the kernel still does for it (unmapping its
+	 * memory, closing files, its last switch) is charged when the task
+	 * is freed, and the entry is queued then.
+	 */
+	TDBPF_TASK_EXITING = 2,
 };
 
 /*

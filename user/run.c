@@ -287,6 +287,8 @@ static int final_report(struct run *r, __u64 start)
 	__u64 t0, t1, t2;
 	int rc = 0, e;
 
+	/* the tasks that exited, with all of their exit (read-free) */
+	tracer_settle(r->tracer, TRACER_SETTLE_MS);
 	t0 = loop_now_ns();
 	e = tracer_collect(r->tracer, &r->snap);
 	t1 = loop_now_ns();

@@ -245,7 +245,9 @@ static int read_live(struct tracer *t, struct task_table *to, __u64 now)
 	 * Room for every live task (and the archive merged after) at once:
 	 * growing a table of 10,000 rows by doubling copied it eight times.
 	 */
-	if (tasks_reserve(to, t->skel->bss->track.nr_live + t->archive.nr + 64))
+	if (tasks_reserve(to, t->skel->bss->track.nr_live +
+				      t->skel->bss->track.nr_exiting +
+				      t->archive.nr + 64))
 		return -ENOMEM;
 	buf = malloc(cap);
 	if (!buf)
@@ -288,6 +290,43 @@ out:
 }
 
 /*
+ * Read-free: the tasks that exited and are not freed yet, from the tasks
+ * map (the iterator may no longer see them), as live tasks are read: a
+ * row the iterator read before the task exited gives way to this newer
+ * one. Their entries stay; each is queued once the task is freed.
+ */
+static int read_exiting(struct tracer *t, struct task_table *to, __u64 now)
+{
+	struct tdbpf_task *v = &t->vals[0];
+	__u32 key, next, *prev = NULL;
+
+	if (!t->read_free || !t->skel->bss->track.nr_exiting)
+		return 0;
+	while (!bpf_map_get_next_key(t->tasks_fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(t->tasks_fd, &key, v) ||
+		    !(v->flags & TDBPF_TASK_EXITING))
+			continue;
+		fill_off_cpu(v, now);
+		task_events_fill(t->c.plan, v);
+		tasks_clear(to, v->tid);
+		if (tasks_add(to, v, NULL, t->c.plan->nr))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+void tracer_settle(struct tracer *t, int max_ms)
+{
+	__u64 end = loop_now_ns() + (__u64)max_ms * 1000000ULL;
+
+	while (t->read_free && t->skel->bss->track.nr_exiting &&
+	       loop_now_ns() < end)
+		usleep(2000);
+}
+
+/*
  * Charge running tasks up to now, then build @out = archive + live
  * tasks. A task that dies while we read is archived whole just after: its
  * live reading, older and part of the same sums, is dropped, or it would
@@ -308,6 +347,8 @@ int tracer_collect(struct tracer *t, struct snapshot *out)
 	snapshot_reset(out);
 	tasks_set_layout(&out->tasks, nr, t->c.wakeups);
 	err = read_live(t, &out->tasks, now);
+	if (!err)
+		err = read_exiting(t, &out->tasks, now);
 	if (!err) {
 		tasks_init(&late);
 		tasks_set_layout(&late, nr, t->c.wakeups);
@@ -447,9 +488,14 @@ static void configure(struct tracer *t)
 	skel->rodata->max_tasks = (__u32)c->max_tasks;
 	/* wakeups: opt-in, the waking program is not even loaded without */
 	skel->rodata->track_wakeups = c->wakeups;
-	/* nothing to read at a switch: sums come from the tasks at a collect */
+	/*
+	 * Nothing to read at a switch: sums come from the tasks at a collect
+	 * and at their exit, and no program runs at a switch at all.
+	 */
 	t->read_free = !plan->nr_counters && !c->wakeups;
 	skel->rodata->read_free = t->read_free;
+	bpf_program__set_autoload(skel->progs.tdbpf_switch, !t->read_free);
+	bpf_program__set_autoload(skel->progs.tdbpf_exit, t->read_free);
 	bpf_program__set_autoload(skel->progs.tdbpf_waking, c->wakeups);
 	if (c->wakeups)
 		waker_context(t);

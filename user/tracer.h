@@ -8,6 +8,7 @@
  *   tracer_collect()  charge running tasks up to now (flush on every
  *                     CPU), read live tasks (task iterator) and dead ones
  *                     (exit queue), and the loss counters: a snapshot
+ *   tracer_settle()   before the last collect: let exited tasks be freed
  *   tracer_watch()    drain exited tasks out of the BPF map every
  *                     TRACER_DRAIN_MS from an event loop, so churn
  *                     never fills it (tracer_drain() does it once)
@@ -69,6 +70,17 @@ struct tracer *tracer_open(const struct tracer_conf *c, char *err,
  * counters. 0, or -errno with @out holding what was read.
  */
 int tracer_collect(struct tracer *t, struct snapshot *out);
+
+/*
+ * Before a last collect: wait up to @max_ms for the tasks that exited to
+ * be freed, so that their sums hold all their exit (read-free; the kernel
+ * frees a task an RCU grace period after its last switch, 10-30 ms here).
+ * One never freed (a zombie no one reaps) is reported as of its exit.
+ */
+void tracer_settle(struct tracer *t, int max_ms);
+
+/* What a last report waits for exited tasks at most: a few grace periods */
+#define TRACER_SETTLE_MS	250
 
 /* Move tasks that exited from the BPF map into the tracer's archive. */
 void tracer_drain(struct tracer *t);

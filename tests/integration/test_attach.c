@@ -517,6 +517,78 @@ static void test_churn_sum(void **state)
 	unlink(json);
 }
 
+/*
+ * All of a task's exit is its own: do_exit() unmaps the process's memory
+ * after the sched_process_exit tracepoint (about 10 ms for 128 MiB of
+ * touched pages here), and the kernel charges that to the task. Its
+ * final on-CPU time is the zombie's /proc/PID/schedstat (the test is its
+ * parent and waits with WNOWAIT before reaping it); tdbpf's must match it
+ * from the task's first sight, while it blocked for the line, on.
+ */
+static void test_exit_work(void **state)
+{
+	char *json = tmp_path("exitwork.json"), line[128], pidarg[32];
+	char path[64];
+	char *wl[] = { (char *)workload("exitwork"), "128", NULL };
+	char *tr[] = { (char *)tdbpf_bin(), "-j", "-o", json, "-p", pidarg,
+		       NULL };
+	long long go = 0, end = 0, fin = 0, on = -1;
+	json_object *doc, *tasks, *t;
+	struct child w, d;
+	siginfo_t si;
+	size_t i;
+	FILE *f;
+	int pid;
+
+	(void)state;
+	NEED_BPF();
+	pid = start_workload(wl, 1, &w);
+	snprintf(pidarg, sizeof(pidarg), "%d", pid);
+	d = spawn(tr, 0);
+	sleep(2);	/* let tdbpf load and attach */
+	assert_int_equal(write(w.in, "go\n", 3), 3);
+	assert_non_null(read_line(w.out, line, sizeof(line), 30000));
+	assert_int_equal(sscanf(line, "cpu_go=%lld cpu_end=%lld", &go, &end),
+			 2);
+	/* exited, not reaped: its accounting is final */
+	memset(&si, 0, sizeof(si));
+	assert_int_equal(waitid(P_PID, (id_t)w.pid, &si, WEXITED | WNOWAIT),
+			 0);
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%lld", &fin), 1);
+	fclose(f);
+	assert_int_equal(wait_for(w.pid, 5), 0);
+	/* tdbpf stops by itself when its target has exited */
+	free(read_all(d.out));
+	assert_int_equal(wait_for(d.pid, 10), 0);
+	doc = json_file(json);
+	assert_non_null(doc);
+	assert_true(json_object_object_get_ex(doc, "tasks", &tasks));
+	for (i = 0; i < json_object_array_length(tasks); i++) {
+		t = json_object_array_get_idx(tasks, i);
+		if (jint(t, "tid") == pid)
+			on = jint(t, "on_cpu_ns");
+	}
+	print_message("on-CPU since the line: tdbpf %lld ns, kernel %lld ns, of which exit %lld ns\n",
+		      on, fin - go, fin - end);
+	/* an exit worth testing: longer than the tolerance below */
+	assert_true(fin - end > 3000000);
+	/*
+	 * tdbpf's baseline is from before the wakeup: the wakeup's path up
+	 * to the clock read more (pages touched first on this VM: 30-40 us
+	 * each)
+	 */
+	if (on < fin - go - 20000 || on > fin - go + 1000000) {
+		print_error("tdbpf %lld ns, want %lld ns (-20 us, +1 ms)\n",
+			    on, fin - go);
+		fail();
+	}
+	json_object_put(doc);
+	unlink(json);
+}
+
 /* -I: one JSON object per line and interval, then the whole run. */
 static void test_interval_lines(void **state)
 {
@@ -776,6 +848,7 @@ int main(void)
 		cmocka_unit_test(test_tid),
 		cmocka_unit_test(test_children),
 		cmocka_unit_test(test_churn_sum),
+		cmocka_unit_test(test_exit_work),
 		cmocka_unit_test(test_interval_lines),
 		cmocka_unit_test(test_per_name),
 		cmocka_unit_test(test_nothing_left),
