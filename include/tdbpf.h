@@ -102,7 +102,9 @@ enum tdbpf_task_flags {
  * was not seen. A switch needs no clock read and never the entry of the
  * task coming in. Switches and page faults are the task's own counts too
  * (nvcsw, nivcsw, min_flt + maj_flt: what /proc/PID/task/TID/stat and
- * status show), so the software model reads no counter at a switch.
+ * status show), so the software model reads no counter at a switch: it
+ * reads them all from the task at a report, at its exit and when it is
+ * freed (its death then: its exit plus the busy time after it).
  */
 struct tdbpf_task {
 	__u32 tid;
@@ -113,7 +115,7 @@ struct tdbpf_task {
 	struct tdbpf_sched sched;
 	__u64 faults;		/* min_flt + maj_flt since first seen */
 	__u64 start_ns;		/* CLOCK_MONOTONIC: first seen, or creation */
-	__u64 end_ns;		/* CLOCK_MONOTONIC at its last switch, 0 alive */
+	__u64 end_ns;		/* CLOCK_MONOTONIC at its death, 0 alive */
 	__u64 charged_exec;	/* sum_exec_runtime up to which it is charged */
 	__u64 base_run_delay;	/* baselines, at first sight */
 	__u64 base_migrations;
