@@ -779,6 +779,117 @@ static int orphans(void)
 	return n;
 }
 
+/*
+ * The tracepoints @pid's BPF links are attached to, as a string of
+ * " name" words (from /proc/PID/fdinfo: tp_name of each raw tracepoint
+ * link); "" when it has none yet.
+ */
+static void tp_links(pid_t pid, char *out, size_t len)
+{
+	char path[320], line[256];
+	struct dirent *e;
+	size_t n = 0;
+	DIR *d;
+
+	out[0] = 0;
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo", pid);
+	d = opendir(path);
+	while (d && (e = readdir(d))) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/fdinfo/%s", pid,
+			 e->d_name);
+		f = fopen(path, "r");
+		while (f && fgets(line, sizeof(line), f)) {
+			char name[64];
+
+			if (sscanf(line, "tp_name: %63s", name) == 1 &&
+			    n + strlen(name) + 2 < len)
+				n += (size_t)snprintf(out + n, len - n, " %s",
+						      name);
+		}
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+}
+
+/*
+ * Which tracepoints each mode runs programs on. The software model
+ * without --wakeups attaches nothing to sched_switch (a switch costs it
+ * nothing; its tasks are read at reports, exit and free); counters (-e)
+ * and --wakeups bring the switch program back, and a counter model
+ * takes a task's last sums at its last switch, not at its exit.
+ */
+static void test_programs_per_mode(void **state)
+{
+	static const struct {
+		const char *opt[3];
+		const char *want[4];
+		const char *not[2];
+	} modes[] = {
+		{ { "--model", "software", NULL },
+		  { "sched_process_exit", "sched_process_free",
+		    "sched_process_fork", NULL },
+		  { "sched_switch", "sched_waking" } },
+		{ { "-e", "cpu-clock", NULL },
+		  { "sched_switch", "sched_process_free", NULL },
+		  { "sched_process_exit", "sched_waking" } },
+		{ { "--wakeups", NULL },
+		  { "sched_switch", "sched_waking", "sched_process_free",
+		    NULL },
+		  { "sched_process_exit", NULL } },
+	};
+	char *sl[] = { "/bin/sleep", "60", NULL }, pidarg[32], links[512];
+	struct child s = spawn(sl, 0);
+	size_t m;
+	int i;
+
+	(void)state;
+	NEED_BPF();
+	assert_true(s.pid > 0);
+	snprintf(pidarg, sizeof(pidarg), "%d", s.pid);
+	for (m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+		char *tr[10] = { (char *)tdbpf_bin(), "-o", "/dev/null",
+				 "-p", pidarg };
+		struct child d;
+		int a = 5;
+
+		for (i = 0; i < 3 && modes[m].opt[i]; i++)
+			tr[a++] = (char *)modes[m].opt[i];
+		tr[a] = NULL;
+		d = spawn(tr, 0);
+		/* attached once its free program's link is there */
+		for (i = 0; i < 500; i++) {
+			tp_links(d.pid, links, sizeof(links));
+			if (strstr(links, " sched_process_free"))
+				break;
+			usleep(20000);
+		}
+		print_message("%s: links%s\n", modes[m].opt[0], links);
+		/* every name between spaces */
+		strcat(links, " ");
+		for (i = 0; i < 4 && modes[m].want[i]; i++) {
+			char w[64];
+
+			snprintf(w, sizeof(w), " %s ", modes[m].want[i]);
+			assert_non_null(strstr(links, w));
+		}
+		for (i = 0; i < 2 && modes[m].not[i]; i++) {
+			char w[64];
+
+			snprintf(w, sizeof(w), " %s ", modes[m].not[i]);
+			assert_null(strstr(links, w));
+		}
+		kill(d.pid, SIGINT);
+		free(read_all(d.out));
+		assert_int_equal(wait_for(d.pid, 10), 0);
+	}
+	kill(s.pid, SIGKILL);
+	wait_for(s.pid, 5);
+}
+
 /* Nothing stays attached after tdbpf exits: no programs, no links. */
 static void test_nothing_left(void **state)
 {
@@ -851,6 +962,7 @@ int main(void)
 		cmocka_unit_test(test_exit_work),
 		cmocka_unit_test(test_interval_lines),
 		cmocka_unit_test(test_per_name),
+		cmocka_unit_test(test_programs_per_mode),
 		cmocka_unit_test(test_nothing_left),
 		cmocka_unit_test(test_signals_print_report),
 	};
