@@ -294,6 +294,21 @@ static __always_inline struct tdbpf_task *task_get(struct task_struct *p,
 }
 
 /*
+ * Hand @t's final sums to user space: its entry in the tasks map, then
+ * its tid on the exit queue. False if either is full: then the entry is
+ * not left where nothing would ever collect it, and the loss is counted.
+ */
+static __always_inline bool task_publish(__u32 tid, struct tdbpf_task *t)
+{
+	if (!bpf_map_update_elem(&tasks, &tid, t, BPF_ANY) &&
+	    !bpf_map_push_elem(&exited, &tid, 0))
+		return true;
+	bpf_map_delete_elem(&tasks, &tid);
+	stat_inc(TDBPF_STAT_MAP_FULL);
+	return false;
+}
+
+/*
  * @p is dead: move its sums to the tasks map and its tid to the exit
  * queue, for user space, and free its storage. A full map loses it:
  * counted, never silent.
@@ -313,17 +328,8 @@ static __always_inline void task_archive(struct task_struct *p,
 			w = NULL;
 		}
 	}
-	if (bpf_map_update_elem(&tasks, &tid, t, BPF_ANY)) {
-		stat_inc(TDBPF_STAT_MAP_FULL);
-		if (w)
-			bpf_map_delete_elem(&dead_wakes, &tid);
-	} else if (bpf_map_push_elem(&exited, &tid, 0)) {
-		/* nothing would ever collect it: count it lost instead */
-		bpf_map_delete_elem(&tasks, &tid);
-		if (w)
-			bpf_map_delete_elem(&dead_wakes, &tid);
-		stat_inc(TDBPF_STAT_MAP_FULL);
-	}
+	if (!task_publish(tid, t) && w)
+		bpf_map_delete_elem(&dead_wakes, &tid);
 	if (track_wakeups)
 		bpf_task_storage_delete(&wake_store, p);
 	/* minus one: clang's BPF target has no atomic sub before v3 */
@@ -923,12 +929,7 @@ static __always_inline void task_freed(struct task_struct *p,
 	t->end_ns += t->sched.on_cpu_ns + t->sched.runq_wait_ns - busy;
 	t->flags &= ~TDBPF_TASK_EXITING;
 	__sync_fetch_and_add(&track.nr_exiting, (__u32)-1);
-	if (bpf_map_update_elem(&tasks, &tid, t, BPF_ANY) ||
-	    bpf_map_push_elem(&exited, &tid, 0)) {
-		/* nothing would ever collect it: count it lost instead */
-		bpf_map_delete_elem(&tasks, &tid);
-		stat_inc(TDBPF_STAT_MAP_FULL);
-	}
+	task_publish(tid, t);
 }
 
 /*
