@@ -802,12 +802,19 @@ static __always_inline __u32 waker_kind(struct task_struct *p, __u32 *tid)
  * stays on its queue, flagged sched_delayed, until the wakeup requeues
  * it: blocked.
  */
+/* a flavour: vmlinux.h of a kernel before 6.12 has no such field */
+struct sched_entity___delayed {
+	unsigned char sched_delayed;
+} __attribute__((preserve_access_index));
+
 static __always_inline bool queued(struct task_struct *p)
 {
+	struct sched_entity___delayed *se = (void *)&p->se;
+
 	if (!p->on_rq)
 		return false;
-	if (bpf_core_field_exists(p->se.sched_delayed))
-		return !p->se.sched_delayed;
+	if (bpf_core_field_exists(se->sched_delayed))
+		return !se->sched_delayed;
 	return true;
 }
 
