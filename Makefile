@@ -8,6 +8,8 @@
 #   make bench    overhead and scale benchmarks -> bench/results.md
 #   make asan     ASan/UBSan build in build-asan/, unit and error tests on it
 #   make fuzz     libFuzzer targets for 300 s each (make test: 30 s each)
+#   make static   one static binary, build/static/tdbpf (no --listen)
+#   make ARCH=arm64  cross build: build/arm64/static/tdbpf (mk/cross.mk)
 
 CC      ?= gcc
 CLANG   ?= clang
@@ -28,7 +30,14 @@ CPPFLAGS += -Iinclude -Iuser -I$(OUT)
 # json-c: tdbpf report parses recordings; ncurses: tdbpf top's screen;
 # libmicrohttpd: --listen's /metrics
 LDLIBS  += -lbpf -lelf -lz -lcap -ljson-c -lncurses -lm -lmicrohttpd -pthread
-ARCH    := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+HOST_ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+ARCH    ?= $(HOST_ARCH)
+# the kernel BTF that vmlinux.h is generated from (a cross build's is
+# taken from Debian's kernel for that architecture: mk/static.mk)
+VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
+ifneq ($(ARCH),$(HOST_ARCH))
+include mk/cross.mk
+endif
 
 BPF_SRC  := bpf/tdbpf.bpf.c
 SKEL     := $(OUT)/tdbpf.skel.h
@@ -43,16 +52,24 @@ WORK_SRC := $(wildcard tests/workloads/*.c)
 WORK_BIN := $(patsubst %.c,$(OUT)/%,$(WORK_SRC))
 DEMO_BIN := $(OUT)/demo/streamgraph
 
-.PHONY: all deps demo test unit integration bench asan fuzz clean format
+.PHONY: all deps deps-vm demo test unit integration bench asan fuzz clean format \
+	static
 
+# a cross build (mk/static.mk) makes only the static binary
+ifeq ($(ARCH),$(HOST_ARCH))
 all: tdbpf
+endif
 
 deps:
 	@./scripts/deps.sh
 
-$(OUT)/vmlinux.h:
+# make static, make ARCH=arm64, make vmtest
+deps-vm:
+	@./scripts/deps.sh vm
+
+$(OUT)/vmlinux.h: | $(VMLINUX_BTF)
 	@mkdir -p $(@D)
-	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp
+	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp
 	mv $@.tmp $@
 
 $(OUT)/tdbpf.bpf.o: $(BPF_SRC) $(OUT)/vmlinux.h
@@ -131,6 +148,7 @@ format:
 	clang-format -i $(wildcard bpf/*.c include/*.h user/*.[ch] user/models/*.c)
 
 include mk/asan.mk
+include mk/static.mk
 include mk/install.mk
 
 # the dependency files of whatever was built before (none on a clean tree)
