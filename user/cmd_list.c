@@ -24,6 +24,9 @@ int cmd_list(const struct options *o, FILE *out)
 	/* which CPU this is, and why its own model is not listed */
 	if (!o->model && d.reason[0])
 		errorf("%s", d.reason);
+	/* a fallback model (generic Arm), the NMI watchdog's counter */
+	if (!o->model && d.note[0])
+		errorf("%s", d.note);
 	if (o->level > m->max_level && m->max_level)
 		errorf("warning: %s defines levels 1-%d; listing level %d",
 		       m->name, m->max_level, m->max_level);

@@ -340,6 +340,39 @@ static const char *missing_event(const char *root, const char *pmu,
 	return NULL;
 }
 
+/*
+ * An Arm core that no TopDown model fits (@why): the generic Armv8 model
+ * when its PMU has cycles and instructions, with a note naming the
+ * Neoverse events the PMU lacks (V2's are a superset of the others').
+ */
+static int armv8_fallback(const char *root, struct detect_info *d,
+			  const char *why)
+{
+	const char *gone = missing_event(root, d->pmu, model_armv8.pmu_events);
+	const struct model *nv = &model_neoverse_v2;
+	char miss[256] = "", p[256];
+	size_t n = 0;
+	int i;
+
+	if (gone)
+		return software(d, "%s: %s, and %s/%s/events has no %s for "
+				"the generic Arm model", d->cpu_desc, why,
+				EVSRC, d->pmu, gone);
+	for (i = 0; i < nv->nr_events; i++) {
+		snprintf(p, sizeof(p), EVSRC "/%s/events/%s", d->pmu,
+			 nv->events[i].name);
+		if (!exists(root, p) && n < sizeof(miss))
+			n += snprintf(miss + n, sizeof(miss) - n, "%s%s",
+				      n ? " " : "", nv->events[i].name);
+	}
+	d->model = &model_armv8;
+	d->gp_counters = model_armv8.gp_smt_off;
+	snprintf(d->note, sizeof(d->note), "%s: %s; %s%s: using the generic "
+		 "Arm model (cycles, instructions, IPC)", d->cpu_desc, why,
+		 n ? "its PMU lacks the Neoverse events " : "", miss);
+	return 0;
+}
+
 int detect_machine(const char *root, struct detect_info *d)
 {
 	struct cpuinfo ci;
@@ -388,6 +421,9 @@ int detect_machine(const char *root, struct detect_info *d)
 					"later, where perf's formulas differ",
 					d->cpu_desc, later->name,
 					mm->rev_lo >> 4, mm->rev_lo & 0xf);
+		if (ci.has_midr)
+			return armv8_fallback(root, d, "no TopDown model in "
+					      "tdbpf for it");
 		vendor_models(ci.v, names, sizeof(names));
 		return software(d, "%s%s has no TopDown model in tdbpf "
 				"(models: %s)", d->hybrid ? "hybrid " : "",
@@ -404,6 +440,11 @@ int detect_machine(const char *root, struct detect_info *d)
 				d->cpu_desc);
 	miss = m->pmu_events ? missing_event(root, d->pmu, m->pmu_events) :
 			       NULL;
+	if (miss && ci.has_midr) {
+		snprintf(buf, sizeof(buf), "the %s model needs %s", m->name,
+			 miss);
+		return armv8_fallback(root, d, buf);
+	}
 	if (miss)
 		return software(d, "the %s model needs the kernel's %s event, "
 				"absent from %s/%s/events", m->name, miss,

@@ -24,6 +24,7 @@ const struct model *const models[] = {
 	&model_neoverse_n2,
 	&model_neoverse_v1,
 	&model_neoverse_v2,
+	&model_armv8,
 	&model_software,
 	NULL,
 };

@@ -216,6 +216,7 @@ extern const struct model model_neoverse_n1;
 extern const struct model model_neoverse_n2;
 extern const struct model model_neoverse_v1;
 extern const struct model model_neoverse_v2;
+extern const struct model model_armv8;
 extern const struct model model_software;
 
 /* NULL-terminated list of all models, software last. */

@@ -311,6 +311,37 @@ static void test_neoverse_slots_mismatch(void **state)
 	has(d.reason, "has 8");
 }
 
+/*
+ * Recorded in QEMU 7.2's "-cpu max" guest (Debian 12's arm64 kernel): an
+ * unknown MIDR and an emulated PMUv3 without the Neoverse slot events
+ * gets the generic model, and says which events were missing.
+ */
+static void test_qemu_arm64_generic(void **state)
+{
+	(void)state;
+	assert_int_equal(detect("qemu-arm64-max"), 0);
+	assert_ptr_equal(d.model, &model_armv8);
+	assert_string_equal(d.reason, "");
+	assert_string_equal(d.pmu, "armv8_pmuv3");
+	assert_int_equal(d.gp_counters, 6);
+	has(d.note, "MIDR 0x000f0510");
+	has(d.note, "no TopDown model");
+	has(d.note, "lacks the Neoverse events br_mis_pred op_retired "
+		    "op_spec stall_slot_backend stall_slot_frontend "
+		    "stall_slot:");
+	has(d.note, "generic Arm model (cycles, instructions, IPC)");
+}
+
+/* without -icount QEMU does not implement INST_RETIRED: no generic model */
+static void test_qemu_arm64_no_instructions(void **state)
+{
+	(void)state;
+	assert_int_equal(detect("qemu-arm64-max-no-icount"), 1);
+	assert_ptr_equal(d.model, &model_software);
+	has(d.reason, "armv8_pmuv3/events has no inst_retired for the "
+		      "generic Arm model");
+}
+
 static void test_unsupported_cpu(void **state)
 {
 	(void)state;
@@ -491,6 +522,8 @@ int main(void)
 		cmocka_unit_test(test_neoverse_v1_without_slots),
 		cmocka_unit_test(test_neoverse_v2),
 		cmocka_unit_test(test_neoverse_slots_mismatch),
+		cmocka_unit_test(test_qemu_arm64_generic),
+		cmocka_unit_test(test_qemu_arm64_no_instructions),
 		cmocka_unit_test(test_unsupported_cpu),
 		cmocka_unit_test(test_skx),
 		cmocka_unit_test(test_clx_smt_off),
