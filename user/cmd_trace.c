@@ -87,14 +87,9 @@ static FILE *open_graph(const char *path)
 	return f;
 }
 
-/*
- * The -e events into @plan after the model's, each refused before
- * tracing if this machine cannot count it. 0, or the exit status with
- * @err: 2 for what the command line says wrong, 1 for what this machine
- * cannot do.
- */
-static int add_events(const struct options *o, struct event_plan *plan,
-		      char *err, size_t len)
+/* cmd.h: the -e events into @plan (also tdbpf selftest's) */
+int cmd_add_events(const struct options *o, struct event_plan *plan,
+		   char *err, size_t len)
 {
 	/* the plan points into it for the whole run */
 	static struct evsel_list evs;
@@ -197,7 +192,7 @@ int cmd_trace(const struct options *o, FILE *out)
 			fclose(graph);
 		return 1;
 	}
-	i = add_events(o, &plan, err, sizeof(err));
+	i = cmd_add_events(o, &plan, err, sizeof(err));
 	if (i) {
 		errorf("%s", err);
 		if (graph)

@@ -278,6 +278,20 @@ static int check_decode(struct options *o, int argc, char **argv,
 	return no_events(o, "decode", err, len);
 }
 
+/* selftest traces its own workload: no targets, no command */
+static int check_selftest(struct options *o, int argc, char **argv,
+			  int optind, char *err, size_t len)
+{
+	if (optind < argc)
+		return fail(err, len,
+			    "unexpected argument '%s' to selftest; use tdbpf %s",
+			    argv[optind], subcommands[CMD_SELFTEST].synopsis);
+	if (o->nr_pids || o->nr_tids || o->all)
+		return fail(err, len,
+			    "selftest traces its own threads; drop -p/-t/-a");
+	return 0;
+}
+
 /* Indexed by enum command; -V is an option, not a word. */
 const struct subcommand subcommands[] = {
 	[CMD_TRACE] = { CMD_TRACE, NULL,
@@ -295,6 +309,9 @@ const struct subcommand subcommands[] = {
 	[CMD_TOP] = { CMD_TOP, "top",
 		      "top [-I MS] [--per-name] [--sort KEY] [options] -p PID | -t TID | -a | -- COMMAND",
 		      false, false, check_top },
+	[CMD_SELFTEST] = { CMD_SELFTEST, "selftest",
+			   "selftest [--model M] [-e EVENT[,EVENT...]] [-v]",
+			   false, false, check_selftest },
 	[CMD_HELP] = { CMD_HELP, "help", NULL, true, true, NULL },
 	[CMD_VERSION] = { CMD_VERSION, NULL, NULL, true, true, NULL },
 };

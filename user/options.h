@@ -24,6 +24,7 @@ enum command {
 	CMD_DECODE,
 	CMD_REPORT,	/* replay a -j recording */
 	CMD_TOP,	/* live full-screen view */
+	CMD_SELFTEST,	/* tdbpf against the kernel's own counters */
 	CMD_HELP,
 	CMD_VERSION,
 	CMD_NR,
