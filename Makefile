@@ -5,7 +5,7 @@
 #   make deps     install missing build dependencies (apt, idempotent)
 #   make demo     deps, build, trace the bundled stream-graph demo
 #   make test     deps, build, unit + reference + integration tests
-#   make bench    overhead and scale benchmarks -> docs/bench-results.md
+#   make bench    overhead and scale benchmarks -> bench/results.md
 #   make asan     ASan/UBSan build in build-asan/, unit and error tests on it
 #   make fuzz     libFuzzer targets for 300 s each (make test: 30 s each)
 

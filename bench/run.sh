@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# bench/run.sh: tdbpf's overhead and scale benchmarks -> docs/bench-results.md
+# bench/run.sh: tdbpf's overhead and scale benchmarks -> bench/results.md
 #
 #   1. context-switch cost: a pinned pipe ping-pong untraced, under tdbpf and
 #      under perf stat counting the same software events (launch and attach)
@@ -31,15 +31,15 @@
 #   BENCH_DECODE_MS [300]     time per model in section 4
 #   BENCH_SECTIONS ["pipe bpf scale decode listen wakeups"]  the sections to run; with
 #                             fewer than all, the tables are printed and
-#                             docs/bench-results.md is left as it is
+#                             bench/results.md is left as it is
 #   BENCH_LISTEN_THREADS [10000]  threads of the scrape measurement (section 5)
 #   BENCH_LISTEN_SCRAPES [10]     scrapes per variant
 #   BENCH_SOAK_THREADS [100000]   threads created and ended during the soak
 #   BENCH_ONLY [all]          "listen": run section 5 alone and print its
-#                             tables (docs/bench-results.md is left as it is)
+#                             tables (bench/results.md is left as it is)
 #   OUT [build]               build directory of make
 #   BENCH_ONLY [all]          "wakeups": run section 6 alone and print its
-#                             tables (docs/bench-results.md is left as it is)
+#                             tables (bench/results.md is left as it is)
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
@@ -62,7 +62,7 @@ EVENTS=cpu-clock,page-faults,context-switches,cpu-migrations
 NR_WIDE=72		# counters of section 3's wide run: TDBPF_MAX_EVENTS
 WIDE=			# its -e list (wide_events)
 SLEEP_MS=1000		# pipe_pingpong -s: time for a tracer to attach
-RESULTS=docs/bench-results.md
+RESULTS=bench/results.md
 
 die() { echo "bench: $*" >&2; exit 1; }
 log() { echo "bench: $*" >&2; }
