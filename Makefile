@@ -32,9 +32,10 @@ ARCH    := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 BPF_SRC  := bpf/tdbpf.bpf.c
 SKEL     := $(OUT)/tdbpf.skel.h
-USER_SRC := $(wildcard user/*.c user/models/*.c)
+# user/: one folder per stage of the data flow
+USER_SRC := $(wildcard user/*/*.c user/model/cpus/*.c)
 USER_OBJ := $(patsubst %.c,$(OUT)/%.o,$(USER_SRC))
-LIB_OBJ  := $(filter-out $(OUT)/user/main.o,$(USER_OBJ))
+LIB_OBJ  := $(filter-out $(OUT)/user/commands/main.o,$(USER_OBJ))
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst %.c,$(OUT)/%,$(UNIT_SRC))
 INTEG_SRC := $(wildcard tests/integration/test_*.c)
@@ -68,7 +69,7 @@ $(OUT)/%.o: %.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 # only the tracer includes the skeleton
-$(OUT)/user/tracer.o: $(SKEL)
+$(OUT)/user/sources/tracer.o: $(SKEL)
 
 tdbpf: $(USER_OBJ)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
@@ -128,7 +129,8 @@ clean:
 	rm -rf $(OUT) build-asan tdbpf
 
 format:
-	clang-format -i $(wildcard bpf/*.c include/*.h user/*.[ch] user/models/*.c)
+	clang-format -i $(wildcard bpf/*.c include/*.h user/*/*.[ch] \
+		user/model/cpus/*.c)
 
 include mk/asan.mk
 include mk/install.mk

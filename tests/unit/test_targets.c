@@ -10,8 +10,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 /* before <pthread.h>: its <sched.h> defines a SCHED_IDLE (report.h) */
-#include "options.h"
-#include "targets.h"
+#include "commands/options.h"
+#include "sources/targets.h"
 #include <dirent.h>
 #include <pthread.h>
 #include <stdlib.h>
