@@ -17,6 +17,7 @@
 #include "analysis/report.h"
 #include "model/model.h"
 #include "model/tma.h"
+#include "outputs/sink.h"
 
 #define NR_VEC	1024
 #define NR_REPORT_TASKS	10000

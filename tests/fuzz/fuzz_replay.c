@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "analysis/report.h"
+#include "outputs/sink.h"
 #include "sources/replay.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 #include <math.h>
 #include "analysis/graph.h"
+#include "outputs/sink.h"
 #include "unit_helpers.h"
 
 #define MS	1000000ULL

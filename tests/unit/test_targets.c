@@ -56,7 +56,7 @@ static size_t count_proc_tasks(void)
 static void test_threads(void **state)
 {
 	pthread_t th[NR_EXTRA];
-	struct options o;
+	struct target_ids o;
 	size_t all, seen;
 	int i;
 

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 #include "analysis/report.h"
+#include "outputs/sink.h"
 #include "unit_helpers.h"
 
 struct count {

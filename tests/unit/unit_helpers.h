@@ -47,6 +47,8 @@ static inline void one_group_plan(struct event_plan *p, const struct model *m)
 }
 
 #ifdef TDBPF_REPORT_H
+#include "outputs/sink.h"
+
 /* A report writer, picked by a test */
 enum fmt { FMT_TABLE, FMT_CSV, FMT_JSON, FMT_JSON_LINE, NR_FMT };
 

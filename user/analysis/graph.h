@@ -89,7 +89,4 @@ double graph_share(const struct graph *g, int n);
 void graph_reason(const struct graph *g, int n, const char *path, char *buf,
 		  size_t len);
 
-/* Graphviz DOT: nodes coloured by role, the bottleneck marked. */
-int graph_write_dot(FILE *f, const struct graph *g);
-
 #endif /* TDBPF_GRAPH_H */

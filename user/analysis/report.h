@@ -138,10 +138,4 @@ void report_decode_row(const struct report *rep, const struct task_row *row,
 void report_set_graph(struct report *rep, const struct graph *g,
 		      const struct task_table *t);
 
-void report_write_table(FILE *f, const struct report *rep);
-/* perf stat -x conventions: one line per task and counter/metric. */
-void report_write_csv(FILE *f, const struct report *rep, const char *sep);
-/* @line: one JSON object on one line (interval mode); else pretty. */
-void report_write_json(FILE *f, const struct report *rep, bool line);
-
 #endif /* TDBPF_REPORT_H */

@@ -1,23 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* What the subcommands share: error lines, model lookup, levels. */
-#include <stdarg.h>
+/* What the subcommands share: model lookup, levels. */
 #include <stdio.h>
 #include <string.h>
 #include "commands/cmd.h"
-#include "support/text.h"
-
-void errorf(const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	/* names quoted from the command line stay on one printable line */
-	text_printable(msg, sizeof(msg), msg, NULL, 0);
-	fprintf(stderr, "tdbpf: %s\n", msg);
-}
 
 const struct model *find_model_or_say(const char *name)
 {
@@ -46,3 +31,16 @@ int level_for(const struct model *m, int asked)
 	return asked;
 }
 
+
+_Static_assert(OPT_MAX_TARGETS <= TARGETS_MAX,
+	       "every -p/-t the options take must fit the targets' table");
+
+void target_ids_of(struct target_ids *ids, const struct options *o)
+{
+	memset(ids, 0, sizeof(*ids));
+	memcpy(ids->pids, o->pids, o->nr_pids * sizeof(o->pids[0]));
+	ids->nr_pids = o->nr_pids;
+	memcpy(ids->tids, o->tids, o->nr_tids * sizeof(o->tids[0]));
+	ids->nr_tids = o->nr_tids;
+	ids->all = o->all;
+}

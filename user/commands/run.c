@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/epoll.h>
+#include "commands/cmd.h"
 #include "commands/run.h"
 #include "model/detect.h"
 #include "outputs/outfile.h"
@@ -349,6 +350,7 @@ int run_trace(const struct options *o, const struct event_plan *plan,
 	static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	struct run r = { .o = o };
 	struct launch child = { .go_fd = -1, .err_fd = -1 };
+	struct target_ids ids;
 	size_t nr_threads;
 	struct tracer_conf tc = {
 		.plan = plan,
@@ -425,7 +427,8 @@ int run_trace(const struct options *o, const struct event_plan *plan,
 		return 1;
 	}
 	/* as root, before privileges go: created as -o is */
-	if (record_open(&r.rec, o, plan)) {
+	if (record_open(&r.rec, o->record, o->interval_ms > 0, o->sort,
+			plan)) {
 		tracer_close(r.tracer);
 		launch_abort(&child);
 		loop_free(l);
@@ -454,7 +457,8 @@ int run_trace(const struct options *o, const struct event_plan *plan,
 	 * have, and room for some more, up to the tasks held at once. Out
 	 * of memory here, the collect says so.
 	 */
-	nr_threads = targets_threads(o, child.pid);
+	target_ids_of(&ids, o);
+	nr_threads = targets_threads(&ids, child.pid);
 	nr_threads += nr_threads / 8 + 64;
 	if (o->max_tasks > 0 && nr_threads > (size_t)o->max_tasks)
 		nr_threads = (size_t)o->max_tasks;
@@ -471,7 +475,7 @@ int run_trace(const struct options *o, const struct event_plan *plan,
 		return 1;
 	}
 
-	targets_watch(&r.targets, l, o, &child);
+	targets_watch(&r.targets, l, &ids, &child);
 	r.last_iv = start;
 	rc = add_sources(&r, l, start);
 	if (rc) {

@@ -381,6 +381,7 @@ int top_run(const struct options *o, const struct event_plan *plan, FILE *out)
 {
 	struct top t = { .o = o, .plan = plan,
 			 .child = { .go_fd = -1, .err_fd = -1 } };
+	struct target_ids ids;
 	struct tracer_conf tc = {
 		.plan = plan,
 		.max_tasks = o->max_tasks,
@@ -429,7 +430,8 @@ int top_run(const struct options *o, const struct event_plan *plan, FILE *out)
 		rc = 1;
 		goto out;
 	}
-	if (record_open(&t.rec, o, plan)) {
+	if (record_open(&t.rec, o->record, o->interval_ms > 0, o->sort,
+			plan)) {
 		if (o->argv)
 			launch_abort(&t.child);
 		rc = 2;
@@ -448,7 +450,8 @@ int top_run(const struct options *o, const struct event_plan *plan, FILE *out)
 		rc = 1;
 		goto out;
 	}
-	targets_watch(&t.targets, t.loop, o, &t.child);
+	target_ids_of(&ids, o);
+	targets_watch(&t.targets, t.loop, &ids, &t.child);
 
 	if (screen_open(&t, err, sizeof(err))) {
 		errorf("%s", err);

@@ -10,6 +10,7 @@
  */
 #include <stdio.h>
 #include "analysis/graph.h"
+#include "outputs/sink.h"
 
 #define DOT_MIN_EDGE	0.01
 

@@ -2,34 +2,34 @@
 /* --record FILE: the run's reports as JSON beside its output (record.h). */
 #include <errno.h>
 #include <string.h>
-#include "commands/cmd.h"
 #include "outputs/record.h"
+#include "support/error.h"
 #include "support/privs.h"
 
-int record_open(struct record *r, const struct options *o,
-		const struct event_plan *plan)
+int record_open(struct record *r, const char *path, bool intervals,
+		enum sort_key sort, const struct event_plan *plan)
 {
 	int fd;
 
 	memset(r, 0, sizeof(*r));
-	if (!o->record)
+	if (!path)
 		return 0;
-	r->path = o->record;
-	fd = privs_create_output(o->record);
+	r->path = path;
+	fd = privs_create_output(path);
 	if (fd == -ELOOP) {
 		errorf("record file '%s' is a symlink and tdbpf does not follow symlinks there; give the real path or remove the link",
-		       o->record);
+		       path);
 		return -1;
 	}
 	if (fd < 0 || !(r->sink.f = fdopen(fd, "w"))) {
 		errorf("cannot create record file '%s': %s; pick a writable path in an existing directory",
-		       o->record, strerror(fd < 0 ? -fd : errno));
+		       path, strerror(fd < 0 ? -fd : errno));
 		return -1;
 	}
 	r->sink.ops = &sink_json;
-	r->sink.intervals = o->interval_ms > 0;
+	r->sink.intervals = intervals;
 	/* every row, in the live run's order: any view can be replayed */
-	r->rc = (struct report_conf){ .plan = plan, .sort = o->sort };
+	r->rc = (struct report_conf){ .plan = plan, .sort = sort };
 	return 0;
 }
 

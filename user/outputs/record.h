@@ -10,7 +10,6 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-#include "commands/options.h"
 #include "outputs/sink.h"
 
 struct record {
@@ -21,12 +20,13 @@ struct record {
 };
 
 /*
- * Open @o->record (created as -o is: no symlinks, owned by the sudo
- * user) for @plan's reports. 0 (also when there is nothing to record),
- * or -1 after one error line; the exit status is then 2.
+ * Open @path (--record; created as -o is: no symlinks, owned by the sudo
+ * user) for @plan's reports, in @sort's order, one line per report when
+ * there are @intervals (-I). 0 (also when @path is NULL: nothing to
+ * record), or -1 after one error line; the exit status is then 2.
  */
-int record_open(struct record *r, const struct options *o,
-		const struct event_plan *plan);
+int record_open(struct record *r, const char *path, bool intervals,
+		enum sort_key sort, const struct event_plan *plan);
 /*
  * Record one report of @snap (@interval -1: the whole run). A write that
  * fails is said once and makes record_close() return 1.

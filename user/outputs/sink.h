@@ -19,6 +19,8 @@
 #include "analysis/report.h"
 #include "sums/snapshot.h"
 
+struct graph;
+
 struct sink;
 
 struct sink_ops {
@@ -73,5 +75,17 @@ int sink_write(struct sink *s, const struct report *rep);
  */
 int sink_emit(struct sink *s, const struct report_conf *rc,
 	      const struct snapshot *snap, __u64 duration_ns, int interval);
+
+/*
+ * The writers behind the sinks, for callers that hold a report already
+ * (report_table.c, report_csv.c, report_json.c, graph_dot.c).
+ */
+void report_write_table(FILE *f, const struct report *rep);
+/* perf stat -x conventions: one line per task and counter/metric. */
+void report_write_csv(FILE *f, const struct report *rep, const char *sep);
+/* @line: one JSON object on one line (interval mode); else pretty. */
+void report_write_json(FILE *f, const struct report *rep, bool line);
+/* Graphviz DOT: nodes coloured by role, the bottleneck marked. */
+int graph_write_dot(FILE *f, const struct graph *g);
 
 #endif /* TDBPF_SINK_H */

@@ -37,7 +37,7 @@ static bool tid_alive(pid_t id)
 
 bool targets_alive(struct targets *t)
 {
-	const struct options *o = t->o;
+	const struct target_ids *o = &t->ids;
 	int i;
 
 	if (o->all)
@@ -62,8 +62,8 @@ static int on_exit_pid(struct loop *l, pid_t pid, void *arg)
 	struct targets *t = arg;
 	int i;
 
-	for (i = 0; i < t->o->nr_pids; i++)
-		if (t->o->pids[i] == pid)
+	for (i = 0; i < t->ids.nr_pids; i++)
+		if (t->ids.pids[i] == pid)
 			t->gone[i] = true;
 	if (!targets_alive(t))
 		loop_stop(l);
@@ -71,12 +71,12 @@ static int on_exit_pid(struct loop *l, pid_t pid, void *arg)
 }
 
 void targets_watch(struct targets *t, struct loop *l,
-		   const struct options *o, struct launch *child)
+		   const struct target_ids *o, struct launch *child)
 {
 	int i;
 
 	memset(t, 0, sizeof(*t));
-	t->o = o;
+	t->ids = *o;
 	t->child = child && child->pid > 0 ? child : NULL;
 	if (t->child) {
 		/* its exit is seen at once; launch_reap() collects it */
@@ -108,7 +108,7 @@ static size_t status_num(pid_t pid, const char *key)
 	return n;
 }
 
-size_t targets_threads(const struct options *o, pid_t child)
+size_t targets_threads(const struct target_ids *o, pid_t child)
 {
 	char buf[128], *slash;
 	size_t n = (size_t)o->nr_tids;

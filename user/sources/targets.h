@@ -10,32 +10,42 @@
 
 #include <stdbool.h>
 #include <sys/types.h>
-#include "commands/options.h"
 #include "sources/launch.h"
 #include "support/loop.h"
 
+#define TARGETS_MAX 64
+
+/* What the command line names: -p processes, -t threads, or -a. */
+struct target_ids {
+	pid_t pids[TARGETS_MAX];
+	int nr_pids;
+	pid_t tids[TARGETS_MAX];
+	int nr_tids;
+	bool all;
+};
+
 struct targets {
-	const struct options *o;
+	struct target_ids ids;
 	struct launch *child;		/* -- COMMAND, or NULL */
-	bool gone[OPT_MAX_TARGETS];	/* -p targets whose pidfd fired */
-	bool watched[OPT_MAX_TARGETS];	/* -p targets with a pidfd source */
+	bool gone[TARGETS_MAX];		/* -p targets whose pidfd fired */
+	bool watched[TARGETS_MAX];	/* -p targets with a pidfd source */
 };
 
 /*
- * Watch @o's targets (and @child) in @l: a pidfd source for each process
- * where the kernel gives one. Call targets_alive() on every tick.
+ * Watch @ids (and @child) in @l: a pidfd source for each process where
+ * the kernel gives one. Call targets_alive() on every tick.
  */
 void targets_watch(struct targets *t, struct loop *l,
-		   const struct options *o, struct launch *child);
+		   const struct target_ids *ids, struct launch *child);
 /*
  * Is any target left? Polls the ones without a pidfd (threads, old
  * kernels) and reaps an exited child.
  */
 bool targets_alive(struct targets *t);
 /*
- * How many threads @o's targets (and the launched @child, if > 0) have
- * now, from /proc: the rows a report will hold, at least.
+ * How many threads @ids (and the launched @child, if > 0) have now, from
+ * /proc: the rows a report will hold, at least.
  */
-size_t targets_threads(const struct options *o, pid_t child);
+size_t targets_threads(const struct target_ids *ids, pid_t child);
 
 #endif /* TDBPF_TARGETS_H */
