@@ -26,7 +26,7 @@ $(OUT)/tdbpf_version.h: FORCE
 	@v='#define TDBPF_VERSION "$(TDBPF_VERSION)"'; \
 		[ "$$(cat $@ 2>/dev/null)" = "$$v" ] || echo "$$v" > $@
 
-$(OUT)/user/version.o: $(OUT)/tdbpf_version.h
+$(OUT)/user/commands/version.o: $(OUT)/tdbpf_version.h
 
 # ---- install ---------------------------------------------------------
 

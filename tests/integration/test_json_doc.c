@@ -14,8 +14,8 @@
  */
 #include "helpers.h"
 #include <ctype.h>
-#include "model.h"
-#include "sink.h"
+#include "model/model.h"
+#include "outputs/sink.h"
 
 #define MAX_KEYS	256
 

@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
-#include "options.h"
+#include "commands/options.h"
+#include "model/model.h"
 
 #define MANPAGE "docs/tdbpf.8.scd"
 #define MAX_NAMES 256

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
-#include "tma.h"
+#include "model/tma.h"
 
 static double ev[MODEL_MAX_EVENTS];
 
