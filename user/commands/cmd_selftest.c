@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tdbpf selftest: like perf test, a check a user runs on their own
+ * machine (and pastes into a bug report). It traces its own workload
+ * (selftest_work.c) and compares, thread by thread and event by event,
+ * what tdbpf charged with what the kernel itself counted: per-thread perf
+ * events the selftest opens for the same events, and the task's own
+ * accounting (/proc/.../schedstat, status, stat).
+ *
+ * The window opens and closes while every workload thread is parked
+ * (blocked, off-CPU), so on both sides it starts at a switch-in and ends
+ * at a switch-out: what differs is only where at a switch each side
+ * reads. tdbpf reads its per-CPU counters in the sched_switch program;
+ * the kernel switches a per-thread event out in perf_event_task_sched_out()
+ * (prepare_task_switch(), after the tracepoint) and in again in
+ * perf_event_task_sched_in() (finish_task_switch(), after the switch).
+ * Per slice, tdbpf thus counts the instructions from its read to the
+ * kernel's switch-in, less those from its read to the kernel's
+ * switch-out: the rest of the BPF program and the kernel's switch path,
+ * a bounded number per switch (SWITCH_INSNS), never a fraction of the
+ * work. The bounds below are per switch for that reason.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <inttypes.h>
+#include <linux/perf_event.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "commands/cmd.h"
+#include "commands/selftest_work.h"
+#include "sums/snapshot.h"
+#include "sources/tracer.h"
+
+/*
+ * Instructions per switch that one side counts and the other does not:
+ * on the switch-out, the rest of tdbpf's sched_switch program after its
+ * reads and the kernel's path to perf_event_task_sched_out(); on the
+ * switch-in, those plus context_switch() up to perf_event_task_sched_in().
+ * Debian 12's arm64 kernel measures 1,000-2,500 per switch in QEMU (the
+ * figures tdbpf selftest prints); 10,000 leaves room for a longer BPF
+ * program (more events read per switch) and kernels with more tracing,
+ * and is still far below a slice of the workload (LONG_ITERS: millions).
+ */
+#define SWITCH_INSNS	10000
+/* the same gap in time: 10,000 instructions at 1 GHz, IPC 1 */
+#define SWITCH_NS	10000
+/*
+ * A multiplexed count is an estimate, on both sides: count x enabled /
+ * running, each over its own share of the window (tdbpf rotates its
+ * per-CPU groups, the kernel rotates the per-thread events with them, at
+ * the same ticks but over different sets of events). For the workload's
+ * steady loops an estimate from a share of the slices is close; 10%
+ * allows for slices of different kinds falling unevenly into the shares.
+ */
+#define MUX_REL		0.10
+/* cycles and any event of unknown kind: per switch, or 1% of the count */
+#define OTHER_REL	0.01
+
+enum cls {
+	CLS_INSN,	/* exact: instructions retired */
+	CLS_NS,		/* time: cpu-clock, task-clock */
+	CLS_COUNT,	/* the kernel's own counts: faults, switches, ... */
+	CLS_OTHER,	/* cycles, any other hardware event */
+};
+
+struct check_stats {
+	int pass, fail;
+	char skipped[512];	/* what could not be checked */
+	size_t skipped_len;
+};
+
+static void skip(struct check_stats *st, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void skip(struct check_stats *st, const char *fmt, ...)
+{
+	size_t n = st->skipped_len, room = sizeof(st->skipped);
+	va_list ap;
+
+	if (n >= room - 1)
+		return;
+	if (n)
+		n += snprintf(st->skipped + n, room - n, "; ");
+	va_start(ap, fmt);
+	if (n < room)
+		n += vsnprintf(st->skipped + n, room - n, fmt, ap);
+	va_end(ap);
+	st->skipped_len = n < room ? n : room - 1;
+}
+
+static enum cls classify(const struct model_event *e)
+{
+	if (e->kind == EV_TASK)
+		return e->config1 == TF_ON_CPU ? CLS_NS : CLS_COUNT;
+	if (e->type == PERF_TYPE_HARDWARE &&
+	    e->config == PERF_COUNT_HW_INSTRUCTIONS)
+		return CLS_INSN;
+#if defined(__aarch64__)
+	/* the architected INST_RETIRED */
+	if (e->type == PERF_TYPE_RAW && (e->config & 0xffff) == 0x08)
+		return CLS_INSN;
+#endif
+	if (e->type == PERF_TYPE_SOFTWARE)
+		return e->config == PERF_COUNT_SW_CPU_CLOCK ||
+			       e->config == PERF_COUNT_SW_TASK_CLOCK ?
+		       CLS_NS : CLS_COUNT;
+	return CLS_OTHER;
+}
+
+/* The per-thread event the kernel counts for slot @e of the plan. */
+static int open_thread_event(const struct model_event *e, pid_t tid)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = e->type;
+	a.config = e->config;
+	if (e->kind != EV_TASK) {
+		a.config1 = e->config1;
+		a.config2 = e->config2;
+		a.exclude_user = !!(e->excl & EVF_EXCL_USER);
+		a.exclude_kernel = !!(e->excl & EVF_EXCL_KERNEL);
+	}
+	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			PERF_FORMAT_TOTAL_TIME_RUNNING;
+	return (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, 0);
+}
+
+/* value, enabled, running; scaled as perf stat scales */
+static double scaled(const struct tdbpf_count *c, bool *mux)
+{
+	*mux = c->running && c->running < c->enabled;
+	if (!c->running)
+		return (double)c->value;
+	return (double)c->value * (double)c->enabled / (double)c->running;
+}
+
+/* What the task's own accounting says, from /proc (see the checks). */
+struct proc_task {
+	__u64 exec_ns;		/* schedstat: se.sum_exec_runtime */
+	__u64 switches;		/* status: voluntary + nonvoluntary */
+	__u64 faults;		/* stat: minflt + majflt */
+};
+
+static int proc_task_read(pid_t tid, struct proc_task *p)
+{
+	char path[96], buf[1024], *s;
+	unsigned long long a, b;
+	FILE *f;
+	size_t n;
+	int i;
+
+	memset(p, 0, sizeof(*p));
+	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", tid);
+	f = fopen(path, "r");
+	if (!f || fscanf(f, "%llu", &a) != 1) {
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	fclose(f);
+	p->exec_ns = a;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/status", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(buf, sizeof(buf), f))
+		if (sscanf(buf, "voluntary_ctxt_switches: %llu", &a) == 1 ||
+		    sscanf(buf, "nonvoluntary_ctxt_switches: %llu", &a) == 1)
+			p->switches += a;
+	fclose(f);
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* after "(comm) ": state ppid pgrp session tty tpgid flags minflt
+	 * cminflt majflt */
+	s = strrchr(buf, ')');
+	if (!s)
+		return -1;
+	for (i = 0; i < 8 && s; i++)
+		s = strchr(s + 1, ' ');
+	if (!s || sscanf(s, " %llu %*u %llu", &a, &b) != 2)
+		return -1;
+	p->faults = a + b;
+	return 0;
+}
+
+/* One check: a line with the figures, counted as a pass or a fail. */
+static void check(FILE *out, struct check_stats *st, const char *who,
+		  const char *what, double tdbpf, double kernel, double bound,
+		  const char *how)
+{
+	double d = tdbpf - kernel;
+	bool ok = fabs(d) <= bound;
+
+	if (ok)
+		st->pass++;
+	else
+		st->fail++;
+	fprintf(out, "  %s  %-22s %-22s tdbpf %.0f, kernel %.0f: diff %+.0f, bound %.0f (%s)\n",
+		ok ? "ok  " : "FAIL", who, what, tdbpf, kernel, d, bound,
+		how);
+}
+
+struct st_thread {
+	const struct work_thread *t;
+	int fd[TDBPF_MAX_EVENTS];
+	struct proc_task p0, p1;
+};
+
+static int build_plan(const struct options *o, struct event_plan *plan,
+		      struct detect_info *d, FILE *out)
+{
+	const struct model *m = d->model;
+	char err[512];
+	bool smt;
+	int i;
+
+	if (o->model) {
+		m = find_model_or_say(o->model);
+		if (!m)
+			return 2;
+		if (m != &model_software && m != d->model) {
+			errorf("--model %s: %s", m->name,
+			       d->reason[0] ? d->reason :
+			       "not this machine's model");
+			return 1;
+		}
+	}
+	smt = o->smt >= 0 ? o->smt : d->smt;
+	if (plan_events(m, level_for(m, o->level), smt, gp_budget(m, smt, d),
+			plan, err, sizeof(err))) {
+		errorf("%s", err);
+		return 1;
+	}
+	i = cmd_add_events(o, plan, err, sizeof(err));
+	if (i) {
+		errorf("%s", err);
+		return i;
+	}
+	fprintf(out, "tdbpf selftest: model %s, %d events (%d counters)\n",
+		m->name, plan->nr, plan->nr_counters);
+	return 0;
+}
+
+/* the window: every thread parked; both sides read, then read again */
+static int run_window(struct work *w, struct tracer *tr,
+		      struct st_thread *th, struct snapshot *s0,
+		      struct snapshot *s1)
+{
+	int i;
+
+	if (work_wait_parked(w, 60000))
+		return -ETIMEDOUT;
+	for (i = 0; i < w->nr; i++)
+		if (proc_task_read(th[i].t->tid, &th[i].p0))
+			return -EIO;
+	if (tracer_collect(tr, s0))
+		return -EIO;
+	work_release(w);
+	if (work_wait_parked(w, 600000))
+		return -ETIMEDOUT;
+	if (tracer_collect(tr, s1))
+		return -EIO;
+	for (i = 0; i < w->nr; i++)
+		if (proc_task_read(th[i].t->tid, &th[i].p1))
+			return -EIO;
+	return 0;
+}
+
+/* The checks of one thread: every slot, then its own accounting. */
+static void check_thread(FILE *out, struct check_stats *st,
+			 const struct event_plan *plan,
+			 const struct st_thread *th, const struct task_row *r0,
+			 const struct task_row *r1)
+{
+	char who[48], how[96];
+	struct tdbpf_sched sd;
+	double sw, t, k, bound;
+	bool mux_t, mux_k;
+	int s;
+
+	snprintf(who, sizeof(who), "%s/%d", th->t->name, th->t->tid);
+	sched_sub(&sd, &r1->sched, r0 ? &r0->sched : &(struct tdbpf_sched){});
+	/* the thread's switches in the window: each is one gap */
+	sw = (double)(sd.nvcsw + sd.nivcsw) + 1;
+	for (s = 0; s < plan->nr; s++) {
+		const struct model_event *e = plan->evd[s];
+		struct tdbpf_count c = r1->ctr[s], kc = { 0 };
+		__u64 v[3];
+
+		if (th->fd[s] < 0)
+			continue;
+		if (r0) {
+			c.value -= r0->ctr[s].value;
+			c.enabled -= r0->ctr[s].enabled;
+			c.running -= r0->ctr[s].running;
+		}
+		if (read(th->fd[s], v, sizeof(v)) != sizeof(v)) {
+			skip(st, "%s %s: reading the kernel's count failed",
+			     who, e->name);
+			continue;
+		}
+		kc.value = v[0];
+		kc.enabled = v[1];
+		kc.running = v[2];
+		t = scaled(&c, &mux_t);
+		k = scaled(&kc, &mux_k);
+		if (mux_t || mux_k) {
+			bound = MUX_REL * fmax(t, k);
+			snprintf(how, sizeof(how), "multiplexed: running %.0f%% (tdbpf) %.0f%% (kernel) of enabled, %.0f%%",
+				 c.enabled ? 100.0 * c.running / c.enabled : 0,
+				 kc.enabled ? 100.0 * kc.running / kc.enabled : 0,
+				 MUX_REL * 100);
+		} else {
+			switch (classify(e)) {
+			case CLS_INSN:
+				bound = sw * SWITCH_INSNS;
+				snprintf(how, sizeof(how), "%.0f switches x %d",
+					 sw, SWITCH_INSNS);
+				break;
+			case CLS_NS:
+				bound = sw * SWITCH_NS;
+				snprintf(how, sizeof(how), "%.0f switches x %d ns",
+					 sw, SWITCH_NS);
+				break;
+			case CLS_COUNT:
+				bound = 0;
+				snprintf(how, sizeof(how), "the same count");
+				break;
+			default:
+				bound = fmax(sw * SWITCH_INSNS, OTHER_REL * k);
+				snprintf(how, sizeof(how), "%.0f switches x %d or %.0f%%",
+					 sw, SWITCH_INSNS, OTHER_REL * 100);
+				break;
+			}
+		}
+		check(out, st, who, e->name, t, k, bound, how);
+		if (e->kind == EV_TASK && e->config1 == TF_FAULTS)
+			check(out, st, who, "page-faults", t,
+			      (double)(th->p1.faults - th->p0.faults), 0,
+			      "/proc stat minflt + majflt");
+	}
+	/* the task's own accounting, as /proc shows it: exactly tdbpf's */
+	check(out, st, who, "on-cpu-ns", (double)sd.on_cpu_ns,
+	      (double)(th->p1.exec_ns - th->p0.exec_ns), 0,
+	      "/proc schedstat");
+	check(out, st, who, "switches",
+	      (double)(sd.nvcsw + sd.nivcsw),
+	      (double)(th->p1.switches - th->p0.switches), 0, "/proc status");
+}
+
+int cmd_selftest(const struct options *o, FILE *out)
+{
+	struct st_thread th[WORK_MAX_THREADS];
+	struct check_stats st = { 0 };
+	struct snapshot s0, s1;
+	struct event_plan plan;
+	struct detect_info d;
+	struct tracer *tr = NULL;
+	struct work w;
+	pid_t self = getpid();
+	char err[512];
+	int rc, i, s, nthreads;
+
+	detect_machine("", &d);
+	if (d.model == &model_software && d.reason[0])
+		skip(&st, "hardware counters (%s)", d.reason);
+	if (d.note[0])
+		fprintf(out, "tdbpf selftest: %s\n", d.note);
+	rc = build_plan(o, &plan, &d, out);
+	if (rc)
+		return rc;
+
+	struct tracer_conf tc = {
+		.plan = &plan,
+		.targets = { .pids = &self, .nr_pids = 1 },
+		.max_tasks = 1024,
+		.verbose = o->verbose,
+	};
+	tr = tracer_open(&tc, err, sizeof(err));
+	if (!tr) {
+		errorf("%s", err);
+		return 1;
+	}
+	/* threads on every CPU, at least one of each kind */
+	nthreads = (int)sysconf(_SC_NPROCESSORS_ONLN) * 2;
+	if (nthreads < WORK_NR_KINDS * 2)
+		nthreads = WORK_NR_KINDS * 2;
+	if (work_start(&w, nthreads)) {
+		errorf("cannot start the selftest's threads: %s",
+		       strerror(w.err));
+		tracer_close(tr);
+		return 1;
+	}
+	for (i = 0; i < WORK_MAX_THREADS; i++)
+		for (s = 0; s < TDBPF_MAX_EVENTS; s++)
+			th[i].fd[s] = -1;
+	snapshot_init(&s0, plan.nr);
+	snapshot_init(&s1, plan.nr);
+	rc = work_wait_parked(&w, 60000);
+	/* the kernel's own per-thread counters, opened while parked */
+	for (i = 0; !rc && i < w.nr; i++) {
+		th[i].t = &w.t[i];
+		for (s = 0; s < plan.nr; s++) {
+			th[i].fd[s] = open_thread_event(plan.evd[s], w.t[i].tid);
+			if (th[i].fd[s] < 0 && i == 0)
+				skip(&st, "%s: the kernel's per-thread event does not open (%s)",
+				     plan.evd[s]->name, strerror(errno));
+		}
+	}
+	if (!rc)
+		rc = run_window(&w, tr, th, &s0, &s1);
+	if (rc) {
+		errorf("the selftest's window failed: %s; nothing was checked",
+		       strerror(-rc));
+		rc = 1;
+		goto out;
+	}
+	fprintf(out, "tdbpf selftest: %d threads (long, short, migrating slices) on %d CPUs\n",
+		w.nr, w.ncpu);
+	for (i = 0; i < w.nr; i++) {
+		const struct task_row *r0 = tasks_find(&s0.tasks, w.t[i].tid);
+		const struct task_row *r1 = tasks_find(&s1.tasks, w.t[i].tid);
+
+		if (!r1) {
+			st.fail++;
+			fprintf(out, "  FAIL  %s/%d: tdbpf charged it nothing\n",
+				w.t[i].name, w.t[i].tid);
+			continue;
+		}
+		check_thread(out, &st, &plan, &th[i], r0, r1);
+	}
+	if (s1.lost.read_errors || s1.lost.map_full) {
+		st.fail++;
+		fprintf(out, "  FAIL  tdbpf lost data: %llu read errors, %llu tasks without sums\n",
+			(unsigned long long)s1.lost.read_errors,
+			(unsigned long long)s1.lost.map_full);
+	}
+	fprintf(out, "tdbpf selftest: %d passed, %d failed\n", st.pass,
+		st.fail);
+	if (st.skipped_len)
+		fprintf(out, "tdbpf selftest: not checked: %s\n", st.skipped);
+	rc = st.fail ? 1 : 0;
+out:
+	work_stop(&w);
+	for (i = 0; i < w.nr; i++)
+		for (s = 0; s < plan.nr; s++)
+			if (th[i].fd[s] >= 0)
+				close(th[i].fd[s]);
+	snapshot_free(&s0);
+	snapshot_free(&s1);
+	tracer_close(tr);
+	return rc;
+}
