@@ -794,7 +794,13 @@ static int open_one(const struct model_event *e, int cpu, int group_fd)
 	a.exclude_kernel = !!(e->excl & EVF_EXCL_KERNEL);
 	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
 			PERF_FORMAT_TOTAL_TIME_RUNNING;
-	a.disabled = group_fd < 0;
+	/*
+	 * The leader enabled, unlike the run's groups: Arm's driver leaves
+	 * a disabled (OFF) leader out of its group check (arm_pmu.c's
+	 * validate_event()), so a group of one event more than the counters
+	 * would open, then never count. A probe counts for microseconds.
+	 */
+	a.disabled = 0;
 	return (int)syscall(__NR_perf_event_open, &a, -1, cpu, group_fd,
 			    PERF_FLAG_FD_CLOEXEC);
 }
