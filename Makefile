@@ -11,6 +11,8 @@
 #   make fuzz     libFuzzer targets for 300 s each (make test: 30 s each)
 #   make static   one static binary, build/static/tdbpf (no --listen)
 #   make ARCH=arm64  cross build: build/arm64/static/tdbpf (mk/cross.mk)
+#   make vmtest   Debian's stock kernels under QEMU: arm64 with an emulated
+#                 PMU, x86-64 6.1 and 6.1-rt (tests/vm/run.sh)
 
 CC      ?= gcc
 CLANG   ?= clang
@@ -159,6 +161,7 @@ format:
 
 include mk/asan.mk
 include mk/static.mk
+include mk/vmtest.mk
 include mk/install.mk
 
 # the dependency files of whatever was built before (none on a clean tree)

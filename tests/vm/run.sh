@@ -1,0 +1,125 @@
+#!/bin/sh
+# make vmtest: boot Debian's stock kernels under QEMU (TCG) with an
+# initramfs holding busybox, the static tdbpf, the test workloads and a
+# runner (tests/vm/init), and read the checks' results from the serial
+# console. Usage: tests/vm/run.sh [GUEST...]  (default: all of them)
+#
+#   arm64-icount  -smp 1 -icount shift=0: exact instructions, the PMU
+#   arm64-smp2    -smp 2, no icount: migrations, the software events
+#   x86           Debian 12's amd64 kernel (6.1): integration tests
+#   x86-rt        its PREEMPT_RT flavour
+#
+# Kernels come from apt (scripts/kernel.sh: pinned through the meta
+# package, cached in build/vm/). Each guest has a timeout; its console is
+# kept in build/vm/GUEST.log. Exit 1 when a check fails or a guest gives
+# no result line. VMTEST_CHECKS=FILE runs FILE instead of the guest's
+# checks (a developer's experiment).
+set -u
+cd "$(dirname "$0")/../.."
+VM=build/vm
+TIMEOUT=${VMTEST_TIMEOUT:-900}
+# the integration tests the x86 guests run (software model, graph)
+VM_TESTS=${VM_TESTS:-test_counts,test_graph,test_exit,test_selftest}
+guests=${*:-"arm64-icount arm64-smp2 x86 x86-rt"}
+mkdir -p $VM
+
+die() { echo "vmtest: $*" >&2; exit 1; }
+
+# the shared libraries of dynamic binaries, copied at their own paths
+copy_libs() {
+	root=$1
+	shift
+	for lib in $(ldd "$@" 2>/dev/null | awk '/=>/ { print $3 } /^\t\/lib/ { print $1 }' | sort -u); do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+}
+
+# initramfs for @arch (arm64 | x86) at $VM/initrd-@guest.cpio.gz
+initramfs() {
+	arch=$1 root=$VM/root-$2
+	rm -rf "$root"
+	mkdir -p "$root/bin" "$root/vm/build/tests/workloads" \
+		"$root/vm/build/tests/integration" "$root/vm/build/demo"
+	if [ "$arch" = arm64 ]; then
+		deb=$(ls $VM/busybox-static_*_arm64.deb 2>/dev/null | tail -1)
+		if [ -z "$deb" ]; then
+			(cd $VM && apt-get download -q busybox-static:arm64 >/dev/null 2>&1) ||
+				die "apt-get download busybox-static:arm64 failed"
+			deb=$(ls $VM/busybox-static_*_arm64.deb | tail -1)
+		fi
+		rm -rf $VM/bb-arm64 && dpkg-deb -x "$deb" $VM/bb-arm64
+		cp $VM/bb-arm64/bin/busybox "$root/bin/"
+		cp build/arm64/static/tdbpf "$root/vm/"
+		cp build/arm64/vmtest/spinners "$root/vm/"
+		cp ${VMTEST_CHECKS:-tests/vm/checks-arm64} "$root/vm/checks"
+	else
+		cp /bin/busybox "$root/bin/"
+		cp build/static/tdbpf "$root/vm/"
+		cp build/tests/workloads/* "$root/vm/build/tests/workloads/"
+		cp build/demo/streamgraph "$root/vm/build/demo/"
+		for t in $(echo $VM_TESTS | tr , " "); do
+			cp build/tests/integration/$t "$root/vm/build/tests/integration/"
+		done
+		copy_libs "$root" build/tests/integration/* \
+			build/tests/workloads/* build/demo/streamgraph
+		# pthread_exit() unwinds with libgcc_s, which glibc dlopens
+		copy_libs "$root" /lib/x86_64-linux-gnu/libgcc_s.so.1
+		cp -L /lib/x86_64-linux-gnu/libgcc_s.so.1 \
+			"$root/lib/x86_64-linux-gnu/"
+		cp ${VMTEST_CHECKS:-tests/vm/checks-x86} "$root/vm/checks"
+	fi
+	cp tests/vm/init "$root/init"
+	(cd "$root" && find . | cpio -o -H newc 2>/dev/null) | gzip -1 \
+		> $VM/initrd-$2.cpio.gz
+	rm -rf "$root"
+}
+
+# boot @guest; prints its checks; 0 when all passed
+boot() {
+	g=$1 log=$VM/$1.log
+	case $g in
+	arm64-*)
+		kdir=$(./scripts/kernel.sh fetch linux-image-arm64:arm64 $VM) || return 1
+		set -- qemu-system-aarch64 -M virt -cpu max -m 1G
+		con=ttyAMA0 arch=arm64
+		;;
+	x86)
+		kdir=$(./scripts/kernel.sh fetch linux-image-amd64:amd64 $VM) || return 1
+		set -- qemu-system-x86_64 -cpu max -m 1G -smp 2
+		con=ttyS0 arch=x86
+		;;
+	x86-rt)
+		kdir=$(./scripts/kernel.sh fetch linux-image-rt-amd64:amd64 $VM) || return 1
+		set -- qemu-system-x86_64 -cpu max -m 1G -smp 2
+		con=ttyS0 arch=x86
+		;;
+	*) die "unknown guest $g (arm64-icount, arm64-smp2, x86, x86-rt)" ;;
+	esac
+	env="VM_SMP=2 VM_ICOUNT=0"
+	case $g in
+	arm64-icount) set -- "$@" -smp 1 -icount shift=0; env="VM_SMP=1 VM_ICOUNT=1" ;;
+	arm64-smp2) set -- "$@" -smp 2 ;;
+	esac
+	initramfs $arch $g
+	start=$(date +%s)
+	echo "vmtest: $g: booting $(basename $kdir) ($*)"
+	timeout $TIMEOUT "$@" -nographic -no-reboot \
+		-kernel $kdir/boot/vmlinuz-* -initrd $VM/initrd-$g.cpio.gz \
+		-append "console=$con panic=-1 quiet loglevel=3 $env VM_TESTS=$VM_TESTS" \
+		< /dev/null > $log 2>&1
+	rc=$?
+	tr -d '\r' < $log | grep -E '^vmtest: ' | sed "s/^vmtest: /  $g: /"
+	echo "vmtest: $g: $(( $(date +%s) - start )) s"
+	[ $rc -eq 124 ] && { echo "vmtest: $g: timed out after $TIMEOUT s (console: $log)"; return 1; }
+	res=$(tr -d '\r' < $log | sed -n 's/^vmtest: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' | tail -1)
+	[ -n "$res" ] || { echo "vmtest: $g: no result line (console: $log)"; return 1; }
+	[ "${res#* }" = 0 ]
+}
+
+failed=""
+for g in $guests; do
+	boot $g || failed="$failed $g"
+done
+[ -z "$failed" ] || { echo "vmtest: failed:$failed"; exit 1; }
+echo "vmtest: all guests passed"
