@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "tdbpf.h"		/* the skeleton's .bss is a struct tdbpf_filter */
 #include "tdbpf.skel.h"
 #include "archive.h"
 #include "counters.h"
@@ -20,6 +21,10 @@
 #include "percpu.h"
 #include "task_events.h"
 #include "tracer.h"
+
+/* the BPF side aligns it so; the skeleton shows where the link put it */
+_Static_assert(__builtin_offsetof(struct tdbpf_bpf__bss, track) % 4096 == 0,
+	       "track starts a page of the .bss map");
 
 /* Task iterator records read per read(): a seq_file buffer's worth. */
 #define ITER_BATCH	2048
