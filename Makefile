@@ -42,7 +42,13 @@ ifneq ($(ARCH),$(HOST_ARCH))
 include mk/cross.mk
 endif
 
-BPF_SRC  := bpf/tdbpf.bpf.c
+# the BPF side, one file a job, linked into one object and one skeleton
+# (bpf/shared.bpf.c says why): a new program file is one more line here
+BPF_SRC  := bpf/shared.bpf.c
+BPF_SRC  += bpf/switch.bpf.c
+BPF_SRC  += bpf/wakeups.bpf.c
+BPF_SRC  += bpf/lifecycle.bpf.c
+BPF_OBJ  := $(patsubst bpf/%.c,$(OUT)/bpf/%.o,$(BPF_SRC))
 SKEL     := $(OUT)/tdbpf.skel.h
 # user/: one folder per stage (scripts/check-layers.sh says which may
 # include which)
@@ -79,11 +85,17 @@ $(OUT)/vmlinux.h: | $(VMLINUX_BTF)
 	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp
 	mv $@.tmp $@
 
-$(OUT)/tdbpf.bpf.o: $(BPF_SRC) $(OUT)/vmlinux.h
+$(OUT)/bpf/%.bpf.o: bpf/%.bpf.c $(OUT)/vmlinux.h
+	@mkdir -p $(@D)
 	$(CLANG) -g -O2 -Wall $(WERROR) -target bpf -D__TARGET_ARCH_$(ARCH) \
 		$(DEPFLAGS) -Iinclude -I$(OUT) -c $< -o $@
 
-$(SKEL): $(OUT)/tdbpf.bpf.o
+# static linking: every extern map and variable resolved against its one
+# definition, the programs' sections as they were in one object
+$(OUT)/tdbpf.linked.o: $(BPF_OBJ)
+	$(BPFTOOL) gen object $@ $^
+
+$(SKEL): $(OUT)/tdbpf.linked.o
 	$(BPFTOOL) gen skeleton $< name tdbpf_bpf > $@.tmp
 	mv $@.tmp $@
 
@@ -156,7 +168,7 @@ clean:
 	rm -rf $(OUT) build-asan tdbpf
 
 format:
-	clang-format -i $(wildcard bpf/*.c include/*.h user/*/*.[ch] \
+	clang-format -i $(wildcard bpf/*.[ch] include/*.h user/*/*.[ch] \
 		user/model/cpus/*.c)
 
 include mk/asan.mk
@@ -164,5 +176,6 @@ include mk/static.mk
 include mk/vmtest.mk
 include mk/install.mk
 
-# the dependency files of whatever was built before (none on a clean tree)
--include $(shell find $(OUT) -name '*.d' 2>/dev/null)
+# the dependency files of whatever was built before (none on a clean tree;
+# build/vm/ holds unpacked Debian packages, whose *.d are directories)
+-include $(shell find $(OUT) -path $(OUT)/vm -prune -o -name '*.d' -type f -print 2>/dev/null)
