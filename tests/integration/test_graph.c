@@ -13,6 +13,7 @@
  * "CPU-starved"); it may never be anything else.
  */
 #include <math.h>
+#include <sys/utsname.h>
 #include "helpers.h"
 
 static const char *jstr(json_object *o, const char *key)
@@ -232,6 +233,22 @@ static long long all_wakeups(json_object *task)
  * then the read's own few microseconds of CPU; so the wait plus the
  * waitee's run-queue time is that clock, up to its CPU time.
  */
+/*
+ * PREEMPT_RT: spinlock_t is a sleeping lock (an rt_mutex), so a thread
+ * also blocks on a pipe's locks while the other thread holds them, and
+ * that holder's unlock wakes it; and a sleep's hrtimer expires in a
+ * softirq, run by ktimers/N or by the task that ends a bh-disabled
+ * section, not in the timer interrupt. Found
+ * booting Debian 12's 6.1-rt (make vmtest): the waitee blocked 3,667
+ * times for 3,000 reads, every block ended by the waker.
+ */
+static bool preempt_rt(void)
+{
+	struct utsname u;
+
+	return !uname(&u) && strstr(u.version, "PREEMPT_RT");
+}
+
 static void test_wakeup_counts(void **state)
 {
 	char *json = tmp_path("wc.json"), *out = NULL, *p;
@@ -239,7 +256,8 @@ static void test_wakeup_counts(void **state)
 			 "--", (char *)workload("wakecount"), "-n", "3000",
 			 NULL };
 	json_object *doc, *waker, *waitee, *e, *g, *edges, *lost;
-	long long n = 0, blocked = 0, missed, woken, vol;
+	long long n = 0, blocked = 0, missed, woken, vol, want;
+	bool rt = preempt_rt();
 	double wait, runq, on;
 	int found = 0;
 	size_t i;
@@ -255,10 +273,14 @@ static void test_wakeup_counts(void **state)
 	waitee = task_by_comm(doc, "waitee");
 	assert_non_null(waker);
 	assert_non_null(waitee);
+	/* every block but the exit's, ended by the waker: N of them (RT:
+	 * and its sleeps on the locks the waker held) */
+	want = rt ? jint(waitee, "voluntary") - 1 : n;
+	assert_true(want >= n);
 	e = waiter_entry(waitee, "waker");
 	assert_non_null(e);
 	assert_int_equal(jint(e, "tid"), jint(waker, "tid"));
-	assert_int_equal(jint(e, "wakeups"), n);
+	assert_int_equal(jint(e, "wakeups"), want);
 	wait = (double)jint(e, "wait_ns");
 	runq = (double)jint(waitee, "runq_wait_ns");
 	on = (double)jint(waitee, "on_cpu_ns");
@@ -270,11 +292,22 @@ static void test_wakeup_counts(void **state)
 			    wait, runq, blocked, on);
 		fail();
 	}
+	/*
+	 * RT: the sleeps' timers expire in softirq context, run by ktimers/N
+	 * or by whichever task ends a bh-disabled section: no one kind of
+	 * waker to count (the sums below still hold)
+	 */
 	e = waiter_entry(waker, "timer");
-	assert_non_null(e);
-	print_message("  waker woken by a timer %lld times of %lld sleeps\n",
-		      (long long)jint(e, "wakeups"), n);
-	assert_true(jint(e, "wakeups") <= n && jint(e, "wakeups") >= n * 9 / 10);
+	if (rt) {
+		print_message("  PREEMPT_RT: waker woken by %lld timer interrupts, the rest by the tasks running timer softirqs\n",
+			      e ? (long long)jint(e, "wakeups") : 0);
+	} else {
+		assert_non_null(e);
+		print_message("  waker woken by a timer %lld times of %lld sleeps\n",
+			      (long long)jint(e, "wakeups"), n);
+		assert_true(jint(e, "wakeups") <= n &&
+			    jint(e, "wakeups") >= n * 9 / 10);
+	}
 	assert_true(json_object_object_get_ex(doc, "lost", &lost));
 	missed = jint(lost, "wakeups_missed");
 	for (i = 0; i < 2; i++) {
@@ -301,7 +334,7 @@ static void test_wakeup_counts(void **state)
 		found++;
 		assert_string_equal(jstr(e, "waker_comm"), "waker");
 		assert_string_equal(jstr(e, "wakee_comm"), "waitee");
-		assert_int_equal(jint(e, "wakeups"), n);
+		assert_int_equal(jint(e, "wakeups"), want);
 	}
 	assert_int_equal(found, 1);
 	json_object_put(doc);
