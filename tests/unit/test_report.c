@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Report: scaling, scheduling verdicts, sort/top, and the three writers
+ * Report: scaling, the verdicts of decoded rows, sort/top, and the three
+ * writers
  * (JSON parsed back with json-c, CSV split into fields, table columns).
  * Expected values are worked out here by hand from the inputs.
  */
@@ -119,62 +120,6 @@ static void test_scale_count(void **state)
 	/* big sums do not overflow: 2^62 * 2 */
 	assert_true(scale(1ull << 62, 2ull << 40, 1ull << 40) ==
 		    (double)(1ull << 63));
-}
-
-/* ---- sched_judge ------------------------------------------------------ */
-
-static enum sched_verdict judge_ns(__u64 on, __u64 rq, __u64 off)
-{
-	struct task_row r;
-
-	memset(&r, 0, sizeof(r));
-	r.sched.on_cpu_ns = on;
-	r.sched.runq_wait_ns = rq;
-	r.sched.off_cpu_ns = off;
-	return sched_judge(&r, 1000);
-}
-
-/* shares in milliseconds: well above the 1 ms of life a verdict needs */
-static enum sched_verdict judge(__u64 on, __u64 rq, __u64 off)
-{
-	return judge_ns(on * 1000000, rq * 1000000, off * 1000000);
-}
-
-static void test_sched_judge(void **state)
-{
-	(void)state;
-	assert_int_equal(judge(0, 0, 0), SCHED_IDLE);
-	assert_int_equal(judge(0, 0, 500), SCHED_IDLE);
-	/* waited but never ran: starved */
-	assert_int_equal(judge(0, 1, 0), SCHED_STARVED);
-	/* runq exactly 25% of life and above on-CPU: starved */
-	assert_int_equal(judge(24, 25, 51), SCHED_STARVED);
-	/* runq 24%: not starved; off 53% >= 50%: blocked */
-	assert_int_equal(judge(23, 24, 53), SCHED_BLOCKED);
-	/* runq == on-CPU is not "more waiting than running" */
-	assert_int_equal(judge(25, 25, 50), SCHED_BLOCKED);
-	assert_int_equal(judge(40, 40, 20), SCHED_NONE);
-	/* starved wins over blocked when both hold */
-	assert_int_equal(judge(10, 30, 60), SCHED_STARVED);
-	/* off exactly 50%: blocked; 49%: not */
-	assert_int_equal(judge(50, 0, 50), SCHED_BLOCKED);
-	assert_int_equal(judge(51, 0, 49), SCHED_NONE);
-	assert_int_equal(judge(1, 2, 97), SCHED_BLOCKED);
-	assert_int_equal(judge(100, 0, 0), SCHED_NONE);
-	/* sums near 2^64 / 3 do not overflow the comparisons */
-	assert_int_equal(judge_ns(1ull << 62, (1ull << 62) + 1, 1ull << 62),
-			 SCHED_STARVED);
-	assert_int_equal(judge_ns(1ull << 62, 0, (1ull << 62) + 1),
-			 SCHED_BLOCKED);
-	/* under 1 ms of observed life: no verdict from a few microseconds */
-	assert_int_equal(judge_ns(0, 999999, 0), SCHED_NONE);
-	assert_int_equal(judge_ns(0, 1000000, 0), SCHED_STARVED);
-	assert_int_equal(judge_ns(1, 0, 999998), SCHED_NONE);
-	assert_int_equal(judge_ns(1, 0, 999999), SCHED_BLOCKED);
-	assert_string_equal(sched_verdict_str(SCHED_STARVED), "CPU-starved");
-	assert_string_equal(sched_verdict_str(SCHED_BLOCKED), "blocked");
-	assert_string_equal(sched_verdict_str(SCHED_IDLE), "idle");
-	assert_string_equal(sched_verdict_str(SCHED_NONE), "-");
 }
 
 /* ---- report_build ----------------------------------------------------- */
@@ -1141,7 +1086,6 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_scale_count),
-		cmocka_unit_test(test_sched_judge),
 		cmocka_unit_test(test_build_sort_top),
 		cmocka_unit_test(test_build_decode),
 		cmocka_unit_test(test_build_coverage),

@@ -109,13 +109,7 @@ static int node_of_tid(const struct key *by_tid, size_t n, const int *rowmap,
 
 static enum sched_verdict judge(const struct graph_node *n)
 {
-	struct task_row r;
-
-	memset(&r, 0, sizeof(r));
-	r.sched.on_cpu_ns = n->on_cpu_ns;
-	r.sched.runq_wait_ns = n->runq_ns;
-	r.sched.off_cpu_ns = n->blocked_ns;
-	return sched_judge(&r, 0);
+	return sched_judge(n->on_cpu_ns, n->runq_ns, n->blocked_ns);
 }
 
 /* Nodes: one per row, or one per folded name; rowmap[row] = node. */

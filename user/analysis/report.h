@@ -9,17 +9,11 @@
 #define TDBPF_REPORT_H
 
 #include <stdio.h>
+#include "analysis/sched_verdict.h"
 #include "model/model.h"
 #include "model/tma.h"
 #include "sums/snapshot.h"
 #include "sums/tasks.h"
-
-enum sched_verdict {
-	SCHED_NONE,		/* ran enough to judge its pipeline */
-	SCHED_STARVED,		/* mostly waiting in the run queue */
-	SCHED_BLOCKED,		/* mostly off CPU (sleeping, blocked on I/O) */
-	SCHED_IDLE,		/* did not run in the window */
-};
 
 enum sort_key {
 	SORT_CPU,		/* on-CPU time, descending (default) */
@@ -89,8 +83,6 @@ double scale_count(const struct tdbpf_count *c);
  */
 const struct tdbpf_count *slot_times(const struct event_plan *plan,
 				     const struct task_row *row, int slot);
-enum sched_verdict sched_judge(const struct task_row *r, __u64 window_ns);
-const char *sched_verdict_str(enum sched_verdict v);
 
 /*
  * Sort and cut @t into @rep (allocates rep->rows; free with report_free).
