@@ -29,6 +29,7 @@ if ! { $clang $flags tests/fuzz/fuzz_options.c user/commands/options.c \
 	user/model/model.c user/model/tma.c user/model/plan.c user/model/cpus/*.c \
 	-o "$out/fuzz_decode" -lm &&
 	$clang $flags tests/fuzz/fuzz_evsel.c user/model/evsel.c \
+	user/model/evsel_terms.c \
 	-o "$out/fuzz_evsel" &&
 	$clang $flags tests/fuzz/fuzz_replay.c user/sources/replay.c \
 	user/analysis/report.c user/analysis/report_ahead.c user/analysis/graph.c \

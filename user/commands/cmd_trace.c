@@ -15,6 +15,7 @@
 #include "commands/top.h"
 #include "model/evsel.h"
 #include "sources/counters.h"
+#include "sources/evsel_probe.h"
 #include "support/privs.h"
 
 static bool has_cap(cap_value_t c)
