@@ -73,7 +73,7 @@ test-package:
 
 # ---- manual page ---------------------------------------------------------
 
-MAN_SRC := doc/tdbpf.8.scd
+MAN_SRC := docs/tdbpf.8.scd
 MAN     := $(OUT)/tdbpf.8
 
 .PHONY: man

@@ -54,7 +54,7 @@ struct options {
 	/*
 	 * sched_waking traced: the wait-for graph. Opt-in (--wakeups or
 	 * --graph): it adds about 3% to a pinned ping-pong's round trip,
-	 * the issue's limit for being on by default (README, Performance).
+	 * the issue's limit for being on by default (docs/performance.md).
 	 */
 	bool wakeups;
 	const char *input;	/* decode, report: FILE or "-" */

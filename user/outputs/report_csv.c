@@ -30,7 +30,7 @@
  * the report's level, in percent, neither clamped nor rounded beyond
  * "%.2f". With wakeups traced, the task's waits by waker follow its
  * scheduling lines: wait_ns:WAKER (unit ns) and wakeups:WAKER, WAKER a
- * "comm-tid" or a kind ("timer", "irq", "unseen": README), RUN the
+ * "comm-tid" or a kind ("timer", "irq", "unseen": docs/graph.md), RUN the
  * task's blocked ns and PCT the share of it; and a comment line
  * "# bottleneck: COMM-TID: REASON; ..." comes first. When tasks or
  * counter reads were lost a comment line

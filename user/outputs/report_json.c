@@ -12,8 +12,8 @@
  *                                  no sched_switch event showed: their
  *                                  counts are extrapolated (uncounted_ns)
  *   "nr_total": 14,                tasks before --top
- *   "graph": {                     with wakeups traced (README: Reading
- *     "blocked_ns",                the graph): the blocked tasks' time,
+ *   "graph": {                     with wakeups traced (docs/graph.md):
+ *     "blocked_ns",                the blocked tasks' time,
  *     "edges": [ { "waker_tid", "waker_comm", "wakee_tid",
  *                  "wakee_comm", "wakeups", "wait_ns" } ],
  *     "bottleneck": [ { "tid", "comm", "nr_tasks", "share" (of
