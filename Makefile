@@ -83,8 +83,8 @@ $(OUT)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-# only the tracer includes the skeleton
-$(OUT)/user/sources/tracer.o: $(SKEL)
+# only the tracer includes the skeleton (tracer_priv.h)
+$(OUT)/user/sources/tracer.o $(OUT)/user/sources/tracer_collect.o: $(SKEL)
 
 tdbpf: $(USER_OBJ)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)

@@ -8,7 +8,7 @@
  *   -I timer                  an interval report (deltas since the last)
  *   tick (TICK_MS)            stop when no target is left (threads, old kernels)
  *   targets' pidfds           stop when the last one exits (targets.c)
- *   the tracer's drain timer  exited tasks out of the BPF map (tracer.c)
+ *   the tracer's drain timer  exited tasks out of the BPF map (tracer*.c)
  *   --listen                  libmicrohttpd's epoll fd and its timeout: a
  *                             scrape collects and answers (prom_server.c)
  *
