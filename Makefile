@@ -94,6 +94,15 @@ $(OUT)/tests/unit/%: tests/unit/%.c $(LIB_OBJ)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) $(filter %.c %.o,$^) -o $@ \
 		$(LDLIBS) -ljson-c -lcmocka
 
+# the reference tests (one binary per vendor) share tests/unit/reference/
+# (a static pattern rule: the objects must be made before the link)
+REF_OBJ := $(patsubst %.c,$(OUT)/%.o,$(wildcard tests/unit/reference/*.c))
+REF_BIN := $(filter $(OUT)/tests/unit/test_reference_%,$(UNIT_BIN))
+$(REF_BIN): $(OUT)/tests/unit/%: tests/unit/%.c $(REF_OBJ) $(LIB_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) $(filter %.c %.o,$^) -o $@ \
+		$(LDLIBS) -ljson-c -lcmocka
+
 $(OUT)/tests/integration/%: tests/integration/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) $< -o $@ -ljson-c -lcmocka -lpthread -lm
