@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include "analysis/report.h"
 
@@ -13,10 +14,10 @@
 
 /*
  * Subcommands. Each has an entry in subcommands[] (options.c: its name,
- * synopsis and its own validation, all pure, so they are fuzzed) and a
- * run function in main.c's table, indexed by this enum. A new
- * subcommand: an enum value here, an entry in each table, and its
- * cmd_NAME.c. Messages that list the subcommands are made from subcommands[].
+ * synopsis and its own validation, all pure, so they are fuzzed, and
+ * what it runs), indexed by this enum. A new subcommand: an enum value
+ * here, an entry in the table, and its cmd_NAME.c. Messages that list
+ * the subcommands are made from subcommands[].
  */
 enum command {
 	CMD_TRACE,	/* the default: no subcommand word */
@@ -84,6 +85,8 @@ struct subcommand {
 	 */
 	int (*check)(struct options *o, int argc, char **argv, int optind,
 		     char *err, size_t len);
+	/* Run it: the exit status (cmd.h). */
+	int (*run)(const struct options *o, FILE *out);
 };
 
 /* Every subcommand, ending with a NULL check. */
