@@ -23,7 +23,8 @@ mkdir -p "$out/artifacts"
 # parses with it). Compiler chatter goes to a log, shown when the build
 # fails.
 if ! { $clang $flags -DTDBPF_PARSE_ONLY tests/fuzz/fuzz_options.c \
-	user/commands/options.c user/outputs/listen_opts.c \
+	user/commands/options.c user/commands/subcommands.c \
+	user/outputs/listen_opts.c \
 	-o "$out/fuzz_options" &&
 	$clang $flags tests/fuzz/fuzz_decode.c user/sources/decode_input.c \
 	user/model/model.c user/model/tma.c user/model/plan.c user/model/cpus/*.c \

@@ -13,7 +13,7 @@
 #define OPT_MAX_EVENT_ARGS	16	/* -e options; each holds many events */
 
 /*
- * Subcommands. Each has an entry in subcommands[] (options.c: its name,
+ * Subcommands. Each has an entry in subcommands[] (subcommands.c: its name,
  * synopsis and its own validation, all pure, so they are fuzzed, and
  * what it runs), indexed by this enum. A new subcommand: an enum value
  * here, an entry in the table, and its cmd_NAME.c. Messages that list
@@ -89,8 +89,12 @@ struct subcommand {
 	int (*run)(const struct options *o, FILE *out);
 };
 
-/* Every subcommand, ending with a NULL check. */
+/* Every subcommand, indexed by enum command (subcommands.c). */
 extern const struct subcommand subcommands[];
+/* The subcommand named @word, or NULL. */
+const struct subcommand *find_subcommand(const char *word);
+/* "'list', 'decode', ": the words a user is told about, into @buf. */
+void subcommand_names(char *buf, size_t len);
 
 /* The sort keys' names, indexed by enum sort_key (SORT_NR of them). */
 extern const char *const sort_names[];
@@ -108,6 +112,12 @@ void join_names(char *buf, size_t len, const char *const *names, int n,
  */
 int parse_options(int argc, char **argv, struct options *o, char *err,
 		  size_t errlen);
-void print_usage(FILE *f);
+/*
+ * -1 after @fmt into @err, made one printable line (it quotes the user's
+ * argument): for the parser and the subcommands' checks.
+ */
+int options_fail(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void print_usage(FILE *f);	/* usage.c */
 
 #endif /* TDBPF_OPTIONS_H */
