@@ -33,6 +33,7 @@ if ! { $clang $flags -DTDBPF_PARSE_ONLY tests/fuzz/fuzz_options.c \
 	-o "$out/fuzz_evsel" &&
 	$clang $flags tests/fuzz/fuzz_replay.c user/sources/replay.c \
 	user/analysis/report.c user/analysis/report_ahead.c user/analysis/graph.c \
+	user/analysis/scale.c \
 	user/outputs/report_table.c user/outputs/report_csv.c \
 	user/outputs/report_json.c user/support/json.c user/support/outbuf.c \
 	user/sums/tasks.c user/sums/waits.c \

@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 #include "model/model.h"
+#include "analysis/scale.h"
 #include "model/tma.h"
 #include "sums/snapshot.h"
 #include "sums/tasks.h"
@@ -81,14 +82,6 @@ struct report {
 	int nr_verdict;
 };
 
-/* Scale one counter slot: sum(value) * sum(enabled) / sum(running). */
-double scale_count(const struct tdbpf_count *c);
-/*
- * The enabled and running times of plan slot @slot of @row: its group
- * leader's, as members are scheduled with their leader.
- */
-const struct tdbpf_count *slot_times(const struct event_plan *plan,
-				     const struct task_row *row, int slot);
 enum sched_verdict sched_judge(const struct task_row *r, __u64 window_ns);
 const char *sched_verdict_str(enum sched_verdict v);
 

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "analysis/report.h"
+#include "analysis/scale.h"
 #include "model/tma.h"
 #include "outputs/prom.h"
 #include "sums/archive.h"
@@ -418,22 +419,6 @@ static void key_of(const struct prom_state *st, const struct task_row *r,
 		k->tid = r->tid;
 }
 
-/* Slot @slot of @d, scaled with its group leader's times. */
-static double scale_slot(const struct event_plan *plan,
-			 const struct tdbpf_count *d, int slot)
-{
-	int g = plan->group[slot], l = slot;
-	struct tdbpf_count c;
-
-	if (g >= 0 && g < plan->nr_groups && plan->leader[g] >= 0 &&
-	    plan->leader[g] < plan->nr)
-		l = plan->leader[g];
-	c.value = d[slot].value;
-	c.enabled = d[l].enabled;
-	c.running = d[l].running;
-	return scale_count(&c);
-}
-
 /* Add a series' increment (delta[]) to its scaled counts and TMA slots. */
 static void series_finish(const struct prom_state *st, struct prom_series *s)
 {
@@ -443,11 +428,12 @@ static void series_finish(const struct prom_state *st, struct prom_series *s)
 	struct tma_result res;
 	int i, nn = nr_nodes(st);
 
+	/* per increment, as -I scales each interval */
+	scale_slots(plan, s->delta, sc);
 	for (i = 0; i < plan->nr; i++) {
 		s->raw[i].value += s->delta[i].value;
 		s->raw[i].enabled += s->delta[i].enabled;
 		s->raw[i].running += s->delta[i].running;
-		sc[i] = scale_slot(plan, s->delta, i);
 		/* enabled but never running: nothing to add (coverage) */
 		if (isfinite(sc[i]))
 			s->scaled[i] += sc[i];
