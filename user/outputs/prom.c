@@ -28,6 +28,7 @@
 #include "model/tma.h"
 #include "outputs/prom.h"
 #include "sums/archive.h"
+#include "support/hash.h"
 #include "support/text.h"
 
 /* ---- process names ---------------------------------------------------- */
@@ -38,32 +39,62 @@ struct pcomm_entry {
 };
 
 struct pcomm_map {
-	struct pcomm_entry *e;
-	size_t cap;
+	struct pcomm_entry *e;	/* nr of them, room for the table's rows */
+	size_t nr;
+	struct hash_index x;	/* tgid -> entry + 1 */
 };
 
-static size_t u32_hash(__u32 v, size_t mask)
+struct pcomm_key {
+	const struct pcomm_map *m;
+	__u32 tgid;
+};
+
+static bool pcomm_is(const void *ctx, size_t i)
 {
-	return (size_t)(((uint64_t)v * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+	const struct pcomm_key *k = ctx;
+
+	return k->m->e[i].tgid == k->tgid;
 }
 
-static struct pcomm_entry *pcomm_slot(struct pcomm_map *m, __u32 tgid)
+static size_t *pcomm_slot(const struct pcomm_map *m, __u32 tgid)
 {
-	size_t mask, i;
+	struct pcomm_key k = { m, tgid };
 
-	if (!m || !m->cap)
+	return hash_find(&m->x, hash_id(tgid), pcomm_is, &k);
+}
+
+/* The name of @tgid, NULL if @m has none. */
+static struct pcomm_entry *pcomm_find(const struct pcomm_map *m, __u32 tgid)
+{
+	size_t *slot;
+
+	if (!m)
 		return NULL;
-	mask = m->cap - 1;
-	for (i = u32_hash(tgid, mask); m->e[i].tgid; i = (i + 1) & mask)
-		if (m->e[i].tgid == tgid)
-			return &m->e[i];
-	return &m->e[i];
+	slot = pcomm_slot(m, tgid);
+	return *slot ? &m->e[*slot - 1] : NULL;
+}
+
+/* The entry of @tgid, added (unnamed) if new. */
+static struct pcomm_entry *pcomm_add(struct pcomm_map *m, __u32 tgid)
+{
+	size_t *slot = pcomm_slot(m, tgid);
+	struct pcomm_entry *e;
+
+	if (*slot)
+		return &m->e[*slot - 1];
+	e = &m->e[m->nr++];
+	e->tgid = tgid;
+	e->comm[0] = '\0';
+	*slot = m->nr;
+	return e;
 }
 
 static void pcomm_free(struct pcomm_map *m)
 {
-	if (m)
+	if (m) {
 		free(m->e);
+		hash_index_free(&m->x);
+	}
 	free(m);
 }
 
@@ -108,12 +139,10 @@ static int pcomm_build(struct prom_state *st, const struct task_table *cur)
 
 	if (!m)
 		return -ENOMEM;
-	m->cap = 64;
-	while (m->cap < cur->nr * 2)
-		m->cap *= 2;
-	m->e = calloc(m->cap, sizeof(*m->e));
-	if (!m->e) {
-		free(m);
+	/* at most one entry per row */
+	m->e = calloc(cur->nr + 1, sizeof(*m->e));
+	if (!m->e || hash_index_init(&m->x, cur->nr, 64)) {
+		pcomm_free(m);
 		return -ENOMEM;
 	}
 	for (i = 0; i < cur->nr; i++) {
@@ -121,21 +150,17 @@ static int pcomm_build(struct prom_state *st, const struct task_table *cur)
 
 		if (!r->pid || r->tid != r->pid)
 			continue;
-		e = pcomm_slot(m, r->pid);
-		e->tgid = r->pid;
+		e = pcomm_add(m, r->pid);
 		copy_name(e->comm, sizeof(e->comm), r->comm);
 	}
 	for (i = 0; i < cur->nr; i++) {
 		const struct task_row *r = tasks_row(cur, i);
 
-		if (!r->pid)
+		if (!r->pid || pcomm_find(m, r->pid))
 			continue;
-		e = pcomm_slot(m, r->pid);
-		if (e->tgid)
-			continue;
-		e->tgid = r->pid;
-		old = pcomm_slot(st->pcomm, r->pid);
-		if (old && old->tgid)
+		e = pcomm_add(m, r->pid);
+		old = pcomm_find(st->pcomm, r->pid);
+		if (old)
 			memcpy(e->comm, old->comm, sizeof(e->comm));
 		else
 			read_pcomm(st->proc, r->pid, e->comm, sizeof(e->comm));
@@ -200,25 +225,32 @@ struct prom_key {
 	__u32 pid, tid;
 };
 
-static size_t key_hash(const struct prom_key *k)
+static uint64_t key_hash(const struct prom_key *k)
 {
-	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
-	const char *s;
+	uint64_t h = hash_str(HASH_FNV_INIT, k->comm);
 
-	for (s = k->comm; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	h = (h ^ 0xff) * 0x100000001b3ull;	/* not a byte of a name */
-	for (s = k->thread; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	h = (h ^ k->pid) * 0x100000001b3ull;
-	h = (h ^ k->tid) * 0x100000001b3ull;
-	return (size_t)h;
+	h = hash_mix(h, 0xff);	/* not a byte of a name */
+	h = hash_str(h, k->thread);
+	h = hash_mix(h, k->pid);
+	return hash_mix(h, k->tid);
 }
 
 static bool key_is(const struct prom_series *s, const struct prom_key *k)
 {
 	return s->pid == k->pid && s->tid == k->tid &&
 	       !strcmp(s->comm, k->comm) && !strcmp(s->thread, k->thread);
+}
+
+struct series_key {
+	const struct prom_state *st;
+	const struct prom_key *k;
+};
+
+static bool series_is(const void *ctx, size_t i)
+{
+	const struct series_key *sk = ctx;
+
+	return key_is(sk->st->series[i], sk->k);
 }
 
 static int nr_nodes(const struct prom_state *st)
@@ -274,10 +306,11 @@ static struct prom_series *series_new(const struct prom_state *st,
 
 static int index_rebuild(struct prom_state *st, size_t cap)
 {
-	size_t *index = calloc(cap, sizeof(*index)), mask = cap - 1, i, h;
+	struct hash_index x = { 0 };
 	struct prom_key k;
+	size_t i;
 
-	if (!index)
+	if (hash_index_init(&x, 0, cap))
 		return -ENOMEM;
 	for (i = 0; i < (size_t)st->nr_series; i++) {
 		const struct prom_series *s = st->series[i];
@@ -287,13 +320,10 @@ static int index_rebuild(struct prom_state *st, size_t cap)
 		memcpy(k.thread, s->thread, sizeof(k.thread));
 		k.pid = s->pid;
 		k.tid = s->tid;
-		for (h = key_hash(&k) & mask; index[h]; h = (h + 1) & mask)
-			;
-		index[h] = i + 1;
+		*hash_find(&x, key_hash(&k), NULL, NULL) = i + 1;
 	}
-	free(st->index);
-	st->index = index;
-	st->index_cap = cap;
+	hash_index_free(&st->index);
+	st->index = x;
 	return 0;
 }
 
@@ -301,18 +331,16 @@ static int index_rebuild(struct prom_state *st, size_t cap)
 static struct prom_series *series_get(struct prom_state *st,
 				      const struct prom_key *k)
 {
+	struct series_key sk = { st, k };
 	struct prom_series *s, **arr;
-	size_t mask = st->index_cap - 1, h;
+	size_t *slot = hash_find(&st->index, key_hash(k), series_is, &sk);
 
-	for (h = key_hash(k) & mask; st->index[h]; h = (h + 1) & mask) {
-		s = st->series[st->index[h] - 1];
-		if (key_is(s, k))
-			return s;
-	}
+	if (*slot)
+		return st->series[*slot - 1];
 	if (st->nr_live_series >= st->max_series)
 		goto other;
-	if ((size_t)(st->nr_series + 1) * 2 > st->index_cap) {
-		if (index_rebuild(st, st->index_cap * 2))
+	if ((size_t)(st->nr_series + 1) * 2 > st->index.cap) {
+		if (index_rebuild(st, st->index.cap * 2))
 			goto other;
 		return series_get(st, k);
 	}
@@ -324,7 +352,7 @@ static struct prom_series *series_get(struct prom_state *st,
 	if (!s)
 		goto other;
 	st->series[st->nr_series++] = s;
-	st->index[h] = (size_t)st->nr_series;
+	*slot = (size_t)st->nr_series;
 	st->nr_live_series++;
 	return s;
 other:
@@ -388,7 +416,7 @@ void prom_free(struct prom_state *st)
 		free(st->series[i]);
 	free(st->series);
 	free(st->other);
-	free(st->index);
+	hash_index_free(&st->index);
 	tasks_free(&st->last);
 	tasks_free(&st->next);
 	pcomm_free(st->pcomm);
@@ -404,10 +432,10 @@ static __u64 sub_sat(__u64 a, __u64 b)
 static void key_of(const struct prom_state *st, const struct task_row *r,
 		   struct prom_key *k)
 {
-	struct pcomm_entry *e = pcomm_slot(st->pcomm, r->pid);
+	struct pcomm_entry *e = pcomm_find(st->pcomm, r->pid);
 
 	memset(k, 0, sizeof(*k));
-	if (e && e->tgid)
+	if (e)
 		memcpy(k->comm, e->comm, sizeof(k->comm));
 	if (st->labels & LISTEN_LABEL_TID)
 		copy_name(k->thread, sizeof(k->thread), r->comm);
@@ -499,7 +527,7 @@ static int series_expire(struct prom_state *st)
 		if (st->series[i])
 			st->series[j++] = st->series[i];
 	st->nr_series = j;
-	return index_rebuild(st, st->index_cap);
+	return index_rebuild(st, st->index.cap);
 }
 
 int prom_update(struct prom_state *st, const struct task_table *cur)
