@@ -14,437 +14,21 @@
  * node fractions are added as slot counts (fraction x the increment's
  * slots), so that sum(rate(node)) / sum(rate(slots)) over any set of
  * series and hosts is the slot-weighted fraction.
+ *
+ * This file is the update; which label set a task goes to is
+ * prom_names.c's, the series table prom_series.c's (prom_table.h).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include "analysis/report.h"
 #include "analysis/scale.h"
 #include "model/tma.h"
-#include "outputs/prom.h"
+#include "outputs/prom_table.h"
 #include "sums/archive.h"
-#include "support/hash.h"
-#include "support/text.h"
-
-/* ---- process names ---------------------------------------------------- */
-
-struct pcomm_entry {
-	__u32 tgid;		/* 0 = empty */
-	char comm[TDBPF_COMM_LEN + 1];
-};
-
-struct pcomm_map {
-	struct pcomm_entry *e;	/* nr of them, room for the table's rows */
-	size_t nr;
-	struct hash_index x;	/* tgid -> entry + 1 */
-};
-
-struct pcomm_key {
-	const struct pcomm_map *m;
-	__u32 tgid;
-};
-
-static bool pcomm_is(const void *ctx, size_t i)
-{
-	const struct pcomm_key *k = ctx;
-
-	return k->m->e[i].tgid == k->tgid;
-}
-
-static size_t *pcomm_slot(const struct pcomm_map *m, __u32 tgid)
-{
-	struct pcomm_key k = { m, tgid };
-
-	return hash_find(&m->x, hash_id(tgid), pcomm_is, &k);
-}
-
-/* The name of @tgid, NULL if @m has none. */
-static struct pcomm_entry *pcomm_find(const struct pcomm_map *m, __u32 tgid)
-{
-	size_t *slot;
-
-	if (!m)
-		return NULL;
-	slot = pcomm_slot(m, tgid);
-	return *slot ? &m->e[*slot - 1] : NULL;
-}
-
-/* The entry of @tgid, added (unnamed) if new. */
-static struct pcomm_entry *pcomm_add(struct pcomm_map *m, __u32 tgid)
-{
-	size_t *slot = pcomm_slot(m, tgid);
-	struct pcomm_entry *e;
-
-	if (*slot)
-		return &m->e[*slot - 1];
-	e = &m->e[m->nr++];
-	e->tgid = tgid;
-	e->comm[0] = '\0';
-	*slot = m->nr;
-	return e;
-}
-
-static void pcomm_free(struct pcomm_map *m)
-{
-	if (m) {
-		free(m->e);
-		hash_index_free(&m->x);
-	}
-	free(m);
-}
-
-/* /proc/TGID/comm, for a process whose main thread tdbpf did not see */
-static void read_pcomm(const char *proc, __u32 tgid, char *out, size_t len)
-{
-	char path[96];
-	ssize_t n;
-	int fd;
-
-	out[0] = '\0';
-	snprintf(path, sizeof(path), "%s/%u/comm", proc, tgid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	n = read(fd, out, len - 1);
-	close(fd);
-	if (n <= 0)
-		n = 0;
-	out[n] = '\0';
-	out[strcspn(out, "\n")] = '\0';
-}
-
-static void copy_name(char *dst, size_t len, const char *src)
-{
-	size_t n = strnlen(src, len - 1);
-
-	memcpy(dst, src, n);
-	dst[n] = '\0';
-}
-
-/*
- * tgid -> process name for the tgids of @cur: the main thread's own row
- * when the table has it (the newest name), else what the previous scrape
- * knew, else /proc. Rebuilt each update so it never outgrows the table.
- */
-static int pcomm_build(struct prom_state *st, const struct task_table *cur)
-{
-	struct pcomm_map *m = calloc(1, sizeof(*m));
-	struct pcomm_entry *e, *old;
-	size_t i;
-
-	if (!m)
-		return -ENOMEM;
-	/* at most one entry per row */
-	m->e = calloc(cur->nr + 1, sizeof(*m->e));
-	if (!m->e || hash_index_init(&m->x, cur->nr, 64)) {
-		pcomm_free(m);
-		return -ENOMEM;
-	}
-	for (i = 0; i < cur->nr; i++) {
-		const struct task_row *r = tasks_row(cur, i);
-
-		if (!r->pid || r->tid != r->pid)
-			continue;
-		e = pcomm_add(m, r->pid);
-		copy_name(e->comm, sizeof(e->comm), r->comm);
-	}
-	for (i = 0; i < cur->nr; i++) {
-		const struct task_row *r = tasks_row(cur, i);
-
-		if (!r->pid || pcomm_find(m, r->pid))
-			continue;
-		e = pcomm_add(m, r->pid);
-		old = pcomm_find(st->pcomm, r->pid);
-		if (old)
-			memcpy(e->comm, old->comm, sizeof(e->comm));
-		else
-			read_pcomm(st->proc, r->pid, e->comm, sizeof(e->comm));
-	}
-	pcomm_free(st->pcomm);
-	st->pcomm = m;
-	return 0;
-}
-
-/* ---- label escaping --------------------------------------------------- */
-
-/*
- * A label value as the exposition formats want it: backslash, double
- * quote and newline escaped, and valid UTF-8 (Prometheus rejects the
- * whole scrape otherwise; a thread name can hold any byte): each byte
- * outside a valid sequence becomes U+FFFD. @dst needs 3 bytes per byte
- * of @s, plus one.
- */
-static char *esc_label(char *dst, const char *s)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	size_t n = strlen(s), i = 0, l;
-
-	while (i < n) {
-		switch (u[i]) {
-		case '\\':
-			*dst++ = '\\';
-			*dst++ = '\\';
-			i++;
-			continue;
-		case '"':
-			*dst++ = '\\';
-			*dst++ = '"';
-			i++;
-			continue;
-		case '\n':
-			*dst++ = '\\';
-			*dst++ = 'n';
-			i++;
-			continue;
-		}
-		l = text_utf8_seq(u + i, n - i);
-		if (!l) {
-			memcpy(dst, "\xef\xbf\xbd", 3);
-			dst += 3;
-			i++;
-			continue;
-		}
-		memcpy(dst, u + i, l);
-		dst += l;
-		i += l;
-	}
-	*dst = '\0';
-	return dst;
-}
-
-/* ---- series ----------------------------------------------------------- */
-
-struct prom_key {
-	char comm[TDBPF_COMM_LEN + 1];
-	char thread[TDBPF_COMM_LEN + 2];
-	__u32 pid, tid;
-};
-
-static uint64_t key_hash(const struct prom_key *k)
-{
-	uint64_t h = hash_str(HASH_FNV_INIT, k->comm);
-
-	h = hash_mix(h, 0xff);	/* not a byte of a name */
-	h = hash_str(h, k->thread);
-	h = hash_mix(h, k->pid);
-	return hash_mix(h, k->tid);
-}
-
-static bool key_is(const struct prom_series *s, const struct prom_key *k)
-{
-	return s->pid == k->pid && s->tid == k->tid &&
-	       !strcmp(s->comm, k->comm) && !strcmp(s->thread, k->thread);
-}
-
-struct series_key {
-	const struct prom_state *st;
-	const struct prom_key *k;
-};
-
-static bool series_is(const void *ctx, size_t i)
-{
-	const struct series_key *sk = ctx;
-
-	return key_is(sk->st->series[i], sk->k);
-}
-
-static int nr_nodes(const struct prom_state *st)
-{
-	const struct model *m = st->plan->model;
-
-	return m && m->max_level > 0 && st->plan->level > 0 ? m->nr_nodes : 0;
-}
-
-static struct prom_series *series_new(const struct prom_state *st,
-				      const struct prom_key *k, bool other)
-{
-	size_t nr = (size_t)st->plan->nr, nn = (size_t)nr_nodes(st);
-	size_t labels = 3 * (sizeof(k->comm) + sizeof(k->thread)) + 64;
-	struct prom_series *s;
-	char *p;
-
-	s = calloc(1, sizeof(*s) + 2 * nr * sizeof(struct tdbpf_count) +
-			      (nr + nn) * sizeof(double) + labels);
-	if (!s)
-		return NULL;
-	s->raw = (struct tdbpf_count *)(s + 1);
-	s->delta = s->raw + nr;
-	s->scaled = (double *)(s->delta + nr);
-	s->tma = s->scaled + nr;
-	s->labels = (char *)(s->tma + nn);
-	memcpy(s->comm, k->comm, sizeof(s->comm));
-	memcpy(s->thread, k->thread, sizeof(s->thread));
-	s->pid = k->pid;
-	s->tid = k->tid;
-	/* every series of a family carries the same label names */
-	p = s->labels;
-	p += sprintf(p, "comm=\"");
-	p = esc_label(p, other ? "other" : k->comm);
-	p += sprintf(p, "\",thread=\"");
-	p = esc_label(p, other ? "other" : k->thread);
-	*p++ = '"';
-	*p = '\0';
-	if (st->labels & (LISTEN_LABEL_PID | LISTEN_LABEL_TID)) {
-		if (other)
-			p += sprintf(p, ",pid=\"\"");
-		else
-			p += sprintf(p, ",pid=\"%u\"", k->pid);
-	}
-	if (st->labels & LISTEN_LABEL_TID) {
-		if (other)
-			sprintf(p, ",tid=\"\"");
-		else
-			sprintf(p, ",tid=\"%u\"", k->tid);
-	}
-	return s;
-}
-
-static int index_rebuild(struct prom_state *st, size_t cap)
-{
-	struct hash_index x = { 0 };
-	struct prom_key k;
-	size_t i;
-
-	if (hash_index_init(&x, 0, cap))
-		return -ENOMEM;
-	for (i = 0; i < (size_t)st->nr_series; i++) {
-		const struct prom_series *s = st->series[i];
-
-		memset(&k, 0, sizeof(k));
-		memcpy(k.comm, s->comm, sizeof(k.comm));
-		memcpy(k.thread, s->thread, sizeof(k.thread));
-		k.pid = s->pid;
-		k.tid = s->tid;
-		*hash_find(&x, key_hash(&k), NULL, NULL) = i + 1;
-	}
-	hash_index_free(&st->index);
-	st->index = x;
-	return 0;
-}
-
-/* The series of @k, created while there is room; else `other`. */
-static struct prom_series *series_get(struct prom_state *st,
-				      const struct prom_key *k)
-{
-	struct series_key sk = { st, k };
-	struct prom_series *s, **arr;
-	size_t *slot = hash_find(&st->index, key_hash(k), series_is, &sk);
-
-	if (*slot)
-		return st->series[*slot - 1];
-	if (st->nr_live_series >= st->max_series)
-		goto other;
-	if ((size_t)(st->nr_series + 1) * 2 > st->index.cap) {
-		if (index_rebuild(st, st->index.cap * 2))
-			goto other;
-		return series_get(st, k);
-	}
-	arr = realloc(st->series, (size_t)(st->nr_series + 1) * sizeof(*arr));
-	if (!arr)
-		goto other;
-	st->series = arr;
-	s = series_new(st, k, false);
-	if (!s)
-		goto other;
-	st->series[st->nr_series++] = s;
-	*slot = (size_t)st->nr_series;
-	st->nr_live_series++;
-	return s;
-other:
-	if (!st->other) {
-		struct prom_key none = { .comm = "" };
-
-		st->other = series_new(st, &none, true);
-	}
-	return st->other;
-}
-
-int prom_init(struct prom_state *st, const struct event_plan *plan,
-	      unsigned int labels, int max_series)
-{
-	const struct model *m = plan->model;
-	int i, ev;
-
-	memset(st, 0, sizeof(*st));
-	st->plan = plan;
-	st->labels = labels;
-	if (st->labels & LISTEN_LABEL_TID)
-		st->labels |= LISTEN_LABEL_PID;
-	st->max_series = max_series > 0 ? max_series : LISTEN_DEFAULT_MAX_SERIES;
-	st->proc = "/proc";
-	tasks_init(&st->last);
-	tasks_init(&st->next);
-	tasks_set_events(&st->last, plan->nr);
-	tasks_set_events(&st->next, plan->nr);
-	/*
-	 * The weight of TMA nodes: the increment's slots. The model's slots
-	 * event where it counts one (EV_SLOTS: Intel's TOPDOWN.SLOTS); else
-	 * its cycles event (the IPC column's) times the slots per cycle it
-	 * declares, 4 where it declares none: the width of perf's SLOTS =
-	 * 4 * CLKS on the Intel cores before Ice Lake. A model with neither
-	 * event gets no TMA families.
-	 */
-	st->slots_slot = st->clk_slot = -1;
-	st->slots_per_unit = 1;
-	for (i = 0; m && i < plan->nr; i++) {
-		ev = plan->ev[i];
-		if (ev < 0 || ev >= m->nr_events)
-			continue;
-		if (m->events[ev].kind == EV_SLOTS)
-			st->slots_slot = i;
-		if (m->ipc_cycles &&
-		    !strcasecmp(m->events[ev].name, m->ipc_cycles))
-			st->clk_slot = i;
-	}
-	if (st->slots_slot < 0 && st->clk_slot >= 0) {
-		st->slots_slot = st->clk_slot;
-		st->slots_per_unit = m->slots > 0 ? m->slots : 4;
-	}
-	return index_rebuild(st, 64);
-}
-
-void prom_free(struct prom_state *st)
-{
-	int i;
-
-	for (i = 0; i < st->nr_series; i++)
-		free(st->series[i]);
-	free(st->series);
-	free(st->other);
-	hash_index_free(&st->index);
-	tasks_free(&st->last);
-	tasks_free(&st->next);
-	pcomm_free(st->pcomm);
-	memset(st, 0, sizeof(*st));
-}
 
 static __u64 sub_sat(__u64 a, __u64 b)
 {
 	return a > b ? a - b : 0;
-}
-
-/* The labels @r has now. */
-static void key_of(const struct prom_state *st, const struct task_row *r,
-		   struct prom_key *k)
-{
-	struct pcomm_entry *e = pcomm_find(st->pcomm, r->pid);
-
-	memset(k, 0, sizeof(*k));
-	if (e)
-		memcpy(k->comm, e->comm, sizeof(k->comm));
-	if (st->labels & LISTEN_LABEL_TID)
-		copy_name(k->thread, sizeof(k->thread), r->comm);
-	else
-		fold_name(r->comm, k->thread, sizeof(k->thread));
-	if (st->labels & (LISTEN_LABEL_PID | LISTEN_LABEL_TID))
-		k->pid = r->pid;
-	if (st->labels & LISTEN_LABEL_TID)
-		k->tid = r->tid;
 }
 
 /* Add a series' increment (delta[]) to its scaled counts and TMA slots. */
@@ -454,7 +38,7 @@ static void series_finish(const struct prom_state *st, struct prom_series *s)
 	const struct model *m = plan->model;
 	double ev[MODEL_MAX_EVENTS], sc[TDBPF_MAX_EVENTS], w, v;
 	struct tma_result res;
-	int i, nn = nr_nodes(st);
+	int i, nn = prom_nr_nodes(st);
 
 	/* per increment, as -I scales each interval */
 	scale_slots(plan, s->delta, sc);
@@ -499,37 +83,6 @@ static void series_begin(const struct prom_state *st, struct prom_series *s)
 	memset(s->delta, 0, (size_t)st->plan->nr * sizeof(*s->delta));
 }
 
-/* Series that identify one process or thread end once it has gone. */
-static int series_expire(struct prom_state *st)
-{
-	int i, j, ended = 0;
-
-	if (!(st->labels & (LISTEN_LABEL_PID | LISTEN_LABEL_TID)))
-		return 0;
-	for (i = 0; i < st->nr_series; i++) {
-		struct prom_series *s = st->series[i];
-
-		if (s->live) {
-			s->idle = 0;
-			continue;
-		}
-		/* shown once with its final sums, then gone (stale) */
-		if (++s->idle < 2)
-			continue;
-		free(s);
-		st->series[i] = NULL;
-		st->nr_live_series--;
-		ended++;
-	}
-	if (!ended)
-		return 0;
-	for (i = j = 0; i < st->nr_series; i++)
-		if (st->series[i])
-			st->series[j++] = st->series[i];
-	st->nr_series = j;
-	return index_rebuild(st, st->index.cap);
-}
-
 int prom_update(struct prom_state *st, const struct task_table *cur)
 {
 	const struct event_plan *plan = st->plan;
@@ -539,7 +92,7 @@ int prom_update(struct prom_state *st, const struct task_table *cur)
 
 	if (cur->nr_ev < nr || st->last.nr_ev < nr)
 		return -EINVAL;
-	e = pcomm_build(st, cur);
+	e = prom_names_update(st, cur);
 	if (e)
 		return e;
 	for (i = 0; i < st->nr_series; i++)
@@ -596,8 +149,8 @@ int prom_update(struct prom_state *st, const struct task_table *cur)
 		if (!any && (r->exited || !r->sched.on_cpu_ns))
 			continue;	/* nothing new, nothing alive to show */
 
-		key_of(st, r, &k);
-		s = series_get(st, &k);
+		prom_key_of(st, r, &k);
+		s = prom_series_get(st, &k);
 		if (!s)
 			return -ENOMEM;
 		if (s == st->other)
@@ -635,5 +188,5 @@ int prom_update(struct prom_state *st, const struct task_table *cur)
 	tmp = st->last;
 	st->last = st->next;
 	st->next = tmp;
-	return series_expire(st);
+	return prom_series_expire(st);
 }
