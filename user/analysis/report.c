@@ -13,17 +13,9 @@
 #include <string.h>
 #include "analysis/graph.h"
 #include "analysis/report.h"
+#include "analysis/scale.h"
 #include "support/outbuf.h"
 
-double scale_count(const struct tdbpf_count *c)
-{
-	/* software events and unmultiplexed groups: exact, no rounding */
-	if (c->enabled == c->running)
-		return (double)c->value;
-	/* enabled but never on a counter: perf's <not counted> */
-	if (!c->running)
-		return NAN;
-	return (double)c->value * ((double)c->enabled / (double)c->running);
 }
 
 static double share(__u64 part, const struct task_row *r)
@@ -34,59 +26,15 @@ static double share(__u64 part, const struct task_row *r)
 	return life > 0 ? 100.0 * (double)part / life : 0;
 }
 
-const struct tdbpf_count *slot_times(const struct event_plan *plan,
-				     const struct task_row *row, int slot)
-{
-	int g = plan->group[slot];
-
-	if (g >= 0 && g < plan->nr_groups && plan->leader[g] >= 0 &&
-	    plan->leader[g] < plan->nr)
-		return &row->ctr[plan->leader[g]];
-	return &row->ctr[slot];
-}
-
 static void decode_counts(struct task_decoded *d, const struct event_plan *plan)
 {
 	const struct task_row *row = d->row;
-	double ratio[MODEL_MAX_GROUPS];
-	int s, g, nr_groups;
+	int g;
 
 	d->coverage = 1.0;
 	if (!plan)
 		return;
-	/*
-	 * A group's members scale by their leader's enabled / running: the
-	 * same division for every member, done once per group (the same
-	 * double scale_count() would compute for each).
-	 */
-	nr_groups = plan->nr_groups < MODEL_MAX_GROUPS ? plan->nr_groups :
-							  MODEL_MAX_GROUPS;
-	for (g = 0; g < nr_groups; g++) {
-		int l = plan->leader[g];
-		const struct tdbpf_count *c;
-
-		if (l < 0 || l >= plan->nr)
-			continue;
-		c = &row->ctr[l];
-		ratio[g] = c->running && c->enabled != c->running ?
-				   (double)c->enabled / (double)c->running :
-				   1.0;
-	}
-	for (s = 0; s < plan->nr && s < TDBPF_MAX_EVENTS; s++) {
-		const struct tdbpf_count *t = slot_times(plan, row, s);
-		double v = (double)row->ctr[s].value;
-
-		g = plan->group[s];
-		if (t->enabled == t->running)
-			d->ev[s] = v;		/* exact, no rounding */
-		else if (!t->running)
-			d->ev[s] = NAN;		/* perf's <not counted> */
-		else if (g >= 0 && g < nr_groups && plan->leader[g] >= 0 &&
-			 plan->leader[g] < plan->nr)
-			d->ev[s] = v * ratio[g];	/* t is the leader's */
-		else
-			d->ev[s] = v * ((double)t->enabled / (double)t->running);
-	}
+	scale_slots(plan, row->ctr, d->ev);
 	/*
 	 * A group that was never enabled did not miss anything (the task
 	 * did not run); it does not lower coverage.

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include "analysis/sched_verdict.h"
 #include "model/model.h"
+#include "analysis/scale.h"
 #include "model/tma.h"
 #include "sums/snapshot.h"
 #include "sums/tasks.h"
@@ -75,14 +76,6 @@ struct report {
 	int nr_verdict;
 };
 
-/* Scale one counter slot: sum(value) * sum(enabled) / sum(running). */
-double scale_count(const struct tdbpf_count *c);
-/*
- * The enabled and running times of plan slot @slot of @row: its group
- * leader's, as members are scheduled with their leader.
- */
-const struct tdbpf_count *slot_times(const struct event_plan *plan,
-				     const struct task_row *row, int slot);
 
 /*
  * Sort and cut @t into @rep (allocates rep->rows; free with report_free).

@@ -11,33 +11,8 @@
 #include "commands/cmd.h"
 #include "commands/complete.h"
 #include "commands/options.h"
-#include "commands/version.h"
 #include "outputs/outfile.h"
 #include "support/privs.h"
-
-static int cmd_help(const struct options *o, FILE *out)
-{
-	(void)o;
-	print_usage(out);
-	return 0;
-}
-
-static int cmd_version(const struct options *o, FILE *out)
-{
-	(void)o;
-	return version_print(out);
-}
-
-/* What each subcommand runs, by enum command (options.c parses them). */
-static int (*const run_cmd[CMD_NR])(const struct options *, FILE *) = {
-	[CMD_TRACE] = cmd_trace,
-	[CMD_LIST] = cmd_list,
-	[CMD_DECODE] = cmd_decode,
-	[CMD_REPORT] = cmd_report,
-	[CMD_TOP] = cmd_trace,		/* the same targets, another driver */
-	[CMD_HELP] = cmd_help,
-	[CMD_VERSION] = cmd_version,
-};
 
 int main(int argc, char **argv)
 {
@@ -65,7 +40,7 @@ int main(int argc, char **argv)
 	}
 	/* help and version print on stdout: -o is not even created */
 	if (subcommands[o.cmd].stdout_only)
-		return run_cmd[o.cmd](&o, stdout);
+		return subcommands[o.cmd].run(&o, stdout);
 	if (o.output) {
 		fd = privs_create_output(o.output);
 		if (fd == -ELOOP) {
@@ -83,7 +58,7 @@ int main(int argc, char **argv)
 	/* tracing checks each report as it is written (sink.c) */
 	if (o.cmd != CMD_TRACE)
 		mark = out_mark(out);
-	rc = run_cmd[o.cmd](&o, out);
+	rc = subcommands[o.cmd].run(&o, out);
 	if (o.cmd != CMD_TRACE && !rc && out_check(out, o.output, mark))
 		rc = 1;
 	if (out != stdout && fclose(out) && !rc) {
