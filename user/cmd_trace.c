@@ -38,6 +38,27 @@ static bool id_exists(pid_t id)
 	return access(path, F_OK) == 0;
 }
 
+/*
+ * The process (thread group) of thread @id, from /proc/ID/status; @id
+ * itself when unknown. /proc/TID opens for any thread, leader or not.
+ */
+static pid_t tgid_of(pid_t id)
+{
+	char path[64], line[128];
+	pid_t tgid = id;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", id);
+	f = fopen(path, "re");
+	if (!f)
+		return id;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
 /* Is @cmd something execvp can run? Checked early to fail within a second. */
 static bool command_found(const char *cmd)
 {
@@ -143,6 +164,16 @@ int cmd_trace(const struct options *o, FILE *out)
 			       o->pids[i]);
 			return 2;
 		}
+	/* a thread's id traces nothing as -p: it is no tgid */
+	for (i = 0; i < o->nr_pids; i++) {
+		pid_t tgid = tgid_of(o->pids[i]);
+
+		if (tgid != o->pids[i]) {
+			errorf("-p %d: that is thread %d of process %d; trace the thread with -t %d or the process with -p %d",
+			       o->pids[i], o->pids[i], tgid, o->pids[i], tgid);
+			return 2;
+		}
+	}
 	for (i = 0; i < o->nr_tids; i++)
 		if (!id_exists(o->tids[i])) {
 			errorf("no thread with tid %d; list threads with ps -eLf",
