@@ -66,6 +66,11 @@ int main(int argc, char **argv)
 	/* help and version print on stdout: -o is not even created */
 	if (subcommands[o.cmd].stdout_only)
 		return run_cmd[o.cmd](&o, stdout);
+	/* whose files and command these are: unreadable is refused */
+	if (privs_check_sudo(err, sizeof(err))) {
+		errorf("%s", err);
+		return 2;
+	}
 	if (o.output) {
 		fd = privs_create_output(o.output);
 		if (fd == -ELOOP) {

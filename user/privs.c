@@ -17,25 +17,63 @@
 #include <sys/capability.h>
 #include "privs.h"
 
-/* SUDO_UID/SUDO_GID when we are root through sudo, else -1. */
+/* @s as a uid or gid: whole decimal, no sign, below (uid_t)-1. */
+static int parse_id(const char *s, unsigned long *out)
+{
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	*out = strtoul(s, &end, 10);
+	if (errno || *end || *out >= 0xffffffffUL)
+		return -1;
+	return 0;
+}
+
+/*
+ * SUDO_UID/SUDO_GID when we are root through sudo: 0 and the ids; 1 when
+ * not (no sudo, or sudo from root); -1 when they are set but do not both
+ * parse. Fail closed: a value we cannot read must not mean "stay root".
+ */
 static int sudo_ids(uid_t *uid, gid_t *gid)
 {
 	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
-	char *end;
-	long lu, lg;
+	unsigned long lu, lg;
 
-	if (getuid() != 0 || !u || !g)
+	if (getuid() != 0 || (!u && !g))
+		return 1;
+	if (parse_id(u, &lu) || parse_id(g, &lg))
 		return -1;
-	errno = 0;
-	lu = strtol(u, &end, 10);
-	if (errno || *end || lu <= 0)
-		return -1;
-	lg = strtol(g, &end, 10);
-	if (errno || *end || lg < 0)
-		return -1;
+	if (lu == 0)
+		return 1;	/* sudo run by root: root it is */
 	*uid = (uid_t)lu;
 	*gid = (gid_t)lg;
 	return 0;
+}
+
+int privs_check_sudo(char *err, size_t len)
+{
+	static const char fix[] =
+		"tdbpf will not guess who to run as; unset SUDO_UID and SUDO_GID, or set both to the invoking user's (id -u, id -g)";
+	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
+	const char *name = "SUDO_UID", *val = u;
+	unsigned long v;
+	uid_t uid;
+	gid_t gid;
+
+	if (sudo_ids(&uid, &gid) >= 0)
+		return 0;
+	if (!parse_id(u, &v)) {
+		name = "SUDO_GID";
+		val = g;
+	}
+	if (!val)
+		snprintf(err, len, "%s is unset while %s is set; %s", name,
+			 name[5] == 'U' ? "SUDO_GID" : "SUDO_UID", fix);
+	else
+		snprintf(err, len, "%s '%s' is not an id; %s", name, val, fix);
+	return -1;
 }
 
 int privs_drop_to_invoking_user(char *err, size_t len)
@@ -44,8 +82,12 @@ int privs_drop_to_invoking_user(char *err, size_t len)
 	uid_t uid;
 	gid_t gid;
 
-	if (sudo_ids(&uid, &gid))
+	switch (sudo_ids(&uid, &gid)) {
+	case 1:
 		return 0;	/* not under sudo: run as we are */
+	case -1:
+		return privs_check_sudo(err, len);
+	}
 	pw = getpwuid(uid);
 	if (pw ? initgroups(pw->pw_name, gid) : setgroups(0, NULL)) {
 		snprintf(err, len, "cannot set the groups of uid %u: %s; check SUDO_UID and SUDO_GID",

@@ -18,6 +18,11 @@
 #endif
 
 /*
+ * SUDO_UID and SUDO_GID, when set (as root), must both be ids: else -1
+ * with @err. Checked before anything is run or created for the user.
+ */
+int privs_check_sudo(char *err, size_t len);
+/*
  * In the child, before exec: when root through sudo, become SUDO_UID/GID
  * with that user's groups. Returns 0, or -1 with @err.
  */
