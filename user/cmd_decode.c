@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "cmd.h"
+#include "outfile.h"
 #include "decode_input.h"
 #include "json.h"
 #include "tma.h"
@@ -89,6 +90,8 @@ int cmd_decode(const struct options *o, FILE *out)
 	smt = o->smt >= 0 ? o->smt : !m->no_smt;
 	level = level_for(m, o->level);
 	tma_decode(m, ev, smt, level, &r);
+	/* the input was good: now the -o file may be emptied (outfile.h) */
+	out_mark(out);
 
 	if (o->json) {
 		struct jw w;

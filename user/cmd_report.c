@@ -114,7 +114,7 @@ int cmd_report(const struct options *o, FILE *out)
 		.sink = { .ops = o->json ? &sink_json :
 				 o->sep	 ? &sink_csv :
 					   &sink_table,
-			  .f = out, .sep = o->sep },
+			  .f = out, .name = o->output, .sep = o->sep },
 	};
 	const char *name = strcmp(o->input, "-") ? o->input : "stdin";
 	struct replay_reader rd;
@@ -166,8 +166,9 @@ int cmd_report(const struct options *o, FILE *out)
 		if (e == -EPIPE)	/* the reader went away: not our error */
 			break;
 		if (e) {
-			snprintf(err, sizeof(err), "%s", strerror(-e));
-			say(name, err);
+			/* a write error was said naming the output, not @name */
+			if (e == -ENOMEM)
+				say(name, "out of memory for its report; raise the memory limit (ulimit -v) or give --top N");
 			rc = 1;
 			break;
 		}

@@ -13,6 +13,7 @@
 #include "cmd.h"
 #include "counters.h"
 #include "evsel.h"
+#include "outfile.h"
 #include "privs.h"
 #include "run.h"
 #include "top.h"
@@ -89,22 +90,17 @@ static bool command_found(const char *cmd)
  */
 static FILE *open_graph(const char *path)
 {
-	int fd = privs_create_output(path);
-	FILE *f = NULL;
+	int fd = 0;
+	FILE *f = out_open(path, &fd);
 
 	if (fd == -ELOOP) {
 		errorf("graph file '%s' is a symlink and tdbpf does not follow symlinks there; give the real path or remove the link",
 		       path);
 		return NULL;
 	}
-	if (fd >= 0)
-		f = fdopen(fd, "w");
-	if (!f) {
+	if (!f)
 		errorf("cannot create graph file '%s': %s; pick a writable path in an existing directory",
-		       path, strerror(fd < 0 ? -fd : errno));
-		if (fd >= 0)
-			close(fd);
-	}
+		       path, strerror(-fd));
 	return f;
 }
 
@@ -193,7 +189,7 @@ int cmd_trace(const struct options *o, FILE *out)
 		m = find_model_or_say(o->model);
 		if (!m) {
 			if (graph)
-				fclose(graph);
+				out_close(graph);
 			return 2;
 		}
 		if (m != &model_software && d.model != m) {
@@ -225,20 +221,20 @@ int cmd_trace(const struct options *o, FILE *out)
 			       sizeof(err))) {
 		errorf("%s", err);
 		if (graph)
-			fclose(graph);
+			out_close(graph);
 		return 1;
 	}
 	i = add_events(o, &plan, err, sizeof(err));
 	if (i) {
 		errorf("%s", err);
 		if (graph)
-			fclose(graph);
+			out_close(graph);
 		return i;
 	}
 	/* top traces the same targets with the same plan; it draws them */
 	if (o->cmd == CMD_TOP) {
 		if (graph)
-			fclose(graph);
+			out_close(graph);
 		return top_run(o, &plan, out);
 	}
 	return run_trace(o, &plan, out, graph);

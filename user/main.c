@@ -12,6 +12,7 @@
 #include "complete.h"
 #include "options.h"
 #include "outfile.h"
+#include "outpaths.h"
 #include "privs.h"
 #include "version.h"
 
@@ -45,7 +46,7 @@ int main(int argc, char **argv)
 	char err[512];
 	FILE *out = stdout;
 	off_t mark = -1;
-	int rc, fd;
+	int rc, fd = 0;
 
 	/*
 	 * Keep freed memory for the next report: a report of 10,000 tasks
@@ -67,31 +68,35 @@ int main(int argc, char **argv)
 	if (subcommands[o.cmd].stdout_only)
 		return run_cmd[o.cmd](&o, stdout);
 	/* whose files and command these are: unreadable is refused */
-	if (privs_check_sudo(err, sizeof(err))) {
+	if (privs_check_sudo(err, sizeof(err)) ||
+	    out_paths_check(&o, err, sizeof(err))) {
 		errorf("%s", err);
 		return 2;
 	}
 	if (o.output) {
-		fd = privs_create_output(o.output);
+		out = out_open(o.output, &fd);
 		if (fd == -ELOOP) {
 			/* O_NOFOLLOW: maybe a link planted in a shared dir */
 			errorf("output file '%s' is a symlink and tdbpf does not follow symlinks there; give the real path or remove the link",
 			       o.output);
 			return 2;
 		}
-		if (fd < 0 || !(out = fdopen(fd, "w"))) {
+		if (!out) {
 			errorf("cannot create output file '%s': %s; pick a writable path in an existing directory",
-			       o.output, strerror(fd < 0 ? -fd : errno));
+			       o.output, strerror(-fd));
 			return 2;
 		}
 	}
-	/* tracing checks each report as it is written (sink.c) */
-	if (o.cmd != CMD_TRACE)
+	/*
+	 * Reports check themselves as they are written (sink.c), and the
+	 * first empties the -o file (out_open()); list writes at once.
+	 */
+	if (o.cmd == CMD_LIST)
 		mark = out_mark(out);
 	rc = run_cmd[o.cmd](&o, out);
 	if (o.cmd != CMD_TRACE && !rc && out_check(out, o.output, mark))
 		rc = 1;
-	if (out != stdout && fclose(out) && !rc) {
+	if (out != stdout && out_close(out) && !rc) {
 		errorf("cannot write the report to '%s': %s; check the file system",
 		       o.output, strerror(errno));
 		rc = 1;

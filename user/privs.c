@@ -168,7 +168,7 @@ void privs_drop_after_setup(void)
 	keep_only(keep, keep_kill ? 3 : 2);
 }
 
-int privs_create_output(const char *path)
+int privs_create_output(const char *path, bool *made)
 {
 	const int flags = O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
 	bool created = true;
@@ -184,7 +184,8 @@ int privs_create_output(const char *path)
 	fd = open(path, flags | O_CREAT | O_EXCL, 0644);
 	if (fd < 0 && errno == EEXIST) {
 		created = false;
-		fd = open(path, flags | O_TRUNC);
+		/* not emptied here: only once there is something to write */
+		fd = open(path, flags);
 	}
 	if (fd < 0)
 		return -errno;
@@ -199,5 +200,7 @@ int privs_create_output(const char *path)
 	 */
 	if (created && sudo_ids(&uid, &gid) == 0 && fchown(fd, uid, gid) < 0)
 		errno = 0;
+	if (made)
+		*made = created;
 	return fd;
 }

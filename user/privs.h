@@ -35,9 +35,11 @@ void privs_drop_after_setup(void);
  */
 void privs_keep_kill(bool keep);
 /*
- * Create @path for writing without following a symlink, and hand it to the
- * sudo user when root through sudo. Returns an fd or -errno.
+ * Open @path for writing, creating it if needed, without following a
+ * symlink, and hand a file it creates to the sudo user when root through
+ * sudo. An existing file is not emptied (out_open() does that when the
+ * first report comes). Returns an fd or -errno; *@made: it was created.
  */
-int privs_create_output(const char *path);
+int privs_create_output(const char *path, bool *made);
 
 #endif /* TDBPF_PRIVS_H */

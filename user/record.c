@@ -3,29 +3,32 @@
 #include <errno.h>
 #include <string.h>
 #include "cmd.h"
+#include "outfile.h"
 #include "privs.h"
 #include "record.h"
 
 int record_open(struct record *r, const struct options *o,
 		const struct event_plan *plan)
 {
-	int fd;
+	int fd = 0;
 
 	memset(r, 0, sizeof(*r));
 	if (!o->record)
 		return 0;
 	r->path = o->record;
-	fd = privs_create_output(o->record);
+	r->sink.f = out_open(o->record, &fd);
 	if (fd == -ELOOP) {
 		errorf("record file '%s' is a symlink and tdbpf does not follow symlinks there; give the real path or remove the link",
 		       o->record);
 		return -1;
 	}
-	if (fd < 0 || !(r->sink.f = fdopen(fd, "w"))) {
+	if (!r->sink.f) {
 		errorf("cannot create record file '%s': %s; pick a writable path in an existing directory",
-		       o->record, strerror(fd < 0 ? -fd : errno));
+		       o->record, strerror(-fd));
 		return -1;
 	}
+	r->sink.name = o->record;
+	r->sink.what = "the recording";
 	r->sink.ops = &sink_json;
 	r->sink.intervals = o->interval_ms > 0;
 	/* every row, in the live run's order: any view can be replayed */
@@ -41,18 +44,19 @@ void record_emit(struct record *r, const struct snapshot *snap,
 	if (!r->sink.f || r->failed)
 		return;
 	e = sink_emit(&r->sink, &r->rc, snap, duration_ns, interval);
-	if (e) {
-		errorf("cannot write the recording '%s': %s; free space where it goes, or record elsewhere",
-		       r->path, strerror(e == -EPIPE ? errno ? errno : EIO : -e));
+	/* other errors were said by the sink, naming the recording */
+	if (e == -EPIPE)
+		errorf("cannot write the recording '%s': %s; its reader went away: record to a file",
+		       r->path, strerror(EPIPE));
+	if (e)
 		r->failed = true;
-	}
 }
 
 int record_close(struct record *r)
 {
 	int bad = r->failed;
 
-	if (r->sink.f && fclose(r->sink.f) && !bad) {
+	if (r->sink.f && out_close(r->sink.f) && !bad) {
 		errorf("cannot write the recording '%s': %s; free space where it goes, or record elsewhere",
 		       r->path, strerror(errno));
 		bad = 1;

@@ -249,8 +249,7 @@ static void stop_serving(struct run *r, struct loop *l)
 
 static void run_free(struct run *r)
 {
-	if (r->dot.f)
-		fclose(r->dot.f);
+	out_close(r->dot.f);
 	r->dot.f = NULL;
 	snapshot_free(&r->scrape);
 	snapshot_free(&r->snap);
@@ -323,12 +322,15 @@ static int final_report(struct run *r, __u64 start)
 	if (r->dot.f) {
 		int de = sink_emit(&r->dot, &r->rc, &r->snap, t1 - start, -1);
 
-		if (fclose(r->dot.f) || de) {
+		/* a write error was said by the sink, naming the graph */
+		if (out_close(r->dot.f) && !de) {
 			fprintf(stderr,
 				"tdbpf: cannot write graph file '%s': %s; check the disk and the path\n",
-				r->o->graph, strerror(de == -ENOMEM ? ENOMEM : errno));
-			rc = 1;
+				r->o->graph, strerror(errno));
+			de = -EIO;
 		}
+		if (de)
+			rc = 1;
 		r->dot.f = NULL;
 	}
 	if (r->o->verbose)
@@ -376,7 +378,8 @@ int run_trace(const struct options *o, const struct event_plan *plan,
 		.intervals = o->interval_ms > 0,
 	};
 	/* the DOT sink draws the whole run's graph (--graph) */
-	r.dot = (struct sink){ .ops = &sink_dot, .f = graph };
+	r.dot = (struct sink){ .ops = &sink_dot, .f = graph, .name = o->graph,
+			       .what = "the graph" };
 	r.rc = (struct report_conf){ .plan = plan, .sort = o->sort,
 				     .top = o->top, .per_name = o->per_name,
 				     .wakeups = o->wakeups };
@@ -398,6 +401,12 @@ int run_trace(const struct options *o, const struct event_plan *plan,
 	/* a closed output pipe is an EPIPE write error, handled as a stop */
 	signal(SIGPIPE, SIG_IGN);
 
+	/* created as -o is, and checked before anything is loaded */
+	if (record_open(&r.rec, o, plan)) {
+		loop_free(l);
+		run_free(&r);
+		return 2;
+	}
 	/* bound while tdbpf has its privileges, and before the command runs */
 	if (o->listen &&
 	    !(r.prom = prom_server_open(o->listen, err, sizeof(err)))) {
@@ -423,14 +432,6 @@ int run_trace(const struct options *o, const struct event_plan *plan,
 		loop_free(l);
 		run_free(&r);
 		return 1;
-	}
-	/* as root, before privileges go: created as -o is */
-	if (record_open(&r.rec, o, plan)) {
-		tracer_close(r.tracer);
-		launch_abort(&child);
-		loop_free(l);
-		run_free(&r);
-		return 2;
 	}
 	/*
 	 * The run starts here. Slices charged since the first program was
