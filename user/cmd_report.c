@@ -175,7 +175,7 @@ int cmd_report(const struct options *o, FILE *out)
 	}
 	if (got < 0) {
 		say(name, err);
-		rc = 2;
+		rc = got == -2 ? 1 : 2;	/* out of memory: not the file's fault */
 	} else if (!rc && !n) {
 		say(name, "no report in it; give a file written by tdbpf -j");
 		rc = 2;
