@@ -569,8 +569,8 @@ static void test_refusal_keeps_outputs(void **state)
 		     1, "needs root");
 	refused_with((uid_t)-1, ARGS("report", "/nonexistent", "-o", o), 2,
 		     "No such file");
-	refused_with((uid_t)-1, ARGS("decode", "--model", "broadwellx",
-				     "/nonexistent", "-o", o),
+	refused_with((uid_t)-1, ARGS("decode", "--model", "broadwellx", "-o",
+				     o, "/nonexistent"),
 		     2, "No such file");
 	assert_text(o, "KEEP\n");
 	assert_text(g, "KEEP G\n");
@@ -716,8 +716,8 @@ static void full_output(const char *const *args, const char *what)
 static void test_full_output_named(void **state)
 {
 	char *rec = tmp_path("full-rec.json");
-	char *argv[] = { (char *)tdbpf_bin(), "-e", "cpu-clock", "-a", "-d",
-			 "0.3", "-j", "-o", rec, NULL };
+	char *argv[] = { (char *)tdbpf_bin(), "-a", "-d", "0.3", "-j", "-o",
+			 rec, NULL };
 	char line[256];
 	struct run_result r;
 
@@ -738,6 +738,7 @@ static void test_full_output_named(void **state)
 	argv[3] = "/dev/full";
 	argv[4] = rec;
 	argv[5] = NULL;
+	/* (a recording of the default model: -e's is case 8) */
 	run_capture(argv, NULL, (uid_t)-1, 0, 20, &r);
 	snprintf(line, sizeof(line), "tdbpf: %s:", rec);
 	assert_null(strstr(r.err, line));
