@@ -15,7 +15,9 @@
 #include "commands/top.h"
 #include "model/evsel.h"
 #include "outputs/outfile.h"
+#include "outputs/http.h"
 #include "sources/counters.h"
+#include "support/limits.h"
 #include "support/privs.h"
 
 static bool has_cap(cap_value_t c)
@@ -134,6 +136,27 @@ static int add_events(const struct options *o, struct event_plan *plan,
 	return evsel_probe(&evs, cpu, err, len) ? 1 : 0;
 }
 
+/*
+ * The open files a run holds: a counter per event and CPU, and about 40
+ * more (BPF maps, programs and links, the loop's timers and signalfd,
+ * the outputs: 35 measured for the software model on 2 CPUs with
+ * --listen), a pidfd per -p target, and the /metrics server's
+ * connections. Raised to that when the hard limit allows, refused in one
+ * line when not, rather than failing halfway with EMFILE under another
+ * name.
+ */
+static int make_room(const struct options *o, const struct event_plan *plan,
+		     char *err, size_t len)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	size_t need = 48 + (size_t)o->nr_pids;
+
+	need += (size_t)(ncpu > 0 ? ncpu : 1) * (size_t)plan->nr_counters;
+	if (o->listen)
+		need += 8 + HTTP_MAX_CONNECTIONS;
+	return limits_nofile(need, err, len);
+}
+
 int cmd_trace(const struct options *o, FILE *out)
 {
 	struct detect_info d = { 0 };
@@ -230,6 +253,12 @@ int cmd_trace(const struct options *o, FILE *out)
 		if (graph)
 			out_close(graph);
 		return i;
+	}
+	if (make_room(o, &plan, err, sizeof(err))) {
+		errorf("%s", err);
+		if (graph)
+			out_close(graph);
+		return 1;
 	}
 	/* top traces the same targets with the same plan; it draws them */
 	if (o->cmd == CMD_TOP) {

@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include <microhttpd.h>
 #include "outputs/http.h"
+#include "support/limits.h"
 
 struct http_server {
 	struct MHD_Daemon *d;
@@ -231,10 +232,18 @@ struct http_server *http_start(int fd, http_scrape_fn scrape,
 		MHD_OPTION_SIGPIPE_HANDLED_BY_APP, 1,
 		MHD_OPTION_END);
 	if (!h->d) {
+		const char *limit = limits_nofile_hint();
+
 		close(fd);
 		free(h);
-		snprintf(err, len,
-			 "cannot start the HTTP server (libmicrohttpd); run with -v and report it");
+		/* its epoll fd and pipe: a limit is the likely cause */
+		if (limit || (limit = limits_memory_hint()))
+			snprintf(err, len,
+				 "cannot start the HTTP server (libmicrohttpd): %s",
+				 limit);
+		else
+			snprintf(err, len,
+				 "cannot start the HTTP server (libmicrohttpd); run with -v and report it");
 		return NULL;
 	}
 	info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_EPOLL_FD);

@@ -19,6 +19,7 @@
 #include "sources/tracer.h"
 #include "sums/archive.h"
 #include "sums/task_events.h"
+#include "support/limits.h"
 #include "support/loop.h"
 #include "tdbpf.skel.h"
 
@@ -425,6 +426,11 @@ static int fill_counters(struct tracer *t)
 
 static const char *bpf_hint(int err)
 {
+	const char *limit = limits_nofile_hint();
+
+	/* a limit surfaces as any errno (libbpf's BTF load: ESRCH) */
+	if (limit || (limit = limits_memory_hint()))
+		return limit;
 	if (err == -EPERM || err == -EACCES)
 		return "run as root, or grant CAP_BPF and CAP_PERFMON";
 	if (err == -ENOENT || err == -ESRCH)
@@ -512,8 +518,9 @@ static int setup(struct tracer *t, char *err, size_t len)
 
 	t->ncpu = libbpf_num_possible_cpus();
 	if (t->ncpu <= 0 || t->ncpu > TDBPF_MAX_CPUS) {
-		snprintf(err, len, "cannot count the possible CPUs (%d)",
-			 t->ncpu);
+		snprintf(err, len, "cannot count the possible CPUs: %s; %s",
+			 t->ncpu < 0 ? strerror(-t->ncpu) : "none found",
+			 bpf_hint(t->ncpu));
 		return -1;
 	}
 	t->online = calloc((size_t)t->ncpu, sizeof(*t->online));
