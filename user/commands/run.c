@@ -3,7 +3,8 @@
  * The run driver (run.h): wires the tracer, the targets and the output
  * sink into one event loop. Its sources:
  *
- *   SIGINT, SIGTERM, SIGHUP   stop
+ *   SIGINT, SIGTERM, SIGHUP,  stop (every terminating signal:
+ *   SIGQUIT, ...              loop_add_stop_signals())
  *   -d timer                  stop
  *   -I timer                  an interval report (deltas since the last)
  *   tick (TICK_MS)            stop when no target is left (threads, old kernels)
@@ -15,6 +16,7 @@
  * Whatever stops the loop, the whole run's report is written after it.
  */
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,22 +262,39 @@ static void run_free(struct run *r)
 	record_close(&r->rec);
 }
 
-/* Sources and timers of a run that started at @start. */
+/* A timer of the run at @prio; false when it could not be made. */
+static bool add_timer(struct loop *l, __u64 first, __u64 period,
+		      loop_timer_fn fn, struct run *r, enum loop_prio prio)
+{
+	struct loop_source *s = loop_add_timer(l, first, period, fn, r);
+
+	loop_set_prio(s, prio);
+	return s != NULL;
+}
+
+/*
+ * Sources and timers of a run that started at @start. The interval
+ * report comes before the stops that may fall due with it (-d, the
+ * targets' exit, a signal: loop.h), so that -d 3 -I 1000 gives three
+ * intervals whatever order the kernel hands the timers over in; -d is
+ * rounded to the nanosecond for the same reason (0.3 s is not
+ * 299999999 ns).
+ */
 static int add_sources(struct run *r, struct loop *l, __u64 start)
 {
 	const struct options *o = r->o;
 	bool ok = true;
 
 	if (o->duration > 0)
-		ok &= !!loop_add_timer(l, start + (__u64)(o->duration * 1e9), 0,
-				       on_deadline, r);
+		ok &= add_timer(l, start + (__u64)llround(o->duration * 1e9), 0,
+				on_deadline, r, LOOP_PRIO_STOP);
 	if (o->interval_ms > 0)
-		ok &= !!loop_add_timer(l, start + (__u64)o->interval_ms * NS_PER_MS,
-				       (__u64)o->interval_ms * NS_PER_MS,
-				       on_interval, r);
+		ok &= add_timer(l, start + (__u64)o->interval_ms * NS_PER_MS,
+				(__u64)o->interval_ms * NS_PER_MS, on_interval,
+				r, LOOP_PRIO_REPORT);
 	/* at once, then every tick: a target gone already ends the run now */
-	ok &= !!loop_add_timer(l, loop_now_ns(), TICK_MS * NS_PER_MS, on_tick,
-			       r);
+	ok &= add_timer(l, loop_now_ns(), TICK_MS * NS_PER_MS, on_tick, r,
+			LOOP_PRIO_STOP);
 	if (!ok)
 		return -errno;
 	return tracer_watch(r->tracer, l);
@@ -349,7 +368,6 @@ static int final_report(struct run *r, __u64 start)
 int run_trace(const struct options *o, const struct event_plan *plan,
 	      FILE *out, FILE *graph)
 {
-	static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	struct run r = { .o = o };
 	struct launch child = { .go_fd = -1, .err_fd = -1 };
 	struct target_ids ids;
@@ -369,7 +387,6 @@ int run_trace(const struct options *o, const struct event_plan *plan,
 	char err[512];
 	bool child_done;
 	__u64 start;
-	size_t i;
 	int rc;
 
 	r.sink = (struct sink){
@@ -397,9 +414,18 @@ int run_trace(const struct options *o, const struct event_plan *plan,
 		return 1;
 	}
 
-	/* blocked from here: a signal during setup stops the run at once */
-	for (i = 0; i < sizeof(stop_sigs) / sizeof(stop_sigs[0]); i++)
-		loop_add_signal(l, stop_sigs[i], on_stop_signal, &r);
+	/*
+	 * Blocked from here: a signal during setup stops the run at once.
+	 * Every terminating one: Ctrl-\\ or a kill -USR1 must not lose the
+	 * report.
+	 */
+	rc = loop_add_stop_signals(l, on_stop_signal, &r);
+	if (rc) {
+		err_line("cannot take the stop signals: %s", strerror(-rc));
+		loop_free(l);
+		run_free(&r);
+		return 1;
+	}
 	/* a closed output pipe is an EPIPE write error, handled as a stop */
 	signal(SIGPIPE, SIG_IGN);
 
@@ -477,6 +503,11 @@ int run_trace(const struct options *o, const struct event_plan *plan,
 	}
 
 	targets_watch(&r.targets, l, &ids, &child);
+	/* --children: the run lasts while a forked process does */
+	if (o->children) {
+		r.targets.followed_alive = tracer_followed_alive;
+		r.targets.followed_ctx = r.tracer;
+	}
 	r.last_iv = start;
 	rc = add_sources(&r, l, start);
 	if (rc) {

@@ -14,6 +14,7 @@
 #include <term.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -387,8 +388,10 @@ int top_run(const struct options *o, const struct event_plan *plan, FILE *out)
 		.max_tasks = o->max_tasks,
 		.verbose = o->verbose,
 	};
+	struct loop_source *dl;
 	char err[512];
 	int rc = 0, e;
+	bool ok;
 
 	snapshot_init(&t.base, plan->nr);
 	snapshot_init(&t.prev, plan->nr);
@@ -403,11 +406,19 @@ int top_run(const struct options *o, const struct event_plan *plan, FILE *out)
 		errorf("cannot create the event loop: %s", strerror(errno));
 		return 1;
 	}
-	/* signals first: one that comes while setting up waits for the loop */
-	loop_add_signal(t.loop, SIGINT, on_signal, &t);
-	loop_add_signal(t.loop, SIGTERM, on_signal, &t);
-	loop_add_signal(t.loop, SIGHUP, on_signal, &t);
-	loop_add_signal(t.loop, SIGWINCH, on_signal, &t);
+	/*
+	 * Signals first: one that comes while setting up waits for the loop.
+	 * Every terminating one (Ctrl-\\ too) leaves the screen and writes
+	 * the report as q does.
+	 */
+	e = loop_add_stop_signals(t.loop, on_signal, &t);
+	if (!e && !loop_add_signal(t.loop, SIGWINCH, on_signal, &t))
+		e = -errno;
+	if (e) {
+		errorf("cannot take the signals: %s", strerror(-e));
+		rc = 1;
+		goto out;
+	}
 	signal(SIGPIPE, SIG_IGN);
 
 	if (o->argv && launch_quiet(&t, err, sizeof(err))) {
@@ -452,21 +463,33 @@ int top_run(const struct options *o, const struct event_plan *plan, FILE *out)
 	}
 	target_ids_of(&ids, o);
 	targets_watch(&t.targets, t.loop, &ids, &t.child);
+	if (o->children) {
+		t.targets.followed_alive = tracer_followed_alive;
+		t.targets.followed_ctx = t.tr;
+	}
 
 	if (screen_open(&t, err, sizeof(err))) {
 		errorf("%s", err);
 		rc = 2;
 		goto out;
 	}
-	loop_add_fd(t.loop, STDIN_FILENO, EPOLLIN, on_key, &t);
-	loop_add_timer(t.loop, t.start_ns + (__u64)o->interval_ms * 1000000ULL,
-		       (__u64)o->interval_ms * 1000000ULL, on_interval, &t);
-	loop_add_timer(t.loop, t.start_ns + TICK_NS, TICK_NS, on_tick, &t);
-	if (o->duration > 0)
-		loop_add_timer(t.loop, t.start_ns + (__u64)(o->duration * 1e9),
-			       0, on_deadline, &t);
+	/* every source or none: a top that cannot stop must not start */
+	ok = loop_add_fd(t.loop, STDIN_FILENO, EPOLLIN, on_key, &t) &&
+	     loop_add_timer(t.loop,
+			    t.start_ns + (__u64)o->interval_ms * 1000000ULL,
+			    (__u64)o->interval_ms * 1000000ULL, on_interval,
+			    &t) &&
+	     loop_add_timer(t.loop, t.start_ns + TICK_NS, TICK_NS, on_tick, &t);
+	if (ok && o->duration > 0) {
+		dl = loop_add_timer(t.loop,
+				    t.start_ns +
+					    (__u64)llround(o->duration * 1e9),
+				    0, on_deadline, &t);
+		loop_set_prio(dl, LOOP_PRIO_STOP);
+		ok = dl != NULL;
+	}
 	draw(&t);
-	e = loop_run(t.loop);
+	e = ok ? loop_run(t.loop) : -errno;
 	screen_close(&t);
 	if (e || t.err) {
 		errorf("top stopped: %s", strerror(-(e ? e : t.err)));

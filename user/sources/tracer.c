@@ -16,6 +16,7 @@
 #include "tdbpf.h"		/* the skeleton's .bss is a struct tdbpf_filter */
 #include "sources/counters.h"
 #include "sources/percpu.h"
+#include "sources/targets.h"
 #include "sources/tracer.h"
 #include "sums/archive.h"
 #include "sums/task_events.h"
@@ -385,6 +386,28 @@ static int track_id(struct tracer *t, pid_t id)
 			  1ULL << (k % 64),
 			  __ATOMIC_RELAXED);
 	return 0;
+}
+
+bool tracer_followed_alive(void *tracer)
+{
+	struct tracer *t = tracer;
+	const __u64 *bits;
+	__u32 w;
+	int b;
+
+	if (!t || !t->c.targets.children || !t->skel ||
+	    t->skel->bss->track.track_mode != TDBPF_TRACK_TGID)
+		return false;
+	/* the bits fork set (tdbpf_fork): every tgid followed, once */
+	bits = t->skel->bss->track.track_bits;
+	for (w = 0; w < TDBPF_TRACK_WORDS; w++) {
+		__u64 v = __atomic_load_n(&bits[w], __ATOMIC_RELAXED);
+
+		for (b = 0; v; b++, v >>= 1)
+			if ((v & 1) && targets_id_alive((pid_t)(w * 64 + b)))
+				return true;
+	}
+	return false;
 }
 
 static int fill_filter(struct tracer *t)
