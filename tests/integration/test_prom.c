@@ -654,6 +654,29 @@ static unsigned long long cap_set(pid_t pid, const char *what)
 	return v;
 }
 
+/* The value of @key in /proc/@pid/status, blanks around it cut. */
+static void status_line(pid_t pid, const char *key, char *out, size_t len)
+{
+	char path[64], line[256], *v, *e;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	out[0] = 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key))) {
+			v = line + strlen(key);
+			v += strspn(v, " \t");
+			for (e = v + strlen(v); e > v && strchr(" \t\n", e[-1]);
+			     e--)
+				;
+			*e = 0;
+			snprintf(out, len, "%s", v);
+		}
+	fclose(f);
+}
+
 /*
  * While serving, tdbpf holds CAP_BPF and CAP_PERFMON (map reads, the
  * flush program) and nothing else: no CAP_NET_BIND_SERVICE (the socket is
@@ -662,6 +685,7 @@ static unsigned long long cap_set(pid_t pid, const char *what)
 static void test_capabilities(void **state)
 {
 	const unsigned long long want = (1ULL << 38) | (1ULL << 39);
+	char line[128];
 	struct reply r;
 	struct server s = { 0 };
 	unsigned long long eff;
@@ -681,6 +705,20 @@ static void test_capabilities(void **state)
 	eff = cap_set(s.pid, "CapBnd:");
 	if (eff != want)
 		fail_msg("tdbpf serves with CapBnd %llx, want %llx", eff, want);
+	/*
+	 * Issue 25 case 12: and not as uid 0, which owns /etc/shadow and
+	 * every root file: nobody (no sudo here), in no group, while the
+	 * scrapes still read the maps and /proc.
+	 */
+	status_line(s.pid, "Uid:", line, sizeof(line));
+	assert_string_equal(line, "65534\t65534\t65534\t65534");
+	status_line(s.pid, "Gid:", line, sizeof(line));
+	assert_string_equal(line, "65534\t65534\t65534\t65534");
+	status_line(s.pid, "Groups:", line, sizeof(line));
+	assert_string_equal(line, "");
+	get_expect(s.port, "/metrics", NULL, 200, &r);
+	assert_non_null(strstr(r.body, "tdbpf_task_on_cpu_seconds_total{"));
+	reply_free(&r);
 	assert_int_equal(stop_tdbpf(&s), 0);
 }
 

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/capability.h>
+#include <sys/prctl.h>
 #include "support/privs.h"
 
 /* @s as a uid or gid: whole decimal, no sign, below (uid_t)-1. */
@@ -113,6 +114,41 @@ int privs_drop_to_invoking_user(char *err, size_t len)
 	return 0;
 }
 
+/*
+ * Issue 25 case 12: uid 0 with CAP_BPF and CAP_PERFMON alone could still
+ * read /etc/shadow and write any root-owned file (as their owner). Once
+ * the BPF objects, perf fds, --listen socket and output files are open,
+ * nothing a run still does needs uid 0: map and iterator reads need only
+ * the fds and CAP_BPF, /proc's comm and stat files are world-readable,
+ * the outputs are written through fds opened before, and a command run
+ * as root is stopped with CAP_KILL. So become the sudo user (who may
+ * signal tdbpf anyway, and cannot ptrace it: the uid change makes it
+ * non-dumpable, and its capabilities are more than the user's), or
+ * nobody without sudo, keeping the capabilities across (PR_SET_KEEPCAPS).
+ * A failure is said, not fatal: the capabilities are cut either way.
+ */
+static void leave_root(void)
+{
+	struct passwd *pw;
+	uid_t uid = 65534;
+	gid_t gid = 65534;
+
+	if (getuid() != 0 && geteuid() != 0)
+		return;		/* file capabilities: not root anyway */
+	if (sudo_ids(&uid, &gid) != 0) {
+		pw = getpwnam("nobody");
+		uid = pw ? pw->pw_uid : 65534;
+		gid = pw ? pw->pw_gid : 65534;
+	}
+	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) || setgroups(0, NULL) ||
+	    setresgid(gid, gid, gid) || setresuid(uid, uid, uid)) {
+		fprintf(stderr, "tdbpf: warning: cannot leave uid 0 for uid %u: %s; tracing on as root with CAP_BPF and CAP_PERFMON only\n",
+			(unsigned)uid, strerror(errno));
+		return;
+	}
+	prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0);
+}
+
 /* Keep the @n capabilities of @keep that we have; drop every other one. */
 static void keep_only(const cap_value_t *keep, unsigned int n)
 {
@@ -142,6 +178,8 @@ static void keep_only(const cap_value_t *keep, unsigned int n)
 			if (i == n)
 				cap_drop_bound(c);
 		}
+		/* uid 0 goes too, while CAP_SETUID is still there */
+		leave_root();
 		cap_set_proc(nc);
 	}
 	cap_free(nc);
