@@ -811,6 +811,41 @@ static void test_range_bounds_given(void **state)
 		WORDS("invalid interval '86400001'", "at most 86400000"));
 }
 
+/*
+ * Sweep (standard descriptors): a closed stdout is refused, not written
+ * into whatever fd 1 became (a BPF map's: 'Invalid argument'); a closed
+ * stderr keeps warnings out of the -o file that took fd 2.
+ */
+static void test_closed_std_fds(void **state)
+{
+	char *o = tmp_path("std.txt"), cmd[512], *text;
+	char *sh[] = { "/bin/sh", "-c", cmd, NULL };
+	struct run_result r;
+
+	(void)state;
+	NEED_ROOT();
+	snprintf(cmd, sizeof(cmd), "exec %s -e cpu-clock -a -d 0.3 >&-",
+		 tdbpf_bin());
+	run_capture(sh, NULL, (uid_t)-1, 0, 10, &r);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "standard output is closed"));
+	run_result_free(&r);
+	/* the default model warns (no PMU here) on stderr, closed */
+	snprintf(cmd, sizeof(cmd),
+		 "exec %s -a -d 0.3 -I 100 -o %s 2>&-", tdbpf_bin(), o);
+	run_capture(sh, NULL, (uid_t)-1, 0, 10, &r);
+	assert_int_equal(r.status, 0);
+	run_result_free(&r);
+	text = file_text(o);
+	if (strstr(text, "tdbpf: warning") || strstr(text, "no hardware PMU") ||
+	    strncmp(text, "tdbpf: model", 12)) {
+		print_error("the report holds stderr's lines:\n%.400s\n", text);
+		fail();
+	}
+	free(text);
+	unlink(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -837,6 +872,7 @@ int main(void)
 		cmocka_unit_test(test_full_output_named),
 		cmocka_unit_test(test_limits_named),
 		cmocka_unit_test(test_range_bounds_given),
+		cmocka_unit_test(test_closed_std_fds),
 	};
 
 	return cmocka_run_group_tests_name("errors", tests, NULL, NULL);

@@ -5,6 +5,9 @@
  * output and runs the subcommand (cmd_*.c).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <unistd.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <string.h>
@@ -40,6 +43,29 @@ static int (*const run_cmd[CMD_NR])(const struct options *, FILE *) = {
 	[CMD_VERSION] = cmd_version,
 };
 
+/*
+ * Descriptors 0-2 that the caller closed are filled with /dev/null:
+ * else the next open takes one, and a warning meant for stderr lands in
+ * the -o file, or the report meant for stdout in a BPF map's fd. Returns
+ * whether stdout was closed (a report there would be lost: refused).
+ */
+static bool fill_std_fds(void)
+{
+	bool out_closed = false;
+	int fd;
+
+	for (fd = 0; fd < 3; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		if (fd == 1)
+			out_closed = true;
+		/* the lowest free fd is @fd itself */
+		if (open("/dev/null", fd ? O_WRONLY : O_RDONLY) != fd)
+			_exit(2);
+	}
+	return out_closed;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -47,6 +73,7 @@ int main(int argc, char **argv)
 	FILE *out = stdout;
 	off_t mark = -1;
 	int rc, fd = 0;
+	bool out_closed = fill_std_fds();
 
 	/*
 	 * Keep freed memory for the next report: a report of 10,000 tasks
@@ -67,6 +94,10 @@ int main(int argc, char **argv)
 	/* help and version print on stdout: -o is not even created */
 	if (subcommands[o.cmd].stdout_only)
 		return run_cmd[o.cmd](&o, stdout);
+	if (out_closed && !o.output) {
+		errorf("standard output is closed, and the report would be lost; give -o FILE, or run tdbpf with its output open");
+		return 2;
+	}
 	/* whose files and command these are: unreadable is refused */
 	if (privs_check_sudo(err, sizeof(err)) ||
 	    out_paths_check(&o, err, sizeof(err))) {
