@@ -788,6 +788,21 @@ static void test_limits_named(void **state)
 		"ulimit -n", "(-24)");
 	limited("ulimit -n 32", "-e cpu-clock -a -d 0.3 -o /dev/null --listen 0",
 		"ulimit -n", "report it");
+	/* sweep: a stack too small for the report writers' buffers */
+	limited("ulimit -s 256", "list --model software -o /dev/null",
+		"ulimit -s", NULL);
+	/* the limits tdbpf raises for itself are not the command's */
+	snprintf(cmd, sizeof(cmd),
+		 "ulimit -Sn 40; ulimit -Ss 256; exec %s -e cpu-clock -d 2 -o /dev/null -- /bin/sh -c 'ulimit -Sn; ulimit -Ss'",
+		 tdbpf_bin());
+	{
+		char *sh[] = { "/bin/sh", "-c", cmd, NULL };
+		struct run_result r;
+
+		assert_int_equal(run_capture(sh, NULL, (uid_t)-1, 0, 20, &r), 0);
+		assert_string_equal(r.out, "40\n256\n");
+		run_result_free(&r);
+	}
 	/* a report that is valid JSON and only too big for the memory */
 	f = fopen(big, "w");
 	assert_non_null(f);

@@ -17,6 +17,7 @@
 #include "commands/outpaths.h"
 #include "commands/version.h"
 #include "outputs/outfile.h"
+#include "support/limits.h"
 #include "support/privs.h"
 
 static int cmd_help(const struct options *o, FILE *out)
@@ -94,6 +95,15 @@ int main(int argc, char **argv)
 	/* help and version print on stdout: -o is not even created */
 	if (subcommands[o.cmd].stdout_only)
 		return run_cmd[o.cmd](&o, stdout);
+	/*
+	 * A report writer keeps 256 KiB buffers on the stack (report_json.c,
+	 * report_table.c, cmd_list.c): under ulimit -s 256 tdbpf died of
+	 * SIGSEGV with its -o file half made. 1 MiB is four of them.
+	 */
+	if (limits_stack(1 << 20, err, sizeof(err))) {
+		errorf("%s", err);
+		return 1;
+	}
 	if (out_closed && !o.output) {
 		errorf("standard output is closed, and the report would be lost; give -o FILE, or run tdbpf with its output open");
 		return 2;

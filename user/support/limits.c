@@ -2,11 +2,24 @@
 /* Resource limits named as the cause they are (limits.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include "support/limits.h"
+
+/* The limits as tdbpf found them, for a command it launches. */
+static struct rlimit orig_nofile, orig_stack;
+static bool raised_nofile, raised_stack;
+
+void limits_restore(void)
+{
+	if (raised_nofile)
+		setrlimit(RLIMIT_NOFILE, &orig_nofile);
+	if (raised_stack)
+		setrlimit(RLIMIT_STACK, &orig_stack);
+}
 
 int limits_nofile(size_t need, char *err, size_t len)
 {
@@ -21,9 +34,29 @@ int limits_nofile(size_t need, char *err, size_t len)
 			 need < 1024 ? (size_t)1024 : need * 2);
 		return -1;
 	}
+	orig_nofile = rl;
 	rl.rlim_cur = need;
 	/* refused: a later open fails and limits_nofile_hint() says why */
-	(void)setrlimit(RLIMIT_NOFILE, &rl);
+	raised_nofile = !setrlimit(RLIMIT_NOFILE, &rl);
+	return 0;
+}
+
+int limits_stack(size_t need, char *err, size_t len)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_STACK, &rl) || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur >= need)
+		return 0;
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need) {
+		snprintf(err, len,
+			 "the stack limit (ulimit -s) is %llu KiB and tdbpf needs %zu KiB (its report writers keep their buffers there); raise it, e.g. ulimit -s 8192",
+			 (unsigned long long)rl.rlim_max >> 10, need >> 10);
+		return -1;
+	}
+	orig_stack = rl;
+	rl.rlim_cur = need;
+	raised_stack = !setrlimit(RLIMIT_STACK, &rl);
 	return 0;
 }
 
