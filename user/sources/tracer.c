@@ -428,8 +428,30 @@ static int fill_counters(struct tracer *t)
 {
 	int fd = bpf_map__fd(t->skel->maps.counters);
 	const char *drop = getenv("TDBPF_TEST_DROP_CPU");
-	int i, drop_cpu = drop ? atoi(drop) : -1;
+	int i, drop_cpu = -1;
+	char *end;
 	__u32 k;
+
+	/* never silent: it costs the counts of a CPU (lost.read_errors) */
+	if (drop) {
+		drop_cpu = (int)strtol(drop, &end, 10);
+		if (end == drop || *end || drop_cpu < 0 ||
+		    drop_cpu >= t->ncpu) {
+			char shown[17];
+
+			/* quoted, so kept to one printable line */
+			for (i = 0; i < 16 && drop[i]; i++)
+				shown[i] = drop[i] >= 0x20 && drop[i] < 0x7f ?
+						   drop[i] : '?';
+			shown[i] = 0;
+			fprintf(stderr, "tdbpf: warning: TDBPF_TEST_DROP_CPU='%s' is not a CPU number; ignored\n",
+				shown);
+			drop = NULL;
+		} else {
+			fprintf(stderr, "tdbpf: warning: TDBPF_TEST_DROP_CPU=%d: CPU %d's counters are left unread (fault injection for tests)\n",
+				drop_cpu, drop_cpu);
+		}
+	}
 
 	for (i = 0; i < t->ctr.nr * t->ncpu; i++) {
 		if (t->ctr.fds[i] < 0)
