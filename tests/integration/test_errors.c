@@ -193,6 +193,10 @@ static void test_no_such_command(void **state)
 		WORDS("command '/no/such/cmd' not found", "PATH"));
 	REFUSED(ARGS("--", "no-such-command-tdbpf"),
 		WORDS("command 'no-such-command-tdbpf' not found"));
+	/* there, but not a program: said as such (sweep, issue 25) */
+	REFUSED(ARGS("--", "/etc/passwd"),
+		WORDS("'/etc/passwd' is not executable", "chmod +x"));
+	REFUSED(ARGS("--", "/tmp"), WORDS("'/tmp' is a directory"));
 }
 
 /* ---- -e events ------------------------------------------------------------ */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/capability.h>
+#include <sys/stat.h>
 #include "commands/cmd.h"
 #include "commands/run.h"
 #include "commands/top.h"
@@ -62,15 +63,24 @@ static pid_t tgid_of(pid_t id)
 	return tgid;
 }
 
-/* Is @cmd something execvp can run? Checked early to fail within a second. */
-static bool command_found(const char *cmd)
+/*
+ * Is @cmd something execvp can run? Checked early to fail within a
+ * second. 0, or why not: ENOENT, EISDIR, EACCES (there, not executable).
+ */
+static int command_found(const char *cmd)
 {
 	const char *path = getenv("PATH");
+	struct stat st;
 	char buf[4096];
 	const char *p, *e;
 
-	if (strchr(cmd, '/'))
-		return access(cmd, X_OK) == 0;
+	if (strchr(cmd, '/')) {
+		if (stat(cmd, &st))
+			return ENOENT;
+		if (S_ISDIR(st.st_mode))
+			return EISDIR;
+		return access(cmd, X_OK) ? EACCES : 0;
+	}
 	if (!path)
 		path = "/usr/local/bin:/usr/bin:/bin";
 	for (p = path; *p; p = *e ? e + 1 : e) {
@@ -79,10 +89,11 @@ static bool command_found(const char *cmd)
 			e = p + strlen(p);
 		snprintf(buf, sizeof(buf), "%.*s/%s", (int)(e - p),
 			 e == p ? "." : p, cmd);
-		if (access(buf, X_OK) == 0)
-			return true;
+		if (!stat(buf, &st) && !S_ISDIR(st.st_mode) &&
+		    access(buf, X_OK) == 0)
+			return 0;
 	}
-	return false;
+	return ENOENT;
 }
 
 /*
@@ -199,8 +210,11 @@ int cmd_trace(const struct options *o, FILE *out)
 			       o->tids[i]);
 			return 2;
 		}
-	if (o->argv && !command_found(o->argv[0])) {
-		errorf("command '%s' not found; check its name and PATH",
+	i = o->argv ? command_found(o->argv[0]) : 0;
+	if (i) {
+		errorf(i == ENOENT ? "command '%s' not found; check its name and PATH" :
+		       i == EISDIR ? "command '%s' is a directory; give the program in it" :
+				     "command '%s' is not executable; chmod +x it, or run it through its interpreter (-- sh FILE)",
 		       o->argv[0]);
 		return 2;
 	}
