@@ -576,6 +576,8 @@ static void test_refusal_keeps_outputs(void **state)
 	refused_with((uid_t)-1, ARGS("decode", "--model", "broadwellx", "-o",
 				     o, "/nonexistent"),
 		     2, "No such file");
+	refused_with((uid_t)-1, ARGS("list", "--model", "bogus", "-o", o), 2,
+		     "unknown model 'bogus'");
 	assert_text(o, "KEEP\n");
 	assert_text(g, "KEEP G\n");
 	assert_text(rec, "KEEP R\n");

@@ -130,10 +130,9 @@ int main(int argc, char **argv)
 	}
 	/*
 	 * Reports check themselves as they are written (sink.c), and the
-	 * first empties the -o file (out_open()); list writes at once.
+	 * first empties the -o file (out_open()); list and decode empty it
+	 * once their input is checked.
 	 */
-	if (o.cmd == CMD_LIST)
-		mark = out_mark(out);
 	rc = run_cmd[o.cmd](&o, out);
 	if (o.cmd != CMD_TRACE && !rc && out_check(out, o.output, mark))
 		rc = 1;
