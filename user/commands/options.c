@@ -634,7 +634,7 @@ void print_usage(FILE *f)
 	      "  -h, --help             this text\n"
 	      "  -V, --version          version\n"
 	      "\n"
-	      "Stops on Ctrl-C, SIGTERM, -d expiry or when every target exited, and\n"
-	      "always prints what it gathered.\n",
+	      "Stops on Ctrl-C, SIGTERM (any terminating signal), -d expiry or when\n"
+	      "every target exited, and always prints what it gathered.\n",
 	      f);
 }
