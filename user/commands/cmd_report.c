@@ -148,7 +148,7 @@ int cmd_report(const struct options *o, FILE *out)
 		if (e) {
 			snprintf(err, sizeof(err),
 				 "line %ld: %s", line, msg);
-			got = -1;
+			got = e == -2 ? -2 : -1;
 			break;
 		}
 		/* the recording's own layout says whether it was -I */

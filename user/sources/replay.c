@@ -209,8 +209,11 @@ static int parse_task(json_object *t, const struct event_plan *p,
 			   which, "");
 
 	row = tasks_append(tab);
-	if (!row)
-		return bad(err, len, "out of memory%s%s", "", "");
+	if (!row) {
+		bad(err, len, "out of memory for its tasks%s%s; raise the memory limit (ulimit -v)",
+		    "", "");
+		return -2;
+	}
 	row->tid = (__u32)x[0];
 	row->pid = (__u32)x[1];
 	row->sched.on_cpu_ns = x[2];
@@ -278,10 +281,13 @@ int replay_parse(json_object *obj, struct replay_report *r, char *err,
 			r->lost.unseen_switch_ins = x;
 	}
 	tasks = member(obj, "tasks", json_type_array);
-	for (i = 0; i < json_object_array_length(tasks); i++)
-		if (parse_task(json_object_array_get_idx(tasks, i), &r->plan,
-			       &r->tasks, i, err, len))
-			return -1;
+	for (i = 0; i < json_object_array_length(tasks); i++) {
+		int e = parse_task(json_object_array_get_idx(tasks, i),
+				   &r->plan, &r->tasks, i, err, len);
+
+		if (e)
+			return e;
+	}
 	v = member(obj, "nr_total", json_type_int);
 	r->nr_total = v ? json_object_get_int(v) : (int)r->tasks.nr;
 	if (r->nr_total < (int)r->tasks.nr)

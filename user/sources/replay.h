@@ -34,7 +34,8 @@ void replay_report_free(struct replay_report *r);
 
 /*
  * Rebuild @r from one parsed report object. 0, or -1 with @err holding
- * "problem; fix" (no line number: the caller knows where it was).
+ * "problem; fix" (no line number: the caller knows where it was), -2
+ * when out of memory.
  */
 int replay_parse(json_object *obj, struct replay_report *r, char *err,
 		 size_t len);
