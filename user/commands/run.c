@@ -117,6 +117,9 @@ static int on_interval(struct loop *l, uint64_t n, void *arg)
 	int e;
 
 	(void)n;
+	/* a report failed (said): the stop may still find one due */
+	if (r->wr)
+		return 0;
 	if (tracer_collect(r->tracer, &r->snap) == 0) {
 		/* the snapshot's end: see the final report */
 		now = r->snap.at_ns;
