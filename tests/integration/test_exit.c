@@ -315,6 +315,31 @@ static void test_children_outlive_parent(void **state)
 	assert_true(seen);
 	json_object_put(doc);
 	run_result_free(&r);
+
+	/* the same with -p: the launcher forks once traced, then exits */
+	{
+		char *sh[] = { "/bin/sh", "-c",
+			       "echo pid=$$; sleep 0.7; sleep 1.5 >/dev/null 2>&1 & exit 0",
+			       NULL };
+		char pid[16];
+		char *argv2[] = { (char *)tdbpf_bin(), "--children", "-e",
+				  "cpu-clock", "-j", "-o", json, "-p", pid,
+				  NULL };
+		struct child w;
+
+		snprintf(pid, sizeof(pid), "%d", start_workload(sh, 0, &w));
+		run_capture(argv2, NULL, (uid_t)-1, 0, 30, &r);
+		close(w.out);
+		waitpid(w.pid, NULL, 0);
+		assert_int_equal(r.status, 0);
+		assert_non_null(strstr(r.err, "following the processes they forked"));
+		doc = json_file(json);
+		assert_non_null(doc);
+		/* traced from about 0 s to the child's end at about 2.2 s */
+		assert_true(jint(doc, "duration_ns") >= 1400000000LL);
+		json_object_put(doc);
+		run_result_free(&r);
+	}
 	unlink(json);
 }
 
