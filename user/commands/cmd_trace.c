@@ -15,9 +15,10 @@
 #include "commands/run.h"
 #include "commands/top.h"
 #include "model/evsel.h"
-#include "outputs/outfile.h"
 #include "outputs/http.h"
+#include "outputs/outfile.h"
 #include "sources/counters.h"
+#include "sources/evsel_probe.h"
 #include "support/limits.h"
 #include "support/privs.h"
 

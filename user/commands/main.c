@@ -15,34 +15,9 @@
 #include "commands/complete.h"
 #include "commands/options.h"
 #include "commands/outpaths.h"
-#include "commands/version.h"
 #include "outputs/outfile.h"
 #include "support/limits.h"
 #include "support/privs.h"
-
-static int cmd_help(const struct options *o, FILE *out)
-{
-	(void)o;
-	print_usage(out);
-	return 0;
-}
-
-static int cmd_version(const struct options *o, FILE *out)
-{
-	(void)o;
-	return version_print(out);
-}
-
-/* What each subcommand runs, by enum command (options.c parses them). */
-static int (*const run_cmd[CMD_NR])(const struct options *, FILE *) = {
-	[CMD_TRACE] = cmd_trace,
-	[CMD_LIST] = cmd_list,
-	[CMD_DECODE] = cmd_decode,
-	[CMD_REPORT] = cmd_report,
-	[CMD_TOP] = cmd_trace,		/* the same targets, another driver */
-	[CMD_HELP] = cmd_help,
-	[CMD_VERSION] = cmd_version,
-};
 
 /*
  * Descriptors 0-2 that the caller closed are filled with /dev/null:
@@ -94,7 +69,7 @@ int main(int argc, char **argv)
 	}
 	/* help and version print on stdout: -o is not even created */
 	if (subcommands[o.cmd].stdout_only)
-		return run_cmd[o.cmd](&o, stdout);
+		return subcommands[o.cmd].run(&o, stdout);
 	/*
 	 * A report writer keeps 256 KiB buffers on the stack (report_json.c,
 	 * report_table.c, cmd_list.c): under ulimit -s 256 tdbpf died of
@@ -133,7 +108,7 @@ int main(int argc, char **argv)
 	 * first empties the -o file (out_open()); list and decode empty it
 	 * once their input is checked.
 	 */
-	rc = run_cmd[o.cmd](&o, out);
+	rc = subcommands[o.cmd].run(&o, out);
 	if (o.cmd != CMD_TRACE && !rc && out_check(out, o.output, mark))
 		rc = 1;
 	if (out != stdout && out_close(out) && !rc) {
