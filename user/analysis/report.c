@@ -16,8 +16,6 @@
 #include "analysis/scale.h"
 #include "support/outbuf.h"
 
-}
-
 static double share(__u64 part, const struct task_row *r)
 {
 	double life = (double)r->sched.on_cpu_ns + (double)r->sched.runq_wait_ns +
