@@ -230,17 +230,17 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 			errno = 0;
 			d = strtod(optarg, &end);
 			if (errno || end == optarg || *end || !isfinite(d) ||
-			    d <= 0 || d > 365 * 86400.0)
+			    d <= 0 || d > OPT_MAX_DURATION_S)
 				return options_fail(err, len,
-						    "-d: invalid duration '%s'; give seconds > 0, e.g. -d 10 or -d 0.5",
-						    optarg);
+						    "-d: invalid duration '%s'; give seconds > 0 and at most %d (365 days), e.g. -d 10 or -d 0.5",
+						    optarg, OPT_MAX_DURATION_S);
 			o->duration = d;
 			break;
 		case 'I':
-			if (parse_long(optarg, 1, 86400000L, &v))
+			if (parse_long(optarg, 1, OPT_MAX_INTERVAL_MS, &v))
 				return options_fail(err, len,
-						    "-I: invalid interval '%s'; give milliseconds >= 1, e.g. -I 1000",
-						    optarg);
+						    "-I: invalid interval '%s'; give milliseconds >= 1 and at most %d (one day), e.g. -I 1000",
+						    optarg, OPT_MAX_INTERVAL_MS);
 			o->interval_ms = v;
 			break;
 		case 'x':

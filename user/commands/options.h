@@ -11,6 +11,8 @@
 
 #define OPT_MAX_TARGETS	64	/* -p/-t ids */
 #define OPT_MAX_EVENT_ARGS	16	/* -e options; each holds many events */
+#define OPT_MAX_DURATION_S	31536000	/* -d: 365 days */
+#define OPT_MAX_INTERVAL_MS	86400000	/* -I: one day */
 
 /*
  * Subcommands. Each has an entry in subcommands[] (subcommands.c: its name,

@@ -4,7 +4,8 @@
  * targets, the loop) and the output sinks. Its sources, the session's
  * but --listen's:
  *
- *   SIGINT, SIGTERM, SIGHUP   stop
+ *   SIGINT, SIGTERM, SIGHUP,  stop (every terminating signal:
+ *   SIGQUIT, ...              loop_add_stop_signals())
  *   -d timer                  stop
  *   -I timer                  an interval report (deltas since the last)
  *   tick (100 ms)             stop when no target is left (threads, old kernels)
@@ -55,6 +56,9 @@ static int on_interval(struct loop *l, uint64_t n, void *arg)
 	int e;
 
 	(void)n;
+	/* a report failed (said): the stop may still find one due */
+	if (r->wr)
+		return 0;
 	if (tracer_collect(r->s.tracer, &r->s.cur) == 0) {
 		/* the snapshot's end: see the final report */
 		now = r->s.cur.at_ns;
@@ -235,12 +239,15 @@ static int final_report(struct run *r, __u64 start)
 	if (r->dot.f) {
 		int de = sink_emit(&r->dot, &r->rc, &r->s.cur, t1 - start, -1);
 
-		if (fclose(r->dot.f) || de) {
+		/* a write error was said by the sink, naming the graph */
+		if (out_close(r->dot.f) && !de) {
 			fprintf(stderr,
 				"tdbpf: cannot write graph file '%s': %s; check the disk and the path\n",
-				r->o->graph, strerror(de == -ENOMEM ? ENOMEM : errno));
-			rc = 1;
+				r->o->graph, strerror(errno));
+			de = -EIO;
 		}
+		if (de)
+			rc = 1;
 		r->dot.f = NULL;
 	}
 	if (r->o->verbose)
@@ -277,7 +284,8 @@ int run_trace(const struct options *o, const struct event_plan *plan,
 		.intervals = o->interval_ms > 0,
 	};
 	/* the DOT sink draws the whole run's graph (--graph) */
-	r.dot = (struct sink){ .ops = &sink_dot, .f = graph };
+	r.dot = (struct sink){ .ops = &sink_dot, .f = graph, .name = o->graph,
+			       .what = "the graph" };
 	r.rc = (struct report_conf){ .plan = plan, .sort = o->sort,
 				     .top = o->top, .per_name = o->per_name,
 				     .wakeups = o->wakeups };
@@ -309,8 +317,7 @@ int run_trace(const struct options *o, const struct event_plan *plan,
 out:
 	stop_serving(&r, s->loop);
 	session_close(s);
-	if (r.dot.f)
-		fclose(r.dot.f);
+	out_close(r.dot.f);
 	snapshot_free(&r.scrape);
 	snapshot_free(&r.iv);
 	return rc;

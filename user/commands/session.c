@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <string.h>
 #include <time.h>
@@ -91,18 +92,20 @@ static int launch_quiet(struct session *s, char *err, size_t len)
 
 /*
  * Blocked from here: a signal during setup stops the run once the loop
- * runs. A closed output pipe is an EPIPE write error, handled as a stop.
+ * runs. Every terminating signal, not only Ctrl-C's: Ctrl-\\ or a kill
+ * -USR1 must not lose the report or leave top's screen. A closed output
+ * pipe is an EPIPE write error, handled as a stop.
  */
 static int add_signals(struct session *s, const struct session_conf *c)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGWINCH };
-	size_t i, n = sizeof(sigs) / sizeof(sigs[0]) - !c->winch;
+	loop_signal_fn fn = c->on_signal ? c->on_signal : on_stop;
+	void *arg = c->on_signal ? c->arg : NULL;
+	int e = loop_add_stop_signals(s->loop, fn, arg);
 
-	for (i = 0; i < n; i++)
-		if (!loop_add_signal(s->loop, sigs[i],
-				     c->on_signal ? c->on_signal : on_stop,
-				     c->on_signal ? c->arg : NULL))
-			return -errno;
+	if (!e && c->winch && !loop_add_signal(s->loop, SIGWINCH, fn, arg))
+		e = -errno;
+	if (e)
+		return e;
 	signal(SIGPIPE, SIG_IGN);
 	return 0;
 }
@@ -153,18 +156,42 @@ static int add_sources(struct session *s, const struct session_conf *c)
 	__u64 start = s->start_ns, iv = (__u64)o->interval_ms * 1000000ULL;
 	struct target_ids ids;
 
+	struct loop_source *src;
+
 	target_ids_of(&ids, o);
 	targets_watch(&s->targets, s->loop, &ids, &s->child);
-	if (o->duration > 0 &&
-	    !loop_add_timer(s->loop, start + (__u64)(o->duration * 1e9), 0,
-			    on_deadline, NULL))
-		return -errno;
-	if (iv && !loop_add_timer(s->loop, start + iv, iv, c->on_interval,
-				  c->arg))
-		return -errno;
+	/* --children: the run lasts while a forked process does */
+	if (o->children) {
+		s->targets.followed_alive = tracer_followed_alive;
+		s->targets.followed_ctx = s->tracer;
+	}
+	/*
+	 * The interval report comes before the stops that may fall due with
+	 * it (-d, the tick, the targets' exit, a signal: loop.h), so that
+	 * -d 3 -I 1000 gives three intervals whatever order the kernel hands
+	 * the timers over in; -d is rounded to the nanosecond for the same
+	 * reason (0.3 s is not 299999999 ns).
+	 */
+	if (o->duration > 0) {
+		src = loop_add_timer(s->loop,
+				     start + (__u64)llround(o->duration * 1e9),
+				     0, on_deadline, NULL);
+		if (!src)
+			return -errno;
+		loop_set_prio(src, LOOP_PRIO_STOP);
+	}
+	if (iv) {
+		src = loop_add_timer(s->loop, start + iv, iv, c->on_interval,
+				     c->arg);
+		if (!src)
+			return -errno;
+		loop_set_prio(src, LOOP_PRIO_REPORT);
+	}
 	/* at once, then every tick: a target gone already ends the run now */
-	if (!loop_add_timer(s->loop, loop_now_ns(), TICK_NS, on_tick, s))
+	src = loop_add_timer(s->loop, loop_now_ns(), TICK_NS, on_tick, s);
+	if (!src)
 		return -errno;
+	loop_set_prio(src, LOOP_PRIO_STOP);
 	return tracer_watch(s->tracer, s->loop);
 }
 
@@ -205,6 +232,9 @@ int session_open(struct session *s, const struct options *o,
 		       strerror(-e));
 		return 1;
 	}
+	/* created as -o is, and checked before anything is loaded */
+	if (record_open(&s->rec, o->record, o->interval_ms > 0, o->sort, plan))
+		return 2;
 	/* bound while tdbpf has its privileges, and before the command runs */
 	if (o->listen &&
 	    !(s->prom = prom_server_open(o->listen, err, sizeof(err))))
@@ -219,9 +249,6 @@ int session_open(struct session *s, const struct options *o,
 	s->tracer = tracer_open(&tc, err, sizeof(err));
 	if (!s->tracer)
 		goto fail;
-	/* as root, before privileges go: created as -o is (says its error) */
-	if (record_open(&s->rec, o->record, o->interval_ms > 0, o->sort, plan))
-		return 2;
 	take_base(s);
 	/* no command to stop: CAP_KILL goes too */
 	privs_keep_kill(o->argv != NULL);

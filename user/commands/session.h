@@ -28,7 +28,10 @@ struct prom_server;
 struct tracer;
 
 struct session_conf {
-	/* SIGINT, SIGTERM, SIGHUP (and SIGWINCH with @winch); NULL: stop */
+	/*
+	 * Every terminating signal (loop_add_stop_signals()), and SIGWINCH
+	 * with @winch; NULL: stop
+	 */
 	loop_signal_fn on_signal;
 	loop_timer_fn on_interval;	/* every -I, when given */
 	void *arg;			/* theirs */

@@ -29,8 +29,9 @@ void print_usage(FILE *f)
 	      "                         --model, only these\n"
 	      "  -- COMMAND [ARGS]      launch COMMAND (as the sudo user) and trace it\n"
 	      "      --children         also follow processes the targets fork\n"
-	      "  -d, --duration SECS    stop after SECS seconds\n"
-	      "  -I, --interval MS      print a report every MS milliseconds\n"
+	      "  -d, --duration SECS    stop after SECS seconds (at most 365 days)\n"
+	      "  -I, --interval MS      print a report every MS milliseconds (at most\n"
+	      "                         a day)\n"
 	      "  -x, --field-separator SEP  CSV output, perf stat -x style\n"
 	      "  -j, --json             JSON output (one object per line with -I)\n"
 	      "  -o, --output FILE      write the report to FILE\n"
@@ -62,8 +63,8 @@ void print_usage(FILE *f)
 	      "  -h, --help             this text\n"
 	      "  -V, --version          version\n"
 	      "\n"
-	      "Stops on Ctrl-C, SIGTERM, -d expiry or when every target exited, and\n"
-	      "always prints what it gathered.\n",
+	      "Stops on Ctrl-C, SIGTERM (any terminating signal), -d expiry or when\n"
+	      "every target exited, and always prints what it gathered.\n",
 	      f);
 }
 

@@ -14,8 +14,10 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "sources/percpu.h"
+#include "sources/targets.h"
 #include "sources/tracer_priv.h"
 #include "sums/archive.h"
+#include "support/limits.h"
 #include "support/loop.h"
 
 /* the BPF side aligns it so; the skeleton shows where the link put it */
@@ -56,6 +58,28 @@ static int track_id(struct tracer *t, pid_t id)
 	return 0;
 }
 
+bool tracer_followed_alive(void *tracer)
+{
+	struct tracer *t = tracer;
+	const __u64 *bits;
+	__u32 w;
+	int b;
+
+	if (!t || !t->c.targets.children || !t->skel ||
+	    t->skel->bss->track.track_mode != TDBPF_TRACK_TGID)
+		return false;
+	/* the bits fork set (tdbpf_fork): every tgid followed, once */
+	bits = t->skel->bss->track.track_bits;
+	for (w = 0; w < TDBPF_TRACK_WORDS; w++) {
+		__u64 v = __atomic_load_n(&bits[w], __ATOMIC_RELAXED);
+
+		for (b = 0; v; b++, v >>= 1)
+			if ((v & 1) && targets_id_alive((pid_t)(w * 64 + b)))
+				return true;
+	}
+	return false;
+}
+
 static int fill_filter(struct tracer *t)
 {
 	const struct tracer_targets *g = &t->c.targets;
@@ -89,6 +113,11 @@ static int fill_counters(struct tracer *t)
 
 static const char *bpf_hint(int err)
 {
+	const char *limit = limits_nofile_hint();
+
+	/* a limit surfaces as any errno (libbpf's BTF load: ESRCH) */
+	if (limit || (limit = limits_memory_hint()))
+		return limit;
 	if (err == -EPERM || err == -EACCES)
 		return "run as root, or grant CAP_BPF and CAP_PERFMON";
 	if (err == -ENOENT || err == -ESRCH)
@@ -176,8 +205,9 @@ static int setup(struct tracer *t, char *err, size_t len)
 
 	t->ncpu = libbpf_num_possible_cpus();
 	if (t->ncpu <= 0 || t->ncpu > TDBPF_MAX_CPUS) {
-		snprintf(err, len, "cannot count the possible CPUs (%d)",
-			 t->ncpu);
+		snprintf(err, len, "cannot count the possible CPUs: %s; %s",
+			 t->ncpu < 0 ? strerror(-t->ncpu) : "none found",
+			 bpf_hint(t->ncpu));
 		return -1;
 	}
 	t->online = calloc((size_t)t->ncpu, sizeof(*t->online));

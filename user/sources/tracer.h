@@ -126,5 +126,10 @@ int tracer_fold_exited(struct tracer *t, struct task_table *base);
 
 /* Free the tracer (NULL is fine); counters closed after the programs. */
 void tracer_close(struct tracer *t);
+/*
+ * --children: is a process the targets forked (and the tracer follows)
+ * still alive? For targets.followed_alive (@tracer: a struct tracer).
+ */
+bool tracer_followed_alive(void *tracer);
 
 #endif /* TDBPF_TRACER_H */
