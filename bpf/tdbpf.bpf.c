@@ -16,6 +16,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include <bpf/bpf_endian.h>
 #include "tdbpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -49,6 +50,8 @@ __u64 attach_ns = (__u64)-1;
 const volatile __u32 max_tasks = TDBPF_MAX_TASKS_DEFAULT;
 /* wakeups traced: blocking switch-outs take the clock for sched_waking */
 const volatile bool track_wakeups;
+/* socket wakes resolved to their peer (sockets.bpf.h): hooks loaded */
+const volatile bool track_sockets;
 /*
  * No counter and no wakeups (the software model): every sum is the
  * task's own accounting, so nothing needs a switch. The sums are read
@@ -504,7 +507,7 @@ charge_current(struct tdbpf_cpu *st, struct task_struct *p, __u32 cpu,
  * switch-out never runs while it is being woken: no atomics needed.
  */
 static __always_inline __u32 charge_wait(struct tdbpf_wake *k, __u32 kind,
-					 __u32 tid, __u64 wait)
+					 __u32 tid, __u32 tgid, __u64 wait)
 {
 	struct tdbpf_wait *w;
 	__u32 i;
@@ -514,8 +517,9 @@ static __always_inline __u32 charge_wait(struct tdbpf_wake *k, __u32 kind,
 		if (w->kind == TDBPF_WAKER_NONE) {
 			w->kind = kind;
 			w->tid = tid;
+			w->tgid = tgid;
 		}
-		if (w->kind == kind && w->tid == tid)
+		if (w->kind == kind && w->tid == tid && w->tgid == tgid)
 			goto found;
 	}
 	w = &k->waits[TDBPF_NR_WAITS - 1];
@@ -592,7 +596,8 @@ static __always_inline __u32 run_seq(struct task_struct *p)
  */
 static __always_inline void take_early(struct tdbpf_wake *k)
 {
-	set_pending(k, charge_wait(k, k->early_kind, k->early_tid, 0), 0);
+	set_pending(k, charge_wait(k, k->early_kind, k->early_tid,
+				   k->early_tgid, 0), 0);
 	k->early_kind = TDBPF_WAKER_NONE;
 	k->block_ns = 0;
 }
@@ -658,6 +663,8 @@ static __always_inline void wake_block(struct task_struct *p,
 		block_start(p, t, k, now);
 }
 
+#include "sockets.bpf.h"
+
 /*
  * @p starts a slice on this CPU: its accounting now is where a first
  * sight at its switch-out would start counting it.
@@ -689,6 +696,8 @@ int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 	if (!st)
 		return 0;
 
+	if (track_sockets)
+		marks_reset();
 	if (tp) {
 		t = charge_current(st, prev, cpu, false);
 		if (t) {
@@ -770,13 +779,24 @@ static __always_inline bool hrtimer_running(__u64 rq, __u32 first)
  * running the wakeup: the idle task, a tracked task (by tid), a kernel
  * thread, an untracked thread of @p's process, or another process.
  */
-static __always_inline __u32 waker_kind(struct task_struct *p, __u32 *tid)
+static __always_inline __u32 waker_kind(struct task_struct *p,
+					struct tdbpf_wake *k, __u32 *tid,
+					__u32 *tgid)
 {
 	struct task_struct *cur;
-	__u64 rq = this_rq();
-	__u32 pc = irq_count(rq);
+	__u64 rq;
+	__u32 pc, kind;
 
 	*tid = 0;
+	*tgid = 0;
+	/* a socket's wake: the task at its other end, whatever the context */
+	if (track_sockets) {
+		kind = sock_waker(p, k, tid, tgid);
+		if (kind != TDBPF_WAKER_NONE)
+			return kind;
+	}
+	rq = this_rq();
+	pc = irq_count(rq);
 	if (pc & (HARDIRQ_MASK | NMI_MASK))
 		return hrtimer_running(rq, 0) ? TDBPF_WAKER_TIMER :
 						TDBPF_WAKER_HARDIRQ;
@@ -789,6 +809,7 @@ static __always_inline __u32 waker_kind(struct task_struct *p, __u32 *tid)
 		return TDBPF_WAKER_IDLE;
 	if (tracked(cur)) {
 		*tid = cur->pid;
+		*tgid = cur->tgid;
 		return TDBPF_WAKER_TASK;
 	}
 	if (cur->flags & PF_KTHREAD)
@@ -832,7 +853,7 @@ int BPF_PROG(tdbpf_waking, struct task_struct *p)
 {
 	struct tdbpf_wake *k;
 	__u64 start;
-	__u32 kind, tid, seq;
+	__u32 kind, tid, tgid, seq;
 
 	if (!tracked(p))
 		return 0;
@@ -846,12 +867,13 @@ int BPF_PROG(tdbpf_waking, struct task_struct *p)
 		if (seq != k->block_seq)
 			return 0;
 		k->block_ns = 0;
-		kind = waker_kind(p, &tid);
+		kind = waker_kind(p, k, &tid, &tgid);
 		start = bpf_ktime_get_ns() - start;
-		set_pending(k, charge_wait(k, kind, tid, start), start);
+		set_pending(k, charge_wait(k, kind, tid, tgid, start), start);
 	} else if (!queued(p)) {
-		kind = waker_kind(p, &tid);
+		kind = waker_kind(p, k, &tid, &tgid);
 		k->early_tid = tid;
+		k->early_tgid = tgid;
 		k->early_seq = seq;
 		/* x86 keeps stores in order: the compiler must too */
 		asm volatile("" ::: "memory");

@@ -21,6 +21,7 @@ enum {
 	OPT_SMT,
 	OPT_CHILDREN,
 	OPT_MAX_TASKS,
+	OPT_SOCK_MAX,
 	OPT_GRAPH,
 	OPT_WAKEUPS,
 	OPT_LISTEN,
@@ -52,6 +53,7 @@ static const struct option long_opts[] = {
 	{ "smt", required_argument, NULL, OPT_SMT },
 	{ "children", no_argument, NULL, OPT_CHILDREN },
 	{ "max-tasks", required_argument, NULL, OPT_MAX_TASKS },
+	{ "sock-max", required_argument, NULL, OPT_SOCK_MAX },
 	{ "graph", required_argument, NULL, OPT_GRAPH },
 	{ "wakeups", no_argument, NULL, OPT_WAKEUPS },
 	{ "listen", required_argument, NULL, OPT_LISTEN },
@@ -137,6 +139,7 @@ static void defaults(struct options *o)
 	o->smt = -1;
 	o->sort = SORT_CPU;
 	o->max_tasks = TDBPF_MAX_TASKS_DEFAULT;
+	o->sock_max = TDBPF_SOCK_MAX_DEFAULT;
 	o->listen_max_series = LISTEN_DEFAULT_MAX_SERIES;
 	o->from = o->to = -1;
 }
@@ -514,6 +517,13 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 					    TDBPF_MAX_TASKS_MAX);
 			o->max_tasks = v;
 			break;
+		case OPT_SOCK_MAX:
+			if (parse_long(optarg, 16, 1 << 22, &v))
+				return fail(err, len,
+					    "invalid --sock-max '%s'; give 16 to %d",
+					    optarg, 1 << 22);
+			o->sock_max = v;
+			break;
 		case OPT_LISTEN: {
 			struct listen_addr a;
 			char msg[256];
@@ -619,6 +629,8 @@ void print_usage(FILE *f)
 	      f);
 	fprintf(f, "      --max-tasks N      tasks held at once (default %d)\n",
 		TDBPF_MAX_TASKS_DEFAULT);
+	fprintf(f, "      --sock-max N       socket flows followed for --wakeups (default %d)\n",
+		TDBPF_SOCK_MAX_DEFAULT);
 	fprintf(f, "      --listen [ADDR:]PORT  serve Prometheus /metrics (ADDR default 127.0.0.1)\n"
 		   "      --listen-labels L  pid, tid or pid,tid labels on the series (default none)\n"
 		   "      --listen-max-series N  label sets before the rest go to 'other' (default %d)\n",

@@ -358,6 +358,7 @@ int run_trace(const struct options *o, const struct event_plan *plan,
 			.all = o->all, .children = o->children,
 		},
 		.max_tasks = o->max_tasks,
+		.sock_max = o->sock_max,
 		.wakeups = o->wakeups,
 		.verbose = o->verbose,
 	};

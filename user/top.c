@@ -384,6 +384,7 @@ int top_run(const struct options *o, const struct event_plan *plan, FILE *out)
 	struct tracer_conf tc = {
 		.plan = plan,
 		.max_tasks = o->max_tasks,
+		.sock_max = o->sock_max,
 		.verbose = o->verbose,
 	};
 	char err[512];

@@ -1,0 +1,457 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Which socket ended a wait, and who is at its other end (--wakeups).
+ *
+ * Over TCP and UDP a reader is woken from a softirq (on loopback, the
+ * sender's own, run at its local_bh_enable()), so the waker's context
+ * names "softirq", not the task that sent. The kernel says which socket:
+ *  - data: sock:sk_data_ready, traced as sock_def_readable (and other
+ *    protocols' callbacks) begins, marks this CPU "the wakeups now are
+ *    for socket R" until this softirq ends or the CPU switches;
+ *  - buffer space (back-pressure): tcp:tcp_sendmsg_locked runs before a
+ *    TCP send waits for space, so a tracked writer woken while inside
+ *    one is woken for that socket (sk_stream_write_space, untraced).
+ * Each resolves through a registry of every receiving end's last writer
+ * and last reader, fed by sock:sock_send_length and sock_recv_length (the
+ * end of each send and receive, any family). Only tracepoints: this is
+ * what loads where fentry and kprobes do not (no trampolines or kprobes
+ * in some VMs' kernels); each is looked up before load and the rest
+ * falls back to the waker's context.
+ *
+ * The registry is keyed by the receiving end: its network namespace and
+ * 4-tuple for TCP (the sender's tuple reversed), its namespace and port
+ * for UDP (unconnected receivers have no remote), its socket for Unix
+ * (the sender's peer). A data wake of R resolves to R's last writer, if
+ * the wakee is R's last reader (a mark another wake in the same softirq
+ * left behind is not taken); a space wake of S to the last reader of S's
+ * peer. No writer in this namespace: a remote endpoint (R's peer address).
+ *
+ * Included once by tdbpf.bpf.c, after tracked() and stat_inc().
+ */
+#ifndef TDBPF_SOCKETS_BPF_H
+#define TDBPF_SOCKETS_BPF_H
+
+#define AF_UNIX		1
+#define AF_INET		2
+#define AF_INET6	10
+#define IPPROTO_TCP	6
+#define IPPROTO_UDP	17
+#define SOCK_PROTO_UNIX	0xffff	/* the key's proto for Unix sockets */
+
+/*
+ * The socket whose data-ready callback runs on this CPU: set as it
+ * begins, cleared when the softirq ends (softirq_exit) or the CPU
+ * switches. No exit tracepoint: a mark can outlive its callback inside
+ * one softirq, hence the wakee check in sock_waker().
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} sock_marks SEC(".maps");
+
+/* The receiving end of a flow: see the top of this file. */
+struct sock_key {
+	__u32 laddr[4];		/* Unix: the receiving socket's address */
+	__u32 raddr[4];
+	__u32 netns;
+	__u16 proto;
+	__u16 lport;		/* host order */
+	__u16 rport;
+	__u16 pad[3];
+};
+
+/*
+ * A pointer's value as a number: the verifier allows no arithmetic on a
+ * kernel pointer, not even its halves, but copies its bytes.
+ */
+static __always_inline __u64 ptr_val(const void *p)
+{
+	__u64 v = 0, tmp = (__u64)p;
+
+	bpf_probe_read_kernel(&v, sizeof(v), &tmp);
+	return v;
+}
+
+struct sock_end {
+	__u32 tid, tgid;
+	__u64 at_jiffies;	/* jiffies: no clock read per send */
+	__u64 bytes;
+};
+
+struct sock_ends {
+	struct sock_end writer, reader;
+};
+
+/*
+ * Bounded: least recently used entries go first. Set from --sock-max
+ * before load; entries made are counted (TDBPF_STAT_SOCK_NEW) so that
+ * user space can say how many were pushed out.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, TDBPF_SOCK_MAX_DEFAULT);
+	__type(key, struct sock_key);
+	__type(value, struct sock_ends);
+} sock_ends SEC(".maps");
+
+/*
+ * The early exit for sockets no tracked task uses: one bit per receiving
+ * port (TCP, UDP) or per hash of the receiving socket (Unix), set by
+ * tracked tasks. An untracked task's send to an unmarked port costs a
+ * load, no hash lookup. Collisions only cost a lookup that misses.
+ */
+__u64 sock_ports[65536 / 64];
+
+static __always_inline __u32 sock_bit(const struct sock_key *k)
+{
+	if (k->proto == SOCK_PROTO_UNIX)
+		return (k->laddr[0] >> 6) & 0xffff;
+	return k->lport;
+}
+
+static __always_inline bool sock_bit_test(__u32 b)
+{
+	__u32 i = (b & 0xffff) / 64;
+
+	asm volatile("" : "+r"(i));
+	if (i >= 65536 / 64)
+		return false;
+	return sock_ports[i] & (1ULL << (b % 64));
+}
+
+static __always_inline void sock_bit_set(__u32 b)
+{
+	__u32 i = (b & 0xffff) / 64;
+
+	asm volatile("" : "+r"(i));
+	if (i >= 65536 / 64)
+		return;
+	if (!(sock_ports[i] & (1ULL << (b % 64))))
+		__sync_fetch_and_or(&sock_ports[i], 1ULL << (b % 64));
+}
+
+static __always_inline __u32 sock_netns(struct sock *sk)
+{
+	return BPF_CORE_READ(sk, __sk_common.skc_net.net, ns.inum);
+}
+
+/* ::ffff:a.b.c.d: an IPv4 peer of an IPv6 socket, keyed as IPv4 */
+static __always_inline bool v4mapped(const __u32 *a)
+{
+	return !a[0] && !a[1] && a[2] == bpf_htonl(0xffff);
+}
+
+/*
+ * The key of @sk's own receiving end (@local true: what arrives at it) or
+ * of its peer's (@local false: what @sk sends arrives there). False for a
+ * socket the registry does not follow (not TCP, UDP or Unix).
+ */
+static __always_inline bool sock_key_of(struct sock *sk, bool local,
+					struct sock_key *k)
+{
+	__u16 family = BPF_CORE_READ(sk, __sk_common.skc_family);
+	__u16 proto, dport, num;
+
+	__builtin_memset(k, 0, sizeof(*k));
+	if (family == AF_UNIX) {
+		__u64 p;
+
+		if (local)
+			p = ptr_val(sk);
+		else
+			p = (__u64)BPF_CORE_READ((struct unix_sock *)sk, peer);
+		if (!p)
+			return false;
+		k->proto = SOCK_PROTO_UNIX;
+		k->laddr[0] = (__u32)p;
+		k->laddr[1] = (__u32)(p >> 32);
+		return true;
+	}
+	if (family != AF_INET && family != AF_INET6)
+		return false;
+	proto = BPF_CORE_READ(sk, sk_protocol);
+	if (proto != IPPROTO_TCP && proto != IPPROTO_UDP)
+		return false;
+	k->netns = sock_netns(sk);
+	k->proto = proto;
+	num = BPF_CORE_READ(sk, __sk_common.skc_num);
+	dport = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
+	if (proto == IPPROTO_UDP) {
+		/* receivers are often unconnected: the port alone */
+		k->lport = local ? num : dport;
+		return k->lport != 0;
+	}
+	k->lport = local ? num : dport;
+	k->rport = local ? dport : num;
+	if (family == AF_INET6) {
+		struct in6_addr d, s;
+
+		BPF_CORE_READ_INTO(&d, sk, __sk_common.skc_v6_daddr);
+		BPF_CORE_READ_INTO(&s, sk, __sk_common.skc_v6_rcv_saddr);
+		if (!v4mapped(d.in6_u.u6_addr32)) {
+			__builtin_memcpy(local ? k->laddr : k->raddr,
+					 s.in6_u.u6_addr32, 16);
+			__builtin_memcpy(local ? k->raddr : k->laddr,
+					 d.in6_u.u6_addr32, 16);
+			return true;
+		}
+	}
+	k->laddr[0] = local ? BPF_CORE_READ(sk, __sk_common.skc_rcv_saddr) :
+			      BPF_CORE_READ(sk, __sk_common.skc_daddr);
+	k->raddr[0] = local ? BPF_CORE_READ(sk, __sk_common.skc_daddr) :
+			      BPF_CORE_READ(sk, __sk_common.skc_rcv_saddr);
+	return true;
+}
+
+/*
+ * Current sends (@writer) or receives @bytes on the flow of @k: a tracked
+ * task (@mine) makes the entry, any other task only updates one that is
+ * there.
+ */
+static __always_inline void sock_note(struct sock_key *k, bool mine,
+				      bool writer, __u64 bytes)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct sock_ends *e, zero = {};
+	struct sock_end *end;
+
+	e = bpf_map_lookup_elem(&sock_ends, k);
+	if (!e) {
+		if (!mine)
+			return;
+		sock_bit_set(sock_bit(k));
+		if (!bpf_map_update_elem(&sock_ends, k, &zero, BPF_NOEXIST))
+			stat_inc(TDBPF_STAT_SOCK_NEW);
+		e = bpf_map_lookup_elem(&sock_ends, k);
+		if (!e)
+			return;
+	} else if (mine) {
+		sock_bit_set(sock_bit(k));
+	}
+	end = writer ? &e->writer : &e->reader;
+	end->tid = cur->pid;
+	end->tgid = cur->tgid;
+	end->at_jiffies = bpf_jiffies64();
+	end->bytes += bytes;
+}
+
+/*
+ * @sk (a trusted pointer: direct loads) sends or receives. The early
+ * exit for an untracked task: the receiving end's bit, from one or two
+ * loads, before any key is built.
+ */
+static __always_inline void sock_note_sk(struct sock *sk, bool writer,
+					 __u64 bytes)
+{
+	bool mine = tracked(bpf_get_current_task_btf());
+	struct sock_key k;
+
+	if (!mine) {
+		__u16 family = sk->__sk_common.skc_family;
+		__u32 b;
+
+		if (family == AF_UNIX) {
+			__u64 p;
+
+			if (writer)
+				p = (__u64)BPF_CORE_READ((struct unix_sock *)sk,
+							 peer);
+			else
+				p = ptr_val(sk);
+			b = ((__u32)p >> 6) & 0xffff;
+		} else if (family == AF_INET || family == AF_INET6) {
+			b = writer ? bpf_ntohs(sk->__sk_common.skc_dport) :
+				     sk->__sk_common.skc_num;
+		} else {
+			return;
+		}
+		if (!sock_bit_test(b))
+			return;
+	}
+	/* a writer's entry is its peer's receiving end, a reader's its own */
+	if (sock_key_of(sk, !writer, &k))
+		sock_note(&k, mine, writer, bytes);
+}
+
+/* Every send and receive, any family, when it ends: @ret bytes or -errno */
+SEC("tp_btf/sock_send_length")
+int BPF_PROG(tdbpf_sock_send, struct sock *sk, int ret, int flags)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+
+	/* its send ended: no longer waiting for space (tdbpf_tcp_send) */
+	if (tracked(cur)) {
+		struct tdbpf_wake *k = bpf_task_storage_get(&wake_store, cur,
+							    0, 0);
+
+		if (k)
+			k->send_sk = 0;
+	}
+	if (ret > 0)
+		sock_note_sk(sk, true, ret);
+	return 0;
+}
+
+SEC("tp_btf/sock_recv_length")
+int BPF_PROG(tdbpf_sock_recv, struct sock *sk, int ret, int flags)
+{
+	sock_note_sk(sk, false, ret > 0 ? ret : 0);
+	return 0;
+}
+
+/*
+ * A tracked task in a TCP send, before it may wait for space: the socket
+ * a wakeup ends that wait for. Cleared when the send ends.
+ */
+SEC("tp_btf/tcp_sendmsg_locked")
+int BPF_PROG(tdbpf_tcp_send, struct sock *sk)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct tdbpf_wake *k;
+
+	if (!tracked(cur))
+		return 0;
+	k = bpf_task_storage_get(&wake_store, cur, 0, 0);
+	if (k)
+		k->send_sk = (__u64)sk;
+	return 0;
+}
+
+SEC("tp_btf/sk_data_ready")
+int BPF_PROG(tdbpf_data_ready, struct sock *sk)
+{
+	__u32 z = 0;
+	__u64 *m = bpf_map_lookup_elem(&sock_marks, &z);
+
+	if (m)
+		*m = (__u64)sk;
+	return 0;
+}
+
+/* no wake callback sleeps: at a switch no mark is open on this CPU */
+static __always_inline void marks_reset(void)
+{
+	__u32 z = 0;
+	__u64 *m = bpf_map_lookup_elem(&sock_marks, &z);
+
+	if (m)
+		*m = 0;
+}
+
+SEC("tp_btf/softirq_exit")
+int BPF_PROG(tdbpf_softirq_exit, unsigned int vec)
+{
+	marks_reset();
+	return 0;
+}
+
+/* Is the task @tid of process @tgid followed (tracked() by ids)? */
+static __always_inline bool tracked_ids(__u32 tid, __u32 tgid)
+{
+	__u32 key, idx;
+
+	if (track.track_mode == TDBPF_TRACK_ALL)
+		return tid != 0;
+	key = track.track_mode == TDBPF_TRACK_TID ? tid : tgid;
+	if (!key)
+		return false;
+	idx = key / 64;
+	asm volatile("" : "+r"(idx));
+	if (idx >= TDBPF_TRACK_WORDS)
+		return false;
+	return track.track_bits[idx] & (1ULL << (key % 64));
+}
+
+/* 127.0.0.0/8, in network order */
+static __always_inline bool loopback4(__u32 a)
+{
+	return (bpf_ntohl(a) >> 24) == 127;
+}
+
+/*
+ * The end of @k's flow from @end: the task (TASK when tracked, else
+ * PROCESS with its tid and tgid), or NONE.
+ */
+static __always_inline __u32 end_task(const struct sock_end *end, __u32 *tid,
+				      __u32 *tgid)
+{
+	if (!end->tid)
+		return TDBPF_WAKER_NONE;
+	*tid = end->tid;
+	*tgid = end->tgid;
+	return tracked_ids(end->tid, end->tgid) ? TDBPF_WAKER_TASK :
+						  TDBPF_WAKER_PROCESS;
+}
+
+/*
+ * No task at the other end of @sk in the registry: its peer's address if
+ * that is not on loopback (another host, or another network namespace:
+ * ENDPOINT, port in @tid, IPv4 address in @tgid), else SOCKET (counted).
+ * IPv6 peers other than v4-mapped are not told (inet_daddr holds a
+ * loopback placeholder there).
+ */
+static __always_inline __u32 sock_remote(struct sock *sk, __u32 *tid,
+					 __u32 *tgid)
+{
+	__u32 addr = BPF_CORE_READ(sk, __sk_common.skc_daddr);
+	__u16 port = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
+
+	if (addr && port && !loopback4(addr)) {
+		*tid = port;
+		*tgid = addr;
+		return TDBPF_WAKER_ENDPOINT;
+	}
+	stat_inc(TDBPF_STAT_SOCK_UNRESOLVED);
+	return TDBPF_WAKER_SOCKET;
+}
+
+/*
+ * Who ends @p's wait, if a socket does: @p (tracked, with waker state
+ * @k) blocked in a TCP send is woken for buffer space on that socket:
+ * the last reader at its other end. Else, if a data-ready callback runs
+ * on this CPU for a socket @p last read: that socket's last writer.
+ * NONE: no socket told (the caller judges by the waker's context).
+ */
+static __always_inline __u32 sock_waker(struct task_struct *p,
+					struct tdbpf_wake *k, __u32 *tid,
+					__u32 *tgid)
+{
+	struct sock_ends *e;
+	struct sock_key key;
+	struct sock *sk;
+	__u32 z = 0, kind;
+	__u64 *m;
+
+	sk = (struct sock *)k->send_sk;
+	if (sk) {
+		if (!sock_key_of(sk, false, &key))
+			return TDBPF_WAKER_NONE;
+		e = bpf_map_lookup_elem(&sock_ends, &key);
+		if (e) {
+			kind = end_task(&e->reader, tid, tgid);
+			if (kind != TDBPF_WAKER_NONE)
+				return kind;
+		}
+		return sock_remote(sk, tid, tgid);
+	}
+	m = bpf_map_lookup_elem(&sock_marks, &z);
+	if (!m || !*m)
+		return TDBPF_WAKER_NONE;
+	sk = (struct sock *)*m;
+	if (!sock_key_of(sk, true, &key))
+		return TDBPF_WAKER_NONE;
+	e = bpf_map_lookup_elem(&sock_ends, &key);
+	/* not @p's socket (or not read yet): not this wake's */
+	if (!e || e->reader.tid != p->pid)
+		return TDBPF_WAKER_NONE;
+	kind = end_task(&e->writer, tid, tgid);
+	if (kind != TDBPF_WAKER_NONE)
+		return kind;
+	if (key.proto == SOCK_PROTO_UNIX)
+		return TDBPF_WAKER_NONE;	/* the writer wakes it itself */
+	return sock_remote(sk, tid, tgid);
+}
+
+#endif /* TDBPF_SOCKETS_BPF_H */
