@@ -33,6 +33,7 @@
  * time that reached them.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "graph.h"
@@ -74,6 +75,10 @@ static int cmp_edge(const void *a, const void *b)
 		return x->waker < y->waker ? -1 : 1;
 	if (x->kind != y->kind)
 		return x->kind < y->kind ? -1 : 1;
+	if (x->ext_pid != y->ext_pid)
+		return x->ext_pid < y->ext_pid ? -1 : 1;
+	if (x->ext_tid != y->ext_tid)
+		return x->ext_tid < y->ext_tid ? -1 : 1;
 	return 0;
 }
 
@@ -164,6 +169,24 @@ static int make_nodes(struct graph *g, const struct task_table *t,
 	return 0;
 }
 
+/* Who a waker outside the graph is, when a socket told (see graph.h). */
+static void ext_waker(struct graph_edge *e, const struct tdbpf_wait *w)
+{
+	const unsigned char *a = (const unsigned char *)&w->tgid;
+
+	e->ext_tid = 0;
+	e->ext_pid = 0;
+	e->ext_name[0] = 0;
+	if (e->kind == TDBPF_WAKER_PROCESS) {
+		e->ext_tid = w->tid;
+		e->ext_pid = w->tgid;
+	} else if (e->kind == TDBPF_WAKER_ENDPOINT) {
+		/* tgid holds the address in network order */
+		snprintf(e->ext_name, sizeof(e->ext_name), "%u.%u.%u.%u:%u",
+			 a[0], a[1], a[2], a[3], w->tid);
+	}
+}
+
 /* Raw edges from every row's slots, then merged by (wakee, waker, kind). */
 static int make_edges(struct graph *g, const struct task_table *t,
 		      const int *rowmap)
@@ -204,6 +227,8 @@ static int make_edges(struct graph *g, const struct task_table *t,
 				if (e->waker < 0)
 					e->kind = TDBPF_WAKER_PROCESS;
 			}
+			if (e->waker < 0)
+				ext_waker(e, w);
 			e->wakeups = w->wakeups;
 			e->wait_ns = w->wait_ns;
 			sum += w->wait_ns;
@@ -575,6 +600,8 @@ const char *graph_waker_name(const struct graph *g, const struct graph_edge *e)
 {
 	if (e->waker >= 0)
 		return g->nodes[e->waker].name;
+	if (e->ext_name[0])
+		return e->ext_name;
 	return waker_kind_name(e->kind);
 }
 

@@ -30,6 +30,13 @@ enum graph_role {
 struct graph_edge {
 	int waker;		/* node index, -1 when no task of the graph */
 	unsigned int kind;	/* TDBPF_WAKER_* or WAKER_UNSEEN */
+	/*
+	 * A waker outside the graph that a socket told: PROCESS, its tid
+	 * and pid; ENDPOINT, its port and IPv4 address (ext_name "a.b.c.d:
+	 * port"). 0 and "" otherwise.
+	 */
+	__u32 ext_tid, ext_pid;
+	char ext_name[24];
 	int wakee;		/* node index */
 	__u64 wakeups;
 	__u64 wait_ns;

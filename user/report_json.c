@@ -8,14 +8,20 @@
  *   "duration_ns": 5000000000,
  *   "interval": 3,                 only in interval reports (-I)
  *   "lost": { "map_full": 0, "read_errors": 0,
- *             "unseen_switch_ins": 0 },  slices charged whose switch-in
+ *             "unseen_switch_ins": 0, "wakers", "wakeups_missed",
+ *             "sockets_unresolved": socket wakes whose peer was not
+ *             told, "sockets_evicted": flows pushed out of the socket
+ *             registry (--sock-max) },  slices charged whose switch-in
  *                                  no sched_switch event showed: their
  *                                  counts are extrapolated (uncounted_ns)
  *   "nr_total": 14,                tasks before --top
  *   "graph": {                     with wakeups traced (README: Reading
  *     "blocked_ns",                the graph): the blocked tasks' time,
  *     "edges": [ { "waker_tid", "waker_comm", "wakee_tid",
- *                  "wakee_comm", "wakeups", "wait_ns" } ],
+ *                  "wakee_comm", "wakeups", "wait_ns",
+ *                  "waker_pid": a socket's peer in another process,
+ *                  "endpoint": "ip:port", a peer on another host or
+ *                  network namespace } ],
  *     "bottleneck": [ { "tid", "comm", "nr_tasks", "share" (of
  *                  blocked_ns, 0..1), "sources", "reason" } ] best first
  *   },
@@ -121,8 +127,13 @@ static void write_graph(struct jw *w, const struct report *rep)
 
 		jw_open(w, NULL, '{');
 		jw_u64(w, "waker_tid",
-		       e->waker >= 0 ? g->nodes[e->waker].tid : 0);
+		       e->waker >= 0 ? g->nodes[e->waker].tid : e->ext_tid);
 		jw_str(w, "waker_comm", graph_waker_name(g, e));
+		/* a socket's peer outside the graph: another process's task */
+		if (e->ext_pid)
+			jw_u64(w, "waker_pid", e->ext_pid);
+		if (e->ext_name[0])
+			jw_str(w, "endpoint", e->ext_name);
 		jw_u64(w, "wakee_tid", to->tid);
 		jw_str(w, "wakee_comm", to->name);
 		jw_u64(w, "wakeups", e->wakeups);
@@ -379,6 +390,8 @@ void report_write_json(FILE *f, const struct report *rep, bool line)
 	jw_u64(&w, "unseen_switch_ins", rep->lost.unseen_switch_ins);
 	jw_u64(&w, "wakers", rep->lost.wakers);
 	jw_u64(&w, "wakeups_missed", rep->lost.wakeups_missed);
+	jw_u64(&w, "sockets_unresolved", rep->lost.sock_unresolved);
+	jw_u64(&w, "sockets_evicted", rep->lost.sock_evicted);
 	jw_obj_end(&w);
 	jw_int(&w, "nr_total", rep->nr_total);
 	if (rep->graph)
