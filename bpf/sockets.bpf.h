@@ -44,12 +44,22 @@
  * switches. No exit tracepoint: a mark can outlive its callback inside
  * one softirq, hence the wakee check in sock_waker().
  */
+struct sock_mark {
+	__u64 sk;
+	__u32 vec;	/* softirq running on this CPU, + 1; 0: none */
+	__u32 pad;
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u64);
+	__type(value, struct sock_mark);
 } sock_marks SEC(".maps");
+
+/* include/linux/interrupt.h */
+#define NET_TX_SOFTIRQ	2
+#define NET_RX_SOFTIRQ	3
 
 /* The receiving end of a flow: see the top of this file. */
 struct sock_key {
@@ -286,8 +296,11 @@ int BPF_PROG(tdbpf_sock_send, struct sock *sk, int ret, int flags)
 		struct tdbpf_wake *k = bpf_task_storage_get(&wake_store, cur,
 							    0, 0);
 
-		if (k)
+		if (k) {
 			k->send_sk = 0;
+			if (ret > 0)
+				k->last_send_sk = ptr_val(sk);
+		}
 	}
 	if (ret > 0)
 		sock_note_sk(sk, true, ret);
@@ -323,10 +336,10 @@ SEC("tp_btf/sk_data_ready")
 int BPF_PROG(tdbpf_data_ready, struct sock *sk)
 {
 	__u32 z = 0;
-	__u64 *m = bpf_map_lookup_elem(&sock_marks, &z);
+	struct sock_mark *m = bpf_map_lookup_elem(&sock_marks, &z);
 
 	if (m)
-		*m = (__u64)sk;
+		m->sk = (__u64)sk;
 	return 0;
 }
 
@@ -334,17 +347,44 @@ int BPF_PROG(tdbpf_data_ready, struct sock *sk)
 static __always_inline void marks_reset(void)
 {
 	__u32 z = 0;
-	__u64 *m = bpf_map_lookup_elem(&sock_marks, &z);
+	struct sock_mark *m = bpf_map_lookup_elem(&sock_marks, &z);
 
 	if (m)
-		*m = 0;
+		m->sk = 0;
+}
+
+SEC("tp_btf/softirq_entry")
+int BPF_PROG(tdbpf_softirq_entry, unsigned int vec)
+{
+	__u32 z = 0;
+	struct sock_mark *m = bpf_map_lookup_elem(&sock_marks, &z);
+
+	if (m)
+		m->vec = vec + 1;
+	return 0;
 }
 
 SEC("tp_btf/softirq_exit")
 int BPF_PROG(tdbpf_softirq_exit, unsigned int vec)
 {
-	marks_reset();
+	__u32 z = 0;
+	struct sock_mark *m = bpf_map_lookup_elem(&sock_marks, &z);
+
+	if (m) {
+		m->sk = 0;
+		m->vec = 0;
+	}
 	return 0;
+}
+
+/* A network softirq runs on this CPU (what wakes for socket space). */
+static __always_inline bool in_net_rx(void)
+{
+	__u32 z = 0;
+	struct sock_mark *m = bpf_map_lookup_elem(&sock_marks, &z);
+
+	return m && (m->vec == NET_RX_SOFTIRQ + 1 ||
+		     m->vec == NET_TX_SOFTIRQ + 1);
 }
 
 /* Is the task @tid of process @tgid followed (tracked() by ids)? */
@@ -407,6 +447,41 @@ static __always_inline __u32 sock_remote(struct sock *sk, __u32 *tid,
 	return TDBPF_WAKER_SOCKET;
 }
 
+/* A wake for space on @sk: the last reader at its other end. */
+static __always_inline __u32 space_waker(struct sock *sk, __u32 *tid,
+					 __u32 *tgid)
+{
+	struct sock_ends *e;
+	struct sock_key key;
+	__u32 kind;
+
+	if (!sock_key_of(sk, false, &key))
+		return TDBPF_WAKER_NONE;
+	e = bpf_map_lookup_elem(&sock_ends, &key);
+	if (e) {
+		kind = end_task(&e->reader, tid, tgid);
+		if (kind != TDBPF_WAKER_NONE)
+			return kind;
+	}
+	if (key.proto == SOCK_PROTO_UNIX)
+		return TDBPF_WAKER_NONE;
+	return sock_remote(sk, tid, tgid);
+}
+
+/*
+ * A softirq wakes @p and no data mark is for it: on a network softirq
+ * that is buffer space, most likely on the socket @p last sent on (a
+ * writer that polls for space rather than blocking in send; the kernel
+ * traces no write-space callback). NONE if it never sent.
+ */
+static __always_inline __u32 softirq_sock_waker(struct tdbpf_wake *k,
+						__u32 *tid, __u32 *tgid)
+{
+	if (!k->last_send_sk)
+		return TDBPF_WAKER_NONE;
+	return space_waker((struct sock *)k->last_send_sk, tid, tgid);
+}
+
 /*
  * Who ends @p's wait, if a socket does: @p (tracked, with waker state
  * @k) blocked in a TCP send is woken for buffer space on that socket:
@@ -420,26 +495,16 @@ static __always_inline __u32 sock_waker(struct task_struct *p,
 {
 	struct sock_ends *e;
 	struct sock_key key;
+	struct sock_mark *m;
 	struct sock *sk;
 	__u32 z = 0, kind;
-	__u64 *m;
 
-	sk = (struct sock *)k->send_sk;
-	if (sk) {
-		if (!sock_key_of(sk, false, &key))
-			return TDBPF_WAKER_NONE;
-		e = bpf_map_lookup_elem(&sock_ends, &key);
-		if (e) {
-			kind = end_task(&e->reader, tid, tgid);
-			if (kind != TDBPF_WAKER_NONE)
-				return kind;
-		}
-		return sock_remote(sk, tid, tgid);
-	}
+	if (k->send_sk)
+		return space_waker((struct sock *)k->send_sk, tid, tgid);
 	m = bpf_map_lookup_elem(&sock_marks, &z);
-	if (!m || !*m)
+	if (!m || !m->sk)
 		return TDBPF_WAKER_NONE;
-	sk = (struct sock *)*m;
+	sk = (struct sock *)m->sk;
 	if (!sock_key_of(sk, true, &key))
 		return TDBPF_WAKER_NONE;
 	e = bpf_map_lookup_elem(&sock_ends, &key);

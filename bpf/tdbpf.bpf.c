@@ -800,10 +800,16 @@ static __always_inline __u32 waker_kind(struct task_struct *p,
 	if (pc & (HARDIRQ_MASK | NMI_MASK))
 		return hrtimer_running(rq, 0) ? TDBPF_WAKER_TIMER :
 						TDBPF_WAKER_HARDIRQ;
-	if (pc & SOFTIRQ_OFFSET)
-		return hrtimer_running(rq, HRTIMER_SOFT) ?
-			       TDBPF_WAKER_TIMER :
-			       TDBPF_WAKER_SOFTIRQ;
+	if (pc & SOFTIRQ_OFFSET) {
+		if (hrtimer_running(rq, HRTIMER_SOFT))
+			return TDBPF_WAKER_TIMER;
+		if (track_sockets && in_net_rx()) {
+			kind = softirq_sock_waker(k, tid, tgid);
+			if (kind != TDBPF_WAKER_NONE)
+				return kind;
+		}
+		return TDBPF_WAKER_SOFTIRQ;
+	}
 	cur = bpf_get_current_task_btf();
 	if (!cur->pid)
 		return TDBPF_WAKER_IDLE;

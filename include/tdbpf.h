@@ -173,6 +173,8 @@ struct tdbpf_wake {
 	__u32 early_tgid;
 	/* the TCP socket a send of the task is in (may wait for space) */
 	__u64 send_sk;
+	/* the socket it last sent on: what it polls for space, likely */
+	__u64 last_send_sk;
 	struct tdbpf_wait waits[TDBPF_NR_WAITS];
 };
 

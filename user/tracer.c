@@ -480,6 +480,7 @@ static const char *sock_hooks(struct tracer *t, bool on)
 		{ skel->progs.tdbpf_data_ready, "sk_data_ready", true },
 		{ skel->progs.tdbpf_sock_send, "sock_send_length", true },
 		{ skel->progs.tdbpf_sock_recv, "sock_recv_length", true },
+		{ skel->progs.tdbpf_softirq_entry, "softirq_entry", true },
 		{ skel->progs.tdbpf_softirq_exit, "softirq_exit", true },
 		{ skel->progs.tdbpf_tcp_send, "tcp_sendmsg_locked", false },
 	};
