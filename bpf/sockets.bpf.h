@@ -26,10 +26,18 @@
  * left behind is not taken); a space wake of S to the last reader of S's
  * peer. No writer in this namespace: a remote endpoint (R's peer address).
  *
- * Included once by tdbpf.bpf.c, after tracked() and stat_inc().
+ * This header: the maps (defined once in shared.bpf.c, as all maps) and
+ * what the waking program (wakeups.bpf.c) and the switch (switch.bpf.c)
+ * need; sockets.bpf.c: the programs that feed them.
  */
 #ifndef TDBPF_SOCKETS_BPF_H
 #define TDBPF_SOCKETS_BPF_H
+
+#include "task.bpf.h"
+#include <bpf/bpf_endian.h>
+
+/* socket wakes resolved to their peer: the hooks are loaded */
+SHARED const volatile bool track_sockets;
 
 #define AF_UNIX		1
 #define AF_INET		2
@@ -50,7 +58,7 @@ struct sock_mark {
 	__u32 pad;
 };
 
-struct {
+SHARED struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
@@ -99,7 +107,7 @@ struct sock_ends {
  * before load; entries made are counted (TDBPF_STAT_SOCK_NEW) so that
  * user space can say how many were pushed out.
  */
-struct {
+SHARED struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, TDBPF_SOCK_MAX_DEFAULT);
 	__type(key, struct sock_key);
@@ -112,7 +120,7 @@ struct {
  * tracked tasks. An untracked task's send to an unmarked port costs a
  * load, no hash lookup. Collisions only cost a lookup that misses.
  */
-__u64 sock_ports[65536 / 64];
+SHARED __u64 sock_ports[65536 / 64];
 
 static __always_inline __u32 sock_bit(const struct sock_key *k)
 {
@@ -213,178 +221,6 @@ static __always_inline bool sock_key_of(struct sock *sk, bool local,
 	k->raddr[0] = local ? BPF_CORE_READ(sk, __sk_common.skc_daddr) :
 			      BPF_CORE_READ(sk, __sk_common.skc_rcv_saddr);
 	return true;
-}
-
-/*
- * Current sends (@writer) or receives @bytes on the flow of @k: a tracked
- * task (@mine) makes the entry, any other task only updates one that is
- * there.
- */
-static __always_inline void sock_note(struct sock_key *k, bool mine,
-				      bool writer, __u64 bytes)
-{
-	struct task_struct *cur = bpf_get_current_task_btf();
-	struct sock_ends *e, zero = {};
-	struct sock_end *end;
-
-	e = bpf_map_lookup_elem(&sock_ends, k);
-	if (!e) {
-		if (!mine)
-			return;
-		sock_bit_set(sock_bit(k));
-		if (!bpf_map_update_elem(&sock_ends, k, &zero, BPF_NOEXIST))
-			stat_inc(TDBPF_STAT_SOCK_NEW);
-		e = bpf_map_lookup_elem(&sock_ends, k);
-		if (!e)
-			return;
-	} else if (mine) {
-		sock_bit_set(sock_bit(k));
-	}
-	end = writer ? &e->writer : &e->reader;
-	end->tid = cur->pid;
-	end->tgid = cur->tgid;
-	end->at_jiffies = bpf_jiffies64();
-	end->bytes += bytes;
-}
-
-/*
- * @sk (a trusted pointer: direct loads) sends or receives. The early
- * exit for an untracked task: the receiving end's bit, from one or two
- * loads, before any key is built.
- */
-static __always_inline void sock_note_sk(struct sock *sk, bool writer,
-					 __u64 bytes)
-{
-	bool mine = tracked(bpf_get_current_task_btf());
-	struct sock_key k;
-
-	if (!mine) {
-		__u16 family = sk->__sk_common.skc_family;
-		__u32 b;
-
-		if (family == AF_UNIX) {
-			__u64 p;
-
-			if (writer)
-				p = (__u64)BPF_CORE_READ((struct unix_sock *)sk,
-							 peer);
-			else
-				p = ptr_val(sk);
-			b = ((__u32)p >> 6) & 0xffff;
-		} else if (family == AF_INET || family == AF_INET6) {
-			b = writer ? bpf_ntohs(sk->__sk_common.skc_dport) :
-				     sk->__sk_common.skc_num;
-		} else {
-			return;
-		}
-		if (!sock_bit_test(b))
-			return;
-	}
-	/* a writer's entry is its peer's receiving end, a reader's its own */
-	if (sock_key_of(sk, !writer, &k))
-		sock_note(&k, mine, writer, bytes);
-}
-
-/* Every send and receive, any family, when it ends: @ret bytes or -errno */
-SEC("tp_btf/sock_send_length")
-int BPF_PROG(tdbpf_sock_send, struct sock *sk, int ret, int flags)
-{
-	struct task_struct *cur = bpf_get_current_task_btf();
-
-	/* its send ended: no longer waiting for space (tdbpf_tcp_send) */
-	if (tracked(cur)) {
-		struct tdbpf_wake *k = bpf_task_storage_get(&wake_store, cur,
-							    0, 0);
-
-		if (k) {
-			k->send_sk = 0;
-			if (ret > 0)
-				k->last_send_sk = ptr_val(sk);
-		}
-	}
-	if (ret > 0)
-		sock_note_sk(sk, true, ret);
-	return 0;
-}
-
-SEC("tp_btf/sock_recv_length")
-int BPF_PROG(tdbpf_sock_recv, struct sock *sk, int ret, int flags)
-{
-	sock_note_sk(sk, false, ret > 0 ? ret : 0);
-	return 0;
-}
-
-/*
- * A tracked task in a TCP send, before it may wait for space: the socket
- * a wakeup ends that wait for. Cleared when the send ends.
- */
-SEC("tp_btf/tcp_sendmsg_locked")
-int BPF_PROG(tdbpf_tcp_send, struct sock *sk)
-{
-	struct task_struct *cur = bpf_get_current_task_btf();
-	struct tdbpf_wake *k;
-
-	if (!tracked(cur))
-		return 0;
-	k = bpf_task_storage_get(&wake_store, cur, 0, 0);
-	if (k)
-		k->send_sk = (__u64)sk;
-	return 0;
-}
-
-SEC("tp_btf/sk_data_ready")
-int BPF_PROG(tdbpf_data_ready, struct sock *sk)
-{
-	__u32 z = 0;
-	struct sock_mark *m = bpf_map_lookup_elem(&sock_marks, &z);
-
-	if (m)
-		m->sk = (__u64)sk;
-	return 0;
-}
-
-/* no wake callback sleeps: at a switch no mark is open on this CPU */
-static __always_inline void marks_reset(void)
-{
-	__u32 z = 0;
-	struct sock_mark *m = bpf_map_lookup_elem(&sock_marks, &z);
-
-	if (m)
-		m->sk = 0;
-}
-
-SEC("tp_btf/softirq_entry")
-int BPF_PROG(tdbpf_softirq_entry, unsigned int vec)
-{
-	__u32 z = 0;
-	struct sock_mark *m = bpf_map_lookup_elem(&sock_marks, &z);
-
-	if (m)
-		m->vec = vec + 1;
-	return 0;
-}
-
-SEC("tp_btf/softirq_exit")
-int BPF_PROG(tdbpf_softirq_exit, unsigned int vec)
-{
-	__u32 z = 0;
-	struct sock_mark *m = bpf_map_lookup_elem(&sock_marks, &z);
-
-	if (m) {
-		m->sk = 0;
-		m->vec = 0;
-	}
-	return 0;
-}
-
-/* A network softirq runs on this CPU (what wakes for socket space). */
-static __always_inline bool in_net_rx(void)
-{
-	__u32 z = 0;
-	struct sock_mark *m = bpf_map_lookup_elem(&sock_marks, &z);
-
-	return m && (m->vec == NET_RX_SOFTIRQ + 1 ||
-		     m->vec == NET_TX_SOFTIRQ + 1);
 }
 
 /* Is the task @tid of process @tgid followed (tracked() by ids)? */
@@ -517,6 +353,26 @@ static __always_inline __u32 sock_waker(struct task_struct *p,
 	if (key.proto == SOCK_PROTO_UNIX)
 		return TDBPF_WAKER_NONE;	/* the writer wakes it itself */
 	return sock_remote(sk, tid, tgid);
+}
+
+/* no wake callback sleeps: at a switch no mark is open on this CPU */
+static __always_inline void marks_reset(void)
+{
+	__u32 z = 0;
+	struct sock_mark *m = bpf_map_lookup_elem(&sock_marks, &z);
+
+	if (m)
+		m->sk = 0;
+}
+
+/* A network softirq runs on this CPU (what wakes for socket space). */
+static __always_inline bool in_net_rx(void)
+{
+	__u32 z = 0;
+	struct sock_mark *m = bpf_map_lookup_elem(&sock_marks, &z);
+
+	return m && (m->vec == NET_RX_SOFTIRQ + 1 ||
+		     m->vec == NET_TX_SOFTIRQ + 1);
 }
 
 #endif /* TDBPF_SOCKETS_BPF_H */

@@ -12,7 +12,8 @@
 #include <string.h>
 #include <cmocka.h>
 #include <math.h>
-#include "graph.h"
+#include "analysis/graph.h"
+#include "outputs/sink.h"
 #include "unit_helpers.h"
 
 #define MS	1000000ULL
@@ -379,8 +380,8 @@ static void test_waits_slots(void **state)
 	(void)state;
 	memset(a, 0, sizeof(a));
 	memset(b, 0, sizeof(b));
-	b[0] = (struct tdbpf_wait){ TDBPF_WAKER_TASK, 7, 2, 20 };
-	b[1] = (struct tdbpf_wait){ TDBPF_WAKER_TIMER, 0, 1, 5 };
+	b[0] = (struct tdbpf_wait){ .kind = TDBPF_WAKER_TASK, .tid = 7, .wakeups = 2, .wait_ns = 20 };
+	b[1] = (struct tdbpf_wait){ .kind = TDBPF_WAKER_TIMER, .tid = 0, .wakeups = 1, .wait_ns = 5 };
 	waits_add(a, b);
 	waits_add(a, b);
 	assert_int_equal(a[0].wakeups, 4);
@@ -391,8 +392,8 @@ static void test_waits_slots(void **state)
 	/* different slot order in the older one: matched by key */
 	memset(d, 0, sizeof(d));
 	waits_sub(d, a, (struct tdbpf_wait[TDBPF_NR_WAITS]){
-				{ TDBPF_WAKER_TIMER, 0, 1, 5 },
-				{ TDBPF_WAKER_TASK, 7, 1, 15 } });
+				{ .kind = TDBPF_WAKER_TIMER, .tid = 0, .wakeups = 1, .wait_ns = 5 },
+				{ .kind = TDBPF_WAKER_TASK, .tid = 7, .wakeups = 1, .wait_ns = 15 } });
 	assert_int_equal(d[0].wakeups, 3);
 	assert_int_equal(d[0].wait_ns, 25);
 	assert_int_equal(d[1].wakeups, 1);
@@ -401,7 +402,7 @@ static void test_waits_slots(void **state)
 	memset(a, 0, sizeof(a));
 	for (i = 0; i < TDBPF_NR_WAITS + 3; i++) {
 		memset(b, 0, sizeof(b));
-		b[0] = (struct tdbpf_wait){ TDBPF_WAKER_TASK, 100 + i, 1, 10 };
+		b[0] = (struct tdbpf_wait){ .kind = TDBPF_WAKER_TASK, .tid = 100 + i, .wakeups = 1, .wait_ns = 10 };
 		waits_add(a, b);
 	}
 	assert_int_equal(a[TDBPF_NR_WAITS - 1].kind, TDBPF_WAKER_SPILL);
