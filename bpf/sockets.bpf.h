@@ -68,6 +68,7 @@ SHARED struct {
 /* include/linux/interrupt.h */
 #define NET_TX_SOFTIRQ	2
 #define NET_RX_SOFTIRQ	3
+#define TASKLET_SOFTIRQ	6	/* TCP small queues' tasklet frees sends */
 
 /* The receiving end of a flow: see the top of this file. */
 struct sock_key {
@@ -372,7 +373,8 @@ static __always_inline bool in_net_rx(void)
 	struct sock_mark *m = bpf_map_lookup_elem(&sock_marks, &z);
 
 	return m && (m->vec == NET_RX_SOFTIRQ + 1 ||
-		     m->vec == NET_TX_SOFTIRQ + 1);
+		     m->vec == NET_TX_SOFTIRQ + 1 ||
+		     m->vec == TASKLET_SOFTIRQ + 1);
 }
 
 #endif /* TDBPF_SOCKETS_BPF_H */

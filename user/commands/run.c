@@ -30,6 +30,7 @@
 #include "outputs/sink.h"
 #include "sources/launch.h"
 #include "sources/targets.h"
+#include "sources/peers.h"
 #include "sources/tracer.h"
 #include "sums/archive.h"
 #include "support/loop.h"
@@ -382,7 +383,7 @@ int run_trace(const struct options *o, const struct event_plan *plan,
 	r.dot = (struct sink){ .ops = &sink_dot, .f = graph };
 	r.rc = (struct report_conf){ .plan = plan, .sort = o->sort,
 				     .top = o->top, .per_name = o->per_name,
-				     .wakeups = o->wakeups };
+				     .wakeups = o->wakeups, .peer = peer_comm };
 	/* rows as wide as the counters programmed, not TDBPF_MAX_EVENTS */
 	snapshot_init(&r.snap, plan->nr);
 	snapshot_init(&r.prev, plan->nr);
