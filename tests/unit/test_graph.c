@@ -507,6 +507,25 @@ static void test_processes(void **state)
 	assert_int_equal(g.edges[kafka].ext_tid, 77);
 	assert_string_equal(graph_waker_name(&g, &g.edges[ep]),
 			    "10.1.2.3:9092");
+	{
+		/* DOT: a cluster per process, the peer in one of its own */
+		FILE *f = tmpfile();
+		char buf[8192];
+		size_t n;
+
+		assert_non_null(f);
+		assert_int_equal(graph_write_dot(f, &g), 0);
+		rewind(f);
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		buf[n] = 0;
+		fclose(f);
+		assert_non_null(strstr(buf, "subgraph cluster_p20 {"));
+		/* no main thread in the graph: the cluster says the pid */
+		assert_non_null(strstr(buf, "label=\"pid 20\""));
+		assert_non_null(strstr(buf, "label=\"pid 70 (not traced)\""));
+		assert_non_null(strstr(buf, "kafka (70)"));
+		assert_non_null(strstr(buf, "10.1.2.3:9092"));
+	}
 	graph_free(&g);
 	/* a peer whose name is gone: its pid */
 	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
