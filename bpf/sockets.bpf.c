@@ -46,10 +46,9 @@ static __always_inline void sock_note(struct sock_key *k, bool mine,
  * exit for an untracked task: the receiving end's bit, from one or two
  * loads, before any key is built.
  */
-static __always_inline void sock_note_sk(struct sock *sk, bool writer,
-					 __u64 bytes)
+static __always_inline void sock_note_sk(struct sock *sk, bool mine,
+					 bool writer, __u64 bytes)
 {
-	bool mine = tracked(bpf_get_current_task_btf());
 	struct sock_key k;
 
 	if (!mine) {
@@ -84,9 +83,10 @@ SEC("tp_btf/sock_send_length")
 int BPF_PROG(tdbpf_sock_send, struct sock *sk, int ret, int flags)
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
+	bool mine = tracked(cur);
 
 	/* its send ended: no longer waiting for space (tdbpf_tcp_send) */
-	if (tracked(cur)) {
+	if (mine) {
 		struct tdbpf_wake *k = bpf_task_storage_get(&wake_store, cur,
 							    0, 0);
 
@@ -97,14 +97,18 @@ int BPF_PROG(tdbpf_sock_send, struct sock *sk, int ret, int flags)
 		}
 	}
 	if (ret > 0)
-		sock_note_sk(sk, true, ret);
+		sock_note_sk(sk, mine, true, ret);
 	return 0;
 }
 
 SEC("tp_btf/sock_recv_length")
 int BPF_PROG(tdbpf_sock_recv, struct sock *sk, int ret, int flags)
 {
-	sock_note_sk(sk, false, ret > 0 ? ret : 0);
+	bool mine = tracked(bpf_get_current_task_btf());
+
+	/* decided here, once: clang may not redo the bounded lookup */
+	asm volatile("" : "+r"(mine));
+	sock_note_sk(sk, mine, false, ret > 0 ? ret : 0);
 	return 0;
 }
 
