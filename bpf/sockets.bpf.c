@@ -148,8 +148,12 @@ int BPF_PROG(tdbpf_softirq_entry, unsigned int vec)
 	__u32 z = 0;
 	struct sock_mark *m = bpf_map_lookup_elem(&sock_marks, &z);
 
-	if (m)
-		m->vec = vec + 1;
+	if (!m)
+		return 0;
+	m->vec = vec + 1;
+	/* CPU spent for others in a tracked task's context: one clock read */
+	if (tracked(bpf_get_current_task_btf()))
+		m->soft_at = bpf_ktime_get_ns();
 	return 0;
 }
 
@@ -159,9 +163,18 @@ int BPF_PROG(tdbpf_softirq_exit, unsigned int vec)
 	__u32 z = 0;
 	struct sock_mark *m = bpf_map_lookup_elem(&sock_marks, &z);
 
-	if (m) {
-		m->sk = 0;
-		m->vec = 0;
+	if (!m)
+		return 0;
+	m->sk = 0;
+	m->vec = 0;
+	if (m->soft_at) {
+		struct task_struct *cur = bpf_get_current_task_btf();
+		struct tdbpf_task *t;
+
+		t = bpf_task_storage_get(&task_store, cur, 0, 0);
+		if (t)
+			t->sched.softirq_ns += bpf_ktime_get_ns() - m->soft_at;
+		m->soft_at = 0;
 	}
 	return 0;
 }

@@ -56,6 +56,7 @@ struct sock_mark {
 	__u64 sk;
 	__u32 vec;	/* softirq running on this CPU, + 1; 0: none */
 	__u32 pad;
+	__u64 soft_at;	/* its start, when a tracked task is current */
 };
 
 SHARED struct {

@@ -9,8 +9,8 @@
 /*
  * Counters programmed per CPU at once. Granite Rapids L1-L3 needs 65
  * events with SMT on (tma-events.md), Sapphire Rapids 59, Broadwell 39.
- * 72 keeps a task's storage element (72 bytes of kernel header, 160 of
- * ours, 24 per counter: 1,960 bytes) in a 2 KiB object. Bitmaps over the
+ * 72 keeps a task's storage element (72 bytes of kernel header, 168 of
+ * ours, 24 per counter: 1,968 bytes) in a 2 KiB object. Bitmaps over the
  * counters take TDBPF_EV_WORDS 64-bit words.
  */
 #define TDBPF_MAX_EVENTS	72
@@ -44,6 +44,12 @@ struct tdbpf_sched {
 	__u64 nivcsw;		/* nivcsw since first seen: preempted */
 	__u64 migrations;	/* se.nr_migrations since first seen */
 	__u64 uncounted_ns;	/* on-CPU in slices whose switch-in was unseen */
+	/*
+	 * Softirqs run while it was current (--wakeups, with the socket
+	 * hooks): on loopback the delivery of what it sent, to other tasks.
+	 * Part of on_cpu_ns unless the kernel accounts irq time apart.
+	 */
+	__u64 softirq_ns;
 };
 
 /*
@@ -242,13 +248,13 @@ struct tdbpf_filter {
 /* The size claims above, checked wherever this header compiles. */
 _Static_assert(TDBPF_MAX_EVENTS >= 65, "Granite Rapids L1-L3 needs 65");
 _Static_assert(sizeof(struct tdbpf_count) == 24, "24 bytes per counter");
-_Static_assert(TDBPF_TASK_HDR_SIZE == 160, "160 bytes of ours per task");
+_Static_assert(TDBPF_TASK_HDR_SIZE == 168, "168 bytes of ours per task");
 _Static_assert(sizeof(struct tdbpf_task) ==
 		       TDBPF_TASK_HDR_SIZE +
 			       TDBPF_MAX_EVENTS * sizeof(struct tdbpf_count),
 	       "a task's entry is its header and its counters");
-_Static_assert(TDBPF_STORAGE_ELEM_HDR + sizeof(struct tdbpf_task) == 1960,
-	       "a task's storage element is 1,960 bytes");
+_Static_assert(TDBPF_STORAGE_ELEM_HDR + sizeof(struct tdbpf_task) == 1968,
+	       "a task's storage element is 1,968 bytes");
 _Static_assert(TDBPF_STORAGE_ELEM_HDR + sizeof(struct tdbpf_task) <= 2048,
 	       "a task's storage element fits a 2 KiB object");
 _Static_assert(TDBPF_TASK_HDR_SIZE % 8 == 0 &&
