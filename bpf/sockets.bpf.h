@@ -152,11 +152,6 @@ static __always_inline void sock_bit_set(__u32 b)
 		__sync_fetch_and_or(&sock_ports[i], 1ULL << (b % 64));
 }
 
-static __always_inline __u32 sock_netns(struct sock *sk)
-{
-	return BPF_CORE_READ(sk, __sk_common.skc_net.net, ns.inum);
-}
-
 /* ::ffff:a.b.c.d: an IPv4 peer of an IPv6 socket, keyed as IPv4 */
 static __always_inline bool v4mapped(const __u32 *a)
 {
@@ -166,64 +161,78 @@ static __always_inline bool v4mapped(const __u32 *a)
 /*
  * The key of @sk's own receiving end (@local true: what arrives at it) or
  * of its peer's (@local false: what @sk sends arrives there). False for a
- * socket the registry does not follow (not TCP, UDP or Unix).
+ * socket the registry does not follow (not TCP, UDP or Unix). Two builds
+ * of one body: with direct loads where @sk is the kernel's own pointer
+ * (the send and receive hooks, run at every packet), with probe reads
+ * where it is a number kept since (the waking program; bpf_rdonly_cast
+ * would allow direct loads there too, but Debian 12's libbpf cannot link
+ * a kfunc across objects).
  */
-static __always_inline bool sock_key_of(struct sock *sk, bool local,
-					struct sock_key *k)
-{
-	__u16 family = BPF_CORE_READ(sk, __sk_common.skc_family);
-	__u16 proto, dport, num;
+#define RD_DIRECT(s, f)	((s)->f)
+#define RD_PROBE(s, f)	BPF_CORE_READ(s, f)
+#define NETNS_DIRECT(s)	((s)->__sk_common.skc_net.net->ns.inum)
+#define NETNS_PROBE(s)	BPF_CORE_READ(s, __sk_common.skc_net.net, ns.inum)
 
-	__builtin_memset(k, 0, sizeof(*k));
-	if (family == AF_UNIX) {
-		__u64 p;
-
-		if (local)
-			p = ptr_val(sk);
-		else
-			p = (__u64)BPF_CORE_READ((struct unix_sock *)sk, peer);
-		if (!p)
-			return false;
-		k->proto = SOCK_PROTO_UNIX;
-		k->laddr[0] = (__u32)p;
-		k->laddr[1] = (__u32)(p >> 32);
-		return true;
-	}
-	if (family != AF_INET && family != AF_INET6)
-		return false;
-	proto = BPF_CORE_READ(sk, sk_protocol);
-	if (proto != IPPROTO_TCP && proto != IPPROTO_UDP)
-		return false;
-	k->netns = sock_netns(sk);
-	k->proto = proto;
-	num = BPF_CORE_READ(sk, __sk_common.skc_num);
-	dport = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
-	if (proto == IPPROTO_UDP) {
-		/* receivers are often unconnected: the port alone */
-		k->lport = local ? num : dport;
-		return k->lport != 0;
-	}
-	k->lport = local ? num : dport;
-	k->rport = local ? dport : num;
-	if (family == AF_INET6) {
-		struct in6_addr d, s;
-
-		BPF_CORE_READ_INTO(&d, sk, __sk_common.skc_v6_daddr);
-		BPF_CORE_READ_INTO(&s, sk, __sk_common.skc_v6_rcv_saddr);
-		if (!v4mapped(d.in6_u.u6_addr32)) {
-			__builtin_memcpy(local ? k->laddr : k->raddr,
-					 s.in6_u.u6_addr32, 16);
-			__builtin_memcpy(local ? k->raddr : k->laddr,
-					 d.in6_u.u6_addr32, 16);
-			return true;
-		}
-	}
-	k->laddr[0] = local ? BPF_CORE_READ(sk, __sk_common.skc_rcv_saddr) :
-			      BPF_CORE_READ(sk, __sk_common.skc_daddr);
-	k->raddr[0] = local ? BPF_CORE_READ(sk, __sk_common.skc_daddr) :
-			      BPF_CORE_READ(sk, __sk_common.skc_rcv_saddr);
-	return true;
+#define SOCK_KEY_OF(name, RD, NETNS)					\
+static __always_inline bool name(struct sock *sk, bool local,		\
+				 struct sock_key *k)			\
+{									\
+	__u16 family = RD(sk, __sk_common.skc_family);			\
+	__u16 proto, dport, num;					\
+	__u32 d[4], s[4];						\
+	int i;								\
+									\
+	__builtin_memset(k, 0, sizeof(*k));				\
+	if (family == AF_UNIX) {					\
+		__u64 p = local ? ptr_val(sk) :				\
+			  (__u64)BPF_CORE_READ((struct unix_sock *)sk,	\
+					       peer);			\
+									\
+		if (!p)							\
+			return false;					\
+		k->proto = SOCK_PROTO_UNIX;				\
+		k->laddr[0] = (__u32)p;					\
+		k->laddr[1] = (__u32)(p >> 32);				\
+		return true;						\
+	}								\
+	if (family != AF_INET && family != AF_INET6)			\
+		return false;						\
+	proto = RD(sk, sk_protocol);					\
+	if (proto != IPPROTO_TCP && proto != IPPROTO_UDP)		\
+		return false;						\
+	k->netns = NETNS(sk);						\
+	k->proto = proto;						\
+	num = RD(sk, __sk_common.skc_num);				\
+	dport = bpf_ntohs(RD(sk, __sk_common.skc_dport));		\
+	/* UDP receivers are often unconnected: the port alone */	\
+	k->lport = local ? num : dport;					\
+	if (proto == IPPROTO_UDP)					\
+		return k->lport != 0;					\
+	k->rport = local ? dport : num;					\
+	if (family == AF_INET6) {					\
+		for (i = 0; i < 4; i++) {				\
+			d[i] = RD(sk, __sk_common.skc_v6_daddr.in6_u	\
+					      .u6_addr32[i]);		\
+			s[i] = RD(sk, __sk_common.skc_v6_rcv_saddr.in6_u \
+					      .u6_addr32[i]);		\
+		}							\
+		if (!v4mapped(d)) {					\
+			for (i = 0; i < 4; i++) {			\
+				k->laddr[i] = local ? s[i] : d[i];	\
+				k->raddr[i] = local ? d[i] : s[i];	\
+			}						\
+			return true;					\
+		}							\
+	}								\
+	k->laddr[0] = local ? RD(sk, __sk_common.skc_rcv_saddr) :	\
+			      RD(sk, __sk_common.skc_daddr);		\
+	k->raddr[0] = local ? RD(sk, __sk_common.skc_daddr) :		\
+			      RD(sk, __sk_common.skc_rcv_saddr);	\
+	return true;							\
 }
+
+SOCK_KEY_OF(sock_key_of, RD_DIRECT, NETNS_DIRECT)
+SOCK_KEY_OF(sock_key_at, RD_PROBE, NETNS_PROBE)
 
 /* Is the task @tid of process @tgid followed (tracked() by ids)? */
 static __always_inline bool tracked_ids(__u32 tid, __u32 tgid)
@@ -293,7 +302,7 @@ static __always_inline __u32 space_waker(struct sock *sk, __u32 *tid,
 	struct sock_key key;
 	__u32 kind;
 
-	if (!sock_key_of(sk, false, &key))
+	if (!sock_key_at(sk, false, &key))
 		return TDBPF_WAKER_NONE;
 	e = bpf_map_lookup_elem(&sock_ends, &key);
 	if (e) {
@@ -343,7 +352,7 @@ static __always_inline __u32 sock_waker(struct task_struct *p,
 	if (!m || !m->sk)
 		return TDBPF_WAKER_NONE;
 	sk = (struct sock *)m->sk;
-	if (!sock_key_of(sk, true, &key))
+	if (!sock_key_at(sk, true, &key))
 		return TDBPF_WAKER_NONE;
 	e = bpf_map_lookup_elem(&sock_ends, &key);
 	/* not @p's socket (or not read yet): not this wake's */

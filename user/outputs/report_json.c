@@ -61,7 +61,8 @@
  *                  decimals; null when not computable }
  *                                  only when the model decodes,
  *     "bottleneck": what the table's BOTTLENECK column says,
- *     "waits_on": [ { "tid", "comm", "wait_ns", "wakeups" } ] largest
+ *     "waits_on": [ { "tid", "comm", "wait_ns", "wakeups", "pid" of a
+ *                  socket's peer not traced } ] largest
  *                  first, with wakeups traced
  *   } ]
  * }
@@ -105,8 +106,12 @@ static void write_waits_on(struct jw *w, const struct report *rep,
 		const struct graph_edge *e = &g->edges[g->nodes[n].first_in + i];
 
 		jw_open(w, NULL, '{');
-		jw_u64(w, "tid", e->waker >= 0 ? g->nodes[e->waker].tid : 0);
+		jw_u64(w, "tid",
+		       e->waker >= 0 ? g->nodes[e->waker].tid : e->ext_tid);
 		jw_str(w, "comm", graph_waker_name(g, e));
+		/* a socket's peer in a process not traced */
+		if (e->ext_pid)
+			jw_u64(w, "pid", e->ext_pid);
 		jw_u64(w, "wait_ns", e->wait_ns);
 		jw_u64(w, "wakeups", e->wakeups);
 		jw_close(w, '}');
