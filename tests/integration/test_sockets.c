@@ -193,7 +193,7 @@ static void test_stage_positions(void **state)
  * the other side: a queue whose thread only waits on the clock would add
  * that wait to the clock's candidacy.
  *
- * Server slow: the verdict names srvq:src; the client's threads wait on
+ * Server slow: the verdict names srvq:src; the client's reader waits on
  * the server's sending thread through the socket. Client slow: the
  * engine gives the server no back-pressure (tcpserversink queues for a
  * slow client without bound; its sending thread is woken by each new
@@ -201,9 +201,8 @@ static void test_stage_positions(void **state)
  * subgraph is bound by its clock and the graph has two candidates, the
  * clock's and the client's, ranked by blocked time: which is larger
  * depends on how far behind the client is. There cliq:src must be a
- * candidate (15% of the graph's blocked time or more), tcpclientsrc's
- * waits must end at multihandlesink across the socket, and none of the
- * client's at softirq.
+ * candidate (15% of the graph's blocked time or more). Either way the
+ * client's reader waits on softirq for 5% of its blocked time at most.
  */
 static void gst_case(bool server_slow)
 {
@@ -256,11 +255,9 @@ static void gst_case(bool server_slow)
 	print_message("  slow on the %s side: verdict %s (%s)\n",
 		      server_slow ? "server" : "client", jstr(v, "comm"),
 		      jstr(v, "reason"));
-	if (server_slow) {
-		assert_string_equal(jstr(v, "comm"), want);
-	} else {
+	{
 		json_object *g, *b, *c;
-		double share = 0, across, soft;
+		double share = 0, across, soft, all;
 		size_t i;
 
 		assert_true(json_object_object_get_ex(doc, "graph", &g));
@@ -271,13 +268,24 @@ static void gst_case(bool server_slow)
 				share = jdouble(c, "share");
 		}
 		across = edge_ns(doc, "multihandlesink", "tcpclientsrc0:s");
-		soft = edge_ns(doc, "softirq", "tcpclientsrc0:s") +
-		       edge_ns(doc, "softirq", want);
-		print_message("    %s: %.0f%% of the blocked time; tcpclientsrc0 waits %.0f ms on multihandlesink, %.0f ms on softirq\n",
-			      want, 100 * share, across / 1e6, soft / 1e6);
-		assert_true(share >= 0.15);
-		assert_true(across > 0);
-		assert_true(soft < 0.05 * edge_ns(doc, NULL, "tcpclientsrc0:s"));
+		all = edge_ns(doc, NULL, "tcpclientsrc0:s");
+		soft = edge_ns(doc, "softirq", "tcpclientsrc0:s");
+		print_message("    %s: %.0f%% of the blocked time; tcpclientsrc0 waits %.0f ms on multihandlesink, %.0f ms on softirq, of %.0f ms\n",
+			      want, 100 * share, across / 1e6, soft / 1e6,
+			      all / 1e6);
+		/* never left to softirq: the socket says who */
+		assert_true(soft <= 0.05 * all);
+		if (server_slow) {
+			assert_string_equal(jstr(v, "comm"), want);
+			/* the client waits on the server's sender */
+			assert_true(across > 0.5 * all);
+		} else {
+			/*
+			 * a client behind finds data whenever it reads: its
+			 * reader waits on its own queue, not the socket
+			 */
+			assert_true(share >= 0.15);
+		}
 	}
 	json_object_put(doc);
 	unlink(json);
@@ -557,5 +565,8 @@ int main(void)
 		cmocka_unit_test(test_stage_positions),
 	};
 
+	/* one test by name, e.g. TDBPF_TEST=test_gst_tcp (cmocka's filter) */
+	if (getenv("TDBPF_TEST"))
+		cmocka_set_test_filter(getenv("TDBPF_TEST"));
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
