@@ -151,8 +151,13 @@ int BPF_PROG(tdbpf_softirq_entry, unsigned int vec)
 	if (!m)
 		return 0;
 	m->vec = vec + 1;
-	/* CPU spent for others in a tracked task's context: one clock read */
-	if (tracked(bpf_get_current_task_btf()))
+	/*
+	 * CPU spent delivering packets in a tracked task's context: one clock
+	 * read, for the network's softirqs only (the tick's timer, RCU and
+	 * scheduler softirqs interrupt every task and are no one's traffic)
+	 */
+	if ((vec == NET_RX_SOFTIRQ || vec == NET_TX_SOFTIRQ) &&
+	    tracked(bpf_get_current_task_btf()))
 		m->soft_at = bpf_ktime_get_ns();
 	return 0;
 }

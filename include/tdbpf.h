@@ -45,9 +45,10 @@ struct tdbpf_sched {
 	__u64 migrations;	/* se.nr_migrations since first seen */
 	__u64 uncounted_ns;	/* on-CPU in slices whose switch-in was unseen */
 	/*
-	 * Softirqs run while it was current (--wakeups, with the socket
-	 * hooks): on loopback the delivery of what it sent, to other tasks.
-	 * Part of on_cpu_ns unless the kernel accounts irq time apart.
+	 * Network softirqs (NET_RX, NET_TX) run while it was current
+	 * (--wakeups, with the socket hooks): on loopback the delivery of
+	 * what it sent, to other tasks. Part of on_cpu_ns unless the kernel
+	 * accounts irq time apart.
 	 */
 	__u64 softirq_ns;
 };
