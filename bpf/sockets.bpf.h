@@ -355,8 +355,14 @@ static __always_inline __u32 sock_waker(struct task_struct *p,
 	if (!sock_key_at(sk, true, &key))
 		return TDBPF_WAKER_NONE;
 	e = bpf_map_lookup_elem(&sock_ends, &key);
-	/* not @p's socket (or not read yet): not this wake's */
-	if (!e || e->reader.tid != p->pid)
+	/*
+	 * Another task reads that socket: a mark left by an earlier wake
+	 * of this softirq, not this wake's. One no one has read since the
+	 * start, with its writer known, is taken: the read blocked when
+	 * tracing began ends here.
+	 */
+	if (!e || (e->reader.tid && e->reader.tid != p->pid) ||
+	    (!e->reader.tid && !e->writer.tid))
 		return TDBPF_WAKER_NONE;
 	kind = end_task(&e->writer, tid, tgid);
 	if (kind != TDBPF_WAKER_NONE)
