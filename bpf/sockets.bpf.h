@@ -5,12 +5,15 @@
  * Over TCP and UDP a reader is woken from a softirq (on loopback, the
  * sender's own, run at its local_bh_enable()), so the waker's context
  * names "softirq", not the task that sent. The kernel says which socket:
- *  - data: sock:sk_data_ready, traced as sock_def_readable (and other
- *    protocols' callbacks) begins, marks this CPU "the wakeups now are
- *    for socket R" until this softirq ends or the CPU switches;
+ *  - data: sock:sk_data_ready, traced as a socket's data-ready callback
+ *    begins, marks this CPU "the wakeups now are for socket R" until
+ *    this softirq ends or the CPU switches;
  *  - buffer space (back-pressure): tcp:tcp_sendmsg_locked runs before a
  *    TCP send waits for space, so a tracked writer woken while inside
- *    one is woken for that socket (sk_stream_write_space, untraced).
+ *    one is woken for that socket (sk_stream_write_space, untraced); a
+ *    writer that polls for space instead and is woken by a network
+ *    softirq (softirq_entry says which) is taken as woken for the socket
+ *    it last sent on.
  * Each resolves through a registry of every receiving end's last writer
  * and last reader, fed by sock:sock_send_length and sock_recv_length (the
  * end of each send and receive, any family). Only tracepoints: this is
@@ -22,9 +25,10 @@
  * 4-tuple for TCP (the sender's tuple reversed), its namespace and port
  * for UDP (unconnected receivers have no remote), its socket for Unix
  * (the sender's peer). A data wake of R resolves to R's last writer, if
- * the wakee is R's last reader (a mark another wake in the same softirq
- * left behind is not taken); a space wake of S to the last reader of S's
- * peer. No writer in this namespace: a remote endpoint (R's peer address).
+ * the wakee is R's last reader or R has none yet (a mark another wake in
+ * the same softirq left behind is not taken); a space wake of S to the
+ * last reader of S's peer. No task in this namespace: a remote endpoint
+ * (the peer's address as this side sees it) unless it is on loopback.
  *
  * This header: the maps (defined once in shared.bpf.c, as all maps) and
  * what the waking program (wakeups.bpf.c) and the switch (switch.bpf.c)
