@@ -214,11 +214,13 @@ static __always_inline bool name(struct sock *sk, bool local,		\
 		return k->lport != 0;					\
 	k->rport = local ? dport : num;					\
 	if (family == AF_INET6) {					\
+		/* whole: a field read at a variable index is not CO-RE */ \
+		struct in6_addr d6 = RD(sk, __sk_common.skc_v6_daddr);	\
+		struct in6_addr s6 = RD(sk, __sk_common.skc_v6_rcv_saddr); \
+									\
 		for (i = 0; i < 4; i++) {				\
-			d[i] = RD(sk, __sk_common.skc_v6_daddr.in6_u	\
-					      .u6_addr32[i]);		\
-			s[i] = RD(sk, __sk_common.skc_v6_rcv_saddr.in6_u \
-					      .u6_addr32[i]);		\
+			d[i] = d6.in6_u.u6_addr32[i];			\
+			s[i] = s6.in6_u.u6_addr32[i];			\
 		}							\
 		if (!v4mapped(d)) {					\
 			for (i = 0; i < 4; i++) {			\
