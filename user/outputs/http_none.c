@@ -36,7 +36,7 @@ int http_poll_fd(const struct http_server *h)
 	return -1;
 }
 
-int http_timeout_ms(const struct http_server *h)
+int http_timeout_ms(struct http_server *h)
 {
 	(void)h;
 	return -1;
