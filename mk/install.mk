@@ -28,6 +28,21 @@ $(OUT)/tdbpf_version.h: FORCE
 
 $(OUT)/user/version.o: $(OUT)/tdbpf_version.h
 
+# ---- manual page ---------------------------------------------------------
+# Before install: make expands a rule's prerequisites as it reads the
+# rule, so $(MAN) must be defined by then or it is no prerequisite at all.
+
+MAN_SRC := doc/tdbpf.8.scd
+MAN     := $(OUT)/tdbpf.8
+
+.PHONY: man
+man: $(MAN)
+
+$(MAN): $(MAN_SRC)
+	@mkdir -p $(@D)
+	scdoc < $< > $@.tmp
+	mv $@.tmp $@
+
 # ---- install ---------------------------------------------------------
 
 PREFIX      ?= /usr/local
@@ -70,19 +85,6 @@ deb:
 # root: installs the package into this machine and removes it again
 test-package:
 	@./tests/pkg/test_package.sh
-
-# ---- manual page ---------------------------------------------------------
-
-MAN_SRC := doc/tdbpf.8.scd
-MAN     := $(OUT)/tdbpf.8
-
-.PHONY: man
-man: $(MAN)
-
-$(MAN): $(MAN_SRC)
-	@mkdir -p $(@D)
-	scdoc < $< > $@.tmp
-	mv $@.tmp $@
 
 .PHONY: FORCE
 FORCE:
