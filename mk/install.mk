@@ -7,7 +7,10 @@
 #   make deb            build/tdbpf_<version>_<arch>.deb (dpkg-buildpackage
 #                       in a copy of the tree under build/deb/)
 #   make test-package   root: builds the package, lintian, installs it,
-#                       uses it, removes it, compares the file lists
+#                       uses it, removes it, compares the file lists;
+#                       first make test-install
+#   make test-install   make install / uninstall (DESTDIR) in a fresh
+#                       clone of HEAD with nothing built
 #
 # The version is TDBPF_VERSION when given (debian/rules gives the
 # package's version), else what scripts/version.sh says (git describe).
@@ -73,7 +76,7 @@ tdbpf: LDLIBS += $(LDFLAGS)
 
 # ---- Debian package ----------------------------------------------------
 
-.PHONY: deb test-package print-ldlibs
+.PHONY: deb test-package test-install print-ldlibs
 # for scripts/deb.sh: the libraries the link uses
 print-ldlibs:
 	@echo $(LDLIBS)
@@ -85,6 +88,9 @@ deb:
 # root: installs the package into this machine and removes it again
 test-package:
 	@./tests/pkg/test_package.sh
+
+test-install:
+	@./tests/pkg/test_install.sh
 
 .PHONY: FORCE
 FORCE:
