@@ -483,7 +483,7 @@ charge_current(struct tdbpf_cpu *st, struct task_struct *p, __u32 cpu,
 	bool counted = st->tid == pid;
 	struct tdbpf_task *t = task_get(p, pid, p->tgid, st, in_flush,
 					counted);
-	__u64 slice;
+	__u64 slice, window;
 
 	if (!t) {
 		read_counters(st, NULL, false, 0, cpu);
@@ -492,7 +492,15 @@ charge_current(struct tdbpf_cpu *st, struct task_struct *p, __u32 cpu,
 	slice = charge_sched(p, t);
 	if (!counted)
 		charge_uncounted(t, slice);
+	window = t->ctr[0].enabled;
 	read_counters(st, t, counted, slice, cpu);
+	/*
+	 * The first counter's enabled time grew by the window it counted
+	 * (per-CPU counters are always enabled), or by @slice when it
+	 * could not count: what the kernel charged beyond that window.
+	 */
+	if (nr_events && counted)
+		t->sched.window_gap_ns += slice - (t->ctr[0].enabled - window);
 	return t;
 }
 

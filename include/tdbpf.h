@@ -9,8 +9,8 @@
 /*
  * Counters programmed per CPU at once. Granite Rapids L1-L3 needs 65
  * events with SMT on (tma-events.md), Sapphire Rapids 59, Broadwell 39.
- * 72 keeps a task's storage element (72 bytes of kernel header, 160 of
- * ours, 24 per counter: 1,960 bytes) in a 2 KiB object. Bitmaps over the
+ * 72 keeps a task's storage element (72 bytes of kernel header, 168 of
+ * ours, 24 per counter: 1,968 bytes) in a 2 KiB object. Bitmaps over the
  * counters take TDBPF_EV_WORDS 64-bit words.
  */
 #define TDBPF_MAX_EVENTS	72
@@ -42,6 +42,14 @@ struct tdbpf_sched {
 	__u64 nivcsw;		/* nivcsw since first seen: preempted */
 	__u64 migrations;	/* se.nr_migrations since first seen */
 	__u64 uncounted_ns;	/* on-CPU in slices whose switch-in was unseen */
+	/*
+	 * On-CPU time the kernel charged outside the counters' windows
+	 * (switch-in to switch-out tracepoint) of the slices counted:
+	 * positive when it dated a slice from the wakeup that queued it,
+	 * before the switch-in; negative when it charged the end of one to
+	 * the task whose wakeup preempted it. README, Accuracy.
+	 */
+	__s64 window_gap_ns;
 };
 
 /*
