@@ -25,7 +25,9 @@
  * Per task, in this order: the scheduling pseudo-events on_cpu_ns,
  * runq_wait_ns, off_cpu_ns (unit ns), switches (voluntary + involuntary),
  * voluntary, involuntary, migrations, uncounted_ns (on-CPU ns whose
- * switch-in was unseen, so no counter was read for it); one line per programmed counter;
+ * switch-in was unseen, so no counter was read for it), window_gap_ns
+ * (on-CPU ns the kernel charged outside the counted slices' windows,
+ * signed); one line per programmed counter;
  * then, when the model has a TMA tree, one line per tma_* node down to
  * the report's level, in percent, neither clamped nor rounded beyond
  * "%.2f". With wakeups traced, the task's waits by waker follow its
@@ -59,6 +61,14 @@ static void line_u64(const struct csv_ctx *x, __u64 v, const char *unit,
 {
 	fprintf(x->f, "%s%s%llu%s%s%s%s%s%llu%s100.00\n", x->prefix, x->sep,
 		(unsigned long long)v, x->sep, unit, x->sep, event, x->sep,
+		(unsigned long long)run, x->sep);
+}
+
+static void line_i64(const struct csv_ctx *x, __s64 v, const char *unit,
+		     const char *event, __u64 run)
+{
+	fprintf(x->f, "%s%s%lld%s%s%s%s%s%llu%s100.00\n", x->prefix, x->sep,
+		(long long)v, x->sep, unit, x->sep, event, x->sep,
 		(unsigned long long)run, x->sep);
 }
 
@@ -138,6 +148,7 @@ static void write_task(struct csv_ctx *x, const struct report *rep,
 	line_u64(x, r->sched.nivcsw, "", "involuntary", r->sched.on_cpu_ns);
 	line_u64(x, r->sched.migrations, "", "migrations", r->sched.on_cpu_ns);
 	line_u64(x, r->sched.uncounted_ns, "ns", "uncounted_ns", r->sched.on_cpu_ns);
+	line_i64(x, r->sched.window_gap_ns, "ns", "window_gap_ns", r->sched.on_cpu_ns);
 
 	if (p)
 		plan_display_order(p, order);

@@ -35,6 +35,14 @@
  *                                  switch the kernel did not trace): no
  *                                  counter was read for it; it lowers
  *                                  coverage as multiplexing does
+ *     "window_gap_ns": integer,    on-CPU time the kernel charged outside
+ *                                  the windows the counters counted
+ *                                  (switch-in to switch-out tracepoint),
+ *                                  signed: > 0 for a task whose slices
+ *                                  it dates from the wakeup that queued
+ *                                  it, < 0 for one whose last moments it
+ *                                  charges to a wakee that preempted it;
+ *                                  0 without counters (README, Accuracy)
  *     "coverage": 0..1,            min running/enabled over the groups,
  *                                  6 decimals
  *     "low_coverage": bool,
@@ -193,7 +201,8 @@ static void write_groups(struct jw *w, const struct event_plan *p)
 /* A task's own members, in the order written (keyed once per report). */
 enum task_key {
 	K_TID, K_PID, K_COMM, K_ON, K_RUNQ, K_OFF, K_SWITCHES, K_VOL, K_INVOL,
-	K_MIGR, K_EXITED, K_NR_TASKS, K_UNCOUNTED, K_COVERAGE, K_LOW, K_SCHED,
+	K_MIGR, K_EXITED, K_NR_TASKS, K_UNCOUNTED, K_GAP, K_COVERAGE, K_LOW,
+	K_SCHED,
 	K_COUNTERS, K_METRICS, K_BOTTLENECK, K_NR
 };
 
@@ -204,6 +213,7 @@ static const char *const task_keys[K_NR] = {
 	[K_VOL] = "voluntary", [K_INVOL] = "involuntary",
 	[K_MIGR] = "migrations", [K_EXITED] = "exited",
 	[K_NR_TASKS] = "nr_tasks", [K_UNCOUNTED] = "uncounted_ns",
+	[K_GAP] = "window_gap_ns",
 	[K_COVERAGE] = "coverage", [K_LOW] = "low_coverage",
 	[K_SCHED] = "sched", [K_COUNTERS] = "counters",
 	[K_METRICS] = "metrics", [K_BOTTLENECK] = "bottleneck",
@@ -304,6 +314,8 @@ static void write_task(struct jw *w, struct json_ctx *x,
 		ob_i64(&w->o, r->nr_tasks);
 	}
 	task_u64(w, x, K_UNCOUNTED, r->sched.uncounted_ns);
+	task_member(w, x, K_GAP);
+	ob_i64(&w->o, r->sched.window_gap_ns);
 	if (x->built_task)
 		jw_num_keyed(w, &x->task, K_COVERAGE, d->coverage, 6);
 	else
