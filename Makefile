@@ -5,6 +5,7 @@
 #   make deps     install missing build dependencies (apt, idempotent)
 #   make demo     deps, build, trace the bundled stream-graph demo
 #   make test     deps, build, unit + reference + integration tests
+#   make check-layers  fail on an #include that goes up the data flow
 #   make bench    overhead and scale benchmarks -> bench/results.md
 #   make asan     ASan/UBSan build in build-asan/, unit and error tests on it
 #   make fuzz     libFuzzer targets for 300 s each (make test: 30 s each)
@@ -30,11 +31,19 @@ CPPFLAGS += -Iinclude -Iuser -I$(OUT)
 LDLIBS  += -lbpf -lelf -lz -lcap -ljson-c -lncurses -lm -lmicrohttpd -pthread
 ARCH    := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
-BPF_SRC  := bpf/tdbpf.bpf.c
+# the BPF side, one file a job, linked into one object and one skeleton
+# (bpf/shared.bpf.c says why): a new program file is one more line here
+BPF_SRC  := bpf/shared.bpf.c
+BPF_SRC  += bpf/switch.bpf.c
+BPF_SRC  += bpf/wakeups.bpf.c
+BPF_SRC  += bpf/lifecycle.bpf.c
+BPF_OBJ  := $(patsubst bpf/%.c,$(OUT)/bpf/%.o,$(BPF_SRC))
 SKEL     := $(OUT)/tdbpf.skel.h
-USER_SRC := $(wildcard user/*.c user/models/*.c)
+# user/: one folder per stage (scripts/check-layers.sh says which may
+# include which)
+USER_SRC := $(wildcard user/*/*.c user/model/cpus/*.c)
 USER_OBJ := $(patsubst %.c,$(OUT)/%.o,$(USER_SRC))
-LIB_OBJ  := $(filter-out $(OUT)/user/main.o,$(USER_OBJ))
+LIB_OBJ  := $(filter-out $(OUT)/user/commands/main.o,$(USER_OBJ))
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst %.c,$(OUT)/%,$(UNIT_SRC))
 INTEG_SRC := $(wildcard tests/integration/test_*.c)
@@ -43,7 +52,8 @@ WORK_SRC := $(wildcard tests/workloads/*.c)
 WORK_BIN := $(patsubst %.c,$(OUT)/%,$(WORK_SRC))
 DEMO_BIN := $(OUT)/demo/streamgraph
 
-.PHONY: all deps demo test unit integration bench asan fuzz clean format
+.PHONY: all deps demo test unit integration bench asan fuzz clean format \
+	check-layers
 
 all: tdbpf
 
@@ -55,11 +65,17 @@ $(OUT)/vmlinux.h:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp
 	mv $@.tmp $@
 
-$(OUT)/tdbpf.bpf.o: $(BPF_SRC) $(OUT)/vmlinux.h
+$(OUT)/bpf/%.bpf.o: bpf/%.bpf.c $(OUT)/vmlinux.h
+	@mkdir -p $(@D)
 	$(CLANG) -g -O2 -Wall $(WERROR) -target bpf -D__TARGET_ARCH_$(ARCH) \
 		$(DEPFLAGS) -Iinclude -I$(OUT) -c $< -o $@
 
-$(SKEL): $(OUT)/tdbpf.bpf.o
+# static linking: every extern map and variable resolved against its one
+# definition, the programs' sections as they were in one object
+$(OUT)/tdbpf.linked.o: $(BPF_OBJ)
+	$(BPFTOOL) gen object $@ $^
+
+$(SKEL): $(OUT)/tdbpf.linked.o
 	$(BPFTOOL) gen skeleton $< name tdbpf_bpf > $@.tmp
 	mv $@.tmp $@
 
@@ -68,7 +84,7 @@ $(OUT)/%.o: %.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 # only the tracer includes the skeleton
-$(OUT)/user/tracer.o: $(SKEL)
+$(OUT)/user/sources/tracer.o: $(SKEL)
 
 tdbpf: $(USER_OBJ)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
@@ -115,7 +131,7 @@ integration: tdbpf $(INTEG_BIN) $(WORK_BIN) $(DEMO_BIN)
 
 # fuzzing and the sanitizer build first, so that the last line is the
 # summary of all tests
-test: deps
+test: deps check-layers
 	@$(MAKE) --no-print-directory fuzz-quick asan
 	@$(MAKE) --no-print-directory tdbpf $(UNIT_BIN) $(INTEG_BIN) $(WORK_BIN) $(DEMO_BIN)
 	@./tests/run.sh all $(UNIT_BIN) $(INTEG_BIN)
@@ -124,11 +140,16 @@ bench: deps
 	@$(MAKE) --no-print-directory tdbpf $(WORK_BIN)
 	OUT=$(OUT) ./bench/run.sh
 
+# an #include that goes up the data flow (the rules are the script's)
+check-layers:
+	@./scripts/check-layers.sh
+
 clean:
 	rm -rf $(OUT) build-asan tdbpf
 
 format:
-	clang-format -i $(wildcard bpf/*.c include/*.h user/*.[ch] user/models/*.c)
+	clang-format -i $(wildcard bpf/*.[ch] include/*.h user/*/*.[ch] \
+		user/model/cpus/*.c)
 
 include mk/asan.mk
 include mk/install.mk

@@ -29,13 +29,13 @@ $(OUT)/tdbpf_version.h: FORCE
 	@v='#define TDBPF_VERSION "$(TDBPF_VERSION)"'; \
 		[ "$$(cat $@ 2>/dev/null)" = "$$v" ] || echo "$$v" > $@
 
-$(OUT)/user/version.o: $(OUT)/tdbpf_version.h
+$(OUT)/user/commands/version.o: $(OUT)/tdbpf_version.h
 
 # ---- manual page ---------------------------------------------------------
 # Before install: make expands a rule's prerequisites as it reads the
 # rule, so $(MAN) must be defined by then or it is no prerequisite at all.
 
-MAN_SRC := doc/tdbpf.8.scd
+MAN_SRC := docs/tdbpf.8.scd
 MAN     := $(OUT)/tdbpf.8
 
 .PHONY: man

@@ -22,8 +22,8 @@
  * or a switch this VM's kernel does not trace): enabled time is the
  * windows counted plus those slices, running time the windows alone. The
  * windows, switch-in to switch-out tracepoint, hold the task's on-CPU
- * time less what the kernel charged outside them (window_gap_ns: README,
- * Accuracy). So the shortfall is exactly uncounted / (on-CPU - gap), 0
+ * time less what the kernel charged outside them (window_gap_ns:
+ * docs/accuracy.md). So the shortfall is exactly uncounted / (on-CPU - gap), 0
  * without them; the bound is coverage's rounding to 6 decimals.
  */
 static void check_coverage(json_object *task)
@@ -368,7 +368,7 @@ static void test_other_perf_user(void **state)
  * counter reads. On a quiet 2-CPU VM the free run's gap was a third of
  * its on-CPU time (issue 27); it is bounded by its cause: at most 20 us
  * a switch on average, several times the idle exits and preemption
- * delays measured in such VMs (4-10 us; README, Accuracy).
+ * delays measured in such VMs (4-10 us; docs/accuracy.md).
  */
 static void test_short_slices(void **state)
 {
