@@ -392,8 +392,7 @@ static void test_short_slices(void **state)
 		n = 2;
 		doc = threads_and_report(out, t, 4, n, json);
 		for (i = 0; i < n; i++) {
-			task = find_task(doc, t[i].tid);
-			assert_non_null(task);
+			task = report_task(doc, t[i].tid, t[i].name);
 			/* every slice is short: thousands of switches */
 			sw = (double)jint(task, "switches");
 			assert_true(sw > 50000);
