@@ -203,7 +203,7 @@ static void test_read_errors(void **state)
 			 "--", (char *)workload("spinners"), "-n", "2", "-d",
 			 "1", NULL };
 	json_object *doc, *lost, *tasks, *t, *v;
-	int checked = 0;
+	int checked = 0, errors = 0, round;
 	size_t i;
 
 	(void)state;
@@ -212,40 +212,58 @@ static void test_read_errors(void **state)
 		print_message("needs 2 CPUs: skipping\n");
 		skip();
 	}
-	setenv("TDBPF_TEST_DROP_CPU", "1", 1);
-	assert_int_equal(run(argv, NULL, 60), 0);
-	unsetenv("TDBPF_TEST_DROP_CPU");
-	doc = json_file(json);
-	assert_non_null(doc);
-	assert_true(json_object_object_get_ex(doc, "lost", &lost));
-	assert_true(jint(lost, "read_errors") > 0);
-	assert_true(json_object_object_get_ex(doc, "tasks", &tasks));
-	for (i = 0; i < json_object_array_length(tasks); i++) {
-		double cov, clk, on;
+	/*
+	 * Which CPUs the spinners run on is the scheduler's choice: with
+	 * the machine's other load on one CPU they may keep to the other
+	 * for the whole second. Up to 3 runs, until reads failed (CPU 1)
+	 * and a thread ran where they did not (CPU 0) too; every run's
+	 * values are checked.
+	 */
+	for (round = 0; round < 3 && !(checked && errors); round++) {
+		checked = 0;
+		setenv("TDBPF_TEST_DROP_CPU", "1", 1);
+		assert_int_equal(run(argv, NULL, 60), 0);
+		unsetenv("TDBPF_TEST_DROP_CPU");
+		doc = json_file(json);
+		assert_non_null(doc);
+		assert_true(json_object_object_get_ex(doc, "lost", &lost));
+		errors = jint(lost, "read_errors") > 0;
+		assert_true(json_object_object_get_ex(doc, "tasks", &tasks));
+		for (i = 0; i < json_object_array_length(tasks); i++) {
+			double cov, clk, on;
 
-		t = json_object_array_get_idx(tasks, i);
-		on = (double)(jint(t, "on_cpu_ns") - jint(t, "window_gap_ns"));
-		json_object_object_get_ex(t, "coverage", &v);
-		cov = json_object_get_double(v);
-		clk = jcounter(t, "cpu-clock");
-		if (on < 50e6)
-			continue;
-		assert_true(cov >= 0 && cov <= 1);
-		if (cov > 0.05) {
-			/*
-			 * extrapolated over the unread slices: equal but
-			 * for the value and the times of each read coming
-			 * from two clock reads (tens of ns apart), so 2%
-			 * and 1 ms hold on a loaded machine too
-			 */
-			assert_close("scaled cpu-clock", clk, on, 0.02, 1e6);
-			checked++;
-		} else if (cov == 0) {
-			assert_true(isnan(clk));	/* null, not 0 */
+			t = json_object_array_get_idx(tasks, i);
+			on = (double)(jint(t, "on_cpu_ns") -
+				      jint(t, "window_gap_ns"));
+			json_object_object_get_ex(t, "coverage", &v);
+			cov = json_object_get_double(v);
+			clk = jcounter(t, "cpu-clock");
+			if (on < 50e6)
+				continue;
+			assert_true(cov >= 0 && cov <= 1);
+			if (cov > 0.05) {
+				/*
+				 * extrapolated over the unread slices:
+				 * equal but for the value and the times
+				 * of each read coming from two clock
+				 * reads (tens of ns apart), so 2% and
+				 * 1 ms hold on a loaded machine too
+				 */
+				assert_close("scaled cpu-clock", clk, on, 0.02,
+					     1e6);
+				checked++;
+			} else if (cov == 0) {
+				assert_true(isnan(clk));	/* null, not 0 */
+			}
 		}
+		json_object_put(doc);
+		unlink(json);
+		if (!(checked && errors))
+			print_message("run %d: %s read errors, %d threads read: again\n",
+				      round + 1, errors ? "some" : "no",
+				      checked);
 	}
-	json_object_put(doc);
-	unlink(json);
+	assert_true(errors);
 	/* with 2 spinners on 2 CPUs, one at least ran on CPU 0 too */
 	assert_true(checked >= 1);
 }
