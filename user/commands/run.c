@@ -288,8 +288,9 @@ static int final_report(struct run *r, __u64 start)
 	__u64 t0, t1, t2;
 	int rc = 0, e;
 
-	/* the tasks that exited, with all of their exit (read-free) */
-	tracer_settle(r->tracer, TRACER_SETTLE_MS);
+	/* the tasks that exited, with all of their exit */
+	tracer_settle(r->tracer, TRACER_SETTLE_MS,
+		      !targets_alive(&r->targets));
 	t0 = loop_now_ns();
 	e = tracer_collect(r->tracer, &r->snap);
 	t1 = loop_now_ns();

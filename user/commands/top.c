@@ -357,7 +357,7 @@ static int final_report(struct top *t, FILE *out)
 	int e;
 
 	s.ops = o->json ? &sink_json : o->sep ? &sink_csv : &sink_table;
-	tracer_settle(t->tr, TRACER_SETTLE_MS);
+	tracer_settle(t->tr, TRACER_SETTLE_MS, false);
 	e = tracer_collect(t->tr, &t->cur);
 	now = t->cur.at_ns ? t->cur.at_ns : loop_now_ns();
 	tracer_detach(t->tr);

@@ -78,8 +78,13 @@ int tracer_collect(struct tracer *t, struct snapshot *out);
  * be freed, so that their sums hold all their exit (read-free; the kernel
  * frees a task an RCU grace period after its last switch, 10-30 ms here).
  * One never freed (a zombie no one reaps) is reported as of its exit.
+ * With a program at each switch, and @targets_gone (the command or every
+ * -p target has exited): for every task with sums to be handed over. A
+ * thread is unhashed before its last switch, so its process can be
+ * reaped while it still runs: its sums reach the exit queue only at that
+ * switch, and a collect before it would miss the thread whole.
  */
-void tracer_settle(struct tracer *t, int max_ms);
+void tracer_settle(struct tracer *t, int max_ms, bool targets_gone);
 
 /* What a last report waits for exited tasks at most: a few grace periods */
 #define TRACER_SETTLE_MS	250
