@@ -86,8 +86,12 @@ int tracer_collect(struct tracer *t, struct snapshot *out);
  */
 void tracer_settle(struct tracer *t, int max_ms, bool targets_gone);
 
-/* What a last report waits for exited tasks at most: a few grace periods */
-#define TRACER_SETTLE_MS	250
+/*
+ * What a last report waits for exited tasks at most: a few grace periods
+ * on a quiet machine (10-30 ms); on a loaded one (load average 13 on 2
+ * CPUs) 250 ms was not always enough, and the exit was missing
+ */
+#define TRACER_SETTLE_MS	1000
 
 /* Move tasks that exited from the BPF map into the tracer's archive. */
 void tracer_drain(struct tracer *t);
