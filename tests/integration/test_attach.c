@@ -289,7 +289,7 @@ static void test_read_errors(void **state)
 	char *argv[] = { (char *)tdbpf_bin(), "-j", "-o", json, "-e",
 			 "{cpu-clock,page-faults,context-switches,cpu-migrations}",
 			 "--", (char *)workload("spinners"), "-n", "2", "-d",
-			 "1", NULL };
+			 "2", NULL };
 	json_object *doc, *lost, *tasks, *t, *v;
 	int checked = 0;
 	struct child c;
@@ -303,7 +303,11 @@ static void test_read_errors(void **state)
 	}
 	c = spawn(argv, 0);
 	assert_true(c.pid > 0);
-	/* the 4 events' slots on CPU 1, before the workload starts */
+	/*
+	 * The 4 events' slots on CPU 1, before the workload starts; it runs
+	 * 2 s so that, with the other CPU busy, its threads still run on
+	 * CPU 1 at times.
+	 */
 	assert_int_equal(drop_cpu_counters(c.pid, 1, 4), 4);
 	free(read_all(c.out));
 	close(c.out);
