@@ -6,6 +6,7 @@
 #   make demo     deps, build, trace the bundled stream-graph demo
 #   make test     deps, build, unit + reference + integration tests
 #   make bench    overhead and scale benchmarks -> bench/results.md
+#   make bench-graph  the verdict against measured truth -> bench/results.md
 #   make asan     ASan/UBSan build in build-asan/, unit and error tests on it
 #   make fuzz     libFuzzer targets for 300 s each (make test: 30 s each)
 
@@ -43,7 +44,7 @@ WORK_SRC := $(wildcard tests/workloads/*.c)
 WORK_BIN := $(patsubst %.c,$(OUT)/%,$(WORK_SRC))
 DEMO_BIN := $(OUT)/demo/streamgraph
 
-.PHONY: all deps demo test unit integration bench asan fuzz clean format
+.PHONY: all deps demo test unit integration bench bench-graph asan fuzz clean format
 
 all: tdbpf
 
@@ -123,6 +124,11 @@ test: deps
 bench: deps
 	@$(MAKE) --no-print-directory tdbpf $(WORK_BIN)
 	OUT=$(OUT) ./bench/run.sh
+
+# the bottleneck verdict on stream graphs against the measured truth
+bench-graph: deps
+	@$(MAKE) --no-print-directory tdbpf $(OUT)/tests/workloads/stagegraph
+	OUT=$(OUT) ./bench/graph/run.sh
 
 clean:
 	rm -rf $(OUT) build-asan tdbpf

@@ -1140,6 +1140,9 @@ write_results() {
 	echo
 	has listen && listen_results
 	has wakeups && write_wakeups
+	# make bench-graph's section, kept from the file as it was
+	sed -n '/^<!-- bench-graph: begin -->$/,/^<!-- bench-graph: end -->$/p' \
+		"$RESULTS" 2>/dev/null | sed '1s/^/\n/'
 	} >"$f"
 	cp "$f" "$RESULTS" || die "cannot write $RESULTS"
 }
