@@ -672,6 +672,117 @@ static __always_inline void note_switch_in(struct tdbpf_cpu *st,
 	st->in_nivcsw = p->nivcsw;
 }
 
+/*
+ * Who held the CPU while a task waited for it (--wakeups). Every switch
+ * on the machine pushes the slice that ends (the task and its on-CPU
+ * time in it, se.sum_exec_runtime - se.prev_sum_exec_runtime: no clock
+ * read) on this CPU's ring. When a tracked task is switched in, its wait
+ * on this run queue (rq->clock - sched_info.last_queued, both the run
+ * queue's clock; sched_info_arrive() clears it only after the
+ * tracepoint) is charged to the newest slices back until it is covered:
+ * those tasks held the CPU it waited for. A wait that began on another
+ * CPU before a migration is charged to this one's holders.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tdbpf_ring);
+} cpu_ring SEC(".maps");
+
+/* A task whose cgroup's CPU limit took it off its CPU (6.18+: per task). */
+static __always_inline bool throttled(struct task_struct *p)
+{
+	return bpf_core_field_exists(p->throttled) && p->throttled;
+}
+
+static __always_inline void ring_push(struct task_struct *prev, bool tp)
+{
+	struct tdbpf_ring *r;
+	struct tdbpf_slice *sl;
+	__u32 z = 0;
+
+	r = bpf_map_lookup_elem(&cpu_ring, &z);
+	if (!r)
+		return;
+	sl = &r->s[r->head & (TDBPF_NR_SLICES - 1)];
+	sl->tid = prev->pid;
+	sl->tracked = tp;
+	sl->ns = prev->pid ? prev->se.sum_exec_runtime -
+				     prev->se.prev_sum_exec_runtime :
+			     0;
+	r->head++;
+}
+
+/* This run queue's clock, as __schedule() just updated it; 0 unknown. */
+static __always_inline __u64 rq_clock_now(struct task_struct *cur)
+{
+	struct cfs_rq *c = cur->se.cfs_rq;
+	__u64 rq = 0, clock = 0;
+
+	if (!c || bpf_probe_read_kernel(&rq, sizeof(rq), &c->rq) || !rq)
+		return 0;
+	bpf_probe_read_kernel(&clock, sizeof(clock),
+			      (void *)(rq + bpf_core_field_offset(struct rq,
+								  clock)));
+	return clock;
+}
+
+/*
+ * @next, tracked, is switched in after waiting on this run queue: charge
+ * that wait to its cgroup's limit for as long as it was throttled, the
+ * rest to the tasks of the CPU's last slices, newest first.
+ */
+static __always_inline void charge_holders(struct task_struct *prev,
+					   struct task_struct *next)
+{
+	__u64 queued = next->sched_info.last_queued, clock, wait, take;
+	struct tdbpf_wake *k;
+	struct tdbpf_ring *r;
+	__u32 z = 0, i, h;
+
+	if (!queued)
+		return;
+	k = bpf_task_storage_get(&wake_store, next, 0, 0);
+	r = bpf_map_lookup_elem(&cpu_ring, &z);
+	if (!k || !r)
+		return;
+	clock = rq_clock_now(prev);
+	wait = clock > queued ? clock - queued : 0;
+	if (k->throttle_ns) {
+		take = bpf_ktime_get_ns() - k->throttle_ns;
+		if (take > wait)
+			take = wait;
+		charge_wait(k, TDBPF_HOLDER_LIMIT, 0, take);
+		wait -= take;
+		k->throttle_ns = 0;
+	}
+	h = r->head;
+	for (i = 0; i < TDBPF_NR_SLICES && wait; i++) {
+		struct tdbpf_slice *sl = &r->s[(h - 1 - i) &
+					       (TDBPF_NR_SLICES - 1)];
+
+		take = sl->ns < wait ? sl->ns : wait;
+		if (!sl->tid || !take)
+			continue;
+		charge_wait(k, sl->tracked ? TDBPF_HOLDER_TASK :
+					     TDBPF_HOLDER_OTHER,
+			    sl->tid, take);
+		wait -= take;
+	}
+	if (wait)
+		charge_wait(k, TDBPF_HOLDER_UNSEEN, 0, wait);
+}
+
+/* @p, tracked, leaves its CPU throttled: its wait is its group's limit. */
+static __always_inline void note_throttle(struct task_struct *p)
+{
+	struct tdbpf_wake *k = bpf_task_storage_get(&wake_store, p, 0, 0);
+
+	if (k && !k->throttle_ns)
+		k->throttle_ns = bpf_ktime_get_ns();
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
@@ -681,6 +792,9 @@ int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 	struct tdbpf_cpu *st;
 	__u32 z = 0, cpu;
 
+	/* who held this CPU: wanted for any task a tracked one waits on */
+	if (track_wakeups)
+		ring_push(prev, tp);
 	/* the early exit: untracked switches cost two bit tests */
 	if (!tp && !tn)
 		return 0;
@@ -697,6 +811,8 @@ int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 			/* one clock read, when it blocks */
 			if (track_wakeups && block)
 				wake_block(prev, t, prev_state & TASK_DEAD);
+			else if (track_wakeups && throttled(prev))
+				note_throttle(prev);
 			if (prev_state & TASK_DEAD) {
 				/* its last slice: hand it over to user space */
 				t->end_ns = bpf_ktime_get_ns();
@@ -707,9 +823,11 @@ int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 		/* untracked prev: only take next's baseline */
 		read_counters(st, NULL, false, 0, cpu);
 	}
-	if (tn)
+	if (tn) {
+		if (track_wakeups)
+			charge_holders(prev, next);
 		note_switch_in(st, next);
-	else
+	} else
 		st->tid = 0;
 	return 0;
 }

@@ -63,7 +63,40 @@ enum tdbpf_waker_kind {
 	TDBPF_WAKER_TIMER,	/* an hrtimer callback (sleeps, timerfd) */
 	TDBPF_WAKER_IDLE,	/* the idle task, outside interrupts */
 	TDBPF_WAKER_SPILL,	/* the last slot: wakers that found none free */
+	/*
+	 * Not wakers: who held the CPU while the task waited on its run
+	 * queue (charged at its switch-in, from the CPU's last slices).
+	 * Their wait_ns is run-queue wait, not blocked time; wakeups, the
+	 * waits they held.
+	 */
+	TDBPF_HOLDER_TASK,	/* a tracked task: tid is its tid */
+	TDBPF_HOLDER_OTHER,	/* a task not tracked: tid is its tid */
+	TDBPF_HOLDER_UNSEEN,	/* slices older than the CPU's ring keeps */
+	TDBPF_HOLDER_LIMIT,	/* its cgroup's CPU limit throttled it */
 	TDBPF_NR_WAKER_KINDS
+};
+
+/* A slot's kind is a holder of the CPU, not a waker. */
+#define TDBPF_KIND_HOLDS(k)	((k) >= TDBPF_HOLDER_TASK && \
+				 (k) < TDBPF_NR_WAKER_KINDS)
+
+/*
+ * The last slices each CPU ran (--wakeups): who held it while a task
+ * waited for it. A power of two (BPF masks by it); a wait longer than
+ * these slices charges the rest to TDBPF_HOLDER_UNSEEN.
+ */
+#define TDBPF_NR_SLICES		8
+
+struct tdbpf_slice {
+	__u32 tid;		/* 0: the idle task */
+	__u32 tracked;
+	__u64 ns;		/* its on-CPU time in that slice */
+};
+
+struct tdbpf_ring {
+	__u32 head;		/* the next slot written */
+	__u32 pad;
+	struct tdbpf_slice s[TDBPF_NR_SLICES];
 };
 
 /* One waker of a task: the waits it ended, and their blocked time. */
@@ -152,6 +185,8 @@ struct tdbpf_wake {
 	__u32 early_seq;
 	__u32 block_seq;
 	__u32 pad;
+	/* ktime when its cgroup's CPU limit took it off its CPU, 0 not */
+	__u64 throttle_ns;
 	struct tdbpf_wait waits[TDBPF_NR_WAITS];
 };
 

@@ -95,6 +95,11 @@ static const struct {
 	[TDBPF_WAKER_IDLE] = { "idle", "the idle task" },
 	[TDBPF_WAKER_SPILL] = { "other-wakers",
 				"more wakers than tdbpf keeps per task" },
+	[TDBPF_HOLDER_TASK] = { NULL, "a task of the graph on its CPU" },
+	[TDBPF_HOLDER_OTHER] = { "cpu-other", "tasks outside the graph" },
+	[TDBPF_HOLDER_UNSEEN] = { "cpu-unseen",
+				  "tasks older than the CPU's last slices" },
+	[TDBPF_HOLDER_LIMIT] = { "cpu-limit", "its cgroup's CPU limit" },
 	[WAKER_UNSEEN] = { "unseen", "no wakeup tdbpf saw" },
 };
 
