@@ -5,6 +5,7 @@
 #   make deps     install missing build dependencies (apt, idempotent)
 #   make demo     deps, build, trace the bundled stream-graph demo
 #   make test     deps, build, unit + reference + integration tests
+#   make check-layers  fail on an #include that goes up the data flow
 #   make bench    overhead and scale benchmarks -> bench/results.md
 #   make bench-graph  the verdict against measured truth -> bench/results.md
 #   make asan     ASan/UBSan build in build-asan/, unit and error tests on it
@@ -33,9 +34,11 @@ ARCH    := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 BPF_SRC  := bpf/tdbpf.bpf.c
 SKEL     := $(OUT)/tdbpf.skel.h
-USER_SRC := $(wildcard user/*.c user/models/*.c)
+# user/: one folder per stage (scripts/check-layers.sh says which may
+# include which)
+USER_SRC := $(wildcard user/*/*.c user/model/cpus/*.c)
 USER_OBJ := $(patsubst %.c,$(OUT)/%.o,$(USER_SRC))
-LIB_OBJ  := $(filter-out $(OUT)/user/main.o,$(USER_OBJ))
+LIB_OBJ  := $(filter-out $(OUT)/user/commands/main.o,$(USER_OBJ))
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst %.c,$(OUT)/%,$(UNIT_SRC))
 INTEG_SRC := $(wildcard tests/integration/test_*.c)
@@ -44,7 +47,8 @@ WORK_SRC := $(wildcard tests/workloads/*.c)
 WORK_BIN := $(patsubst %.c,$(OUT)/%,$(WORK_SRC))
 DEMO_BIN := $(OUT)/demo/streamgraph
 
-.PHONY: all deps demo test unit integration bench bench-graph asan fuzz clean format
+.PHONY: all deps demo test unit integration bench bench-graph asan fuzz \
+	clean format check-layers
 
 all: tdbpf
 
@@ -69,7 +73,7 @@ $(OUT)/%.o: %.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 # only the tracer includes the skeleton
-$(OUT)/user/tracer.o: $(SKEL)
+$(OUT)/user/sources/tracer.o: $(SKEL)
 
 tdbpf: $(USER_OBJ)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
@@ -116,7 +120,7 @@ integration: tdbpf $(INTEG_BIN) $(WORK_BIN) $(DEMO_BIN)
 
 # fuzzing and the sanitizer build first, so that the last line is the
 # summary of all tests
-test: deps
+test: deps check-layers
 	@$(MAKE) --no-print-directory fuzz-quick asan
 	@$(MAKE) --no-print-directory tdbpf $(UNIT_BIN) $(INTEG_BIN) $(WORK_BIN) $(DEMO_BIN)
 	@./tests/run.sh all $(UNIT_BIN) $(INTEG_BIN)
@@ -130,11 +134,16 @@ bench-graph: deps
 	@$(MAKE) --no-print-directory tdbpf $(OUT)/tests/workloads/stagegraph
 	OUT=$(OUT) ./bench/graph/run.sh
 
+# an #include that goes up the data flow (the rules are the script's)
+check-layers:
+	@./scripts/check-layers.sh
+
 clean:
 	rm -rf $(OUT) build-asan tdbpf
 
 format:
-	clang-format -i $(wildcard bpf/*.c include/*.h user/*.[ch] user/models/*.c)
+	clang-format -i $(wildcard bpf/*.c include/*.h user/*/*.[ch] \
+		user/model/cpus/*.c)
 
 include mk/asan.mk
 include mk/install.mk

@@ -14,9 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-#include "model.h"
-#include "report.h"
-#include "tma.h"
+#include "analysis/report.h"
+#include "model/model.h"
+#include "model/tma.h"
+#include "outputs/sink.h"
 
 #define NR_VEC	1024
 #define NR_REPORT_TASKS	10000

@@ -134,7 +134,12 @@ build_helpers() {
 	gcc -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE bench/runwatch.c \
 		-o "$BD/runwatch" || die "cannot build bench/runwatch.c"
 	objs=
-	for o in "$OUT"/user/*.o "$OUT"/user/models/*.o; do
+	# the stage folders by name: an older build/ may still hold the
+	# objects of files since moved
+	for o in "$OUT"/user/sources/*.o "$OUT"/user/sums/*.o \
+		"$OUT"/user/model/*.o "$OUT"/user/model/cpus/*.o \
+		"$OUT"/user/analysis/*.o "$OUT"/user/outputs/*.o \
+		"$OUT"/user/commands/*.o "$OUT"/user/support/*.o; do
 		[ -f "$o" ] && [ "${o##*/}" != main.o ] && objs="$objs $o"
 	done
 	[ -n "$objs" ] || die "no objects in $OUT/user; run 'make tdbpf' first"

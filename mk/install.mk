@@ -26,7 +26,7 @@ $(OUT)/tdbpf_version.h: FORCE
 	@v='#define TDBPF_VERSION "$(TDBPF_VERSION)"'; \
 		[ "$$(cat $@ 2>/dev/null)" = "$$v" ] || echo "$$v" > $@
 
-$(OUT)/user/version.o: $(OUT)/tdbpf_version.h
+$(OUT)/user/commands/version.o: $(OUT)/tdbpf_version.h
 
 # ---- install ---------------------------------------------------------
 
@@ -73,7 +73,7 @@ test-package:
 
 # ---- manual page ---------------------------------------------------------
 
-MAN_SRC := doc/tdbpf.8.scd
+MAN_SRC := docs/tdbpf.8.scd
 MAN     := $(OUT)/tdbpf.8
 
 .PHONY: man

@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode_input.h"
-#include "model.h"
-#include "tma.h"
+#include "model/model.h"
+#include "model/tma.h"
+#include "sources/decode_input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

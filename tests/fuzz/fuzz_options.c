@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "options.h"
+#include "commands/options.h"
 
 #define MAX_ARGS	64
 

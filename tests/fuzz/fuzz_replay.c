@@ -12,8 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "replay.h"
-#include "report.h"
+#include "analysis/report.h"
+#include "outputs/sink.h"
+#include "sources/replay.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

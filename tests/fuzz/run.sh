@@ -22,17 +22,20 @@ mkdir -p "$out/artifacts"
 # only the pure parts: no libbpf (json-c for the replay reader, which
 # parses with it). Compiler chatter goes to a log, shown when the build
 # fails.
-if ! { $clang $flags tests/fuzz/fuzz_options.c user/options.c user/listen_opts.c \
+if ! { $clang $flags tests/fuzz/fuzz_options.c user/commands/options.c \
+	user/outputs/listen_opts.c \
 	-o "$out/fuzz_options" &&
-	$clang $flags tests/fuzz/fuzz_decode.c user/decode_input.c \
-	user/model.c user/tma.c user/plan.c user/models/*.c \
+	$clang $flags tests/fuzz/fuzz_decode.c user/sources/decode_input.c \
+	user/model/model.c user/model/tma.c user/model/plan.c user/model/cpus/*.c \
 	-o "$out/fuzz_decode" -lm &&
-	$clang $flags tests/fuzz/fuzz_evsel.c user/evsel.c \
+	$clang $flags tests/fuzz/fuzz_evsel.c user/model/evsel.c \
 	-o "$out/fuzz_evsel" &&
-	$clang $flags tests/fuzz/fuzz_replay.c user/replay.c user/report.c \
-	user/report_ahead.c user/report_table.c user/report_csv.c \
-	user/report_json.c user/json.c user/tasks.c user/waits.c user/graph.c \
-	user/outbuf.c user/model.c user/tma.c user/plan.c user/models/*.c \
+	$clang $flags tests/fuzz/fuzz_replay.c user/sources/replay.c \
+	user/analysis/report.c user/analysis/report_ahead.c user/analysis/graph.c \
+	user/outputs/report_table.c user/outputs/report_csv.c \
+	user/outputs/report_json.c user/support/json.c user/support/outbuf.c \
+	user/sums/tasks.c user/sums/waits.c \
+	user/model/model.c user/model/tma.c user/model/plan.c user/model/cpus/*.c \
 	-o "$out/fuzz_replay" -ljson-c -lm -pthread; } \
 	>"$out/build.log" 2>&1; then
 	cat "$out/build.log"

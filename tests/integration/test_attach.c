@@ -23,7 +23,7 @@
  * uncounted / (counted + uncounted) with them. Counted time runs from
  * switch-in to switch-out tracepoint, up to 1% above on-CPU time per
  * slice (the read follows the kernel's own update) and below it for a
- * task that wakes idle CPUs (README, Accuracy): a few % for a busy thread
+ * task that wakes idle CPUs (docs/accuracy.md): a few % for a busy thread
  * (the upper bound allows 20%), more for one that ran only a few ms.
  */
 static void check_coverage(json_object *task)

@@ -87,7 +87,7 @@ static void check_sw_names(json_object *task)
  * tdbpf's report of @tid against the change of its accounting from @pre
  * (NULL: born in the window, from zero) to @post. Migrations in a window
  * that starts while the thread sleeps: the wake-up may migrate it before
- * tdbpf first sees it, so one may be missing (README, Accuracy).
+ * tdbpf first sees it, so one may be missing (docs/accuracy.md).
  */
 static void check_task(json_object *doc, const struct acct *pre,
 		       const struct acct *post)

@@ -112,7 +112,7 @@ static void check_verdict(json_object *doc, const char *stage,
  * the settled waits tile the task's life. The named ones alone are
  * held to 3%: a wakeup from an interrupt that comes while one of the
  * test VM's agent threads (pid 1) runs is traced by the kernel but no
- * BPF program runs for it (README, limits: unseen), so a stage that
+ * BPF program runs for it (docs/graph.md, limits: unseen), so a stage that
  * sleeps 200 us per record has up to 1.6% of its blocked time unseen
  * when the agent is busy (0.06-0.2% in most runs); with the agent idle
  * the named waits are within 0.01%. What sets that share is outside
@@ -284,7 +284,7 @@ static void test_wakeup_counts(void **state)
 		vol = jint(t, "voluntary");
 		print_message("  %s: %lld wakeups seen, %lld voluntary switches, %lld missed\n",
 			      jstr(t, "comm"), woken, vol, missed);
-		/* a few blocks in a thousand end unseen (README: unseen) */
+		/* a few blocks in a thousand end unseen (docs/graph.md: unseen) */
 		assert_true(woken <= vol &&
 			    woken + missed + 2 + vol / 100 >= vol);
 	}

@@ -1,21 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Every key tdbpf's JSON holds is documented in the README, and every
- * key the README documents is one tdbpf writes. The README's tables (in
- * "JSON and CSV") name keys as paths: "lost.map_full", "tasks[].tid";
+ * Every key tdbpf's JSON holds is documented in docs/output.md, and
+ * every key it documents is one tdbpf writes. Its tables (in "JSON and
+ * CSV") name keys as paths: "lost.map_full", "tasks[].tid";
  * an upper-case last part ("counters.EVENT") marks a map whose keys are
  * data. The JSON comes from the program: ./tdbpf list -j and decode -j
  * for every model, a traced run of a workload (root), and, for the
  * hardware models this machine cannot trace, the report writer itself
  * (sink_emit(), what a traced run calls) on tasks made up here.
  *
- * A feature that adds a key fails here until the README says what it
- * means; a key documented but no longer written fails too.
+ * A feature that adds a key fails here until docs/output.md says what
+ * it means; a key documented but no longer written fails too.
  */
 #include "helpers.h"
 #include <ctype.h>
-#include "model.h"
-#include "sink.h"
+#include "model/model.h"
+#include "outputs/sink.h"
 
 #define MAX_KEYS	256
 
@@ -48,13 +48,15 @@ static void keyset_free(struct keyset *s)
 		free(s->key[--s->nr]);
 }
 
-/* ---- the README's tables ------------------------------------------------ */
+/* ---- the tables of docs/output.md ---------------------------------------- */
 
-static char *readme(void)
+#define JSON_DOC "docs/output.md"
+
+static char *json_doc(void)
 {
-	if (access("README.md", R_OK))
-		fail_msg("cannot read README.md: run from the repository root");
-	return file_text("README.md");
+	if (access(JSON_DOC, R_OK))
+		fail_msg("cannot read " JSON_DOC ": run from the repository root");
+	return file_text(JSON_DOC);
 }
 
 /*
@@ -68,7 +70,7 @@ static void documented(const char *text, const char *intro,
 	char key[128];
 
 	if (!p)
-		fail_msg("README: no line '%s' before a table of JSON keys",
+		fail_msg(JSON_DOC ": no line '%s' before a table of JSON keys",
 			 intro);
 	p = strchr(p, '\n');
 	while (p && *++p == '\n')
@@ -91,7 +93,7 @@ static void documented(const char *text, const char *intro,
 		}
 	}
 	if (!out->nr)
-		fail_msg("README: the table after '%s' names no keys", intro);
+		fail_msg(JSON_DOC ": the table after '%s' names no keys", intro);
 }
 
 /* "counters" when @doc has "...counters.EVENT": a map of data keys */
@@ -197,18 +199,18 @@ static void same_keys(const struct keyset *doc, const struct keyset *got,
 
 	for (i = 0; i < got->nr; i++)
 		if (!has(doc, got->key[i])) {
-			print_error("%s writes '%s', which the README's table does not document\n",
+			print_error("%s writes '%s', which " JSON_DOC "'s table does not document\n",
 				    what, got->key[i]);
 			bad++;
 		}
 	for (i = 0; i < doc->nr; i++)
 		if (!has(got, doc->key[i])) {
-			print_error("the README documents '%s' for %s, which it never writes\n",
+			print_error(JSON_DOC " documents '%s' for %s, which it never writes\n",
 				    doc->key[i], what);
 			bad++;
 		}
 	if (bad)
-		fail_msg("%s: %d keys differ between the README and the program",
+		fail_msg("%s: %d keys differ between " JSON_DOC " and the program",
 			 what, bad);
 }
 
@@ -217,7 +219,7 @@ static void same_keys(const struct keyset *doc, const struct keyset *got,
 static void test_list_keys(void **state)
 {
 	struct keyset doc = { 0 }, got = { 0 };
-	char *text = readme();
+	char *text = json_doc();
 	int m, smt;
 
 	(void)state;
@@ -239,7 +241,7 @@ static void test_list_keys(void **state)
 static void test_decode_keys(void **state)
 {
 	struct keyset doc = { 0 }, got = { 0 };
-	char *text = readme(), path[] = "/tmp/tdbpf-json-doc-XXXXXX";
+	char *text = json_doc(), path[] = "/tmp/tdbpf-json-doc-XXXXXX";
 	int m, e, fd;
 
 	(void)state;
@@ -366,7 +368,7 @@ static void traced_reports(const struct keyset *doc, struct keyset *got)
 	free(out);
 	for (i = 0; i < traced.nr; i++) {
 		if (!has(doc, traced.key[i]))
-			fail_msg("tdbpf -j writes '%s', which the README's table does not document",
+			fail_msg("tdbpf -j writes '%s', which " JSON_DOC "'s table does not document",
 				 traced.key[i]);
 		add(got, traced.key[i]);
 	}
@@ -379,7 +381,7 @@ static void traced_reports(const struct keyset *doc, struct keyset *got)
 static void test_report_keys(void **state)
 {
 	struct keyset doc = { 0 }, got = { 0 };
-	char *text = readme();
+	char *text = json_doc();
 	int m;
 
 	(void)state;

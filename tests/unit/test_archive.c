@@ -7,7 +7,7 @@
 #include <string.h>
 #include <setjmp.h>
 #include <cmocka.h>
-#include "archive.h"
+#include "sums/archive.h"
 
 static void add(struct task_table *t, __u32 tid, __u32 pid, const char *comm,
 		__u64 on, __u64 ctr)

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <linux/perf_event.h>
 
-#include "decode_input.h"
+#include "sources/decode_input.h"
 
 /* A small model of our own, so the test does not depend on a CPU table. */
 static const struct model_event test_events[] = {

@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "detect.h"
+#include "model/detect.h"
 
 #define FIX "tests/fixtures/"
 

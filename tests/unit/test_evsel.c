@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <linux/perf_event.h>
-#include "evsel.h"
+#include "model/evsel.h"
 
 #define FIX "tests/fixtures/evsel"
 

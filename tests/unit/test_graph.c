@@ -13,7 +13,8 @@
 #include <string.h>
 #include <cmocka.h>
 #include <math.h>
-#include "graph.h"
+#include "analysis/graph.h"
+#include "outputs/sink.h"
 #include "unit_helpers.h"
 
 #define MS	1000000ULL

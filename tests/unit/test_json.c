@@ -15,7 +15,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <json-c/json.h>
-#include "json.h"
+#include "support/json.h"
 #include "unit_helpers.h"
 
 static FILE *f;

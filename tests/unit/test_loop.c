@@ -17,7 +17,7 @@
 #include <sys/epoll.h>
 #include <sys/wait.h>
 #include <cmocka.h>
-#include "loop.h"
+#include "support/loop.h"
 
 #define MS	1000000ULL
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The manual page's source (doc/tdbpf.8.scd) against the program: every
+ * The manual page's source (docs/tdbpf.8.scd) against the program: every
  * option --help lists is defined in the page and every option the page
  * defines is in --help; every subcommand of the usage, every model and
  * every sort key is documented. A failure names what is missing where.
@@ -21,10 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
-#include "options.h"
+#include "commands/options.h"
+#include "model/model.h"
 
-#define MANPAGE "doc/tdbpf.8.scd"
+#define MANPAGE "docs/tdbpf.8.scd"
 #define MAX_NAMES 256
 
 struct names {

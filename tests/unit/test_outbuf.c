@@ -15,7 +15,7 @@
 #include <string.h>
 #include <setjmp.h>
 #include <cmocka.h>
-#include "outbuf.h"
+#include "support/outbuf.h"
 #include "unit_helpers.h"
 
 /* fmt_fixed and snprintf agree on the text and the return value. */

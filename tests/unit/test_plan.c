@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
-#include "model.h"
+#include "model/model.h"
 
 static bool ev_needed(const struct model_event *e, int level, bool smt)
 {

@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <setjmp.h>
 #include <cmocka.h>
-#include "prom.h"
+#include "outputs/prom.h"
 #include "unit_helpers.h"
 
 /* ---- helpers ---------------------------------------------------------- */

@@ -37,8 +37,8 @@
 #include <json-c/json.h>
 #include <linux/perf_event.h>
 
-#include "model.h"
-#include "tma.h"
+#include "model/model.h"
+#include "model/tma.h"
 
 /*
  * Weak, so that this file still links while a model is being written; a
@@ -1175,7 +1175,7 @@ static void setup_ref(void **state, struct refset *r)
 	if (!refdir)
 		skip();
 	if (!sp->m) {
-		print_error("%s is not linked: user/models/ lacks it\n",
+		print_error("%s is not linked: user/model/cpus/ lacks it\n",
 			    sp->mname);
 		fail();
 	}

@@ -16,8 +16,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <json-c/json.h>
-#include "replay.h"
-#include "report.h"
+#include "analysis/report.h"
+#include "sources/replay.h"
 #include "unit_helpers.h"
 
 /* A deterministic generator: the sums differ per model and task. */

@@ -14,7 +14,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <json-c/json.h>
-#include "report.h"
+#include "analysis/report.h"
 #include "unit_helpers.h"
 
 /* ---- helpers ---------------------------------------------------------- */

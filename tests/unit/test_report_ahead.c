@@ -15,7 +15,7 @@
 #include <string.h>
 #include <setjmp.h>
 #include <cmocka.h>
-#include "report.h"
+#include "analysis/report.h"
 #include "unit_helpers.h"
 
 #define NR_TASKS 1500

@@ -16,7 +16,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <json-c/json.h>
-#include "sink.h"
+#include "outputs/sink.h"
 #include "unit_helpers.h"
 
 static struct event_plan plan = {

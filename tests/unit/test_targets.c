@@ -10,8 +10,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 /* before <pthread.h>: its <sched.h> defines a SCHED_IDLE (report.h) */
-#include "options.h"
-#include "targets.h"
+#include "commands/options.h"
+#include "sources/targets.h"
 #include <dirent.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -56,7 +56,7 @@ static size_t count_proc_tasks(void)
 static void test_threads(void **state)
 {
 	pthread_t th[NR_EXTRA];
-	struct options o;
+	struct target_ids o;
 	size_t all, seen;
 	int i;
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "tasks.h"
+#include "sums/tasks.h"
 
 static void check_fold(const char *in, const char *want)
 {

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <setjmp.h>
 #include <cmocka.h>
-#include "text.h"
+#include "support/text.h"
 
 static void test_control_bytes(void **state)
 {

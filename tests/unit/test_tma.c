@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
-#include "tma.h"
+#include "model/tma.h"
 
 static double ev[MODEL_MAX_EVENTS];
 
@@ -411,7 +411,8 @@ static void test_skx(void **state)
  * the recovery term: perf's SMT-off formula is the SMT-on one with the
  * thread's own RECOVERY_CYCLES in place of RECOVERY_CYCLES_ANY / 2. That is
  * what makes `--smt off` on an SMT machine the per-thread variant
- * (README, Accuracy). Checked node by node on varied counts.
+ * (docs/models.md, "Bad Speculation with SMT on"). Checked node by node
+ * on varied counts.
  */
 static void test_smt_is_only_recovery(void **state)
 {

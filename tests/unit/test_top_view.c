@@ -14,7 +14,7 @@
 #include <string.h>
 #include <setjmp.h>
 #include <cmocka.h>
-#include "top_view.h"
+#include "outputs/top_view.h"
 
 #define GW 200
 #define GH 60

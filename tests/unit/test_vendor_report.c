@@ -17,7 +17,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <json-c/json.h>
-#include "report.h"
+#include "analysis/report.h"
+#include "outputs/sink.h"
 #include "unit_helpers.h"
 
 struct count {

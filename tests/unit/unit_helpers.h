@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "model.h"
+#include "model/model.h"
 
 /* What was written to @f (a tmpfile), as a string; closes @f. */
 static inline char *slurp(FILE *f)
@@ -47,6 +47,8 @@ static inline void one_group_plan(struct event_plan *p, const struct model *m)
 }
 
 #ifdef TDBPF_REPORT_H
+#include "outputs/sink.h"
+
 /* A report writer, picked by a test */
 enum fmt { FMT_TABLE, FMT_CSV, FMT_JSON, FMT_JSON_LINE, NR_FMT };
 

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The wait-for graph of the traced tasks and its bottleneck verdict.
+ *
+ * Nodes are tasks (or, with --per-name, folded names); an edge waker ->
+ * wakee carries the wakeups and the blocked time the waker ended (from
+ * each task's waker slots). Wakers that are no task of the graph
+ * (interrupts, timers, another process, no seen wakeup) are edges from a
+ * kind, not from a node. Pure: built from a task table, no I/O.
+ */
+#ifndef TDBPF_GRAPH_H
+#define TDBPF_GRAPH_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <linux/types.h>
+#include "analysis/report.h"
+#include "sums/tasks.h"
+#include "sums/waits.h"
+
+/* What a node is for the verdict: where a blocked task's waits end. */
+enum graph_role {
+	ROLE_IDLE,	/* no blocked time and did not run */
+	ROLE_RUNNING,	/* mostly runs: its waits are not what limits it */
+	ROLE_STARVED,	/* waits longer for a CPU than it runs */
+	ROLE_EXTERNAL,	/* blocked, its waits mostly ended by no task */
+	ROLE_PASS,	/* blocked, its waits mostly ended by tasks: follow */
+};
+
+/*
+ * An edge is a wait (kind TDBPF_WAKER_*: the waker ended the wakee's
+ * blocked time) or a hold (TDBPF_KIND_HOLDS(kind): the holder ran on the
+ * CPU the wakee waited for, or its cgroup's limit kept it off).
+ */
+struct graph_edge {
+	int waker;		/* node index, -1 when no task of the graph */
+	unsigned int kind;	/* TDBPF_WAKER_*, TDBPF_HOLDER_*, WAKER_UNSEEN */
+	__u32 tid;		/* TDBPF_HOLDER_OTHER: the holder's tid */
+	int wakee;		/* node index */
+	__u64 wakeups;
+	__u64 wait_ns;
+};
+
+struct graph_node {
+	__u32 tid;		/* 0 for a folded name of several tasks */
+	char name[TDBPF_COMM_LEN + 2];
+	int nr_tasks;
+	__u64 on_cpu_ns, runq_ns, blocked_ns;	/* blocked = off-CPU */
+	enum sched_verdict sched;
+	enum graph_role role;
+	unsigned int ext_kind;	/* the kind ending most of its other waits */
+	__u64 ext_ns;		/* its waits ended by no task of the graph */
+	int first_in, nr_in;	/* edges into it (waits, holds), largest first */
+	double waits_ns;	/* its waits' sum: what a wait's share is of */
+	double holds_ns;	/* its holds' sum: what a hold's share is of */
+	double led_ns;		/* blocked time of the graph that leads here */
+	int nr_sources;		/* blocked nodes sending it >= 1% of theirs */
+	bool cycle;		/* some led here only by going round a cycle */
+};
+
+struct graph {
+	struct graph_node *nodes;
+	int nr_nodes;
+	struct graph_edge *edges;	/* by wakee, then wait time, largest first */
+	int nr_edges;
+	double blocked_ns;		/* all blocked nodes' blocked time */
+	int *rank;			/* candidates, best first */
+	int nr_rank;
+	int nr_tied;			/* the first ones too close to tell apart */
+	int *index;			/* nodes by tid, or by name */
+	bool per_name;
+};
+
+/* A candidate's share of the graph's blocked time needed to be listed. */
+#define GRAPH_MIN_SHARE	0.01
+/*
+ * Candidates within this ratio of the first are tied with it: the two
+ * measures (speed-ups of 2x) differ by less than run-to-run noise does
+ * on a loaded machine (bench-graph).
+ */
+#define GRAPH_TIE	0.85
+
+/*
+ * Build the graph of @t (rows by tid, with their waker slots) and judge
+ * it. @per_name: nodes are folded names (fold_name()). 0 or -ENOMEM.
+ */
+int graph_build(struct graph *g, const struct task_table *t, bool per_name);
+void graph_free(struct graph *g);
+
+/* The node of a report row (by tid, or by name for --per-name); -1 none. */
+int graph_node_of(const struct graph *g, const struct task_row *r);
+/* The waker's name of @e: a node's name or the kind's ("timer", ...). */
+const char *graph_waker_name(const struct graph *g,
+			     const struct graph_edge *e);
+/* Share of the graph's blocked time that leads to node @n. */
+double graph_share(const struct graph *g, int n);
+/* A hold, not a wait: run-queue time, the CPU held by another. */
+static inline bool graph_edge_holds(const struct graph_edge *e)
+{
+	return TDBPF_KIND_HOLDS(e->kind);
+}
+
+/*
+ * The name of a task outside the targets by tid (a holder of the CPU):
+ * set by whoever can look it up (the live tracer); NULL or a NULL
+ * answer: "tid N" is said instead.
+ */
+extern const char *(*graph_tid_name)(__u32 tid, char *buf, size_t len);
+
+/*
+ * Why node @n is where waits lead, in a few words: "runs (on-CPU 97%):
+ * @path", "CPU-starved (runq 61%)", "waits on timers (...) (88% of its
+ * blocked time)", "CPU-starved by enrich (62% of its run-queue wait)",
+ * "throttled by its cgroup's CPU limit (80% of its run-queue wait)".
+ * @path: its TMA path or NULL (no PMU breakdown).
+ */
+void graph_reason(const struct graph *g, int n, const char *path, char *buf,
+		  size_t len);
+
+#endif /* TDBPF_GRAPH_H */

@@ -1,0 +1,491 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Turn a task table into a report: sort and cut the rows, then, as a
+ * writer reaches each task, scale its counter sums, measure how much of
+ * its time the counter groups really counted (coverage), judge its
+ * scheduling, decode its TMA tree, and pick the one line that BOTTLENECK
+ * prints. The writers only format what report_decode_task() gives them.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analysis/graph.h"
+#include "analysis/report.h"
+#include "support/outbuf.h"
+
+double scale_count(const struct tdbpf_count *c)
+{
+	/* software events and unmultiplexed groups: exact, no rounding */
+	if (c->enabled == c->running)
+		return (double)c->value;
+	/* enabled but never on a counter: perf's <not counted> */
+	if (!c->running)
+		return NAN;
+	return (double)c->value * ((double)c->enabled / (double)c->running);
+}
+
+/*
+ * Scheduling comes before the pipeline: a task's counters say how it used
+ * the CPU, not whether it had one. Shares are of the task's own life in
+ * the window, life = on-CPU + run-queue wait + off-CPU (a task created or
+ * exited inside the window is judged on the time it existed, so @window_ns
+ * is not the denominator). In this order:
+ *
+ *  IDLE     on-CPU == 0 and run-queue == 0: never ran nor asked to run.
+ *  STARVED  run-queue > on-CPU and run-queue >= 25% of life: whenever it
+ *           has work, it waits longer for a CPU than it computes, and the
+ *           waiting is a real part of its life (a mostly sleeping task
+ *           whose few wakeups waited is not starved).
+ *  BLOCKED  off-CPU >= 50% of life: it mostly sleeps (waiting on a queue,
+ *           a lock, I/O); its counters describe the minority of its time.
+ *  NONE     otherwise: it mostly runs; judge its pipeline.
+ *
+ * STARVED and BLOCKED need at least SCHED_MIN_LIFE_NS of observed life: a
+ * task seen for a few microseconds (one wakeup, one short slice) gives no
+ * share worth a verdict. Sleeps that began before attach are not seen.
+ *
+ * Boundaries are inclusive and exact (integer arithmetic, 128-bit so sums
+ * over thousands of folded tasks cannot overflow).
+ */
+#define SCHED_MIN_LIFE_NS 1000000ULL
+
+enum sched_verdict sched_judge(const struct task_row *r, __u64 window_ns)
+{
+	unsigned __int128 on = r->sched.on_cpu_ns, rq = r->sched.runq_wait_ns;
+	unsigned __int128 off = r->sched.off_cpu_ns, life = on + rq + off;
+
+	(void)window_ns;
+	if (!on && !rq)
+		return SCHED_IDLE;
+	if (life < SCHED_MIN_LIFE_NS)
+		return SCHED_NONE;
+	if (rq > on && rq * 4 >= life)
+		return SCHED_STARVED;
+	if (off * 2 >= life)
+		return SCHED_BLOCKED;
+	return SCHED_NONE;
+}
+
+const char *sched_verdict_str(enum sched_verdict v)
+{
+	switch (v) {
+	case SCHED_STARVED:
+		return "CPU-starved";
+	case SCHED_BLOCKED:
+		return "blocked";
+	case SCHED_IDLE:
+		return "idle";
+	case SCHED_NONE:
+	default:
+		return "-";
+	}
+}
+
+static double share(__u64 part, const struct task_row *r)
+{
+	double life = (double)r->sched.on_cpu_ns + (double)r->sched.runq_wait_ns +
+		      (double)r->sched.off_cpu_ns;
+
+	return life > 0 ? 100.0 * (double)part / life : 0;
+}
+
+const struct tdbpf_count *slot_times(const struct event_plan *plan,
+				     const struct task_row *row, int slot)
+{
+	int g = plan->group[slot];
+
+	if (g >= 0 && g < plan->nr_groups && plan->leader[g] >= 0 &&
+	    plan->leader[g] < plan->nr)
+		return &row->ctr[plan->leader[g]];
+	return &row->ctr[slot];
+}
+
+static void decode_counts(struct task_decoded *d, const struct event_plan *plan)
+{
+	const struct task_row *row = d->row;
+	double ratio[MODEL_MAX_GROUPS];
+	int s, g, nr_groups;
+
+	d->coverage = 1.0;
+	if (!plan)
+		return;
+	/*
+	 * A group's members scale by their leader's enabled / running: the
+	 * same division for every member, done once per group (the same
+	 * double scale_count() would compute for each).
+	 */
+	nr_groups = plan->nr_groups < MODEL_MAX_GROUPS ? plan->nr_groups :
+							  MODEL_MAX_GROUPS;
+	for (g = 0; g < nr_groups; g++) {
+		int l = plan->leader[g];
+		const struct tdbpf_count *c;
+
+		if (l < 0 || l >= plan->nr)
+			continue;
+		c = &row->ctr[l];
+		ratio[g] = c->running && c->enabled != c->running ?
+				   (double)c->enabled / (double)c->running :
+				   1.0;
+	}
+	for (s = 0; s < plan->nr && s < TDBPF_MAX_EVENTS; s++) {
+		const struct tdbpf_count *t = slot_times(plan, row, s);
+		double v = (double)row->ctr[s].value;
+
+		g = plan->group[s];
+		if (t->enabled == t->running)
+			d->ev[s] = v;		/* exact, no rounding */
+		else if (!t->running)
+			d->ev[s] = NAN;		/* perf's <not counted> */
+		else if (g >= 0 && g < nr_groups && plan->leader[g] >= 0 &&
+			 plan->leader[g] < plan->nr)
+			d->ev[s] = v * ratio[g];	/* t is the leader's */
+		else
+			d->ev[s] = v * ((double)t->enabled / (double)t->running);
+	}
+	/*
+	 * A group that was never enabled did not miss anything (the task
+	 * did not run); it does not lower coverage.
+	 */
+	for (g = 0; g < plan->nr_groups; g++) {
+		int l = plan->leader[g];
+		const struct tdbpf_count *c;
+		double cov;
+
+		if (l < 0 || l >= plan->nr)
+			continue;
+		c = &row->ctr[l];
+		if (!c->enabled || c->running >= c->enabled)
+			continue;
+		cov = (double)c->running / (double)c->enabled;
+		if (cov < d->coverage)
+			d->coverage = cov;
+	}
+	d->low_coverage = d->coverage < REPORT_MIN_COVERAGE;
+}
+
+static void decode_tma(struct task_decoded *d, const struct event_plan *plan,
+		       int level)
+{
+	const struct model *m = plan ? plan->model : NULL;
+	double ev[MODEL_MAX_EVENTS];
+	int i;
+
+	if (!m || m->max_level <= 0 || level <= 0)
+		return;
+	for (i = 0; i < MODEL_MAX_EVENTS; i++)
+		ev[i] = NAN;
+	for (i = 0; i < plan->nr && i < TDBPF_MAX_EVENTS; i++)
+		if (plan->ev[i] >= 0 && plan->ev[i] < MODEL_MAX_EVENTS)
+			ev[plan->ev[i]] = d->ev[i];
+	tma_decode(m, ev, plan->smt, level, &d->tma);
+	d->has_tma = true;
+}
+
+/*
+ * @s appended at @b + @len (@b holds @n bytes) as snprintf(@b + @len,
+ * @n - @len, "%s", @s) would, nothing when there is no room; the length
+ * snprintf() would report for the whole. Every task's verdict is built
+ * from such pieces: without format parsing per piece.
+ */
+static int cat(char *b, size_t n, int len, const char *s)
+{
+	size_t sl = strlen(s), k;
+
+	if (len >= 0 && (size_t)len < n) {
+		k = n - 1 - (size_t)len;
+		if (k > sl)
+			k = sl;
+		memcpy(b + len, s, k);
+		b[len + k] = '\0';
+	}
+	return len + (int)sl;
+}
+
+/*
+ * "@what N%)", N as "%.0f" prints @pct. Most tasks of a big process
+ * sleep: printf's float conversion here was a tenth of the report time.
+ */
+static int with_pct(char *b, size_t n, const char *what, double pct)
+{
+	char num[FMT_FIXED_LEN];
+	int len;
+
+	fmt_fixed(num, sizeof(num), pct, 0);
+	len = cat(b, n, 0, what);
+	len = cat(b, n, len, num);
+	return cat(b, n, len, "%)");
+}
+
+static void decode_bottleneck(struct task_decoded *d)
+{
+	const struct task_row *r = d->row;
+	char *b = d->bottleneck;
+	size_t n = sizeof(d->bottleneck);
+	int len;
+
+	switch (d->sched) {
+	case SCHED_STARVED:
+		len = with_pct(b, n, "CPU-starved (runq ",
+			       share(r->sched.runq_wait_ns, r));
+		break;
+	case SCHED_BLOCKED:
+		len = with_pct(b, n, "blocked (off-CPU ",
+			       share(r->sched.off_cpu_ns, r));
+		break;
+	case SCHED_IDLE:
+		len = cat(b, n, 0, "idle");
+		break;
+	case SCHED_NONE:
+	default:
+		if (d->has_tma && d->tma.bottleneck >= 0 && d->tma.path[0]) {
+			len = cat(b, n, 0, d->tma.path);
+			d->mark_at = len < (int)n ? len : (int)n - 1;
+		} else if (!d->has_tma)
+			/* it mostly runs; without a PMU we cannot say why */
+			len = cat(b, n, 0, "on-CPU (no PMU breakdown)");
+		else
+			len = cat(b, n, 0, "-");
+		break;
+	}
+	if (d->low_coverage && len > 0 && (size_t)len < n) {
+		char num[FMT_FIXED_LEN];
+
+		/* exactly printf's "%.0f" */
+		fmt_fixed(num, sizeof(num), d->coverage * 100, 0);
+		len = cat(b, n, len, " (low coverage ");
+		len = cat(b, n, len, num);
+		cat(b, n, len, "%)");
+	}
+}
+
+/* Ties by tid, then folded rows (tid 0) by name: stable output. */
+static int cmp_tie(__u32 ta, const char *ca, __u32 tb, const char *cb)
+{
+	if (ta != tb)
+		return ta < tb ? -1 : 1;
+	return strcmp(ca, cb);
+}
+
+/* SORT_COMM: by name, then as cmp_tie(). */
+static int cmp_by_name(const void *pa, const void *pb)
+{
+	const struct task_row *a = *(const struct task_row *const *)pa;
+	const struct task_row *b = *(const struct task_row *const *)pb;
+	int c = strcmp(a->comm, b->comm);
+
+	return c ? c : cmp_tie(a->tid, a->comm, b->tid, b->comm);
+}
+
+/*
+ * A row's place in a numeric sort: its key and tid beside it, so that
+ * sorting 10,000 rows reads 160 KiB in order instead of following a
+ * pointer into a table of megabytes at every comparison.
+ */
+struct sort_ent {
+	__u64 key;
+	const struct task_row *r;
+	__u32 tid;
+};
+
+static __u64 sort_value(const struct task_row *r, enum sort_key sort)
+{
+	switch (sort) {
+	case SORT_CPU:
+		return r->sched.on_cpu_ns;
+	case SORT_RUNQ:
+		return r->sched.runq_wait_ns;
+	case SORT_OFFCPU:
+		return r->sched.off_cpu_ns;
+	case SORT_SWITCHES:
+		return r->sched.nvcsw + r->sched.nivcsw;
+	default:
+		return 0;
+	}
+}
+
+/* The other keys: key down, then as cmp_tie() (SORT_TID: key 0). */
+static int cmp_ents(const void *pa, const void *pb)
+{
+	const struct sort_ent *a = pa, *b = pb;
+
+	if (a->key != b->key)
+		return a->key < b->key ? 1 : -1;
+	return cmp_tie(a->tid, a->r->comm, b->tid, b->r->comm);
+}
+
+static int sort_rows(const struct task_row **rows, size_t n,
+		     enum sort_key sort)
+{
+	struct sort_ent *e;
+	size_t i;
+
+	if (sort == SORT_COMM) {
+		qsort(rows, n, sizeof(*rows), cmp_by_name);
+		return 0;
+	}
+	e = malloc((n ? n : 1) * sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		e[i].key = sort_value(rows[i], sort);
+		e[i].tid = rows[i]->tid;
+		e[i].r = rows[i];
+	}
+	qsort(e, n, sizeof(*e), cmp_ents);
+	for (i = 0; i < n; i++)
+		rows[i] = e[i].r;
+	free(e);
+	return 0;
+}
+
+int report_build(struct report *rep, const struct task_table *t,
+		 const struct event_plan *plan, int level, __u64 duration_ns,
+		 enum sort_key sort, int top)
+{
+	const struct task_row **rows;
+	size_t i, n = t->nr;
+
+	memset(rep, 0, sizeof(*rep));
+	rep->plan = plan;
+	rep->duration_ns = duration_ns;
+	rep->interval = -1;
+	rep->nr_total = (int)n;
+	if (plan && plan->model && plan->model->max_level > 0) {
+		if (level <= 0)
+			level = plan->level;
+		if (level > plan->model->max_level)
+			level = plan->model->max_level;
+	} else {
+		level = 0;
+	}
+	rep->level = level;
+
+	/*
+	 * Every sort key is a raw field: sort and cut the rows, and leave
+	 * decoding to the writers, one task at a time.
+	 */
+	rows = malloc((n ? n : 1) * sizeof(*rows));
+	if (!rows)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		rows[i] = tasks_row(t, i);
+	if (sort != SORT_NONE && sort_rows(rows, n, sort)) {
+		free(rows);
+		return -ENOMEM;
+	}
+	if (top > 0 && (size_t)top < n)
+		n = top;
+	rep->rows = rows;
+	rep->nr = (int)n;
+	return 0;
+}
+
+void report_decode_task(const struct report *rep, int i, struct task_decoded *d)
+{
+	const struct event_plan *plan = rep->plan;
+
+	/*
+	 * The rows are read in sorted order, scattered over a table of
+	 * megabytes: ask for the next one now, so that it is in the cache
+	 * when its turn comes (its first load was a sixth of a report).
+	 */
+	if (i + 1 < rep->nr) {
+		const char *n = (const char *)rep->rows[i + 1];
+		size_t len = sizeof(struct task_row) +
+			     (plan ? (size_t)plan->nr : 0) *
+				     sizeof(struct tdbpf_count),
+		       off;
+
+		for (off = 0; off < len; off += 64)
+			__builtin_prefetch(n + off);
+	}
+	report_decode_row(rep, rep->rows[i], d);
+}
+
+void report_set_graph(struct report *rep, const struct graph *g,
+		      const struct task_table *t)
+{
+	struct task_decoded d;
+	size_t i;
+	int k, n;
+
+	rep->graph = g;
+	rep->nr_verdict = 0;
+	for (k = 0; k < g->nr_rank && k < REPORT_MAX_VERDICTS; k++) {
+		const char *path = NULL;
+
+		n = g->rank[k];
+		for (i = 0; i < t->nr; i++) {
+			if (graph_node_of(g, tasks_row(t, i)) != n)
+				continue;
+			report_decode_row(rep, tasks_row(t, i), &d);
+			if (d.has_tma && d.tma.bottleneck >= 0 && d.tma.path[0])
+				path = d.tma.path;
+			break;
+		}
+		rep->verdict[k].node = n;
+		graph_reason(g, n, path, rep->verdict[k].reason,
+			     sizeof(rep->verdict[k].reason));
+		rep->nr_verdict++;
+	}
+}
+
+void report_decode_row(const struct report *rep, const struct task_row *row,
+		       struct task_decoded *d)
+{
+	const struct event_plan *plan = rep->plan;
+
+	/*
+	 * @d is reused: nothing of the previous task may show through.
+	 * Field by field: ev[] past the plan's slots is never read and
+	 * tma_decode() sets all of tma, so clearing the whole ~2 KiB per
+	 * task was a tenth of a report's time.
+	 */
+	d->row = row;
+	d->coverage = 1.0;
+	d->low_coverage = false;
+	d->on_cpu_pct = 0;
+	d->has_tma = false;
+	d->tma.bottleneck = -1;
+	d->tma.path[0] = '\0';
+	d->bottleneck[0] = '\0';
+	d->mark_at = -1;
+	decode_counts(d, plan);
+	if (rep->duration_ns)
+		d->on_cpu_pct = 100.0 * (double)d->row->sched.on_cpu_ns /
+				(double)rep->duration_ns;
+	d->sched = sched_judge(d->row, rep->duration_ns);
+	decode_tma(d, plan, rep->level);
+	decode_bottleneck(d);
+}
+
+static int plan_slot(const struct event_plan *p, const char *name)
+{
+	int idx = model_event_index(p->model, name), s;
+
+	if (idx < 0)
+		return -1;
+	for (s = 0; s < p->nr; s++)
+		if (p->ev[s] == idx)
+			return s;
+	return -1;
+}
+
+void report_ipc_slots(const struct event_plan *p, int *inst, int *clk)
+{
+	*inst = *clk = -1;
+	/* the model names them (NULL: no IPC for it) */
+	if (!p || !p->model || !p->model->ipc_inst || !p->model->ipc_cycles)
+		return;
+	*inst = plan_slot(p, p->model->ipc_inst);
+	*clk = plan_slot(p, p->model->ipc_cycles);
+}
+
+void report_free(struct report *rep)
+{
+	free(rep->rows);
+	rep->rows = NULL;
+	rep->nr = 0;
+}

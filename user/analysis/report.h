@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One report: the task table sorted and cut, each task decoded (scaled
+ * counters, TMA tree, scheduling verdict) when a writer reaches it, and
+ * the writers that print it as a table, CSV or JSON. Data flows one way:
+ * tasks -> report_build() -> report_write_*() -> report_decode_task().
+ */
+#ifndef TDBPF_REPORT_H
+#define TDBPF_REPORT_H
+
+#include <stdio.h>
+#include "model/model.h"
+#include "model/tma.h"
+#include "sums/snapshot.h"
+#include "sums/tasks.h"
+
+enum sched_verdict {
+	SCHED_NONE,		/* ran enough to judge its pipeline */
+	SCHED_STARVED,		/* mostly waiting in the run queue */
+	SCHED_BLOCKED,		/* mostly off CPU (sleeping, blocked on I/O) */
+	SCHED_IDLE,		/* did not run in the window */
+};
+
+enum sort_key {
+	SORT_CPU,		/* on-CPU time, descending (default) */
+	SORT_RUNQ,
+	SORT_OFFCPU,
+	SORT_TID,
+	SORT_COMM,
+	SORT_SWITCHES,
+	SORT_NR,
+	SORT_NONE,		/* keep the table's order (replay: as recorded) */
+};
+
+struct task_decoded {
+	const struct task_row *row;
+	double ev[TDBPF_MAX_EVENTS];	/* scaled count per plan slot */
+	double coverage;		/* min running/enabled over groups */
+	bool low_coverage;		/* coverage below REPORT_MIN_COVERAGE */
+	double on_cpu_pct;		/* of the window */
+	enum sched_verdict sched;
+	bool has_tma;
+	struct tma_result tma;
+	char bottleneck[160];		/* the verdict, as JSON prints it */
+	/*
+	 * Where the table inserts its " <==" bottleneck marker (after a TMA
+	 * path, before a low-coverage note), -1 when the verdict is not a
+	 * TMA path.
+	 */
+	int mark_at;
+};
+
+struct graph;
+
+/* The graph verdict's candidates, best first, with why (graph_reason()). */
+#define REPORT_MAX_VERDICTS	4
+struct graph_verdict {
+	int node;			/* in rep->graph */
+	char reason[192];
+};
+
+/* A row is flagged when its groups ran for less than this share. */
+#define REPORT_MIN_COVERAGE	0.05
+
+struct report {
+	const struct event_plan *plan;
+	int level;
+	__u64 duration_ns;	/* window this report covers */
+	int interval;		/* -1 final report, else interval number */
+	struct lost_stats lost;	/* cumulative, from the run's start */
+	int nr;
+	/*
+	 * Sorted, --top applied. Rows only: a decoded task is ~1.4 KiB, and
+	 * decoding 10,000 of them up front cost more than writing them.
+	 */
+	const struct task_row **rows;
+	int nr_total;			/* tasks before --top */
+	/* the wait-for graph (wakeups traced), NULL without */
+	const struct graph *graph;
+	struct graph_verdict verdict[REPORT_MAX_VERDICTS];
+	int nr_verdict;
+};
+
+/* Scale one counter slot: sum(value) * sum(enabled) / sum(running). */
+double scale_count(const struct tdbpf_count *c);
+/*
+ * The enabled and running times of plan slot @slot of @row: its group
+ * leader's, as members are scheduled with their leader.
+ */
+const struct tdbpf_count *slot_times(const struct event_plan *plan,
+				     const struct task_row *row, int slot);
+enum sched_verdict sched_judge(const struct task_row *r, __u64 window_ns);
+const char *sched_verdict_str(enum sched_verdict v);
+
+/*
+ * Sort and cut @t into @rep (allocates rep->rows; free with report_free).
+ * The rows point into @t, which must outlive @rep.
+ */
+int report_build(struct report *rep, const struct task_table *t,
+		 const struct event_plan *plan, int level, __u64 duration_ns,
+		 enum sort_key sort, int top);
+/* Decode rep->rows[@i] into @d (writers reuse one @d for every task). */
+void report_decode_task(const struct report *rep, int i,
+			struct task_decoded *d);
+
+/*
+ * A writer's walk over the report's tasks, decoded in order
+ * (report_ahead.c): start, next until NULL, stop. Where it pays, a second
+ * thread decodes ahead of the writer; the tasks and bytes are the same.
+ */
+struct report_ahead {
+	const struct report *rep;
+	int next;			/* the writer's next task */
+	bool threaded;			/* a worker decodes ahead */
+	int seen_done;			/* tasks the worker had decoded */
+	struct task_decoded one;	/* decoded in the writer's thread */
+};
+
+/* fewest tasks worth a decoding thread; 0: always one (tests) */
+extern int report_ahead_min;
+void report_ahead_start(struct report_ahead *a, const struct report *rep);
+const struct task_decoded *report_ahead_next(struct report_ahead *a);
+/* after the last task, or to leave early */
+void report_ahead_stop(struct report_ahead *a);
+/*
+ * The plan slots of the instructions and cycles events IPC divides, -1
+ * where not programmed: one place for every view that shows IPC.
+ */
+void report_ipc_slots(const struct event_plan *p, int *inst, int *clk);
+void report_free(struct report *rep);
+/* Decode any row of the report's table (not only rep->rows[]). */
+void report_decode_row(const struct report *rep, const struct task_row *row,
+		       struct task_decoded *d);
+/*
+ * Attach graph @g (built over the same tasks as @t, the report's table)
+ * and word its candidates' verdicts, with their TMA paths.
+ */
+void report_set_graph(struct report *rep, const struct graph *g,
+		      const struct task_table *t);
+
+#endif /* TDBPF_REPORT_H */

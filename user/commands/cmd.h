@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What each subcommand runs (the table is main.c's; parsing and
+ * validation are options.c's subcommands[]). Each returns the exit code:
+ * 0, 1 for a runtime error, 2 for a usage error; errors are one line on
+ * stderr through errorf().
+ */
+#ifndef TDBPF_CMD_H
+#define TDBPF_CMD_H
+
+#include <stdio.h>
+#include "commands/options.h"
+#include "model/detect.h"
+#include "model/model.h"
+#include "sources/targets.h"
+#include "support/error.h"
+
+int cmd_trace(const struct options *o, FILE *out);	/* cmd_trace.c */
+int cmd_list(const struct options *o, FILE *out);	/* cmd_list.c */
+int cmd_decode(const struct options *o, FILE *out);	/* cmd_decode.c */
+int cmd_report(const struct options *o, FILE *out);	/* cmd_report.c */
+
+/* Shared by the commands (cmd_common.c). */
+/* The model named @name, or NULL after an error listing models[]. */
+const struct model *find_model_or_say(const char *name);
+/* GP counters for @m: the detected budget when @m is this machine's. */
+int gp_budget(const struct model *m, bool smt, const struct detect_info *d);
+/* @asked (0: none) within the model's levels. */
+int level_for(const struct model *m, int asked);
+/* The targets @o names (-p, -t, -a), for sources/targets.c. */
+void target_ids_of(struct target_ids *ids, const struct options *o);
+
+#endif /* TDBPF_CMD_H */

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tdbpf report FILE: print a -j recording again, as a table, CSV or
+ * JSON, each report rebuilt from its raw sums (replay.c) and written by
+ * the same sinks as a live run, so that the same options print the same
+ * bytes. --per-name, --sort, --top and a lower -l apply as they do
+ * live; --from/--to pick intervals of a -I recording (its whole-run
+ * report covers every interval, so it is printed only without them).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "analysis/report.h"
+#include "commands/cmd.h"
+#include "outputs/sink.h"
+#include "sources/replay.h"
+#include "support/text.h"
+
+struct replay_run {
+	const struct options *o;
+	struct sink sink;	/* table, CSV or JSON, as -x/-j pick */
+	bool lines;		/* an -I recording: one object per line */
+	bool warned_level;
+};
+
+static void say(const char *file, const char *msg)
+{
+	char line[1200];
+
+	snprintf(line, sizeof(line), "%s: %s", file, msg);
+	/* a file name can hold anything: keep the message one line */
+	text_printable(line, sizeof(line), line, NULL, 0);
+	fprintf(stderr, "tdbpf: %s\n", line);
+}
+
+/* What a live run's session_report() does, with the recorded nr_total. */
+static int emit(struct replay_run *x, struct replay_report *rr)
+{
+	const struct options *o = x->o;
+	const struct task_table *src = &rr->tasks;
+	struct task_table folded;
+	struct report rep;
+	int level = rr->plan.level, err;
+
+	if (o->level && o->level < level)
+		level = o->level;
+	else if (o->level > level && !x->warned_level) {
+		fprintf(stderr,
+			"tdbpf: warning: the recording has TMA levels up to %d; showing level %d\n",
+			level, level);
+		x->warned_level = true;
+	}
+	tasks_init(&folded);
+	if (o->per_name) {
+		if (tasks_fold(&rr->tasks, &folded, rr->plan.nr)) {
+			tasks_free(&folded);
+			return -ENOMEM;
+		}
+		src = &folded;
+	}
+	err = report_build(&rep, src, &rr->plan, level, rr->duration_ns,
+			   o->sort, o->top);
+	if (err) {
+		tasks_free(&folded);
+		return err;
+	}
+	/*
+	 * The live run counted its tasks before its --top cut; a recording
+	 * holds only the rows it printed. Folded again, the count is of
+	 * the names those rows give.
+	 */
+	if (!o->per_name && rr->nr_total > rep.nr_total)
+		rep.nr_total = rr->nr_total;
+	rep.interval = rr->interval;
+	rep.lost = rr->lost;
+	/* the sinks of a live run; an -I recording is a series, as live */
+	x->sink.intervals = x->lines;
+	err = sink_write(&x->sink, &rep);
+	report_free(&rep);
+	tasks_free(&folded);
+	return err;
+}
+
+static bool picked(const struct options *o, int interval)
+{
+	if (interval < 0)	/* the whole run: all intervals, or none */
+		return o->from < 0 && o->to < 0;
+	return (o->from < 0 || interval >= o->from) &&
+	       (o->to < 0 || interval <= o->to);
+}
+
+static FILE *open_input(const char *path)
+{
+	struct stat st;
+	FILE *f;
+
+	if (!strcmp(path, "-"))
+		return stdin;
+	f = fopen(path, "r");
+	/* a directory opens fine and fails only at the first read */
+	if (f && !fstat(fileno(f), &st) && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		errno = EISDIR;
+		return NULL;
+	}
+	return f;
+}
+
+int cmd_report(const struct options *o, FILE *out)
+{
+	struct replay_run x = {
+		.o = o,
+		.sink = { .ops = o->json ? &sink_json :
+				 o->sep	 ? &sink_csv :
+					   &sink_table,
+			  .f = out, .sep = o->sep },
+	};
+	const char *name = strcmp(o->input, "-") ? o->input : "stdin";
+	struct replay_reader rd;
+	struct replay_report rr;
+	int n = 0, shown = 0, first = -1, last = -1, rc = 0, got, e;
+	char err[1024];
+	json_object *obj;
+	bool multi;
+	long line;
+	FILE *in;
+
+	in = open_input(o->input);
+	if (!in) {
+		snprintf(err, sizeof(err),
+			 "cannot read it: %s; give a file written by tdbpf -j",
+			 strerror(errno));
+		say(o->input, err);
+		return 2;
+	}
+	if (replay_reader_init(&rd, in)) {
+		say(name, "out of memory");
+		return 1;
+	}
+	replay_report_init(&rr);
+	while ((got = replay_next(&rd, &obj, &line, &multi, err,
+				  sizeof(err))) > 0) {
+		char msg[900];
+
+		e = replay_parse(obj, &rr, msg, sizeof(msg));
+		json_object_put(obj);
+		if (e) {
+			snprintf(err, sizeof(err),
+				 "line %ld: %s", line, msg);
+			got = -1;
+			break;
+		}
+		/* the recording's own layout says whether it was -I */
+		if (!n++)
+			x.lines = !multi;
+		if (rr.interval >= 0) {
+			if (first < 0)
+				first = rr.interval;
+			last = rr.interval;
+		}
+		if (!picked(o, rr.interval))
+			continue;
+		shown++;
+		e = emit(&x, &rr);
+		if (e == -EPIPE)	/* the reader went away: not our error */
+			break;
+		if (e) {
+			snprintf(err, sizeof(err), "%s", strerror(-e));
+			say(name, err);
+			rc = 1;
+			break;
+		}
+	}
+	if (got < 0) {
+		say(name, err);
+		rc = 2;
+	} else if (!rc && !n) {
+		say(name, "no report in it; give a file written by tdbpf -j");
+		rc = 2;
+	} else if (!rc && !shown && (o->from >= 0 || o->to >= 0)) {
+		if (first < 0)
+			snprintf(err, sizeof(err),
+				 "no intervals in it (recorded without -I); drop --from/--to");
+		else
+			snprintf(err, sizeof(err),
+				 "no interval in the range asked; it holds intervals %d to %d",
+				 first, last);
+		say(name, err);
+		rc = 2;
+	}
+	replay_report_free(&rr);
+	replay_reader_free(&rd);
+	if (in != stdin)
+		fclose(in);
+	return rc;
+}

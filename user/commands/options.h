@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Command line: parsed without side effects, so it can be tested and fuzzed. */
+#ifndef TDBPF_OPTIONS_H
+#define TDBPF_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include "analysis/report.h"
+
+#define OPT_MAX_TARGETS	64	/* -p/-t ids */
+#define OPT_MAX_EVENT_ARGS	16	/* -e options; each holds many events */
+
+/*
+ * Subcommands. Each has an entry in subcommands[] (options.c: its name,
+ * synopsis and its own validation, all pure, so they are fuzzed) and a
+ * run function in main.c's table, indexed by this enum. A new
+ * subcommand: an enum value here, an entry in each table, and its
+ * cmd_NAME.c. Messages that list the subcommands are made from subcommands[].
+ */
+enum command {
+	CMD_TRACE,	/* the default: no subcommand word */
+	CMD_LIST,
+	CMD_DECODE,
+	CMD_REPORT,	/* replay a -j recording */
+	CMD_TOP,	/* live full-screen view */
+	CMD_HELP,
+	CMD_VERSION,
+	CMD_NR,
+};
+
+struct options {
+	enum command cmd;
+	pid_t pids[OPT_MAX_TARGETS];
+	int nr_pids;
+	pid_t tids[OPT_MAX_TARGETS];
+	int nr_tids;
+	bool all;
+	char **argv;		/* -- COMMAND [ARGS], NULL-terminated */
+	double duration;	/* seconds, 0 = until stopped */
+	long interval_ms;	/* 0 = no interval reports */
+	const char *sep;	/* -x: CSV separator */
+	bool json;
+	const char *output;
+	bool per_name;
+	enum sort_key sort;
+	int top;		/* 0 = all */
+	const char *model;	/* NULL = detect */
+	int smt;		/* -1 = detect, 0 off, 1 on */
+	int level;		/* 0 = deepest the model has */
+	bool children;
+	long max_tasks;
+	const char *graph;	/* --graph FILE.dot */
+	/*
+	 * sched_waking traced: the wait-for graph. Opt-in (--wakeups or
+	 * --graph): it adds about 3% to a pinned ping-pong's round trip,
+	 * the issue's limit for being on by default (docs/performance.md).
+	 */
+	bool wakeups;
+	const char *input;	/* decode, report: FILE or "-" */
+	long from, to;		/* report: intervals picked, -1 = open end */
+	bool sort_given;	/* --sort was on the command line */
+	const char *record;	/* --record FILE: every report as JSON */
+	const char *events[OPT_MAX_EVENT_ARGS];	/* -e EVENT[,EVENT...] */
+	int nr_events;
+	bool verbose;
+	const char *listen;	/* --listen ADDR:PORT, NULL = no /metrics */
+	unsigned int listen_labels;	/* enum listen_labels */
+	long listen_max_series;
+};
+
+struct options;
+
+struct subcommand {
+	enum command id;
+	const char *name;	/* the first word; NULL: -p/-t/-a/-- tracing */
+	const char *synopsis;	/* what follows "tdbpf " in the usage */
+	bool hidden;		/* accepted, not listed (help) */
+	bool stdout_only;	/* prints on stdout: -o is not opened */
+	/*
+	 * After the options are read: take operands (@argv from @optind)
+	 * and refuse what this subcommand does not take. 0, or -1 with
+	 * @err (one line: problem; fix).
+	 */
+	int (*check)(struct options *o, int argc, char **argv, int optind,
+		     char *err, size_t len);
+};
+
+/* Every subcommand, ending with a NULL check. */
+extern const struct subcommand subcommands[];
+
+/* The sort keys' names, indexed by enum sort_key (SORT_NR of them). */
+extern const char *const sort_names[];
+
+/*
+ * "a, b, c or d" (@last "or") from @n names, into @buf; for messages
+ * that list choices from their table, so they cannot drift.
+ */
+void join_names(char *buf, size_t len, const char *const *names, int n,
+		const char *sep, const char *last);
+
+/*
+ * Parse argv into @o. Returns 0, or -1 with @err holding one line naming
+ * the problem and the fix (no "tdbpf: " prefix).
+ */
+int parse_options(int argc, char **argv, struct options *o, char *err,
+		  size_t errlen);
+void print_usage(FILE *f);
+
+#endif /* TDBPF_OPTIONS_H */

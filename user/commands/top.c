@@ -1,0 +1,497 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tdbpf top: the tracer's collect every -I on one event loop with the
+ * terminal's keys, SIGWINCH and the stop signals, drawn with curses
+ * (Debian's ncurses). The screen itself is top_view.c's; this file owns
+ * the terminal: it is put back (endwin) on every way out, q, Ctrl-C,
+ * SIGTERM, SIGHUP, -d, the targets' exit or an error, before anything
+ * is printed. A resize redraws at the new size.
+ *
+ * Tracing goes on while the view is paused, so the whole run's report
+ * (written on exit with -o FILE) misses nothing.
+ */
+#include <curses.h>
+#include <term.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include "commands/cmd.h"
+#include "commands/top.h"
+#include "model/detect.h"
+#include "outputs/record.h"
+#include "outputs/sink.h"
+#include "outputs/top_view.h"
+#include "sources/launch.h"
+#include "sources/targets.h"
+#include "sources/tracer.h"
+#include "sums/snapshot.h"
+#include "support/loop.h"
+#include "support/privs.h"
+
+#define TICK_NS		100000000ULL	/* targets and the exit queue */
+
+struct top {
+	const struct options *o;
+	const struct event_plan *plan;
+	struct tracer *tr;
+	struct loop *loop;
+	struct launch child;
+	struct targets targets;
+	struct snapshot base;		/* at the start: every report subtracts it */
+	struct snapshot prev;		/* at the last interval */
+	struct snapshot cur;
+	struct snapshot shown;		/* the interval on screen */
+	struct record rec;		/* --record FILE */
+	struct snapshot iv;		/* this interval, whatever is shown */
+	int n_iv;
+	struct top_state st;
+	struct top_frame fr;
+	__u64 start_ns, last_ns;
+	SCREEN *scr;
+	bool color;
+	int err;			/* a collect that failed */
+};
+
+/* ---- the screen -------------------------------------------------------- */
+
+static chtype attr_of(const struct top *t, enum top_attr a)
+{
+	switch (a) {
+	case TOP_TITLE:
+	case TOP_BANNER:
+		return A_BOLD;
+	case TOP_HEADER:
+		return A_REVERSE;
+	case TOP_WARN:
+		return A_BOLD | (t->color ? COLOR_PAIR(6) : 0);
+	case TOP_BAR0:
+	case TOP_BAR1:
+	case TOP_BAR2:
+	case TOP_BAR3:
+	case TOP_BAR4:
+		return t->color ? COLOR_PAIR(1 + a - TOP_BAR0) : A_NORMAL;
+	default:
+		return A_NORMAL;
+	}
+}
+
+static void put(void *ctx, int y, int x, const char *s, int n,
+		enum top_attr a)
+{
+	struct top *t = ctx;
+
+	attrset(attr_of(t, a));
+	/* the bottom-right cell cannot be written without a scroll: ERR */
+	mvaddnstr(y, x, s, n);
+	attrset(A_NORMAL);
+}
+
+static void draw(struct top *t)
+{
+	struct top_out out = { .put = put, .ctx = t };
+
+	if (!t->scr)
+		return;
+	t->fr.tasks = &t->shown.tasks;
+	t->fr.lost = t->shown.lost;
+	if (top_render(&t->st, &t->fr, COLS, LINES, &out))
+		t->err = -ENOMEM;
+	refresh();
+}
+
+/*
+ * Colour only where the terminal has it and the user did not opt out
+ * (https://no-color.org: NO_COLOR set and not empty).
+ */
+static bool want_color(void)
+{
+	const char *nc = getenv("NO_COLOR");
+
+	return has_colors() && !(nc && *nc);
+}
+
+bool top_has_terminal(void)
+{
+	return isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+}
+
+static int screen_open(struct top *t, char *err, size_t len)
+{
+	const char *term = getenv("TERM");
+	char *cup;
+
+	t->scr = newterm(NULL, stdout, stdin);
+	if (!t->scr) {
+		snprintf(err, len,
+			 "cannot draw on terminal type '%s'; set TERM to your terminal's (e.g. xterm, screen, vt100)",
+			 term ? term : "");
+		return -1;
+	}
+	set_term(t->scr);
+	/* a terminal that cannot move the cursor cannot hold a screen */
+	cup = tigetstr("cup");
+	if (!cup || cup == (char *)-1) {
+		endwin();
+		delscreen(t->scr);
+		t->scr = NULL;
+		snprintf(err, len,
+			 "cannot draw on terminal type '%s' (it cannot move the cursor); set TERM to your terminal's (e.g. xterm, screen, vt100)",
+			 term ? term : "");
+		return -1;
+	}
+	cbreak();		/* keys at once; Ctrl-C stays a signal */
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	nodelay(stdscr, TRUE);
+	curs_set(0);
+	t->color = want_color();
+	if (t->color) {
+		start_color();
+		use_default_colors();
+		init_pair(1, COLOR_GREEN, -1);
+		init_pair(2, COLOR_YELLOW, -1);
+		init_pair(3, COLOR_BLUE, -1);
+		init_pair(4, COLOR_MAGENTA, -1);
+		init_pair(5, COLOR_CYAN, -1);
+		init_pair(6, COLOR_RED, -1);
+	}
+	return 0;
+}
+
+static void screen_close(struct top *t)
+{
+	if (!t->scr)
+		return;
+	/* a terminal without an alternate screen would keep the last frame */
+	erase();
+	refresh();
+	endwin();	/* the terminal's modes back, the screen left */
+	delscreen(t->scr);
+	t->scr = NULL;
+}
+
+/* ---- the loop's sources ---------------------------------------------- */
+
+static void stop(struct top *t, const char *why)
+{
+	if (why)
+		snprintf(t->st.note, sizeof(t->st.note), "%s", why);
+	loop_stop(t->loop);
+}
+
+static int on_key(struct loop *l, int fd, uint32_t events, void *arg)
+{
+	struct top *t = arg;
+	bool redraw = false;
+	int c;
+
+	(void)l;
+	(void)fd;
+	if (events & (EPOLLHUP | EPOLLERR)) {
+		stop(t, "terminal closed");	/* nothing to draw on */
+		return 0;
+	}
+	while ((c = getch()) != ERR) {
+		switch (top_key(&t->st, c)) {
+		case TOP_KEY_QUIT:
+			stop(t, NULL);
+			return 0;
+		case TOP_KEY_REDRAW:
+			redraw = true;
+			break;
+		case TOP_KEY_NONE:
+			if (c == KEY_RESIZE || c == 12)	/* Ctrl-L */
+				redraw = true;
+			break;
+		}
+	}
+	if (redraw) {
+		clearok(curscr, TRUE);
+		draw(t);
+	}
+	return 0;
+}
+
+static int on_interval(struct loop *l, uint64_t n, void *arg)
+{
+	struct top *t = arg;
+	__u64 now;
+	int e;
+
+	(void)l;
+	(void)n;
+	e = tracer_collect(t->tr, &t->cur);
+	/* the snapshot's end, as the run driver takes it */
+	now = t->cur.at_ns ? t->cur.at_ns : loop_now_ns();
+	if (e) {
+		t->err = e;
+		stop(t, "reading the task sums failed");
+		return 0;
+	}
+	e = snapshot_diff(&t->cur, &t->prev, &t->iv);
+	if (e)
+		return e;
+	record_emit(&t->rec, &t->iv, now - t->last_ns, t->n_iv++);
+	/* paused: the screen keeps its interval; the deltas go on */
+	if (!t->st.paused) {
+		e = snapshot_copy(&t->shown, &t->iv);
+		if (e)
+			return e;
+		t->fr.window_ns = now - t->last_ns;
+		t->fr.valid = true;
+	}
+	/*
+	 * The wakeup graph's verdict for this interval (issue 10) goes in
+	 * t->st.banner here: the view draws it above the table.
+	 */
+	e = snapshot_copy(&t->prev, &t->cur);
+	if (e)
+		return e;
+	t->last_ns = now;
+	if (!t->st.paused)
+		draw(t);
+	return 0;
+}
+
+static int on_tick(struct loop *l, uint64_t n, void *arg)
+{
+	struct top *t = arg;
+
+	(void)l;
+	(void)n;
+	tracer_drain(t->tr);
+	if (!targets_alive(&t->targets))
+		stop(t, "the targets exited");
+	return 0;
+}
+
+static int on_deadline(struct loop *l, uint64_t n, void *arg)
+{
+	(void)l;
+	(void)n;
+	stop(arg, NULL);	/* asked for: nothing to say */
+	return 0;
+}
+
+static int on_signal(struct loop *l, int sig, void *arg)
+{
+	struct top *t = arg;
+	struct winsize ws;
+
+	(void)l;
+	if (sig == SIGWINCH) {
+		/* the loop took the signal from curses: tell it the size */
+		if (!ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_row &&
+		    ws.ws_col)
+			resize_term(ws.ws_row, ws.ws_col);
+		clearok(curscr, TRUE);
+		draw(t);
+		return 0;
+	}
+	stop(t, NULL);
+	return 0;
+}
+
+/* ---- the run ------------------------------------------------------------ */
+
+/* One kernel tick (CONFIG_HZ): the base's readings all postdate start. */
+static void sleep_one_tick(void)
+{
+	int hz = detect_hz("");
+	__u64 ns = 1000000000ULL / (hz > 0 ? (unsigned int)hz : 100U);
+	struct timespec ts = { .tv_nsec = (long)(ns + 500000) };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/*
+ * The command's output would tear the screen: it gets /dev/null for its
+ * stdin, stdout and stderr (the fds are swapped around the fork only).
+ */
+static int launch_quiet(struct top *t, char *err, size_t len)
+{
+	int saved[3], nul, i, rc;
+
+	nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (nul < 0) {
+		snprintf(err, len, "cannot open /dev/null: %s", strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < 3; i++) {
+		saved[i] = fcntl(i, F_DUPFD_CLOEXEC, 3);
+		dup2(nul, i);
+	}
+	rc = launch_fork(&t->child, t->o->argv, loop_orig_sigmask(t->loop), err,
+			 len);
+	for (i = 0; i < 3; i++) {
+		if (saved[i] >= 0) {
+			dup2(saved[i], i);
+			close(saved[i]);
+		}
+	}
+	close(nul);
+	return rc;
+}
+
+static int final_report(struct top *t, FILE *out)
+{
+	const struct options *o = t->o;
+	struct sink s = { .f = out, .sep = o->sep };
+	struct report_conf rc = {
+		.plan = t->plan,
+		.level = o->level,
+		.sort = o->sort,
+		.top = o->top,
+		.per_name = o->per_name,
+	};
+	struct snapshot whole;
+	__u64 now;
+	int e;
+
+	s.ops = o->json ? &sink_json : o->sep ? &sink_csv : &sink_table;
+	tracer_settle(t->tr, TRACER_SETTLE_MS);
+	e = tracer_collect(t->tr, &t->cur);
+	now = t->cur.at_ns ? t->cur.at_ns : loop_now_ns();
+	tracer_detach(t->tr);
+	if (e)
+		fprintf(stderr,
+			"tdbpf: reading the task sums failed: %s; the report shows what was read\n",
+			strerror(-e));
+	snapshot_init(&whole, t->plan->nr);
+	if (snapshot_diff(&t->cur, &t->base, &whole)) {
+		snapshot_free(&whole);
+		return -ENOMEM;
+	}
+	record_emit(&t->rec, &whole, now - t->start_ns, -1);
+	if (o->output)
+		e = sink_emit(&s, &rc, &whole, now - t->start_ns, -1) ?: e;
+	snapshot_free(&whole);
+	return e;
+}
+
+int top_run(const struct options *o, const struct event_plan *plan, FILE *out)
+{
+	struct top t = { .o = o, .plan = plan,
+			 .child = { .go_fd = -1, .err_fd = -1 } };
+	struct target_ids ids;
+	struct tracer_conf tc = {
+		.plan = plan,
+		.max_tasks = o->max_tasks,
+		.verbose = o->verbose,
+	};
+	char err[512];
+	int rc = 0, e;
+
+	snapshot_init(&t.base, plan->nr);
+	snapshot_init(&t.prev, plan->nr);
+	snapshot_init(&t.cur, plan->nr);
+	snapshot_init(&t.shown, plan->nr);
+	snapshot_init(&t.iv, plan->nr);
+	top_state_init(&t.st, o->sort, o->per_name, o->level, o->interval_ms);
+	t.fr.plan = plan;
+	t.fr.ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	t.loop = loop_new();
+	if (!t.loop) {
+		errorf("cannot create the event loop: %s", strerror(errno));
+		return 1;
+	}
+	/* signals first: one that comes while setting up waits for the loop */
+	loop_add_signal(t.loop, SIGINT, on_signal, &t);
+	loop_add_signal(t.loop, SIGTERM, on_signal, &t);
+	loop_add_signal(t.loop, SIGHUP, on_signal, &t);
+	loop_add_signal(t.loop, SIGWINCH, on_signal, &t);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (o->argv && launch_quiet(&t, err, sizeof(err))) {
+		errorf("%s", err);
+		rc = 1;
+		goto out;
+	}
+	tc.targets.pids = o->pids;
+	tc.targets.nr_pids = o->nr_pids;
+	tc.targets.tids = o->tids;
+	tc.targets.nr_tids = o->nr_tids;
+	tc.targets.all = o->all;
+	tc.targets.child = o->argv ? t.child.pid : 0;
+	tc.targets.children = o->children;
+	t.tr = tracer_open(&tc, err, sizeof(err));
+	if (!t.tr) {
+		errorf("%s", err);
+		if (o->argv)
+			launch_abort(&t.child);
+		rc = 1;
+		goto out;
+	}
+	if (record_open(&t.rec, o->record, o->interval_ms > 0, o->sort,
+			plan)) {
+		if (o->argv)
+			launch_abort(&t.child);
+		rc = 2;
+		goto out;
+	}
+	t.start_ns = loop_now_ns();
+	sleep_one_tick();
+	if (!tracer_collect(t.tr, &t.cur)) {
+		snapshot_copy(&t.base, &t.cur);
+		snapshot_copy(&t.prev, &t.cur);
+	}
+	t.last_ns = t.start_ns;
+	privs_drop_after_setup();
+	if (o->argv && launch_release(&t.child, o->argv, err, sizeof(err))) {
+		errorf("%s", err);
+		rc = 1;
+		goto out;
+	}
+	target_ids_of(&ids, o);
+	targets_watch(&t.targets, t.loop, &ids, &t.child);
+
+	if (screen_open(&t, err, sizeof(err))) {
+		errorf("%s", err);
+		rc = 2;
+		goto out;
+	}
+	loop_add_fd(t.loop, STDIN_FILENO, EPOLLIN, on_key, &t);
+	loop_add_timer(t.loop, t.start_ns + (__u64)o->interval_ms * 1000000ULL,
+		       (__u64)o->interval_ms * 1000000ULL, on_interval, &t);
+	loop_add_timer(t.loop, t.start_ns + TICK_NS, TICK_NS, on_tick, &t);
+	if (o->duration > 0)
+		loop_add_timer(t.loop, t.start_ns + (__u64)(o->duration * 1e9),
+			       0, on_deadline, &t);
+	draw(&t);
+	e = loop_run(t.loop);
+	screen_close(&t);
+	if (e || t.err) {
+		errorf("top stopped: %s", strerror(-(e ? e : t.err)));
+		rc = 1;
+	}
+	/* the whole run's report, with -o: the screen showed intervals */
+	if (o->output || o->record) {
+		e = final_report(&t, out);
+		if (e && e != -EPIPE)
+			rc = 1;
+	}
+	if (record_close(&t.rec))
+		rc = 1;
+	if (t.st.note[0] && !rc)
+		errorf("top: %s", t.st.note);
+out:
+	screen_close(&t);
+	launch_stop(&t.child);
+	tracer_close(t.tr);
+	snapshot_free(&t.base);
+	snapshot_free(&t.prev);
+	snapshot_free(&t.cur);
+	snapshot_free(&t.shown);
+	snapshot_free(&t.iv);
+	record_close(&t.rec);
+	loop_free(t.loop);
+	return rc;
+}

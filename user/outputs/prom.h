@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The /metrics exposition: per-task sums folded into a bounded set of
+ * Prometheus series whose counters never go backwards, and the text
+ * (Prometheus 0.0.4 and OpenMetrics 1.0) that a scrape returns.
+ *
+ * Data flows one way: a collected task table -> prom_update() (deltas
+ * since the previous scrape, per series) -> prom_write() (exposition).
+ */
+#ifndef TDBPF_PROM_H
+#define TDBPF_PROM_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <linux/types.h>
+#include "model/model.h"
+#include "outputs/listen_opts.h"
+#include "sums/tasks.h"
+
+#define PROM_MAX_PROGS		8
+
+/* What the exposition says about tdbpf itself, filled by the caller. */
+struct prom_health {
+	__u64 lost_map_full;
+	__u64 lost_read_errors;
+	__u64 unseen_switch_ins;
+	__u64 tasks_live;		/* rows held: alive */
+	__u64 tasks_exited;		/* rows held: exited, kept for the report */
+	__u64 collect_ns;		/* this scrape's collect (flush, read) */
+	double start_time;		/* Unix time the run started */
+	int nr_progs;			/* 0 when kernel.bpf_stats_enabled is 0 */
+	struct {
+		const char *name;
+		__u64 run_ns;
+		__u64 run_cnt;
+	} progs[PROM_MAX_PROGS];
+};
+
+/* One label set and what its tasks have done since the run started. */
+struct prom_series {
+	char comm[TDBPF_COMM_LEN + 1];	/* the process's name */
+	char thread[TDBPF_COMM_LEN + 2];	/* folded unless tid labels */
+	__u32 pid, tid;			/* 0 unless those labels are on */
+	char *labels;			/* escaped: comm="..",thread=".." */
+	int idle;			/* updates without a live task */
+	bool live;			/* a live task maps here now */
+	bool changed;			/* delta[] holds something */
+	__u64 threads;			/* live tasks at the last update */
+	__u64 exited;			/* tasks seen exiting */
+	__u64 on_cpu_ns, runq_wait_ns, off_cpu_ns;
+	__u64 nvcsw, nivcsw, migrations, uncounted_ns;
+	struct tdbpf_count *raw;	/* plan->nr: cumulative raw sums */
+	struct tdbpf_count *delta;	/* plan->nr: since the last update */
+	double *scaled;			/* plan->nr: sum of scaled deltas */
+	double *tma;			/* model nodes: fraction x slots */
+	double slots;			/* the weight of tma[] */
+};
+
+struct prom_state {
+	const struct event_plan *plan;
+	unsigned int labels;		/* enum listen_labels bits */
+	int max_series;			/* label sets, `other` not counted */
+	const char *proc;		/* "/proc": process names of tgids */
+
+	struct prom_series **series;	/* NULL where a series ended */
+	int nr_series;			/* slots used, ended ones included */
+	int nr_live_series;		/* not ended, `other` not counted */
+	struct prom_series *other;	/* tasks beyond max_series */
+	__u64 overflow_tasks;		/* tasks in `other` at the last update */
+	size_t *index;			/* key hash -> series slot + 1 */
+	size_t index_cap;
+
+	struct task_table last;		/* per tid: the sums already counted */
+	struct task_table next;
+	struct pcomm_map *pcomm;	/* tgid -> process name */
+
+	int slots_slot;			/* plan slot weighting TMA nodes, -1 */
+	int slots_per_unit;		/* 1 (a slots event) or per cycle */
+	int clk_slot;
+};
+
+/* @labels, @max_series as the options say; 0 or -ENOMEM. */
+int prom_init(struct prom_state *st, const struct event_plan *plan,
+	      unsigned int labels, int max_series);
+void prom_free(struct prom_state *st);
+
+/*
+ * Count what @cur (per-tid cumulative sums, as a collect returns them:
+ * live tasks and exited ones) adds since the previous update. A tid's
+ * increase goes to the series of its current labels, so every series only
+ * grows: an exited task's last slice, a renamed thread, a tid the source
+ * no longer holds all leave the counted sums in place. Rows folded by
+ * archive_fold() are skipped: their tasks were counted before.
+ */
+int prom_update(struct prom_state *st, const struct task_table *cur);
+
+/*
+ * The exposition of every series and of @h. @openmetrics: OpenMetrics
+ * 1.0 text (family names without _total, UNIT lines, "# EOF"); else the
+ * Prometheus text format 0.0.4. Returns 0 or -EIO.
+ */
+int prom_write(const struct prom_state *st, const struct prom_health *h,
+	       bool openmetrics, FILE *f);
+
+/* Content-Type of prom_write()'s output. */
+const char *prom_content_type(bool openmetrics);
+/* Does an Accept header ask for OpenMetrics? */
+bool prom_wants_openmetrics(const char *accept);
+
+#endif /* TDBPF_PROM_H */

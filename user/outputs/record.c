@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0
+/* --record FILE: the run's reports as JSON beside its output (record.h). */
+#include <errno.h>
+#include <string.h>
+#include "outputs/record.h"
+#include "support/error.h"
+#include "support/privs.h"
+
+int record_open(struct record *r, const char *path, bool intervals,
+		enum sort_key sort, const struct event_plan *plan)
+{
+	int fd;
+
+	memset(r, 0, sizeof(*r));
+	if (!path)
+		return 0;
+	r->path = path;
+	fd = privs_create_output(path);
+	if (fd == -ELOOP) {
+		errorf("record file '%s' is a symlink and tdbpf does not follow symlinks there; give the real path or remove the link",
+		       path);
+		return -1;
+	}
+	if (fd < 0 || !(r->sink.f = fdopen(fd, "w"))) {
+		errorf("cannot create record file '%s': %s; pick a writable path in an existing directory",
+		       path, strerror(fd < 0 ? -fd : errno));
+		return -1;
+	}
+	r->sink.ops = &sink_json;
+	r->sink.intervals = intervals;
+	/* every row, in the live run's order: any view can be replayed */
+	r->rc = (struct report_conf){ .plan = plan, .sort = sort };
+	return 0;
+}
+
+void record_emit(struct record *r, const struct snapshot *snap,
+		 __u64 duration_ns, int interval)
+{
+	int e;
+
+	if (!r->sink.f || r->failed)
+		return;
+	e = sink_emit(&r->sink, &r->rc, snap, duration_ns, interval);
+	if (e) {
+		errorf("cannot write the recording '%s': %s; free space where it goes, or record elsewhere",
+		       r->path, strerror(e == -EPIPE ? errno ? errno : EIO : -e));
+		r->failed = true;
+	}
+}
+
+int record_close(struct record *r)
+{
+	int bad = r->failed;
+
+	if (r->sink.f && fclose(r->sink.f) && !bad) {
+		errorf("cannot write the recording '%s': %s; free space where it goes, or record elsewhere",
+		       r->path, strerror(errno));
+		bad = 1;
+	}
+	r->sink.f = NULL;
+	return bad;
+}

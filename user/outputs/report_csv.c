@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CSV in the conventions of perf stat -x SEP --per-thread: one line per
+ * task and value, the task named first as perf does ("comm-tid"):
+ *
+ *   [INTERVAL SEP] COMM-TID SEP VALUE SEP UNIT SEP EVENT SEP RUN SEP PCT
+ *
+ * INTERVAL   only in interval reports (-I): the interval number, from 0.
+ * COMM-TID   the thread name, '-', the tid; a folded row (--per-name) of
+ *            several tasks has tid 0 ("worker-*-0").
+ * VALUE      counters: the scaled count (sum(value) * sum(enabled) /
+ *            sum(running)), "%.0f", or "%.2f" in msec for msec events
+ *            (cpu-clock counts ns; perf prints msec); "<not counted>"
+ *            when the counter was enabled but never ran for the task.
+ * UNIT       "msec", "ns", "%" or empty.
+ * EVENT      the model's event name, a scheduling pseudo-event, or a TMA
+ *            metric (perf's tma_* name).
+ * RUN        counters: the group's running time in ns (the leader's, as
+ *            the group counts together); everything else: the task's
+ *            on-CPU ns.
+ * PCT        counters: 100 * running / enabled ("%.2f", 100.00 when the
+ *            task never had the counter enabled); scheduling values are
+ *            exact: 100.00; metrics: the task's coverage in percent.
+ *
+ * Per task, in this order: the scheduling pseudo-events on_cpu_ns,
+ * runq_wait_ns, off_cpu_ns (unit ns), switches (voluntary + involuntary),
+ * voluntary, involuntary, migrations, uncounted_ns (on-CPU ns whose
+ * switch-in was unseen, so no counter was read for it); one line per programmed counter;
+ * then, when the model has a TMA tree, one line per tma_* node down to
+ * the report's level, in percent, neither clamped nor rounded beyond
+ * "%.2f". With wakeups traced, the task's waits by waker follow its
+ * scheduling lines: wait_ns:WAKER (unit ns) and wakeups:WAKER, WAKER a
+ * "comm-tid" or a kind ("timer", "irq", "unseen": docs/graph.md), RUN the
+ * task's blocked ns and PCT the share of it; and a comment line
+ * "# bottleneck: COMM-TID: REASON; ..." comes first. When tasks or
+ * counter reads were lost a comment line
+ * "# lost: N tasks (map full), M counter reads" comes first, as perf
+ * starts -x output with '#' comment lines.
+ *
+ * Names can hold any byte: control bytes and every character of SEP are
+ * written as '?', so each line has exactly 6 fields (7 with INTERVAL).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "analysis/graph.h"
+#include "analysis/report.h"
+#include "outputs/sink.h"
+#include "support/text.h"
+
+struct csv_ctx {
+	FILE *f;
+	const char *sep;
+	char prefix[96];	/* "[INTERVAL SEP] COMM-TID" */
+};
+
+static void line_u64(const struct csv_ctx *x, __u64 v, const char *unit,
+		     const char *event, __u64 run)
+{
+	fprintf(x->f, "%s%s%llu%s%s%s%s%s%llu%s100.00\n", x->prefix, x->sep,
+		(unsigned long long)v, x->sep, unit, x->sep, event, x->sep,
+		(unsigned long long)run, x->sep);
+}
+
+static void line_double(const struct csv_ctx *x, double v, const char *fmt,
+			const char *unit, const char *event, __u64 run,
+			double pct)
+{
+	char val[64];
+
+	if (isfinite(v))
+		snprintf(val, sizeof(val), fmt, v);
+	else
+		snprintf(val, sizeof(val), "<not counted>");
+	fprintf(x->f, "%s%s%s%s%s%s%s%s%llu%s%.2f\n", x->prefix, x->sep, val,
+		x->sep, unit, x->sep, event, x->sep, (unsigned long long)run,
+		x->sep, pct);
+}
+
+/*
+ * The graph's edges into this task, two lines each: wait_ns:WAKER (ns)
+ * and wakeups:WAKER, WAKER being "comm-tid" or a kind ("timer"); RUN is
+ * the task's blocked time, PCT the edge's share of it.
+ */
+static void write_waits(struct csv_ctx *x, const struct report *rep,
+			const struct task_row *r)
+{
+	const struct graph *g = rep->graph;
+	int n = graph_node_of(g, r), i;
+	char who[64], ev[96];
+
+	for (i = 0; n >= 0 && i < g->nodes[n].nr_in; i++) {
+		const struct graph_edge *e = &g->edges[g->nodes[n].first_in + i];
+		__u64 blocked = g->nodes[n].blocked_ns;
+		double pct = blocked ? 100.0 * e->wait_ns / blocked : 0;
+
+		if (e->waker >= 0)
+			snprintf(who, sizeof(who), "%s-%u",
+				 g->nodes[e->waker].name,
+				 g->nodes[e->waker].tid);
+		else
+			snprintf(who, sizeof(who), "%s",
+				 graph_waker_name(g, e));
+		snprintf(ev, sizeof(ev), "wait_ns:%s", who);
+		text_printable(ev, sizeof(ev), ev, x->sep, 0);
+		fprintf(x->f, "%s%s%llu%sns%s%s%s%llu%s%.2f\n", x->prefix,
+			x->sep, (unsigned long long)e->wait_ns, x->sep, x->sep,
+			ev, x->sep, (unsigned long long)blocked, x->sep, pct);
+		snprintf(ev, sizeof(ev), "wakeups:%s", who);
+		text_printable(ev, sizeof(ev), ev, x->sep, 0);
+		fprintf(x->f, "%s%s%llu%s%s%s%s%llu%s%.2f\n", x->prefix,
+			x->sep, (unsigned long long)e->wakeups, x->sep, x->sep,
+			ev, x->sep, (unsigned long long)blocked, x->sep, pct);
+	}
+}
+
+static void write_task(struct csv_ctx *x, const struct report *rep,
+		       const struct task_decoded *d)
+{
+	const struct task_row *r = d->row;
+	const struct event_plan *p = rep->plan;
+	const struct model *m = p ? p->model : NULL;
+	char comm[sizeof(r->comm)], name[128];
+	int order[TDBPF_MAX_EVENTS];
+	int n = 0, s, i, k;
+
+	text_printable(comm, sizeof(comm), r->comm, x->sep, 0);
+	if (rep->interval >= 0)
+		n = snprintf(x->prefix, sizeof(x->prefix), "%d%s",
+			     rep->interval, x->sep);
+	snprintf(x->prefix + n, sizeof(x->prefix) - n, "%s-%u", comm, r->tid);
+
+	line_u64(x, r->sched.on_cpu_ns, "ns", "on_cpu_ns", r->sched.on_cpu_ns);
+	line_u64(x, r->sched.runq_wait_ns, "ns", "runq_wait_ns", r->sched.on_cpu_ns);
+	line_u64(x, r->sched.off_cpu_ns, "ns", "off_cpu_ns", r->sched.on_cpu_ns);
+	line_u64(x, r->sched.nvcsw + r->sched.nivcsw, "", "switches", r->sched.on_cpu_ns);
+	line_u64(x, r->sched.nvcsw, "", "voluntary", r->sched.on_cpu_ns);
+	line_u64(x, r->sched.nivcsw, "", "involuntary", r->sched.on_cpu_ns);
+	line_u64(x, r->sched.migrations, "", "migrations", r->sched.on_cpu_ns);
+	line_u64(x, r->sched.uncounted_ns, "ns", "uncounted_ns", r->sched.on_cpu_ns);
+
+	if (p)
+		plan_display_order(p, order);
+	for (k = 0; p && k < p->nr && k < TDBPF_MAX_EVENTS; k++) {
+		const struct model_event *e = p->evd[s = order[k]];
+		const struct tdbpf_count *t = slot_times(p, r, s);
+		double v = d->ev[s], pct;
+		bool msec = e->unit && !strcmp(e->unit, "msec");
+
+		pct = t->enabled ? 100.0 * t->running / t->enabled : 100.0;
+		if (!isfinite(v))
+			pct = 0;
+		text_printable(name, sizeof(name), e->name, x->sep, 0);
+		line_double(x, msec ? v / 1e6 : v, msec ? "%.2f" : "%.0f",
+			    e->unit ? e->unit : "", name,
+			    isfinite(v) ? t->running : 0, pct);
+	}
+
+	if (rep->graph)
+		write_waits(x, rep, r);
+	if (!d->has_tma)
+		return;
+	for (i = 0; i < m->nr_nodes && i < MODEL_MAX_NODES; i++) {
+		if (m->nodes[i].level > rep->level)
+			continue;
+		text_printable(name, sizeof(name), m->nodes[i].name, x->sep, 0);
+		line_double(x, d->tma.val[i] * 100, "%.2f", "%", name,
+			    r->sched.on_cpu_ns, d->coverage * 100);
+	}
+}
+
+void report_write_csv(FILE *f, const struct report *rep, const char *sep)
+{
+	struct csv_ctx x = { .f = f, .sep = sep && *sep ? sep : "," };
+	const struct task_decoded *d;
+	struct report_ahead a;
+
+	if (rep->lost.map_full || rep->lost.read_errors)
+		fprintf(f,
+			"# lost: %llu tasks (map full), %llu counter reads\n",
+			(unsigned long long)rep->lost.map_full,
+			(unsigned long long)rep->lost.read_errors);
+	if (rep->nr_verdict) {
+		const struct graph_node *n =
+			&rep->graph->nodes[rep->verdict[0].node];
+		char name[sizeof(n->name)];
+
+		text_printable(name, sizeof(name), n->name, NULL, 0);
+		fprintf(f, "# bottleneck: %s-%u: %s; %d %s waits lead to it (%.0f%% of their blocked time)\n",
+			name, n->tid, rep->verdict[0].reason, n->nr_sources,
+			n->nr_sources == 1 ? "task's" : "tasks'",
+			100.0 * graph_share(rep->graph, rep->verdict[0].node));
+	}
+	report_ahead_start(&a, rep);
+	while ((d = report_ahead_next(&a)))
+		write_task(&x, rep, d);
+	report_ahead_stop(&a);
+}
+
+static void csv_write(struct sink *s, const struct report *rep)
+{
+	report_write_csv(s->f, rep, s->sep);
+}
+
+const struct sink_ops sink_csv = {
+	.name = "csv",
+	.write = csv_write,
+};

@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * JSON output, streamed: one document, each task decoded and written in
+ * turn, so that 10,000 tasks never sit in memory as one tree.
+ *
+ * {
+ *   "model": "software", "level": 0, "smt": false,
+ *   "duration_ns": 5000000000,
+ *   "interval": 3,                 only in interval reports (-I)
+ *   "lost": { "map_full": 0, "read_errors": 0,
+ *             "unseen_switch_ins": 0 },  slices charged whose switch-in
+ *                                  no sched_switch event showed: their
+ *                                  counts are extrapolated (uncounted_ns)
+ *   "nr_total": 14,                tasks before --top
+ *   "graph": {                     with wakeups traced (docs/graph.md):
+ *     "blocked_ns",                the blocked tasks' time,
+ *     "edges": [ { "waker_tid", "waker_comm", "wakee_tid",
+ *                  "wakee_comm", "wakeups", "wait_ns" } ],
+ *     "bottleneck": [ { "tid", "comm", "nr_tasks", "share" (of
+ *                  blocked_ns, 0..1), "sources", "reason" } ] best first
+ *   },
+ *   "groups": [ [EVENT, ...] ],    the counter groups as programmed,
+ *                                  leader first; their concatenation is
+ *                                  the order of "values" below
+ *   "tasks": [ {
+ *     "tid": 1234, "pid": 1230,    tid 0 for a folded row of several
+ *     "comm": "worker-1",          tasks, pid 0 when they differ
+ *     "on_cpu_ns", "runq_wait_ns", "off_cpu_ns": integers,
+ *     "switches": voluntary + involuntary,
+ *     "voluntary", "involuntary", "migrations": integers,
+ *     "exited": bool,
+ *     "nr_tasks": N,               only for folded rows (--per-name)
+ *     "uncounted_ns": integer,     on-CPU time in slices whose switch-in
+ *                                  was unseen (running at attach, or a
+ *                                  switch the kernel did not trace): no
+ *                                  counter was read for it; it lowers
+ *                                  coverage as multiplexing does
+ *     "coverage": 0..1,            min running/enabled over the groups,
+ *                                  6 decimals
+ *     "low_coverage": bool,
+ *     "sched": "-" | "CPU-starved" | "blocked" | "idle",
+ *     "counters": { EVENT: scaled count, in the event's raw unit
+ *                   (cpu-clock in ns), to the nearest whole count; null
+ *                   when never counted },
+ *     "raw": { "values": [ ... ],  per event, in "groups" order,
+ *              "enabled": [ ... ], per group: the leader's times,
+ *              "running": [ ... ] },  which its members share
+ *                                  the unscaled sums every other number
+ *                                  of the task is derived from, so that
+ *                                  `tdbpf report` decodes a recording
+ *                                  exactly as the live run did
+ *     "metrics": { tma_NAME: percent (value * 100, not clamped), to 6
+ *                  decimals; null when not computable }
+ *                                  only when the model decodes,
+ *     "bottleneck": what the table's BOTTLENECK column says,
+ *     "waits_on": [ { "tid", "comm", "wait_ns", "wakeups" } ] largest
+ *                  first, with wakeups traced
+ *   } ]
+ * }
+ *
+ * Pretty (-j) puts one member per line, indented by depth; interval
+ * reports (-I) put the whole document on one line.
+ *
+ * Thread names can hold any byte, and JSON must be valid UTF-8: each
+ * byte that does not belong to a valid UTF-8 sequence becomes U+FFFD,
+ * control characters are escaped. NaN and infinities have no JSON
+ * spelling: they become null. A scaled count is an extrapolation and a
+ * metric a ratio of such counts: printing them to 17 digits would claim a
+ * precision they do not have, and formatting every double so (about 1 us
+ * each) made a report of 10,000 multiplexed tasks take over a second.
+ * So counts print rounded to whole counts and fractions to 6 decimals,
+ * both exactly as printf's "%.0f" and "%.6f" round (fmt_fixed()), the
+ * fractions without trailing zeros. Counts past 2^53, where a double no
+ * longer holds every integer, print with the fewest of 15 to 17
+ * significant digits that read back as the same double. `tdbpf decode
+ * -j` keeps every metric's exact value (jw_double()). tdbpf never calls
+ * setlocale(): the decimal point is '.'.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analysis/graph.h"
+#include "analysis/report.h"
+#include "outputs/sink.h"
+#include "support/json.h"
+
+/* A task's waits by waker, largest first (the graph's node of @r). */
+static void write_waits_on(struct jw *w, const struct report *rep,
+			   const struct task_row *r)
+{
+	const struct graph *g = rep->graph;
+	int n = graph_node_of(g, r), i;
+
+	jw_open(w, "waits_on", '[');
+	for (i = 0; n >= 0 && i < g->nodes[n].nr_in; i++) {
+		const struct graph_edge *e = &g->edges[g->nodes[n].first_in + i];
+
+		jw_open(w, NULL, '{');
+		jw_u64(w, "tid", e->waker >= 0 ? g->nodes[e->waker].tid : 0);
+		jw_str(w, "comm", graph_waker_name(g, e));
+		jw_u64(w, "wait_ns", e->wait_ns);
+		jw_u64(w, "wakeups", e->wakeups);
+		jw_close(w, '}');
+	}
+	jw_close(w, ']');
+}
+
+/* The wait-for graph: every edge, and the candidates best first. */
+static void write_graph(struct jw *w, const struct report *rep)
+{
+	const struct graph *g = rep->graph;
+	int i;
+
+	jw_open(w, "graph", '{');
+	jw_u64(w, "blocked_ns", (uint64_t)g->blocked_ns);
+	jw_open(w, "edges", '[');
+	for (i = 0; i < g->nr_edges; i++) {
+		const struct graph_edge *e = &g->edges[i];
+		const struct graph_node *to = &g->nodes[e->wakee];
+
+		jw_open(w, NULL, '{');
+		jw_u64(w, "waker_tid",
+		       e->waker >= 0 ? g->nodes[e->waker].tid : 0);
+		jw_str(w, "waker_comm", graph_waker_name(g, e));
+		jw_u64(w, "wakee_tid", to->tid);
+		jw_str(w, "wakee_comm", to->name);
+		jw_u64(w, "wakeups", e->wakeups);
+		jw_u64(w, "wait_ns", e->wait_ns);
+		jw_close(w, '}');
+	}
+	jw_close(w, ']');
+	jw_open(w, "bottleneck", '[');
+	for (i = 0; i < rep->nr_verdict; i++) {
+		const struct graph_node *n = &g->nodes[rep->verdict[i].node];
+
+		jw_open(w, NULL, '{');
+		jw_u64(w, "tid", n->tid);
+		jw_str(w, "comm", n->name);
+		jw_int(w, "nr_tasks", n->nr_tasks);
+		jw_num(w, "share", graph_share(g, rep->verdict[i].node), 6);
+		jw_int(w, "sources", n->nr_sources);
+		jw_str(w, "reason", rep->verdict[i].reason);
+		jw_close(w, '}');
+	}
+	jw_close(w, ']');
+	jw_close(w, '}');
+}
+
+/*
+ * The sums before scaling. Members of a group are scaled with their
+ * leader's times (report.c), so one enabled/running pair per group is
+ * all a reader needs to redo the decode.
+ */
+static void write_raw(struct jw *w, const struct event_plan *p,
+		      const struct task_row *r)
+{
+	uint64_t t[MODEL_MAX_GROUPS];
+	int n = p->nr < TDBPF_MAX_EVENTS ? p->nr : TDBPF_MAX_EVENTS, g;
+
+	jw_obj(w, "raw");
+	jw_u64_list(w, "values", &r->ctr[0].value, (size_t)n,
+		    sizeof(r->ctr[0]));
+	for (g = 0; g < p->nr_groups && g < MODEL_MAX_GROUPS; g++)
+		t[g] = r->ctr[p->leader[g]].enabled;
+	jw_u64_list(w, "enabled", t, (size_t)g, sizeof(t[0]));
+	for (g = 0; g < p->nr_groups && g < MODEL_MAX_GROUPS; g++)
+		t[g] = r->ctr[p->leader[g]].running;
+	jw_u64_list(w, "running", t, (size_t)g, sizeof(t[0]));
+	jw_obj_end(w);
+}
+
+/* The plan's groups by event name, in slot order (raw's order). */
+static void write_groups(struct jw *w, const struct event_plan *p)
+{
+	int s, g = -1;
+
+	jw_arr(w, "groups");
+	for (s = 0; s < p->nr && s < TDBPF_MAX_EVENTS; s++) {
+		if (p->group[s] != g) {
+			if (g >= 0)
+				jw_arr_end(w);
+			g = p->group[s];
+			jw_arr(w, NULL);
+		}
+		jw_str(w, NULL, p->evd[s]->name);
+	}
+	if (g >= 0)
+		jw_arr_end(w);
+	jw_arr_end(w);
+}
+
+/* A task's own members, in the order written (keyed once per report). */
+enum task_key {
+	K_TID, K_PID, K_COMM, K_ON, K_RUNQ, K_OFF, K_SWITCHES, K_VOL, K_INVOL,
+	K_MIGR, K_EXITED, K_NR_TASKS, K_UNCOUNTED, K_COVERAGE, K_LOW, K_SCHED,
+	K_COUNTERS, K_METRICS, K_BOTTLENECK, K_NR
+};
+
+static const char *const task_keys[K_NR] = {
+	[K_TID] = "tid", [K_PID] = "pid", [K_COMM] = "comm",
+	[K_ON] = "on_cpu_ns", [K_RUNQ] = "runq_wait_ns",
+	[K_OFF] = "off_cpu_ns", [K_SWITCHES] = "switches",
+	[K_VOL] = "voluntary", [K_INVOL] = "involuntary",
+	[K_MIGR] = "migrations", [K_EXITED] = "exited",
+	[K_NR_TASKS] = "nr_tasks", [K_UNCOUNTED] = "uncounted_ns",
+	[K_COVERAGE] = "coverage", [K_LOW] = "low_coverage",
+	[K_SCHED] = "sched", [K_COUNTERS] = "counters",
+	[K_METRICS] = "metrics", [K_BOTTLENECK] = "bottleneck",
+};
+
+/* The report's member names, and their prefixes once first used. */
+struct json_ctx {
+	const struct event_plan *plan;
+	const char *ctr_names[TDBPF_MAX_EVENTS];
+	int ctr_slot[TDBPF_MAX_EVENTS];	/* the plan slot of each */
+	int nr_ctr;
+	const char *node_names[MODEL_MAX_NODES];
+	int node_idx[MODEL_MAX_NODES];
+	int nr_node;
+	struct jw_keys task, ctr, node;
+	bool built_task, built_ctr, built_node, failed;
+};
+
+/*
+ * Key @k's prefix, built on first use at the depth it is used (out of
+ * memory: false, and the caller writes the member the slow way).
+ */
+static bool keyed(struct jw *w, struct json_ctx *x, struct jw_keys *keys,
+		  bool *built, const char *const *names, int n)
+{
+	if (!*built && !x->failed) {
+		x->failed = jw_keys_build(keys, w, names, n) != 0;
+		*built = !x->failed;
+	}
+	return *built;
+}
+
+/* jw_member(), from the prefixes when they are there */
+static inline void task_member(struct jw *w, const struct json_ctx *x,
+			       enum task_key k)
+{
+	if (x->built_task)
+		jw_key(w, &x->task, k);
+	else
+		jw_member(w, task_keys[k]);
+}
+
+static void task_u64(struct jw *w, const struct json_ctx *x,
+		     enum task_key k, uint64_t v)
+{
+	task_member(w, x, k);
+	ob_u64(&w->o, v, 0);
+}
+
+static void task_bool(struct jw *w, const struct json_ctx *x,
+		      enum task_key k, bool v)
+{
+	task_member(w, x, k);
+	ob_puts(&w->o, v ? "true" : "false");
+}
+
+static void task_str(struct jw *w, const struct json_ctx *x,
+		     enum task_key k, const char *v)
+{
+	task_member(w, x, k);
+	jw_string(w, v);
+}
+
+/* jw_obj(@w, key @k): the member, then the brace opened */
+static void task_obj(struct jw *w, const struct json_ctx *x,
+		     enum task_key k)
+{
+	task_member(w, x, k);
+	ob_putc(&w->o, '{');
+	w->depth++;
+	w->first = true;
+}
+
+static void write_task(struct jw *w, struct json_ctx *x,
+		       const struct report *rep, const struct task_decoded *d)
+{
+	const struct task_row *r = d->row;
+	/* a task's counters, then its metrics, in the order written */
+	double v[TDBPF_MAX_EVENTS > MODEL_MAX_NODES ? TDBPF_MAX_EVENTS :
+						      MODEL_MAX_NODES];
+	int s, i;
+
+	jw_obj(w, NULL);
+	keyed(w, x, &x->task, &x->built_task, task_keys, K_NR);
+	task_u64(w, x, K_TID, r->tid);
+	task_u64(w, x, K_PID, r->pid);
+	task_str(w, x, K_COMM, r->comm);
+	task_u64(w, x, K_ON, r->sched.on_cpu_ns);
+	task_u64(w, x, K_RUNQ, r->sched.runq_wait_ns);
+	task_u64(w, x, K_OFF, r->sched.off_cpu_ns);
+	task_u64(w, x, K_SWITCHES, r->sched.nvcsw + r->sched.nivcsw);
+	task_u64(w, x, K_VOL, r->sched.nvcsw);
+	task_u64(w, x, K_INVOL, r->sched.nivcsw);
+	task_u64(w, x, K_MIGR, r->sched.migrations);
+	task_bool(w, x, K_EXITED, r->exited);
+	if (r->nr_tasks > 1) {
+		task_member(w, x, K_NR_TASKS);
+		ob_i64(&w->o, r->nr_tasks);
+	}
+	task_u64(w, x, K_UNCOUNTED, r->sched.uncounted_ns);
+	if (x->built_task)
+		jw_num_keyed(w, &x->task, K_COVERAGE, d->coverage, 6);
+	else
+		jw_num(w, task_keys[K_COVERAGE], d->coverage, 6);
+	task_bool(w, x, K_LOW, d->low_coverage);
+	task_str(w, x, K_SCHED, sched_verdict_str(d->sched));
+
+	task_obj(w, x, K_COUNTERS);
+	keyed(w, x, &x->ctr, &x->built_ctr, x->ctr_names, x->nr_ctr);
+	for (s = 0; s < x->nr_ctr; s++)
+		v[s] = d->ev[x->ctr_slot[s]];
+	if (x->built_ctr)
+		jw_nums_keyed(w, &x->ctr, v, x->nr_ctr, 0);
+	else
+		for (s = 0; s < x->nr_ctr; s++)
+			jw_num(w, x->ctr_names[s], v[s], 0);
+	jw_obj_end(w);
+	if (x->plan && x->plan->model)
+		write_raw(w, x->plan, r);
+
+	if (d->has_tma) {
+		task_obj(w, x, K_METRICS);
+		keyed(w, x, &x->node, &x->built_node, x->node_names,
+		      x->nr_node);
+		for (i = 0; i < x->nr_node; i++)
+			v[i] = d->tma.val[x->node_idx[i]] * 100;
+		if (x->built_node)
+			jw_nums_keyed(w, &x->node, v, x->nr_node, 6);
+		else
+			for (i = 0; i < x->nr_node; i++)
+				jw_num(w, x->node_names[i], v[i], 6);
+		jw_obj_end(w);
+	}
+	task_str(w, x, K_BOTTLENECK, d->bottleneck);
+	if (rep->graph)
+		write_waits_on(w, rep, r);
+	jw_obj_end(w);
+}
+
+void report_write_json(FILE *f, const struct report *rep, bool line)
+{
+	const struct event_plan *p = rep->plan;
+	const struct model *m = p ? p->model : NULL;
+	struct json_ctx ctx, *x = &ctx;
+	const struct task_decoded *d;
+	struct report_ahead a;
+	struct jw w;
+	int i;
+
+	/* the members each task repeats: the plan's slots, the tree's nodes */
+	memset(x, 0, sizeof(*x));
+	x->plan = p;
+	if (p)
+		plan_display_order(p, x->ctr_slot);
+	for (i = 0; p && i < p->nr && i < TDBPF_MAX_EVENTS; i++)
+		x->ctr_names[x->nr_ctr++] = p->evd[x->ctr_slot[i]]->name;
+	for (i = 0; m && i < m->nr_nodes && i < MODEL_MAX_NODES; i++)
+		if (m->nodes[i].level <= rep->level) {
+			x->node_idx[x->nr_node] = i;
+			x->node_names[x->nr_node++] = m->nodes[i].name;
+		}
+	jw_init(&w, f, !line);
+	jw_obj(&w, NULL);
+	jw_str(&w, "model", p && p->model ? p->model->name : "none");
+	jw_int(&w, "level", rep->level);
+	jw_bool(&w, "smt", p && p->smt);
+	jw_u64(&w, "duration_ns", rep->duration_ns);
+	if (rep->interval >= 0)
+		jw_int(&w, "interval", rep->interval);
+	jw_obj(&w, "lost");
+	jw_u64(&w, "map_full", rep->lost.map_full);
+	jw_u64(&w, "read_errors", rep->lost.read_errors);
+	jw_u64(&w, "unseen_switch_ins", rep->lost.unseen_switch_ins);
+	jw_u64(&w, "wakers", rep->lost.wakers);
+	jw_u64(&w, "wakeups_missed", rep->lost.wakeups_missed);
+	jw_obj_end(&w);
+	jw_int(&w, "nr_total", rep->nr_total);
+	if (rep->graph)
+		write_graph(&w, rep);
+	if (p && p->model)
+		write_groups(&w, p);
+
+	jw_arr(&w, "tasks");
+	report_ahead_start(&a, rep);
+	while ((d = report_ahead_next(&a)))
+		write_task(&w, x, rep, d);
+	report_ahead_stop(&a);
+	jw_arr_end(&w);
+	jw_obj_end(&w);
+	jw_end(&w);
+	jw_keys_free(&x->task);
+	jw_keys_free(&x->ctr);
+	jw_keys_free(&x->node);
+}
+
+static void json_write(struct sink *s, const struct report *rep)
+{
+	/* a series of interval reports is JSON lines */
+	report_write_json(s->f, rep, s->intervals);
+}
+
+const struct sink_ops sink_json = {
+	.name = "json",
+	.write = json_write,
+};

@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The human-readable report: a header line, one fixed-width row per task,
+ * and a note when some row's numbers rest on multiplexed counters.
+ *
+ * Columns: TID (a folded row shows its task count as "(N)"), COMM,
+ * ON-CPU ms, CPU% (of the window; a folded row can exceed 100), RUNQ ms,
+ * OFF-CPU ms, SW (voluntary/involuntary switches), MIGR, then the model's
+ * columns: for a TMA model the level-1 nodes in percent (clamped to
+ * [0,100] for display only) under the headers the model gives them, and
+ * IPC when the model names its two events and the plan has both;
+ * for the software model every programmed software counter. BOTTLENECK
+ * comes last; a TMA path is marked "<==" as toplev marks its bottleneck.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "analysis/graph.h"
+#include "analysis/report.h"
+#include "outputs/sink.h"
+#include "support/outbuf.h"
+#include "support/text.h"
+
+#define MAX_COLS	8
+
+/* the model names its level-1 columns; its label otherwise */
+static const char *l1_header(const struct tma_node *n)
+{
+	if (n->column)
+		return n->column;
+	return n->label ? n->label : n->name;
+}
+
+struct columns {
+	int nr;
+	int node[MAX_COLS];		/* TMA model: level-1 node index */
+	int slot[TDBPF_MAX_EVENTS];	/* software model: plan slot */
+	int nr_slots;
+	int ipc_inst, ipc_clk;		/* plan slots, -1 when absent */
+};
+
+static void pick_columns(const struct report *rep, struct columns *c)
+{
+	const struct event_plan *p = rep->plan;
+	const struct model *m = p ? p->model : NULL;
+	int order[TDBPF_MAX_EVENTS];
+	int i, k;
+
+	memset(c, 0, sizeof(*c));
+	c->ipc_inst = c->ipc_clk = -1;
+	if (!p)
+		return;
+	if (m && m->max_level > 0 && rep->level > 0) {
+		for (i = 0; i < m->nr_nodes && c->nr < MAX_COLS; i++)
+			if (m->nodes[i].level == 1 && !m->nodes[i].aside)
+				c->node[c->nr++] = i;
+		report_ipc_slots(p, &c->ipc_inst, &c->ipc_clk);
+	}
+	/* the software model's events, then those named with -e */
+	plan_display_order(p, order);
+	for (k = 0; k < p->nr && k < TDBPF_MAX_EVENTS; k++) {
+		i = order[k];
+		if (p->evd[i]->kind == EV_SW || p->evd[i]->kind == EV_TASK ||
+		    p->evd[i]->kind == EV_USER)
+			c->slot[c->nr_slots++] = i;
+	}
+}
+
+static bool is_msec(const struct model_event *e)
+{
+	return e->unit && !strcmp(e->unit, "msec");
+}
+
+static int slot_width(const struct model_event *e)
+{
+	int w = (int)strlen(e->name) + (is_msec(e) ? 3 : 0);
+
+	return w < 10 ? 10 : w;
+}
+
+/* "name NN%": a waker's name and its share of the blocked time */
+#define WAITS_ON_WIDTH	22
+
+/*
+ * The graph's verdict, before the rows: where the blocked tasks' waits
+ * lead, and why.
+ */
+static void print_verdict(FILE *f, const struct report *rep)
+{
+	const struct graph *g = rep->graph;
+	const struct graph_node *n;
+	char name[sizeof(n->name)];
+	int b;
+
+	if (!rep->nr_verdict) {
+		fprintf(f, "bottleneck: none: no task was blocked\n");
+		return;
+	}
+	b = rep->verdict[0].node;
+	n = &g->nodes[b];
+	text_printable(name, sizeof(name), n->name, NULL, TEXT_ASCII);
+	fprintf(f, "bottleneck: %s ", name);
+	if (n->tid)
+		fprintf(f, "(tid %u)", n->tid);
+	else
+		fprintf(f, "(%d tasks)", n->nr_tasks);
+	fprintf(f, ": %s; %d %s waits lead to it (%.0f%% of their blocked time)\n",
+		rep->verdict[0].reason, n->nr_sources,
+		n->nr_sources == 1 ? "task's" : "tasks'",
+		100.0 * graph_share(g, b));
+}
+
+/* WAITS ON: the waker that ended most of the task's blocked time. */
+static void print_waits_on(struct outbuf *o, const struct report *rep,
+			   const struct task_row *r)
+{
+	const struct graph *g = rep->graph;
+	int n = graph_node_of(g, r);
+	char name[TDBPF_COMM_LEN + 2], cell[FMT_FIXED_LEN + 32], num[FMT_FIXED_LEN];
+	const struct graph_edge *e;
+	double all = 0;
+	int i;
+
+	if (n < 0 || !g->nodes[n].nr_in) {
+		ob_str(o, "-", -WAITS_ON_WIDTH);
+		return;
+	}
+	for (i = 0; i < g->nodes[n].nr_in; i++)
+		all += (double)g->edges[g->nodes[n].first_in + i].wait_ns;
+	e = &g->edges[g->nodes[n].first_in];	/* the largest */
+	text_printable(name, sizeof(name), graph_waker_name(g, e), NULL, TEXT_ASCII);
+	fmt_fixed(num, sizeof(num), all > 0 ? 100.0 * e->wait_ns / all : 0, 0);
+	snprintf(cell, sizeof(cell), "%s %s%%", name, num);
+	ob_str(o, cell, -WAITS_ON_WIDTH);
+}
+
+static void print_header(FILE *f, const struct report *rep,
+			 const struct columns *c)
+{
+	const struct event_plan *p = rep->plan;
+	const struct model *m = p ? p->model : NULL;
+	int i, exited = 0;
+
+	for (i = 0; i < rep->nr; i++)
+		exited += rep->rows[i]->exited;
+	fprintf(f, "tdbpf: model %s", m ? m->name : "none");
+	if (rep->level > 0)
+		fprintf(f, ", level %d, SMT %s", rep->level,
+			p->smt ? "on" : "off");
+	if (rep->interval >= 0)
+		fprintf(f, ", interval %d", rep->interval);
+	fprintf(f, ", %.2f s, %d of %d tasks shown", rep->duration_ns / 1e9,
+		rep->nr, rep->nr_total);
+	if (exited)
+		fprintf(f, " (%d exited)", exited);
+	if (rep->lost.map_full || rep->lost.read_errors ||
+	    rep->lost.wakeups_missed) {
+		const char *sep = "";
+
+		fprintf(f, "; lost:");
+		if (rep->lost.map_full) {
+			fprintf(f, " %llu tasks (map full)",
+				(unsigned long long)rep->lost.map_full);
+			sep = ",";
+		}
+		if (rep->lost.read_errors) {
+			fprintf(f, "%s %llu counter reads", sep,
+				(unsigned long long)rep->lost.read_errors);
+			sep = ",";
+		}
+		if (rep->lost.wakeups_missed)
+			fprintf(f, "%s %llu wakeups", sep,
+				(unsigned long long)rep->lost.wakeups_missed);
+	}
+	fputc('\n', f);
+	if (rep->graph)
+		print_verdict(f, rep);
+
+	fprintf(f, "%7s %-17s %10s %6s %9s %10s %13s %6s", "TID", "COMM",
+		"ON-CPU ms", "CPU%", "RUNQ ms", "OFF-CPU ms", "SW vol/inv",
+		"MIGR");
+	for (i = 0; i < c->nr; i++)
+		fprintf(f, " %9s", l1_header(&m->nodes[c->node[i]]));
+	if (c->ipc_inst >= 0 && c->ipc_clk >= 0)
+		fprintf(f, " %6s", "IPC");
+	for (i = 0; i < c->nr_slots; i++) {
+		const struct model_event *e = p->evd[c->slot[i]];
+		char h[64];
+
+		snprintf(h, sizeof(h), "%s%s", e->name,
+			 is_msec(e) ? " ms" : "");
+		fprintf(f, " %*s", slot_width(e), h);
+	}
+	if (rep->graph)
+		fprintf(f, " %-*s", WAITS_ON_WIDTH, "WAITS ON");
+	fprintf(f, " BOTTLENECK\n");
+}
+
+/*
+ * Every number goes through ob_fixed()/ob_u64(): the same text as the
+ * printf conversions noted beside them, without printf's cost per call.
+ */
+static void print_row(struct outbuf *o, const struct report *rep,
+		      const struct columns *c, const struct task_decoded *d)
+{
+	const struct task_row *r = d->row;
+	const struct event_plan *p = rep->plan;
+	char comm[sizeof(r->comm)], tid[16], sw[48];
+	int i, n;
+
+	/* any byte: one line per task, columns as wide as their bytes */
+	text_printable(comm, sizeof(comm), r->comm, NULL, TEXT_ASCII);
+	if (r->nr_tasks > 1) {
+		snprintf(tid, sizeof(tid), "(%d)", r->nr_tasks);
+		ob_str(o, tid, 7);				/* %7s */
+	} else {
+		ob_u64(o, r->tid, 7);
+	}
+	ob_putc(o, ' ');
+	ob_str(o, comm, -17);					/* %-17s */
+	ob_putc(o, ' ');
+	ob_fixed(o, r->sched.on_cpu_ns / 1e6, 10, 1);			/* %10.1f */
+	ob_putc(o, ' ');
+	ob_fixed(o, d->on_cpu_pct, 6, 1);
+	ob_putc(o, ' ');
+	ob_fixed(o, r->sched.runq_wait_ns / 1e6, 9, 1);
+	ob_putc(o, ' ');
+	ob_fixed(o, r->sched.off_cpu_ns / 1e6, 10, 1);
+	n = fmt_u64(sw, r->sched.nvcsw);				/* %llu/%llu */
+	sw[n++] = '/';
+	n += fmt_u64(sw + n, r->sched.nivcsw);
+	ob_putc(o, ' ');
+	ob_strn(o, sw, n, 13);
+	ob_putc(o, ' ');
+	ob_u64(o, r->sched.migrations, 6);
+
+	for (i = 0; i < c->nr; i++) {
+		double v = d->has_tma ? d->tma.val[c->node[i]] : NAN;
+
+		ob_putc(o, ' ');
+		if (!isfinite(v)) {
+			ob_str(o, "-", 9);
+			continue;
+		}
+		v *= 100;
+		v = v < 0 ? 0 : v > 100 ? 100 : v;
+		ob_fixed(o, v, 8, 1);				/* %8.1f%c */
+		ob_putc(o, d->low_coverage ? '?' : ' ');
+	}
+	if (c->ipc_inst >= 0 && c->ipc_clk >= 0) {
+		double inst = d->ev[c->ipc_inst], clk = d->ev[c->ipc_clk];
+
+		ob_putc(o, ' ');
+		if (isfinite(inst) && isfinite(clk) && clk > 0)
+			ob_fixed(o, inst / clk, 6, 2);		/* %6.2f */
+		else
+			ob_str(o, "-", 6);
+	}
+	for (i = 0; i < c->nr_slots; i++) {
+		const struct model_event *e = p->evd[c->slot[i]];
+		double v = d->ev[c->slot[i]];
+		int w = slot_width(e);
+
+		ob_putc(o, ' ');
+		if (!isfinite(v))
+			ob_str(o, "-", w);
+		else if (is_msec(e))
+			ob_fixed(o, v / 1e6, w, 1);		/* %*.1f */
+		else
+			ob_fixed(o, v, w, 0);			/* %*.0f */
+	}
+
+	if (rep->graph) {
+		ob_putc(o, ' ');
+		print_waits_on(o, rep, r);
+	}
+	ob_putc(o, ' ');
+	if (d->mark_at >= 0) {
+		/* toplev's marker after the path */
+		ob_write(o, d->bottleneck, (size_t)d->mark_at);
+		ob_puts(o, " <==");
+		ob_puts(o, d->bottleneck + d->mark_at);
+	} else {
+		ob_puts(o, d->bottleneck);
+	}
+	ob_putc(o, '\n');
+}
+
+void report_write_table(FILE *f, const struct report *rep)
+{
+	const struct task_decoded *d;
+	struct report_ahead a;
+	struct columns c;
+	struct outbuf o;
+	bool low = false;
+
+	pick_columns(rep, &c);
+	print_header(f, rep, &c);
+	ob_init(&o, f);
+	report_ahead_start(&a, rep);
+	while ((d = report_ahead_next(&a))) {
+		print_row(&o, rep, &c, d);
+		low |= d->low_coverage;
+	}
+	report_ahead_stop(&a);
+	ob_flush(&o);
+	if (low)
+		fprintf(f,
+			"? low coverage: counted < %.0f%% of the task's "
+			"on-CPU time (groups multiplexed, or switch-ins "
+			"not seen: coverage = running/enabled); values "
+			"extrapolated\n",
+			REPORT_MIN_COVERAGE * 100);
+}
+
+static void table_write(struct sink *s, const struct report *rep)
+{
+	/* after interval reports, the whole run's stands apart */
+	if (s->intervals && rep->interval < 0)
+		fprintf(s->f, "\n--- whole run ---\n");
+	report_write_table(s->f, rep);
+}
+
+const struct sink_ops sink_table = {
+	.name = "table",
+	.write = table_write,
+};

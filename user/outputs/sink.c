@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Sinks (sink.h): the table of outputs, and the one way from a snapshot
+ * to a written report that every caller (the run driver, and later a
+ * scrape or a repaint) takes.
+ */
+#include <errno.h>
+#include <string.h>
+#include "analysis/graph.h"
+#include "outputs/outfile.h"
+#include "outputs/sink.h"
+
+const struct sink_ops *const sinks[] = {
+	&sink_table,
+	&sink_csv,
+	&sink_json,
+	&sink_dot,
+	NULL,
+};
+
+const struct sink_ops *sink_find(const char *name)
+{
+	int i;
+
+	for (i = 0; sinks[i]; i++)
+		if (!strcmp(sinks[i]->name, name))
+			return sinks[i];
+	return NULL;
+}
+
+int sink_write(struct sink *s, const struct report *rep)
+{
+	/* where it starts: a failed report is cut from a file (outfile.c) */
+	off_t mark = out_mark(s->f);
+
+	s->ops->write(s, rep);
+	return out_check(s->f, s->name, mark);
+}
+
+int sink_emit(struct sink *s, const struct report_conf *rc,
+	      const struct snapshot *snap, __u64 duration_ns, int interval)
+{
+	const struct event_plan *plan = rc->plan;
+	const struct task_table *src = &snap->tasks;
+	struct task_table folded;
+	struct graph graph;
+	struct report rep;
+	int err;
+
+	memset(&graph, 0, sizeof(graph));
+	/* over tasks, whose waker slots name tasks; then over names */
+	if (rc->wakeups && graph_build(&graph, src, rc->per_name))
+		return -ENOMEM;
+	tasks_init(&folded);
+	if (rc->per_name) {
+		if (tasks_fold(src, &folded, plan->nr)) {
+			tasks_free(&folded);
+			graph_free(&graph);
+			fprintf(stderr, "tdbpf: out of memory for the report\n");
+			return -ENOMEM;
+		}
+		src = &folded;
+	}
+	err = report_build(&rep, src, plan, rc->level ? rc->level : plan->level,
+			   duration_ns, rc->sort, rc->top);
+	if (err)
+		fprintf(stderr, "tdbpf: out of memory for the report\n");
+	if (!err) {
+		if (rc->wakeups)
+			report_set_graph(&rep, &graph, src);
+		rep.interval = interval;
+		rep.lost = snap->lost;
+		err = sink_write(s, &rep);
+		report_free(&rep);
+	}
+	tasks_free(&folded);
+	graph_free(&graph);
+	return err;
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Report sinks: one interface that every output implements. A sink takes
+ * a report (rows, plan and model, window, lost counters: see report.h)
+ * and writes it; it never reaches into the tracer, so reports made from
+ * a live run, from a /metrics scrape or read back from a -j recording
+ * (`tdbpf report FILE`) go through the same sinks.
+ *
+ * A new output is one new file: a `const struct sink_ops sink_NAME` with
+ * its write(), listed in sinks[] (sink.c). Sinks with their own
+ * transport (an HTTP response, a curses screen) give it a FILE (e.g.
+ * open_memstream) or keep their state in @priv.
+ */
+#ifndef TDBPF_SINK_H
+#define TDBPF_SINK_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "analysis/report.h"
+#include "sums/snapshot.h"
+
+struct graph;
+
+struct sink;
+
+struct sink_ops {
+	const char *name;	/* "table", "csv", "json" */
+	/* Write @rep. Output errors are seen through ferror() after it. */
+	void (*write)(struct sink *s, const struct report *rep);
+};
+
+struct sink {
+	const struct sink_ops *ops;
+	FILE *f;
+	const char *name;	/* -o FILE, NULL for stdout: for errors */
+	const char *sep;	/* csv: the -x separator */
+	/*
+	 * A series of interval reports (-I) followed by the whole run's:
+	 * JSON writes one object per line, the table marks the last one.
+	 */
+	bool intervals;
+	void *priv;		/* a sink's own state */
+};
+
+extern const struct sink_ops sink_table, sink_csv, sink_json, sink_dot;
+/* Every sink by name, NULL-terminated. */
+extern const struct sink_ops *const sinks[];
+const struct sink_ops *sink_find(const char *name);
+
+/* How a task table becomes a report (from the command line). */
+struct report_conf {
+	const struct event_plan *plan;
+	int level;		/* 0: the plan's */
+	enum sort_key sort;
+	int top;		/* 0: every row */
+	bool per_name;		/* fold rows by thread name */
+	bool wakeups;		/* the wait-for graph and its verdict */
+};
+
+/*
+ * Write @rep to @s and flush. 0; -EPIPE when the reader went away (a
+ * closed pipe: quiet, as perf); any other failure (a full disk, EIO) is
+ * one line on stderr naming @s->name, a file cut back to where the
+ * report began, and -errno: never silent.
+ */
+int sink_write(struct sink *s, const struct report *rep);
+
+/*
+ * The whole way from a snapshot to a sink: the wait-for graph and its
+ * verdict (over tasks, or names with --per-name) when wakeups are
+ * traced, fold (--per-name), sort and cut, set the window
+ * (@duration_ns), interval number (-1: the whole run) and lost
+ * counters, write. 0, -EPIPE, or -errno already said on stderr
+ * (-ENOMEM, a write error).
+ */
+int sink_emit(struct sink *s, const struct report_conf *rc,
+	      const struct snapshot *snap, __u64 duration_ns, int interval);
+
+/*
+ * The writers behind the sinks, for callers that hold a report already
+ * (report_table.c, report_csv.c, report_json.c, graph_dot.c).
+ */
+void report_write_table(FILE *f, const struct report *rep);
+/* perf stat -x conventions: one line per task and counter/metric. */
+void report_write_csv(FILE *f, const struct report *rep, const char *sep);
+/* @line: one JSON object on one line (interval mode); else pretty. */
+void report_write_json(FILE *f, const struct report *rep, bool line);
+/* Graphviz DOT: nodes coloured by role, the bottleneck marked. */
+int graph_write_dot(FILE *f, const struct graph *g);
+
+#endif /* TDBPF_SINK_H */

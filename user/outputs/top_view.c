@@ -1,0 +1,488 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The screen of `tdbpf top`, laid out as text: pure, so the unit tests
+ * check it without a terminal. Columns, at 80 columns and more:
+ *
+ *     TID COMM              CPU%  RUNQ%  OFF% BREAKDOWN    IPC VERDICT
+ *
+ * CPU%, RUNQ% and OFF% are shares of the interval (a folded row of N
+ * threads can reach N x 100); BREAKDOWN is a 10-cell bar of the level-1
+ * TMA nodes (clamped to 0-100% for display, as the table clamps them),
+ * or without a TMA tree of the task's observed life: on-CPU, run-queue
+ * wait, off-CPU. Its glyphs carry the meaning without colour. IPC only
+ * where the plan counts instructions and cycles. VERDICT is the report's
+ * BOTTLENECK, cut to what fits.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "outputs/top_view.h"
+#include "support/text.h"
+
+#define BAR_CELLS	10
+#define MAX_W		512
+
+static const enum sort_key sort_cycle[] = {
+	SORT_CPU, SORT_RUNQ, SORT_OFFCPU, SORT_SWITCHES, SORT_COMM, SORT_TID,
+};
+
+static const char *const sort_label[] = {
+	[SORT_CPU] = "cpu",	  [SORT_RUNQ] = "runq",
+	[SORT_OFFCPU] = "offcpu", [SORT_TID] = "tid",
+	[SORT_COMM] = "comm",	  [SORT_SWITCHES] = "switches",
+	[SORT_NONE] = "none",
+};
+
+const char *top_sort_name(enum sort_key k)
+{
+	return k <= SORT_NONE ? sort_label[k] : "?";
+}
+
+enum sort_key top_next_sort(enum sort_key k)
+{
+	size_t i, n = sizeof(sort_cycle) / sizeof(sort_cycle[0]);
+
+	for (i = 0; i < n; i++)
+		if (sort_cycle[i] == k)
+			return sort_cycle[(i + 1) % n];
+	return SORT_CPU;
+}
+
+void top_state_init(struct top_state *st, enum sort_key sort, bool per_name,
+		    int level, long interval_ms)
+{
+	memset(st, 0, sizeof(*st));
+	st->sort = sort == SORT_NONE ? SORT_CPU : sort;
+	st->per_name = per_name;
+	st->level = level;
+	st->interval_ms = interval_ms;
+}
+
+enum top_key_result top_key(struct top_state *st, int key)
+{
+	switch (key) {
+	case 'q':
+	case 'Q':
+		return TOP_KEY_QUIT;
+	case 's':
+		st->sort = top_next_sort(st->sort);
+		return TOP_KEY_REDRAW;
+	case 'f':
+		st->per_name = !st->per_name;
+		return TOP_KEY_REDRAW;
+	case 'p':
+	case ' ':
+		st->paused = !st->paused;
+		return TOP_KEY_REDRAW;
+	case 'h':
+	case '?':
+		st->help = !st->help;
+		return TOP_KEY_REDRAW;
+	case 27:	/* Esc leaves the help */
+		if (!st->help)
+			return TOP_KEY_NONE;
+		st->help = false;
+		return TOP_KEY_REDRAW;
+	default:
+		return TOP_KEY_NONE;
+	}
+}
+
+int top_bar(char *dst, enum top_attr *attr, int cells, const double *shares,
+	    const char *glyphs, int n)
+{
+	double v[8], sum = 0, rem[8];
+	int got[8], used = 0, i, c, k;
+
+	if (n > 8)
+		n = 8;
+	for (i = 0; i < n; i++) {
+		v[i] = isfinite(shares[i]) && shares[i] > 0 ? shares[i] : 0;
+		if (v[i] > 1)
+			v[i] = 1;
+		sum += v[i];
+	}
+	if (!(sum > 0)) {
+		memset(dst, ' ', (size_t)cells);
+		dst[0] = '-';
+		dst[cells] = '\0';
+		if (attr)
+			for (c = 0; c < cells; c++)
+				attr[c] = TOP_NORMAL;
+		return -1;
+	}
+	/* largest remainder: the cells always add up to the bar */
+	for (i = 0; i < n; i++) {
+		double exact = v[i] / sum * cells;
+
+		got[i] = (int)exact;
+		rem[i] = exact - got[i];
+		used += got[i];
+	}
+	while (used < cells) {
+		k = 0;
+		for (i = 1; i < n; i++)
+			if (rem[i] > rem[k])
+				k = i;
+		got[k]++;
+		rem[k] = -1;
+		used++;
+	}
+	for (i = 0, c = 0; i < n; i++)
+		for (k = 0; k < got[i] && c < cells; k++, c++) {
+			dst[c] = glyphs[i];
+			if (attr)
+				attr[c] = (enum top_attr)(TOP_BAR0 + (i < 5 ? i : 4));
+		}
+	dst[cells] = '\0';
+	return 0;
+}
+
+/* ---- layout ------------------------------------------------------------ */
+
+struct screen {
+	const struct top_out *out;
+	int w, h;
+};
+
+/* Row @y: @s, cut at the width, padded with blanks to it. */
+static void line(const struct screen *sc, int y, const char *s,
+		 enum top_attr a)
+{
+	static char blanks[MAX_W];
+	int n = (int)strlen(s);
+
+	if (!blanks[0])
+		memset(blanks, ' ', sizeof(blanks));
+
+	if (y < 0 || y >= sc->h)
+		return;
+	if (n > sc->w)
+		n = sc->w;
+	sc->out->put(sc->out->ctx, y, 0, s, n, a);
+	if (n < sc->w) {
+		int pad = sc->w - n;
+
+		sc->out->put(sc->out->ctx, y, n, blanks, pad, a);
+	}
+}
+
+/* Re-put @n bytes of row @y from column @x with @a, within the width. */
+static void span(const struct screen *sc, int y, int x, const char *s, int n,
+		 enum top_attr a)
+{
+	if (y < 0 || y >= sc->h || x >= sc->w)
+		return;
+	if (x + n > sc->w)
+		n = sc->w - x;
+	if (n > 0)
+		sc->out->put(sc->out->ctx, y, x, s, n, a);
+}
+
+/* The breakdown's parts: level-1 nodes, or the scheduling split. */
+struct bar_parts {
+	int n;
+	int node[8];		/* TMA node index, or -1: scheduling */
+	char glyph[9];
+	const char *name[8];
+};
+
+static const struct {
+	const char *label;
+	char glyph;
+} known_glyphs[] = {
+	{ "Frontend", 'F' }, { "Bad_Spec", 'S' }, { "Backend", 'B' },
+	{ "Retiring", 'R' },
+};
+
+static char pick_glyph(const char *label, const char *taken)
+{
+	size_t i;
+	const char *p;
+
+	for (i = 0; i < sizeof(known_glyphs) / sizeof(known_glyphs[0]); i++)
+		if (!strcmp(label, known_glyphs[i].label) &&
+		    !strchr(taken, known_glyphs[i].glyph))
+			return known_glyphs[i].glyph;
+	for (p = label; *p; p++) {
+		char c = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
+
+		if (c >= 'A' && c <= 'Z' && !strchr(taken, c))
+			return c;
+	}
+	return '*';
+}
+
+static void bar_parts(const struct report *rep, struct bar_parts *b)
+{
+	const struct model *m = rep->plan ? rep->plan->model : NULL;
+	int i;
+
+	memset(b, 0, sizeof(*b));
+	if (m && m->max_level > 0 && rep->level > 0) {
+		for (i = 0; i < m->nr_nodes && b->n < 8; i++) {
+			/* as the table: no aside metrics in the breakdown */
+			if (m->nodes[i].level != 1 || m->nodes[i].aside)
+				continue;
+			b->node[b->n] = i;
+			b->name[b->n] = m->nodes[i].label ? m->nodes[i].label :
+							    m->nodes[i].name;
+			b->glyph[b->n] = pick_glyph(b->name[b->n], b->glyph);
+			b->n++;
+		}
+		if (b->n)
+			return;
+	}
+	b->n = 3;
+	b->node[0] = b->node[1] = b->node[2] = -1;
+	memcpy(b->glyph, "#+.", 4);
+	b->name[0] = "on-CPU";
+	b->name[1] = "run-queue";
+	b->name[2] = "off-CPU";
+}
+
+static void shares_of(const struct bar_parts *b, const struct task_decoded *d,
+		      double *v)
+{
+	const struct task_row *r = d->row;
+	double life = (double)r->sched.on_cpu_ns + (double)r->sched.runq_wait_ns +
+		      (double)r->sched.off_cpu_ns;
+	int i;
+
+	if (b->node[0] < 0) {
+		v[0] = life > 0 ? r->sched.on_cpu_ns / life : 0;
+		v[1] = life > 0 ? r->sched.runq_wait_ns / life : 0;
+		v[2] = life > 0 ? r->sched.off_cpu_ns / life : 0;
+		return;
+	}
+	for (i = 0; i < b->n; i++)
+		v[i] = d->has_tma ? d->tma.val[b->node[i]] : NAN;
+}
+
+static double pct(__u64 part, __u64 window)
+{
+	return window ? 100.0 * (double)part / (double)window : 0;
+}
+
+/* Where the columns start, for the attributes put over a row. */
+#define COL_BAR		(7 + 1 + 15 + 1 + 6 + 1 + 5 + 1 + 5 + 1)
+
+/* "%*.1f" of @v, or "%*.0f" where the decimal would not fit @w */
+static char *pct_str(char *buf, size_t len, double v, int w)
+{
+	if (snprintf(buf, len, "%*.1f", w, v) > w)
+		snprintf(buf, len, "%*.0f", w, v);
+	return buf;
+}
+
+static void title(const struct screen *sc, const struct top_state *st,
+		  const struct top_frame *fr, const struct report *rep)
+{
+	const struct event_plan *p = fr->plan;
+	char buf[MAX_W + 1], lvl[24] = "";
+
+	if (rep && rep->level > 0)
+		snprintf(lvl, sizeof(lvl), ", level %d", rep->level);
+	snprintf(buf, sizeof(buf),
+		 "tdbpf top - model %s%s, every %.1f s, sort %s%s%s%s%s",
+		 p && p->model ? p->model->name : "none", lvl,
+		 st->interval_ms / 1000.0, top_sort_name(st->sort),
+		 st->per_name ? ", by name" : "",
+		 st->paused ? "  [paused]" : "", st->note[0] ? "  " : "",
+		 st->note);
+	line(sc, 0, buf, TOP_TITLE);
+}
+
+static void summary(const struct screen *sc, const struct top_state *st,
+		    const struct top_frame *fr, const struct task_table *t,
+		    const struct bar_parts *b)
+{
+	char buf[MAX_W + 1];
+	__u64 on = 0, rq = 0;
+	size_t i;
+	int n = 0, k;
+
+	if (st->banner) {
+		snprintf(buf, sizeof(buf), "%s", st->banner);
+		line(sc, 1, buf, TOP_BANNER);
+	} else {
+		for (i = 0; t && i < t->nr; i++) {
+			on += tasks_row(t, i)->sched.on_cpu_ns;
+			rq += tasks_row(t, i)->sched.runq_wait_ns;
+		}
+		snprintf(buf, sizeof(buf),
+			 "%zu tasks, CPU %.1f%% of %d%%, run-queue wait %.1f%%",
+			 t ? t->nr : 0, pct(on, fr->window_ns),
+			 100 * (fr->ncpu > 0 ? fr->ncpu : 1),
+			 pct(rq, fr->window_ns));
+		if (fr->lost.map_full || fr->lost.read_errors)
+			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+				 ", lost %llu tasks %llu reads",
+				 (unsigned long long)fr->lost.map_full,
+				 (unsigned long long)fr->lost.read_errors);
+		line(sc, 1, buf, TOP_NORMAL);
+	}
+	n = snprintf(buf, sizeof(buf), "BREAKDOWN:");
+	for (k = 0; k < b->n && n < (int)sizeof(buf); k++)
+		n += snprintf(buf + n, sizeof(buf) - n, " %c %s", b->glyph[k],
+			      b->name[k]);
+	if (b->node[0] < 0 && n < (int)sizeof(buf))
+		snprintf(buf + n, sizeof(buf) - n, " (no TopDown without a PMU)");
+	line(sc, 2, buf, TOP_NORMAL);
+}
+
+static void header(const struct screen *sc, bool ipc)
+{
+	char buf[MAX_W + 1];
+
+	snprintf(buf, sizeof(buf), "%7s %-15s %6s %5s %5s %-10s%s VERDICT",
+		 "TID", "COMM", "CPU%", "RUNQ%", "OFF%", "BREAKDOWN",
+		 ipc ? "    IPC" : "");
+	line(sc, 3, buf, TOP_HEADER);
+}
+
+static void row(const struct screen *sc, int y, const struct report *rep,
+		const struct task_decoded *d, const struct bar_parts *b,
+		int ipc_inst, int ipc_clk)
+{
+	const struct task_row *r = d->row;
+	char buf[MAX_W + 1], comm[sizeof(r->comm)], tid[16], bar[BAR_CELLS + 1];
+	char ipc[16] = "", p1[16], p2[16], p3[16];
+	enum top_attr at[BAR_CELLS];
+	double v[8];
+	int n, c, x;
+	enum top_attr va;
+
+	/* fixed-width columns count bytes: ASCII only */
+	text_printable(comm, sizeof(comm), r->comm, NULL, TEXT_ASCII);
+	if (r->nr_tasks > 1)
+		snprintf(tid, sizeof(tid), "(%d)", r->nr_tasks);
+	else
+		snprintf(tid, sizeof(tid), "%u", r->tid);
+	shares_of(b, d, v);
+	top_bar(bar, at, BAR_CELLS, v, b->glyph, b->n);
+	if (ipc_inst >= 0 && ipc_clk >= 0) {
+		double i = d->ev[ipc_inst], k = d->ev[ipc_clk];
+
+		if (isfinite(i) && isfinite(k) && k > 0)
+			snprintf(ipc, sizeof(ipc), " %6.2f", i / k);
+		else
+			snprintf(ipc, sizeof(ipc), " %6s", "-");
+	}
+	n = snprintf(buf, sizeof(buf), "%7s %-15.15s %s %s %s %s%s ", tid,
+		     comm,
+		     pct_str(p1, sizeof(p1), pct(r->sched.on_cpu_ns, rep->duration_ns), 6),
+		     pct_str(p2, sizeof(p2), pct(r->sched.runq_wait_ns, rep->duration_ns), 5),
+		     pct_str(p3, sizeof(p3), pct(r->sched.off_cpu_ns, rep->duration_ns), 5),
+		     bar, ipc);
+	x = n;
+	snprintf(buf + n, sizeof(buf) - n, "%s", d->bottleneck);
+	line(sc, y, buf, TOP_NORMAL);
+	/* colour over the text: the glyphs stay for monochrome screens */
+	for (c = 0; c < BAR_CELLS; c++)
+		if (at[c] != TOP_NORMAL)
+			span(sc, y, COL_BAR + c, bar + c, 1, at[c]);
+	va = d->sched == SCHED_STARVED ||
+			     (d->sched == SCHED_NONE && d->has_tma &&
+			      d->tma.bottleneck >= 0) ?
+		     TOP_WARN :
+		     TOP_NORMAL;
+	if (va != TOP_NORMAL)
+		span(sc, y, x, d->bottleneck, (int)strlen(d->bottleneck), va);
+}
+
+static const char *const help_text[] = {
+	"tdbpf top: one row per task (or per thread name), every interval",
+	"",
+	"  q          quit (also Ctrl-C, SIGTERM; or when the targets exit)",
+	"  s          sort by the next key: cpu, runq, offcpu, switches, comm, tid",
+	"  f          fold threads by name (worker-1..8 -> worker-*), or unfold",
+	"  p, space   pause: keep this interval on screen (tracing goes on)",
+	"  h, ?       this help; h, ? or Esc again to leave it",
+	"",
+	"  CPU%       on-CPU time, in % of the interval (N threads: up to N x 100)",
+	"  RUNQ%      runnable but waiting for a CPU, in % of the interval",
+	"  OFF%       asleep or blocked, in % of the interval",
+	"  BREAKDOWN  TopDown level 1 in slots (a PMU), else the task's life",
+	"  IPC        instructions per cycle (a PMU with both counters)",
+	"  VERDICT    the bottleneck, as the BOTTLENECK column of the report",
+};
+
+int top_render(const struct top_state *st, const struct top_frame *fr,
+	       int w, int h, const struct top_out *out)
+{
+	const struct task_table *src = fr->tasks;
+	struct screen sc = { .out = out, .w = w < MAX_W ? w : MAX_W, .h = h };
+	struct task_table folded;
+	struct report rep;
+	struct task_decoded d;
+	struct bar_parts b;
+	char buf[MAX_W + 1];
+	int rows, i, y, ipc_inst, ipc_clk, err = 0;
+	bool built = false;
+
+	if (sc.w <= 0 || sc.h <= 0)
+		return 0;
+	tasks_init(&folded);
+	memset(&rep, 0, sizeof(rep));
+	rep.plan = fr->plan;
+	/* the rows below the header, above the key line */
+	rows = sc.h - 5;
+	if (fr->valid && src && st->per_name && fr->plan) {
+		if (tasks_fold(src, &folded, fr->plan->nr)) {
+			err = -ENOMEM;
+			goto out;
+		}
+		src = &folded;
+	}
+	if (fr->valid && src) {
+		err = report_build(&rep, src, fr->plan, st->level,
+				   fr->window_ns, st->sort,
+				   rows > 0 ? rows : 1);
+		if (err)
+			goto out;
+		built = true;
+	}
+	bar_parts(&rep, &b);
+	report_ipc_slots(fr->plan, &ipc_inst, &ipc_clk);
+
+	title(&sc, st, fr, built ? &rep : NULL);
+	summary(&sc, st, fr, fr->valid ? fr->tasks : NULL, &b);
+	header(&sc, ipc_inst >= 0 && ipc_clk >= 0);
+	y = 4;
+	if (st->help) {
+		for (i = 0; i < (int)(sizeof(help_text) / sizeof(help_text[0])) &&
+			    y < sc.h - 1;
+		     i++)
+			line(&sc, y++, help_text[i], TOP_NORMAL);
+	} else if (!built) {
+		snprintf(buf, sizeof(buf),
+			 "collecting the first %.1f s interval...",
+			 st->interval_ms / 1000.0);
+		line(&sc, y++, buf, TOP_NORMAL);
+	} else {
+		for (i = 0; i < rep.nr && y < sc.h - 1; i++) {
+			report_decode_task(&rep, i, &d);
+			row(&sc, y++, &rep, &d, &b, ipc_inst, ipc_clk);
+		}
+	}
+	while (y < sc.h - 1)
+		line(&sc, y++, "", TOP_NORMAL);
+	if (sc.h >= 2) {
+		int more = built && !st->help ? rep.nr_total - rep.nr : 0;
+
+		int n = snprintf(buf, sizeof(buf),
+				 "q quit  s sort  f fold  p pause  h help");
+
+		if (more > 0)
+			snprintf(buf + n, sizeof(buf) - n, "   +%d more rows",
+				 more);
+		line(&sc, sc.h - 1, buf, TOP_HEADER);
+	}
+out:
+	if (built)
+		report_free(&rep);
+	tasks_free(&folded);
+	return err;
+}

@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Read back `tdbpf -j` recordings (see report_json.c for the layout).
+ *
+ * What is rebuilt, and why: a report is rebuilt from what was measured,
+ * never from what was derived. Each task's row gets its scheduling sums
+ * (integers, exact) and its counters' raw sums (the "raw" member:
+ * values per event, enabled and running per group) in the plan the
+ * "groups" member describes. Everything else in the recording (scaled
+ * counts, coverage, metrics, the verdict) is derived from those by
+ * report.c and is ignored here: decoding the same integers with the
+ * same code gives the same doubles, so every sink prints what the live
+ * run printed, to the byte; the rounded values in the JSON could not
+ * give that (a metric rounded to 6 decimals may print another last
+ * digit at 1 decimal), nor the CSV's running times, nor --per-name
+ * folding of raw sums as the live run folds them.
+ *
+ * json-c parses (Debian's, as the brief asks for parsing); one object
+ * at a time through its incremental tokener, so a long -I recording is
+ * streamed.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "sources/replay.h"
+#include "support/text.h"
+
+void replay_report_init(struct replay_report *r)
+{
+	memset(r, 0, sizeof(*r));
+	tasks_init(&r->tasks);
+	r->interval = -1;
+}
+
+void replay_report_free(struct replay_report *r)
+{
+	tasks_free(&r->tasks);
+}
+
+/* ---- one report object ------------------------------------------------ */
+
+static int bad(char *err, size_t len, const char *fmt, const char *a,
+	       const char *b)
+{
+	snprintf(err, len, fmt, a, b);
+	/* it may quote the file's strings: one printable line */
+	text_printable(err, len, err, NULL, 0);
+	return -1;
+}
+
+static json_object *member(json_object *o, const char *key, json_type type)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, type))
+		return NULL;
+	return v;
+}
+
+/* A whole number >= 0 (json-c keeps it exact up to 2^64-1). */
+static int get_u64(json_object *o, const char *key, __u64 *out)
+{
+	json_object *v = member(o, key, json_type_int);
+
+	/* a negative int64 is negative; past INT64_MAX json-c keeps a uint64 */
+	if (!v || json_object_get_int64(v) < 0)
+		return -1;
+	*out = json_object_get_uint64(v);
+	return 0;
+}
+
+static int u64_at(json_object *arr, size_t i, __u64 *out)
+{
+	json_object *v = json_object_array_get_idx(arr, i);
+
+	if (!v || !json_object_is_type(v, json_type_int) ||
+	    json_object_get_int64(v) < 0)
+		return -1;
+	*out = json_object_get_uint64(v);
+	return 0;
+}
+
+/* The plan from "model", "smt", "level" and "groups". */
+static int parse_plan(json_object *obj, struct event_plan *p, char *err,
+		      size_t len)
+{
+	json_object *v, *groups, *g;
+	const struct model *m;
+	size_t gi, ei;
+	int idx;
+
+	memset(p, 0, sizeof(*p));
+	v = member(obj, "model", json_type_string);
+	if (!v)
+		return bad(err, len, "no \"model\": not a tdbpf JSON report%s%s; give a file written by tdbpf -j",
+			   "", "");
+	m = model_find(json_object_get_string(v));
+	if (!m)
+		return bad(err, len, "model '%s' is unknown to this tdbpf%s; replay it with the tdbpf that recorded it",
+			   json_object_get_string(v), "");
+	p->model = m;
+	v = member(obj, "smt", json_type_boolean);
+	p->smt = v && json_object_get_boolean(v);
+	v = member(obj, "level", json_type_int);
+	if (!v || json_object_get_int(v) < 0 ||
+	    json_object_get_int(v) > m->max_level)
+		return bad(err, len, "\"level\" missing or not a level of model %s%s; give a file written by tdbpf -j",
+			   m->name, "");
+	p->level = json_object_get_int(v);
+	groups = member(obj, "groups", json_type_array);
+	if (!groups)
+		return bad(err, len, "no \"groups\": recorded by a tdbpf without raw sums%s%s; record it again with this one",
+			   "", "");
+	for (gi = 0; gi < json_object_array_length(groups); gi++) {
+		g = json_object_array_get_idx(groups, gi);
+		if (!json_object_is_type(g, json_type_array) ||
+		    !json_object_array_length(g) ||
+		    gi >= MODEL_MAX_GROUPS)
+			return bad(err, len, "\"groups\" is not a list of event lists%s%s; give a file written by tdbpf -j",
+				   "", "");
+		p->leader[gi] = p->nr;
+		p->nr_groups = (int)gi + 1;
+		for (ei = 0; ei < json_object_array_length(g); ei++) {
+			v = json_object_array_get_idx(g, ei);
+			idx = v && json_object_is_type(v, json_type_string) ?
+				      model_event_index(m, json_object_get_string(v)) :
+				      -1;
+			if (idx < 0)
+				return bad(err, len, "event '%s' is not one of model %s's; replay it with the tdbpf that recorded it",
+					   v ? json_object_get_string(v) : "?",
+					   m->name);
+			if (p->nr >= TDBPF_MAX_EVENTS)
+				return bad(err, len, "more than the %s events tdbpf programs%s; give a file written by tdbpf -j",
+					   "64", "");
+			p->ev[p->nr] = idx;
+			p->evd[p->nr] = &m->events[idx];
+			p->group[p->nr] = (int)gi;
+			p->gp_idx[p->nr] = -1;
+			p->nr++;
+		}
+	}
+	return 0;
+}
+
+static int parse_task(json_object *t, const struct event_plan *p,
+		      struct task_table *tab, size_t n, char *err,
+		      size_t len)
+{
+	static const char *const keys[] = {
+		"tid", "pid", "on_cpu_ns", "runq_wait_ns", "off_cpu_ns",
+		"voluntary", "involuntary", "migrations", "uncounted_ns",
+	};
+	json_object *raw, *vals, *ena, *run, *v;
+	__u64 x[sizeof(keys) / sizeof(keys[0])], e, r;
+	struct task_row *row;
+	char which[32];
+	size_t i;
+	int s;
+
+	snprintf(which, sizeof(which), "%zu", n);
+	if (!json_object_is_type(t, json_type_object))
+		return bad(err, len, "task %s is not an object%s; give a file written by tdbpf -j",
+			   which, "");
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (get_u64(t, keys[i], &x[i]))
+			return bad(err, len, "task %s: \"%s\" missing or not a whole number >= 0; give a file written by tdbpf -j",
+				   which, keys[i]);
+	raw = member(t, "raw", json_type_object);
+	if (!raw)
+		return bad(err, len, "task %s has no raw sums (\"raw\"): recorded by an older tdbpf%s; record it again with this one",
+			   which, "");
+	vals = member(raw, "values", json_type_array);
+	ena = member(raw, "enabled", json_type_array);
+	run = member(raw, "running", json_type_array);
+	if (!vals || !ena || !run ||
+	    json_object_array_length(vals) != (size_t)p->nr ||
+	    json_object_array_length(ena) != (size_t)p->nr_groups ||
+	    json_object_array_length(run) != (size_t)p->nr_groups)
+		return bad(err, len, "task %s: \"raw\" does not match \"groups\"%s; give a file written by tdbpf -j",
+			   which, "");
+
+	row = tasks_append(tab);
+	if (!row)
+		return bad(err, len, "out of memory%s%s", "", "");
+	row->tid = (__u32)x[0];
+	row->pid = (__u32)x[1];
+	row->sched.on_cpu_ns = x[2];
+	row->sched.runq_wait_ns = x[3];
+	row->sched.off_cpu_ns = x[4];
+	row->sched.nvcsw = x[5];
+	row->sched.nivcsw = x[6];
+	row->sched.migrations = x[7];
+	row->sched.uncounted_ns = x[8];
+	v = member(t, "comm", json_type_string);
+	if (v)
+		snprintf(row->comm, sizeof(row->comm), "%s",
+			 json_object_get_string(v));
+	v = member(t, "exited", json_type_boolean);
+	row->exited = v && json_object_get_boolean(v);
+	v = member(t, "nr_tasks", json_type_int);
+	row->nr_tasks = v && json_object_get_int(v) > 1 ?
+				json_object_get_int(v) : 1;
+	for (s = 0; s < p->nr; s++) {
+		int g = p->group[s];
+
+		if (u64_at(vals, (size_t)s, &row->ctr[s].value) ||
+		    u64_at(ena, (size_t)g, &e) || u64_at(run, (size_t)g, &r))
+			return bad(err, len, "task %s: a raw sum is not a whole number >= 0%s; give a file written by tdbpf -j",
+				   which, "");
+		/* members count with their leader: its times are theirs */
+		row->ctr[s].enabled = e;
+		row->ctr[s].running = r;
+	}
+	return 0;
+}
+
+int replay_parse(json_object *obj, struct replay_report *r, char *err,
+		 size_t len)
+{
+	json_object *tasks, *lost, *v;
+	__u64 x;
+	size_t i;
+
+	if (!json_object_is_type(obj, json_type_object) ||
+	    !member(obj, "tasks", json_type_array) ||
+	    !member(obj, "duration_ns", json_type_int))
+		return bad(err, len, "not a tdbpf JSON report (no \"tasks\" or \"duration_ns\")%s%s; give a file written by tdbpf -j",
+			   "", "");
+	if (parse_plan(obj, &r->plan, err, len))
+		return -1;
+	tasks_reset(&r->tasks);
+	if (tasks_set_events(&r->tasks, r->plan.nr))
+		return bad(err, len, "internal: table not empty%s%s", "", "");
+	if (get_u64(obj, "duration_ns", &r->duration_ns))
+		return bad(err, len, "\"duration_ns\" is not a whole number >= 0%s%s; give a file written by tdbpf -j",
+			   "", "");
+	v = member(obj, "interval", json_type_int);
+	r->interval = v ? json_object_get_int(v) : -1;
+	if (r->interval < -1)
+		r->interval = -1;
+	lost = member(obj, "lost", json_type_object);
+	memset(&r->lost, 0, sizeof(r->lost));
+	if (lost) {
+		if (!get_u64(lost, "map_full", &x))
+			r->lost.map_full = x;
+		if (!get_u64(lost, "read_errors", &x))
+			r->lost.read_errors = x;
+		if (!get_u64(lost, "unseen_switch_ins", &x))
+			r->lost.unseen_switch_ins = x;
+	}
+	tasks = member(obj, "tasks", json_type_array);
+	for (i = 0; i < json_object_array_length(tasks); i++)
+		if (parse_task(json_object_array_get_idx(tasks, i), &r->plan,
+			       &r->tasks, i, err, len))
+			return -1;
+	v = member(obj, "nr_total", json_type_int);
+	r->nr_total = v ? json_object_get_int(v) : (int)r->tasks.nr;
+	if (r->nr_total < (int)r->tasks.nr)
+		r->nr_total = (int)r->tasks.nr;
+	return 0;
+}
+
+/* ---- the stream of objects ------------------------------------------ */
+
+int replay_reader_init(struct replay_reader *r, FILE *f)
+{
+	memset(r, 0, sizeof(*r));
+	r->f = f;
+	r->line = 1;
+	r->tok = json_tokener_new();
+	return r->tok ? 0 : -ENOMEM;
+}
+
+void replay_reader_free(struct replay_reader *r)
+{
+	if (r->tok)
+		json_tokener_free(r->tok);
+	r->tok = NULL;
+}
+
+static bool blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+int replay_next(struct replay_reader *r, json_object **obj, long *line,
+		bool *multiline, char *err, size_t len)
+{
+	enum json_tokener_error je;
+	json_object *o;
+	size_t used, end, i;
+
+	*obj = NULL;
+	for (;;) {
+		if (r->off == r->len) {
+			if (r->eof || feof(r->f) || ferror(r->f)) {
+				if (ferror(r->f)) {
+					snprintf(err, len, "line %ld: cannot read on: %s",
+						 r->line, strerror(errno));
+					return -1;
+				}
+				if (!r->in_obj)
+					return 0;
+				/* the last line with something on it */
+				snprintf(err, len,
+					 "line %ld: the file ends inside the report that starts on line %ld: truncated (was tdbpf killed while writing?); the reports before it were printed",
+					 r->line - (r->line > r->obj_line &&
+						    r->last_nl),
+					 r->obj_line);
+				return -1;
+			}
+			r->len = fread(r->buf, 1, sizeof(r->buf), r->f);
+			r->off = 0;
+			if (!r->len)
+				r->eof = true;
+			else
+				r->last_nl = r->buf[r->len - 1] == '\n';
+			continue;
+		}
+		if (!r->in_obj) {
+			while (r->off < r->len && blank(r->buf[r->off]))
+				if (r->buf[r->off++] == '\n')
+					r->line++;
+			if (r->off == r->len)
+				continue;
+			if (!r->buf[r->off]) {
+				snprintf(err, len,
+					 "line %ld: a NUL byte: not a tdbpf JSON recording; give a file written by tdbpf -j",
+					 r->line);
+				return -1;
+			}
+			r->in_obj = true;
+			r->multiline = false;
+			r->obj_line = r->line;
+		}
+		o = json_tokener_parse_ex(r->tok, r->buf + r->off,
+					  (int)(r->len - r->off));
+		je = json_tokener_get_error(r->tok);
+		used = json_tokener_get_parse_end(r->tok);
+		/* json-c may eat blanks after the object: they are not in it */
+		for (end = used; je == json_tokener_success && end &&
+				 blank(r->buf[r->off + end - 1]);
+		     end--)
+			;
+		for (i = 0; i < used; i++)
+			if (r->buf[r->off + i] == '\n') {
+				r->line++;
+				r->multiline |= i < end;
+			}
+		r->off += used;
+		if (je == json_tokener_continue)
+			continue;
+		if (je != json_tokener_success) {
+			snprintf(err, len,
+				 "line %ld: not a tdbpf JSON recording (%s); give a file written by tdbpf -j",
+				 r->line, json_tokener_error_desc(je));
+			return -1;
+		}
+		json_tokener_reset(r->tok);
+		r->in_obj = false;
+		*obj = o;
+		*line = r->obj_line;
+		*multiline = r->multiline;
+		return 1;
+	}
+}

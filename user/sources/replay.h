@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Replay: read back what `tdbpf -j` wrote (one pretty object for the
+ * whole run, or with -I one object per line and interval, then one for
+ * the run) and rebuild each report's task table and counter plan from
+ * its raw sums, so that the same decode and the same sinks print it
+ * again exactly as the live run did.
+ */
+#ifndef TDBPF_REPLAY_H
+#define TDBPF_REPLAY_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <json-c/json.h>
+#include "model/model.h"
+#include "sums/snapshot.h"
+#include "sums/tasks.h"
+
+/* One report as recorded. */
+struct replay_report {
+	struct event_plan plan;		/* model, smt, level, groups */
+	struct task_table tasks;	/* rows in the recorded order */
+	__u64 duration_ns;
+	int interval;			/* -1: the whole run */
+	struct lost_stats lost;
+	int nr_total;			/* tasks before the live run's --top */
+};
+
+void replay_report_init(struct replay_report *r);
+void replay_report_free(struct replay_report *r);
+
+/*
+ * Rebuild @r from one parsed report object. 0, or -1 with @err holding
+ * "problem; fix" (no line number: the caller knows where it was).
+ */
+int replay_parse(json_object *obj, struct replay_report *r, char *err,
+		 size_t len);
+
+/*
+ * Reads report objects one by one from a stream, with line numbers, so
+ * that a recording of any length is never held whole in memory.
+ */
+struct replay_reader {
+	FILE *f;
+	struct json_tokener *tok;
+	char buf[65536];
+	size_t len, off;
+	long line;		/* line of buf[off], from 1 */
+	long obj_line;		/* where the current object started */
+	bool in_obj;		/* something but blanks fed since the last */
+	bool multiline;		/* the current object spans lines */
+	bool last_nl;		/* the last byte read ended a line */
+	bool eof;
+};
+
+int replay_reader_init(struct replay_reader *r, FILE *f);
+void replay_reader_free(struct replay_reader *r);
+/*
+ * The next object in *@obj (put it with json_object_put), its first line
+ * in *@line and whether it spans lines in *@multiline. 1 for an object,
+ * 0 at a clean end of file, -1 with @err ("line N: problem; fix").
+ */
+int replay_next(struct replay_reader *r, json_object **obj, long *line,
+		bool *multiline, char *err, size_t len);
+
+#endif /* TDBPF_REPLAY_H */

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Target liveness (targets.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "sources/targets.h"
+
+/*
+ * A thread exists and is not a zombie. /proc/TID/task/TID/stat describes
+ * that thread alone: /proc/PID/stat would sum the CPU time of every thread
+ * of the process at each call, which at 10,000 threads costs milliseconds.
+ */
+static bool tid_alive(pid_t id)
+{
+	char path[80], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", id, id);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	p = strrchr(buf, ')');	/* comm may hold spaces and parens */
+	if (!p || p[1] != ' ')
+		return true;
+	return p[2] != 'Z' && p[2] != 'X';
+}
+
+bool targets_alive(struct targets *t)
+{
+	const struct target_ids *o = &t->ids;
+	int i;
+
+	if (o->all)
+		return true;
+	if (t->child)
+		return !launch_reap(t->child);
+	for (i = 0; i < o->nr_pids; i++) {
+		if (t->watched[i] ? !t->gone[i] :
+				    /* no pidfd (old kernel): ask kill() */
+				    kill(o->pids[i], 0) == 0 || errno == EPERM)
+			return true;
+	}
+	for (i = 0; i < o->nr_tids; i++)
+		if (tid_alive(o->tids[i]))
+			return true;
+	return false;
+}
+
+/* A watched process exited: stop the run if it was the last target. */
+static int on_exit_pid(struct loop *l, pid_t pid, void *arg)
+{
+	struct targets *t = arg;
+	int i;
+
+	for (i = 0; i < t->ids.nr_pids; i++)
+		if (t->ids.pids[i] == pid)
+			t->gone[i] = true;
+	if (!targets_alive(t))
+		loop_stop(l);
+	return 0;
+}
+
+void targets_watch(struct targets *t, struct loop *l,
+		   const struct target_ids *o, struct launch *child)
+{
+	int i;
+
+	memset(t, 0, sizeof(*t));
+	t->ids = *o;
+	t->child = child && child->pid > 0 ? child : NULL;
+	if (t->child) {
+		/* its exit is seen at once; launch_reap() collects it */
+		loop_add_pid(l, t->child->pid, on_exit_pid, t);
+		return;
+	}
+	for (i = 0; i < o->nr_pids; i++)
+		t->watched[i] = loop_add_pid(l, o->pids[i], on_exit_pid, t) !=
+				NULL;
+}
+
+/* The number after @key in /proc/@pid/status, or 0. */
+static size_t status_num(pid_t pid, const char *key)
+{
+	char path[64], line[256];
+	size_t n = 0, kl = strlen(key);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, kl)) {
+			n = strtoul(line + kl, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return n;
+}
+
+size_t targets_threads(const struct target_ids *o, pid_t child)
+{
+	char buf[128], *slash;
+	size_t n = (size_t)o->nr_tids;
+	FILE *f;
+	int i;
+
+	if (o->all) {
+		/* /proc/loadavg: "... running/threads last_pid" */
+		f = fopen("/proc/loadavg", "re");
+		if (f && fgets(buf, sizeof(buf), f) &&
+		    (slash = strchr(buf, '/')))
+			n = strtoul(slash + 1, NULL, 10);
+		if (f)
+			fclose(f);
+		return n;
+	}
+	for (i = 0; i < o->nr_pids; i++)
+		n += status_num(o->pids[i], "Threads:");
+	if (child > 0)
+		n += status_num(child, "Threads:");
+	return n;
+}

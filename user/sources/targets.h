@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Target liveness: a run stops when every target has exited. Processes
+ * (-p, the launched command) are watched through pidfds in the event
+ * loop; threads (-t), and processes where no pidfd could be had, are
+ * polled on the loop's tick. -a never ends this way.
+ */
+#ifndef TDBPF_TARGETS_H
+#define TDBPF_TARGETS_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+#include "sources/launch.h"
+#include "support/loop.h"
+
+#define TARGETS_MAX 64
+
+/* What the command line names: -p processes, -t threads, or -a. */
+struct target_ids {
+	pid_t pids[TARGETS_MAX];
+	int nr_pids;
+	pid_t tids[TARGETS_MAX];
+	int nr_tids;
+	bool all;
+};
+
+struct targets {
+	struct target_ids ids;
+	struct launch *child;		/* -- COMMAND, or NULL */
+	bool gone[TARGETS_MAX];		/* -p targets whose pidfd fired */
+	bool watched[TARGETS_MAX];	/* -p targets with a pidfd source */
+};
+
+/*
+ * Watch @ids (and @child) in @l: a pidfd source for each process where
+ * the kernel gives one. Call targets_alive() on every tick.
+ */
+void targets_watch(struct targets *t, struct loop *l,
+		   const struct target_ids *ids, struct launch *child);
+/*
+ * Is any target left? Polls the ones without a pidfd (threads, old
+ * kernels) and reaps an exited child.
+ */
+bool targets_alive(struct targets *t);
+/*
+ * How many threads @ids (and the launched @child, if > 0) have now, from
+ * /proc: the rows a report will hold, at least.
+ */
+size_t targets_threads(const struct target_ids *ids, pid_t child);
+
+#endif /* TDBPF_TARGETS_H */

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Folding exited tasks by name, for runs that serve /metrics for days:
+ * the per-tid rows of exited tasks would otherwise grow by a row per
+ * thread that ever lived (about 200 bytes each, several times over:
+ * archive, snapshot, the exposition's own per-tid base). A folded row is
+ * keyed by (process, folded name), so memory follows the number of names,
+ * not of threads.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sums/archive.h"
+
+struct fold_key {
+	__u32 pid;
+	char name[TDBPF_COMM_LEN + 2];
+};
+
+static size_t key_hash(__u32 pid, const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ pid;	/* FNV-1a */
+
+	while (*name)
+		h = (h ^ (unsigned char)*name++) * 0x100000001b3ull;
+	return (size_t)h;
+}
+
+static __u64 sub_sat(__u64 a, __u64 b)
+{
+	return a > b ? a - b : 0;
+}
+
+/* @d += @s - @b (@b may be NULL) */
+static void add_less(struct task_row *d, const struct task_row *s,
+		     const struct task_row *b, int nr_ev)
+{
+	static const struct tdbpf_sched none;
+	struct tdbpf_sched diff;
+	int i;
+
+	sched_sub(&diff, &s->sched, b ? &b->sched : &none);
+	sched_add(&d->sched, &diff);
+	for (i = 0; i < nr_ev; i++) {
+		const struct tdbpf_count *bc = b ? &b->ctr[i] : NULL;
+
+		d->ctr[i].value += sub_sat(s->ctr[i].value, bc ? bc->value : 0);
+		d->ctr[i].enabled +=
+			sub_sat(s->ctr[i].enabled, bc ? bc->enabled : 0);
+		d->ctr[i].running +=
+			sub_sat(s->ctr[i].running, bc ? bc->running : 0);
+	}
+}
+
+int archive_fold(struct task_table *archive, struct task_table *base,
+		 __u32 *next_key)
+{
+	struct task_table out;
+	size_t cap = 64, *slot, mask, i, h;
+	int nr_ev = archive->nr_ev, ret = 0;
+
+	tasks_init(&out);
+	tasks_layout_like(&out, archive);
+	while (cap < archive->nr * 2)
+		cap *= 2;
+	mask = cap - 1;
+	slot = calloc(cap, sizeof(*slot));	/* out row + 1 by key */
+	if (!slot)
+		return -ENOMEM;
+	/* folded rows first, in their order, so their keys are found */
+	for (i = 0; i < archive->nr && !ret; i++) {
+		const struct task_row *r = tasks_row(archive, i);
+		struct task_row *d;
+
+		if (!archive_is_folded(r))
+			continue;
+		d = tasks_get(&out, r->tid);
+		if (!d) {
+			ret = -ENOMEM;
+			break;
+		}
+		memcpy(d, r, out.row_size);
+		for (h = key_hash(r->pid, r->comm) & mask; slot[h];
+		     h = (h + 1) & mask)
+			;
+		slot[h] = out.nr;
+	}
+	for (i = 0; i < archive->nr && !ret; i++) {
+		const struct task_row *r = tasks_row(archive, i);
+		struct task_row *d = NULL, *b;
+		char name[sizeof(r->comm)];
+
+		if (archive_is_folded(r))
+			continue;
+		fold_name(r->comm, name, sizeof(name));
+		for (h = key_hash(r->pid, name) & mask; slot[h];
+		     h = (h + 1) & mask) {
+			d = tasks_row(&out, slot[h] - 1);
+			if (d->pid == r->pid && !strcmp(d->comm, name))
+				break;
+			d = NULL;
+		}
+		if (!d) {
+			d = tasks_get(&out, (*next_key)++);
+			if (!d) {
+				ret = -ENOMEM;
+				break;
+			}
+			slot[h] = out.nr;
+			d->pid = r->pid;
+			memcpy(d->comm, name, sizeof(d->comm));
+			d->exited = true;
+			d->nr_tasks = 0;
+		}
+		b = base ? tasks_find(base, r->tid) : NULL;
+		add_less(d, r, b, nr_ev);
+		d->nr_tasks += r->nr_tasks;
+		if (b)
+			tasks_clear(base, r->tid);
+	}
+	free(slot);
+	if (ret) {
+		tasks_free(&out);
+		return ret;
+	}
+	tasks_free(archive);
+	*archive = out;
+	return 0;
+}
+
+void archive_hide_keys(struct task_table *t)
+{
+	size_t i;
+
+	/* the index goes stale: a report table is not looked up by tid */
+	for (i = 0; i < t->nr; i++)
+		if (archive_is_folded(tasks_row(t, i)))
+			tasks_row(t, i)->tid = 0;
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What one collect yields: every task's sums so far, and what was lost.
+ * It is the unit that flows from the tracer (or, for replay, from a
+ * recording) to the report: tracer_collect() fills one, the run driver
+ * subtracts a base or the previous one (interval deltas), and
+ * sink_emit() turns it into a report.
+ *
+ * The wakeup graph's edges are in the task rows (each task's waker
+ * slots, struct tdbpf_wait): diffed with them, and turned into the
+ * graph and its verdict in sink_emit(), before the sinks.
+ */
+#ifndef TDBPF_SNAPSHOT_H
+#define TDBPF_SNAPSHOT_H
+
+#include <linux/types.h>
+#include "sums/tasks.h"
+
+/* The BPF side's loss counters (enum tdbpf_stat), summed over CPUs. */
+struct lost_stats {
+	__u64 map_full;		/* a task could not be given sums */
+	__u64 read_errors;	/* failed counter reads at a switch */
+	__u64 unseen_switch_ins; /* slices charged whose switch-in was unseen */
+	__u64 wakers;		/* waits charged to a task's last waker slot */
+	__u64 wakeups_missed;	/* waking program runs the kernel skipped */
+};
+
+struct snapshot {
+	struct task_table tasks;	/* one row per task, raw sums */
+	/*
+	 * Cumulative since the tracer opened: snapshot_diff() keeps the
+	 * newer snapshot's, so every report says how much was lost in the
+	 * whole run so far.
+	 */
+	struct lost_stats lost;
+	__u64 at_ns;			/* CLOCK_MONOTONIC when read */
+};
+
+/* Empty, rows holding @nr_ev counters (the plan's, not TDBPF_MAX_EVENTS). */
+void snapshot_init(struct snapshot *s, int nr_ev);
+void snapshot_reset(struct snapshot *s);
+void snapshot_free(struct snapshot *s);
+/* @dst = @src (rows by tid, the lost counters, the time). */
+int snapshot_copy(struct snapshot *dst, const struct snapshot *src);
+/*
+ * @out = @cur minus @base, task by task (tasks_diff(): rows with nothing
+ * new are left out); the lost counters and time are @cur's.
+ */
+int snapshot_diff(const struct snapshot *cur, const struct snapshot *base,
+		  struct snapshot *out);
+/* snapshot_diff() into @cur itself (tasks_sub()), when it is not kept */
+int snapshot_sub(struct snapshot *cur, const struct snapshot *base);
+
+#endif /* TDBPF_SNAPSHOT_H */

@@ -1,0 +1,594 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The user-side task table. Rows live in one growing array; an
+ * open-addressing index (linear probing, power-of-two size, load <= 1/2)
+ * maps tid -> row so that pulling 10,000 tasks from the BPF map stays
+ * linear. Rows are never removed: exited tasks stay in the report after
+ * their map entry is deleted.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sums/tasks.h"
+#include "sums/waits.h"
+
+#define TASKS_MIN_ROWS	64
+#define TASKS_MIN_INDEX	128
+
+static size_t tid_hash(__u32 tid, size_t mask)
+{
+	/* Fibonacci hashing: tids are dense, so spread neighbours apart */
+	return (size_t)(((uint64_t)tid * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+}
+
+static int clamp_ev(int nr_ev)
+{
+	if (nr_ev < 0)
+		return 0;
+	return nr_ev > TDBPF_MAX_EVENTS ? TDBPF_MAX_EVENTS : nr_ev;
+}
+
+/* Sums only grow; a smaller value means the row restarted: count from 0. */
+static __u64 sub_sat(__u64 a, __u64 b)
+{
+	return a > b ? a - b : 0;
+}
+
+void sched_add(struct tdbpf_sched *d, const struct tdbpf_sched *s)
+{
+	d->on_cpu_ns += s->on_cpu_ns;
+	d->runq_wait_ns += s->runq_wait_ns;
+	d->off_cpu_ns += s->off_cpu_ns;
+	d->nvcsw += s->nvcsw;
+	d->nivcsw += s->nivcsw;
+	d->migrations += s->migrations;
+	d->uncounted_ns += s->uncounted_ns;
+}
+
+void sched_sub(struct tdbpf_sched *d, const struct tdbpf_sched *a,
+	       const struct tdbpf_sched *b)
+{
+	d->on_cpu_ns = sub_sat(a->on_cpu_ns, b->on_cpu_ns);
+	d->runq_wait_ns = sub_sat(a->runq_wait_ns, b->runq_wait_ns);
+	d->off_cpu_ns = sub_sat(a->off_cpu_ns, b->off_cpu_ns);
+	d->nvcsw = sub_sat(a->nvcsw, b->nvcsw);
+	d->nivcsw = sub_sat(a->nivcsw, b->nivcsw);
+	d->migrations = sub_sat(a->migrations, b->migrations);
+	d->uncounted_ns = sub_sat(a->uncounted_ns, b->uncounted_ns);
+}
+
+void sched_clear(struct tdbpf_sched *d)
+{
+	memset(d, 0, sizeof(*d));
+}
+
+/*
+ * Times and switches. Uncounted time is on-CPU time, so it moves with
+ * it; a migration alone (a sleeping task moved) is not activity that
+ * earns a row in an interval report.
+ */
+bool sched_changed(const struct tdbpf_sched *cur,
+		   const struct tdbpf_sched *prev)
+{
+	return cur->on_cpu_ns != prev->on_cpu_ns ||
+	       cur->runq_wait_ns != prev->runq_wait_ns ||
+	       cur->off_cpu_ns != prev->off_cpu_ns ||
+	       cur->nvcsw != prev->nvcsw || cur->nivcsw != prev->nivcsw;
+}
+
+static void set_stride(struct task_table *t, int nr_ev, bool waits)
+{
+	t->nr_ev = clamp_ev(nr_ev);
+	t->waits = waits;
+	t->row_size = sizeof(struct task_row) +
+		      (size_t)t->nr_ev * sizeof(struct tdbpf_count) +
+		      (waits ? TDBPF_NR_WAITS * sizeof(struct tdbpf_wait) : 0);
+}
+
+void tasks_init(struct task_table *t)
+{
+	memset(t, 0, sizeof(*t));
+	set_stride(t, TDBPF_MAX_EVENTS, false);
+}
+
+int tasks_set_layout(struct task_table *t, int nr_ev, bool waits)
+{
+	if (t->nr)
+		return -EBUSY;
+	if (clamp_ev(nr_ev) != t->nr_ev || waits != t->waits) {
+		free(t->mem);
+		t->mem = NULL;
+		t->cap = 0;
+		set_stride(t, nr_ev, waits);
+	}
+	return 0;
+}
+
+int tasks_set_events(struct task_table *t, int nr_ev)
+{
+	return tasks_set_layout(t, nr_ev, t->waits);
+}
+
+void tasks_layout_like(struct task_table *out, const struct task_table *in)
+{
+	if (!out->nr)
+		tasks_set_layout(out, in->nr_ev, in->waits);
+}
+
+
+void tasks_free(struct task_table *t)
+{
+	int nr_ev = t->nr_ev;
+	bool waits = t->waits;
+
+	free(t->mem);
+	free(t->index);
+	memset(t, 0, sizeof(*t));
+	set_stride(t, nr_ev, waits);
+}
+
+void tasks_reset(struct task_table *t)
+{
+	t->nr = 0;
+	if (t->index)
+		memset(t->index, 0, t->index_cap * sizeof(*t->index));
+}
+
+struct task_row *tasks_find(const struct task_table *t, __u32 tid)
+{
+	size_t mask, i;
+
+	if (!t->index_cap)
+		return NULL;
+	mask = t->index_cap - 1;
+	for (i = tid_hash(tid, mask); t->index[i]; i = (i + 1) & mask) {
+		struct task_row *r = tasks_row(t, t->index[i] - 1);
+
+		if (r->tid == tid)
+			return r;
+	}
+	return NULL;
+}
+
+static void index_insert(size_t *index, size_t cap, __u32 tid, size_t slot)
+{
+	size_t mask = cap - 1, i;
+
+	for (i = tid_hash(tid, mask); index[i]; i = (i + 1) & mask)
+		;
+	index[i] = slot + 1;
+}
+
+static int index_resize(struct task_table *t, size_t cap)
+{
+	size_t *index, i;
+
+	index = calloc(cap, sizeof(*index));
+	if (!index)
+		return -ENOMEM;
+	for (i = 0; i < t->nr; i++)
+		index_insert(index, cap, tasks_row(t, i)->tid, i);
+	free(t->index);
+	t->index = index;
+	t->index_cap = cap;
+	return 0;
+}
+
+static int index_grow(struct task_table *t)
+{
+	return index_resize(t, t->index_cap ? t->index_cap * 2 :
+					      TASKS_MIN_INDEX);
+}
+
+static int rows_grow(struct task_table *t, size_t cap)
+{
+	char *mem;
+
+	if (cap <= t->cap)
+		return 0;
+	mem = realloc(t->mem, cap * t->row_size);
+	if (!mem)
+		return -ENOMEM;
+	t->mem = mem;
+	t->cap = cap;
+	return 0;
+}
+
+int tasks_reserve(struct task_table *t, size_t nr)
+{
+	size_t cap = t->index_cap ? t->index_cap : TASKS_MIN_INDEX;
+
+	if (rows_grow(t, nr))
+		return -ENOMEM;
+	/* the index at most half full, grown once */
+	while (cap < nr * 2)
+		cap *= 2;
+	return cap > t->index_cap ? index_resize(t, cap) : 0;
+}
+
+int tasks_prefault(struct task_table *t, size_t nr)
+{
+	if (tasks_reserve(t, nr))
+		return -ENOMEM;
+	if (t->cap > t->nr)
+		memset(t->mem + t->nr * t->row_size, 0,
+		       (t->cap - t->nr) * t->row_size);
+	return 0;
+}
+
+/* Append a zeroed row without indexing it (folded tables use this). */
+static struct task_row *rows_append(struct task_table *t)
+{
+	struct task_row *r;
+
+	if (t->nr == t->cap &&
+	    rows_grow(t, t->cap ? t->cap * 2 : TASKS_MIN_ROWS))
+		return NULL;
+	r = tasks_row(t, t->nr++);
+	memset(r, 0, t->row_size);
+	r->nr_tasks = 1;
+	return r;
+}
+
+struct task_row *tasks_append(struct task_table *t)
+{
+	return rows_append(t);
+}
+
+struct task_row *tasks_get(struct task_table *t, __u32 tid)
+{
+	struct task_row *r = tasks_find(t, tid);
+
+	if (r)
+		return r;
+	/* keep the index at most half full so probes stay short */
+	if ((t->nr + 1) * 2 > t->index_cap && index_grow(t))
+		return NULL;
+	r = rows_append(t);
+	if (!r)
+		return NULL;
+	r->tid = tid;
+	index_insert(t->index, t->index_cap, tid, t->nr - 1);
+	return r;
+}
+
+void tasks_clear(struct task_table *t, __u32 tid)
+{
+	struct task_row *r = tasks_find(t, tid);
+	int i;
+
+	if (!r)
+		return;
+	sched_clear(&r->sched);
+	if (t->waits)
+		memset(tasks_waits(t, r), 0,
+		       TDBPF_NR_WAITS * sizeof(struct tdbpf_wait));
+	for (i = 0; i < t->nr_ev; i++)
+		memset(&r->ctr[i], 0, sizeof(r->ctr[i]));
+}
+
+/* counters both a row of @a and one of @b hold, of the @nr_ev asked */
+static int common_ev(int nr_ev, const struct task_table *a,
+		     const struct task_table *b)
+{
+	nr_ev = clamp_ev(nr_ev);
+	if (nr_ev > a->nr_ev)
+		nr_ev = a->nr_ev;
+	return b && nr_ev > b->nr_ev ? b->nr_ev : nr_ev;
+}
+
+static void add_counts(struct tdbpf_count *d, const struct tdbpf_count *s,
+		       int nr_ev)
+{
+	int i;
+
+	for (i = 0; i < nr_ev; i++) {
+		d[i].value += s[i].value;
+		d[i].enabled += s[i].enabled;
+		d[i].running += s[i].running;
+	}
+}
+
+/* Copy a name that may fill its buffer without a NUL (BPF comm). */
+static void copy_comm(char *dst, size_t dstlen, const char *src, size_t srclen)
+{
+	size_t n = strnlen(src, srclen);
+
+	if (n >= dstlen)
+		n = dstlen - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+int tasks_add(struct task_table *t, const struct tdbpf_task *s,
+	      const struct tdbpf_wait *waits, int nr_ev)
+{
+	struct task_row *r = tasks_get(t, s->tid);
+
+	if (!r)
+		return -ENOMEM;
+	r->pid = s->tgid;
+	/* the newest name wins: threads rename themselves (prctl) */
+	if (s->comm[0])
+		copy_comm(r->comm, sizeof(r->comm), s->comm, sizeof(s->comm));
+	if (s->flags & TDBPF_TASK_EXITED)
+		r->exited = true;
+	sched_add(&r->sched, &s->sched);
+	if (waits && t->waits)
+		waits_add(tasks_waits(t, r), waits);
+	add_counts(r->ctr, s->ctr, common_ev(nr_ev, t, NULL));
+	return 0;
+}
+
+/* Row @s of @st into row @d of @dt: sums, counters, waker slots. */
+static void add_row(const struct task_table *dt, struct task_row *d,
+		    const struct task_table *st, const struct task_row *s,
+		    int nr_ev)
+{
+	sched_add(&d->sched, &s->sched);
+	if (dt->waits && st->waits)
+		waits_add(tasks_waits(dt, d), tasks_waits(st, s));
+	add_counts(d->ctr, s->ctr, nr_ev);
+}
+
+int tasks_merge(struct task_table *dst, const struct task_table *src,
+		int nr_ev)
+{
+	size_t i;
+
+	tasks_layout_like(dst, src);
+	nr_ev = common_ev(nr_ev, dst, src);
+	/* at most every row of @src is new: no row moves while merging */
+	if (tasks_reserve(dst, dst->nr + src->nr))
+		return -ENOMEM;
+	for (i = 0; i < src->nr; i++) {
+		const struct task_row *s = tasks_row(src, i);
+		size_t had = dst->nr;
+		struct task_row *d = tasks_get(dst, s->tid);
+
+		if (!d)
+			return -ENOMEM;
+		/* a row new here holds what @s holds: a folded row, several */
+		if (dst->nr > had)
+			d->nr_tasks = s->nr_tasks;
+		d->pid = s->pid;
+		if (s->comm[0])
+			memcpy(d->comm, s->comm, sizeof(d->comm));
+		d->exited |= s->exited;
+		add_row(dst, d, src, s, nr_ev);
+	}
+	return 0;
+}
+
+static const struct task_row zero_row;
+
+/* @prev's row of @c's tid, or a zero row (whose counters are never read) */
+static const struct task_row *prev_row(const struct task_table *prev,
+				       const struct task_row *c)
+{
+	const struct task_row *p = prev ? tasks_find(prev, c->tid) : NULL;
+
+	return p ? p : &zero_row;
+}
+
+/* Anything to show for @c since @p: time, a switch, its exit? */
+static bool row_new(const struct task_row *c, const struct task_row *p)
+{
+	return (c->exited && !p->exited) || sched_changed(&c->sched, &p->sched);
+}
+
+/*
+ * Row @d (of @out) = row @c (of @cur) minus @p (of @prev, or zero_row).
+ * @d may be @c: every field is read before it is written.
+ */
+static void diff_row(const struct task_table *out, struct task_row *d,
+		     const struct task_table *cur, const struct task_row *c,
+		     const struct task_table *prev, const struct task_row *p,
+		     int nr_ev)
+{
+	bool have_prev = p != &zero_row;
+	int j;
+
+	if (d != c) {
+		d->pid = c->pid;
+		memcpy(d->comm, c->comm, sizeof(d->comm));
+		d->exited = c->exited;
+		d->nr_tasks = c->nr_tasks;
+	}
+	sched_sub(&d->sched, &c->sched, &p->sched);
+	if (out->waits && cur->waits)
+		waits_sub(tasks_waits(out, d), tasks_waits(cur, c),
+			  have_prev && prev->waits ? tasks_waits(prev, p) :
+						     NULL);
+	for (j = 0; j < nr_ev; j++) {
+		if (!have_prev) {
+			d->ctr[j] = c->ctr[j];
+			continue;
+		}
+		d->ctr[j].value = sub_sat(c->ctr[j].value, p->ctr[j].value);
+		d->ctr[j].enabled = sub_sat(c->ctr[j].enabled,
+					    p->ctr[j].enabled);
+		d->ctr[j].running = sub_sat(c->ctr[j].running,
+					    p->ctr[j].running);
+	}
+}
+
+int tasks_diff(const struct task_table *cur, const struct task_table *prev,
+	       struct task_table *out, int nr_ev)
+{
+	struct task_row *d;
+	size_t i;
+
+	tasks_reset(out);
+	tasks_layout_like(out, cur);
+	nr_ev = common_ev(nr_ev, out, cur);
+	if (prev)
+		nr_ev = common_ev(nr_ev, prev, NULL);
+	if (tasks_reserve(out, cur->nr))
+		return -ENOMEM;
+	for (i = 0; i < cur->nr; i++) {
+		const struct task_row *c = tasks_row(cur, i);
+		const struct task_row *p = prev_row(prev, c);
+
+		if (!row_new(c, p))
+			continue;
+		d = tasks_get(out, c->tid);
+		if (!d)
+			return -ENOMEM;
+		diff_row(out, d, cur, c, prev, p, nr_ev);
+	}
+	return 0;
+}
+
+int tasks_sub(struct task_table *cur, const struct task_table *prev)
+{
+	size_t i, n = 0;
+	int nr_ev = common_ev(cur->nr_ev, cur, NULL);
+
+	if (prev)
+		nr_ev = common_ev(nr_ev, prev, NULL);
+	for (i = 0; i < cur->nr; i++) {
+		struct task_row *c = tasks_row(cur, i);
+		const struct task_row *p = prev_row(prev, c);
+
+		if (!row_new(c, p))
+			continue;
+		diff_row(cur, c, cur, c, prev, p, nr_ev);
+		if (n != i)
+			memcpy(tasks_row(cur, n), c, cur->row_size);
+		n++;
+	}
+	if (n == cur->nr)
+		return 0;
+	/* rows moved: index them again */
+	cur->nr = n;
+	return index_resize(cur, cur->index_cap ? cur->index_cap :
+						  TASKS_MIN_INDEX);
+}
+
+static bool is_sep(char c)
+{
+	return c && strchr("-_.:/#", c);
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/*
+ * The instance suffix is the longest tail of the form DIGITS, then any
+ * number of (SEP DIGITS), that follows a non-digit, where SEP is one of
+ * - _ . : / #. It becomes a star: "worker-12" -> "worker-STAR", "parse3"
+ * -> "parse" STAR, "kworker/0:1" -> "kworker/" STAR, "worker-1.2" ->
+ * "worker-" STAR (STAR being '*', spelled out to keep this a comment).
+ * The separator before the suffix stays, so "worker-3" and "worker3" remain
+ * two names. A name made only of digits (or with no trailing digits) is
+ * not an instance number of anything and stays as it is.
+ */
+void fold_name(const char *comm, char *out, size_t outlen)
+{
+	size_t len = strlen(comm), end = len, cut;
+
+	if (!outlen)
+		return;
+	/* strip DIGITS, then (SEP DIGITS) pairs while they continue */
+	while (end && is_digit(comm[end - 1]))
+		end--;
+	cut = end;
+	while (cut < len && end >= 2 && is_sep(comm[end - 1]) &&
+	       is_digit(comm[end - 2])) {
+		size_t e = end - 1;
+
+		while (e && is_digit(comm[e - 1]))
+			e--;
+		end = e;
+		cut = e;
+	}
+	if (cut == len || cut == 0) {
+		/* no instance number, or nothing left to name */
+		snprintf(out, outlen, "%s", comm);
+		return;
+	}
+	snprintf(out, outlen, "%.*s*", (int)cut, comm);
+}
+
+/* Name -> row index of @out, for folding without quadratic searches. */
+struct name_index {
+	size_t *slot;		/* row + 1, 0 = empty */
+	size_t cap;
+};
+
+static size_t name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
+
+	while (*s) {
+		h ^= (unsigned char)*s++;
+		h *= 0x100000001b3ull;
+	}
+	return (size_t)h;
+}
+
+int tasks_fold(const struct task_table *in, struct task_table *out,
+	       int nr_ev)
+{
+	struct name_index ni;
+	size_t i;
+	int ret = 0;
+
+	tasks_reset(out);
+	tasks_layout_like(out, in);
+	nr_ev = common_ev(nr_ev, out, in);
+	ni.cap = TASKS_MIN_INDEX;
+	while (ni.cap < in->nr * 2)
+		ni.cap *= 2;
+	ni.slot = calloc(ni.cap, sizeof(*ni.slot));
+	if (!ni.slot)
+		return -ENOMEM;
+
+	for (i = 0; i < in->nr; i++) {
+		const struct task_row *s = tasks_row(in, i);
+		char name[sizeof(s->comm)];
+		struct task_row *d = NULL;
+		size_t h;
+
+		fold_name(s->comm, name, sizeof(name));
+		for (h = name_hash(name) & (ni.cap - 1); ni.slot[h];
+		     h = (h + 1) & (ni.cap - 1)) {
+			d = tasks_row(out, ni.slot[h] - 1);
+			if (!strcmp(d->comm, name))
+				break;
+			d = NULL;
+		}
+		if (!d) {
+			d = rows_append(out);
+			if (!d) {
+				ret = -ENOMEM;
+				break;
+			}
+			ni.slot[h] = out->nr;
+			memcpy(d->comm, name, sizeof(d->comm));
+			d->tid = s->tid;
+			d->pid = s->pid;
+			d->exited = s->exited;
+			d->nr_tasks = s->nr_tasks;
+		} else {
+			/* several tasks: no single tid; pid only if shared */
+			d->tid = 0;
+			if (d->pid != s->pid)
+				d->pid = 0;
+			d->exited = d->exited && s->exited;
+			d->nr_tasks += s->nr_tasks;
+		}
+		add_row(out, d, in, s, nr_ev);
+	}
+	free(ni.slot);
+	/*
+	 * Rows were appended without the tid index: a folded table is for
+	 * reports, looking it up by tid would make no sense.
+	 */
+	return ret;
+}
