@@ -49,7 +49,8 @@ struct tdbpf_sched {
  * last slot takes every waker that finds no free slot (counted in
  * lost.wakers).
  */
-#define TDBPF_NR_WAITS		8	/* a power of two (BPF masks by it) */
+#define TDBPF_NR_WAITS		16	/* a power of two (BPF masks by it):
+					 * wakers and the CPU's holders */
 
 /* Who ended a wait (woke the task up), as the waker's context tells. */
 enum tdbpf_waker_kind {
@@ -85,7 +86,7 @@ enum tdbpf_waker_kind {
  * waited for it. A power of two (BPF masks by it); a wait longer than
  * these slices charges the rest to TDBPF_HOLDER_UNSEEN.
  */
-#define TDBPF_NR_SLICES		8
+#define TDBPF_NR_SLICES		16
 
 struct tdbpf_slice {
 	__u32 tid;		/* 0: the idle task */
