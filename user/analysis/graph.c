@@ -657,6 +657,7 @@ static double pct(double part, double whole)
 }
 
 const char *(*graph_tid_name)(__u32 tid, char *buf, size_t len);
+const char *(*graph_cpu_limit)(__u32 tid, char *buf, size_t len);
 
 /*
  * Who held the CPU a starved node waited for most: "CPU-starved by enrich
@@ -683,9 +684,14 @@ static void starved_reason(const struct graph *g, const struct graph_node *n,
 		return;
 	}
 	if (top->kind == TDBPF_HOLDER_LIMIT) {
+		char lim[640];
+		const char *l = graph_cpu_limit && n->tid ?
+			graph_cpu_limit(n->tid, lim, sizeof(lim)) : NULL;
+
 		snprintf(buf, len,
-			 "throttled by its cgroup's CPU limit (%.0f%% of its run-queue wait)",
-			 pct((double)top->wait_ns, runq));
+			 "throttled by its cgroup's CPU limit (%.0f%% of its run-queue wait)%s%s",
+			 pct((double)top->wait_ns, runq), l ? ": " : "",
+			 l ? l : "");
 		return;
 	}
 	if (top->waker >= 0) {

@@ -106,6 +106,11 @@ static inline bool graph_edge_holds(const struct graph_edge *e)
  * answer: "tid N" is said instead.
  */
 extern const char *(*graph_tid_name)(__u32 tid, char *buf, size_t len);
+/*
+ * The cgroup CPU limit of a task by tid, in words ("/sg, 20% of a CPU
+ * ..."), for a throttled one's reason; set like graph_tid_name.
+ */
+extern const char *(*graph_cpu_limit)(__u32 tid, char *buf, size_t len);
 
 /*
  * Why node @n is where waits lead, in a few words: "runs (on-CPU 97%):

@@ -56,7 +56,7 @@ struct graph;
 #define REPORT_MAX_VERDICTS	4
 struct graph_verdict {
 	int node;			/* in rep->graph */
-	char reason[192];
+	char reason[512];
 };
 
 /* A row is flagged when its groups ran for less than this share. */
