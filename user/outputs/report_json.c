@@ -14,10 +14,14 @@
  *   "nr_total": 14,                tasks before --top
  *   "graph": {                     with wakeups traced (docs/graph.md):
  *     "blocked_ns",                the blocked tasks' time,
- *     "edges": [ { "waker_tid", "waker_comm", "wakee_tid",
+ *     "edges": [ { "waker_tid", "waker_comm", "kind" ("wakeup": the
+ *                  waker ended blocked time; "cpu": it held the CPU the
+ *                  wakee waited for, run-queue time), "holder_tid" (a
+ *                  holder outside the targets), "wakee_tid",
  *                  "wakee_comm", "wakeups", "wait_ns" } ],
  *     "bottleneck": [ { "tid", "comm", "nr_tasks", "share" (of
- *                  blocked_ns, 0..1), "sources", "reason" } ] best first
+ *                  blocked_ns, 0..1), "sources", "reason" } ] best first,
+ *     "tied": the first N candidates too close to tell apart
  *   },
  *   "groups": [ [EVENT, ...] ],    the counter groups as programmed,
  *                                  leader first; their concatenation is
@@ -123,6 +127,10 @@ static void write_graph(struct jw *w, const struct report *rep)
 		jw_u64(w, "waker_tid",
 		       e->waker >= 0 ? g->nodes[e->waker].tid : 0);
 		jw_str(w, "waker_comm", graph_waker_name(g, e));
+		/* a hold: run-queue time while the waker held the CPU */
+		jw_str(w, "kind", graph_edge_holds(e) ? "cpu" : "wakeup");
+		if (e->tid)
+			jw_u64(w, "holder_tid", e->tid);
 		jw_u64(w, "wakee_tid", to->tid);
 		jw_str(w, "wakee_comm", to->name);
 		jw_u64(w, "wakeups", e->wakeups);
@@ -144,6 +152,7 @@ static void write_graph(struct jw *w, const struct report *rep)
 		jw_close(w, '}');
 	}
 	jw_close(w, ']');
+	jw_int(w, "tied", g->nr_tied);
 	jw_close(w, '}');
 }
 

@@ -81,6 +81,47 @@ static int slot_width(const struct model_event *e)
 /* "name NN%": a waker's name and its share of the blocked time */
 #define WAITS_ON_WIDTH	22
 
+/* "enrich (tid 12) 41%": a candidate and its share of the blocked time. */
+static void print_candidate(FILE *f, const struct graph *g, int node)
+{
+	const struct graph_node *n = &g->nodes[node];
+	char name[sizeof(n->name)];
+
+	text_printable(name, sizeof(name), n->name, NULL, TEXT_ASCII);
+	if (n->tid)
+		fprintf(f, "%s (tid %u) %.0f%%", name, n->tid,
+			100.0 * graph_share(g, node));
+	else
+		fprintf(f, "%s (%d tasks) %.0f%%", name, n->nr_tasks,
+			100.0 * graph_share(g, node));
+}
+
+/*
+ * Candidates too close to tell apart (graph.h: GRAPH_TIE): both named,
+ * with their shares of the blocked time and their reasons.
+ */
+static void print_tie(FILE *f, const struct report *rep)
+{
+	const struct graph *g = rep->graph;
+	int i, n = g->nr_tied < rep->nr_verdict ? g->nr_tied : rep->nr_verdict;
+
+	fprintf(f, "bottleneck: a tie: ");
+	for (i = 0; i < n; i++) {
+		fprintf(f, "%s", i ? " and " : "");
+		print_candidate(f, g, rep->verdict[i].node);
+	}
+	fprintf(f, " of the blocked time lead to each");
+	for (i = 0; i < n; i++) {
+		char name[sizeof(g->nodes[0].name)];
+
+		text_printable(name, sizeof(name),
+			       g->nodes[rep->verdict[i].node].name, NULL,
+			       TEXT_ASCII);
+		fprintf(f, "; %s: %s", name, rep->verdict[i].reason);
+	}
+	fputc('\n', f);
+}
+
 /*
  * The graph's verdict, before the rows: where the blocked tasks' waits
  * lead, and why.
@@ -93,7 +134,11 @@ static void print_verdict(FILE *f, const struct report *rep)
 	int b;
 
 	if (!rep->nr_verdict) {
-		fprintf(f, "bottleneck: none: no task was blocked\n");
+		fprintf(f, "bottleneck: none: no task waits on another\n");
+		return;
+	}
+	if (g->nr_tied >= 2 && rep->nr_verdict >= 2) {
+		print_tie(f, rep);
 		return;
 	}
 	b = rep->verdict[0].node;
