@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/graph.h"
+#include "support/text.h"
 
 #define GRAPH_MAX_STEPS	256
 /* what still goes round a cycle past this share of a flow: a closed one */
@@ -755,4 +756,28 @@ void graph_reason(const struct graph *g, int i, const char *path, char *buf,
 			 pct(kind_ns, waits_of(g, n)));
 		break;
 	}
+}
+
+void graph_waits_on(const struct graph *g, int n, char *buf, size_t len)
+{
+	const struct graph_node *node;
+	const struct graph_edge *e;
+	char name[TDBPF_COMM_LEN + 2];
+	double all = 0;
+	int i;
+
+	if (n < 0 || !g->nodes[n].nr_in) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	node = &g->nodes[n];
+	for (i = 0; i < node->nr_in; i++)
+		all += (double)g->edges[node->first_in + i].wait_ns;
+	e = &g->edges[node->first_in];	/* the largest */
+	text_printable(name, sizeof(name), graph_waker_name(g, e), NULL,
+		       TEXT_ASCII);
+	/* a hold: the CPU it waited for was held by that task */
+	snprintf(buf, len, "%s%s %.0f%%",
+		 graph_edge_holds(e) && e->waker >= 0 ? "cpu:" : "", name,
+		 pct((double)e->wait_ns, all));
 }

@@ -122,4 +122,11 @@ extern const char *(*graph_cpu_limit)(__u32 tid, char *buf, size_t len);
 void graph_reason(const struct graph *g, int n, const char *path, char *buf,
 		  size_t len);
 
+/*
+ * WAITS ON of node @n: what kept it off the CPU most, by its share of
+ * its blocked and run-queue time: "enrich 62%" (a waker), "cpu:agg 30%"
+ * (a task that held the CPU it waited for), "timer 90%"; "-" for none.
+ */
+void graph_waits_on(const struct graph *g, int n, char *buf, size_t len);
+
 #endif /* TDBPF_GRAPH_H */

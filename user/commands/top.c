@@ -248,8 +248,9 @@ static int on_interval(struct loop *l, uint64_t n, void *arg)
 		t->fr.valid = true;
 	}
 	/*
-	 * The wakeup graph's verdict for this interval (issue 10) goes in
-	 * t->st.banner here: the view draws it above the table.
+	 * With wakeups traced, the view builds this interval's graph and
+	 * draws its bottleneck line above the table (t->st.banner stays
+	 * for other notices).
 	 */
 	e = snapshot_copy(&t->prev, &t->cur);
 	if (e)

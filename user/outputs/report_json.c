@@ -57,7 +57,7 @@
  *                  decimals; null when not computable }
  *                                  only when the model decodes,
  *     "bottleneck": what the table's BOTTLENECK column says,
- *     "waits_on": [ { "tid", "comm", "wait_ns", "wakeups" } ] largest
+ *     "waits_on": [ { "tid", "comm", "kind", "wait_ns", "wakeups" } ] largest
  *                  first, with wakeups traced
  *   } ]
  * }
@@ -103,6 +103,8 @@ static void write_waits_on(struct jw *w, const struct report *rep,
 		jw_open(w, NULL, '{');
 		jw_u64(w, "tid", e->waker >= 0 ? g->nodes[e->waker].tid : 0);
 		jw_str(w, "comm", graph_waker_name(g, e));
+		/* cpu: run-queue time while it held the CPU */
+		jw_str(w, "kind", graph_edge_holds(e) ? "cpu" : "wakeup");
 		jw_u64(w, "wait_ns", e->wait_ns);
 		jw_u64(w, "wakeups", e->wakeups);
 		jw_close(w, '}');
