@@ -530,9 +530,15 @@ static int flow(struct graph *g)
 		if ((s->role != ROLE_PASS && s->role != ROLE_EXTERNAL) ||
 		    !s->blocked_ns)
 			continue;
-		g->blocked_ns += (double)s->blocked_ns;
 		flow_from(g, i, &f);
 	}
+	/*
+	 * Shares are of the blocked time that led to some task: what a
+	 * task's own waits on no task (a JVM thread asleep on a timer) drop
+	 * would only make every share smaller.
+	 */
+	for (i = 0; i < g->nr_nodes; i++)
+		g->blocked_ns += g->nodes[i].led_ns;
 	for (i = 0; i < g->nr_nodes; i++)
 		if (g->blocked_ns > 0 &&
 		    g->nodes[i].led_ns >= GRAPH_MIN_SHARE * g->blocked_ns)
@@ -697,7 +703,7 @@ static void starved_reason(const struct graph *g, const struct graph_node *n,
 	}
 	if (top->waker >= 0) {
 		who = g->nodes[top->waker].name;
-	} else if (top->kind == TDBPF_HOLDER_OTHER) {
+	} else if (top->kind == TDBPF_HOLDER_OTHER && top->tid) {
 		if (graph_tid_name)
 			who = graph_tid_name(top->tid, name, sizeof(name));
 		if (!who) {

@@ -63,7 +63,7 @@ struct graph {
 	int nr_nodes;
 	struct graph_edge *edges;	/* by wakee, then wait time, largest first */
 	int nr_edges;
-	double blocked_ns;		/* all blocked nodes' blocked time */
+	double blocked_ns;		/* blocked time that led to a task */
 	int *rank;			/* candidates, best first */
 	int nr_rank;
 	int nr_tied;			/* the first ones too close to tell apart */

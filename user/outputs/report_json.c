@@ -13,7 +13,8 @@
  *                                  counts are extrapolated (uncounted_ns)
  *   "nr_total": 14,                tasks before --top
  *   "graph": {                     with wakeups traced (docs/graph.md):
- *     "blocked_ns",                the blocked tasks' time,
+ *     "blocked_ns",                the blocked tasks' time that led
+ *                                  to some task (the shares' whole),
  *     "edges": [ { "waker_tid", "waker_comm", "kind" ("wakeup": the
  *                  waker ended blocked time; "cpu": it held the CPU the
  *                  wakee waited for, run-queue time), "holder_tid" (a
