@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Who held the CPU while a task waited for it (--wakeups). Every switch
+ * on the machine pushes the slice that ends (the task and its on-CPU
+ * time in it, se.sum_exec_runtime - se.prev_sum_exec_runtime: no clock
+ * read) on this CPU's ring. When a tracked task is switched in, its wait
+ * on this run queue (rq->clock - sched_info.last_queued, both the run
+ * queue's clock; sched_info_arrive() clears it only after the
+ * tracepoint) is charged to the newest slices back until it is covered:
+ * those tasks held the CPU it waited for. Of a wait cut by a migration
+ * only the part on this CPU is charged: the kernel added the rest to
+ * run_delay when the task left the other CPU's queue.
+ */
+#ifndef TDBPF_HOLDERS_BPF_H
+#define TDBPF_HOLDERS_BPF_H
+
+#include "wait.bpf.h"
+
+/* A task whose cgroup's CPU limit took it off its CPU (6.18+: per task). */
+static __always_inline bool throttled(struct task_struct *p)
+{
+	return bpf_core_field_exists(p->throttled) && p->throttled;
+}
+
+static __always_inline void ring_push(struct task_struct *prev, bool tp)
+{
+	struct tdbpf_ring *r;
+	struct tdbpf_slice *sl;
+	__u32 z = 0;
+
+	__u64 ns;
+
+	r = bpf_map_lookup_elem(&cpu_ring, &z);
+	if (!r)
+		return;
+	ns = prev->pid ? prev->se.sum_exec_runtime -
+				 prev->se.prev_sum_exec_runtime :
+			 0;
+	/* the same task again (woken back at once): one longer slice */
+	sl = &r->s[(r->head - 1) & (TDBPF_NR_SLICES - 1)];
+	if (sl->tid == prev->pid && sl->ns) {
+		sl->ns += ns;
+		return;
+	}
+	sl = &r->s[r->head & (TDBPF_NR_SLICES - 1)];
+	sl->tid = prev->pid;
+	sl->tracked = tp;
+	sl->ns = ns;
+	r->head++;
+}
+
+/*
+ * Tasks outside the targets that hold the CPU get a slot each, for the
+ * first TDBPF_NR_OTHERS of them: a noisy neighbour is named. On a busy
+ * machine (a build: hundreds of short processes) the rest share one
+ * slot, tid 0, so that wakers keep theirs.
+ */
+#define TDBPF_NR_OTHERS	3
+
+static __always_inline __u32 other_slot(const struct tdbpf_wake *k, __u32 tid)
+{
+	__u32 i, n = 0;
+
+	for (i = 0; i < TDBPF_NR_WAITS; i++) {
+		const struct tdbpf_wait *w = &k->waits[i];
+
+		if (w->kind != TDBPF_HOLDER_OTHER || !w->tid)
+			continue;
+		if (w->tid == tid)
+			return tid;
+		n++;
+	}
+	return n < TDBPF_NR_OTHERS ? tid : 0;
+}
+
+/* This run queue's clock, as __schedule() just updated it; 0 unknown. */
+static __always_inline __u64 rq_clock_now(struct task_struct *cur)
+{
+	struct cfs_rq *c = cur->se.cfs_rq;
+	__u64 rq = 0, clock = 0;
+
+	if (!c || bpf_probe_read_kernel(&rq, sizeof(rq), &c->rq) || !rq)
+		return 0;
+	bpf_probe_read_kernel(&clock, sizeof(clock),
+			      (void *)(rq + bpf_core_field_offset(struct rq,
+								  clock)));
+	return clock;
+}
+
+/* The walk over a CPU's last slices, newest first (bpf_loop's context). */
+struct hold_walk {
+	struct tdbpf_wake *k;
+	struct tdbpf_ring *r;
+	__u64 wait;		/* still to charge */
+	__u32 tid;		/* the task switched in */
+};
+
+/*
+ * Slice @i back: charge its holder for the part of the wait it covers.
+ * A callback of bpf_loop(): verified once, not once per slice, which the
+ * slot searches inside would make too long a program.
+ */
+static long hold_one(__u64 i, void *ctx)
+{
+	struct hold_walk *w = ctx;
+	struct tdbpf_slice *sl;
+	__u64 take;
+
+	if (!w->wait)
+		return 1;
+	sl = &w->r->s[(w->r->head - 1 - i) & (TDBPF_NR_SLICES - 1)];
+	/* its own last slice: its wait began after it, nothing older held it */
+	if (sl->tid == w->tid)
+		return 1;
+	take = sl->ns < w->wait ? sl->ns : w->wait;
+	if (!sl->tid || !take)
+		return 0;
+	if (sl->tracked)
+		charge_wait(w->k, TDBPF_HOLDER_TASK, sl->tid, take);
+	else
+		charge_wait(w->k, TDBPF_HOLDER_OTHER, other_slot(w->k, sl->tid),
+			    take);
+	w->wait -= take;
+	return 0;
+}
+
+/*
+ * @next, tracked, is switched in after waiting on this run queue: charge
+ * that wait to its cgroup's limit for as long as it was throttled, the
+ * rest to the tasks of the CPU's last slices, newest first.
+ */
+static __always_inline void charge_holders(struct task_struct *prev,
+					   struct task_struct *next)
+{
+	__u64 queued = next->sched_info.last_queued, clock, take;
+	struct hold_walk w;
+	__u32 z = 0;
+
+	if (!queued)
+		return;
+	w.k = bpf_task_storage_get(&wake_store, next, 0, 0);
+	w.r = bpf_map_lookup_elem(&cpu_ring, &z);
+	if (!w.k || !w.r)
+		return;
+	w.tid = next->pid;
+	clock = rq_clock_now(prev);
+	w.wait = clock > queued ? clock - queued : 0;
+	if (w.k->throttle_ns) {
+		take = bpf_ktime_get_ns() - w.k->throttle_ns;
+		if (take > w.wait)
+			take = w.wait;
+		charge_wait(w.k, TDBPF_HOLDER_LIMIT, 0, take);
+		w.wait -= take;
+		w.k->throttle_ns = 0;
+	}
+	if (w.wait)
+		bpf_loop(TDBPF_NR_SLICES, hold_one, &w, 0);
+	if (w.wait)
+		charge_wait(w.k, TDBPF_HOLDER_UNSEEN, 0, w.wait);
+}
+
+/* @p, tracked, leaves its CPU throttled: its wait is its group's limit. */
+static __always_inline void note_throttle(struct task_struct *p)
+{
+	struct tdbpf_wake *k = bpf_task_storage_get(&wake_store, p, 0, 0);
+
+	if (k && !k->throttle_ns)
+		k->throttle_ns = bpf_ktime_get_ns();
+}
+
+#endif /* TDBPF_HOLDERS_BPF_H */
