@@ -51,13 +51,16 @@ static __always_inline void ring_push(struct task_struct *prev, bool tp)
 
 /*
  * Tasks outside the targets that hold the CPU get a slot each, for the
- * first TDBPF_NR_OTHERS of them: a noisy neighbour is named. On a busy
- * machine (a build: hundreds of short processes) the rest share one
- * slot, tid 0, so that wakers keep theirs.
+ * first TDBPF_NR_OTHERS of them that hold it long (a CPU hog's slices: a
+ * noisy neighbour is named); the rest (on a busy machine hundreds of
+ * short-lived or short-slice tasks) share one slot, tid 0, so that
+ * wakers keep theirs.
  */
 #define TDBPF_NR_OTHERS	3
+#define TDBPF_OTHER_LONG	500000	/* ns of one slice's charge */
 
-static __always_inline __u32 other_slot(const struct tdbpf_wake *k, __u32 tid)
+static __always_inline __u32 other_slot(const struct tdbpf_wake *k, __u32 tid,
+					__u64 take)
 {
 	__u32 i, n = 0;
 
@@ -70,7 +73,7 @@ static __always_inline __u32 other_slot(const struct tdbpf_wake *k, __u32 tid)
 			return tid;
 		n++;
 	}
-	return n < TDBPF_NR_OTHERS ? tid : 0;
+	return n < TDBPF_NR_OTHERS && take >= TDBPF_OTHER_LONG ? tid : 0;
 }
 
 /* This run queue's clock, as __schedule() just updated it; 0 unknown. */
@@ -92,34 +95,53 @@ struct hold_walk {
 	struct tdbpf_wake *k;
 	struct tdbpf_ring *r;
 	__u64 wait;		/* still to charge */
+	__u64 throttled;	/* of it, off its CPU throttled */
 	__u32 tid;		/* the task switched in */
 };
 
 /*
- * Slice @i back: charge its holder for the part of the wait it covers.
- * A callback of bpf_loop(): verified once, not once per slice, which the
- * slot searches inside would make too long a program.
+ * Step @i of charging a wait: 0, its cgroup's limit for the time it was
+ * throttled; 1..TDBPF_NR_SLICES, the slice i - 1 back, for the part of
+ * the wait it covers; then what no slice covered (unseen: on a busy
+ * machine short slices of other tasks can overrun the ring). A callback
+ * of bpf_loop(), with the one call of charge_wait(): verified once, not
+ * once per step, which would make the switch program take seconds to
+ * verify.
  */
-static long hold_one(__u64 i, void *ctx)
+static long hold_step(__u64 i, void *ctx)
 {
 	struct hold_walk *w = ctx;
 	struct tdbpf_slice *sl;
+	__u32 kind, tid = 0;
 	__u64 take;
 
 	if (!w->wait)
 		return 1;
-	sl = &w->r->s[(w->r->head - 1 - i) & (TDBPF_NR_SLICES - 1)];
-	/* its own last slice: its wait began after it, nothing older held it */
-	if (sl->tid == w->tid)
-		return 1;
-	take = sl->ns < w->wait ? sl->ns : w->wait;
-	if (!sl->tid || !take)
+	if (i == 0) {
+		kind = TDBPF_HOLDER_LIMIT;
+		take = w->throttled < w->wait ? w->throttled : w->wait;
+	} else if (i > TDBPF_NR_SLICES) {
+		kind = TDBPF_HOLDER_UNSEEN;
+		take = w->wait;
+	} else {
+		sl = &w->r->s[(w->r->head - i) & (TDBPF_NR_SLICES - 1)];
+		/* its own last slice: its wait began after it */
+		if (sl->tid == w->tid) {
+			kind = TDBPF_HOLDER_UNSEEN;
+			take = w->wait;
+		} else {
+			take = sl->ns < w->wait ? sl->ns : w->wait;
+			if (!sl->tid)
+				return 0;
+			kind = sl->tracked ? TDBPF_HOLDER_TASK :
+					     TDBPF_HOLDER_OTHER;
+			tid = sl->tracked ? sl->tid :
+					    other_slot(w->k, sl->tid, take);
+		}
+	}
+	if (!take)
 		return 0;
-	if (sl->tracked)
-		charge_wait(w->k, TDBPF_HOLDER_TASK, sl->tid, take);
-	else
-		charge_wait(w->k, TDBPF_HOLDER_OTHER, other_slot(w->k, sl->tid),
-			    take);
+	charge_wait(w->k, kind, tid, take);
 	w->wait -= take;
 	return 0;
 }
@@ -132,8 +154,8 @@ static long hold_one(__u64 i, void *ctx)
 static __always_inline void charge_holders(struct task_struct *prev,
 					   struct task_struct *next)
 {
-	__u64 queued = next->sched_info.last_queued, clock, take;
-	struct hold_walk w;
+	__u64 queued = next->sched_info.last_queued, clock;
+	struct hold_walk w = {};
 	__u32 z = 0;
 
 	if (!queued)
@@ -146,17 +168,11 @@ static __always_inline void charge_holders(struct task_struct *prev,
 	clock = rq_clock_now(prev);
 	w.wait = clock > queued ? clock - queued : 0;
 	if (w.k->throttle_ns) {
-		take = bpf_ktime_get_ns() - w.k->throttle_ns;
-		if (take > w.wait)
-			take = w.wait;
-		charge_wait(w.k, TDBPF_HOLDER_LIMIT, 0, take);
-		w.wait -= take;
+		w.throttled = bpf_ktime_get_ns() - w.k->throttle_ns;
 		w.k->throttle_ns = 0;
 	}
 	if (w.wait)
-		bpf_loop(TDBPF_NR_SLICES, hold_one, &w, 0);
-	if (w.wait)
-		charge_wait(w.k, TDBPF_HOLDER_UNSEEN, 0, w.wait);
+		bpf_loop(TDBPF_NR_SLICES + 2, hold_step, &w, 0);
 }
 
 /* @p, tracked, leaves its CPU throttled: its wait is its group's limit. */

@@ -681,9 +681,16 @@ static void starved_reason(const struct graph *g, const struct graph_node *n,
 	const char *who = NULL;
 	int j;
 
-	for (j = 0; j < n->nr_in && !top; j++)
-		if (graph_edge_holds(&g->edges[n->first_in + j]))
-			top = &g->edges[n->first_in + j];	/* largest */
+	/*
+	 * the largest known holder: slices the ring did not keep (a busy
+	 * machine's) say nothing of who; its share says how much is known
+	 */
+	for (j = 0; j < n->nr_in && !top; j++) {
+		const struct graph_edge *e = &g->edges[n->first_in + j];
+
+		if (graph_edge_holds(e) && e->kind != TDBPF_HOLDER_UNSEEN)
+			top = e;
+	}
 	if (!top) {
 		snprintf(buf, len, "CPU-starved (runq %.0f%%, on-CPU %.0f%%)",
 			 pct((double)n->runq_ns, life),
