@@ -108,7 +108,9 @@ run_tp() {
 run_traced() {
 	local name=$1 opts=$2 stages=$3 out=$TMP/$1.trace pids tids
 	# shellcheck disable=SC2086
-	nice -n "$NICE" "$W" $opts -w 0.5 -d 3 $stages >"$out" 2>>"$TMP/err" &
+	# long enough for tdbpf's start on a loaded machine (BPF load and
+	# verification can take a second or two) and its 2 s
+	nice -n "$NICE" "$W" $opts -w 0.5 -d 5 $stages >"$out" 2>>"$TMP/err" &
 	local wpid=$!
 	for _ in $(seq 100); do
 		grep -q '^ready' "$out" 2>/dev/null && break
@@ -121,12 +123,14 @@ run_traced() {
 	sed -n 's/^stage=\([^ ]*\) pid=[0-9]* tid=\([0-9]*\)$/\2 \1/p' "$out" >"$TMP/$name.tids"
 	jq -r '.graph.bottleneck[]? | "\(.tid)\t\(.comm)\t\(.share)\t\(.reason)"' \
 		"$TMP/$name.json" 2>/dev/null >"$TMP/$name.cands"
-	awk -F'\t' -v name="$name" '
+	tied=$(jq -r '.graph.tied // 0' "$TMP/$name.json" 2>/dev/null)
+	awk -F'\t' -v name="$name" -v tied="${tied:-0}" '
 		NR == FNR { split($0, a, " "); st[a[1]] = a[2]; next }
 		FNR == 1 { top = $2 " (" $4 ")" }
 		!pick && ($1 in st) { pick = st[$1]; why = $4; share = $3 }
 		END {
 			if (!pick) pick = "-"
+			if (tied > 1) top = top " [a tie of " tied "]"
 			printf "%s\t%s\t%s\t%s\n", name, pick, share, top
 		}' "$TMP/$name.tids" "$TMP/$name.cands"
 }
