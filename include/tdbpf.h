@@ -51,8 +51,14 @@ struct tdbpf_sched {
  * last slot takes every waker that finds no free slot (counted in
  * lost.wakers).
  */
-#define TDBPF_NR_WAITS		16	/* a power of two (BPF masks by it):
-					 * wakers and the CPU's holders */
+#define TDBPF_NR_WAITS		16	/* a power of two (BPF masks by it) */
+/*
+ * The first half of the slots is for wakers (the last of them takes the
+ * wakers that find none free: TDBPF_WAKER_SPILL), the second for holders
+ * of the CPU (the last: TDBPF_HOLDER_UNSEEN), so that a task starved by
+ * many never loses its wakers to them.
+ */
+#define TDBPF_WAKER_SLOTS	(TDBPF_NR_WAITS / 2)
 
 /* Who ended a wait (woke the task up), as the waker's context tells. */
 enum tdbpf_waker_kind {

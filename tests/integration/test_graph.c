@@ -303,8 +303,10 @@ static void test_wakeup_counts(void **state)
 	assert_true(json_object_object_get_ex(g, "edges", &edges));
 	for (i = 0; i < json_object_array_length(edges); i++) {
 		e = json_object_array_get_idx(edges, i);
+		/* a hold (the waker on the CPU the waitee waited for) apart */
 		if (jint(e, "waker_tid") != jint(waker, "tid") ||
-		    jint(e, "wakee_tid") != jint(waitee, "tid"))
+		    jint(e, "wakee_tid") != jint(waitee, "tid") ||
+		    strcmp(jstr(e, "kind"), "wakeup"))
 			continue;
 		found++;
 		assert_string_equal(jstr(e, "waker_comm"), "waker");

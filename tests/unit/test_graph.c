@@ -604,14 +604,24 @@ static void test_waits_slots(void **state)
 	assert_int_equal(d[1].wait_ns, 5);
 	/* more wakers than slots: the rest lands in the last, never lost */
 	memset(a, 0, sizeof(a));
-	for (i = 0; i < TDBPF_NR_WAITS + 3; i++) {
+	for (i = 0; i < TDBPF_WAKER_SLOTS + 3; i++) {
 		memset(b, 0, sizeof(b));
 		b[0] = (struct tdbpf_wait){ TDBPF_WAKER_TASK, 100 + i, 1, 10 };
 		waits_add(a, b);
 	}
-	assert_int_equal(a[TDBPF_NR_WAITS - 1].kind, TDBPF_WAKER_SPILL);
-	assert_int_equal(a[TDBPF_NR_WAITS - 1].wakeups, 4);
-	assert_int_equal(waits_total(a, &n), 10 * (TDBPF_NR_WAITS + 3));
+	assert_int_equal(a[TDBPF_WAKER_SLOTS - 1].kind, TDBPF_WAKER_SPILL);
+	assert_int_equal(a[TDBPF_WAKER_SLOTS - 1].wakeups, 4);
+	assert_int_equal(waits_total(a, &n), 10 * (TDBPF_WAKER_SLOTS + 3));
+	/* holders of the CPU have the other half: wakers keep theirs */
+	for (i = 0; i < TDBPF_WAKER_SLOTS + 2; i++) {
+		memset(b, 0, sizeof(b));
+		b[0] = (struct tdbpf_wait){ TDBPF_HOLDER_TASK, 200 + i, 1, 5 };
+		waits_add(a, b);
+	}
+	assert_int_equal(a[TDBPF_WAKER_SLOTS].kind, TDBPF_HOLDER_TASK);
+	assert_int_equal(a[TDBPF_NR_WAITS - 1].kind, TDBPF_HOLDER_UNSEEN);
+	assert_int_equal(a[TDBPF_NR_WAITS - 1].wakeups, 3);
+	assert_int_equal(a[TDBPF_WAKER_SLOTS - 1].wakeups, 4);
 	assert_string_equal(waker_kind_name(TDBPF_WAKER_SPILL), "other-wakers");
 	assert_null(waker_kind_name(TDBPF_WAKER_TASK));
 }

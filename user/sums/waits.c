@@ -3,11 +3,13 @@
 #include <stddef.h>
 #include "sums/waits.h"
 
+/* The slot of (kind, tid), in its half (include/tdbpf.h), as BPF does. */
 static struct tdbpf_wait *slot_for(struct tdbpf_wait *w, __u32 kind, __u32 tid)
 {
-	int i;
+	int base = TDBPF_KIND_HOLDS(kind) ? TDBPF_WAKER_SLOTS : 0, i;
+	struct tdbpf_wait *last = &w[base + TDBPF_WAKER_SLOTS - 1];
 
-	for (i = 0; i < TDBPF_NR_WAITS - 1; i++) {
+	for (i = base; i < base + TDBPF_WAKER_SLOTS - 1; i++) {
 		if (w[i].kind == TDBPF_WAKER_NONE) {
 			w[i].kind = kind;
 			w[i].tid = tid;
@@ -15,9 +17,9 @@ static struct tdbpf_wait *slot_for(struct tdbpf_wait *w, __u32 kind, __u32 tid)
 		if (w[i].kind == kind && w[i].tid == tid)
 			return &w[i];
 	}
-	w[TDBPF_NR_WAITS - 1].kind = TDBPF_WAKER_SPILL;
-	w[TDBPF_NR_WAITS - 1].tid = 0;
-	return &w[TDBPF_NR_WAITS - 1];
+	last->kind = base ? TDBPF_HOLDER_UNSEEN : TDBPF_WAKER_SPILL;
+	last->tid = 0;
+	return last;
 }
 
 void waits_add(struct tdbpf_wait *dst, const struct tdbpf_wait *src)
