@@ -167,20 +167,45 @@ static __always_inline void charge_holders(struct task_struct *prev,
 	w.tid = next->pid;
 	clock = rq_clock_now(prev);
 	w.wait = clock > queued ? clock - queued : 0;
+	/* throttled: since it left its CPU so, or its queue's throttled time */
 	if (w.k->throttle_ns) {
 		w.throttled = bpf_ktime_get_ns() - w.k->throttle_ns;
 		w.k->throttle_ns = 0;
 	}
+	/*
+	 * the queue it became runnable on, even if it was moved since to
+	 * another CPU's: a group's queues live as long as the group, and a
+	 * read of one that went is a failed or capped one, never a fault
+	 */
+	if (w.k->throttle_rq &&
+	    bpf_core_field_exists(struct cfs_rq, throttled_clock_self_time)) {
+		__u64 now = 0;
+
+		bpf_probe_read_kernel(&now, sizeof(now),
+				      (void *)(w.k->throttle_rq +
+					       bpf_core_field_offset(struct cfs_rq,
+								     throttled_clock_self_time)));
+		if (now > w.k->throttle_base &&
+		    now - w.k->throttle_base > w.throttled)
+			w.throttled = now - w.k->throttle_base;
+	}
+	w.k->throttle_rq = 0;
 	if (w.wait)
 		bpf_loop(TDBPF_NR_SLICES + 2, hold_step, &w, 0);
 }
 
-/* @p, tracked, leaves its CPU throttled: its wait is its group's limit. */
-static __always_inline void note_throttle(struct task_struct *p)
+/*
+ * @p, tracked, leaves its CPU runnable (preempted, or throttled by its
+ * cgroup's CPU limit: then its wait is the limit's from now).
+ */
+static __always_inline void note_requeue(struct task_struct *p)
 {
 	struct tdbpf_wake *k = bpf_task_storage_get(&wake_store, p, 0, 0);
 
-	if (k && !k->throttle_ns)
+	if (!k)
+		return;
+	note_runnable(p, k);
+	if (throttled(p) && !k->throttle_ns)
 		k->throttle_ns = bpf_ktime_get_ns();
 }
 

@@ -171,8 +171,8 @@ int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 			/* one clock read, when it blocks */
 			if (track_wakeups && block)
 				wake_block(prev, t, prev_state & TASK_DEAD);
-			else if (track_wakeups && throttled(prev))
-				note_throttle(prev);
+			else if (track_wakeups)
+				note_requeue(prev);
 			if (prev_state & TASK_DEAD) {
 				/* its last slice: hand it over to user space */
 				t->end_ns = bpf_ktime_get_ns();

@@ -50,6 +50,24 @@ found:
 	return j;
 }
 
+/*
+ * The throttled time so far of @p's group's run queue on its CPU (the
+ * cgroup CPU limit's, cfs_rq.throttled_clock_self_time), into @k with
+ * that queue: @p becomes runnable (woken, or put back preempted), and
+ * what the queue is throttled from now until it runs is its group's
+ * limit holding it (holders.bpf.h). 0 on kernels without the field.
+ */
+static __always_inline void note_runnable(struct task_struct *p,
+					  struct tdbpf_wake *k)
+{
+	struct cfs_rq *c = p->se.cfs_rq;
+
+	k->throttle_rq = (__u64)c;
+	k->throttle_base = 0;
+	if (c && bpf_core_field_exists(c->throttled_clock_self_time))
+		k->throttle_base = BPF_CORE_READ(c, throttled_clock_self_time);
+}
+
 /* The last wakeup's waker, to be settled at the next switch-out. */
 static __always_inline void set_pending(struct tdbpf_wake *k, __u32 slot,
 					__u64 wait)

@@ -142,6 +142,7 @@ int BPF_PROG(tdbpf_waking, struct task_struct *p)
 		kind = waker_kind(p, &tid);
 		start = bpf_ktime_get_ns() - start;
 		set_pending(k, charge_wait(k, kind, tid, start), start);
+		note_runnable(p, k);
 	} else if (!queued(p)) {
 		kind = waker_kind(p, &tid);
 		k->early_tid = tid;

@@ -196,6 +196,13 @@ struct tdbpf_wake {
 	__u32 pad;
 	/* ktime when its cgroup's CPU limit took it off its CPU, 0 not */
 	__u64 throttle_ns;
+	/*
+	 * Its group's run queue on its CPU when it last became runnable,
+	 * and that queue's throttled time then (cfs_rq's
+	 * throttled_clock_self_time): what its group's limit held it since
+	 */
+	__u64 throttle_rq;
+	__u64 throttle_base;
 	struct tdbpf_wait waits[TDBPF_NR_WAITS];
 };
 
