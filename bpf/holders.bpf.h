@@ -34,8 +34,8 @@ static __always_inline void ring_push(struct task_struct *prev, bool tp)
 	if (!r)
 		return;
 	ns = prev->pid ? prev->se.sum_exec_runtime -
-				 prev->se.prev_sum_exec_runtime :
-			 0;
+				 prev->se.prev_sum_exec_runtime
+		       : 0;
 	/* the same task again (woken back at once): one longer slice */
 	sl = &r->s[(r->head - 1) & (TDBPF_NR_SLICES - 1)];
 	if (sl->tid == prev->pid && sl->ns) {
@@ -56,8 +56,8 @@ static __always_inline void ring_push(struct task_struct *prev, bool tp)
  * short-lived or short-slice tasks) share one slot, tid 0, so that
  * wakers keep theirs.
  */
-#define TDBPF_NR_OTHERS	3
-#define TDBPF_OTHER_LONG	500000	/* ns of one slice's charge */
+#define TDBPF_NR_OTHERS	 3
+#define TDBPF_OTHER_LONG 500000 /* ns of one slice's charge */
 
 static __always_inline __u32 other_slot(const struct tdbpf_wake *k, __u32 tid,
 					__u64 take)
@@ -84,9 +84,9 @@ static __always_inline __u64 rq_clock_now(struct task_struct *cur)
 
 	if (!c || bpf_probe_read_kernel(&rq, sizeof(rq), &c->rq) || !rq)
 		return 0;
-	bpf_probe_read_kernel(&clock, sizeof(clock),
-			      (void *)(rq + bpf_core_field_offset(struct rq,
-								  clock)));
+	bpf_probe_read_kernel(
+		&clock, sizeof(clock),
+		(void *)(rq + bpf_core_field_offset(struct rq, clock)));
 	return clock;
 }
 
@@ -94,9 +94,9 @@ static __always_inline __u64 rq_clock_now(struct task_struct *cur)
 struct hold_walk {
 	struct tdbpf_wake *k;
 	struct tdbpf_ring *r;
-	__u64 wait;		/* still to charge */
-	__u64 throttled;	/* of it, off its CPU throttled */
-	__u32 tid;		/* the task switched in */
+	__u64 wait;	 /* still to charge */
+	__u64 throttled; /* of it, off its CPU throttled */
+	__u32 tid;	 /* the task switched in */
 };
 
 /*
@@ -133,10 +133,10 @@ static long hold_step(__u64 i, void *ctx)
 			take = sl->ns < w->wait ? sl->ns : w->wait;
 			if (!sl->tid)
 				return 0;
-			kind = sl->tracked ? TDBPF_HOLDER_TASK :
-					     TDBPF_HOLDER_OTHER;
-			tid = sl->tracked ? sl->tid :
-					    other_slot(w->k, sl->tid, take);
+			kind = sl->tracked ? TDBPF_HOLDER_TASK
+					   : TDBPF_HOLDER_OTHER;
+			tid = sl->tracked ? sl->tid
+					  : other_slot(w->k, sl->tid, take);
 		}
 	}
 	if (!take)
@@ -181,10 +181,12 @@ static __always_inline void charge_holders(struct task_struct *prev,
 	    bpf_core_field_exists(struct cfs_rq, throttled_clock_self_time)) {
 		__u64 now = 0;
 
-		bpf_probe_read_kernel(&now, sizeof(now),
-				      (void *)(w.k->throttle_rq +
-					       bpf_core_field_offset(struct cfs_rq,
-								     throttled_clock_self_time)));
+		bpf_probe_read_kernel(
+			&now, sizeof(now),
+			(void *)(w.k->throttle_rq +
+				 bpf_core_field_offset(
+					 struct cfs_rq,
+					 throttled_clock_self_time)));
 		if (now > w.k->throttle_base &&
 		    now - w.k->throttle_base > w.throttled)
 			w.throttled = now - w.k->throttle_base;

@@ -59,7 +59,8 @@ static int task_group(__u32 tid, bool *v2, char *path, size_t len)
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
-		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		char *c1 = strchr(line, ':'),
+		     *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
 		char *ctl, *o, *save = NULL;
 
 		if (!c2)
@@ -68,7 +69,7 @@ static int task_group(__u32 tid, bool *v2, char *path, size_t len)
 		line[strcspn(line, "\n")] = '\0';
 		c2[1 + strcspn(c2 + 1, "\n")] = '\0';
 		ctl = c1 + 1;
-		if (!*ctl && found) {	/* v2, unless v1's cpu comes */
+		if (!*ctl && found) { /* v2, unless v1's cpu comes */
 			snprintf(path, len, "%s", c2 + 1);
 			*v2 = true;
 			found = 0;
@@ -128,8 +129,7 @@ static bool group_limit(const char *dir, bool v2, long long *quota,
 
 	if (v2) {
 		if (read_line(dir, "cpu.max", a, sizeof(a)) ||
-		    sscanf(a, "%63s %lld", b, period) != 2 ||
-		    !strcmp(b, "max"))
+		    sscanf(a, "%63s %lld", b, period) != 2 || !strcmp(b, "max"))
 			return false;
 		*quota = atoll(b);
 		return *quota > 0;
@@ -163,8 +163,8 @@ int cgroup_cpu_limit(__u32 tid, struct cgroup_cpu *out)
 			return -1;
 		*slash = '\0';
 	}
-	out->throttled_ns = v2 ? stat_value(dir, "throttled_usec") * 1000 :
-				 stat_value(dir, "throttled_time");
+	out->throttled_ns = v2 ? stat_value(dir, "throttled_usec") * 1000
+			       : stat_value(dir, "throttled_time");
 	return 0;
 }
 

@@ -8,10 +8,10 @@
 #include <linux/types.h>
 
 struct cgroup_cpu {
-	char path[512];		/* the group with the limit, from its root */
+	char path[512]; /* the group with the limit, from its root */
 	bool v2;
 	long long quota_us, period_us;
-	long long throttled_ns;	/* the group's, since it was made; -1 */
+	long long throttled_ns; /* the group's, since it was made; -1 */
 };
 
 /* @tid's nearest group with a CPU limit; -1 when none (or it is gone). */
