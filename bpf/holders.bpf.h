@@ -141,7 +141,7 @@ static long hold_step(__u64 i, void *ctx)
 	}
 	if (!take)
 		return 0;
-	charge_wait(w->k, kind, tid, take);
+	charge_wait(w->k, kind, tid, 0, take);
 	w->wait -= take;
 	return 0;
 }

@@ -20,7 +20,7 @@
  * it is not blocked: no atomics needed. Returns the slot.
  */
 static __always_inline __u32 charge_wait(struct tdbpf_wake *k, __u32 kind,
-					 __u32 tid, __u64 wait)
+					 __u32 tid, __u32 tgid, __u64 wait)
 {
 	__u32 base = TDBPF_KIND_HOLDS(kind) ? TDBPF_WAKER_SLOTS : 0, i, j;
 	struct tdbpf_wait *w;
@@ -31,8 +31,9 @@ static __always_inline __u32 charge_wait(struct tdbpf_wake *k, __u32 kind,
 		if (w->kind == TDBPF_WAKER_NONE) {
 			w->kind = kind;
 			w->tid = tid;
+			w->tgid = tgid;
 		}
-		if (w->kind == kind && w->tid == tid)
+		if (w->kind == kind && w->tid == tid && w->tgid == tgid)
 			goto found;
 	}
 	j = (base + TDBPF_WAKER_SLOTS - 1) & (TDBPF_NR_WAITS - 1);
@@ -44,6 +45,7 @@ static __always_inline __u32 charge_wait(struct tdbpf_wake *k, __u32 kind,
 		stat_inc(TDBPF_STAT_WAITS_FULL);
 	}
 	w->tid = 0;
+	w->tgid = 0;
 found:
 	w->wakeups++;
 	w->wait_ns += wait;
@@ -133,7 +135,8 @@ static __always_inline __u32 run_seq(struct task_struct *p)
  */
 static __always_inline void take_early(struct tdbpf_wake *k)
 {
-	set_pending(k, charge_wait(k, k->early_kind, k->early_tid, 0), 0);
+	set_pending(k, charge_wait(k, k->early_kind, k->early_tid,
+				   k->early_tgid, 0), 0);
 	k->early_kind = TDBPF_WAKER_NONE;
 	k->block_ns = 0;
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <math.h>
+#include <arpa/inet.h>
 #include "analysis/graph.h"
 #include "outputs/sink.h"
 #include "unit_helpers.h"
@@ -95,7 +96,7 @@ static void test_running_bottleneck(void **state)
 	add(&t, 2, "parse", 50, 0, 950, (struct w[]){ T(3, 950), {0} });
 	add(&t, 3, "enrich", 950, 10, 40, (struct w[]){ T(2, 40), {0} });
 	add(&t, 4, "sink", 60, 0, 940, (struct w[]){ T(3, 940), {0} });
-	assert_int_equal(graph_build(&g, &t, false), 0);
+	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
 	e = node(&g, "enrich");
 	assert_int_equal(g.nodes[e].role, ROLE_RUNNING);
 	assert_int_equal(g.nodes[node(&g, "parse")].role, ROLE_PASS);
@@ -129,7 +130,7 @@ static void test_io_bottleneck(void **state)
 	add(&t, 1, "source", 50, 0, 950, (struct w[]){ T(2, 950), {0} });
 	add(&t, 2, "enrich", 100, 0, 900, (struct w[]){ K(TDBPF_WAKER_TIMER, 800), T(1, 50), T(3, 50), {0} });
 	add(&t, 3, "sink", 50, 0, 950, (struct w[]){ T(2, 950), {0} });
-	assert_int_equal(graph_build(&g, &t, false), 0);
+	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
 	e = node(&g, "enrich");
 	assert_int_equal(g.nodes[e].role, ROLE_EXTERNAL);
 	assert_int_equal(g.nodes[e].ext_kind, TDBPF_WAKER_TIMER);
@@ -161,7 +162,7 @@ static void test_starved_bottleneck(void **state)
 	add(&t, 1, "source", 50, 0, 950, (struct w[]){ T(2, 950), {0} });
 	add(&t, 2, "score", 300, 600, 100, (struct w[]){ T(1, 100), {0} });
 	add(&t, 3, "sink", 50, 0, 950, (struct w[]){ T(2, 950), {0} });
-	assert_int_equal(graph_build(&g, &t, false), 0);
+	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
 	e = node(&g, "score");
 	assert_int_equal(g.nodes[e].role, ROLE_STARVED);
 	assert_int_equal(g.rank[0], e);
@@ -187,7 +188,7 @@ static void test_starved_but_blocked(void **state)
 	add(&t, 2, "parse", 350, 560, 90, (struct w[]){ T(3, 90), {0} });
 	add(&t, 3, "source", 10, 0, 990, (struct w[]){ T(2, 990), {0} });
 	add(&t, 4, "filter", 10, 0, 990, (struct w[]){ T(1, 990), {0} });
-	assert_int_equal(graph_build(&g, &t, false), 0);
+	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
 	j = node(&g, "join");
 	p = node(&g, "parse");
 	assert_int_equal(g.nodes[j].sched, SCHED_STARVED);
@@ -219,7 +220,7 @@ static void test_starved_half_blocked(void **state)
 	add(&t, 4, "score", 20, 490, 490, (struct w[]){ T(3, 490), {0} });
 	add(&t, 5, "format", 10, 90, 900, (struct w[]){ T(4, 900), {0} });
 	add(&t, 6, "sink", 10, 90, 900, (struct w[]){ T(5, 900), {0} });
-	assert_int_equal(graph_build(&g, &t, false), 0);
+	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
 	e = node(&g, "enrich");
 	s = node(&g, "score");
 	assert_int_equal(g.nodes[s].role, ROLE_STARVED);
@@ -247,7 +248,7 @@ static void test_cycle_with_exit(void **state)
 	add(&t, 1, "prod", 100, 0, 900, (struct w[]){ T(2, 900), {0} });
 	add(&t, 2, "cons", 100, 0, 900, (struct w[]){ T(1, 800), T(3, 100), {0} });
 	add(&t, 3, "work", 990, 0, 10, NULL);
-	assert_int_equal(graph_build(&g, &t, false), 0);
+	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
 	x = node(&g, "work");
 	assert_int_equal(g.rank[0], x);
 	/* work's own 10 ms is unseen, not a blocked node's (it runs) */
@@ -270,7 +271,7 @@ static void test_closed_cycle(void **state)
 	waits_table(&t);
 	add(&t, 1, "ping", 100, 0, 900, (struct w[]){ T(2, 900), {0} });
 	add(&t, 2, "pong", 100, 0, 900, (struct w[]){ T(1, 900), {0} });
-	assert_int_equal(graph_build(&g, &t, false), 0);
+	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
 	a = node(&g, "ping");
 	b = node(&g, "pong");
 	assert_true(g.nodes[a].cycle && g.nodes[b].cycle);
@@ -301,7 +302,7 @@ static void test_per_name(void **state)
 	add(&t, 12, "work-2", 900, 50, 50, (struct w[]){ T(1, 50), {0} });
 	add(&t, 13, "work-3", 900, 50, 50, (struct w[]){ T(1, 50), {0} });
 	add(&t, 20, "sink", 50, 0, 950, (struct w[]){ T(11, 500), T(13, 450), {0} });
-	assert_int_equal(graph_build(&g, &t, true), 0);
+	assert_int_equal(graph_build(&g, &t, true, NULL), 0);
 	assert_int_equal(g.nr_nodes, 3);
 	w = node(&g, "work-*");
 	assert_int_equal(g.nodes[w].nr_tasks, 3);
@@ -342,7 +343,7 @@ static void test_unseen(void **state)
 	waits_table(&t);
 	add(&t, 1, "a", 100, 0, 900, (struct w[]){ T(2, 500), K(TDBPF_WAKER_HARDIRQ, 100), {0} });
 	add(&t, 2, "b", 900, 0, 100, NULL);
-	assert_int_equal(graph_build(&g, &t, false), 0);
+	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
 	n = &g.nodes[node(&g, "a")];
 	assert_int_equal(n->nr_in, 3);
 	for (i = 0; i < n->nr_in; i++) {
@@ -383,7 +384,7 @@ static void test_starved_by_task(void **state)
 	add(&t, 3, "enrich", 600, 270, 130, (struct w[]){ T(2, 130), H(4, 200), H(2, 70), {0} });
 	add(&t, 4, "agg", 500, 250, 250, (struct w[]){ T(3, 250), H(3, 200), H(2, 50), {0} });
 	add(&t, 5, "sink", 20, 30, 950, (struct w[]){ T(4, 950), {0} });
-	assert_int_equal(graph_build(&g, &t, false), 0);
+	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
 	p = node(&g, "parse");
 	e = node(&g, "enrich");
 	a = node(&g, "agg");
@@ -428,7 +429,7 @@ static void test_starved_by_outsider(void **state)
 	add(&t, 1, "src", 50, 0, 950, (struct w[]){ T(2, 950), {0} });
 	add(&t, 2, "b", 300, 600, 100, (struct w[]){ T(1, 100), { TDBPF_HOLDER_OTHER, 999, 40, 540 }, { TDBPF_HOLDER_UNSEEN, 0, 2, 60 }, {0} });
 	add(&t, 3, "sink", 50, 0, 950, (struct w[]){ T(2, 950), {0} });
-	assert_int_equal(graph_build(&g, &t, false), 0);
+	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
 	b = node(&g, "b");
 	assert_int_equal(g.rank[0], b);
 	assert_true(graph_share(&g, b) > 1 - 1e-9);
@@ -455,7 +456,7 @@ static void test_throttled(void **state)
 	add(&t, 1, "src", 50, 0, 950, (struct w[]){ T(2, 950), {0} });
 	add(&t, 2, "b", 200, 700, 100, (struct w[]){ T(1, 100), { TDBPF_HOLDER_LIMIT, 0, 9, 600 }, H(1, 100), {0} });
 	add(&t, 3, "sink", 50, 0, 950, (struct w[]){ T(2, 950), {0} });
-	assert_int_equal(graph_build(&g, &t, false), 0);
+	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
 	b = node(&g, "b");
 	assert_int_equal(g.rank[0], b);
 	reason(&g, b, why, sizeof(why));
@@ -483,7 +484,7 @@ static void test_idle_threads(void **state)
 	add(&t, 10, "VM Periodic Tas", 1, 0, 999, (struct w[]){ K(TDBPF_WAKER_TIMER, 999), {0} });
 	add(&t, 11, "G1 Service", 1, 0, 999, (struct w[]){ K(TDBPF_WAKER_TIMER, 999), {0} });
 	add(&t, 12, "Monitor Deflati", 1, 0, 999, (struct w[]){ K(TDBPF_WAKER_TIMER, 990), T(10, 9), {0} });
-	assert_int_equal(graph_build(&g, &t, false), 0);
+	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
 	m = node(&g, "Map -> Filter");
 	assert_int_equal(g.rank[0], m);
 	for (i = 0; i < g.nr_rank; i++) {
@@ -511,7 +512,7 @@ static void test_tie(void **state)
 	add(&t, 1, "a", 900, 50, 50, NULL);
 	add(&t, 2, "b", 900, 50, 50, NULL);
 	add(&t, 3, "sink", 50, 0, 950, (struct w[]){ T(1, 500), T(2, 450), {0} });
-	assert_int_equal(graph_build(&g, &t, false), 0);
+	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
 	assert_int_equal(g.nr_rank, 2);
 	assert_int_equal(g.nr_tied, 2);
 	assert_int_equal(g.rank[0], node(&g, "a"));
@@ -522,7 +523,7 @@ static void test_tie(void **state)
 	add(&t, 1, "a", 900, 50, 50, NULL);
 	add(&t, 2, "b", 900, 50, 50, NULL);
 	add(&t, 3, "sink", 50, 0, 950, (struct w[]){ T(1, 650), T(2, 300), {0} });
-	assert_int_equal(graph_build(&g, &t, false), 0);
+	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
 	assert_int_equal(g.nr_tied, 1);
 	graph_free(&g);
 	tasks_free(&t);
@@ -544,7 +545,7 @@ static void test_hold_cycle(void **state)
 	add(&t, 1, "a", 500, 500, 0, (struct w[]){ H(2, 500), {0} });
 	add(&t, 2, "b", 500, 500, 0, (struct w[]){ H(1, 500), {0} });
 	add(&t, 3, "src", 10, 0, 990, (struct w[]){ T(1, 990), {0} });
-	assert_int_equal(graph_build(&g, &t, false), 0);
+	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
 	a = node(&g, "a");
 	b = node(&g, "b");
 	/* a keeps 1/2, sends 1/2 to b, which keeps 1/2 of that...: 2/3 */
@@ -563,11 +564,11 @@ static void test_nothing_blocked(void **state)
 
 	(void)state;
 	waits_table(&t);
-	assert_int_equal(graph_build(&g, &t, false), 0);
+	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
 	assert_int_equal(g.nr_rank, 0);
 	graph_free(&g);
 	add(&t, 1, "spin", 1000, 0, 0, NULL);
-	assert_int_equal(graph_build(&g, &t, false), 0);
+	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
 	assert_int_equal(g.nr_rank, 0);
 	assert_int_equal(g.nr_edges, 0);
 	graph_free(&g);
@@ -584,8 +585,8 @@ static void test_waits_slots(void **state)
 	(void)state;
 	memset(a, 0, sizeof(a));
 	memset(b, 0, sizeof(b));
-	b[0] = (struct tdbpf_wait){ TDBPF_WAKER_TASK, 7, 2, 20 };
-	b[1] = (struct tdbpf_wait){ TDBPF_WAKER_TIMER, 0, 1, 5 };
+	b[0] = (struct tdbpf_wait){ .kind = TDBPF_WAKER_TASK, .tid = 7, .wakeups = 2, .wait_ns = 20 };
+	b[1] = (struct tdbpf_wait){ .kind = TDBPF_WAKER_TIMER, .tid = 0, .wakeups = 1, .wait_ns = 5 };
 	waits_add(a, b);
 	waits_add(a, b);
 	assert_int_equal(a[0].wakeups, 4);
@@ -596,8 +597,8 @@ static void test_waits_slots(void **state)
 	/* different slot order in the older one: matched by key */
 	memset(d, 0, sizeof(d));
 	waits_sub(d, a, (struct tdbpf_wait[TDBPF_NR_WAITS]){
-				{ TDBPF_WAKER_TIMER, 0, 1, 5 },
-				{ TDBPF_WAKER_TASK, 7, 1, 15 } });
+				{ .kind = TDBPF_WAKER_TIMER, .tid = 0, .wakeups = 1, .wait_ns = 5 },
+				{ .kind = TDBPF_WAKER_TASK, .tid = 7, .wakeups = 1, .wait_ns = 15 } });
 	assert_int_equal(d[0].wakeups, 3);
 	assert_int_equal(d[0].wait_ns, 25);
 	assert_int_equal(d[1].wakeups, 1);
@@ -606,7 +607,7 @@ static void test_waits_slots(void **state)
 	memset(a, 0, sizeof(a));
 	for (i = 0; i < TDBPF_WAKER_SLOTS + 3; i++) {
 		memset(b, 0, sizeof(b));
-		b[0] = (struct tdbpf_wait){ TDBPF_WAKER_TASK, 100 + i, 1, 10 };
+		b[0] = (struct tdbpf_wait){ .kind = TDBPF_WAKER_TASK, .tid = 100 + i, .wakeups = 1, .wait_ns = 10 };
 		waits_add(a, b);
 	}
 	assert_int_equal(a[TDBPF_WAKER_SLOTS - 1].kind, TDBPF_WAKER_SPILL);
@@ -615,7 +616,9 @@ static void test_waits_slots(void **state)
 	/* holders of the CPU have the other half: wakers keep theirs */
 	for (i = 0; i < TDBPF_WAKER_SLOTS + 2; i++) {
 		memset(b, 0, sizeof(b));
-		b[0] = (struct tdbpf_wait){ TDBPF_HOLDER_TASK, 200 + i, 1, 5 };
+		b[0] = (struct tdbpf_wait){ .kind = TDBPF_HOLDER_TASK,
+					    .tid = 200 + i, .wakeups = 1,
+					    .wait_ns = 5 };
 		waits_add(a, b);
 	}
 	assert_int_equal(a[TDBPF_WAKER_SLOTS].kind, TDBPF_HOLDER_TASK);
@@ -637,7 +640,7 @@ static void test_dot(void **state)
 	waits_table(&t);
 	add(&t, 1, "source", 50, 0, 950, (struct w[]){ T(2, 950), {0} });
 	add(&t, 2, "en\"rich", 100, 0, 900, (struct w[]){ K(TDBPF_WAKER_TIMER, 880), T(1, 5), {0} });
-	assert_int_equal(graph_build(&g, &t, false), 0);
+	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
 	assert_int_equal(graph_write_dot(f, &g), 0);
 	s = slurp(f);
 	assert_non_null(strstr(s, "digraph tdbpf {"));
@@ -648,6 +651,107 @@ static void test_dot(void **state)
 	/* under 1% of the wakee's blocked time: left out of the picture */
 	assert_null(strstr(s, "n0 -> n1"));
 	free(s);
+	graph_free(&g);
+	tasks_free(&t);
+}
+
+static const char *fake_peer(__u32 pid, __u32 tid, char *buf, size_t len)
+{
+	if (pid != 70 || tid != 77)
+		return NULL;
+	snprintf(buf, len, "kafka");
+	return buf;
+}
+
+/* Set row @tid's process to @pid and its slot @i to a socket's peer. */
+static void peer_slot(struct task_table *t, __u32 tid, __u32 pid, int i,
+		      struct tdbpf_wait w)
+{
+	struct task_row *r = tasks_get(t, tid);
+
+	r->pid = pid;
+	if (w.kind)
+		tasks_waits(t, r)[i] = w;
+}
+
+/*
+ * Three processes in one graph (-p A,B,C): two of them have a "relay",
+ * so both nodes say their process; a socket's peer in a process not
+ * traced is named with its pid, and a remote endpoint by its address.
+ * --per-name folds the relays across processes into one node.
+ */
+static void test_processes(void **state)
+{
+	struct tdbpf_wait none = { 0 };
+	struct task_table t;
+	struct graph g;
+	int i, kafka = -1, ep = -1, sink;
+
+	(void)state;
+	waits_table(&t);
+	add(&t, 1, "gen", 50, 0, 950, (struct w[]){ T(2, 900), {0} });
+	add(&t, 2, "relay", 50, 0, 950, (struct w[]){ T(4, 950), {0} });
+	add(&t, 3, "relay", 50, 0, 950, (struct w[]){ T(4, 950), {0} });
+	add(&t, 4, "sink", 900, 0, 100, NULL);
+	peer_slot(&t, 1, 10, 0, none);
+	peer_slot(&t, 2, 20, 0, none);
+	peer_slot(&t, 3, 30, 0, none);
+	peer_slot(&t, 4, 40, 0,
+		  (struct tdbpf_wait){ .kind = TDBPF_WAKER_PROCESS, .tid = 77,
+				       .tgid = 70, .wakeups = 5,
+				       .wait_ns = 60 * MS });
+	peer_slot(&t, 4, 40, 1,
+		  (struct tdbpf_wait){ .kind = TDBPF_WAKER_ENDPOINT,
+				       .tid = 9092, .tgid = htonl(0x0a010203),
+				       .wakeups = 2, .wait_ns = 40 * MS });
+	assert_int_equal(graph_build(&g, &t, false, fake_peer), 0);
+	node(&g, "relay (20)");
+	node(&g, "relay (30)");
+	node(&g, "gen");
+	sink = node(&g, "sink");
+	assert_int_equal(g.nodes[sink].pid, 40);
+	for (i = 0; i < g.nr_edges; i++) {
+		if (g.edges[i].kind == TDBPF_WAKER_PROCESS)
+			kafka = i;
+		if (g.edges[i].kind == TDBPF_WAKER_ENDPOINT)
+			ep = i;
+	}
+	assert_true(kafka >= 0 && ep >= 0);
+	assert_string_equal(graph_waker_name(&g, &g.edges[kafka]),
+			    "kafka (70)");
+	assert_int_equal(g.edges[kafka].ext_pid, 70);
+	assert_int_equal(g.edges[kafka].ext_tid, 77);
+	assert_string_equal(graph_waker_name(&g, &g.edges[ep]),
+			    "10.1.2.3:9092");
+	{
+		/* DOT: a cluster per process, the peer in one of its own */
+		FILE *f = tmpfile();
+		char buf[8192];
+		size_t n;
+
+		assert_non_null(f);
+		assert_int_equal(graph_write_dot(f, &g), 0);
+		rewind(f);
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		buf[n] = 0;
+		fclose(f);
+		assert_non_null(strstr(buf, "subgraph cluster_p20 {"));
+		/* no main thread in the graph: the cluster says the pid */
+		assert_non_null(strstr(buf, "label=\"pid 20\""));
+		assert_non_null(strstr(buf, "label=\"pid 70 (not traced)\""));
+		assert_non_null(strstr(buf, "kafka (70)"));
+		assert_non_null(strstr(buf, "10.1.2.3:9092"));
+	}
+	graph_free(&g);
+	/* a peer whose name is gone: its pid */
+	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
+	for (i = 0; i < g.nr_edges; i++)
+		if (g.edges[i].kind == TDBPF_WAKER_PROCESS)
+			assert_string_equal(graph_waker_name(&g, &g.edges[i]),
+					    "pid 70");
+	graph_free(&g);
+	assert_int_equal(graph_build(&g, &t, true, NULL), 0);
+	assert_int_equal(g.nodes[node(&g, "relay")].nr_tasks, 2);
 	graph_free(&g);
 	tasks_free(&t);
 }
@@ -673,6 +777,7 @@ int main(void)
 		cmocka_unit_test(test_nothing_blocked),
 		cmocka_unit_test(test_waits_slots),
 		cmocka_unit_test(test_dot),
+		cmocka_unit_test(test_processes),
 	};
 
 	return cmocka_run_group_tests_name("graph", tests, NULL, NULL);

@@ -371,21 +371,24 @@ static void test_graph_banner_waits_on(void **state)
 	snprintf(s.comm, sizeof(s.comm), "src");
 	s.sched = (struct tdbpf_sched){ .on_cpu_ns = 50000000,
 					.off_cpu_ns = 950000000 };
-	w[0] = (struct tdbpf_wait){ TDBPF_WAKER_TASK, 2, 100, 950000000 };
+	w[0] = (struct tdbpf_wait){ .kind = TDBPF_WAKER_TASK, .tid = 2,
+				    .wakeups = 100, .wait_ns = 950000000 };
 	assert_int_equal(tasks_add(&t, &s, w, 0), 0);
 	memset(w, 0, sizeof(w));
 	s.tid = 2;
 	snprintf(s.comm, sizeof(s.comm), "enrich");
 	s.sched = (struct tdbpf_sched){ .on_cpu_ns = 700000000,
 					.runq_wait_ns = 300000000 };
-	w[0] = (struct tdbpf_wait){ TDBPF_HOLDER_TASK, 3, 50, 300000000 };
+	w[0] = (struct tdbpf_wait){ .kind = TDBPF_HOLDER_TASK, .tid = 3,
+				    .wakeups = 50, .wait_ns = 300000000 };
 	assert_int_equal(tasks_add(&t, &s, w, 0), 0);
 	memset(w, 0, sizeof(w));
 	s.tid = 3;
 	snprintf(s.comm, sizeof(s.comm), "agg");
 	s.sched = (struct tdbpf_sched){ .on_cpu_ns = 900000000,
 					.off_cpu_ns = 100000000 };
-	w[0] = (struct tdbpf_wait){ TDBPF_WAKER_TASK, 2, 10, 100000000 };
+	w[0] = (struct tdbpf_wait){ .kind = TDBPF_WAKER_TASK, .tid = 2,
+				    .wakeups = 10, .wait_ns = 100000000 };
 	assert_int_equal(tasks_add(&t, &s, w, 0), 0);
 	top_state_init(&st, SORT_CPU, false, 0, 1000);
 	fr.plan = &p;

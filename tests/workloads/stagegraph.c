@@ -58,23 +58,24 @@
 
 #include "workload.h"
 
-#define MAX_STAGES 16
-#define MAX_EDGES  32
-#define MAX_NOISY  8
+#define MAX_STAGES	16
+#define MAX_EDGES	32
+#define MAX_NOISY	8
 
 enum mode { M_THREADS, M_UNIX, M_TCP, M_UDP, NMODES };
 
-static const char *const mode_name[NMODES] = {"threads", "unix", "tcp", "udp"};
+static const char *const mode_name[NMODES] = { "threads", "unix", "tcp",
+					       "udp" };
 
 struct stage {
 	char name[16];
 	long long cpu_ns, sleep_ns, lock_ns;
 	double speed;
-	int pin; /* -1: anywhere */
+	int pin;		/* -1: anywhere */
 	const char *cg;
 	char from[MAX_STAGES][16];
 	int nfrom;
-	int in[MAX_STAGES], nin; /* edge indexes */
+	int in[MAX_STAGES], nin;	/* edge indexes */
 	int out[MAX_STAGES], nout;
 };
 
@@ -131,7 +132,7 @@ static void full_io(int fd, char *buf, size_t len, bool wr)
 		if (n <= 0) {
 			if (n < 0 && errno == EINTR)
 				continue;
-			_exit(0); /* the other end went away: stop */
+			_exit(0);	/* the other end went away: stop */
 		}
 		buf += n;
 		len -= (size_t)n;
@@ -186,10 +187,10 @@ static const struct transport {
 	void (*send)(struct edge *e, char *rec);
 	void (*recv)(struct edge *e, char *rec);
 } transport[NMODES] = {
-	[M_THREADS] = {q_send, q_recv},
-	[M_UNIX] = {stream_send, stream_recv},
-	[M_TCP] = {stream_send, stream_recv},
-	[M_UDP] = {udp_send, udp_recv},
+	[M_THREADS] = { q_send, q_recv },
+	[M_UNIX] = { stream_send, stream_recv },
+	[M_TCP] = { stream_send, stream_recv },
+	[M_UDP] = { udp_send, udp_recv },
 };
 
 static void small_buffers(int fd)
@@ -234,7 +235,7 @@ static void edge_open(struct edge *e)
 		return;
 	case M_TCP:
 		l = loopback_socket(SOCK_STREAM, &a);
-		small_buffers(l); /* accepted sockets inherit it */
+		small_buffers(l);	/* accepted sockets inherit it */
 		e->fd[0] = socket(AF_INET, SOCK_STREAM, 0);
 		small_buffers(e->fd[0]);
 		if (listen(l, 1) ||
@@ -266,7 +267,7 @@ static void edge_open(struct edge *e)
 
 static void sleep_ns(long long ns)
 {
-	struct timespec ts = {ns / NSEC, ns % NSEC};
+	struct timespec ts = { ns / NSEC, ns % NSEC };
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
@@ -275,8 +276,8 @@ static void sleep_ns(long long ns)
 /* Put the calling task in cgroup @dir: v1's tasks, else v2's files. */
 static void join_cgroup(const char *dir, pid_t tid)
 {
-	static const char *const files[] = {"tasks", "cgroup.threads",
-					    "cgroup.procs"};
+	static const char *const files[] = { "tasks", "cgroup.threads",
+					     "cgroup.procs" };
 	char path[512];
 	FILE *f;
 
@@ -292,9 +293,7 @@ static void join_cgroup(const char *dir, pid_t tid)
 		if (!fclose(f))
 			return;
 	}
-	fprintf(stderr,
-		"stagegraph: cannot join cgroup %s (%s); check the directory "
-		"exists and that you are root\n",
+	fprintf(stderr, "stagegraph: cannot join cgroup %s (%s); check the directory exists and that you are root\n",
 		dir, strerror(errno));
 	exit(1);
 }
@@ -303,13 +302,13 @@ static void stage_run(int i)
 {
 	struct stage *s = &st[i];
 	const struct transport *t = &transport[mode];
-	char rec[65536] = {0};
+	char rec[65536] = { 0 };
 	unsigned int rin = 0, rout = 0;
 	uint64_t seq = 0;
 	double f = s->speed;
 
 	prctl(PR_SET_NAME, s->name);
-	prctl(PR_SET_TIMERSLACK, 1UL); /* sleep= means what it says */
+	prctl(PR_SET_TIMERSLACK, 1UL);	/* sleep= means what it says */
 	sh->pid[i] = getpid();
 	sh->tid[i] = (pid_t)syscall(SYS_gettid);
 	if (s->pin >= 0)
@@ -383,8 +382,7 @@ static void parse_stage(char *spec)
 	if (opts)
 		*opts++ = '\0';
 	if (!*spec || strlen(spec) >= sizeof(s->name) || strchr(spec, '='))
-		die2("'%s': a stage wants a name of 1-15 characters first",
-		     spec);
+		die2("'%s': a stage wants a name of 1-15 characters first", spec);
 	if (stage_index(spec) >= 0)
 		die2("stage '%s' named twice", spec);
 	strcpy(s->name, spec);
@@ -415,13 +413,11 @@ static void parse_stage(char *spec)
 			     n = strtok_r(NULL, "+", &save2)) {
 				if (s->nfrom == MAX_STAGES ||
 				    strlen(n) >= sizeof(s->from[0]))
-					die2("from=%s: too many or too long",
-					     n);
+					die2("from=%s: too many or too long", n);
 				strcpy(s->from[s->nfrom++], n);
 			}
 		} else {
-			die2("unknown stage option '%s' (cpu, sleep, lock, "
-			     "speed, pin, cg, from)",
+			die2("unknown stage option '%s' (cpu, sleep, lock, speed, pin, cg, from)",
 			     kv);
 		}
 	}
@@ -443,8 +439,7 @@ static void build_edges(void)
 			if (src < 0)
 				die2("from=%s: no such stage", st[i].from[k]);
 			if (src == i)
-				die2("stage '%s' reads from itself",
-				     st[i].name);
+				die2("stage '%s' reads from itself", st[i].name);
 			if (nedges == MAX_EDGES)
 				die2("at most %s edges", "32");
 			e->from = src;
@@ -530,18 +525,12 @@ int main(int argc, char **argv)
 				speeds[nspeeds++] = optarg;
 			break;
 		default:
-			fprintf(stderr,
-				"usage: stagegraph [-m threads|unix|tcp|udp] "
-				"[-d SECS] [-w SECS] [-q CAP] [-r BYTES] [-x "
-				"N[@CPU]] [-S NAME:FACTOR] "
-				"NAME[:cpu=US,sleep=US,lock=US,speed=F,pin=CPU,"
-				"cg=DIR,from=A+B] ...\n");
+			fprintf(stderr, "usage: stagegraph [-m threads|unix|tcp|udp] [-d SECS] [-w SECS] [-q CAP] [-r BYTES] [-x N[@CPU]] [-S NAME:FACTOR] NAME[:cpu=US,sleep=US,lock=US,speed=F,pin=CPU,cg=DIR,from=A+B] ...\n");
 			return 2;
 		}
 	}
 	if (optind == argc)
-		die2("%s",
-		     "no stages: give at least one, e.g. 'src:cpu=50 sink'");
+		die2("%s", "no stages: give at least one, e.g. 'src:cpu=50 sink'");
 	for (i = optind; i < argc; i++)
 		parse_stage(argv[i]);
 	for (i = 0; i < nspeeds; i++)

@@ -1,57 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The wait-for graph and its verdict (see graph.h).
- *
- * Each node is judged on its own first, from its scheduling (as the
- * BOTTLENECK column: sched_judge()) and its waits:
- *
- *   RUNNING   it mostly runs (or ran too briefly to judge): the work is
- *             its own; its TMA path says why it is slow.
- *   STARVED   it waits longer for a CPU than it runs (and is blocked
- *             less than half of its time: else it counts as blocked).
- *   EXTERNAL  it is blocked, and most of its blocked time was ended by no
- *             task of the graph: interrupts, timers, another process, or
- *             no wakeup tdbpf saw.
- *   PASS      it is blocked, and tasks of the graph ended most of its
- *             waits: the reason lies with them.
- *
- * Then every blocked node's blocked time flows along its waits: a share
- * to each waker equal to the share of its blocked time that waker ended.
- * The part no task ended is dropped: a task's own blocked time (a JVM's
- * GC thread asleep on a timer) never makes it a candidate, only what
- * other tasks' waits bring to it. A flow stops at an EXTERNAL node, and
- * at any node for the part of its waits ended by no task; at a PASS node
- * it goes on, split by that node's own waits. A RUNNING or STARVED node
- * keeps the share of its time it runs; the share it waits for a CPU goes
- * on to the tasks that held that CPU meanwhile (its holds: run-queue
- * wait charged at its switch-in to the CPU's last slices), so starvation
- * is followed to the tasks taking the CPU; what a task outside the graph
- * or its cgroup's CPU limit held stops there, as its reason; the share
- * it is blocked goes on like a blocked node's. This is an
- * absorbing Markov chain walked one step at a time, so a producer and a
- * consumer that wake each other do not loop forever: each pass round the
- * cycle carries only what the cycle does not send elsewhere, and that
- * falls geometrically.
- * What still circulates after GRAPH_MAX_STEPS (a closed cycle: tasks
- * that only ever wait on each other) stops where it is, and those nodes
- * are marked as in a cycle. The candidates are ranked by the blocked
- * time that reached them.
+ * The wait-for graph (see graph.h): its nodes (tasks, or folded names)
+ * and edges (waker -> wakee, from each task's waker slots), then the
+ * verdict (graph_flow.c) and an index for the writers' look-ups.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/graph.h"
-#include "support/text.h"
-
-#define GRAPH_MAX_STEPS	256
-/* what still goes round a cycle past this share of a flow: a closed one */
-#define GRAPH_EPSILON	1e-6
-/*
- * a flow is done when this share of it is still moving (moving counts
- * what the next nodes will keep, so the tail is left far below
- * GRAPH_EPSILON; a decaying cycle gets there in tens of steps)
- */
-#define GRAPH_DONE	1e-12
+#include "analysis/graph_flow.h"
 
 struct key {
 	const char *name;	/* per_name: the folded name */
@@ -86,8 +44,10 @@ static int cmp_edge(const void *a, const void *b)
 		return x->waker < y->waker ? -1 : 1;
 	if (x->kind != y->kind)
 		return x->kind < y->kind ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
+	if (x->ext_pid != y->ext_pid)
+		return x->ext_pid < y->ext_pid ? -1 : 1;
+	if (x->ext_tid != y->ext_tid)
+		return x->ext_tid < y->ext_tid ? -1 : 1;
 	return 0;
 }
 
@@ -101,9 +61,7 @@ static int cmp_edge_wait(const void *a, const void *b)
 		return x->wait_ns > y->wait_ns ? -1 : 1;
 	if (x->waker != y->waker)
 		return x->waker < y->waker ? -1 : 1;
-	if (x->kind != y->kind)
-		return x->kind < y->kind ? -1 : 1;
-	return x->tid < y->tid ? -1 : x->tid > y->tid;
+	return x->kind < y->kind ? -1 : x->kind > y->kind;
 }
 
 /* The node of the row with @tid, from the table sorted by tid; -1. */
@@ -121,17 +79,6 @@ static int node_of_tid(const struct key *by_tid, size_t n, const int *rowmap,
 			hi = mid;
 	}
 	return lo < n && by_tid[lo].tid == tid ? rowmap[by_tid[lo].row] : -1;
-}
-
-static enum sched_verdict judge(const struct graph_node *n)
-{
-	struct task_row r;
-
-	memset(&r, 0, sizeof(r));
-	r.sched.on_cpu_ns = n->on_cpu_ns;
-	r.sched.runq_wait_ns = n->runq_ns;
-	r.sched.off_cpu_ns = n->blocked_ns;
-	return sched_judge(&r, 0);
 }
 
 /* Nodes: one per row, or one per folded name; rowmap[row] = node. */
@@ -166,9 +113,12 @@ static int make_nodes(struct graph *g, const struct task_table *t,
 			memset(n, 0, sizeof(*n));
 			snprintf(n->name, sizeof(n->name), "%s", k[i].name);
 			n->tid = r->tid;
+			n->pid = r->pid;
 		} else {
 			n = &g->nodes[g->nr_nodes - 1];
 			n->tid = 0;
+			if (n->pid != r->pid)
+				n->pid = 0;
 		}
 		n->nr_tasks += r->nr_tasks > 0 ? r->nr_tasks : 1;
 		n->on_cpu_ns += r->sched.on_cpu_ns;
@@ -180,9 +130,87 @@ static int make_nodes(struct graph *g, const struct task_table *t,
 	return 0;
 }
 
+static int cmp_node_name(const void *a, const void *b, void *arg)
+{
+	const struct graph_node *n = arg;
+	const struct graph_node *x = &n[*(const int *)a], *y = &n[*(const int *)b];
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/*
+ * Tasks of several processes in one graph: where a name is used by tasks
+ * of two processes or more, each such node says its process, "relay
+ * (4242)", so that the verdict names one. Not for folded names
+ * (--per-name folds across processes on purpose).
+ */
+static int label_processes(struct graph *g)
+{
+	int *o = calloc((size_t)g->nr_nodes + 1, sizeof(int));
+	char base[TDBPF_COMM_LEN + 2];
+	int i, j, k;
+
+	if (!o)
+		return -ENOMEM;
+	for (i = 0; i < g->nr_nodes; i++)
+		o[i] = i;
+	qsort_r(o, g->nr_nodes, sizeof(int), cmp_node_name, g->nodes);
+	for (i = 0; i < g->nr_nodes; i = j) {
+		bool several = false;
+
+		for (j = i + 1; j < g->nr_nodes &&
+				!strcmp(g->nodes[o[j]].name, g->nodes[o[i]].name);
+		     j++)
+			if (g->nodes[o[j]].pid != g->nodes[o[i]].pid)
+				several = true;
+		for (k = i; several && k < j; k++) {
+			struct graph_node *n = &g->nodes[o[k]];
+
+			/* a name not folded: a comm, TDBPF_COMM_LEN at most */
+			snprintf(base, sizeof(base), "%.*s", TDBPF_COMM_LEN,
+				 n->name);
+			snprintf(n->name, sizeof(n->name), "%s (%u)", base,
+				 n->pid);
+		}
+	}
+	free(o);
+	return 0;
+}
+
+/* Who a waker outside the graph is, when a socket told (see graph.h). */
+static void ext_waker(struct graph_edge *e, const struct tdbpf_wait *w,
+		      graph_peer_fn peer)
+{
+	const unsigned char *a = (const unsigned char *)&w->tgid;
+	char comm[TDBPF_COMM_LEN + 2];
+	const char *c;
+
+	e->ext_tid = 0;
+	e->ext_pid = 0;
+	e->ext_name[0] = 0;
+	if (e->kind == TDBPF_WAKER_PROCESS && w->tgid) {
+		e->ext_tid = w->tid;
+		e->ext_pid = w->tgid;
+		c = peer ? peer(w->tgid, w->tid, comm, sizeof(comm)) : NULL;
+		if (c)
+			snprintf(e->ext_name, sizeof(e->ext_name), "%.16s (%u)",
+				 c, w->tgid);
+		else
+			snprintf(e->ext_name, sizeof(e->ext_name), "pid %u",
+				 w->tgid);
+	} else if (e->kind == TDBPF_WAKER_ENDPOINT) {
+		/* tgid holds the address in network order */
+		snprintf(e->ext_name, sizeof(e->ext_name), "%u.%u.%u.%u:%u",
+			 a[0], a[1], a[2], a[3], w->tid);
+	}
+}
+
 /* Raw edges from every row's slots, then merged by (wakee, waker, kind). */
 static int make_edges(struct graph *g, const struct task_table *t,
-		      const int *rowmap)
+		      const int *rowmap, graph_peer_fn peer)
 {
 	struct key *by_tid = calloc(t->nr ? t->nr : 1, sizeof(*by_tid));
 	size_t i, cap = t->nr * (TDBPF_NR_WAITS + 1) + 1;
@@ -213,7 +241,6 @@ static int make_edges(struct graph *g, const struct task_table *t,
 			e->wakee = rowmap[i];
 			e->kind = w->kind;
 			e->waker = -1;
-			e->tid = 0;
 			if (w->kind == TDBPF_WAKER_TASK ||
 			    w->kind == TDBPF_HOLDER_TASK) {
 				e->waker = node_of_tid(by_tid, t->nr, rowmap,
@@ -224,8 +251,11 @@ static int make_edges(struct graph *g, const struct task_table *t,
 				if (e->waker < 0 && w->kind == TDBPF_HOLDER_TASK)
 					e->kind = TDBPF_HOLDER_OTHER;
 			}
+			if (e->waker < 0)
+				ext_waker(e, w, peer);
+			/* a holder outside the graph: its tid, named later */
 			if (e->kind == TDBPF_HOLDER_OTHER)
-				e->tid = w->tid;
+				e->ext_tid = w->tid;
 			e->wakeups = w->wakeups;
 			e->wait_ns = w->wait_ns;
 			/* holds are run-queue time, not blocked time */
@@ -266,293 +296,6 @@ static int make_edges(struct graph *g, const struct task_table *t,
 	return 0;
 }
 
-/*
- * Sum of a node's waits (@holds false) or of its holds (true): what
- * those edges' shares are shares of.
- */
-static double edges_sum(const struct graph *g, const struct graph_node *n,
-			bool holds)
-{
-	double s = 0;
-	int i;
-
-	for (i = 0; i < n->nr_in; i++) {
-		const struct graph_edge *e = &g->edges[n->first_in + i];
-
-		if (graph_edge_holds(e) == holds)
-			s += (double)e->wait_ns;
-	}
-	return s;
-}
-
-static double waits_of(const struct graph *g, const struct graph_node *n)
-{
-	return edges_sum(g, n, false);
-}
-
-static void judge_nodes(struct graph *g)
-{
-	int i, j;
-
-	for (i = 0; i < g->nr_nodes; i++) {
-		struct graph_node *n = &g->nodes[i];
-		__u64 by_kind[WAKER_KINDS] = { 0 }, task = 0, best = 0;
-
-		n->ext_kind = WAKER_UNSEEN;
-		for (j = 0; j < n->nr_in; j++) {
-			const struct graph_edge *e = &g->edges[n->first_in + j];
-
-			if (graph_edge_holds(e))
-				continue;
-			if (e->waker >= 0)
-				task += e->wait_ns;
-			else if (e->kind < WAKER_KINDS)
-				by_kind[e->kind] += e->wait_ns;
-		}
-		for (j = 0; j < WAKER_KINDS; j++) {
-			n->ext_ns += by_kind[j];
-			if (by_kind[j] > best) {
-				best = by_kind[j];
-				n->ext_kind = (unsigned int)j;
-			}
-		}
-		n->sched = judge(n);
-		switch (n->sched) {
-		case SCHED_STARVED:
-			/*
-			 * Starved whenever it runs, but blocked most of the
-			 * time: what it waits on matters more (a stage
-			 * starved by the very stage it waits for).
-			 */
-			if (n->blocked_ns * 2 < n->on_cpu_ns + n->runq_ns +
-						    n->blocked_ns) {
-				n->role = ROLE_STARVED;
-				break;
-			}
-			__attribute__((__fallthrough__));
-		case SCHED_BLOCKED:
-			n->role = task * 2 > task + n->ext_ns ? ROLE_PASS :
-								ROLE_EXTERNAL;
-			break;
-		case SCHED_IDLE:
-			n->role = ROLE_IDLE;
-			break;
-		case SCHED_NONE:
-		default:
-			n->role = ROLE_RUNNING;
-			break;
-		}
-	}
-}
-
-/* Scratch for one flow: mass by node now and next step, and who has it. */
-struct flow {
-	double *cur, *next, *got;
-	int *cur_at, *next_at, *touched;
-	int nr_cur, nr_next, nr_touched;
-	double moving;
-};
-
-static void absorb(struct graph *g, struct flow *f, int node, double amt)
-{
-	if (amt == 0)
-		return;
-	if (f->got[node] == 0)
-		f->touched[f->nr_touched++] = node;
-	f->got[node] += amt;
-	g->nodes[node].led_ns += amt;
-}
-
-static void push(struct flow *f, int node, double amt)
-{
-	if (amt == 0)
-		return;
-	if (f->next[node] == 0)
-		f->next_at[f->nr_next++] = node;
-	f->next[node] += amt;
-	f->moving += amt;
-}
-
-/*
- * Send @amt of node @at along its waits (@holds false: to the tasks that
- * ended its blocked time) or its holds (true: to the tasks that held the
- * CPU it waited for), each by its share. What no task of the graph
- * caused stops at @at, the task it delays, unless @at is where the flow
- * began (@own): a task's own blocked time never makes it a candidate.
- */
-static void spread(struct graph *g, struct flow *f, int at, double amt,
-		   bool holds, bool own)
-{
-	const struct graph_node *n = &g->nodes[at];
-	double sum = holds ? n->holds_ns : n->waits_ns;
-	int j;
-
-	if (sum <= 0) {
-		if (!own)
-			absorb(g, f, at, amt);
-		return;
-	}
-	for (j = 0; j < n->nr_in; j++) {
-		const struct graph_edge *e = &g->edges[n->first_in + j];
-		double a = amt * (double)e->wait_ns / sum;
-
-		if (graph_edge_holds(e) != holds)
-			continue;
-		if (e->waker >= 0)
-			push(f, e->waker, a);
-		else if (!own)
-			absorb(g, f, at, a);
-	}
-}
-
-/*
- * What reaches node @at (not where it began) goes where its time went: a
- * task blocked on tasks (PASS) passes all of it along its waits; one that
- * waits on no task (EXTERNAL) or did nothing keeps it; one that runs or
- * is starved keeps the share of its life it ran, sends the share it
- * waited for a CPU to the tasks that held the CPU (its cgroup's limit or
- * a task outside the graph: kept, with that reason), and the share it
- * was blocked along its waits.
- */
-static void arrive(struct graph *g, struct flow *f, int at, double m)
-{
-	const struct graph_node *n = &g->nodes[at];
-	double on = (double)n->on_cpu_ns, rq = (double)n->runq_ns;
-	double life = on + rq + (double)n->blocked_ns;
-
-	switch (n->role) {
-	case ROLE_PASS:
-		spread(g, f, at, m, false, false);
-		return;
-	case ROLE_RUNNING:
-	case ROLE_STARVED:
-		if (life <= 0)
-			break;
-		absorb(g, f, at, m * on / life);
-		spread(g, f, at, m * rq / life, true, false);
-		spread(g, f, at, m * (double)n->blocked_ns / life, false,
-		       false);
-		return;
-	case ROLE_EXTERNAL:
-	case ROLE_IDLE:
-	default:
-		break;
-	}
-	absorb(g, f, at, m);
-}
-
-/* Follow the blocked time of node @s to where its waits end. */
-static void flow_from(struct graph *g, int s, struct flow *f)
-{
-	double mass = (double)g->nodes[s].blocked_ns;
-	int step, i, *swap;
-	double *tmp;
-
-	f->nr_touched = 0;
-	f->nr_next = 0;
-	f->moving = 0;
-	/* its own waits: what tasks caused moves on, the rest is dropped */
-	spread(g, f, s, mass, false, true);
-	/* only the nodes holding some of it are visited: a step is cheap */
-	for (step = 0; step < GRAPH_MAX_STEPS && f->nr_next; step++) {
-		if (f->moving <= mass * GRAPH_DONE)
-			break;
-		tmp = f->cur, f->cur = f->next, f->next = tmp;
-		swap = f->cur_at, f->cur_at = f->next_at, f->next_at = swap;
-		f->nr_cur = f->nr_next;
-		f->nr_next = 0;
-		f->moving = 0;
-		for (i = 0; i < f->nr_cur; i++) {
-			int at = f->cur_at[i];
-			double m = f->cur[at];
-
-			f->cur[at] = 0;
-			arrive(g, f, at, m);
-		}
-	}
-	/* a closed cycle: what still goes round stops where it is */
-	for (i = 0; i < f->nr_next; i++) {
-		int at = f->next_at[i];
-
-		if (f->next[at] > mass * GRAPH_EPSILON)
-			g->nodes[at].cycle = true;
-		absorb(g, f, at, f->next[at]);
-		f->next[at] = 0;
-	}
-	f->nr_next = 0;
-	for (i = 0; i < f->nr_touched; i++) {
-		if (f->got[f->touched[i]] >= 0.01 * mass)
-			g->nodes[f->touched[i]].nr_sources++;
-		f->got[f->touched[i]] = 0;
-	}
-}
-
-/* qsort_r: no static state, reports may be made on several threads */
-static int cmp_rank(const void *a, const void *b, void *arg)
-{
-	const struct graph *g = arg;
-	const struct graph_node *x = &g->nodes[*(const int *)a];
-	const struct graph_node *y = &g->nodes[*(const int *)b];
-
-	if (x->led_ns != y->led_ns)
-		return x->led_ns > y->led_ns ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
-static int flow(struct graph *g)
-{
-	size_t n = (size_t)g->nr_nodes + 1;
-	struct flow f = {
-		.cur = calloc(n, sizeof(double)),
-		.next = calloc(n, sizeof(double)),
-		.got = calloc(n, sizeof(double)),
-		.cur_at = calloc(n, sizeof(int)),
-		.next_at = calloc(n, sizeof(int)),
-		.touched = calloc(n, sizeof(int)),
-	};
-	int i, err = 0;
-
-	g->rank = calloc(n, sizeof(int));
-	if (!f.cur || !f.next || !f.got || !f.cur_at || !f.next_at ||
-	    !f.touched || !g->rank) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < g->nr_nodes; i++) {
-		struct graph_node *s = &g->nodes[i];
-
-		s->waits_ns = waits_of(g, s);
-		s->holds_ns = edges_sum(g, s, true);
-	}
-	for (i = 0; i < g->nr_nodes; i++) {
-		struct graph_node *s = &g->nodes[i];
-
-		if ((s->role != ROLE_PASS && s->role != ROLE_EXTERNAL) ||
-		    !s->blocked_ns)
-			continue;
-		flow_from(g, i, &f);
-	}
-	/*
-	 * Shares are of the blocked time that led to some task: what a
-	 * task's own waits on no task (a JVM thread asleep on a timer) drop
-	 * would only make every share smaller.
-	 */
-	for (i = 0; i < g->nr_nodes; i++)
-		g->blocked_ns += g->nodes[i].led_ns;
-	for (i = 0; i < g->nr_nodes; i++)
-		if (g->blocked_ns > 0 &&
-		    g->nodes[i].led_ns >= GRAPH_MIN_SHARE * g->blocked_ns)
-			g->rank[g->nr_rank++] = i;
-	qsort_r(g->rank, g->nr_rank, sizeof(int), cmp_rank, g);
-	for (i = 0; i < g->nr_rank; i++)
-		if (g->nodes[g->rank[i]].led_ns >=
-		    GRAPH_TIE * g->nodes[g->rank[0]].led_ns)
-			g->nr_tied = i + 1;
-out:
-	free(f.cur), free(f.next), free(f.got);
-	free(f.cur_at), free(f.next_at), free(f.touched);
-	return err;
-}
 
 /*
  * Nodes by tid (per task) or by name (per name: made in name order), for
@@ -581,7 +324,8 @@ static int make_index(struct graph *g)
 	return 0;
 }
 
-int graph_build(struct graph *g, const struct task_table *t, bool per_name)
+int graph_build(struct graph *g, const struct task_table *t, bool per_name,
+		graph_peer_fn peer)
 {
 	char (*names)[TDBPF_COMM_LEN + 2];
 	int *rowmap, err;
@@ -594,11 +338,13 @@ int graph_build(struct graph *g, const struct task_table *t, bool per_name)
 	err = !g->nodes || !rowmap || !names ? -ENOMEM : 0;
 	if (!err)
 		err = make_nodes(g, t, rowmap, names);
+	if (!err && !per_name)
+		err = label_processes(g);
 	if (!err)
-		err = make_edges(g, t, rowmap);
+		err = make_edges(g, t, rowmap, peer);
 	if (!err) {
-		judge_nodes(g);
-		err = flow(g);
+		graph_judge_nodes(g);
+		err = graph_flow(g);
 	}
 	if (!err)
 		err = make_index(g);
@@ -644,153 +390,4 @@ int graph_node_of(const struct graph *g, const struct task_row *r)
 			  g->nodes[c].tid != r->tid)
 		return -1;
 	return c;
-}
-
-const char *graph_waker_name(const struct graph *g, const struct graph_edge *e)
-{
-	if (e->waker >= 0)
-		return g->nodes[e->waker].name;
-	return waker_kind_name(e->kind);
-}
-
-double graph_share(const struct graph *g, int n)
-{
-	return g->blocked_ns > 0 ? g->nodes[n].led_ns / g->blocked_ns : 0;
-}
-
-static double pct(double part, double whole)
-{
-	return whole > 0 ? 100.0 * part / whole : 0;
-}
-
-const char *(*graph_tid_name)(__u32 tid, char *buf, size_t len);
-const char *(*graph_cpu_limit)(__u32 tid, char *buf, size_t len);
-
-/*
- * Who held the CPU a starved node waited for most: "CPU-starved by enrich
- * (62% of its run-queue wait)", or its cgroup's limit; without holds
- * (a recording made before them), its shares of time alone.
- */
-static void starved_reason(const struct graph *g, const struct graph_node *n,
-			   double life, char *buf, size_t len)
-{
-	const struct graph_edge *top = NULL;
-	double runq = (double)n->runq_ns > n->holds_ns ? (double)n->runq_ns :
-							  n->holds_ns;
-	char name[64];
-	const char *who = NULL;
-	int j;
-
-	/*
-	 * the largest known holder: slices the ring did not keep (a busy
-	 * machine's) say nothing of who; its share says how much is known
-	 */
-	for (j = 0; j < n->nr_in && !top; j++) {
-		const struct graph_edge *e = &g->edges[n->first_in + j];
-
-		if (graph_edge_holds(e) && e->kind != TDBPF_HOLDER_UNSEEN)
-			top = e;
-	}
-	if (!top) {
-		snprintf(buf, len, "CPU-starved (runq %.0f%%, on-CPU %.0f%%)",
-			 pct((double)n->runq_ns, life),
-			 pct((double)n->on_cpu_ns, life));
-		return;
-	}
-	if (top->kind == TDBPF_HOLDER_LIMIT) {
-		char lim[640];
-		const char *l = graph_cpu_limit && n->tid ?
-			graph_cpu_limit(n->tid, lim, sizeof(lim)) : NULL;
-
-		snprintf(buf, len,
-			 "throttled by its cgroup's CPU limit (%.0f%% of its run-queue wait)%s%s",
-			 pct((double)top->wait_ns, runq), l ? ": " : "",
-			 l ? l : "");
-		return;
-	}
-	if (top->waker >= 0) {
-		who = g->nodes[top->waker].name;
-	} else if (top->kind == TDBPF_HOLDER_OTHER && top->tid) {
-		if (graph_tid_name)
-			who = graph_tid_name(top->tid, name, sizeof(name));
-		if (!who) {
-			snprintf(name, sizeof(name), "tid %u", top->tid);
-			who = name;
-		}
-	}
-	if (who)
-		snprintf(buf, len, "CPU-starved by %s%s (%.0f%% of its run-queue wait)",
-			 who, top->waker < 0 ? " (outside the targets)" : "",
-			 pct((double)top->wait_ns, runq));
-	else
-		snprintf(buf, len, "CPU-starved by %s (%.0f%% of its run-queue wait)",
-			 waker_kind_what(top->kind),
-			 pct((double)top->wait_ns, runq));
-}
-
-void graph_reason(const struct graph *g, int i, const char *path, char *buf,
-		  size_t len)
-{
-	const struct graph_node *n = &g->nodes[i];
-	double life = (double)n->on_cpu_ns + (double)n->runq_ns +
-		      (double)n->blocked_ns;
-	double kind_ns = 0;
-	int j;
-
-	for (j = 0; j < n->nr_in; j++) {
-		const struct graph_edge *e = &g->edges[n->first_in + j];
-
-		if (e->waker < 0 && e->kind == n->ext_kind &&
-		    !graph_edge_holds(e))
-			kind_ns += (double)e->wait_ns;
-	}
-	switch (n->role) {
-	case ROLE_RUNNING:
-		snprintf(buf, len, "runs (on-CPU %.0f%%): %s",
-			 pct((double)n->on_cpu_ns, life),
-			 path && *path ? path : "no PMU breakdown");
-		break;
-	case ROLE_STARVED:
-		starved_reason(g, n, life, buf, len);
-		break;
-	case ROLE_PASS:
-		if (n->cycle) {
-			snprintf(buf, len,
-				 "in a wait cycle (tasks that only wake each other)");
-			break;
-		}
-		/* the part of its waits that no task ended */
-		__attribute__((__fallthrough__));
-	case ROLE_EXTERNAL:
-	case ROLE_IDLE:
-	default:
-		snprintf(buf, len, "waits on %s (%.0f%% of its blocked time)",
-			 waker_kind_what(n->ext_kind),
-			 pct(kind_ns, waits_of(g, n)));
-		break;
-	}
-}
-
-void graph_waits_on(const struct graph *g, int n, char *buf, size_t len)
-{
-	const struct graph_node *node;
-	const struct graph_edge *e;
-	char name[TDBPF_COMM_LEN + 2];
-	double all = 0;
-	int i;
-
-	if (n < 0 || !g->nodes[n].nr_in) {
-		snprintf(buf, len, "-");
-		return;
-	}
-	node = &g->nodes[n];
-	for (i = 0; i < node->nr_in; i++)
-		all += (double)g->edges[node->first_in + i].wait_ns;
-	e = &g->edges[node->first_in];	/* the largest */
-	text_printable(name, sizeof(name), graph_waker_name(g, e), NULL,
-		       TEXT_ASCII);
-	/* a hold: the CPU it waited for was held by that task */
-	snprintf(buf, len, "%s%s %.0f%%",
-		 graph_edge_holds(e) && e->waker >= 0 ? "cpu:" : "", name,
-		 pct((double)e->wait_ns, all));
 }

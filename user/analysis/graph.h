@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <linux/types.h>
-#include "analysis/report.h"
+#include "analysis/sched_verdict.h"
 #include "sums/tasks.h"
 #include "sums/waits.h"
 
@@ -28,6 +28,20 @@ enum graph_role {
 };
 
 /*
+ * A node's or an outside waker's label: its name, and "(pid)" after it
+ * where another process has a task of that name ("relay (4242)").
+ */
+#define GRAPH_NAME_LEN	(TDBPF_COMM_LEN + 16)
+
+/*
+ * The name of task @tid of process @pid, which is not traced, into @buf
+ * (NULL: unknown, e.g. it exited). The caller of graph_build() gives it
+ * (a live run reads /proc): the graph itself does no I/O.
+ */
+typedef const char *(*graph_peer_fn)(__u32 pid, __u32 tid, char *buf,
+				     size_t len);
+
+/*
  * An edge is a wait (kind TDBPF_WAKER_*: the waker ended the wakee's
  * blocked time) or a hold (TDBPF_KIND_HOLDS(kind): the holder ran on the
  * CPU the wakee waited for, or its cgroup's limit kept it off).
@@ -35,7 +49,14 @@ enum graph_role {
 struct graph_edge {
 	int waker;		/* node index, -1 when no task of the graph */
 	unsigned int kind;	/* TDBPF_WAKER_*, TDBPF_HOLDER_*, WAKER_UNSEEN */
-	__u32 tid;		/* TDBPF_HOLDER_OTHER: the holder's tid */
+	/*
+	 * A waker outside the graph that a socket told: PROCESS, its tid
+	 * and pid; ENDPOINT, its port and IPv4 address (ext_name "a.b.c.d:
+	 * port"); a holder of the CPU outside the graph (HOLDER_OTHER): its
+	 * tid. 0 and "" otherwise.
+	 */
+	__u32 ext_tid, ext_pid;
+	char ext_name[GRAPH_NAME_LEN];
 	int wakee;		/* node index */
 	__u64 wakeups;
 	__u64 wait_ns;
@@ -43,7 +64,8 @@ struct graph_edge {
 
 struct graph_node {
 	__u32 tid;		/* 0 for a folded name of several tasks */
-	char name[TDBPF_COMM_LEN + 2];
+	__u32 pid;		/* its process; 0 when folded across several */
+	char name[GRAPH_NAME_LEN];	/* with "(pid)" where names collide */
 	int nr_tasks;
 	__u64 on_cpu_ns, runq_ns, blocked_ns;	/* blocked = off-CPU */
 	enum sched_verdict sched;
@@ -82,9 +104,12 @@ struct graph {
 
 /*
  * Build the graph of @t (rows by tid, with their waker slots) and judge
- * it. @per_name: nodes are folded names (fold_name()). 0 or -ENOMEM.
+ * it: the tasks of every traced process in one graph. @per_name: nodes
+ * are folded names (fold_name()), across processes. @peer: names a
+ * socket's peer in a process not traced (NULL: "pid N"). 0 or -ENOMEM.
  */
-int graph_build(struct graph *g, const struct task_table *t, bool per_name);
+int graph_build(struct graph *g, const struct task_table *t, bool per_name,
+		graph_peer_fn peer);
 void graph_free(struct graph *g);
 
 /* The node of a report row (by tid, or by name for --per-name); -1 none. */

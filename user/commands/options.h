@@ -5,18 +5,21 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include "analysis/report.h"
 
 #define OPT_MAX_TARGETS	64	/* -p/-t ids */
 #define OPT_MAX_EVENT_ARGS	16	/* -e options; each holds many events */
+#define OPT_MAX_DURATION_S	31536000	/* -d: 365 days */
+#define OPT_MAX_INTERVAL_MS	86400000	/* -I: one day */
 
 /*
- * Subcommands. Each has an entry in subcommands[] (options.c: its name,
- * synopsis and its own validation, all pure, so they are fuzzed) and a
- * run function in main.c's table, indexed by this enum. A new
- * subcommand: an enum value here, an entry in each table, and its
- * cmd_NAME.c. Messages that list the subcommands are made from subcommands[].
+ * Subcommands. Each has an entry in subcommands[] (subcommands.c: its name,
+ * synopsis and its own validation, all pure, so they are fuzzed, and
+ * what it runs), indexed by this enum. A new subcommand: an enum value
+ * here, an entry in the table, and its cmd_NAME.c. Messages that list
+ * the subcommands are made from subcommands[].
  */
 enum command {
 	CMD_TRACE,	/* the default: no subcommand word */
@@ -50,6 +53,7 @@ struct options {
 	int level;		/* 0 = deepest the model has */
 	bool children;
 	long max_tasks;
+	long sock_max;		/* --sock-max: socket registry flows */
 	const char *graph;	/* --graph FILE.dot */
 	/*
 	 * sched_waking traced: the wait-for graph. Opt-in (--wakeups or
@@ -84,10 +88,16 @@ struct subcommand {
 	 */
 	int (*check)(struct options *o, int argc, char **argv, int optind,
 		     char *err, size_t len);
+	/* Run it: the exit status (cmd.h). */
+	int (*run)(const struct options *o, FILE *out);
 };
 
-/* Every subcommand, ending with a NULL check. */
+/* Every subcommand, indexed by enum command (subcommands.c). */
 extern const struct subcommand subcommands[];
+/* The subcommand named @word, or NULL. */
+const struct subcommand *find_subcommand(const char *word);
+/* "'list', 'decode', ": the words a user is told about, into @buf. */
+void subcommand_names(char *buf, size_t len);
 
 /* The sort keys' names, indexed by enum sort_key (SORT_NR of them). */
 extern const char *const sort_names[];
@@ -105,6 +115,12 @@ void join_names(char *buf, size_t len, const char *const *names, int n,
  */
 int parse_options(int argc, char **argv, struct options *o, char *err,
 		  size_t errlen);
-void print_usage(FILE *f);
+/*
+ * -1 after @fmt into @err, made one printable line (it quotes the user's
+ * argument): for the parser and the subcommands' checks.
+ */
+int options_fail(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void print_usage(FILE *f);	/* usage.c */
 
 #endif /* TDBPF_OPTIONS_H */

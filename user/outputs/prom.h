@@ -16,6 +16,7 @@
 #include "model/model.h"
 #include "outputs/listen_opts.h"
 #include "sums/tasks.h"
+#include "support/hash.h"
 
 #define PROM_MAX_PROGS		8
 
@@ -48,7 +49,7 @@ struct prom_series {
 	__u64 threads;			/* live tasks at the last update */
 	__u64 exited;			/* tasks seen exiting */
 	__u64 on_cpu_ns, runq_wait_ns, off_cpu_ns;
-	__u64 nvcsw, nivcsw, migrations, uncounted_ns;
+	__u64 nvcsw, nivcsw, migrations, uncounted_ns, softirq_ns;
 	struct tdbpf_count *raw;	/* plan->nr: cumulative raw sums */
 	struct tdbpf_count *delta;	/* plan->nr: since the last update */
 	double *scaled;			/* plan->nr: sum of scaled deltas */
@@ -67,8 +68,7 @@ struct prom_state {
 	int nr_live_series;		/* not ended, `other` not counted */
 	struct prom_series *other;	/* tasks beyond max_series */
 	__u64 overflow_tasks;		/* tasks in `other` at the last update */
-	size_t *index;			/* key hash -> series slot + 1 */
-	size_t index_cap;
+	struct hash_index index;	/* labels -> series slot + 1 */
 
 	struct task_table last;		/* per tid: the sums already counted */
 	struct task_table next;

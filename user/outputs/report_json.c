@@ -8,7 +8,10 @@
  *   "duration_ns": 5000000000,
  *   "interval": 3,                 only in interval reports (-I)
  *   "lost": { "map_full": 0, "read_errors": 0,
- *             "unseen_switch_ins": 0 },  slices charged whose switch-in
+ *             "unseen_switch_ins": 0, "wakers", "wakeups_missed",
+ *             "sockets_unresolved": socket wakes whose peer was not
+ *             told, "sockets_evicted": flows pushed out of the socket
+ *             registry (--sock-max) },  slices charged whose switch-in
  *                                  no sched_switch event showed: their
  *                                  counts are extrapolated (uncounted_ns)
  *   "nr_total": 14,                tasks before --top
@@ -17,9 +20,12 @@
  *                                  to some task (the shares' whole),
  *     "edges": [ { "waker_tid", "waker_comm", "kind" ("wakeup": the
  *                  waker ended blocked time; "cpu": it held the CPU the
- *                  wakee waited for, run-queue time), "holder_tid" (a
- *                  holder outside the targets), "wakee_tid",
- *                  "wakee_comm", "wakeups", "wait_ns" } ],
+ *                  wakee waited for, run-queue time; waker_tid a
+ *                  holder's outside the targets), "wakee_tid",
+ *                  "wakee_comm", "wakeups", "wait_ns",
+ *                  "waker_pid": a socket's peer in another process,
+ *                  "endpoint": "ip:port", a peer on another host or
+ *                  network namespace } ],
  *     "bottleneck": [ { "tid", "comm", "nr_tasks", "share" (of
  *                  blocked_ns, 0..1), "sources", "reason" } ] best first,
  *     "tied": the first N candidates too close to tell apart
@@ -40,6 +46,8 @@
  *                                  switch the kernel did not trace): no
  *                                  counter was read for it; it lowers
  *                                  coverage as multiplexing does
+ *     "softirq_ns": integer,       softirqs run while it was current
+ *                                  (--wakeups; part of on_cpu_ns)
  *     "coverage": 0..1,            min running/enabled over the groups,
  *                                  6 decimals
  *     "low_coverage": bool,
@@ -58,7 +66,8 @@
  *                  decimals; null when not computable }
  *                                  only when the model decodes,
  *     "bottleneck": what the table's BOTTLENECK column says,
- *     "waits_on": [ { "tid", "comm", "kind", "wait_ns", "wakeups" } ] largest
+ *     "waits_on": [ { "tid", "comm", "kind", "wait_ns", "wakeups", "pid"
+ *                  of a socket's peer not traced } ] largest
  *                  first, with wakeups traced
  *   } ]
  * }
@@ -102,10 +111,14 @@ static void write_waits_on(struct jw *w, const struct report *rep,
 		const struct graph_edge *e = &g->edges[g->nodes[n].first_in + i];
 
 		jw_open(w, NULL, '{');
-		jw_u64(w, "tid", e->waker >= 0 ? g->nodes[e->waker].tid : 0);
+		jw_u64(w, "tid",
+		       e->waker >= 0 ? g->nodes[e->waker].tid : e->ext_tid);
 		jw_str(w, "comm", graph_waker_name(g, e));
 		/* cpu: run-queue time while it held the CPU */
 		jw_str(w, "kind", graph_edge_holds(e) ? "cpu" : "wakeup");
+		/* a socket's peer in a process not traced */
+		if (e->ext_pid)
+			jw_u64(w, "pid", e->ext_pid);
 		jw_u64(w, "wait_ns", e->wait_ns);
 		jw_u64(w, "wakeups", e->wakeups);
 		jw_close(w, '}');
@@ -128,12 +141,15 @@ static void write_graph(struct jw *w, const struct report *rep)
 
 		jw_open(w, NULL, '{');
 		jw_u64(w, "waker_tid",
-		       e->waker >= 0 ? g->nodes[e->waker].tid : 0);
+		       e->waker >= 0 ? g->nodes[e->waker].tid : e->ext_tid);
 		jw_str(w, "waker_comm", graph_waker_name(g, e));
 		/* a hold: run-queue time while the waker held the CPU */
 		jw_str(w, "kind", graph_edge_holds(e) ? "cpu" : "wakeup");
-		if (e->tid)
-			jw_u64(w, "holder_tid", e->tid);
+		/* a socket's peer outside the graph: another process's task */
+		if (e->ext_pid)
+			jw_u64(w, "waker_pid", e->ext_pid);
+		if (e->ext_name[0])
+			jw_str(w, "endpoint", e->ext_name);
 		jw_u64(w, "wakee_tid", to->tid);
 		jw_str(w, "wakee_comm", to->name);
 		jw_u64(w, "wakeups", e->wakeups);
@@ -205,7 +221,8 @@ static void write_groups(struct jw *w, const struct event_plan *p)
 /* A task's own members, in the order written (keyed once per report). */
 enum task_key {
 	K_TID, K_PID, K_COMM, K_ON, K_RUNQ, K_OFF, K_SWITCHES, K_VOL, K_INVOL,
-	K_MIGR, K_EXITED, K_NR_TASKS, K_UNCOUNTED, K_COVERAGE, K_LOW, K_SCHED,
+	K_MIGR, K_EXITED, K_NR_TASKS, K_UNCOUNTED, K_SOFTIRQ, K_COVERAGE, K_LOW,
+	K_SCHED,
 	K_COUNTERS, K_METRICS, K_BOTTLENECK, K_NR
 };
 
@@ -216,6 +233,7 @@ static const char *const task_keys[K_NR] = {
 	[K_VOL] = "voluntary", [K_INVOL] = "involuntary",
 	[K_MIGR] = "migrations", [K_EXITED] = "exited",
 	[K_NR_TASKS] = "nr_tasks", [K_UNCOUNTED] = "uncounted_ns",
+	[K_SOFTIRQ] = "softirq_ns",
 	[K_COVERAGE] = "coverage", [K_LOW] = "low_coverage",
 	[K_SCHED] = "sched", [K_COUNTERS] = "counters",
 	[K_METRICS] = "metrics", [K_BOTTLENECK] = "bottleneck",
@@ -316,6 +334,7 @@ static void write_task(struct jw *w, struct json_ctx *x,
 		ob_i64(&w->o, r->nr_tasks);
 	}
 	task_u64(w, x, K_UNCOUNTED, r->sched.uncounted_ns);
+	task_u64(w, x, K_SOFTIRQ, r->sched.softirq_ns);
 	if (x->built_task)
 		jw_num_keyed(w, &x->task, K_COVERAGE, d->coverage, 6);
 	else
@@ -333,7 +352,8 @@ static void write_task(struct jw *w, struct json_ctx *x,
 		for (s = 0; s < x->nr_ctr; s++)
 			jw_num(w, x->ctr_names[s], v[s], 0);
 	jw_obj_end(w);
-	if (x->plan && x->plan->model)
+	/* -e alone too: a recording of it is replayed from these */
+	if (x->plan && x->plan->nr)
 		write_raw(w, x->plan, r);
 
 	if (d->has_tma) {
@@ -391,11 +411,13 @@ void report_write_json(FILE *f, const struct report *rep, bool line)
 	jw_u64(&w, "unseen_switch_ins", rep->lost.unseen_switch_ins);
 	jw_u64(&w, "wakers", rep->lost.wakers);
 	jw_u64(&w, "wakeups_missed", rep->lost.wakeups_missed);
+	jw_u64(&w, "sockets_unresolved", rep->lost.sock_unresolved);
+	jw_u64(&w, "sockets_evicted", rep->lost.sock_evicted);
 	jw_obj_end(&w);
 	jw_int(&w, "nr_total", rep->nr_total);
 	if (rep->graph)
 		write_graph(&w, rep);
-	if (p && p->model)
+	if (p && p->nr)
 		write_groups(&w, p);
 
 	jw_arr(&w, "tasks");

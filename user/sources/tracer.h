@@ -26,8 +26,9 @@
  * files in bpf/shared.bpf.h) with autoload off, add a
  * flag to struct tracer_conf, turn autoload on in tracer.c's open when
  * the flag is set, size its map there, and read it in tracer_collect()
- * into a new member of struct snapshot. Nothing outside tracer.c sees
- * the skeleton.
+ * (tracer_collect.c) into a new member of struct snapshot. Nothing
+ * outside tracer.c, tracer_collect.c and tracer_priv.h sees the
+ * skeleton.
  */
 #ifndef TDBPF_TRACER_H
 #define TDBPF_TRACER_H
@@ -56,6 +57,7 @@ struct tracer_conf {
 	const struct event_plan *plan;
 	struct tracer_targets targets;
 	long max_tasks;		/* tasks held at once (--max-tasks) */
+	long sock_max;		/* flows in the socket registry (--sock-max) */
 	bool wakeups;		/* sched_waking: who ended each wait */
 	bool verbose;		/* libbpf's messages, a setup line */
 };
@@ -125,5 +127,10 @@ int tracer_fold_exited(struct tracer *t, struct task_table *base);
 
 /* Free the tracer (NULL is fine); counters closed after the programs. */
 void tracer_close(struct tracer *t);
+/*
+ * --children: is a process the targets forked (and the tracer follows)
+ * still alive? For targets.followed_alive (@tracer: a struct tracer).
+ */
+bool tracer_followed_alive(void *tracer);
 
 #endif /* TDBPF_TRACER_H */

@@ -1,24 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Waker slots: add, subtract and name them (see waits.h). */
+#include <stdbool.h>
 #include <stddef.h>
 #include "sums/waits.h"
 
-/* The slot of (kind, tid), in its half (include/tdbpf.h), as BPF does. */
-static struct tdbpf_wait *slot_for(struct tdbpf_wait *w, __u32 kind, __u32 tid)
+static bool same_waker(const struct tdbpf_wait *a, const struct tdbpf_wait *b)
 {
-	int base = TDBPF_KIND_HOLDS(kind) ? TDBPF_WAKER_SLOTS : 0, i;
+	return a->kind == b->kind && a->tid == b->tid && a->tgid == b->tgid;
+}
+
+/* The slot of @key, in its half (include/tdbpf.h), as BPF does. */
+static struct tdbpf_wait *slot_for(struct tdbpf_wait *w,
+				   const struct tdbpf_wait *key)
+{
+	int base = TDBPF_KIND_HOLDS(key->kind) ? TDBPF_WAKER_SLOTS : 0, i;
 	struct tdbpf_wait *last = &w[base + TDBPF_WAKER_SLOTS - 1];
 
 	for (i = base; i < base + TDBPF_WAKER_SLOTS - 1; i++) {
 		if (w[i].kind == TDBPF_WAKER_NONE) {
-			w[i].kind = kind;
-			w[i].tid = tid;
+			w[i].kind = key->kind;
+			w[i].tid = key->tid;
+			w[i].tgid = key->tgid;
 		}
-		if (w[i].kind == kind && w[i].tid == tid)
+		if (same_waker(&w[i], key))
 			return &w[i];
 	}
 	last->kind = base ? TDBPF_HOLDER_UNSEEN : TDBPF_WAKER_SPILL;
 	last->tid = 0;
+	last->tgid = 0;
 	return last;
 }
 
@@ -31,7 +40,7 @@ void waits_add(struct tdbpf_wait *dst, const struct tdbpf_wait *src)
 		if (src[i].kind == TDBPF_WAKER_NONE ||
 		    (!src[i].wakeups && !src[i].wait_ns))
 			continue;
-		d = slot_for(dst, src[i].kind, src[i].tid);
+		d = slot_for(dst, &src[i]);
 		d->wakeups += src[i].wakeups;
 		d->wait_ns += src[i].wait_ns;
 	}
@@ -54,8 +63,7 @@ void waits_sub(struct tdbpf_wait *out, const struct tdbpf_wait *cur,
 		if (!prev || cur[i].kind == TDBPF_WAKER_NONE)
 			continue;
 		for (j = 0; j < TDBPF_NR_WAITS && !p; j++)
-			if (prev[j].kind == cur[i].kind &&
-			    prev[j].tid == cur[i].tid)
+			if (same_waker(&prev[j], &cur[i]))
 				p = &prev[j];
 		if (!p)
 			continue;
@@ -97,6 +105,10 @@ static const struct {
 	[TDBPF_WAKER_IDLE] = { "idle", "the idle task" },
 	[TDBPF_WAKER_SPILL] = { "other-wakers",
 				"more wakers than tdbpf keeps per task" },
+	[TDBPF_WAKER_ENDPOINT] = { "endpoint",
+				   "peers on other hosts or namespaces" },
+	[TDBPF_WAKER_SOCKET] = { "unresolved socket",
+				 "sockets whose peer tdbpf could not tell" },
 	[TDBPF_HOLDER_TASK] = { NULL, "a task of the graph on its CPU" },
 	[TDBPF_HOLDER_OTHER] = { "cpu-other", "tasks outside the graph" },
 	[TDBPF_HOLDER_UNSEEN] = { "cpu-unseen",

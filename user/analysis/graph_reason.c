@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/* What the writers say of the wait-for graph's nodes (see graph.h). */
+#include <stdio.h>
+#include "analysis/graph.h"
+#include "support/text.h"
+
+const char *graph_waker_name(const struct graph *g, const struct graph_edge *e)
+{
+	if (e->waker >= 0)
+		return g->nodes[e->waker].name;
+	if (e->ext_name[0])
+		return e->ext_name;
+	return waker_kind_name(e->kind);
+}
+
+double graph_share(const struct graph *g, int n)
+{
+	return g->blocked_ns > 0 ? g->nodes[n].led_ns / g->blocked_ns : 0;
+}
+
+static double pct(double part, double whole)
+{
+	return whole > 0 ? 100.0 * part / whole : 0;
+}
+
+const char *(*graph_tid_name)(__u32 tid, char *buf, size_t len);
+const char *(*graph_cpu_limit)(__u32 tid, char *buf, size_t len);
+
+/*
+ * Who held the CPU a starved node waited for most: "CPU-starved by enrich
+ * (62% of its run-queue wait)", or its cgroup's limit; without holds
+ * (a recording made before them), its shares of time alone.
+ */
+static void starved_reason(const struct graph *g, const struct graph_node *n,
+			   double life, char *buf, size_t len)
+{
+	const struct graph_edge *top = NULL;
+	double runq = (double)n->runq_ns > n->holds_ns ? (double)n->runq_ns :
+							  n->holds_ns;
+	char name[64];
+	const char *who = NULL;
+	int j;
+
+	/*
+	 * the largest known holder: slices the ring did not keep (a busy
+	 * machine's) say nothing of who; its share says how much is known
+	 */
+	for (j = 0; j < n->nr_in && !top; j++) {
+		const struct graph_edge *e = &g->edges[n->first_in + j];
+
+		if (graph_edge_holds(e) && e->kind != TDBPF_HOLDER_UNSEEN)
+			top = e;
+	}
+	if (!top) {
+		snprintf(buf, len, "CPU-starved (runq %.0f%%, on-CPU %.0f%%)",
+			 pct((double)n->runq_ns, life),
+			 pct((double)n->on_cpu_ns, life));
+		return;
+	}
+	if (top->kind == TDBPF_HOLDER_LIMIT) {
+		char lim[640];
+		const char *l = graph_cpu_limit && n->tid ?
+			graph_cpu_limit(n->tid, lim, sizeof(lim)) : NULL;
+
+		snprintf(buf, len,
+			 "throttled by its cgroup's CPU limit (%.0f%% of its run-queue wait)%s%s",
+			 pct((double)top->wait_ns, runq), l ? ": " : "",
+			 l ? l : "");
+		return;
+	}
+	if (top->waker >= 0) {
+		who = g->nodes[top->waker].name;
+	} else if (top->kind == TDBPF_HOLDER_OTHER && top->ext_tid) {
+		if (graph_tid_name)
+			who = graph_tid_name(top->ext_tid, name, sizeof(name));
+		if (!who) {
+			snprintf(name, sizeof(name), "tid %u", top->ext_tid);
+			who = name;
+		}
+	}
+	if (who)
+		snprintf(buf, len, "CPU-starved by %s%s (%.0f%% of its run-queue wait)",
+			 who, top->waker < 0 ? " (outside the targets)" : "",
+			 pct((double)top->wait_ns, runq));
+	else
+		snprintf(buf, len, "CPU-starved by %s (%.0f%% of its run-queue wait)",
+			 waker_kind_what(top->kind),
+			 pct((double)top->wait_ns, runq));
+}
+
+void graph_reason(const struct graph *g, int i, const char *path, char *buf,
+		  size_t len)
+{
+	const struct graph_node *n = &g->nodes[i];
+	double life = (double)n->on_cpu_ns + (double)n->runq_ns +
+		      (double)n->blocked_ns;
+	double kind_ns = 0;
+	int j, peer = -1;
+
+	for (j = 0; j < n->nr_in; j++) {
+		const struct graph_edge *e = &g->edges[n->first_in + j];
+
+		if (e->waker < 0 && e->kind == n->ext_kind)
+			kind_ns += (double)e->wait_ns;
+	}
+	switch (n->role) {
+	case ROLE_RUNNING:
+		snprintf(buf, len, "runs (on-CPU %.0f%%): %s",
+			 pct((double)n->on_cpu_ns, life),
+			 path && *path ? path : "no PMU breakdown");
+		break;
+	case ROLE_STARVED:
+		starved_reason(g, n, life, buf, len);
+		break;
+	case ROLE_PASS:
+		if (n->cycle) {
+			snprintf(buf, len,
+				 "in a wait cycle (tasks that only wake each other)");
+			break;
+		}
+		/* the part of its waits that no task ended */
+		__attribute__((__fallthrough__));
+	case ROLE_EXTERNAL:
+	case ROLE_IDLE:
+	default:
+		/* a socket told who: name the peer, not just its kind */
+		for (j = 0; j < n->nr_in; j++) {
+			const struct graph_edge *e = &g->edges[n->first_in + j];
+
+			if (e->waker < 0 && e->kind == n->ext_kind &&
+			    e->ext_name[0] && peer < 0)
+				peer = n->first_in + j;
+		}
+		if (peer >= 0)
+			snprintf(buf, len, "waits on %s, %s (%.0f%% of its blocked time)",
+				 g->edges[peer].ext_name,
+				 n->ext_kind == TDBPF_WAKER_ENDPOINT ?
+					 "a peer on another host or namespace" :
+					 "a process not traced",
+				 pct((double)g->edges[peer].wait_ns,
+				     n->waits_ns));
+		else
+			snprintf(buf, len,
+				 "waits on %s (%.0f%% of its blocked time)",
+				 waker_kind_what(n->ext_kind),
+				 pct(kind_ns, n->waits_ns));
+		break;
+	}
+}
+
+void graph_waits_on(const struct graph *g, int n, char *buf, size_t len)
+{
+	const struct graph_node *node;
+	const struct graph_edge *e;
+	char name[GRAPH_NAME_LEN];
+	double all = 0;
+	int i;
+
+	if (n < 0 || !g->nodes[n].nr_in) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	node = &g->nodes[n];
+	for (i = 0; i < node->nr_in; i++)
+		all += (double)g->edges[node->first_in + i].wait_ns;
+	e = &g->edges[node->first_in];	/* the largest */
+	text_printable(name, sizeof(name), graph_waker_name(g, e), NULL,
+		       TEXT_ASCII);
+	/* a hold: the CPU it waited for was held by that task */
+	snprintf(buf, len, "%s%s %.0f%%",
+		 graph_edge_holds(e) && e->waker >= 0 ? "cpu:" : "", name,
+		 pct((double)e->wait_ns, all));
+}
