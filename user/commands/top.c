@@ -26,6 +26,7 @@
 #include "commands/top.h"
 #include "outputs/sink.h"
 #include "outputs/top_view.h"
+#include "sources/peers.h"
 #include "sources/tracer.h"
 
 struct top {
@@ -312,6 +313,8 @@ int top_run(const struct options *o, const struct event_plan *plan, FILE *out)
 		.arg = &t,
 		.winch = true,
 		.quiet_child = true,
+		/* the interval's graph: its bottleneck line, WAITS ON */
+		.wakeups = o->wakeups,
 	};
 	char err[512];
 	int rc, e;
@@ -321,6 +324,7 @@ int top_run(const struct options *o, const struct event_plan *plan, FILE *out)
 	top_state_init(&t.st, o->sort, o->per_name, o->level, o->interval_ms);
 	t.fr.plan = plan;
 	t.fr.ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	t.fr.peer = peer_comm;		/* live: socket peers from /proc */
 	rc = session_open(&t.s, o, plan, &sc);
 	if (rc)
 		goto out;
