@@ -16,6 +16,7 @@
 #include "shared.bpf.h"
 #include "task.bpf.h"
 #include "wait.bpf.h"
+#include "holders.bpf.h"
 #include "sockets.bpf.h"
 
 /*
@@ -160,6 +161,9 @@ int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 	struct tdbpf_cpu *st;
 	__u32 z = 0, cpu;
 
+	/* who held this CPU: wanted for any task a tracked one waits on */
+	if (track_wakeups)
+		ring_push(prev, tp);
 	/* the early exit: untracked switches cost two bit tests */
 	if (!tp && !tn)
 		return 0;
@@ -178,6 +182,8 @@ int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 			/* one clock read, when it blocks */
 			if (track_wakeups && block)
 				wake_block(prev, t, prev_state & TASK_DEAD);
+			else if (track_wakeups)
+				note_requeue(prev);
 			if (prev_state & TASK_DEAD) {
 				/* its last slice: hand it over to user space */
 				t->end_ns = bpf_ktime_get_ns();
@@ -188,9 +194,11 @@ int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 		/* untracked prev: only take next's baseline */
 		read_counters(st, NULL, false, 0, cpu);
 	}
-	if (tn)
+	if (tn) {
+		if (track_wakeups)
+			charge_holders(prev, next);
 		note_switch_in(st, next);
-	else
+	} else
 		st->tid = 0;
 	return 0;
 }

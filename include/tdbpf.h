@@ -72,7 +72,14 @@ struct tdbpf_sched {
  * last slot takes every waker that finds no free slot (counted in
  * lost.wakers).
  */
-#define TDBPF_NR_WAITS		8	/* a power of two (BPF masks by it) */
+#define TDBPF_NR_WAITS		16	/* a power of two (BPF masks by it) */
+/*
+ * The first half of the slots is for wakers (the last of them takes the
+ * wakers that find none free: TDBPF_WAKER_SPILL), the second for holders
+ * of the CPU (the last: TDBPF_HOLDER_UNSEEN), so that a task starved by
+ * many never loses its wakers to them.
+ */
+#define TDBPF_WAKER_SLOTS	(TDBPF_NR_WAITS / 2)
 
 /* Who ended a wait (woke the task up), as the waker's context tells. */
 enum tdbpf_waker_kind {
@@ -97,7 +104,40 @@ enum tdbpf_waker_kind {
 	TDBPF_WAKER_ENDPOINT,
 	/* a socket's wake whose peer tdbpf could not tell */
 	TDBPF_WAKER_SOCKET,
+	/*
+	 * Not wakers: who held the CPU while the task waited on its run
+	 * queue (charged at its switch-in, from the CPU's last slices).
+	 * Their wait_ns is run-queue wait, not blocked time; wakeups, the
+	 * waits they held.
+	 */
+	TDBPF_HOLDER_TASK,	/* a tracked task: tid is its tid */
+	TDBPF_HOLDER_OTHER,	/* a task not tracked: tid is its tid */
+	TDBPF_HOLDER_UNSEEN,	/* slices older than the CPU's ring keeps */
+	TDBPF_HOLDER_LIMIT,	/* its cgroup's CPU limit throttled it */
 	TDBPF_NR_WAKER_KINDS
+};
+
+/* A slot's kind is a holder of the CPU, not a waker. */
+#define TDBPF_KIND_HOLDS(k)	((k) >= TDBPF_HOLDER_TASK && \
+				 (k) < TDBPF_NR_WAKER_KINDS)
+
+/*
+ * The last slices each CPU ran (--wakeups): who held it while a task
+ * waited for it. A power of two (BPF masks by it); a wait longer than
+ * these slices charges the rest to TDBPF_HOLDER_UNSEEN.
+ */
+#define TDBPF_NR_SLICES		16
+
+struct tdbpf_slice {
+	__u32 tid;		/* 0: the idle task */
+	__u32 tracked;
+	__u64 ns;		/* its on-CPU time in that slice */
+};
+
+struct tdbpf_ring {
+	__u32 head;		/* the next slot written */
+	__u32 pad;
+	struct tdbpf_slice s[TDBPF_NR_SLICES];
 };
 
 /* One waker of a task: the waits it ended, and their blocked time. */
@@ -192,6 +232,15 @@ struct tdbpf_wake {
 	__u64 send_sk;
 	/* the socket it last sent on: what it polls for space, likely */
 	__u64 last_send_sk;
+	/* ktime when its cgroup's CPU limit took it off its CPU, 0 not */
+	__u64 throttle_ns;
+	/*
+	 * Its group's run queue on its CPU when it last became runnable,
+	 * and that queue's throttled time then (cfs_rq's
+	 * throttled_clock_self_time): what its group's limit held it since
+	 */
+	__u64 throttle_rq;
+	__u64 throttle_base;
 	struct tdbpf_wait waits[TDBPF_NR_WAITS];
 };
 

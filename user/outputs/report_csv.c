@@ -90,7 +90,8 @@ static void line_double(const struct csv_ctx *x, double v, const char *fmt,
 /*
  * The graph's edges into this task, two lines each: wait_ns:WAKER (ns)
  * and wakeups:WAKER, WAKER being "comm-tid" or a kind ("timer"); RUN is
- * the task's blocked time, PCT the edge's share of it.
+ * the task's blocked time, PCT the edge's share of it. A hold of the CPU
+ * is cpu_ns:HOLDER and holds:HOLDER, its RUN the task's run-queue time.
  */
 static void write_waits(struct csv_ctx *x, const struct report *rep,
 			const struct task_row *r)
@@ -101,7 +102,10 @@ static void write_waits(struct csv_ctx *x, const struct report *rep,
 
 	for (i = 0; n >= 0 && i < g->nodes[n].nr_in; i++) {
 		const struct graph_edge *e = &g->edges[g->nodes[n].first_in + i];
-		__u64 blocked = g->nodes[n].blocked_ns;
+		bool hold = graph_edge_holds(e);
+		/* a hold is run-queue time: a share of that */
+		__u64 blocked = hold ? g->nodes[n].runq_ns :
+				       g->nodes[n].blocked_ns;
 		double pct = blocked ? 100.0 * e->wait_ns / blocked : 0;
 
 		if (e->waker >= 0)
@@ -111,12 +115,14 @@ static void write_waits(struct csv_ctx *x, const struct report *rep,
 		else
 			snprintf(who, sizeof(who), "%s",
 				 graph_waker_name(g, e));
-		snprintf(ev, sizeof(ev), "wait_ns:%s", who);
+		snprintf(ev, sizeof(ev), "%s:%s", hold ? "cpu_ns" : "wait_ns",
+			 who);
 		text_printable(ev, sizeof(ev), ev, x->sep, 0);
 		fprintf(x->f, "%s%s%llu%sns%s%s%s%llu%s%.2f\n", x->prefix,
 			x->sep, (unsigned long long)e->wait_ns, x->sep, x->sep,
 			ev, x->sep, (unsigned long long)blocked, x->sep, pct);
-		snprintf(ev, sizeof(ev), "wakeups:%s", who);
+		snprintf(ev, sizeof(ev), "%s:%s", hold ? "holds" : "wakeups",
+			 who);
 		text_printable(ev, sizeof(ev), ev, x->sep, 0);
 		fprintf(x->f, "%s%s%llu%s%s%s%s%llu%s%.2f\n", x->prefix,
 			x->sep, (unsigned long long)e->wakeups, x->sep, x->sep,

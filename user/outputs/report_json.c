@@ -16,14 +16,19 @@
  *                                  counts are extrapolated (uncounted_ns)
  *   "nr_total": 14,                tasks before --top
  *   "graph": {                     with wakeups traced (docs/graph.md):
- *     "blocked_ns",                the blocked tasks' time,
- *     "edges": [ { "waker_tid", "waker_comm", "wakee_tid",
+ *     "blocked_ns",                the blocked tasks' time that led
+ *                                  to some task (the shares' whole),
+ *     "edges": [ { "waker_tid", "waker_comm", "kind" ("wakeup": the
+ *                  waker ended blocked time; "cpu": it held the CPU the
+ *                  wakee waited for, run-queue time; waker_tid a
+ *                  holder's outside the targets), "wakee_tid",
  *                  "wakee_comm", "wakeups", "wait_ns",
  *                  "waker_pid": a socket's peer in another process,
  *                  "endpoint": "ip:port", a peer on another host or
  *                  network namespace } ],
  *     "bottleneck": [ { "tid", "comm", "nr_tasks", "share" (of
- *                  blocked_ns, 0..1), "sources", "reason" } ] best first
+ *                  blocked_ns, 0..1), "sources", "reason" } ] best first,
+ *     "tied": the first N candidates too close to tell apart
  *   },
  *   "groups": [ [EVENT, ...] ],    the counter groups as programmed,
  *                                  leader first; their concatenation is
@@ -69,8 +74,8 @@
  *                  decimals; null when not computable }
  *                                  only when the model decodes,
  *     "bottleneck": what the table's BOTTLENECK column says,
- *     "waits_on": [ { "tid", "comm", "wait_ns", "wakeups", "pid" of a
- *                  socket's peer not traced } ] largest
+ *     "waits_on": [ { "tid", "comm", "kind", "wait_ns", "wakeups", "pid"
+ *                  of a socket's peer not traced } ] largest
  *                  first, with wakeups traced
  *   } ]
  * }
@@ -117,6 +122,8 @@ static void write_waits_on(struct jw *w, const struct report *rep,
 		jw_u64(w, "tid",
 		       e->waker >= 0 ? g->nodes[e->waker].tid : e->ext_tid);
 		jw_str(w, "comm", graph_waker_name(g, e));
+		/* cpu: run-queue time while it held the CPU */
+		jw_str(w, "kind", graph_edge_holds(e) ? "cpu" : "wakeup");
 		/* a socket's peer in a process not traced */
 		if (e->ext_pid)
 			jw_u64(w, "pid", e->ext_pid);
@@ -144,6 +151,8 @@ static void write_graph(struct jw *w, const struct report *rep)
 		jw_u64(w, "waker_tid",
 		       e->waker >= 0 ? g->nodes[e->waker].tid : e->ext_tid);
 		jw_str(w, "waker_comm", graph_waker_name(g, e));
+		/* a hold: run-queue time while the waker held the CPU */
+		jw_str(w, "kind", graph_edge_holds(e) ? "cpu" : "wakeup");
 		/* a socket's peer outside the graph: another process's task */
 		if (e->ext_pid)
 			jw_u64(w, "waker_pid", e->ext_pid);
@@ -170,6 +179,7 @@ static void write_graph(struct jw *w, const struct report *rep)
 		jw_close(w, '}');
 	}
 	jw_close(w, ']');
+	jw_int(w, "tied", g->nr_tied);
 	jw_close(w, '}');
 }
 
