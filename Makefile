@@ -7,6 +7,7 @@
 #   make test     deps, build, unit + reference + integration tests
 #   make check-layers  fail on an #include that goes up the data flow
 #   make bench    overhead and scale benchmarks -> bench/results.md
+#   make bench-graph  the verdict against measured truth -> bench/results.md
 #   make asan     ASan/UBSan build in build-asan/, unit and error tests on it
 #   make fuzz     libFuzzer targets for 300 s each (make test: 30 s each)
 #   make static   one static binary, build/static/tdbpf (no --listen)
@@ -66,8 +67,8 @@ WORK_SRC := $(wildcard tests/workloads/*.c)
 WORK_BIN := $(patsubst %.c,$(OUT)/%,$(WORK_SRC))
 DEMO_BIN := $(OUT)/demo/streamgraph
 
-.PHONY: all deps deps-vm demo test unit integration bench asan fuzz clean format \
-	check-layers static
+.PHONY: all deps deps-vm demo test unit integration bench bench-graph asan \
+	fuzz clean format check-layers static
 
 # a cross build (mk/static.mk) makes only the static binary
 ifeq ($(ARCH),$(HOST_ARCH))
@@ -169,6 +170,11 @@ test: deps check-layers
 bench: deps
 	@$(MAKE) --no-print-directory tdbpf $(WORK_BIN)
 	OUT=$(OUT) ./bench/run.sh
+
+# the bottleneck verdict on stream graphs against the measured truth
+bench-graph: deps
+	@$(MAKE) --no-print-directory tdbpf $(OUT)/tests/workloads/stagegraph
+	OUT=$(OUT) ./bench/graph/run.sh
 
 # an #include that goes up the data flow (the rules are the script's)
 check-layers:

@@ -273,6 +273,9 @@ write_results() {
 	has wakeups && write_wakeups
 	echo
 	has sockets && write_sockets
+	# make bench-graph's section, kept from the file as it was
+	sed -n '/^<!-- bench-graph: begin -->$/,/^<!-- bench-graph: end -->$/p' \
+		"$RESULTS" 2>/dev/null | sed '1s/^/\n/'
 	} >"$f"
 	cp "$f" "$RESULTS" || die "cannot write $RESULTS"
 }

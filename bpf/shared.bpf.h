@@ -151,6 +151,17 @@ SHARED struct {
 } exited SEC(".maps");
 
 /*
+ * With --wakeups, the last slices each CPU ran: who held it while a
+ * tracked task waited for it (holders.bpf.h).
+ */
+SHARED struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tdbpf_ring);
+} cpu_ring SEC(".maps");
+
+/*
  * tgids (or tids with -t) to follow, one bit each; fork sets children's
  * bits with --children. A plain global variable: the test at every switch
  * of every task on the machine is a memory load, not a helper call.

@@ -16,6 +16,7 @@
 #include "shared.bpf.h"
 #include "task.bpf.h"
 #include "wait.bpf.h"
+#include "holders.bpf.h"
 #include "sockets.bpf.h"
 
 /*
@@ -116,7 +117,7 @@ charge_current(struct tdbpf_cpu *st, struct task_struct *p, __u32 cpu,
 	bool counted = st->tid == pid;
 	struct tdbpf_task *t = task_get(p, pid, p->tgid, st, in_flush,
 					counted);
-	__u64 slice;
+	__u64 slice, window;
 
 	if (!t) {
 		read_counters(st, NULL, false, 0, cpu);
@@ -125,7 +126,15 @@ charge_current(struct tdbpf_cpu *st, struct task_struct *p, __u32 cpu,
 	slice = charge_sched(p, t);
 	if (!counted)
 		charge_uncounted(t, slice);
+	window = t->ctr[0].enabled;
 	read_counters(st, t, counted, slice, cpu);
+	/*
+	 * The first counter's enabled time grew by the window it counted
+	 * (per-CPU counters are always enabled), or by @slice when it
+	 * could not count: what the kernel charged beyond that window.
+	 */
+	if (nr_events && counted)
+		t->sched.window_gap_ns += slice - (t->ctr[0].enabled - window);
 	return t;
 }
 
@@ -152,6 +161,9 @@ int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 	struct tdbpf_cpu *st;
 	__u32 z = 0, cpu;
 
+	/* who held this CPU: wanted for any task a tracked one waits on */
+	if (track_wakeups)
+		ring_push(prev, tp);
 	/* the early exit: untracked switches cost two bit tests */
 	if (!tp && !tn)
 		return 0;
@@ -170,6 +182,8 @@ int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 			/* one clock read, when it blocks */
 			if (track_wakeups && block)
 				wake_block(prev, t, prev_state & TASK_DEAD);
+			else if (track_wakeups)
+				note_requeue(prev);
 			if (prev_state & TASK_DEAD) {
 				/* its last slice: hand it over to user space */
 				t->end_ns = bpf_ktime_get_ns();
@@ -180,9 +194,11 @@ int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 		/* untracked prev: only take next's baseline */
 		read_counters(st, NULL, false, 0, cpu);
 	}
-	if (tn)
+	if (tn) {
+		if (track_wakeups)
+			charge_holders(prev, next);
 		note_switch_in(st, next);
-	else
+	} else
 		st->tid = 0;
 	return 0;
 }

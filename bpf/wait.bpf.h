@@ -11,19 +11,23 @@
 
 /*
  * Charge one ended wait of @t to its waker: the waker's slot, found by
- * (kind, tid) among the first TDBPF_NR_WAITS - 1 or taken if free; the
- * last slot takes the rest, counted in lost.wakers. Wakers of one task
- * are serialised by its pi_lock (try_to_wake_up), and its own blocking
- * switch-out never runs while it is being woken: no atomics needed.
+ * (kind, tid) among the first TDBPF_WAKER_SLOTS - 1 or taken if free; the
+ * last of them takes the rest, counted in lost.wakers. A hold of the CPU
+ * (TDBPF_KIND_HOLDS) goes the same way in the second half of the slots,
+ * its last one TDBPF_HOLDER_UNSEEN. Wakers of one task are serialised by
+ * its pi_lock (try_to_wake_up), and its own blocking switch-out never
+ * runs while it is being woken; holds are charged at its switch-in, when
+ * it is not blocked: no atomics needed. Returns the slot.
  */
 static __always_inline __u32 charge_wait(struct tdbpf_wake *k, __u32 kind,
 					 __u32 tid, __u32 tgid, __u64 wait)
 {
+	__u32 base = TDBPF_KIND_HOLDS(kind) ? TDBPF_WAKER_SLOTS : 0, i, j;
 	struct tdbpf_wait *w;
-	__u32 i;
 
-	for (i = 0; i < TDBPF_NR_WAITS - 1; i++) {
-		w = &k->waits[i];
+	for (i = 0; i < TDBPF_WAKER_SLOTS - 1; i++) {
+		j = (base + i) & (TDBPF_NR_WAITS - 1);
+		w = &k->waits[j];
 		if (w->kind == TDBPF_WAKER_NONE) {
 			w->kind = kind;
 			w->tid = tid;
@@ -32,13 +36,51 @@ static __always_inline __u32 charge_wait(struct tdbpf_wake *k, __u32 kind,
 		if (w->kind == kind && w->tid == tid && w->tgid == tgid)
 			goto found;
 	}
-	w = &k->waits[TDBPF_NR_WAITS - 1];
-	w->kind = TDBPF_WAKER_SPILL;
-	stat_inc(TDBPF_STAT_WAITS_FULL);
+	j = (base + TDBPF_WAKER_SLOTS - 1) & (TDBPF_NR_WAITS - 1);
+	w = &k->waits[j];
+	if (base) {
+		w->kind = TDBPF_HOLDER_UNSEEN;
+	} else {
+		w->kind = TDBPF_WAKER_SPILL;
+		stat_inc(TDBPF_STAT_WAITS_FULL);
+	}
+	w->tid = 0;
+	w->tgid = 0;
 found:
 	w->wakeups++;
 	w->wait_ns += wait;
-	return i;
+	return j;
+}
+
+/*
+ * The throttled time so far of @p's group's run queue on its CPU (the
+ * cgroup CPU limit's, cfs_rq.throttled_clock_self_time), into @k with
+ * that queue: @p becomes runnable (woken, or put back preempted), and
+ * what the queue is throttled from now until it runs is its group's
+ * limit holding it (holders.bpf.h). 0 on kernels without the field.
+ */
+/*
+ * Flavours of fields newer kernels have: a vmlinux.h of an older one (a
+ * cross build takes Debian 12's 6.1) lacks them, and naming them through
+ * the kernel's own types would not compile there.
+ */
+struct cfs_rq___self {
+	__u64 throttled_clock_self_time;
+} __attribute__((preserve_access_index));
+
+struct task_struct___thr {
+	bool throttled;
+} __attribute__((preserve_access_index));
+
+static __always_inline void note_runnable(struct task_struct *p,
+					  struct tdbpf_wake *k)
+{
+	struct cfs_rq___self *c = (void *)p->se.cfs_rq;
+
+	k->throttle_rq = (__u64)c;
+	k->throttle_base = 0;
+	if (c && bpf_core_field_exists(c->throttled_clock_self_time))
+		k->throttle_base = BPF_CORE_READ(c, throttled_clock_self_time);
 }
 
 /* The last wakeup's waker, to be settled at the next switch-out. */

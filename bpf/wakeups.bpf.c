@@ -168,6 +168,7 @@ int BPF_PROG(tdbpf_waking, struct task_struct *p)
 		kind = waker_kind(p, k, &tid, &tgid);
 		start = bpf_ktime_get_ns() - start;
 		set_pending(k, charge_wait(k, kind, tid, tgid, start), start);
+		note_runnable(p, k);
 	} else if (!queued(p)) {
 		kind = waker_kind(p, k, &tid, &tgid);
 		k->early_tid = tid;

@@ -9,8 +9,8 @@
 /*
  * Counters programmed per CPU at once. Granite Rapids L1-L3 needs 65
  * events with SMT on (tma-events.md), Sapphire Rapids 59, Broadwell 39.
- * 72 keeps a task's storage element (72 bytes of kernel header, 168 of
- * ours, 24 per counter: 1,968 bytes) in a 2 KiB object. Bitmaps over the
+ * 72 keeps a task's storage element (72 bytes of kernel header, 176 of
+ * ours, 24 per counter: 1,976 bytes) in a 2 KiB object. Bitmaps over the
  * counters take TDBPF_EV_WORDS 64-bit words.
  */
 #define TDBPF_MAX_EVENTS	72
@@ -45,6 +45,14 @@ struct tdbpf_sched {
 	__u64 migrations;	/* se.nr_migrations since first seen */
 	__u64 uncounted_ns;	/* on-CPU in slices whose switch-in was unseen */
 	/*
+	 * On-CPU time the kernel charged outside the counters' windows
+	 * (switch-in to switch-out tracepoint) of the slices counted:
+	 * positive when it dated a slice from the wakeup that queued it,
+	 * before the switch-in; negative when it charged the end of one to
+	 * the task whose wakeup preempted it. docs/accuracy.md.
+	 */
+	__s64 window_gap_ns;
+	/*
 	 * Network softirqs (NET_RX, NET_TX) run while it was current
 	 * (--wakeups, with the socket hooks): on loopback the delivery of
 	 * what it sent, to other tasks. Part of on_cpu_ns unless the kernel
@@ -64,7 +72,14 @@ struct tdbpf_sched {
  * last slot takes every waker that finds no free slot (counted in
  * lost.wakers).
  */
-#define TDBPF_NR_WAITS		8	/* a power of two (BPF masks by it) */
+#define TDBPF_NR_WAITS		16	/* a power of two (BPF masks by it) */
+/*
+ * The first half of the slots is for wakers (the last of them takes the
+ * wakers that find none free: TDBPF_WAKER_SPILL), the second for holders
+ * of the CPU (the last: TDBPF_HOLDER_UNSEEN), so that a task starved by
+ * many never loses its wakers to them.
+ */
+#define TDBPF_WAKER_SLOTS	(TDBPF_NR_WAITS / 2)
 
 /* Who ended a wait (woke the task up), as the waker's context tells. */
 enum tdbpf_waker_kind {
@@ -89,7 +104,40 @@ enum tdbpf_waker_kind {
 	TDBPF_WAKER_ENDPOINT,
 	/* a socket's wake whose peer tdbpf could not tell */
 	TDBPF_WAKER_SOCKET,
+	/*
+	 * Not wakers: who held the CPU while the task waited on its run
+	 * queue (charged at its switch-in, from the CPU's last slices).
+	 * Their wait_ns is run-queue wait, not blocked time; wakeups, the
+	 * waits they held.
+	 */
+	TDBPF_HOLDER_TASK,	/* a tracked task: tid is its tid */
+	TDBPF_HOLDER_OTHER,	/* a task not tracked: tid is its tid */
+	TDBPF_HOLDER_UNSEEN,	/* slices older than the CPU's ring keeps */
+	TDBPF_HOLDER_LIMIT,	/* its cgroup's CPU limit throttled it */
 	TDBPF_NR_WAKER_KINDS
+};
+
+/* A slot's kind is a holder of the CPU, not a waker. */
+#define TDBPF_KIND_HOLDS(k)	((k) >= TDBPF_HOLDER_TASK && \
+				 (k) < TDBPF_NR_WAKER_KINDS)
+
+/*
+ * The last slices each CPU ran (--wakeups): who held it while a task
+ * waited for it. A power of two (BPF masks by it); a wait longer than
+ * these slices charges the rest to TDBPF_HOLDER_UNSEEN.
+ */
+#define TDBPF_NR_SLICES		16
+
+struct tdbpf_slice {
+	__u32 tid;		/* 0: the idle task */
+	__u32 tracked;
+	__u64 ns;		/* its on-CPU time in that slice */
+};
+
+struct tdbpf_ring {
+	__u32 head;		/* the next slot written */
+	__u32 pad;
+	struct tdbpf_slice s[TDBPF_NR_SLICES];
 };
 
 /* One waker of a task: the waits it ended, and their blocked time. */
@@ -184,6 +232,15 @@ struct tdbpf_wake {
 	__u64 send_sk;
 	/* the socket it last sent on: what it polls for space, likely */
 	__u64 last_send_sk;
+	/* ktime when its cgroup's CPU limit took it off its CPU, 0 not */
+	__u64 throttle_ns;
+	/*
+	 * Its group's run queue on its CPU when it last became runnable,
+	 * and that queue's throttled time then (cfs_rq's
+	 * throttled_clock_self_time): what its group's limit held it since
+	 */
+	__u64 throttle_rq;
+	__u64 throttle_base;
 	struct tdbpf_wait waits[TDBPF_NR_WAITS];
 };
 
@@ -249,13 +306,13 @@ struct tdbpf_filter {
 /* The size claims above, checked wherever this header compiles. */
 _Static_assert(TDBPF_MAX_EVENTS >= 65, "Granite Rapids L1-L3 needs 65");
 _Static_assert(sizeof(struct tdbpf_count) == 24, "24 bytes per counter");
-_Static_assert(TDBPF_TASK_HDR_SIZE == 168, "168 bytes of ours per task");
+_Static_assert(TDBPF_TASK_HDR_SIZE == 176, "176 bytes of ours per task");
 _Static_assert(sizeof(struct tdbpf_task) ==
 		       TDBPF_TASK_HDR_SIZE +
 			       TDBPF_MAX_EVENTS * sizeof(struct tdbpf_count),
 	       "a task's entry is its header and its counters");
-_Static_assert(TDBPF_STORAGE_ELEM_HDR + sizeof(struct tdbpf_task) == 1968,
-	       "a task's storage element is 1,968 bytes");
+_Static_assert(TDBPF_STORAGE_ELEM_HDR + sizeof(struct tdbpf_task) == 1976,
+	       "a task's storage element is 1,976 bytes");
 _Static_assert(TDBPF_STORAGE_ELEM_HDR + sizeof(struct tdbpf_task) <= 2048,
 	       "a task's storage element fits a 2 KiB object");
 _Static_assert(TDBPF_TASK_HDR_SIZE % 8 == 0 &&

@@ -7,7 +7,10 @@
 #   make deb            build/tdbpf_<version>_<arch>.deb (dpkg-buildpackage
 #                       in a copy of the tree under build/deb/)
 #   make test-package   root: builds the package, lintian, installs it,
-#                       uses it, removes it, compares the file lists
+#                       uses it, removes it, compares the file lists;
+#                       first make test-install
+#   make test-install   make install / uninstall (DESTDIR) in a fresh
+#                       clone of HEAD with nothing built
 #
 # The version is TDBPF_VERSION when given (debian/rules gives the
 # package's version), else what scripts/version.sh says (git describe).
@@ -27,6 +30,21 @@ $(OUT)/tdbpf_version.h: FORCE
 		[ "$$(cat $@ 2>/dev/null)" = "$$v" ] || echo "$$v" > $@
 
 $(OUT)/user/commands/version.o: $(OUT)/tdbpf_version.h
+
+# ---- manual page ---------------------------------------------------------
+# Before install: make expands a rule's prerequisites as it reads the
+# rule, so $(MAN) must be defined by then or it is no prerequisite at all.
+
+MAN_SRC := docs/tdbpf.8.scd
+MAN     := $(OUT)/tdbpf.8
+
+.PHONY: man
+man: $(MAN)
+
+$(MAN): $(MAN_SRC)
+	@mkdir -p $(@D)
+	scdoc < $< > $@.tmp
+	mv $@.tmp $@
 
 # ---- install ---------------------------------------------------------
 
@@ -58,7 +76,7 @@ tdbpf: LDLIBS += $(LDFLAGS)
 
 # ---- Debian package ----------------------------------------------------
 
-.PHONY: deb test-package print-ldlibs
+.PHONY: deb test-package test-install print-ldlibs
 # for scripts/deb.sh: the libraries the link uses
 print-ldlibs:
 	@echo $(LDLIBS)
@@ -71,18 +89,8 @@ deb:
 test-package:
 	@./tests/pkg/test_package.sh
 
-# ---- manual page ---------------------------------------------------------
-
-MAN_SRC := docs/tdbpf.8.scd
-MAN     := $(OUT)/tdbpf.8
-
-.PHONY: man
-man: $(MAN)
-
-$(MAN): $(MAN_SRC)
-	@mkdir -p $(@D)
-	scdoc < $< > $@.tmp
-	mv $@.tmp $@
+test-install:
+	@./tests/pkg/test_install.sh
 
 .PHONY: FORCE
 FORCE:

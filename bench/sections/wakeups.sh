@@ -55,11 +55,16 @@ wake_run() {
 		w1=$(prog_stats "$wid")
 		;;
 	bpf_untracked)
+		# the switch program too: with --wakeups an untracked switch
+		# pushes its slice on the CPU's ring of holders
 		start_tdbpf --wakeups -o /dev/null -p "$SLEEPER"
 		lp=$TR
+		sid=$(tp_prog_id "$lp" sched_switch) || die "no sched_switch link in tdbpf --wakeups"
+		s0=$(prog_stats "$sid")
 		wid=$(tp_prog_id "$lp" sched_waking) || die "no sched_waking link in tdbpf --wakeups"
 		w0=$(prog_stats "$wid")
 		timeout 300 "$W/pipe_pingpong" -n "$LOOPS" -c 0 >"$out" 2>&1
+		s1=$(prog_stats "$sid")
 		w1=$(prog_stats "$wid")
 		;;
 	esac
@@ -146,13 +151,14 @@ write_wakeups() {
 	echo
 	echo "| program (bpf_stats: run_time_ns / run_cnt) | ns/run (median) | min-max | runs per measurement (median) |"
 	echo "|---|---:|---:|---:|"
-	for v in floor_empty.switch floor_wempty.waking bpf_on.switch bpf_on.waking bpf_untracked.waking; do
+	for v in floor_empty.switch floor_wempty.waking bpf_on.switch bpf_untracked.switch bpf_on.waking bpf_untracked.waking; do
 		[ -s "$TMP/s6.$v" ] || continue
 		read -r m mn mx < <(stats3 <"$TMP/s6.$v")
 		case $v in
 		floor_empty.switch) s="floor: empty program on sched_switch" ;;
 		floor_wempty.waking) s="floor: empty program on sched_waking" ;;
-		bpf_on.switch) s="tdbpf_switch, tracked, --wakeups (the clock at each block)" ;;
+		bpf_on.switch) s="tdbpf_switch, tracked, --wakeups (the clock at each block; the CPU's holders charged at each switch-in)" ;;
+		bpf_untracked.switch) s="tdbpf_switch, untracked, --wakeups (the slice pushed on the CPU's ring)" ;;
 		bpf_on.waking) s="tdbpf_waking, tracked wakee" ;;
 		bpf_untracked.waking) s="tdbpf_waking, untracked wakee (early exit)" ;;
 		esac

@@ -19,29 +19,29 @@
 
 /*
  * Software counters are never multiplexed, so with no read errors a
- * task's coverage falls short of 1 only by the slices whose switch-in no
- * tracepoint showed (uncounted_ns: running at attach, or a switch this
- * VM's kernel does not trace): exactly 1 without them, and the shortfall
- * uncounted / (counted + uncounted) with them. Counted time runs from
- * switch-in to switch-out tracepoint, up to 1% above on-CPU time per
- * slice (the read follows the kernel's own update) and below it for a
- * task that wakes idle CPUs (docs/accuracy.md): a few % for a busy thread
- * (the upper bound allows 20%), more for one that ran only a few ms.
+ * task's coverage (running / enabled) falls short of 1 only by the slices
+ * whose switch-in no tracepoint showed (uncounted_ns: running at attach,
+ * or a switch this VM's kernel does not trace): enabled time is the
+ * windows counted plus those slices, running time the windows alone. The
+ * windows, switch-in to switch-out tracepoint, hold the task's on-CPU
+ * time less what the kernel charged outside them (window_gap_ns:
+ * docs/accuracy.md). So the shortfall is exactly uncounted / (on-CPU - gap), 0
+ * without them; the bound is coverage's rounding to 6 decimals.
  */
 static void check_coverage(json_object *task)
 {
 	double on = (double)jint(task, "on_cpu_ns");
 	double unc = (double)jint(task, "uncounted_ns");
+	double gap = (double)jint(task, "window_gap_ns");
 	double miss = 1 - jdouble(task, "coverage");
+	double want = unc > 0 ? unc / (on - gap) : 0;
 
 	assert_true(unc >= 0 && unc <= on);
-	/* a few ms of a thread's life may be mostly idle wake-ups */
-	if (unc == 0 ? miss == 0 :
-	    miss >= unc / on / 1.01 - 1e-6 &&
-	    (on < 50e6 || miss <= unc / on * 1.25 + 1e-6))
+	if (fabs(miss - want) <= 2e-6)
 		return;
-	print_error("tid %lld: coverage %.6f with %.0f of %.0f ns uncounted\n",
-		    (long long)jint(task, "tid"), 1 - miss, unc, on);
+	print_error("tid %lld: coverage %.6f with %.0f of %.0f ns uncounted, gap %.0f ns: want %.6f\n",
+		    (long long)jint(task, "tid"), 1 - miss, unc, on, gap,
+		    1 - want);
 	fail();
 }
 
@@ -80,7 +80,7 @@ static void test_command_threads(void **state)
 			 (char *)workload("spinners"), "-n", "4", "-e", "2",
 			 "-s", "2", "-d", "2", NULL };
 	json_object *doc;
-	int n;
+	int n, i;
 
 	(void)state;
 	NEED_BPF();
@@ -89,6 +89,10 @@ static void test_command_threads(void **state)
 	doc = threads_and_report(out, t, 64, n, json);
 	assert_int_equal(jint(doc, "lost") == INT64_MIN, 0);
 	check_threads(doc, t, n, true);
+	/* the software model reads no counter: no window, none outside */
+	for (i = 0; i < n; i++)
+		assert_int_equal(jint(report_task(doc, t[i].tid, t[i].name),
+				      "window_gap_ns"), 0);
 	json_object_put(doc);
 	free(out);
 	unlink(json);
@@ -279,9 +283,11 @@ static int drop_cpu_counters(pid_t pid, unsigned int cpu, unsigned int nr_ev)
  * events as counters (-e: the software model reads none): counted in
  * lost.read_errors, the report is still printed, and a slice whose
  * counters could not be read counts as enabled but not running: coverage
- * drops below 1 and the scaled cpu-clock still matches the on-CPU time.
- * A thread that only ran on CPU 1 once its slots were empty has no
- * counter value at all (null), never a made-up one.
+ * drops below 1 and the scaled cpu-clock still matches the time its
+ * counters were enabled for it: the on-CPU time less window_gap_ns (what
+ * the kernel charged outside the windows read; an unread slice adds its
+ * on-CPU time to both). A thread that only ran on CPU 1 once its slots
+ * were empty has no counter value at all (null), never a made-up one.
  */
 static void test_read_errors(void **state)
 {
@@ -321,7 +327,7 @@ static void test_read_errors(void **state)
 		double cov, clk, on;
 
 		t = json_object_array_get_idx(tasks, i);
-		on = (double)jint(t, "on_cpu_ns");
+		on = (double)(jint(t, "on_cpu_ns") - jint(t, "window_gap_ns"));
 		json_object_object_get_ex(t, "coverage", &v);
 		cov = json_object_get_double(v);
 		clk = jcounter(t, "cpu-clock");
@@ -331,7 +337,12 @@ static void test_read_errors(void **state)
 			continue;
 		assert_true(cov >= 0 && cov <= 1);
 		if (cov > 0.05) {
-			/* extrapolated over the unread slices */
+			/*
+			 * extrapolated over the unread slices: equal but
+			 * for the value and the times of each read coming
+			 * from two clock reads (tens of ns apart), so 2%
+			 * and 1 ms hold on a loaded machine too
+			 */
 			assert_close("scaled cpu-clock", clk, on, 0.02, 1e6);
 			checked++;
 		} else if (cov == 0) {
@@ -446,12 +457,23 @@ static void test_other_perf_user(void **state)
  * Short slices: two threads passing a token over pipes, 100,000 round
  * trips of a few microseconds each, pinned to one CPU and then free to
  * use both. On-CPU time must match each thread's own CPU clock within 2%
- * either way. The counters (-e cpu-clock, a real counter: the software
- * model's cpu-clock is on-CPU time) are charged between sched_switch tracepoints:
- * on one CPU cpu-clock matches too; across CPUs a thread that wakes an
- * idle CPU is charged by the kernel from before the switch (the idle
- * exit), which the counters give to the idle task, so cpu-clock may be
- * lower than on-CPU time, never higher, and by less than 10% (5.5% here).
+ * and 1 ms either way: both are the kernel's se.sum_exec_runtime, which
+ * tdbpf reads at each switch-out and the thread reads just before it
+ * returns (what it runs after that is far under 1 ms).
+ *
+ * The counters (-e cpu-clock, a real counter: the software model's
+ * cpu-clock is on-CPU time) count from switch-in to switch-out
+ * tracepoint. The kernel dates a slice from the wakeup that queued the
+ * task when that wakeup preempts the CPU's current task, the idle one
+ * included (rq_clock_skip_update() in wakeup_preempt()): the idle exit,
+ * or the preempted task's last moments, are on-CPU time of the wakee
+ * that no counter window holds. tdbpf reports that per task
+ * (window_gap_ns), so cpu-clock must be the on-CPU time less it, within
+ * the same 2% and 1 ms: the count and the window come from the same
+ * counter reads. On a quiet 2-CPU VM the free run's gap was a third of
+ * its on-CPU time (issue 27); it is bounded by its cause: at most 20 us
+ * a switch on average, several times the idle exits and preemption
+ * delays measured in such VMs (4-10 us; docs/accuracy.md).
  */
 static void test_short_slices(void **state)
 {
@@ -465,7 +487,7 @@ static void test_short_slices(void **state)
 	char **argv[2] = { pinned, free_ };
 	struct thread_line t[4];
 	json_object *doc, *task;
-	double on, clk;
+	double on, clk, gap, sw;
 	int k, i, n;
 
 	(void)state;
@@ -475,22 +497,27 @@ static void test_short_slices(void **state)
 		n = 2;
 		doc = threads_and_report(out, t, 4, n, json);
 		for (i = 0; i < n; i++) {
-			task = find_task(doc, t[i].tid);
-			assert_non_null(task);
+			task = report_task(doc, t[i].tid, t[i].name);
 			/* every slice is short: thousands of switches */
-			assert_true(jint(task, "switches") > 50000);
+			sw = (double)jint(task, "switches");
+			assert_true(sw > 50000);
 			on = (double)jint(task, "on_cpu_ns");
 			snprintf(what, sizeof(what), "%s %s on_cpu_ns",
 				 k ? "free" : "pinned", t[i].name);
 			assert_close(what, on, (double)t[i].cpu_ns, REL, ABS_NS);
+			gap = (double)jint(task, "window_gap_ns");
 			clk = jcounter(task, "cpu-clock");
-			snprintf(what, sizeof(what), "%s %s cpu-clock",
+			print_message("%s %s: on-CPU %.0f ns, cpu-clock %.0f, window_gap_ns %.0f (%.2f us a switch)\n",
+				      k ? "free" : "pinned", t[i].name, on, clk,
+				      gap, gap / sw / 1e3);
+			snprintf(what, sizeof(what),
+				 "%s %s cpu-clock vs on-CPU - window_gap_ns",
 				 k ? "free" : "pinned", t[i].name);
-			if (!k)
-				assert_close(what, clk, on, REL, ABS_NS);
-			else if (!(clk <= on * 1.01 && clk > on * 0.9)) {
-				print_error("%s %.0f, on-CPU %.0f\n", what, clk,
-					    on);
+			assert_close(what, clk, on - gap, REL, ABS_NS);
+			if (fabs(gap) > sw * 20e3) {
+				print_error("%s %s: window_gap_ns %.0f over %.0f switches\n",
+					    k ? "free" : "pinned", t[i].name,
+					    gap, sw);
 				fail();
 			}
 		}

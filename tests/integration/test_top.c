@@ -420,6 +420,53 @@ static void test_colour_and_monochrome(void **state)
 }
 
 /*
+ * --wakeups: the interval's bottleneck line above the table and a WAITS
+ * ON column. The spinners sleep on timers between bursts and wait on
+ * no one: no task waits on another, and each row's WAITS ON is a timer,
+ * or on a busy machine what held the CPU ("cpu:spin-1", "cpu-other"):
+ * a name and a share, never empty.
+ */
+static void test_wakeups_line(void **state)
+{
+	char *s, l[256];
+	pid_t pid;
+	int y, timers = 0;
+
+	(void)state;
+	pid = setup(60, "TERM=screen-256color");
+	type("%s top --wakeups -I 300 -p %d; echo TOP-EXIT=$?", tdbpf_bin(),
+	     pid);
+	free(wait_screen("spin-2", NULL, 8000));
+	usleep(700000);
+	s = capture(false);
+	screen_line(s, 1, l, sizeof(l));
+	if (strncmp(l, "bottleneck: ", 12) || !strstr(s, " WAITS ON ")) {
+		print_error("no bottleneck line or WAITS ON column:\n%s\n", s);
+		fail();
+	}
+	for (y = 4; y < 23; y++) {
+		screen_line(s, y, l, sizeof(l));
+		/*
+		 * the cell after the bar (columns 54-70): "timer 93%",
+		 * "cpu:spin-2 40%"; the verdict after it may say % too
+		 */
+		if (strstr(l, "spin-") && strlen(l) > 71) {
+			l[71] = 0;
+			if (strchr(l + 54, '%'))
+				timers++;
+		}
+	}
+	if (timers < 3) {
+		print_error("WAITS ON missing in spin rows:\n%s\n", s);
+		fail();
+	}
+	free(s);
+	tmux("send-keys -t t q");
+	assert_restored("--wakeups");
+	stop_spinners(pid);
+}
+
+/*
  * -d ends top by itself; -o gets the whole run's report, --record every
  * interval and the whole run: the report of the recording ends with the
  * very table written to -o.
@@ -542,6 +589,7 @@ int main(void)
 		cmocka_unit_test(test_threads_keys_quit),
 		cmocka_unit_test(test_sigterm_and_target_exit),
 		cmocka_unit_test(test_colour_and_monochrome),
+		cmocka_unit_test(test_wakeups_line),
 		cmocka_unit_test(test_dumb_terminal),
 		cmocka_unit_test(test_final_report_and_record),
 		cmocka_unit_test(test_every_stop_signal),

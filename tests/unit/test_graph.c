@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The wait-for graph and its verdict on hand-made task tables: where the
- * blocked time leads, why, through cycles and over folded names; the
- * waker slots' arithmetic; the DOT text.
+ * blocked time leads, why, through cycles and over folded names; run-queue
+ * waits followed to the tasks that held the CPU, a cgroup's limit, idle
+ * threads, ties; the waker slots' arithmetic; the DOT text.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -75,6 +76,8 @@ static void reason(const struct graph *g, int n, char *buf, size_t len)
 
 #define T(tid, ms) { TDBPF_WAKER_TASK, tid, 10, ms }
 #define K(kind, ms) { kind, 0, 10, ms }
+/* @tid held the CPU for @ms of the task's run-queue wait */
+#define H(tid, ms) { TDBPF_HOLDER_TASK, tid, 10, ms }
 
 /*
  * source -> parse -> enrich -> sink, enrich on CPU 95% of the time: every
@@ -99,9 +102,12 @@ static void test_running_bottleneck(void **state)
 	assert_int_equal(g.nodes[node(&g, "parse")].role, ROLE_PASS);
 	assert_true(g.nr_rank >= 1);
 	assert_int_equal(g.rank[0], e);
-	/* source's 50 ms of timer waits stop at source: the rest is enrich's */
-	assert_true(graph_share(&g, e) > (2840.0 - 50) / 2840 - 1e-6);
-	assert_true(graph_share(&g, e) < (2840.0 - 50) / 2840 + 1e-6);
+	/*
+	 * source's own 50 ms of timer waits lead to no task: not counted;
+	 * all the rest leads to enrich
+	 */
+	assert_true(fabs(g.blocked_ns - 2790.0 * MS) < 1e-3);
+	assert_true(graph_share(&g, e) > 1 - 1e-9);
 	assert_int_equal(g.nodes[e].nr_sources, 3);
 	reason(&g, e, why, sizeof(why));
 	assert_non_null(strstr(why, "runs (on-CPU 95%)"));
@@ -129,7 +135,13 @@ static void test_io_bottleneck(void **state)
 	assert_int_equal(g.nodes[e].role, ROLE_EXTERNAL);
 	assert_int_equal(g.nodes[e].ext_kind, TDBPF_WAKER_TIMER);
 	assert_int_equal(g.rank[0], e);
-	/* everything: enrich's own waits too, its task waits end at itself */
+	/*
+	 * the others' 1900 ms, and its own 100 ms on them (they wait on it):
+	 * its own 800 ms on timers lead nowhere, a task's own blocked time
+	 * never counts for itself, and are not in the graph's total
+	 */
+	assert_true(fabs(g.nodes[e].led_ns - 2000.0 * MS) < 1e-3);
+	assert_true(fabs(g.blocked_ns - 2000.0 * MS) < 1e-3);
 	assert_true(graph_share(&g, e) > 1 - 1e-9);
 	assert_int_equal(g.nodes[e].nr_sources, 3);
 	reason(&g, e, why, sizeof(why));
@@ -352,6 +364,198 @@ static void test_unseen(void **state)
 	tasks_free(&t);
 }
 
+/*
+ * The issue's five stages: enrich and agg hold both CPUs, parse is starved
+ * (runq 40%, on-CPU 20%) and src and sink wait on it. Speeding enrich up
+ * helps most: the starvation is followed to the tasks taking the CPU,
+ * and parse's reason names who.
+ */
+static void test_starved_by_task(void **state)
+{
+	struct task_table t;
+	struct graph g;
+	char why[192];
+	int p, e, a;
+
+	(void)state;
+	waits_table(&t);
+	add(&t, 1, "src", 50, 20, 930, (struct w[]){ T(2, 930), {0} });
+	add(&t, 2, "parse", 200, 400, 400, (struct w[]){ T(1, 100), T(3, 300), H(3, 248), H(4, 152), {0} });
+	add(&t, 3, "enrich", 600, 270, 130, (struct w[]){ T(2, 130), H(4, 200), H(2, 70), {0} });
+	add(&t, 4, "agg", 500, 250, 250, (struct w[]){ T(3, 250), H(3, 200), H(2, 50), {0} });
+	add(&t, 5, "sink", 20, 30, 950, (struct w[]){ T(4, 950), {0} });
+	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
+	p = node(&g, "parse");
+	e = node(&g, "enrich");
+	a = node(&g, "agg");
+	assert_int_equal(g.nodes[p].role, ROLE_STARVED);
+	assert_int_equal(g.rank[0], e);
+	assert_true(graph_share(&g, e) > graph_share(&g, a));
+	assert_true(graph_share(&g, a) > graph_share(&g, p));
+	/* holds are run-queue time: blocked time stays what the waits say */
+	assert_true(g.nodes[p].waits_ns == 400.0 * MS);
+	assert_true(g.nodes[p].holds_ns == 400.0 * MS);
+	reason(&g, p, why, sizeof(why));
+	assert_string_equal(why, "CPU-starved by enrich (62% of its run-queue wait)");
+	/* the shares add up: no blocked time lost on the way */
+	assert_true(fabs(graph_share(&g, e) + graph_share(&g, a) +
+			 graph_share(&g, p) + graph_share(&g, node(&g, "src")) +
+			 graph_share(&g, node(&g, "sink")) - 1) < 1e-9);
+	graph_free(&g);
+	tasks_free(&t);
+}
+
+static const char *fake_name(__u32 tid, char *buf, size_t len)
+{
+	if (tid != 999)
+		return NULL;
+	snprintf(buf, len, "noisy");
+	return buf;
+}
+
+/*
+ * A stage pinned beside a CPU hog of another process: its starvation
+ * leads out of the graph, so it stays the bottleneck, and says who.
+ */
+static void test_starved_by_outsider(void **state)
+{
+	struct task_table t;
+	struct graph g;
+	char why[192];
+	int b;
+
+	(void)state;
+	waits_table(&t);
+	add(&t, 1, "src", 50, 0, 950, (struct w[]){ T(2, 950), {0} });
+	add(&t, 2, "b", 300, 600, 100, (struct w[]){ T(1, 100), { TDBPF_HOLDER_OTHER, 999, 40, 540 }, { TDBPF_HOLDER_UNSEEN, 0, 2, 60 }, {0} });
+	add(&t, 3, "sink", 50, 0, 950, (struct w[]){ T(2, 950), {0} });
+	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
+	b = node(&g, "b");
+	assert_int_equal(g.rank[0], b);
+	assert_true(graph_share(&g, b) > 1 - 1e-9);
+	reason(&g, b, why, sizeof(why));
+	assert_string_equal(why, "CPU-starved by tid 999 (outside the targets) (90% of its run-queue wait)");
+	graph_tid_name = fake_name;
+	reason(&g, b, why, sizeof(why));
+	graph_tid_name = NULL;
+	assert_string_equal(why, "CPU-starved by noisy (outside the targets) (90% of its run-queue wait)");
+	graph_free(&g);
+	tasks_free(&t);
+}
+
+/* A stage whose cgroup's CPU limit holds it: throttled, not starved. */
+static void test_throttled(void **state)
+{
+	struct task_table t;
+	struct graph g;
+	char why[192];
+	int b;
+
+	(void)state;
+	waits_table(&t);
+	add(&t, 1, "src", 50, 0, 950, (struct w[]){ T(2, 950), {0} });
+	add(&t, 2, "b", 200, 700, 100, (struct w[]){ T(1, 100), { TDBPF_HOLDER_LIMIT, 0, 9, 600 }, H(1, 100), {0} });
+	add(&t, 3, "sink", 50, 0, 950, (struct w[]){ T(2, 950), {0} });
+	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
+	b = node(&g, "b");
+	assert_int_equal(g.rank[0], b);
+	reason(&g, b, why, sizeof(why));
+	assert_string_equal(why, "throttled by its cgroup's CPU limit (86% of its run-queue wait)");
+	graph_free(&g);
+	tasks_free(&t);
+}
+
+/*
+ * A JVM's housekeeping threads sleep on timers and nobody waits on them:
+ * idle, never candidates, however long they sleep. The stage the others
+ * wait on is the one named.
+ */
+static void test_idle_threads(void **state)
+{
+	struct task_table t;
+	struct graph g;
+	int i, m;
+
+	(void)state;
+	waits_table(&t);
+	add(&t, 1, "Source", 50, 0, 950, (struct w[]){ T(2, 950), {0} });
+	add(&t, 2, "Map -> Filter", 800, 100, 100, (struct w[]){ T(1, 100), {0} });
+	add(&t, 3, "Sink", 50, 0, 950, (struct w[]){ T(2, 950), {0} });
+	add(&t, 10, "VM Periodic Tas", 1, 0, 999, (struct w[]){ K(TDBPF_WAKER_TIMER, 999), {0} });
+	add(&t, 11, "G1 Service", 1, 0, 999, (struct w[]){ K(TDBPF_WAKER_TIMER, 999), {0} });
+	add(&t, 12, "Monitor Deflati", 1, 0, 999, (struct w[]){ K(TDBPF_WAKER_TIMER, 990), T(10, 9), {0} });
+	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
+	m = node(&g, "Map -> Filter");
+	assert_int_equal(g.rank[0], m);
+	for (i = 0; i < g.nr_rank; i++) {
+		assert_string_not_equal(g.nodes[g.rank[i]].name, "G1 Service");
+		assert_string_not_equal(g.nodes[g.rank[i]].name, "Monitor Deflati");
+	}
+	/* VM Periodic: only the 9 ms Monitor Deflation waited on it */
+	assert_true(g.nodes[node(&g, "VM Periodic Tas")].led_ns == 9.0 * MS);
+	assert_true(g.nodes[node(&g, "G1 Service")].led_ns == 0);
+	graph_free(&g);
+	tasks_free(&t);
+}
+
+/*
+ * Two branches of a fan-in both run most of the time and the sink waits
+ * on each about as long: a tie, both named; with one clearly ahead, none.
+ */
+static void test_tie(void **state)
+{
+	struct task_table t;
+	struct graph g;
+
+	(void)state;
+	waits_table(&t);
+	add(&t, 1, "a", 900, 50, 50, NULL);
+	add(&t, 2, "b", 900, 50, 50, NULL);
+	add(&t, 3, "sink", 50, 0, 950, (struct w[]){ T(1, 500), T(2, 450), {0} });
+	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
+	assert_int_equal(g.nr_rank, 2);
+	assert_int_equal(g.nr_tied, 2);
+	assert_int_equal(g.rank[0], node(&g, "a"));
+	graph_free(&g);
+	tasks_free(&t);
+
+	waits_table(&t);
+	add(&t, 1, "a", 900, 50, 50, NULL);
+	add(&t, 2, "b", 900, 50, 50, NULL);
+	add(&t, 3, "sink", 50, 0, 950, (struct w[]){ T(1, 650), T(2, 300), {0} });
+	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
+	assert_int_equal(g.nr_tied, 1);
+	graph_free(&g);
+	tasks_free(&t);
+}
+
+/*
+ * Two busy tasks that only take the CPU from each other (a cycle of
+ * holds), a blocked one waiting on the first: the flow ends, finite,
+ * shared between them, nothing lost.
+ */
+static void test_hold_cycle(void **state)
+{
+	struct task_table t;
+	struct graph g;
+	int a, b;
+
+	(void)state;
+	waits_table(&t);
+	add(&t, 1, "a", 500, 500, 0, (struct w[]){ H(2, 500), {0} });
+	add(&t, 2, "b", 500, 500, 0, (struct w[]){ H(1, 500), {0} });
+	add(&t, 3, "src", 10, 0, 990, (struct w[]){ T(1, 990), {0} });
+	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
+	a = node(&g, "a");
+	b = node(&g, "b");
+	/* a keeps 1/2, sends 1/2 to b, which keeps 1/2 of that...: 2/3 */
+	assert_true(fabs(graph_share(&g, a) - 2.0 / 3) < 1e-6);
+	assert_true(fabs(graph_share(&g, b) - 1.0 / 3) < 1e-6);
+	assert_false(g.nodes[a].cycle);
+	graph_free(&g);
+	tasks_free(&t);
+}
+
 /* Nothing blocked, nothing ranked; an empty table is a graph too. */
 static void test_nothing_blocked(void **state)
 {
@@ -401,14 +605,26 @@ static void test_waits_slots(void **state)
 	assert_int_equal(d[1].wait_ns, 5);
 	/* more wakers than slots: the rest lands in the last, never lost */
 	memset(a, 0, sizeof(a));
-	for (i = 0; i < TDBPF_NR_WAITS + 3; i++) {
+	for (i = 0; i < TDBPF_WAKER_SLOTS + 3; i++) {
 		memset(b, 0, sizeof(b));
 		b[0] = (struct tdbpf_wait){ .kind = TDBPF_WAKER_TASK, .tid = 100 + i, .wakeups = 1, .wait_ns = 10 };
 		waits_add(a, b);
 	}
-	assert_int_equal(a[TDBPF_NR_WAITS - 1].kind, TDBPF_WAKER_SPILL);
-	assert_int_equal(a[TDBPF_NR_WAITS - 1].wakeups, 4);
-	assert_int_equal(waits_total(a, &n), 10 * (TDBPF_NR_WAITS + 3));
+	assert_int_equal(a[TDBPF_WAKER_SLOTS - 1].kind, TDBPF_WAKER_SPILL);
+	assert_int_equal(a[TDBPF_WAKER_SLOTS - 1].wakeups, 4);
+	assert_int_equal(waits_total(a, &n), 10 * (TDBPF_WAKER_SLOTS + 3));
+	/* holders of the CPU have the other half: wakers keep theirs */
+	for (i = 0; i < TDBPF_WAKER_SLOTS + 2; i++) {
+		memset(b, 0, sizeof(b));
+		b[0] = (struct tdbpf_wait){ .kind = TDBPF_HOLDER_TASK,
+					    .tid = 200 + i, .wakeups = 1,
+					    .wait_ns = 5 };
+		waits_add(a, b);
+	}
+	assert_int_equal(a[TDBPF_WAKER_SLOTS].kind, TDBPF_HOLDER_TASK);
+	assert_int_equal(a[TDBPF_NR_WAITS - 1].kind, TDBPF_HOLDER_UNSEEN);
+	assert_int_equal(a[TDBPF_NR_WAITS - 1].wakeups, 3);
+	assert_int_equal(a[TDBPF_WAKER_SLOTS - 1].wakeups, 4);
 	assert_string_equal(waker_kind_name(TDBPF_WAKER_SPILL), "other-wakers");
 	assert_null(waker_kind_name(TDBPF_WAKER_TASK));
 }
@@ -552,6 +768,12 @@ int main(void)
 		cmocka_unit_test(test_closed_cycle),
 		cmocka_unit_test(test_per_name),
 		cmocka_unit_test(test_unseen),
+		cmocka_unit_test(test_starved_by_task),
+		cmocka_unit_test(test_starved_by_outsider),
+		cmocka_unit_test(test_throttled),
+		cmocka_unit_test(test_idle_threads),
+		cmocka_unit_test(test_tie),
+		cmocka_unit_test(test_hold_cycle),
 		cmocka_unit_test(test_nothing_blocked),
 		cmocka_unit_test(test_waits_slots),
 		cmocka_unit_test(test_dot),

@@ -57,6 +57,8 @@ static void fill(struct task_table *t, const struct event_plan *p,
 		r->sched.nivcsw = rnd(&seed) % 10000;
 		r->sched.migrations = rnd(&seed) % 100;
 		r->sched.uncounted_ns = rnd(&seed) % 1000000;
+		/* signed: negative for about half the rows */
+		r->sched.window_gap_ns = (__s64)(rnd(&seed) % 2000000) - 1000000;
 		r->exited = i == 2;
 		for (s = 0; s < p->nr; s++) {
 			int g = p->group[s], l = p->leader[g];

@@ -161,7 +161,7 @@ static void test_tma_columns(void **state)
 
 	/* CSV: one line per node down to the level, in percent */
 	s = render_report(&rep, FMT_CSV, ",");
-	assert_int_equal(count_lines(s), 3 * (8 + F_NR + N_NR));
+	assert_int_equal(count_lines(s), 3 * (9 + F_NR + N_NR));
 	assert_non_null(strstr(s, "stage-1,60.00,%,tma_backend_bound,1000,100.00\n"));
 	assert_non_null(strstr(s, "stage-1,-2.50,%,tma_bad_speculation,"));
 	assert_non_null(strstr(s, "stage-3,60.00,%,tma_backend_bound,1000,4.00\n"));

@@ -32,6 +32,7 @@ static void writer_table(struct task_table *t)
 	r->sched.nivcsw = 3;
 	r->sched.migrations = 4;
 	r->sched.uncounted_ns = 250000;
+	r->sched.window_gap_ns = -4321;
 	r->exited = true;
 	for (i = 0; i < model_software.nr_events; i++)
 		set_ctr(r, i, 7000 + i, 3000000000ull, 3000000000ull);
@@ -97,6 +98,7 @@ static void test_json(void **state)
 	assert_int_equal(json_object_get_int(get(x, "involuntary")), 3);
 	assert_int_equal(json_object_get_int(get(x, "migrations")), 4);
 	assert_int_equal(json_object_get_int(get(x, "uncounted_ns")), 250000);
+	assert_int_equal(json_object_get_int(get(x, "window_gap_ns")), -4321);
 	assert_true(json_object_get_boolean(get(x, "exited")));
 	assert_false(has(x, "nr_tasks"));
 	assert_false(has(x, "metrics"));	/* software: nothing decodes */
@@ -200,8 +202,9 @@ static void test_csv(void **state)
 	struct task_table t;
 	struct report rep;
 	char *s, *line, *save = NULL, *f[8];
-	int nl = 0, per_task = 8 + model_software.nr_events;
+	int nl = 0, per_task = 9 + model_software.nr_events;
 	bool seen_on = false, seen_ctr = false, seen_unc = false;
+	bool seen_gap = false;
 
 	(void)state;
 	sw_plan(&plan);
@@ -233,6 +236,11 @@ static void test_csv(void **state)
 				assert_string_equal(f[2], "ns");
 				seen_unc = true;
 			}
+			if (!strcmp(f[3], "window_gap_ns")) {
+				assert_string_equal(f[1], "-4321");
+				assert_string_equal(f[2], "ns");
+				seen_gap = true;
+			}
 			if (!strcmp(f[3], model_software.events[1].name)) {
 				assert_string_equal(f[1], "7001");
 				assert_string_equal(f[4], "3000000000");
@@ -245,7 +253,7 @@ static void test_csv(void **state)
 		if (!strncmp(f[0], "worker-*", 8))
 			assert_string_equal(f[0], "worker-*-0");
 	}
-	assert_true(seen_on && seen_ctr && seen_unc);
+	assert_true(seen_on && seen_ctr && seen_unc && seen_gap);
 	free(s);
 
 	/* interval reports put the interval first: one more field */

@@ -73,6 +73,8 @@ static struct tdbpf_task mk(__u32 tid, __u32 tgid, const char *comm,
 	s.sched.nivcsw = base + 5;
 	s.sched.migrations = base + 6;
 	s.sched.uncounted_ns = base + 7;
+	/* signed: negative from base 9 on */
+	s.sched.window_gap_ns = 8 - (__s64)base;
 	for (i = 0; i < TDBPF_MAX_EVENTS; i++) {
 		s.ctr[i].value = base * 10 + i;
 		s.ctr[i].enabled = base * 100 + i;
@@ -107,6 +109,7 @@ static void test_add_sums(void **state)
 	assert_int_equal(r->sched.nivcsw, 1005 + 25);
 	assert_int_equal(r->sched.migrations, 1006 + 26);
 	assert_int_equal(r->sched.uncounted_ns, 1007 + 27);
+	assert_int_equal(r->sched.window_gap_ns, -992 - 12);
 	/* counters: slot i = value base*10+i summed over both adds */
 	assert_int_equal(r->ctr[0].value, 10000 + 200);
 	assert_int_equal(r->ctr[2].value, 10002 + 202);
@@ -260,6 +263,8 @@ static void test_diff(void **state)
 	assert_int_equal(r->sched.nivcsw, 15);
 	assert_int_equal(r->sched.migrations, 16);
 	assert_int_equal(r->sched.uncounted_ns, 17);
+	/* (-92 - 2) - (-92): a signed difference, not saturated at 0 */
+	assert_int_equal(r->sched.window_gap_ns, -2);
 	assert_int_equal(r->ctr[1].value, 101);
 	assert_int_equal(r->ctr[1].enabled, 1001);
 	assert_int_equal(r->ctr[1].running, 501);

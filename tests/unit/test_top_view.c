@@ -344,6 +344,78 @@ static void test_tma_bar_ipc_banner(void **state)
 	tasks_free(&t);
 }
 
+/*
+ * Wakeups traced: the interval's bottleneck line comes above the table
+ * and each row says what it waits on, a wait or a hold of the CPU.
+ */
+static void test_graph_banner_waits_on(void **state)
+{
+	struct tdbpf_wait w[TDBPF_NR_WAITS];
+	struct event_plan p;
+	struct task_table t;
+	struct top_state st;
+	struct top_frame fr = { 0 };
+	struct tdbpf_task s;
+	struct grid g;
+	int y;
+
+	(void)state;
+	sw_plan(&p);
+	tasks_init(&t);
+	tasks_set_layout(&t, p.nr, true);
+	memset(&s, 0, sizeof(s));
+	s.tgid = 100;
+	/* src waits on enrich; enrich runs, starved by agg now and then */
+	memset(w, 0, sizeof(w));
+	s.tid = 1;
+	snprintf(s.comm, sizeof(s.comm), "src");
+	s.sched = (struct tdbpf_sched){ .on_cpu_ns = 50000000,
+					.off_cpu_ns = 950000000 };
+	w[0] = (struct tdbpf_wait){ .kind = TDBPF_WAKER_TASK, .tid = 2,
+				    .wakeups = 100, .wait_ns = 950000000 };
+	assert_int_equal(tasks_add(&t, &s, w, 0), 0);
+	memset(w, 0, sizeof(w));
+	s.tid = 2;
+	snprintf(s.comm, sizeof(s.comm), "enrich");
+	s.sched = (struct tdbpf_sched){ .on_cpu_ns = 700000000,
+					.runq_wait_ns = 300000000 };
+	w[0] = (struct tdbpf_wait){ .kind = TDBPF_HOLDER_TASK, .tid = 3,
+				    .wakeups = 50, .wait_ns = 300000000 };
+	assert_int_equal(tasks_add(&t, &s, w, 0), 0);
+	memset(w, 0, sizeof(w));
+	s.tid = 3;
+	snprintf(s.comm, sizeof(s.comm), "agg");
+	s.sched = (struct tdbpf_sched){ .on_cpu_ns = 900000000,
+					.off_cpu_ns = 100000000 };
+	w[0] = (struct tdbpf_wait){ .kind = TDBPF_WAKER_TASK, .tid = 2,
+				    .wakeups = 10, .wait_ns = 100000000 };
+	assert_int_equal(tasks_add(&t, &s, w, 0), 0);
+	top_state_init(&st, SORT_CPU, false, 0, 1000);
+	fr.plan = &p;
+	fr.tasks = &t;
+	fr.window_ns = 1000000000ULL;
+	fr.ncpu = 2;
+	fr.valid = true;
+	draw(&g, 160, 24, &st, &fr);
+	/*
+	 * src's 950 ms reach enrich, which keeps its on-CPU 70% and sends
+	 * its run-queue 30% to agg; agg keeps 90% of that and sends its
+	 * blocked 10% back to enrich, and so on (a ratio of 0.03 a round):
+	 * enrich keeps 0.7 x 950 / 0.97 = 686 ms of 950
+	 */
+	assert_string_equal(text(&g, 1),
+			    "bottleneck: enrich (tid 2): runs (on-CPU 70%): no PMU breakdown; 1 task's waits lead to it (72% of their blocked time)");
+	assert_int_equal(g.a[1][0], TOP_BANNER);
+	assert_non_null(strstr(text(&g, 3), "BREAKDOWN  WAITS ON          VERDICT"));
+	y = find_row(&g, "      2 enrich");
+	assert_true(y > 3);
+	assert_non_null(strstr(text(&g, y), " cpu:agg 100%      "));
+	y = find_row(&g, "      1 src");
+	assert_true(y > 3);
+	assert_non_null(strstr(text(&g, y), " enrich 100%       "));
+	tasks_free(&t);
+}
+
 static void test_bar_cells(void **state)
 {
 	double v[4];
@@ -383,6 +455,7 @@ int main(void)
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_tma_bar_ipc_banner),
 		cmocka_unit_test(test_bar_cells),
+		cmocka_unit_test(test_graph_banner_waits_on),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -241,18 +241,26 @@ static int make_edges(struct graph *g, const struct task_table *t,
 			e->wakee = rowmap[i];
 			e->kind = w->kind;
 			e->waker = -1;
-			if (w->kind == TDBPF_WAKER_TASK) {
+			if (w->kind == TDBPF_WAKER_TASK ||
+			    w->kind == TDBPF_HOLDER_TASK) {
 				e->waker = node_of_tid(by_tid, t->nr, rowmap,
 						       w->tid);
-				/* a waker with no row: not in this window */
-				if (e->waker < 0)
+				/* one with no row: not in this window */
+				if (e->waker < 0 && w->kind == TDBPF_WAKER_TASK)
 					e->kind = TDBPF_WAKER_PROCESS;
+				if (e->waker < 0 && w->kind == TDBPF_HOLDER_TASK)
+					e->kind = TDBPF_HOLDER_OTHER;
 			}
 			if (e->waker < 0)
 				ext_waker(e, w, peer);
+			/* a holder outside the graph: its tid, named later */
+			if (e->kind == TDBPF_HOLDER_OTHER)
+				e->ext_tid = w->tid;
 			e->wakeups = w->wakeups;
 			e->wait_ns = w->wait_ns;
-			sum += w->wait_ns;
+			/* holds are run-queue time, not blocked time */
+			if (!TDBPF_KIND_HOLDS(w->kind))
+				sum += w->wait_ns;
 			n++;
 		}
 		/* blocked time no seen wakeup ended: shown, never dropped */

@@ -41,13 +41,19 @@ enum graph_role {
 typedef const char *(*graph_peer_fn)(__u32 pid, __u32 tid, char *buf,
 				     size_t len);
 
+/*
+ * An edge is a wait (kind TDBPF_WAKER_*: the waker ended the wakee's
+ * blocked time) or a hold (TDBPF_KIND_HOLDS(kind): the holder ran on the
+ * CPU the wakee waited for, or its cgroup's limit kept it off).
+ */
 struct graph_edge {
 	int waker;		/* node index, -1 when no task of the graph */
-	unsigned int kind;	/* TDBPF_WAKER_* or WAKER_UNSEEN */
+	unsigned int kind;	/* TDBPF_WAKER_*, TDBPF_HOLDER_*, WAKER_UNSEEN */
 	/*
 	 * A waker outside the graph that a socket told: PROCESS, its tid
 	 * and pid; ENDPOINT, its port and IPv4 address (ext_name "a.b.c.d:
-	 * port"). 0 and "" otherwise.
+	 * port"); a holder of the CPU outside the graph (HOLDER_OTHER): its
+	 * tid. 0 and "" otherwise.
 	 */
 	__u32 ext_tid, ext_pid;
 	char ext_name[GRAPH_NAME_LEN];
@@ -66,8 +72,9 @@ struct graph_node {
 	enum graph_role role;
 	unsigned int ext_kind;	/* the kind ending most of its other waits */
 	__u64 ext_ns;		/* its waits ended by no task of the graph */
-	int first_in, nr_in;	/* its waits (edges into it), largest first */
-	double waits_ns;	/* their sum: what an edge's share is of */
+	int first_in, nr_in;	/* edges into it (waits, holds), largest first */
+	double waits_ns;	/* its waits' sum: what a wait's share is of */
+	double holds_ns;	/* its holds' sum: what a hold's share is of */
 	double led_ns;		/* blocked time of the graph that leads here */
 	int nr_sources;		/* blocked nodes sending it >= 1% of theirs */
 	bool cycle;		/* some led here only by going round a cycle */
@@ -78,15 +85,22 @@ struct graph {
 	int nr_nodes;
 	struct graph_edge *edges;	/* by wakee, then wait time, largest first */
 	int nr_edges;
-	double blocked_ns;		/* all blocked nodes' blocked time */
+	double blocked_ns;		/* blocked time that led to a task */
 	int *rank;			/* candidates, best first */
 	int nr_rank;
+	int nr_tied;			/* the first ones too close to tell apart */
 	int *index;			/* nodes by tid, or by name */
 	bool per_name;
 };
 
 /* A candidate's share of the graph's blocked time needed to be listed. */
 #define GRAPH_MIN_SHARE	0.01
+/*
+ * Candidates within this ratio of the first are tied with it: the two
+ * measures (speed-ups of 2x) differ by less than run-to-run noise does
+ * on a loaded machine (bench-graph).
+ */
+#define GRAPH_TIE	0.85
 
 /*
  * Build the graph of @t (rows by tid, with their waker slots) and judge
@@ -105,13 +119,39 @@ const char *graph_waker_name(const struct graph *g,
 			     const struct graph_edge *e);
 /* Share of the graph's blocked time that leads to node @n. */
 double graph_share(const struct graph *g, int n);
+/* A hold, not a wait: run-queue time, the CPU held by another. */
+static inline bool graph_edge_holds(const struct graph_edge *e)
+{
+	return TDBPF_KIND_HOLDS(e->kind);
+}
+
+/*
+ * The name of a task outside the targets by tid (a holder of the CPU):
+ * set by whoever can look it up (the live tracer); NULL or a NULL
+ * answer: "tid N" is said instead.
+ */
+extern const char *(*graph_tid_name)(__u32 tid, char *buf, size_t len);
+/*
+ * The cgroup CPU limit of a task by tid, in words ("/sg, 20% of a CPU
+ * ..."), for a throttled one's reason; set like graph_tid_name.
+ */
+extern const char *(*graph_cpu_limit)(__u32 tid, char *buf, size_t len);
 
 /*
  * Why node @n is where waits lead, in a few words: "runs (on-CPU 97%):
  * @path", "CPU-starved (runq 61%)", "waits on timers (...) (88% of its
- * blocked time)". @path: its TMA path or NULL (no PMU breakdown).
+ * blocked time)", "CPU-starved by enrich (62% of its run-queue wait)",
+ * "throttled by its cgroup's CPU limit (80% of its run-queue wait)".
+ * @path: its TMA path or NULL (no PMU breakdown).
  */
 void graph_reason(const struct graph *g, int n, const char *path, char *buf,
 		  size_t len);
+
+/*
+ * WAITS ON of node @n: what kept it off the CPU most, by its share of
+ * its blocked and run-queue time: "enrich 62%" (a waker), "cpu:agg 30%"
+ * (a task that held the CPU it waited for), "timer 90%"; "-" for none.
+ */
+void graph_waits_on(const struct graph *g, int n, char *buf, size_t len);
 
 #endif /* TDBPF_GRAPH_H */

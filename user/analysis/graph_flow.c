@@ -17,12 +17,17 @@
  *
  * Then every blocked node's blocked time flows along its waits: a share
  * to each waker equal to the share of its blocked time that waker ended.
- * A flow stops at an EXTERNAL node, and at any node for the part of its
- * waits ended by no task; at a PASS node it goes on, split by that
- * node's own waits. A RUNNING or STARVED node keeps the share of its
- * time it runs or waits for a CPU, and passes the rest on like a blocked
- * one: a stage starved half the time and blocked the other half on the
- * real bottleneck sends half of what reaches it there. This is an
+ * The part no task ended is dropped: a task's own blocked time (a JVM's
+ * GC thread asleep on a timer) never makes it a candidate, only what
+ * other tasks' waits bring to it. A flow stops at an EXTERNAL node, and
+ * at any node for the part of its waits ended by no task; at a PASS node
+ * it goes on, split by that node's own waits. A RUNNING or STARVED node
+ * keeps the share of its time it runs; the share it waits for a CPU goes
+ * on to the tasks that held that CPU meanwhile (its holds: run-queue
+ * wait charged at its switch-in to the CPU's last slices), so starvation
+ * is followed to the tasks taking the CPU; what a task outside the graph
+ * or its cgroup's CPU limit held stops there, as its reason; the share
+ * it is blocked goes on like a blocked node's. This is an
  * absorbing Markov chain walked one step at a time, so a producer and a
  * consumer that wake each other do not loop forever: each pass round the
  * cycle carries only what the cycle does not send elsewhere, and that
@@ -38,8 +43,14 @@
 #include "analysis/graph_flow.h"
 
 #define GRAPH_MAX_STEPS	256
-/* a flow is done when this share of it is still moving */
+/* what still goes round a cycle past this share of a flow: a closed one */
 #define GRAPH_EPSILON	1e-6
+/*
+ * a flow is done when this share of it is still moving (moving counts
+ * what the next nodes will keep, so the tail is left far below
+ * GRAPH_EPSILON; a decaying cycle gets there in tens of steps)
+ */
+#define GRAPH_DONE	1e-12
 
 static enum sched_verdict judge(const struct graph_node *n)
 {
@@ -47,15 +58,28 @@ static enum sched_verdict judge(const struct graph_node *n)
 }
 
 
-/* Sum of a node's waits: what its edges' shares are shares of. */
-static double waits_of(const struct graph *g, const struct graph_node *n)
+/*
+ * Sum of a node's waits (@holds false) or of its holds (true): what
+ * those edges' shares are shares of.
+ */
+static double edges_sum(const struct graph *g, const struct graph_node *n,
+			bool holds)
 {
 	double s = 0;
 	int i;
 
-	for (i = 0; i < n->nr_in; i++)
-		s += (double)g->edges[n->first_in + i].wait_ns;
+	for (i = 0; i < n->nr_in; i++) {
+		const struct graph_edge *e = &g->edges[n->first_in + i];
+
+		if (graph_edge_holds(e) == holds)
+			s += (double)e->wait_ns;
+	}
 	return s;
+}
+
+static double waits_of(const struct graph *g, const struct graph_node *n)
+{
+	return edges_sum(g, n, false);
 }
 
 void graph_judge_nodes(struct graph *g)
@@ -70,6 +94,8 @@ void graph_judge_nodes(struct graph *g)
 		for (j = 0; j < n->nr_in; j++) {
 			const struct graph_edge *e = &g->edges[n->first_in + j];
 
+			if (graph_edge_holds(e))
+				continue;
 			if (e->waker >= 0)
 				task += e->wait_ns;
 			else if (e->kind < WAKER_KINDS)
@@ -111,121 +137,146 @@ void graph_judge_nodes(struct graph *g)
 	}
 }
 
-/*
- * The share of what reaches node @n that stops there: all for a task
- * waiting on no task (or idle), none for one waiting on tasks, and for a
- * task that runs or is starved, the share of its time it is not blocked.
- */
-static double keeps(const struct graph_node *n)
-{
-	double busy = (double)n->on_cpu_ns + (double)n->runq_ns;
-
-	switch (n->role) {
-	case ROLE_PASS:
-		return 0;
-	case ROLE_RUNNING:
-	case ROLE_STARVED:
-		return busy + (double)n->blocked_ns > 0 ?
-			       busy / (busy + (double)n->blocked_ns) :
-			       1;
-	case ROLE_EXTERNAL:
-	case ROLE_IDLE:
-	default:
-		return 1;
-	}
-}
-
 /* Scratch for one flow: mass by node now and next step, and who has it. */
 struct flow {
 	double *cur, *next, *got;
 	int *cur_at, *next_at, *touched;
 	int nr_cur, nr_next, nr_touched;
+	double moving;
 };
+
+static void absorb(struct graph *g, struct flow *f, int node, double amt)
+{
+	if (amt == 0)
+		return;
+	if (f->got[node] == 0)
+		f->touched[f->nr_touched++] = node;
+	f->got[node] += amt;
+	g->nodes[node].led_ns += amt;
+}
+
+static void push(struct flow *f, int node, double amt)
+{
+	if (amt == 0)
+		return;
+	if (f->next[node] == 0)
+		f->next_at[f->nr_next++] = node;
+	f->next[node] += amt;
+	f->moving += amt;
+}
+
+/*
+ * Send @amt of node @at along its waits (@holds false: to the tasks that
+ * ended its blocked time) or its holds (true: to the tasks that held the
+ * CPU it waited for), each by its share. What no task of the graph
+ * caused stops at @at, the task it delays, unless @at is where the flow
+ * began (@own): a task's own blocked time never makes it a candidate.
+ */
+static void spread(struct graph *g, struct flow *f, int at, double amt,
+		   bool holds, bool own)
+{
+	const struct graph_node *n = &g->nodes[at];
+	double sum = holds ? n->holds_ns : n->waits_ns;
+	int j;
+
+	if (sum <= 0) {
+		if (!own)
+			absorb(g, f, at, amt);
+		return;
+	}
+	for (j = 0; j < n->nr_in; j++) {
+		const struct graph_edge *e = &g->edges[n->first_in + j];
+		double a = amt * (double)e->wait_ns / sum;
+
+		if (graph_edge_holds(e) != holds)
+			continue;
+		if (e->waker >= 0)
+			push(f, e->waker, a);
+		else if (!own)
+			absorb(g, f, at, a);
+	}
+}
+
+/*
+ * What reaches node @at (not where it began) goes where its time went: a
+ * task blocked on tasks (PASS) passes all of it along its waits; one that
+ * waits on no task (EXTERNAL) or did nothing keeps it; one that runs or
+ * is starved keeps the share of its life it ran, sends the share it
+ * waited for a CPU to the tasks that held the CPU (its cgroup's limit or
+ * a task outside the graph: kept, with that reason), and the share it
+ * was blocked along its waits.
+ */
+static void arrive(struct graph *g, struct flow *f, int at, double m)
+{
+	const struct graph_node *n = &g->nodes[at];
+	double on = (double)n->on_cpu_ns, rq = (double)n->runq_ns;
+	double life = on + rq + (double)n->blocked_ns;
+
+	switch (n->role) {
+	case ROLE_PASS:
+		spread(g, f, at, m, false, false);
+		return;
+	case ROLE_RUNNING:
+	case ROLE_STARVED:
+		if (life <= 0)
+			break;
+		absorb(g, f, at, m * on / life);
+		spread(g, f, at, m * rq / life, true, false);
+		spread(g, f, at, m * (double)n->blocked_ns / life, false,
+		       false);
+		return;
+	case ROLE_EXTERNAL:
+	case ROLE_IDLE:
+	default:
+		break;
+	}
+	absorb(g, f, at, m);
+}
 
 /* Follow the blocked time of node @s to where its waits end. */
 static void flow_from(struct graph *g, int s, struct flow *f)
 {
-	struct graph_node *src = &g->nodes[s];
-	double mass = (double)src->blocked_ns, moving, k;
-	int step, i, j, *swap;
+	double mass = (double)g->nodes[s].blocked_ns;
+	int step, i, *swap;
 	double *tmp;
 
-#define ABSORB(node, amt)                                          \
-	do {                                                       \
-		if (f->got[node] == 0)                             \
-			f->touched[f->nr_touched++] = (node);      \
-		f->got[node] += (amt);                             \
-		g->nodes[node].led_ns += (amt);                    \
-	} while (0)
-
 	f->nr_touched = 0;
-	if (src->role != ROLE_PASS) {
-		ABSORB(s, mass);
-		goto done;
-	}
-	f->cur[s] = mass;
-	f->cur_at[0] = s;
-	f->nr_cur = 1;
+	f->nr_next = 0;
+	f->moving = 0;
+	/* its own waits: what tasks caused moves on, the rest is dropped */
+	spread(g, f, s, mass, false, true);
 	/* only the nodes holding some of it are visited: a step is cheap */
-	for (step = 0; step < GRAPH_MAX_STEPS && f->nr_cur; step++) {
-		moving = 0;
-		f->nr_next = 0;
-		for (i = 0; i < f->nr_cur; i++) {
-			int at = f->cur_at[i];
-			struct graph_node *n = &g->nodes[at];
-			double m = f->cur[at];
-
-			f->cur[at] = 0;
-			if (n->waits_ns <= 0) {
-				ABSORB(at, m);
-				continue;
-			}
-			for (j = 0; j < n->nr_in; j++) {
-				const struct graph_edge *e =
-					&g->edges[n->first_in + j];
-				double a = m * (double)e->wait_ns / n->waits_ns;
-
-				if (a == 0)
-					continue;
-				if (e->waker < 0) {
-					ABSORB(at, a);
-					continue;
-				}
-				k = keeps(&g->nodes[e->waker]);
-				if (k > 0)
-					ABSORB(e->waker, a * k);
-				if (k >= 1)
-					continue;
-				if (f->next[e->waker] == 0)
-					f->next_at[f->nr_next++] = e->waker;
-				f->next[e->waker] += a * (1 - k);
-				moving += a * (1 - k);
-			}
-		}
+	for (step = 0; step < GRAPH_MAX_STEPS && f->nr_next; step++) {
+		if (f->moving <= mass * GRAPH_DONE)
+			break;
 		tmp = f->cur, f->cur = f->next, f->next = tmp;
 		swap = f->cur_at, f->cur_at = f->next_at, f->next_at = swap;
 		f->nr_cur = f->nr_next;
-		if (moving <= mass * GRAPH_EPSILON)
-			break;
+		f->nr_next = 0;
+		f->moving = 0;
+		for (i = 0; i < f->nr_cur; i++) {
+			int at = f->cur_at[i];
+			double m = f->cur[at];
+
+			f->cur[at] = 0;
+			arrive(g, f, at, m);
+		}
 	}
 	/* a closed cycle: what still goes round stops where it is */
-	for (i = 0; i < f->nr_cur; i++) {
-		int at = f->cur_at[i];
+	for (i = 0; i < f->nr_next; i++) {
+		int at = f->next_at[i];
 
-		if (f->cur[at] > mass * GRAPH_EPSILON)
+		if (f->next[at] > mass * GRAPH_EPSILON)
 			g->nodes[at].cycle = true;
-		if (f->cur[at] != 0)
-			ABSORB(at, f->cur[at]);
-		f->cur[at] = 0;
+		absorb(g, f, at, f->next[at]);
+		f->next[at] = 0;
 	}
-	f->nr_cur = 0;
-done:
+	f->nr_next = 0;
 	for (i = 0; i < f->nr_touched; i++) {
 		if (f->got[f->touched[i]] >= 0.01 * mass)
 			g->nodes[f->touched[i]].nr_sources++;
 		f->got[f->touched[i]] = 0;
 	}
-#undef ABSORB
 }
 
 /* qsort_r: no static state, reports may be made on several threads */
@@ -263,6 +314,7 @@ int graph_flow(struct graph *g)
 		struct graph_node *s = &g->nodes[i];
 
 		s->waits_ns = waits_of(g, s);
+		s->holds_ns = edges_sum(g, s, true);
 	}
 	for (i = 0; i < g->nr_nodes; i++) {
 		struct graph_node *s = &g->nodes[i];
@@ -270,16 +322,27 @@ int graph_flow(struct graph *g)
 		if ((s->role != ROLE_PASS && s->role != ROLE_EXTERNAL) ||
 		    !s->blocked_ns)
 			continue;
-		g->blocked_ns += (double)s->blocked_ns;
 		flow_from(g, i, &f);
 	}
+	/*
+	 * Shares are of the blocked time that led to some task: what a
+	 * task's own waits on no task (a JVM thread asleep on a timer) drop
+	 * would only make every share smaller.
+	 */
+	for (i = 0; i < g->nr_nodes; i++)
+		g->blocked_ns += g->nodes[i].led_ns;
 	for (i = 0; i < g->nr_nodes; i++)
 		if (g->blocked_ns > 0 &&
 		    g->nodes[i].led_ns >= GRAPH_MIN_SHARE * g->blocked_ns)
 			g->rank[g->nr_rank++] = i;
 	qsort_r(g->rank, g->nr_rank, sizeof(int), cmp_rank, g);
+	for (i = 0; i < g->nr_rank; i++)
+		if (g->nodes[g->rank[i]].led_ns >=
+		    GRAPH_TIE * g->nodes[g->rank[0]].led_ns)
+			g->nr_tied = i + 1;
 out:
 	free(f.cur), free(f.next), free(f.got);
 	free(f.cur_at), free(f.next_at), free(f.touched);
 	return err;
 }
+

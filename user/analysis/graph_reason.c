@@ -2,6 +2,7 @@
 /* What the writers say of the wait-for graph's nodes (see graph.h). */
 #include <stdio.h>
 #include "analysis/graph.h"
+#include "support/text.h"
 
 const char *graph_waker_name(const struct graph *g, const struct graph_edge *e)
 {
@@ -20,6 +21,71 @@ double graph_share(const struct graph *g, int n)
 static double pct(double part, double whole)
 {
 	return whole > 0 ? 100.0 * part / whole : 0;
+}
+
+const char *(*graph_tid_name)(__u32 tid, char *buf, size_t len);
+const char *(*graph_cpu_limit)(__u32 tid, char *buf, size_t len);
+
+/*
+ * Who held the CPU a starved node waited for most: "CPU-starved by enrich
+ * (62% of its run-queue wait)", or its cgroup's limit; without holds
+ * (a recording made before them), its shares of time alone.
+ */
+static void starved_reason(const struct graph *g, const struct graph_node *n,
+			   double life, char *buf, size_t len)
+{
+	const struct graph_edge *top = NULL;
+	double runq = (double)n->runq_ns > n->holds_ns ? (double)n->runq_ns :
+							  n->holds_ns;
+	char name[64];
+	const char *who = NULL;
+	int j;
+
+	/*
+	 * the largest known holder: slices the ring did not keep (a busy
+	 * machine's) say nothing of who; its share says how much is known
+	 */
+	for (j = 0; j < n->nr_in && !top; j++) {
+		const struct graph_edge *e = &g->edges[n->first_in + j];
+
+		if (graph_edge_holds(e) && e->kind != TDBPF_HOLDER_UNSEEN)
+			top = e;
+	}
+	if (!top) {
+		snprintf(buf, len, "CPU-starved (runq %.0f%%, on-CPU %.0f%%)",
+			 pct((double)n->runq_ns, life),
+			 pct((double)n->on_cpu_ns, life));
+		return;
+	}
+	if (top->kind == TDBPF_HOLDER_LIMIT) {
+		char lim[640];
+		const char *l = graph_cpu_limit && n->tid ?
+			graph_cpu_limit(n->tid, lim, sizeof(lim)) : NULL;
+
+		snprintf(buf, len,
+			 "throttled by its cgroup's CPU limit (%.0f%% of its run-queue wait)%s%s",
+			 pct((double)top->wait_ns, runq), l ? ": " : "",
+			 l ? l : "");
+		return;
+	}
+	if (top->waker >= 0) {
+		who = g->nodes[top->waker].name;
+	} else if (top->kind == TDBPF_HOLDER_OTHER && top->ext_tid) {
+		if (graph_tid_name)
+			who = graph_tid_name(top->ext_tid, name, sizeof(name));
+		if (!who) {
+			snprintf(name, sizeof(name), "tid %u", top->ext_tid);
+			who = name;
+		}
+	}
+	if (who)
+		snprintf(buf, len, "CPU-starved by %s%s (%.0f%% of its run-queue wait)",
+			 who, top->waker < 0 ? " (outside the targets)" : "",
+			 pct((double)top->wait_ns, runq));
+	else
+		snprintf(buf, len, "CPU-starved by %s (%.0f%% of its run-queue wait)",
+			 waker_kind_what(top->kind),
+			 pct((double)top->wait_ns, runq));
 }
 
 void graph_reason(const struct graph *g, int i, const char *path, char *buf,
@@ -44,9 +110,7 @@ void graph_reason(const struct graph *g, int i, const char *path, char *buf,
 			 path && *path ? path : "no PMU breakdown");
 		break;
 	case ROLE_STARVED:
-		snprintf(buf, len, "CPU-starved (runq %.0f%%, on-CPU %.0f%%)",
-			 pct((double)n->runq_ns, life),
-			 pct((double)n->on_cpu_ns, life));
+		starved_reason(g, n, life, buf, len);
 		break;
 	case ROLE_PASS:
 		if (n->cycle) {
@@ -82,4 +146,28 @@ void graph_reason(const struct graph *g, int i, const char *path, char *buf,
 				 pct(kind_ns, n->waits_ns));
 		break;
 	}
+}
+
+void graph_waits_on(const struct graph *g, int n, char *buf, size_t len)
+{
+	const struct graph_node *node;
+	const struct graph_edge *e;
+	char name[GRAPH_NAME_LEN];
+	double all = 0;
+	int i;
+
+	if (n < 0 || !g->nodes[n].nr_in) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	node = &g->nodes[n];
+	for (i = 0; i < node->nr_in; i++)
+		all += (double)g->edges[node->first_in + i].wait_ns;
+	e = &g->edges[node->first_in];	/* the largest */
+	text_printable(name, sizeof(name), graph_waker_name(g, e), NULL,
+		       TEXT_ASCII);
+	/* a hold: the CPU it waited for was held by that task */
+	snprintf(buf, len, "%s%s %.0f%%",
+		 graph_edge_holds(e) && e->waker >= 0 ? "cpu:" : "", name,
+		 pct((double)e->wait_ns, all));
 }

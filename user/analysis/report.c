@@ -15,6 +15,7 @@
 #include "analysis/report.h"
 #include "analysis/scale.h"
 #include "support/outbuf.h"
+#include "support/text.h"
 
 static double share(__u64 part, const struct task_row *r)
 {
@@ -379,4 +380,69 @@ void report_free(struct report *rep)
 	free(rep->rows);
 	rep->rows = NULL;
 	rep->nr = 0;
+}
+
+/* "enrich (tid 12)" or "parse-* (4 tasks)", at @buf + *@n. */
+static void put_candidate(const struct graph *g, int node, char *buf,
+			  size_t len, size_t *n)
+{
+	const struct graph_node *c = &g->nodes[node];
+	char name[sizeof(c->name)];
+
+	if (*n >= len)
+		return;
+	text_printable(name, sizeof(name), c->name, NULL, TEXT_ASCII);
+	if (c->tid)
+		*n += snprintf(buf + *n, len - *n, "%s (tid %u)", name, c->tid);
+	else
+		*n += snprintf(buf + *n, len - *n, "%s (%d tasks)", name,
+			       c->nr_tasks);
+}
+
+void report_verdict_line(const struct report *rep, char *buf, size_t len)
+{
+	const struct graph *g = rep->graph;
+	const struct graph_node *c;
+	size_t n = 0;
+	int i, tied;
+
+	if (!rep->nr_verdict) {
+		snprintf(buf, len, "bottleneck: none: no task waits on another");
+		return;
+	}
+	tied = g->nr_tied < rep->nr_verdict ? g->nr_tied : rep->nr_verdict;
+	if (tied < 2) {
+		c = &g->nodes[rep->verdict[0].node];
+		n = snprintf(buf, len, "bottleneck: ");
+		put_candidate(g, rep->verdict[0].node, buf, len, &n);
+		if (n < len)
+			snprintf(buf + n, len - n,
+				 ": %s; %d %s waits lead to it (%.0f%% of their blocked time)",
+				 rep->verdict[0].reason, c->nr_sources,
+				 c->nr_sources == 1 ? "task's" : "tasks'",
+				 100.0 * graph_share(g, rep->verdict[0].node));
+		return;
+	}
+	n = snprintf(buf, len, "bottleneck: a tie: ");
+	for (i = 0; i < tied && n < len; i++) {
+		if (i)
+			n += snprintf(buf + n, len - n, " and ");
+		put_candidate(g, rep->verdict[i].node, buf, len, &n);
+		if (n < len)
+			n += snprintf(buf + n, len - n, " %.0f%%",
+				      100.0 * graph_share(g,
+							  rep->verdict[i].node));
+	}
+	if (n < len)
+		n += snprintf(buf + n, len - n,
+			      " of the blocked time lead to each");
+	for (i = 0; i < tied && n < len; i++) {
+		char name[sizeof(g->nodes[0].name)];
+
+		text_printable(name, sizeof(name),
+			       g->nodes[rep->verdict[i].node].name, NULL,
+			       TEXT_ASCII);
+		n += snprintf(buf + n, len - n, "; %s: %s", name,
+			      rep->verdict[i].reason);
+	}
 }

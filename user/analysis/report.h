@@ -51,7 +51,7 @@ struct graph;
 #define REPORT_MAX_VERDICTS	4
 struct graph_verdict {
 	int node;			/* in rep->graph */
-	char reason[192];
+	char reason[512];
 };
 
 /* A row is flagged when its groups ran for less than this share. */
@@ -122,5 +122,17 @@ void report_decode_row(const struct report *rep, const struct task_row *row,
  */
 void report_set_graph(struct report *rep, const struct graph *g,
 		      const struct task_table *t);
+
+/* Room for the bottleneck line: a tie names REPORT_MAX_VERDICTS. */
+#define REPORT_VERDICT_LINE	(REPORT_MAX_VERDICTS * 640)
+
+/*
+ * The graph's verdict in one line, as the table and tdbpf top print it:
+ * "bottleneck: enrich (tid 12): runs (...); 3 tasks' waits lead to it
+ * (81% of their blocked time)", or, when the first candidates are tied
+ * (graph.h: GRAPH_TIE), "bottleneck: a tie: enrich (tid 12) 41% and agg
+ * (tid 13) 38% of the blocked time lead to each; enrich: ...; agg: ...".
+ */
+void report_verdict_line(const struct report *rep, char *buf, size_t len);
 
 #endif /* TDBPF_REPORT_H */

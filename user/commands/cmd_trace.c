@@ -14,11 +14,14 @@
 #include "commands/cmd.h"
 #include "commands/run.h"
 #include "commands/top.h"
+#include "analysis/graph.h"
 #include "model/evsel.h"
 #include "outputs/http.h"
 #include "outputs/outfile.h"
 #include "sources/counters.h"
+#include "sources/cgroup_cpu.h"
 #include "sources/evsel_probe.h"
+#include "sources/targets.h"
 #include "support/limits.h"
 #include "support/privs.h"
 
@@ -173,6 +176,10 @@ int cmd_trace(const struct options *o, FILE *out)
 	char err[512];
 	bool smt;
 	int i;
+
+	/* live: the CPU's holders outside the targets are named from /proc */
+	graph_tid_name = targets_comm;
+	graph_cpu_limit = cgroup_cpu_describe;
 
 	/* top without a terminal: said before anything is set up */
 	if (o->cmd == CMD_TOP && !top_has_terminal()) {

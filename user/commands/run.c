@@ -204,8 +204,9 @@ static int final_report(struct run *r, __u64 start)
 	__u64 t0, t1, t2;
 	int rc = 0, e;
 
-	/* the tasks that exited, with all of their exit (read-free) */
-	tracer_settle(r->s.tracer, TRACER_SETTLE_MS);
+	/* the tasks that exited, with all of their exit */
+	tracer_settle(r->s.tracer, TRACER_SETTLE_MS,
+		      !targets_alive(&r->s.targets));
 	t0 = loop_now_ns();
 	e = tracer_collect(r->s.tracer, &r->s.cur);
 	t1 = loop_now_ns();

@@ -26,6 +26,7 @@
 #include "commands/top.h"
 #include "outputs/sink.h"
 #include "outputs/top_view.h"
+#include "sources/peers.h"
 #include "sources/tracer.h"
 
 struct top {
@@ -233,8 +234,9 @@ static int on_interval(struct loop *l, uint64_t n, void *arg)
 		t->fr.valid = true;
 	}
 	/*
-	 * The wakeup graph's verdict for this interval (issue 10) goes in
-	 * t->st.banner here: the view draws it above the table.
+	 * With wakeups traced, the view builds this interval's graph and
+	 * draws its bottleneck line above the table (t->st.banner stays
+	 * for other notices).
 	 */
 	e = snapshot_copy(&t->s.prev, &t->s.cur);
 	if (e)
@@ -282,7 +284,8 @@ static int final_report(struct top *t, FILE *out)
 	int e;
 
 	s.ops = o->json ? &sink_json : o->sep ? &sink_csv : &sink_table;
-	tracer_settle(t->s.tracer, TRACER_SETTLE_MS);
+	tracer_settle(t->s.tracer, TRACER_SETTLE_MS,
+		      !targets_alive(&t->s.targets));
 	e = tracer_collect(t->s.tracer, &t->s.cur);
 	now = t->s.cur.at_ns ? t->s.cur.at_ns : loop_now_ns();
 	tracer_detach(t->s.tracer);
@@ -311,6 +314,8 @@ int top_run(const struct options *o, const struct event_plan *plan, FILE *out)
 		.arg = &t,
 		.winch = true,
 		.quiet_child = true,
+		/* the interval's graph: its bottleneck line, WAITS ON */
+		.wakeups = o->wakeups,
 	};
 	char err[512];
 	int rc, e;
@@ -320,6 +325,7 @@ int top_run(const struct options *o, const struct event_plan *plan, FILE *out)
 	top_state_init(&t.st, o->sort, o->per_name, o->level, o->interval_ms);
 	t.fr.plan = plan;
 	t.fr.ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	t.fr.peer = peer_comm;		/* live: socket peers from /proc */
 	rc = session_open(&t.s, o, plan, &sc);
 	if (rc)
 		goto out;

@@ -61,8 +61,12 @@ static double pct(double a, double b)
 
 static bool drawn(const struct graph *g, const struct graph_edge *e)
 {
+	const struct graph_node *w = &g->nodes[e->wakee];
+
+	/* a hold's share is of the wakee's run-queue time */
 	return (double)e->wait_ns >=
-	       DOT_MIN_EDGE * (double)g->nodes[e->wakee].blocked_ns;
+	       DOT_MIN_EDGE * (double)(graph_edge_holds(e) ? w->runq_ns :
+							     w->blocked_ns);
 }
 
 /*
@@ -185,7 +189,13 @@ int graph_write_dot(FILE *f, const struct graph *g)
 		}
 		fprintf(f, " [label=\"");
 		dot_time(f, e->wait_ns);
-		fprintf(f, "\\n%llu wakeups\"", (unsigned long long)e->wakeups);
+		/* a hold: run-queue time while the waker held the CPU */
+		if (graph_edge_holds(e))
+			fprintf(f, " on CPU\\n%llu waits\", style=dotted",
+				(unsigned long long)e->wakeups);
+		else
+			fprintf(f, "\\n%llu wakeups\"",
+				(unsigned long long)e->wakeups);
 		if (e->waker >= 0 && e->waker == best)
 			fprintf(f, ", penwidth=2");
 		fprintf(f, "];\n");

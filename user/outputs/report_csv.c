@@ -25,7 +25,9 @@
  * Per task, in this order: the scheduling pseudo-events on_cpu_ns,
  * runq_wait_ns, off_cpu_ns (unit ns), switches (voluntary + involuntary),
  * voluntary, involuntary, migrations, uncounted_ns (on-CPU ns whose
- * switch-in was unseen, so no counter was read for it); one line per programmed counter;
+ * switch-in was unseen, so no counter was read for it), window_gap_ns
+ * (on-CPU ns the kernel charged outside the counted slices' windows,
+ * signed); one line per programmed counter;
  * then, when the model has a TMA tree, one line per tma_* node down to
  * the report's level, in percent, neither clamped nor rounded beyond
  * "%.2f". With wakeups traced, the task's waits by waker follow its
@@ -62,6 +64,14 @@ static void line_u64(const struct csv_ctx *x, __u64 v, const char *unit,
 		(unsigned long long)run, x->sep);
 }
 
+static void line_i64(const struct csv_ctx *x, __s64 v, const char *unit,
+		     const char *event, __u64 run)
+{
+	fprintf(x->f, "%s%s%lld%s%s%s%s%s%llu%s100.00\n", x->prefix, x->sep,
+		(long long)v, x->sep, unit, x->sep, event, x->sep,
+		(unsigned long long)run, x->sep);
+}
+
 static void line_double(const struct csv_ctx *x, double v, const char *fmt,
 			const char *unit, const char *event, __u64 run,
 			double pct)
@@ -80,7 +90,8 @@ static void line_double(const struct csv_ctx *x, double v, const char *fmt,
 /*
  * The graph's edges into this task, two lines each: wait_ns:WAKER (ns)
  * and wakeups:WAKER, WAKER being "comm-tid" or a kind ("timer"); RUN is
- * the task's blocked time, PCT the edge's share of it.
+ * the task's blocked time, PCT the edge's share of it. A hold of the CPU
+ * is cpu_ns:HOLDER and holds:HOLDER, its RUN the task's run-queue time.
  */
 static void write_waits(struct csv_ctx *x, const struct report *rep,
 			const struct task_row *r)
@@ -91,7 +102,10 @@ static void write_waits(struct csv_ctx *x, const struct report *rep,
 
 	for (i = 0; n >= 0 && i < g->nodes[n].nr_in; i++) {
 		const struct graph_edge *e = &g->edges[g->nodes[n].first_in + i];
-		__u64 blocked = g->nodes[n].blocked_ns;
+		bool hold = graph_edge_holds(e);
+		/* a hold is run-queue time: a share of that */
+		__u64 blocked = hold ? g->nodes[n].runq_ns :
+				       g->nodes[n].blocked_ns;
 		double pct = blocked ? 100.0 * e->wait_ns / blocked : 0;
 
 		if (e->waker >= 0)
@@ -101,12 +115,14 @@ static void write_waits(struct csv_ctx *x, const struct report *rep,
 		else
 			snprintf(who, sizeof(who), "%s",
 				 graph_waker_name(g, e));
-		snprintf(ev, sizeof(ev), "wait_ns:%s", who);
+		snprintf(ev, sizeof(ev), "%s:%s", hold ? "cpu_ns" : "wait_ns",
+			 who);
 		text_printable(ev, sizeof(ev), ev, x->sep, 0);
 		fprintf(x->f, "%s%s%llu%sns%s%s%s%llu%s%.2f\n", x->prefix,
 			x->sep, (unsigned long long)e->wait_ns, x->sep, x->sep,
 			ev, x->sep, (unsigned long long)blocked, x->sep, pct);
-		snprintf(ev, sizeof(ev), "wakeups:%s", who);
+		snprintf(ev, sizeof(ev), "%s:%s", hold ? "holds" : "wakeups",
+			 who);
 		text_printable(ev, sizeof(ev), ev, x->sep, 0);
 		fprintf(x->f, "%s%s%llu%s%s%s%s%llu%s%.2f\n", x->prefix,
 			x->sep, (unsigned long long)e->wakeups, x->sep, x->sep,
@@ -138,6 +154,7 @@ static void write_task(struct csv_ctx *x, const struct report *rep,
 	line_u64(x, r->sched.nivcsw, "", "involuntary", r->sched.on_cpu_ns);
 	line_u64(x, r->sched.migrations, "", "migrations", r->sched.on_cpu_ns);
 	line_u64(x, r->sched.uncounted_ns, "ns", "uncounted_ns", r->sched.on_cpu_ns);
+	line_i64(x, r->sched.window_gap_ns, "ns", "window_gap_ns", r->sched.on_cpu_ns);
 
 	if (p)
 		plan_display_order(p, order);

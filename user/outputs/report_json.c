@@ -16,14 +16,19 @@
  *                                  counts are extrapolated (uncounted_ns)
  *   "nr_total": 14,                tasks before --top
  *   "graph": {                     with wakeups traced (docs/graph.md):
- *     "blocked_ns",                the blocked tasks' time,
- *     "edges": [ { "waker_tid", "waker_comm", "wakee_tid",
+ *     "blocked_ns",                the blocked tasks' time that led
+ *                                  to some task (the shares' whole),
+ *     "edges": [ { "waker_tid", "waker_comm", "kind" ("wakeup": the
+ *                  waker ended blocked time; "cpu": it held the CPU the
+ *                  wakee waited for, run-queue time; waker_tid a
+ *                  holder's outside the targets), "wakee_tid",
  *                  "wakee_comm", "wakeups", "wait_ns",
  *                  "waker_pid": a socket's peer in another process,
  *                  "endpoint": "ip:port", a peer on another host or
  *                  network namespace } ],
  *     "bottleneck": [ { "tid", "comm", "nr_tasks", "share" (of
- *                  blocked_ns, 0..1), "sources", "reason" } ] best first
+ *                  blocked_ns, 0..1), "sources", "reason" } ] best first,
+ *     "tied": the first N candidates too close to tell apart
  *   },
  *   "groups": [ [EVENT, ...] ],    the counter groups as programmed,
  *                                  leader first; their concatenation is
@@ -41,6 +46,14 @@
  *                                  switch the kernel did not trace): no
  *                                  counter was read for it; it lowers
  *                                  coverage as multiplexing does
+ *     "window_gap_ns": integer,    on-CPU time the kernel charged outside
+ *                                  the windows the counters counted
+ *                                  (switch-in to switch-out tracepoint),
+ *                                  signed: > 0 for a task whose slices
+ *                                  it dates from the wakeup that queued
+ *                                  it, < 0 for one whose last moments it
+ *                                  charges to a wakee that preempted it;
+ *                                  0 without counters (docs/accuracy.md)
  *     "softirq_ns": integer,       softirqs run while it was current
  *                                  (--wakeups; part of on_cpu_ns)
  *     "coverage": 0..1,            min running/enabled over the groups,
@@ -61,8 +74,8 @@
  *                  decimals; null when not computable }
  *                                  only when the model decodes,
  *     "bottleneck": what the table's BOTTLENECK column says,
- *     "waits_on": [ { "tid", "comm", "wait_ns", "wakeups", "pid" of a
- *                  socket's peer not traced } ] largest
+ *     "waits_on": [ { "tid", "comm", "kind", "wait_ns", "wakeups", "pid"
+ *                  of a socket's peer not traced } ] largest
  *                  first, with wakeups traced
  *   } ]
  * }
@@ -109,6 +122,8 @@ static void write_waits_on(struct jw *w, const struct report *rep,
 		jw_u64(w, "tid",
 		       e->waker >= 0 ? g->nodes[e->waker].tid : e->ext_tid);
 		jw_str(w, "comm", graph_waker_name(g, e));
+		/* cpu: run-queue time while it held the CPU */
+		jw_str(w, "kind", graph_edge_holds(e) ? "cpu" : "wakeup");
 		/* a socket's peer in a process not traced */
 		if (e->ext_pid)
 			jw_u64(w, "pid", e->ext_pid);
@@ -136,6 +151,8 @@ static void write_graph(struct jw *w, const struct report *rep)
 		jw_u64(w, "waker_tid",
 		       e->waker >= 0 ? g->nodes[e->waker].tid : e->ext_tid);
 		jw_str(w, "waker_comm", graph_waker_name(g, e));
+		/* a hold: run-queue time while the waker held the CPU */
+		jw_str(w, "kind", graph_edge_holds(e) ? "cpu" : "wakeup");
 		/* a socket's peer outside the graph: another process's task */
 		if (e->ext_pid)
 			jw_u64(w, "waker_pid", e->ext_pid);
@@ -162,6 +179,7 @@ static void write_graph(struct jw *w, const struct report *rep)
 		jw_close(w, '}');
 	}
 	jw_close(w, ']');
+	jw_int(w, "tied", g->nr_tied);
 	jw_close(w, '}');
 }
 
@@ -211,7 +229,8 @@ static void write_groups(struct jw *w, const struct event_plan *p)
 /* A task's own members, in the order written (keyed once per report). */
 enum task_key {
 	K_TID, K_PID, K_COMM, K_ON, K_RUNQ, K_OFF, K_SWITCHES, K_VOL, K_INVOL,
-	K_MIGR, K_EXITED, K_NR_TASKS, K_UNCOUNTED, K_SOFTIRQ, K_COVERAGE, K_LOW,
+	K_MIGR, K_EXITED, K_NR_TASKS, K_UNCOUNTED, K_GAP, K_SOFTIRQ,
+	K_COVERAGE, K_LOW,
 	K_SCHED,
 	K_COUNTERS, K_METRICS, K_BOTTLENECK, K_NR
 };
@@ -223,6 +242,7 @@ static const char *const task_keys[K_NR] = {
 	[K_VOL] = "voluntary", [K_INVOL] = "involuntary",
 	[K_MIGR] = "migrations", [K_EXITED] = "exited",
 	[K_NR_TASKS] = "nr_tasks", [K_UNCOUNTED] = "uncounted_ns",
+	[K_GAP] = "window_gap_ns",
 	[K_SOFTIRQ] = "softirq_ns",
 	[K_COVERAGE] = "coverage", [K_LOW] = "low_coverage",
 	[K_SCHED] = "sched", [K_COUNTERS] = "counters",
@@ -324,6 +344,8 @@ static void write_task(struct jw *w, struct json_ctx *x,
 		ob_i64(&w->o, r->nr_tasks);
 	}
 	task_u64(w, x, K_UNCOUNTED, r->sched.uncounted_ns);
+	task_member(w, x, K_GAP);
+	ob_i64(&w->o, r->sched.window_gap_ns);
 	task_u64(w, x, K_SOFTIRQ, r->sched.softirq_ns);
 	if (x->built_task)
 		jw_num_keyed(w, &x->task, K_COVERAGE, d->coverage, 6);

@@ -83,54 +83,28 @@ static int slot_width(const struct model_event *e)
 
 /*
  * The graph's verdict, before the rows: where the blocked tasks' waits
- * lead, and why.
+ * lead, and why (report_verdict_line()).
  */
 static void print_verdict(FILE *f, const struct report *rep)
 {
-	const struct graph *g = rep->graph;
-	const struct graph_node *n;
-	char name[sizeof(n->name)];
-	int b;
+	char line[REPORT_VERDICT_LINE];
 
-	if (!rep->nr_verdict) {
-		fprintf(f, "bottleneck: none: no task was blocked\n");
-		return;
-	}
-	b = rep->verdict[0].node;
-	n = &g->nodes[b];
-	text_printable(name, sizeof(name), n->name, NULL, TEXT_ASCII);
-	fprintf(f, "bottleneck: %s ", name);
-	if (n->tid)
-		fprintf(f, "(tid %u)", n->tid);
-	else
-		fprintf(f, "(%d tasks)", n->nr_tasks);
-	fprintf(f, ": %s; %d %s waits lead to it (%.0f%% of their blocked time)\n",
-		rep->verdict[0].reason, n->nr_sources,
-		n->nr_sources == 1 ? "task's" : "tasks'",
-		100.0 * graph_share(g, b));
+	report_verdict_line(rep, line, sizeof(line));
+	fprintf(f, "%s\n", line);
 }
 
-/* WAITS ON: the waker that ended most of the task's blocked time. */
+/*
+ * WAITS ON: what kept the task off the CPU most: the waker that ended
+ * most of its blocked time, or the task that held the CPU it waited for
+ * ("cpu:enrich"), by its share of both.
+ */
 static void print_waits_on(struct outbuf *o, const struct report *rep,
 			   const struct task_row *r)
 {
-	const struct graph *g = rep->graph;
-	int n = graph_node_of(g, r);
-	char name[TDBPF_COMM_LEN + 2], cell[FMT_FIXED_LEN + 32], num[FMT_FIXED_LEN];
-	const struct graph_edge *e;
-	double all = 0;
-	int i;
+	char cell[64];
 
-	if (n < 0 || !g->nodes[n].nr_in) {
-		ob_str(o, "-", -WAITS_ON_WIDTH);
-		return;
-	}
-	for (i = 0; i < g->nodes[n].nr_in; i++)
-		all += (double)g->edges[g->nodes[n].first_in + i].wait_ns;
-	e = &g->edges[g->nodes[n].first_in];	/* the largest */
-	text_printable(name, sizeof(name), graph_waker_name(g, e), NULL, TEXT_ASCII);
-	fmt_fixed(num, sizeof(num), all > 0 ? 100.0 * e->wait_ns / all : 0, 0);
-	snprintf(cell, sizeof(cell), "%s %s%%", name, num);
+	graph_waits_on(rep->graph, graph_node_of(rep->graph, r), cell,
+		       sizeof(cell));
 	ob_str(o, cell, -WAITS_ON_WIDTH);
 }
 

@@ -17,6 +17,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "analysis/graph.h"
 #include "outputs/top_view.h"
 #include "support/text.h"
 
@@ -296,15 +297,17 @@ static void title(const struct screen *sc, const struct top_state *st,
 
 static void summary(const struct screen *sc, const struct top_state *st,
 		    const struct top_frame *fr, const struct task_table *t,
-		    const struct bar_parts *b)
+		    const struct bar_parts *b, const char *banner)
 {
 	char buf[MAX_W + 1];
 	__u64 on = 0, rq = 0;
 	size_t i;
 	int n = 0, k;
 
-	if (st->banner) {
-		snprintf(buf, sizeof(buf), "%s", st->banner);
+	(void)st;
+	if (banner) {
+		/* as much as the screen's widest line holds */
+		snprintf(buf, sizeof(buf), "%.*s", MAX_W, banner);
 		line(sc, 1, buf, TOP_BANNER);
 	} else {
 		for (i = 0; t && i < t->nr; i++) {
@@ -332,13 +335,17 @@ static void summary(const struct screen *sc, const struct top_state *st,
 	line(sc, 2, buf, TOP_NORMAL);
 }
 
-static void header(const struct screen *sc, bool ipc)
+/* WAITS ON, with wakeups traced: "cpu:enrich 62%" and the like */
+#define WAITS_ON_W	18
+
+static void header(const struct screen *sc, bool ipc, bool waits)
 {
 	char buf[MAX_W + 1];
 
-	snprintf(buf, sizeof(buf), "%7s %-15s %6s %5s %5s %-10s%s VERDICT",
+	snprintf(buf, sizeof(buf), "%7s %-15s %6s %5s %5s %-10s%s %s%sVERDICT",
 		 "TID", "COMM", "CPU%", "RUNQ%", "OFF%", "BREAKDOWN",
-		 ipc ? "    IPC" : "");
+		 ipc ? "    IPC" : "", waits ? "WAITS ON" : "",
+		 waits ? "          " : "");
 	line(sc, 3, buf, TOP_HEADER);
 }
 
@@ -376,6 +383,14 @@ static void row(const struct screen *sc, int y, const struct report *rep,
 		     pct_str(p2, sizeof(p2), pct(r->sched.runq_wait_ns, rep->duration_ns), 5),
 		     pct_str(p3, sizeof(p3), pct(r->sched.off_cpu_ns, rep->duration_ns), 5),
 		     bar, ipc);
+	if (rep->graph) {
+		char cell[64];
+
+		graph_waits_on(rep->graph, graph_node_of(rep->graph, r), cell,
+			       sizeof(cell));
+		n += snprintf(buf + n, sizeof(buf) - n, "%-*.*s ",
+			      WAITS_ON_W - 1, WAITS_ON_W - 1, cell);
+	}
 	x = n;
 	snprintf(buf + n, sizeof(buf) - n, "%s", d->bottleneck);
 	line(sc, y, buf, TOP_NORMAL);
@@ -406,6 +421,8 @@ static const char *const help_text[] = {
 	"  OFF%       asleep or blocked, in % of the interval",
 	"  BREAKDOWN  TopDown level 1 in slots (a PMU), else the task's life",
 	"  IPC        instructions per cycle (a PMU with both counters)",
+	"  WAITS ON   with wakeups: the task that ended most of its waits, or",
+	"             held the CPU it waited for (cpu:NAME), by share of both",
 	"  VERDICT    the bottleneck, as the BOTTLENECK column of the report",
 };
 
@@ -418,15 +435,26 @@ int top_render(const struct top_state *st, const struct top_frame *fr,
 	struct report rep;
 	struct task_decoded d;
 	struct bar_parts b;
-	char buf[MAX_W + 1];
+	struct graph graph;
+	char buf[MAX_W + 1], verdict[REPORT_VERDICT_LINE];
+	const char *banner = st->banner;
 	int rows, i, y, ipc_inst, ipc_clk, err = 0;
-	bool built = false;
+	bool built = false, graphed = false;
 
 	if (sc.w <= 0 || sc.h <= 0)
 		return 0;
 	tasks_init(&folded);
 	memset(&rep, 0, sizeof(rep));
+	memset(&graph, 0, sizeof(graph));
 	rep.plan = fr->plan;
+	/* wakeups traced: the graph's verdict of this interval, over tasks */
+	if (fr->valid && src && src->waits) {
+		if (graph_build(&graph, src, st->per_name, fr->peer)) {
+			err = -ENOMEM;
+			goto out;
+		}
+		graphed = true;
+	}
 	/* the rows below the header, above the key line */
 	rows = sc.h - 5;
 	if (fr->valid && src && st->per_name && fr->plan) {
@@ -443,13 +471,21 @@ int top_render(const struct top_state *st, const struct top_frame *fr,
 		if (err)
 			goto out;
 		built = true;
+		if (graphed) {
+			report_set_graph(&rep, &graph, src);
+			if (!banner) {
+				report_verdict_line(&rep, verdict,
+						    sizeof(verdict));
+				banner = verdict;
+			}
+		}
 	}
 	bar_parts(&rep, &b);
 	report_ipc_slots(fr->plan, &ipc_inst, &ipc_clk);
 
 	title(&sc, st, fr, built ? &rep : NULL);
-	summary(&sc, st, fr, fr->valid ? fr->tasks : NULL, &b);
-	header(&sc, ipc_inst >= 0 && ipc_clk >= 0);
+	summary(&sc, st, fr, fr->valid ? fr->tasks : NULL, &b, banner);
+	header(&sc, ipc_inst >= 0 && ipc_clk >= 0, built && rep.graph);
 	y = 4;
 	if (st->help) {
 		for (i = 0; i < (int)(sizeof(help_text) / sizeof(help_text[0])) &&
@@ -483,6 +519,7 @@ int top_render(const struct top_state *st, const struct top_frame *fr,
 out:
 	if (built)
 		report_free(&rep);
+	graph_free(&graph);
 	tasks_free(&folded);
 	return err;
 }

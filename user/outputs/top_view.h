@@ -10,6 +10,7 @@
 #define TDBPF_TOP_VIEW_H
 
 #include <stdbool.h>
+#include "analysis/graph.h"
 #include "analysis/report.h"
 #include "model/model.h"
 #include "sums/snapshot.h"
@@ -66,6 +67,7 @@ struct top_frame {
 	struct lost_stats lost;		/* cumulative, as the tracer counts */
 	int ncpu;			/* for the total CPU% line */
 	bool valid;			/* false before the first interval */
+	graph_peer_fn peer;		/* names socket peers (live), or NULL */
 };
 
 void top_state_init(struct top_state *st, enum sort_key sort, bool per_name,

@@ -232,6 +232,9 @@ static int parse_task(json_object *t, const struct event_plan *p,
 			 json_object_get_string(v));
 	v = member(t, "exited", json_type_boolean);
 	row->exited = v && json_object_get_boolean(v);
+	/* signed; a recording from before it has none: 0 */
+	v = member(t, "window_gap_ns", json_type_int);
+	row->sched.window_gap_ns = v ? json_object_get_int64(v) : 0;
 	v = member(t, "nr_tasks", json_type_int);
 	row->nr_tasks = v && json_object_get_int(v) > 1 ?
 				json_object_get_int(v) : 1;

@@ -155,3 +155,21 @@ size_t targets_threads(const struct target_ids *o, pid_t child)
 		n += status_num(child, "Threads:");
 	return n;
 }
+
+const char *targets_comm(__u32 tid, char *buf, size_t len)
+{
+	char path[64];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%u/comm", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	n = fread(buf, 1, len - 1, f);
+	fclose(f);
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\0'))
+		n--;
+	buf[n] = '\0';
+	return n ? buf : NULL;
+}

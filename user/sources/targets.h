@@ -9,7 +9,9 @@
 #define TDBPF_TARGETS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
+#include <linux/types.h>
 #include "sources/launch.h"
 #include "support/loop.h"
 
@@ -58,5 +60,12 @@ bool targets_id_alive(pid_t id);
  * /proc: the rows a report will hold, at least.
  */
 size_t targets_threads(const struct target_ids *ids, pid_t child);
+
+/*
+ * The name of any task on this host by tid (/proc/TID/comm), into @buf;
+ * NULL when it is gone. For the verdict's holders of the CPU outside the
+ * targets (graph_tid_name).
+ */
+const char *targets_comm(__u32 tid, char *buf, size_t len);
 
 #endif /* TDBPF_TARGETS_H */

@@ -80,11 +80,20 @@ int tracer_collect(struct tracer *t, struct snapshot *out);
  * be freed, so that their sums hold all their exit (read-free; the kernel
  * frees a task an RCU grace period after its last switch, 10-30 ms here).
  * One never freed (a zombie no one reaps) is reported as of its exit.
+ * With a program at each switch, and @targets_gone (the command or every
+ * -p target has exited): for every task with sums to be handed over. A
+ * thread is unhashed before its last switch, so its process can be
+ * reaped while it still runs: its sums reach the exit queue only at that
+ * switch, and a collect before it would miss the thread whole.
  */
-void tracer_settle(struct tracer *t, int max_ms);
+void tracer_settle(struct tracer *t, int max_ms, bool targets_gone);
 
-/* What a last report waits for exited tasks at most: a few grace periods */
-#define TRACER_SETTLE_MS	250
+/*
+ * What a last report waits for exited tasks at most: a few grace periods
+ * on a quiet machine (10-30 ms); on a loaded one (load average 13 on 2
+ * CPUs) 250 ms was not always enough, and the exit was missing
+ */
+#define TRACER_SETTLE_MS	1000
 
 /* Move tasks that exited from the BPF map into the tracer's archive. */
 void tracer_drain(struct tracer *t);

@@ -280,12 +280,13 @@ static int read_exiting(struct tracer *t, struct task_table *to, __u64 now)
 	return 0;
 }
 
-void tracer_settle(struct tracer *t, int max_ms)
+void tracer_settle(struct tracer *t, int max_ms, bool targets_gone)
 {
 	__u64 end = loop_now_ns() + (__u64)max_ms * 1000000ULL;
 
-	while (t->read_free && t->skel->bss->track.nr_exiting &&
-	       loop_now_ns() < end)
+	while (loop_now_ns() < end &&
+	       (t->read_free ? t->skel->bss->track.nr_exiting :
+			       targets_gone && t->skel->bss->track.nr_live))
 		usleep(2000);
 }
 

@@ -39,12 +39,21 @@ void sched_add(struct tdbpf_sched *d, const struct tdbpf_sched *s)
 	d->nivcsw += s->nivcsw;
 	d->migrations += s->migrations;
 	d->uncounted_ns += s->uncounted_ns;
+	d->window_gap_ns += s->window_gap_ns;
 	d->softirq_ns += s->softirq_ns;
 }
 
 void sched_sub(struct tdbpf_sched *d, const struct tdbpf_sched *a,
 	       const struct tdbpf_sched *b)
 {
+	/*
+	 * Signed, so a restart shows in on-CPU time, not in it; taken
+	 * first: @d may be @a.
+	 */
+	__s64 gap = a->on_cpu_ns < b->on_cpu_ns ?
+			    a->window_gap_ns :
+			    a->window_gap_ns - b->window_gap_ns;
+
 	d->on_cpu_ns = sub_sat(a->on_cpu_ns, b->on_cpu_ns);
 	d->runq_wait_ns = sub_sat(a->runq_wait_ns, b->runq_wait_ns);
 	d->off_cpu_ns = sub_sat(a->off_cpu_ns, b->off_cpu_ns);
@@ -52,6 +61,7 @@ void sched_sub(struct tdbpf_sched *d, const struct tdbpf_sched *a,
 	d->nivcsw = sub_sat(a->nivcsw, b->nivcsw);
 	d->migrations = sub_sat(a->migrations, b->migrations);
 	d->uncounted_ns = sub_sat(a->uncounted_ns, b->uncounted_ns);
+	d->window_gap_ns = gap;
 	d->softirq_ns = sub_sat(a->softirq_ns, b->softirq_ns);
 }
 

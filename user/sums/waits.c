@@ -9,12 +9,14 @@ static bool same_waker(const struct tdbpf_wait *a, const struct tdbpf_wait *b)
 	return a->kind == b->kind && a->tid == b->tid && a->tgid == b->tgid;
 }
 
+/* The slot of @key, in its half (include/tdbpf.h), as BPF does. */
 static struct tdbpf_wait *slot_for(struct tdbpf_wait *w,
 				   const struct tdbpf_wait *key)
 {
-	int i;
+	int base = TDBPF_KIND_HOLDS(key->kind) ? TDBPF_WAKER_SLOTS : 0, i;
+	struct tdbpf_wait *last = &w[base + TDBPF_WAKER_SLOTS - 1];
 
-	for (i = 0; i < TDBPF_NR_WAITS - 1; i++) {
+	for (i = base; i < base + TDBPF_WAKER_SLOTS - 1; i++) {
 		if (w[i].kind == TDBPF_WAKER_NONE) {
 			w[i].kind = key->kind;
 			w[i].tid = key->tid;
@@ -23,10 +25,10 @@ static struct tdbpf_wait *slot_for(struct tdbpf_wait *w,
 		if (same_waker(&w[i], key))
 			return &w[i];
 	}
-	w[TDBPF_NR_WAITS - 1].kind = TDBPF_WAKER_SPILL;
-	w[TDBPF_NR_WAITS - 1].tid = 0;
-	w[TDBPF_NR_WAITS - 1].tgid = 0;
-	return &w[TDBPF_NR_WAITS - 1];
+	last->kind = base ? TDBPF_HOLDER_UNSEEN : TDBPF_WAKER_SPILL;
+	last->tid = 0;
+	last->tgid = 0;
+	return last;
 }
 
 void waits_add(struct tdbpf_wait *dst, const struct tdbpf_wait *src)
@@ -107,6 +109,11 @@ static const struct {
 				   "peers on other hosts or namespaces" },
 	[TDBPF_WAKER_SOCKET] = { "unresolved socket",
 				 "sockets whose peer tdbpf could not tell" },
+	[TDBPF_HOLDER_TASK] = { NULL, "a task of the graph on its CPU" },
+	[TDBPF_HOLDER_OTHER] = { "cpu-other", "tasks outside the graph" },
+	[TDBPF_HOLDER_UNSEEN] = { "cpu-unseen",
+				  "tasks older than the CPU's last slices" },
+	[TDBPF_HOLDER_LIMIT] = { "cpu-limit", "its cgroup's CPU limit" },
 	[WAKER_UNSEEN] = { "unseen", "no wakeup tdbpf saw" },
 };
 

@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Who held the CPU while a task waited for it (--wakeups). Every switch
+ * on the machine pushes the slice that ends (the task and its on-CPU
+ * time in it, se.sum_exec_runtime - se.prev_sum_exec_runtime: no clock
+ * read) on this CPU's ring. When a tracked task is switched in, its wait
+ * on this run queue (rq->clock - sched_info.last_queued, both the run
+ * queue's clock; sched_info_arrive() clears it only after the
+ * tracepoint) is charged to the newest slices back until it is covered:
+ * those tasks held the CPU it waited for. Of a wait cut by a migration
+ * only the part on this CPU is charged: the kernel added the rest to
+ * run_delay when the task left the other CPU's queue.
+ */
+#ifndef TDBPF_HOLDERS_BPF_H
+#define TDBPF_HOLDERS_BPF_H
+
+#include "wait.bpf.h"
+
+/* A task whose cgroup's CPU limit took it off its CPU (6.18+: per task). */
+static __always_inline bool throttled(struct task_struct *p)
+{
+	struct task_struct___thr *t = (void *)p;
+
+	return bpf_core_field_exists(t->throttled) && t->throttled;
+}
+
+static __always_inline void ring_push(struct task_struct *prev, bool tp)
+{
+	struct tdbpf_ring *r;
+	struct tdbpf_slice *sl;
+	__u32 z = 0;
+
+	__u64 ns;
+
+	r = bpf_map_lookup_elem(&cpu_ring, &z);
+	if (!r)
+		return;
+	ns = prev->pid ? prev->se.sum_exec_runtime -
+				 prev->se.prev_sum_exec_runtime
+		       : 0;
+	/* the same task again (woken back at once): one longer slice */
+	sl = &r->s[(r->head - 1) & (TDBPF_NR_SLICES - 1)];
+	if (sl->tid == prev->pid && sl->ns) {
+		sl->ns += ns;
+		return;
+	}
+	sl = &r->s[r->head & (TDBPF_NR_SLICES - 1)];
+	sl->tid = prev->pid;
+	sl->tracked = tp;
+	sl->ns = ns;
+	r->head++;
+}
+
+/*
+ * Tasks outside the targets that hold the CPU get a slot each, for the
+ * first TDBPF_NR_OTHERS of them that hold it long (a CPU hog's slices: a
+ * noisy neighbour is named); the rest (on a busy machine hundreds of
+ * short-lived or short-slice tasks) share one slot, tid 0, so that
+ * wakers keep theirs.
+ */
+#define TDBPF_NR_OTHERS	 3
+#define TDBPF_OTHER_LONG 500000 /* ns of one slice's charge */
+
+static __always_inline __u32 other_slot(const struct tdbpf_wake *k, __u32 tid,
+					__u64 take)
+{
+	__u32 i, n = 0;
+
+	for (i = 0; i < TDBPF_NR_WAITS; i++) {
+		const struct tdbpf_wait *w = &k->waits[i];
+
+		if (w->kind != TDBPF_HOLDER_OTHER || !w->tid)
+			continue;
+		if (w->tid == tid)
+			return tid;
+		n++;
+	}
+	return n < TDBPF_NR_OTHERS && take >= TDBPF_OTHER_LONG ? tid : 0;
+}
+
+/* This run queue's clock, as __schedule() just updated it; 0 unknown. */
+static __always_inline __u64 rq_clock_now(struct task_struct *cur)
+{
+	struct cfs_rq *c = cur->se.cfs_rq;
+	__u64 rq = 0, clock = 0;
+
+	if (!c || bpf_probe_read_kernel(&rq, sizeof(rq), &c->rq) || !rq)
+		return 0;
+	bpf_probe_read_kernel(
+		&clock, sizeof(clock),
+		(void *)(rq + bpf_core_field_offset(struct rq, clock)));
+	return clock;
+}
+
+/* The walk over a CPU's last slices, newest first (bpf_loop's context). */
+struct hold_walk {
+	struct tdbpf_wake *k;
+	struct tdbpf_ring *r;
+	__u64 wait;	 /* still to charge */
+	__u64 throttled; /* of it, off its CPU throttled */
+	__u32 tid;	 /* the task switched in */
+};
+
+/*
+ * Step @i of charging a wait: 0, its cgroup's limit for the time it was
+ * throttled; 1..TDBPF_NR_SLICES, the slice i - 1 back, for the part of
+ * the wait it covers; then what no slice covered (unseen: on a busy
+ * machine short slices of other tasks can overrun the ring). A callback
+ * of bpf_loop(), with the one call of charge_wait(): verified once, not
+ * once per step, which would make the switch program take seconds to
+ * verify.
+ */
+static long hold_step(__u64 i, void *ctx)
+{
+	struct hold_walk *w = ctx;
+	struct tdbpf_slice *sl;
+	__u32 kind, tid = 0;
+	__u64 take;
+
+	if (!w->wait)
+		return 1;
+	if (i == 0) {
+		kind = TDBPF_HOLDER_LIMIT;
+		take = w->throttled < w->wait ? w->throttled : w->wait;
+	} else if (i > TDBPF_NR_SLICES) {
+		kind = TDBPF_HOLDER_UNSEEN;
+		take = w->wait;
+	} else {
+		sl = &w->r->s[(w->r->head - i) & (TDBPF_NR_SLICES - 1)];
+		/* its own last slice: its wait began after it */
+		if (sl->tid == w->tid) {
+			kind = TDBPF_HOLDER_UNSEEN;
+			take = w->wait;
+		} else {
+			take = sl->ns < w->wait ? sl->ns : w->wait;
+			if (!sl->tid)
+				return 0;
+			kind = sl->tracked ? TDBPF_HOLDER_TASK
+					   : TDBPF_HOLDER_OTHER;
+			tid = sl->tracked ? sl->tid
+					  : other_slot(w->k, sl->tid, take);
+		}
+	}
+	if (!take)
+		return 0;
+	charge_wait(w->k, kind, tid, 0, take);
+	w->wait -= take;
+	return 0;
+}
+
+/*
+ * @next, tracked, is switched in after waiting on this run queue: charge
+ * that wait to its cgroup's limit for as long as it was throttled, the
+ * rest to the tasks of the CPU's last slices, newest first.
+ */
+static __always_inline void charge_holders(struct task_struct *prev,
+					   struct task_struct *next)
+{
+	__u64 queued = next->sched_info.last_queued, clock;
+	struct hold_walk w = {};
+	__u32 z = 0;
+
+	if (!queued)
+		return;
+	w.k = bpf_task_storage_get(&wake_store, next, 0, 0);
+	w.r = bpf_map_lookup_elem(&cpu_ring, &z);
+	if (!w.k || !w.r)
+		return;
+	w.tid = next->pid;
+	clock = rq_clock_now(prev);
+	w.wait = clock > queued ? clock - queued : 0;
+	/* throttled: since it left its CPU so, or its queue's throttled time */
+	if (w.k->throttle_ns) {
+		w.throttled = bpf_ktime_get_ns() - w.k->throttle_ns;
+		w.k->throttle_ns = 0;
+	}
+	/*
+	 * the queue it became runnable on, even if it was moved since to
+	 * another CPU's: a group's queues live as long as the group, and a
+	 * read of one that went is a failed or capped one, never a fault
+	 */
+	if (w.k->throttle_rq &&
+	    bpf_core_field_exists(struct cfs_rq___self,
+				  throttled_clock_self_time)) {
+		__u64 now = 0;
+
+		bpf_probe_read_kernel(
+			&now, sizeof(now),
+			(void *)(w.k->throttle_rq +
+				 bpf_core_field_offset(
+					 struct cfs_rq___self,
+					 throttled_clock_self_time)));
+		if (now > w.k->throttle_base &&
+		    now - w.k->throttle_base > w.throttled)
+			w.throttled = now - w.k->throttle_base;
+	}
+	w.k->throttle_rq = 0;
+	if (w.wait)
+		bpf_loop(TDBPF_NR_SLICES + 2, hold_step, &w, 0);
+}
+
+/*
+ * @p, tracked, leaves its CPU runnable (preempted, or throttled by its
+ * cgroup's CPU limit: then its wait is the limit's from now).
+ */
+static __always_inline void note_requeue(struct task_struct *p)
+{
+	struct tdbpf_wake *k = bpf_task_storage_get(&wake_store, p, 0, 0);
+
+	if (!k)
+		return;
+	note_runnable(p, k);
+	if (throttled(p) && !k->throttle_ns)
+		k->throttle_ns = bpf_ktime_get_ns();
+}
+
+#endif /* TDBPF_HOLDERS_BPF_H */
