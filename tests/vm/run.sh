@@ -89,14 +89,16 @@ boot() {
 		set -- qemu-system-aarch64 -M virt -cpu max -m 1G
 		con=ttyAMA0 arch=arm64
 		;;
+	# 2G: test_replay's ulimit -v 1000000 case needs its memory to be
+	# refused by malloc, not taken by the OOM killer of a 1G guest
 	x86)
 		kdir=$(./scripts/kernel.sh fetch linux-image-amd64:amd64 $VM) || return 1
-		set -- qemu-system-x86_64 -cpu max -m 1G -smp 2
+		set -- qemu-system-x86_64 -cpu max -m 2G -smp 2
 		con=ttyS0 arch=x86
 		;;
 	x86-rt)
 		kdir=$(./scripts/kernel.sh fetch linux-image-rt-amd64:amd64 $VM) || return 1
-		set -- qemu-system-x86_64 -cpu max -m 1G -smp 2
+		set -- qemu-system-x86_64 -cpu max -m 2G -smp 2
 		con=ttyS0 arch=x86
 		;;
 	*) die "unknown guest $g (arm64-icount, arm64-smp2, x86, x86-rt)" ;;
