@@ -122,6 +122,7 @@ integration: tdbpf $(INTEG_BIN) $(WORK_BIN) $(DEMO_BIN)
 test: deps check-layers
 	@$(MAKE) --no-print-directory fuzz-quick asan
 	@$(MAKE) --no-print-directory tdbpf $(UNIT_BIN) $(INTEG_BIN) $(WORK_BIN) $(DEMO_BIN)
+	@./tests/pkg/test_service.sh
 	@./tests/run.sh all $(UNIT_BIN) $(INTEG_BIN)
 
 bench: deps

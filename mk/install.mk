@@ -8,6 +8,9 @@
 #                       in a copy of the tree under build/deb/)
 #   make test-package   root: builds the package, lintian, installs it,
 #                       uses it, removes it, compares the file lists
+#   make test-service   root: the unit, its environment file and the
+#                       sample scrape config against systemd-analyze,
+#                       promtool and a real Prometheus
 #
 # The version is TDBPF_VERSION when given (debian/rules gives the
 # package's version), else what scripts/version.sh says (git describe).
@@ -58,7 +61,7 @@ tdbpf: LDLIBS += $(LDFLAGS)
 
 # ---- Debian package ----------------------------------------------------
 
-.PHONY: deb test-package print-ldlibs
+.PHONY: deb test-package test-service print-ldlibs
 # for scripts/deb.sh: the libraries the link uses
 print-ldlibs:
 	@echo $(LDLIBS)
@@ -70,6 +73,9 @@ deb:
 # root: installs the package into this machine and removes it again
 test-package:
 	@./tests/pkg/test_package.sh
+
+test-service: tdbpf
+	@./tests/pkg/test_service.sh
 
 # ---- manual page ---------------------------------------------------------
 

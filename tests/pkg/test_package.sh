@@ -106,8 +106,10 @@ done
 dpkg-deb -c "$deb" | awk '{print $6}' >"$tmp/contents"
 for f in ./usr/sbin/tdbpf ./usr/share/man/man8/tdbpf.8.gz \
 	./usr/share/bash-completion/completions/tdbpf \
-	./usr/share/doc/tdbpf/copyright; do
-	check "package holds $f" grep -qx "$f" "$tmp/contents"
+	./usr/share/doc/tdbpf/copyright ./lib/systemd/system/tdbpf.service \
+	./etc/default/tdbpf ./usr/share/doc/tdbpf/examples/prometheus-tdbpf.yml; do
+	check "package holds $f" sh -c "grep -qx '$f' '$tmp/contents' ||
+		grep -qx '$(echo "$f" | sed 's|^\./lib/|./usr/lib/|')' '$tmp/contents'"
 done
 
 changes=build/deb/tdbpf_${version}_$arch.changes
@@ -152,6 +154,12 @@ use_installed() { # $1: how it was installed
 	check "$how: --version probed the BPF features, none missing" \
 		sh -c "grep -q '^BPF features (probed now)' '$tmp/version' &&
 			! grep -q 'NO:\|unknown' '$tmp/version'"
+
+	# the service ships disabled (debian/rules): installed, not enabled
+	check "$how: tdbpf.service installed, not enabled" sh -c \
+		"{ [ -f /lib/systemd/system/tdbpf.service ] || [ -f /usr/lib/systemd/system/tdbpf.service ]; } &&
+			[ ! -e /etc/systemd/system/multi-user.target.wants/tdbpf.service ]"
+	check "$how: /etc/default/tdbpf installed" test -f /etc/default/tdbpf
 
 	check "$how: man -w tdbpf finds the installed page" \
 		test "$(man -w tdbpf 2>/dev/null)" = /usr/share/man/man8/tdbpf.8.gz
