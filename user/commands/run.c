@@ -465,6 +465,7 @@ int run_trace(const struct options *o, const struct event_plan *plan,
 	(void)tasks_prefault(&r.snap.tasks, nr_threads);
 	/* no command to stop: CAP_KILL goes too */
 	privs_keep_kill(o->argv != NULL);
+	privs_keep_ptrace(r.rc.wakeups);
 	privs_drop_after_setup();
 	if (o->argv && launch_release(&child, o->argv, err, sizeof(err))) {
 		err_line("%s", err);

@@ -106,11 +106,16 @@ static void keep_only(const cap_value_t *keep, unsigned int n)
 	cap_free(cur);
 }
 
-static bool keep_kill = true;
+static bool keep_kill = true, keep_ptrace;
 
 void privs_keep_kill(bool keep)
 {
 	keep_kill = keep;
+}
+
+void privs_keep_ptrace(bool keep)
+{
+	keep_ptrace = keep;
 }
 
 void privs_drop_after_setup(void)
@@ -121,9 +126,20 @@ void privs_drop_after_setup(void)
 	 * the sudo user needs CAP_KILL. Everything else goes, in one go: the
 	 * bounding set can only be cut while CAP_SETPCAP is still there.
 	 */
-	static const cap_value_t keep[] = { CAP_BPF, CAP_PERFMON, CAP_KILL };
+	cap_value_t keep[4] = { CAP_BPF, CAP_PERFMON };
+	unsigned int n = 2;
 
-	keep_only(keep, keep_kill ? 3 : 2);
+	if (keep_kill)
+		keep[n++] = CAP_KILL;
+	/*
+	 * The sockets of the traced processes (flows_proc.c): the kernel
+	 * lets /proc/PID/fd be read only by a task whose capabilities
+	 * cover the target's, which a root process's do not after this
+	 * drop. Read-only use; held only with wakeups traced.
+	 */
+	if (keep_ptrace)
+		keep[n++] = CAP_SYS_PTRACE;
+	keep_only(keep, n);
 }
 
 int privs_create_output(const char *path)

@@ -34,5 +34,11 @@ void privs_keep_kill(bool keep);
  * sudo user when root through sudo. Returns an fd or -errno.
  */
 int privs_create_output(const char *path);
+/*
+ * Before privs_drop_after_setup(): @keep true to keep CAP_SYS_PTRACE, to
+ * read the traced processes' /proc/PID/fd (their sockets: the flows that
+ * join hosts' graphs).
+ */
+void privs_keep_ptrace(bool keep);
 
 #endif /* TDBPF_PRIVS_H */
