@@ -249,10 +249,15 @@ round() { # $1: apt or dpkg
 	rrc=$?
 	[ $rrc -eq 0 ] || cat "$tmp/remove.log"
 	check "$how: removes the package" test $rrc -eq 0
-	# gone from dpkg's database, or known only as not-installed (not
-	# config-files: the package has no conffiles to keep)
+	# removed, its conffile (/etc/default/tdbpf, the service's options)
+	# kept as policy wants; purged, nothing at all
 	st=$(dpkg-query -W -f='${db:Status-Status}' tdbpf 2>/dev/null)
-	check "$how: dpkg keeps nothing of it (status '${st:-unknown}')" \
+	check "$how: removed, dpkg keeps only the conffile (status '${st:-unknown}')" \
+		test "$st" = config-files
+	check "$how: removed, /etc/default/tdbpf is kept" test -f /etc/default/tdbpf
+	dpkg --purge tdbpf >>"$tmp/remove.log" 2>&1
+	st=$(dpkg-query -W -f='${db:Status-Status}' tdbpf 2>/dev/null)
+	check "$how: purged, dpkg keeps nothing of it (status '${st:-unknown}')" \
 		test -z "$st" -o "$st" = not-installed
 	check "$how: /usr/sbin/tdbpf is gone" test ! -e /usr/sbin/tdbpf
 	snapshot >"$tmp/after"

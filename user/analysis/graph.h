@@ -35,9 +35,20 @@ struct graph_edge {
 	__u64 wait_ns;
 };
 
+/* a node's name: a task's, or tdbpf graph's "host/process/thread" */
+#define GRAPH_NAME_LEN	96
+
 struct graph_node {
 	__u32 tid;		/* 0 for a folded name of several tasks */
-	char name[TDBPF_COMM_LEN + 2];
+	char name[GRAPH_NAME_LEN];
+	/*
+	 * Set by whoever names nodes after graph_build() (tdbpf graph): the
+	 * node's cluster (1-based into graph.clusters; 0 none: DOT draws
+	 * each as a box), and a reason that replaces graph_reason()'s
+	 * (an endpoint no host's report has: NULL otherwise).
+	 */
+	int cluster;
+	const char *note;
 	int nr_tasks;
 	__u64 on_cpu_ns, runq_ns, blocked_ns;	/* blocked = off-CPU */
 	enum sched_verdict sched;
@@ -61,6 +72,8 @@ struct graph {
 	int nr_rank;
 	int *index;			/* nodes by tid, or by name */
 	bool per_name;
+	const char *const *clusters;	/* names of node.cluster - 1 */
+	int nr_clusters;
 };
 
 /* A candidate's share of the graph's blocked time needed to be listed. */

@@ -35,6 +35,7 @@ static int (*const run_cmd[CMD_NR])(const struct options *, FILE *) = {
 	[CMD_DECODE] = cmd_decode,
 	[CMD_REPORT] = cmd_report,
 	[CMD_TOP] = cmd_trace,		/* the same targets, another driver */
+	[CMD_GRAPH] = cmd_graph,
 	[CMD_HELP] = cmd_help,
 	[CMD_VERSION] = cmd_version,
 };

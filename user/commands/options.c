@@ -29,6 +29,7 @@ enum {
 	OPT_FROM,
 	OPT_TO,
 	OPT_RECORD,
+	OPT_HOST,
 };
 
 static const struct option long_opts[] = {
@@ -60,6 +61,7 @@ static const struct option long_opts[] = {
 	{ "from", required_argument, NULL, OPT_FROM },
 	{ "to", required_argument, NULL, OPT_TO },
 	{ "record", required_argument, NULL, OPT_RECORD },
+	{ "host", required_argument, NULL, OPT_HOST },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -237,6 +239,44 @@ static int check_report(struct options *o, int argc, char **argv, int optind,
 	return no_events(o, "report", err, len);
 }
 
+static int add_graph_input(struct options *o, const char *name,
+			   size_t name_len, const char *file, char *err,
+			   size_t len)
+{
+	if (o->nr_graph_in >= OPT_MAX_HOSTS)
+		return fail(err, len, "more than %d reports; join at most %d hosts at once",
+			    OPT_MAX_HOSTS, OPT_MAX_HOSTS);
+	snprintf(o->graph_in[o->nr_graph_in].name,
+		 sizeof(o->graph_in[0].name), "%.*s", (int)name_len, name);
+	o->graph_in[o->nr_graph_in++].file = file;
+	return 0;
+}
+
+/* graph: reports from several hosts, nothing that only tracing takes. */
+static int check_graph(struct options *o, int argc, char **argv, int optind,
+		       char *err, size_t len)
+{
+	for (; optind < argc; optind++)
+		if (add_graph_input(o, "", 0, argv[optind], err, len))
+			return -1;
+	if (!o->nr_graph_in)
+		return fail(err, len,
+			    "graph needs the hosts' reports; give FILE... (written by tdbpf --wakeups -j or --record) or --host NAME=FILE");
+	if (o->nr_pids || o->nr_tids || o->all || o->duration > 0 ||
+	    o->interval_ms || o->children || o->model || o->smt >= 0 ||
+	    o->record || o->from >= 0 || o->to >= 0)
+		return fail(err, len,
+			    "graph joins reports already written; drop -p/-t/-a/-d/-I/--children/--model/--smt/--record/--from/--to");
+	if (o->per_name)
+		return fail(err, len,
+			    "graph names its nodes host/process/thread and does not fold them; drop --per-name");
+	if (o->sep && o->json)
+		return fail(err, len,
+			    "-x (CSV) and -j (JSON) exclude each other; pick one");
+	o->wakeups = true;
+	return no_events(o, "graph", err, len);
+}
+
 /* -e counts while tracing: list and decode have nothing to count */
 static int no_events(const struct options *o, const char *cmd, char *err,
 		     size_t len)
@@ -295,6 +335,9 @@ const struct subcommand subcommands[] = {
 	[CMD_TOP] = { CMD_TOP, "top",
 		      "top [-I MS] [--per-name] [--sort KEY] [options] -p PID | -t TID | -a | -- COMMAND",
 		      false, false, check_top },
+	[CMD_GRAPH] = { CMD_GRAPH, "graph",
+			"graph [-x SEP|-j] [--graph FILE.dot] [--sort KEY] [--top N] [--host NAME=FILE]... [FILE...]",
+			false, false, check_graph },
 	[CMD_HELP] = { CMD_HELP, "help", NULL, true, true, NULL },
 	[CMD_VERSION] = { CMD_VERSION, NULL, NULL, true, true, NULL },
 };
@@ -378,7 +421,8 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 	 * its own; a recording is a file, so options may follow it.
 	 */
 	while ((c = getopt_long(argc, argv,
-				o->cmd == CMD_REPORT ? ":p:t:ad:I:x:jo:l:vhVe:" :
+				o->cmd == CMD_REPORT || o->cmd == CMD_GRAPH ?
+					":p:t:ad:I:x:jo:l:vhVe:" :
 						       "+:p:t:ad:I:x:jo:l:vhVe:",
 				long_opts, NULL)) != -1) {
 		switch (c) {
@@ -552,6 +596,25 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 					    "empty --record file name; give --record FILE");
 			o->record = optarg;
 			break;
+		case OPT_HOST: {
+			const char *eq = strchr(optarg, '=');
+
+			if (o->cmd != CMD_GRAPH)
+				return fail(err, len,
+					    "--host names a report's host for tdbpf graph; drop it here");
+			if (!eq || eq == optarg || !eq[1])
+				return fail(err, len,
+					    "--host '%s': give NAME=FILE, e.g. --host db-3=db-3.json",
+					    optarg);
+			if (eq - optarg >= (long)sizeof(o->graph_in[0].name))
+				return fail(err, len,
+					    "--host: the name is longer than %zu bytes; give a shorter NAME",
+					    sizeof(o->graph_in[0].name) - 1);
+			if (add_graph_input(o, optarg, (size_t)(eq - optarg),
+					    eq + 1, err, len))
+				return -1;
+			break;
+		}
 		case ':':
 			return fail(err, len,
 				    "option %s needs an argument; see tdbpf --help",
@@ -629,6 +692,7 @@ void print_usage(FILE *f)
 	      "      --record FILE      also write every report, every row, as JSON\n"
 	      "                         for tdbpf report FILE\n"
 	      "      --from N, --to N   report: intervals N.. and ..N of an -I recording\n"
+	      "      --host NAME=FILE   graph: FILE is host NAME's report\n"
 	      "  -v, --verbose          say what is being set up\n"
 	      "  -h, --help             this text\n"
 	      "  -V, --version          version\n"

@@ -10,6 +10,7 @@
 
 #define OPT_MAX_TARGETS	64	/* -p/-t ids */
 #define OPT_MAX_EVENT_ARGS	16	/* -e options; each holds many events */
+#define OPT_MAX_HOSTS		64	/* graph: reports joined */
 
 /*
  * Subcommands. Each has an entry in subcommands[] (options.c: its name,
@@ -24,6 +25,7 @@ enum command {
 	CMD_DECODE,
 	CMD_REPORT,	/* replay a -j recording */
 	CMD_TOP,	/* live full-screen view */
+	CMD_GRAPH,	/* one wait-for graph from several hosts' reports */
 	CMD_HELP,
 	CMD_VERSION,
 	CMD_NR,
@@ -67,6 +69,12 @@ struct options {
 	const char *listen;	/* --listen ADDR:PORT, NULL = no /metrics */
 	unsigned int listen_labels;	/* enum listen_labels */
 	long listen_max_series;
+	/* graph: the reports, each named by --host NAME=FILE or itself */
+	struct {
+		char name[65];		/* "": the report's "host" */
+		const char *file;
+	} graph_in[OPT_MAX_HOSTS];
+	int nr_graph_in;
 };
 
 struct options;

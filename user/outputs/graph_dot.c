@@ -55,40 +55,59 @@ static double pct(double a, double b)
 	return b > 0 ? 100.0 * a / b : 0;
 }
 
+static void dot_node(FILE *f, const struct graph *g, int i, int best,
+		     const char *indent)
+{
+	const struct graph_node *n = &g->nodes[i];
+	double life = (double)n->on_cpu_ns + (double)n->runq_ns +
+		      (double)n->blocked_ns;
+
+	fprintf(f, "%sn%d [label=\"", indent, i);
+	if (i == best)
+		fprintf(f, "BOTTLENECK\\n");
+	dot_str(f, n->name);
+	if (n->note)
+		fprintf(f, "\\nno report has this endpoint");
+	else if (n->tid)
+		fprintf(f, "\\ntid %u", n->tid);
+	else
+		fprintf(f, "\\n%d tasks", n->nr_tasks);
+	if (!n->note)
+		fprintf(f, "\\n%s: on-CPU %.0f%% runq %.0f%% blocked %.0f%%",
+			role_word[n->role], pct((double)n->on_cpu_ns, life),
+			pct((double)n->runq_ns, life),
+			pct((double)n->blocked_ns, life));
+	if (graph_share(g, i) >= GRAPH_MIN_SHARE)
+		fprintf(f, "\\n%.0f%% of the blocked time leads here",
+			100.0 * graph_share(g, i));
+	fprintf(f, "\", fillcolor=\"%s\"", n->note ? "#ffffbf" : fill[n->role]);
+	if (i == best)
+		fprintf(f, ", penwidth=4, color=\"#000000\"");
+	fprintf(f, "];\n");
+}
+
 int graph_write_dot(FILE *f, const struct graph *g)
 {
 	bool used[WAKER_KINDS] = { false };
 	int best = g->nr_rank ? g->rank[0] : -1;
-	int i;
+	int i, c;
 
 	fprintf(f, "digraph tdbpf {\n"
 		"\trankdir=LR;\n"
 		"\tnode [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\"];\n"
 		"\tedge [fontname=\"Helvetica\", fontsize=10];\n");
-	for (i = 0; i < g->nr_nodes; i++) {
-		const struct graph_node *n = &g->nodes[i];
-		double life = (double)n->on_cpu_ns + (double)n->runq_ns +
-			      (double)n->blocked_ns;
-
-		fprintf(f, "\tn%d [label=\"", i);
-		if (i == best)
-			fprintf(f, "BOTTLENECK\\n");
-		dot_str(f, n->name);
-		if (n->tid)
-			fprintf(f, "\\ntid %u", n->tid);
-		else
-			fprintf(f, "\\n%d tasks", n->nr_tasks);
-		fprintf(f, "\\n%s: on-CPU %.0f%% runq %.0f%% blocked %.0f%%",
-			role_word[n->role], pct((double)n->on_cpu_ns, life),
-			pct((double)n->runq_ns, life),
-			pct((double)n->blocked_ns, life));
-		if (graph_share(g, i) >= GRAPH_MIN_SHARE)
-			fprintf(f, "\\n%.0f%% of the blocked time leads here",
-				100.0 * graph_share(g, i));
-		fprintf(f, "\", fillcolor=\"%s\"", fill[n->role]);
-		if (i == best)
-			fprintf(f, ", penwidth=4, color=\"#000000\"");
-		fprintf(f, "];\n");
+	for (c = 0; c <= g->nr_clusters; c++) {
+		/* one box per cluster (tdbpf graph: a host), then the rest */
+		if (c) {
+			fprintf(f, "\tsubgraph cluster_%d {\n\t\tlabel=\"", c);
+			dot_str(f, g->clusters[c - 1]);
+			fprintf(f, "\";\n\t\tstyle=dashed;\n");
+		}
+		for (i = 0; i < g->nr_nodes; i++)
+			if (g->nodes[i].cluster == c)
+				dot_node(f, g, i, best, c ? "\t\t" : "\t");
+		if (c)
+			fprintf(f, "\t}\n");
 	}
 	for (i = 0; i < g->nr_edges; i++) {
 		const struct graph_edge *e = &g->edges[i];
