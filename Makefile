@@ -31,7 +31,13 @@ CPPFLAGS += -Iinclude -Iuser -I$(OUT)
 LDLIBS  += -lbpf -lelf -lz -lcap -ljson-c -lncurses -lm -lmicrohttpd -pthread
 ARCH    := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
-BPF_SRC  := bpf/tdbpf.bpf.c
+# the BPF side, one file a job, linked into one object and one skeleton
+# (bpf/shared.bpf.c says why): a new program file is one more line here
+BPF_SRC  := bpf/shared.bpf.c
+BPF_SRC  += bpf/switch.bpf.c
+BPF_SRC  += bpf/wakeups.bpf.c
+BPF_SRC  += bpf/lifecycle.bpf.c
+BPF_OBJ  := $(patsubst bpf/%.c,$(OUT)/bpf/%.o,$(BPF_SRC))
 SKEL     := $(OUT)/tdbpf.skel.h
 # user/: one folder per stage (scripts/check-layers.sh says which may
 # include which)
@@ -59,11 +65,17 @@ $(OUT)/vmlinux.h:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp
 	mv $@.tmp $@
 
-$(OUT)/tdbpf.bpf.o: $(BPF_SRC) $(OUT)/vmlinux.h
+$(OUT)/bpf/%.bpf.o: bpf/%.bpf.c $(OUT)/vmlinux.h
+	@mkdir -p $(@D)
 	$(CLANG) -g -O2 -Wall $(WERROR) -target bpf -D__TARGET_ARCH_$(ARCH) \
 		$(DEPFLAGS) -Iinclude -I$(OUT) -c $< -o $@
 
-$(SKEL): $(OUT)/tdbpf.bpf.o
+# static linking: every extern map and variable resolved against its one
+# definition, the programs' sections as they were in one object
+$(OUT)/tdbpf.linked.o: $(BPF_OBJ)
+	$(BPFTOOL) gen object $@ $^
+
+$(SKEL): $(OUT)/tdbpf.linked.o
 	$(BPFTOOL) gen skeleton $< name tdbpf_bpf > $@.tmp
 	mv $@.tmp $@
 
@@ -137,7 +149,7 @@ clean:
 	rm -rf $(OUT) build-asan tdbpf
 
 format:
-	clang-format -i $(wildcard bpf/*.c include/*.h user/*/*.[ch] \
+	clang-format -i $(wildcard bpf/*.[ch] include/*.h user/*/*.[ch] \
 		user/model/cpus/*.c)
 
 include mk/asan.mk

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Types shared by the BPF programs (bpf/tdbpf.bpf.c) and user space.
+ * Types shared by the BPF programs (bpf/) and user space.
  * Everything here is raw sums: nothing is scaled or divided in BPF.
  */
 #ifndef TDBPF_H
@@ -14,6 +14,8 @@
  * counters take TDBPF_EV_WORDS 64-bit words.
  */
 #define TDBPF_MAX_EVENTS	72
+/* struct bpf_local_storage_elem up to its data (sdata cacheline-aligned) */
+#define TDBPF_STORAGE_ELEM_HDR	72
 #define TDBPF_EV_WORDS		((TDBPF_MAX_EVENTS + 63) / 64)
 #define TDBPF_COMM_LEN		16
 #define TDBPF_MAX_CPUS		1024
@@ -195,5 +197,42 @@ enum tdbpf_track {
 	TDBPF_TRACK_TID,	/* tids in the filter map (-t) */
 	TDBPF_TRACK_ALL,	/* every task except the idle tasks (-a) */
 };
+
+/*
+ * Who is tracked, in a map of its own that starts a page (the BPF
+ * variable track, bpf/shared.bpf.h): the mode (enum tdbpf_track, set by
+ * user space before load) sits right before the bits, in the same page
+ * as the first 32,704 ids' (all of them where pid_max is 32768, the
+ * default below 32 CPUs), so the early exit of a switch touches one page.
+ * nr_live: the tasks with storage now; --max-tasks bounds it.
+ */
+struct tdbpf_filter {
+	__u32 track_mode;
+	__u32 nr_live;
+	__u64 track_bits[TDBPF_TRACK_WORDS];
+	/* read-free: tasks exited and not yet freed (TDBPF_TASK_EXITING) */
+	__u32 nr_exiting;
+};
+
+/* The size claims above, checked wherever this header compiles. */
+_Static_assert(TDBPF_MAX_EVENTS >= 65, "Granite Rapids L1-L3 needs 65");
+_Static_assert(sizeof(struct tdbpf_count) == 24, "24 bytes per counter");
+_Static_assert(TDBPF_TASK_HDR_SIZE == 160, "160 bytes of ours per task");
+_Static_assert(sizeof(struct tdbpf_task) ==
+		       TDBPF_TASK_HDR_SIZE +
+			       TDBPF_MAX_EVENTS * sizeof(struct tdbpf_count),
+	       "a task's entry is its header and its counters");
+_Static_assert(TDBPF_STORAGE_ELEM_HDR + sizeof(struct tdbpf_task) == 1960,
+	       "a task's storage element is 1,960 bytes");
+_Static_assert(TDBPF_STORAGE_ELEM_HDR + sizeof(struct tdbpf_task) <= 2048,
+	       "a task's storage element fits a 2 KiB object");
+_Static_assert(TDBPF_TASK_HDR_SIZE % 8 == 0 &&
+		       sizeof(struct tdbpf_count) % 8 == 0,
+	       "waker slots are 8-byte aligned in an iterator record");
+_Static_assert((TDBPF_NR_WAITS & (TDBPF_NR_WAITS - 1)) == 0,
+	       "TDBPF_NR_WAITS is a power of two (BPF masks by it)");
+_Static_assert((4096 - __builtin_offsetof(struct tdbpf_filter, track_bits)) *
+			       8 == 32704,
+	       "the mode and the first 32,704 ids share a page");
 
 #endif /* TDBPF_H */

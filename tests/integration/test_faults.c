@@ -44,7 +44,7 @@ static void set_add(struct objset *s, unsigned int id)
 		s->id[s->nr++] = id;
 }
 
-/* The names tdbpf's maps get (bpf/tdbpf.bpf.c), as bpftool shows them. */
+/* The names tdbpf's maps get (bpf/shared.bpf.h), as bpftool shows them. */
 static bool tdbpf_map_name(const char *n)
 {
 	static const char *const names[] = { "counters", "cpu_state", "tasks",

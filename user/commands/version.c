@@ -51,7 +51,7 @@ struct probe {
 	int val;
 };
 
-/* what bpf/tdbpf.bpf.c and user/session.c use, in the order they need it */
+/* what bpf/ and user/session.c use, in the order they need it */
 static const struct probe probes[] = {
 	{ "vmlinux BTF (/sys/kernel/btf/vmlinux)", P_BTF, NULL, 0 },
 	{ "tp_btf programs (sched_switch)", P_TP_BTF, "sched_switch", 0 },

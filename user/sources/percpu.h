@@ -2,7 +2,7 @@
 /*
  * Distances between the kernel's per-CPU variables, from its BTF, for the
  * BPF side to find this CPU's preempt count and hrtimer bases from its
- * run queue (see tdbpf_waking in bpf/tdbpf.bpf.c).
+ * run queue (see tdbpf_waking in bpf/wakeups.bpf.c).
  */
 #ifndef TDBPF_PERCPU_H
 #define TDBPF_PERCPU_H

@@ -14,6 +14,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "tdbpf.h"		/* the skeleton's .bss is a struct tdbpf_filter */
 #include "sources/counters.h"
 #include "sources/flows_proc.h"
 #include "sources/percpu.h"
@@ -22,6 +23,10 @@
 #include "sums/task_events.h"
 #include "support/loop.h"
 #include "tdbpf.skel.h"
+
+/* the BPF side aligns it so; the skeleton shows where the link put it */
+_Static_assert(__builtin_offsetof(struct tdbpf_bpf__bss, track) % 4096 == 0,
+	       "track starts a page of the .bss map");
 
 /* Task iterator records read per read(): a seq_file buffer's worth. */
 #define ITER_BATCH	2048

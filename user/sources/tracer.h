@@ -21,7 +21,9 @@
  * repaint); each collect is a consistent read of everything so far.
  *
  * Adding a BPF program or map (e.g. issue 10's sched_waking program and
- * its edges map): put it in bpf/tdbpf.bpf.c with autoload off, add a
+ * its edges map): put it in a file of its job under bpf/ (a new job: a
+ * new file, one line in the Makefile's BPF_SRC; a map shared with other
+ * files in bpf/shared.bpf.h) with autoload off, add a
  * flag to struct tracer_conf, turn autoload on in tracer.c's open when
  * the flag is set, size its map there, and read it in tracer_collect()
  * into a new member of struct snapshot. Nothing outside tracer.c sees

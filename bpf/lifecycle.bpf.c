@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tdbpf BPF side, a task's life: children followed at fork, the read-free
+ * exit and free, a death the switch missed, and the task iterator that
+ * reads the live tasks' sums for a report.
+ */
+#include "shared.bpf.h"
+#include "task.bpf.h"
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(tdbpf_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 tgid = child->tgid, idx = tgid / 64;
+
+	/* new threads share the tgid and are tracked already */
+	if (!follow_children || track.track_mode != TDBPF_TRACK_TGID ||
+	    child->tgid == parent->tgid || !tracked(parent))
+		return 0;
+	asm volatile("" : "+r"(idx));
+	if (idx < TDBPF_TRACK_WORDS)
+		__sync_fetch_and_or(&track.track_bits[idx], 1ULL << (tgid % 64));
+	return 0;
+}
+
+/*
+ * Read-free: @p exits (do_exit(), @p is current). From here the task
+ * iterator may no longer see it (a thread is unhashed in exit_notify()),
+ * so its sums as of now go to the tasks map, flagged exiting, where user
+ * space reads them as it reads a live task's. Not queued yet: what the
+ * kernel still does for @p (unmap its memory when it is the last user,
+ * close its files, switch it out for good; tens of microseconds to
+ * milliseconds, which the process's own CPU time includes) is charged
+ * when the task is freed (tdbpf_free). An entry is made if it has none:
+ * a thread born after the attach that dies before any report saw it
+ * counts whole. A full map loses it: counted, never silent.
+ */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(tdbpf_exit, struct task_struct *p)
+{
+	struct tdbpf_task *t;
+	__u32 tid;
+
+	if (!tracked(p))
+		return 0;
+	t = task_get(p, p->pid, p->tgid, NULL, true, false);
+	if (!t || (t->flags & TDBPF_TASK_EXITED))
+		return 0;
+	charge_sched(p, t);
+	t->end_ns = bpf_ktime_get_ns();
+	t->flags |= TDBPF_TASK_EXITED | TDBPF_TASK_EXITING;
+	tid = t->tid;
+	__sync_fetch_and_add(&track.nr_live, (__u32)-1);
+	if (bpf_map_update_elem(&tasks, &tid, t, BPF_ANY)) {
+		stat_inc(TDBPF_STAT_MAP_FULL);
+		bpf_task_storage_delete(&task_store, p);
+		return 0;
+	}
+	__sync_fetch_and_add(&track.nr_exiting, 1);
+	return 0;
+}
+
+/*
+ * Read-free: exiting @p is freed (an RCU grace period after its last
+ * switch, or after its parent reaped it): its accounting is final. The
+ * rest of its exit is charged, its life extended by that busy time (it
+ * ran or waited for a CPU, it did not block), and its entry queued for
+ * user space, replacing the exiting one in the map.
+ */
+static __always_inline void task_freed(struct task_struct *p,
+				       struct tdbpf_task *t)
+{
+	__u64 busy = t->sched.on_cpu_ns + t->sched.runq_wait_ns;
+	__u32 tid = t->tid;
+
+	charge_sched(p, t);
+	t->end_ns += t->sched.on_cpu_ns + t->sched.runq_wait_ns - busy;
+	t->flags &= ~TDBPF_TASK_EXITING;
+	__sync_fetch_and_add(&track.nr_exiting, (__u32)-1);
+	task_publish(tid, t);
+}
+
+/*
+ * A task freed: an exiting one (read-free) is settled. With counters, one
+ * whose death we did not see (some kernels switch tasks without the
+ * tracepoint) still has its storage, about to go with it: archive it now
+ * rather than lose it.
+ */
+SEC("tp_btf/sched_process_free")
+int BPF_PROG(tdbpf_free, struct task_struct *p)
+{
+	struct tdbpf_task *t = bpf_task_storage_get(&task_store, p, 0, 0);
+
+	if (!t)
+		return 0;
+	if (t->flags & TDBPF_TASK_EXITING) {
+		task_freed(p, t);
+		return 0;
+	}
+	if (t->flags & TDBPF_TASK_EXITED)
+		return 0;
+	/* its accounting is final: charge what no switch-out did */
+	charge_uncounted(t, charge_sched(p, t));
+	t->end_ns = bpf_ktime_get_ns();
+	task_archive(p, t);
+	return 0;
+}
+
+/* The waker slots of a task that has none yet, in a record. */
+static const struct tdbpf_wait no_waits[TDBPF_NR_WAITS];
+
+/*
+ * The live tasks' sums, for a report: one record per task with storage,
+ * the entry up to its last programmed counter, then with --wakeups its
+ * waker slots. User space runs it after the flush; dead tasks come from
+ * the tasks map instead.
+ */
+
+SEC("iter/task")
+int tdbpf_dump(struct bpf_iter__task *ctx)
+{
+	struct task_struct *p = ctx->task;
+	struct tdbpf_task *t;
+	__u32 n = nr_events;
+
+	if (!p)
+		return 0;
+	t = bpf_task_storage_get(&task_store, p, 0, 0);
+	/*
+	 * Read-free: first sight here, and the sums read from the task. Not
+	 * for a task exiting (PF_EXITING comes before sched_process_exit) or
+	 * exited (a zombie leader awaiting its group): its exit hands its
+	 * sums over, a new entry would count its life twice.
+	 */
+	if (read_free && !t && !(p->flags & PF_EXITING) && tracked(p))
+		t = task_get(p, p->pid, p->tgid, NULL, true, false);
+	if (!t || !t->tid || (t->flags & TDBPF_TASK_EXITED))
+		return 0;
+	if (read_free)
+		charge_sched(p, t);
+	if (n > TDBPF_MAX_EVENTS)
+		n = TDBPF_MAX_EVENTS;
+	bpf_seq_write(ctx->meta->seq, t, TDBPF_TASK_HDR_SIZE +
+		      n * sizeof(struct tdbpf_count));
+	if (track_wakeups) {
+		struct tdbpf_wake *k;
+
+		k = bpf_task_storage_get(&wake_store, p, 0, 0);
+		bpf_seq_write(ctx->meta->seq, k ? k->waits : no_waits,
+			      sizeof(no_waits));
+	}
+	return 0;
+}

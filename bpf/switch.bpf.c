@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tdbpf BPF side, the switch: charge per-CPU counter deltas and scheduling
+ * time to the task that ran the slice, at sched_switch; and the flush
+ * that charges the tasks running when a report asks.
+ *
+ * Counters are opened by user space on every CPU (pid=-1, cpu=N) and stored
+ * in @counters at event * nr_cpus + cpu. At a switch we read this CPU's
+ * counters once, charge "now - reading at switch-in" to prev and keep "now"
+ * as next's baseline. Nothing is scaled here: value, enabled and running are
+ * summed so user space can scale per task. What the kernel already counts
+ * per task (CPU time, run-queue wait, migrations, switches, page faults) is
+ * read from prev itself at its switch-out, against a baseline from when it
+ * was first seen: the software model needs no counter at all.
+ */
+#include "shared.bpf.h"
+#include "task.bpf.h"
+#include "wait.bpf.h"
+
+/*
+ * One counter's reading. Only a group leader is read with its enabled and
+ * running times (bpf_perf_event_read_value takes the clock for them); the
+ * members of a group are scheduled in and out with their leader, so their
+ * times are the leader's and a value-only read (bpf_perf_event_read) does.
+ * That helper returns errors in-band, as -errno: no counter gets near 2^64.
+ */
+static __always_inline bool read_one(__u32 i, __u32 cpu, bool lead,
+				     struct bpf_perf_event_value *v)
+{
+	__u64 r;
+
+	if (lead)
+		return !bpf_perf_event_read_value(&counters, i * nr_cpus + cpu,
+						  v, sizeof(*v));
+	r = bpf_perf_event_read(&counters, i * nr_cpus + cpu);
+	if (r >= (__u64)-4095)
+		return false;
+	v->counter = r;
+	return true;
+}
+
+/*
+ * Read this CPU's counters and keep them as the baseline of the next
+ * slice. For @t (the task switching out, NULL if untracked) charge each
+ * counter's delta since the slice began, when @counted (we saw the
+ * slice's switch-in) and both readings are good. Otherwise its @slice of
+ * on-CPU time goes into enabled only, as for a group multiplexed out:
+ * scaling extrapolates over it and coverage shows it. A failed read is
+ * counted and invalidates that baseline: a zeroed buffer is never charged.
+ * Groups are contiguous, leader first (plan.c), so @v keeps the times of
+ * the group being read; a member of a group whose leader failed fails.
+ */
+static __always_inline void read_counters(struct tdbpf_cpu *st,
+					  struct tdbpf_task *t, bool counted,
+					  __u64 slice, __u32 cpu)
+{
+	struct bpf_perf_event_value v = {};
+	bool group_ok = false;
+	__u32 i;
+
+	for (i = 0; i < TDBPF_MAX_EVENTS; i++) {
+		__u32 w = i / 64;
+		__u64 bit = 1ULL << (i % 64);
+		bool lead = group_leads[w] & bit;
+
+		if (i >= nr_events)
+			break;
+		if ((lead || group_ok) && read_one(i, cpu, lead, &v)) {
+			if (lead)
+				group_ok = true;
+		} else {
+			if (lead)
+				group_ok = false;
+			stat_inc(TDBPF_STAT_READ_ERR);
+			st->valid[w] &= ~bit;
+			if (t)
+				t->ctr[i].enabled += slice;
+			continue;
+		}
+		if (t) {
+			if (counted && (st->valid[w] & bit)) {
+				t->ctr[i].value += v.counter - st->prev[i].value;
+				t->ctr[i].enabled +=
+					v.enabled - st->prev[i].enabled;
+				t->ctr[i].running +=
+					v.running - st->prev[i].running;
+			} else {
+				t->ctr[i].enabled += slice;
+			}
+		}
+		st->prev[i].value = v.counter;
+		st->prev[i].enabled = v.enabled;
+		st->prev[i].running = v.running;
+		st->valid[w] |= bit;
+	}
+}
+
+/*
+ * Charge @p, running on this CPU: the counters of the slice since its
+ * switch-in, when we saw it (else the slice only lowers the coverage); its
+ * on-CPU time as the kernel accounts it, se.sum_exec_runtime (what
+ * /proc/PID/task/TID/schedstat and the thread's CPU clock show, brought
+ * up to date by __schedule() before the tracepoint) since what was
+ * charged already, so that a slice is charged whole even when its
+ * switch-in was not seen (some kernels switch tasks without the
+ * tracepoint); and its run-queue wait and migrations, which the scheduler
+ * also keeps per task.
+ */
+static __always_inline struct tdbpf_task *
+charge_current(struct tdbpf_cpu *st, struct task_struct *p, __u32 cpu,
+	       bool in_flush)
+{
+	__u32 pid = p->pid;
+	/* counters: only a slice whose switch-in we saw is theirs */
+	bool counted = st->tid == pid;
+	struct tdbpf_task *t = task_get(p, pid, p->tgid, st, in_flush,
+					counted);
+	__u64 slice;
+
+	if (!t) {
+		read_counters(st, NULL, false, 0, cpu);
+		return NULL;
+	}
+	slice = charge_sched(p, t);
+	if (!counted)
+		charge_uncounted(t, slice);
+	read_counters(st, t, counted, slice, cpu);
+	return t;
+}
+
+/*
+ * @p starts a slice on this CPU: its accounting now is where a first
+ * sight at its switch-out would start counting it.
+ */
+static __always_inline void note_switch_in(struct tdbpf_cpu *st,
+					   struct task_struct *p)
+{
+	st->tid = p->pid;
+	st->in_exec = p->se.sum_exec_runtime;
+	st->in_faults = task_faults(p);
+	st->in_nvcsw = p->nvcsw;
+	st->in_nivcsw = p->nivcsw;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
+	     struct task_struct *next, unsigned int prev_state)
+{
+	bool tp = tracked(prev), tn = tracked(next);
+	struct tdbpf_task *t;
+	struct tdbpf_cpu *st;
+	__u32 z = 0, cpu;
+
+	/* the early exit: untracked switches cost two bit tests */
+	if (!tp && !tn)
+		return 0;
+	cpu = bpf_get_smp_processor_id();
+	st = bpf_map_lookup_elem(&cpu_state, &z);
+	if (!st)
+		return 0;
+
+	if (tp) {
+		t = charge_current(st, prev, cpu, false);
+		if (t) {
+			bool block = !preempt && prev_state != TASK_RUNNING;
+
+			/* one clock read, when it blocks */
+			if (track_wakeups && block)
+				wake_block(prev, t, prev_state & TASK_DEAD);
+			if (prev_state & TASK_DEAD) {
+				/* its last slice: hand it over to user space */
+				t->end_ns = bpf_ktime_get_ns();
+				task_archive(prev, t);
+			}
+		}
+	} else {
+		/* untracked prev: only take next's baseline */
+		read_counters(st, NULL, false, 0, cpu);
+	}
+	if (tn)
+		note_switch_in(st, next);
+	else
+		st->tid = 0;
+	return 0;
+}
+
+/*
+ * Run by user space on every CPU (BPF_PROG_TEST_RUN, BPF_F_TEST_RUN_ON_CPU)
+ * before a report, so that a task running right now is charged up to now.
+ * It runs in an IPI on that CPU: "current" is the task that was running.
+ */
+SEC("raw_tp")
+int tdbpf_flush(void *ctx)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct tdbpf_task *t;
+	struct tdbpf_cpu *st;
+	__u32 z = 0;
+
+	st = bpf_map_lookup_elem(&cpu_state, &z);
+	if (!st)
+		return 0;
+	if (!tracked(cur))
+		return 0;
+	/* on-CPU as of the last tick; the switch-out charges the rest */
+	t = charge_current(st, cur, bpf_get_smp_processor_id(), true);
+	/* its last wakeup's wait, so that a report's waits add up */
+	if (t && track_wakeups) {
+		struct tdbpf_wake *k;
+
+		k = bpf_task_storage_get(&wake_store, cur, 0, 0);
+		if (k && k->pending_slot)
+			settle_wait(cur, t, k, bpf_ktime_get_ns(), true);
+	}
+	note_switch_in(st, cur);
+	return 0;
+}

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A task's waits (--wakeups): charged to their waker's slot at the
+ * wakeup (wakeups.bpf.c), settled at the task's next block or a flush
+ * (switch.bpf.c).
+ */
+#ifndef TDBPF_WAIT_BPF_H
+#define TDBPF_WAIT_BPF_H
+
+#include "task.bpf.h"
+
+/*
+ * Charge one ended wait of @t to its waker: the waker's slot, found by
+ * (kind, tid) among the first TDBPF_NR_WAITS - 1 or taken if free; the
+ * last slot takes the rest, counted in lost.wakers. Wakers of one task
+ * are serialised by its pi_lock (try_to_wake_up), and its own blocking
+ * switch-out never runs while it is being woken: no atomics needed.
+ */
+static __always_inline __u32 charge_wait(struct tdbpf_wake *k, __u32 kind,
+					 __u32 tid, __u64 wait)
+{
+	struct tdbpf_wait *w;
+	__u32 i;
+
+	for (i = 0; i < TDBPF_NR_WAITS - 1; i++) {
+		w = &k->waits[i];
+		if (w->kind == TDBPF_WAKER_NONE) {
+			w->kind = kind;
+			w->tid = tid;
+		}
+		if (w->kind == kind && w->tid == tid)
+			goto found;
+	}
+	w = &k->waits[TDBPF_NR_WAITS - 1];
+	w->kind = TDBPF_WAKER_SPILL;
+	stat_inc(TDBPF_STAT_WAITS_FULL);
+found:
+	w->wakeups++;
+	w->wait_ns += wait;
+	return i;
+}
+
+/* The last wakeup's waker, to be settled at the next switch-out. */
+static __always_inline void set_pending(struct tdbpf_wake *k, __u32 slot,
+					__u64 wait)
+{
+	k->pending_slot = slot + 1;
+	k->pending_wait = wait;
+}
+
+/*
+ * @p blocks again (or dies), after a wakeup: the wait its waker ended
+ * was charged from the blocking switch-out to the wakeup; make it the
+ * off-CPU time, as the kernel accounts it, from that block to this one
+ * (the time since, minus on-CPU and run-queue time since). Those
+ * intervals tile the task's life from its first block, so its waits
+ * add up to the report's off_cpu_ns (life - on - runq) exactly: they
+ * also hold the scheduler's pick before the switch tracepoint, the
+ * enqueue after the wakeup, and what the kernel's own accounting does
+ * around a preemption (a switch-in counts as on-CPU from the pick and
+ * as run-queue wait until the switch, a few microseconds both). On-CPU
+ * time is already charged up to now (t->charged_exec). @rearm (a flush
+ * while it runs): settle up to now and go on from now, for the same
+ * waker, so the next settling adds only what follows.
+ */
+static __always_inline void settle_wait(struct task_struct *p,
+					const struct tdbpf_task *t,
+					struct tdbpf_wake *k, __u64 now,
+					bool rearm)
+{
+	/* TDBPF_NR_WAITS is a power of two: the mask is the bound */
+	__u64 i = (k->pending_slot - 1) & (TDBPF_NR_WAITS - 1);
+	__u64 busy, off, delay = p->sched_info.run_delay;
+
+	if (!k->pending_slot)
+		return;
+	busy = (t->charged_exec - k->block_exec) + (delay - k->block_delay);
+	/* clocks a hair apart never make a wait negative */
+	off = now - k->block_at > busy ? now - k->block_at - busy : 0;
+	/* the provisional wait out, the settled one in */
+	k->waits[i].wait_ns += off - k->pending_wait;
+	if (!rearm) {
+		k->pending_slot = 0;
+		return;
+	}
+	k->pending_wait = 0;
+	k->block_at = now;
+	k->block_exec = t->charged_exec;
+	k->block_delay = delay;
+}
+
+/*
+ * How many times @p was switched in (sched_info.pcount, counted as it
+ * arrives on a CPU): the same from one switch-in to the next, so it
+ * tells a wakeup of the block now under way from one before @p last ran.
+ */
+static __always_inline __u32 run_seq(struct task_struct *p)
+{
+	return (__u32)p->sched_info.pcount;
+}
+
+/*
+ * The early wakeup marked for @k (tdbpf_waking) ends a wait of zero; the
+ * settling at its next block makes it the off-CPU time since this one.
+ */
+static __always_inline void take_early(struct tdbpf_wake *k)
+{
+	set_pending(k, charge_wait(k, k->early_kind, k->early_tid, 0), 0);
+	k->early_kind = TDBPF_WAKER_NONE;
+	k->block_ns = 0;
+}
+
+/*
+ * @p blocks again (or dies) while its last block is uncharged, and an
+ * early wakeup was marked in that block's window (same run_seq): the
+ * waker ran while that switch-out was traced and marked it after
+ * block_start() had looked. That wakeup ended the last block.
+ */
+static __always_inline void take_late_early(struct tdbpf_wake *k)
+{
+	if (k->block_ns && k->early_kind && k->early_seq == k->block_seq)
+		take_early(k);
+}
+
+/*
+ * @p blocks (a voluntary switch-out, not its last): its blocked interval
+ * starts now, unless its wakeup already came, in the window between
+ * leaving the run queue and this tracepoint (tdbpf_waking marked it,
+ * while @p was on the CPU it is leaving: same run_seq): then it blocks
+ * for no time, and the waker ends a wait of zero. A mark from before @p
+ * last ran is stale and never taken. A start left by a wakeup that was
+ * not seen is overwritten: that interval shows as blocked time no seen
+ * wakeup ended.
+ */
+static __always_inline void block_start(struct task_struct *p,
+					const struct tdbpf_task *t,
+					struct tdbpf_wake *k, __u64 now)
+{
+	__u32 seq = run_seq(p);
+
+	k->block_at = now;
+	k->block_exec = t->charged_exec;
+	k->block_delay = p->sched_info.run_delay;
+	k->block_seq = seq;
+	if (k->early_kind && k->early_seq == seq) {
+		take_early(k);
+		return;
+	}
+	k->block_ns = now;
+}
+
+/*
+ * @p blocks or dies: settle its last wakeup's wait and, unless it dies,
+ * start its blocked interval. Its waker state is created if its first
+ * sight could not (a live task only: a dead one's goes with it).
+ */
+static __always_inline void wake_block(struct task_struct *p,
+				       const struct tdbpf_task *t, bool dead)
+{
+	struct tdbpf_wake *k;
+	__u64 now;
+
+	k = bpf_task_storage_get(&wake_store, p, 0,
+				 dead ? 0 : BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!k)
+		return;
+	now = bpf_ktime_get_ns();
+	take_late_early(k);
+	settle_wait(p, t, k, now, false);
+	if (!dead)
+		block_start(p, t, k, now);
+}
+
+#endif /* TDBPF_WAIT_BPF_H */

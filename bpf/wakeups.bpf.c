@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tdbpf BPF side, the wakeups (--wakeups): at sched_waking, who ended a
+ * tracked task's wait, from the waker's context.
+ */
+#include "shared.bpf.h"
+#include "task.bpf.h"
+#include "wait.bpf.h"
+
+/*
+ * This CPU's run queue, as a number: the run queue of the current task's
+ * fair-class queue (set at every migration, for every class, and current
+ * runs here, even when an interrupt is what wakes).
+ */
+static __always_inline __u64 this_rq(void)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct cfs_rq *c = cur->se.cfs_rq;
+	__u64 rq = 0;
+
+	if (c)
+		bpf_probe_read_kernel(&rq, sizeof(rq), &c->rq);
+	return rq;
+}
+
+/*
+ * The interrupt bits of this CPU's preempt count; 0 when unknown. x86
+ * keeps PREEMPT_NEED_RESCHED inverted in bit 31: never part of the mask.
+ */
+static __always_inline __u32 irq_count(__u64 rq)
+{
+	__u32 pc;
+
+	if (!rq || !preempt_from_rq ||
+	    bpf_probe_read_kernel(&pc, sizeof(pc),
+				  (void *)(rq + preempt_from_rq)))
+		return 0;
+	return pc & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET);
+}
+
+/* An hrtimer callback runs on this CPU, in the hard (0-3) or soft bases. */
+static __always_inline bool hrtimer_running(__u64 rq, __u32 first)
+{
+	__u64 b = rq + hrtimers_from_rq, running;
+	__u32 i, step = bpf_core_type_size(struct hrtimer_clock_base);
+
+	if (!rq || !hrtimers_from_rq)
+		return false;
+	b += bpf_core_field_offset(struct hrtimer_cpu_base, clock_base) +
+	     bpf_core_field_offset(struct hrtimer_clock_base, running);
+	for (i = first; i < first + HRTIMER_SOFT; i++)
+		if (!bpf_probe_read_kernel(&running, sizeof(running),
+					   (void *)(b + i * step)) &&
+		    running)
+			return true;
+	return false;
+}
+
+/*
+ * Who is waking @p, from the waker's context: an interrupt first (then
+ * current is whatever task it interrupted, not the waker), told apart as
+ * an hrtimer callback or another hard or soft interrupt; else the task
+ * running the wakeup: the idle task, a tracked task (by tid), a kernel
+ * thread, an untracked thread of @p's process, or another process.
+ */
+static __always_inline __u32 waker_kind(struct task_struct *p, __u32 *tid)
+{
+	struct task_struct *cur;
+	__u64 rq = this_rq();
+	__u32 pc = irq_count(rq);
+
+	*tid = 0;
+	if (pc & (HARDIRQ_MASK | NMI_MASK))
+		return hrtimer_running(rq, 0) ? TDBPF_WAKER_TIMER :
+						TDBPF_WAKER_HARDIRQ;
+	if (pc & SOFTIRQ_OFFSET)
+		return hrtimer_running(rq, HRTIMER_SOFT) ?
+			       TDBPF_WAKER_TIMER :
+			       TDBPF_WAKER_SOFTIRQ;
+	cur = bpf_get_current_task_btf();
+	if (!cur->pid)
+		return TDBPF_WAKER_IDLE;
+	if (tracked(cur)) {
+		*tid = cur->pid;
+		return TDBPF_WAKER_TASK;
+	}
+	if (cur->flags & PF_KTHREAD)
+		return TDBPF_WAKER_KTHREAD;
+	return cur->tgid == p->tgid ? TDBPF_WAKER_THREAD : TDBPF_WAKER_PROCESS;
+}
+
+/*
+ * On a run queue, waiting for a CPU (or running): not blocked yet. Since
+ * 6.12 (EEVDF's delayed dequeue) a task that blocks with negative lag
+ * stays on its queue, flagged sched_delayed, until the wakeup requeues
+ * it: blocked.
+ */
+static __always_inline bool queued(struct task_struct *p)
+{
+	if (!p->on_rq)
+		return false;
+	if (bpf_core_field_exists(p->se.sched_delayed))
+		return !p->se.sched_delayed;
+	return true;
+}
+
+/*
+ * A wakeup, in the waker's context (sched_wakeup may run on the wakee's
+ * CPU later, where the waker is gone). For a tracked wakee whose blocking
+ * switch-out was seen, the interval from that switch-out to now is one
+ * wait its waker ended. The kernel traces sched_waking only for a task
+ * still in the state it went to sleep in, so a wakee that has not run
+ * since that switch-out (same run_seq) is in that block, even if caught
+ * between queues (a delayed dequeue ending); one that ran since had that
+ * block ended by a wakeup we did not see: its start is stale, left for
+ * its next block. A wakee with no block started that left its run queue
+ * is between that and the switch tracepoint, or racing with it on its
+ * CPU: the wakeup is marked early, for block_start() or, if that looked
+ * first, for take_late_early(); the waker's fields go in before the kind
+ * that makes them valid. A wakee still on its run queue did not block
+ * (it was woken before it slept). Untracked wakees cost one bit test.
+ */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(tdbpf_waking, struct task_struct *p)
+{
+	struct tdbpf_wake *k;
+	__u64 start;
+	__u32 kind, tid, seq;
+
+	if (!tracked(p))
+		return 0;
+	/* no entry: first seen later, its life (and this block) unseen */
+	k = bpf_task_storage_get(&wake_store, p, 0, 0);
+	if (!k)
+		return 0;
+	start = k->block_ns;
+	seq = run_seq(p);
+	if (start) {
+		if (seq != k->block_seq)
+			return 0;
+		k->block_ns = 0;
+		kind = waker_kind(p, &tid);
+		start = bpf_ktime_get_ns() - start;
+		set_pending(k, charge_wait(k, kind, tid, start), start);
+	} else if (!queued(p)) {
+		kind = waker_kind(p, &tid);
+		k->early_tid = tid;
+		k->early_seq = seq;
+		/* x86 keeps stores in order: the compiler must too */
+		asm volatile("" ::: "memory");
+		k->early_kind = kind;
+	}
+	return 0;
+}
