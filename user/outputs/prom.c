@@ -27,6 +27,7 @@
 #include "model/tma.h"
 #include "outputs/prom.h"
 #include "sums/archive.h"
+#include "sums/waits.h"
 #include "support/text.h"
 
 /* ---- process names ---------------------------------------------------- */
@@ -153,7 +154,7 @@ static int pcomm_build(struct prom_state *st, const struct task_table *cur)
  * outside a valid sequence becomes U+FFFD. @dst needs 3 bytes per byte
  * of @s, plus one.
  */
-static char *esc_label(char *dst, const char *s)
+char *prom_esc_label(char *dst, const char *s)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	size_t n = strlen(s), i = 0, l;
@@ -251,9 +252,9 @@ static struct prom_series *series_new(const struct prom_state *st,
 	/* every series of a family carries the same label names */
 	p = s->labels;
 	p += sprintf(p, "comm=\"");
-	p = esc_label(p, other ? "other" : k->comm);
+	p = prom_esc_label(p, other ? "other" : k->comm);
 	p += sprintf(p, "\",thread=\"");
-	p = esc_label(p, other ? "other" : k->thread);
+	p = prom_esc_label(p, other ? "other" : k->thread);
 	*p++ = '"';
 	*p = '\0';
 	if (st->labels & (LISTEN_LABEL_PID | LISTEN_LABEL_TID)) {
@@ -352,6 +353,10 @@ int prom_init(struct prom_state *st, const struct event_plan *plan,
 	tasks_init(&st->next);
 	tasks_set_events(&st->last, plan->nr);
 	tasks_set_events(&st->next, plan->nr);
+	tasks_init(&st->wait_last);
+	tasks_init(&st->wait_next);
+	tasks_set_layout(&st->wait_last, 0, true);
+	tasks_set_layout(&st->wait_next, 0, true);
 	/*
 	 * The weight of TMA nodes: the increment's slots. The model's slots
 	 * event where it counts one (EV_SLOTS: Intel's TOPDOWN.SLOTS); else
@@ -390,6 +395,17 @@ void prom_free(struct prom_state *st)
 	free(st->index);
 	tasks_free(&st->last);
 	tasks_free(&st->next);
+	for (i = 0; i < st->nr_waits; i++) {
+		free(st->waits[i]->labels);
+		free(st->waits[i]);
+	}
+	free(st->waits);
+	if (st->wait_other)
+		free(st->wait_other->labels);
+	free(st->wait_other);
+	free(st->wait_index);
+	tasks_free(&st->wait_last);
+	tasks_free(&st->wait_next);
 	pcomm_free(st->pcomm);
 	memset(st, 0, sizeof(*st));
 }
@@ -516,6 +532,151 @@ static int series_expire(struct prom_state *st)
 	return index_rebuild(st, st->index_cap);
 }
 
+/* ---- wait series ------------------------------------------------------ */
+
+static size_t str_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return (size_t)h;
+}
+
+static struct prom_wait *wait_new(const char *labels)
+{
+	struct prom_wait *w = calloc(1, sizeof(*w));
+
+	if (w && !(w->labels = strdup(labels))) {
+		free(w);
+		w = NULL;
+	}
+	return w;
+}
+
+static int wait_index_rebuild(struct prom_state *st, size_t cap)
+{
+	size_t *index = calloc(cap, sizeof(*index)), mask = cap - 1, h;
+	int i;
+
+	if (!index)
+		return -ENOMEM;
+	for (i = 0; i < st->nr_waits; i++) {
+		for (h = str_hash(st->waits[i]->labels) & mask; index[h];
+		     h = (h + 1) & mask)
+			;
+		index[h] = (size_t)i + 1;
+	}
+	free(st->wait_index);
+	st->wait_index = index;
+	st->wait_index_cap = cap;
+	return 0;
+}
+
+/*
+ * The wait series of @labels, created while there are fewer than
+ * max_series; else the one `other` series. NULL: out of memory.
+ */
+static struct prom_wait *wait_get(struct prom_state *st, const char *labels)
+{
+	struct prom_wait *w, **arr;
+	size_t mask, h;
+
+	if (!st->wait_index_cap && wait_index_rebuild(st, 64))
+		return NULL;
+	mask = st->wait_index_cap - 1;
+	for (h = str_hash(labels) & mask; st->wait_index[h];
+	     h = (h + 1) & mask) {
+		w = st->waits[st->wait_index[h] - 1];
+		if (!strcmp(w->labels, labels))
+			return w;
+	}
+	if (st->nr_waits >= st->max_series)
+		goto other;
+	if ((size_t)(st->nr_waits + 1) * 2 > st->wait_index_cap) {
+		if (wait_index_rebuild(st, st->wait_index_cap * 2))
+			goto other;
+		return wait_get(st, labels);
+	}
+	arr = realloc(st->waits, (size_t)(st->nr_waits + 1) * sizeof(*arr));
+	if (!arr)
+		goto other;
+	st->waits = arr;
+	w = wait_new(labels);
+	if (!w)
+		goto other;
+	st->waits[st->nr_waits++] = w;
+	st->wait_index[h] = (size_t)st->nr_waits;
+	return w;
+other:
+	if (!st->wait_other)
+		st->wait_other = wait_new(
+			"comm=\"other\",thread=\"other\",waker_comm=\"\",waker_thread=\"other\"");
+	return st->wait_other;
+}
+
+/*
+ * Add @r's waker slots since the last update (per tid, as the sums) to
+ * the wait series of its series @s. A task waker is named by its own
+ * series' labels; one that has no row now, as another process.
+ */
+static int waits_update(struct prom_state *st, const struct task_table *cur,
+			const struct task_row *r, const struct prom_series *s)
+{
+	const struct tdbpf_wait *now = tasks_waits(cur, r);
+	struct tdbpf_wait d[TDBPF_NR_WAITS];
+	struct task_row *p, *n;
+	size_t len = strlen(s->labels) + 3 * 2 * TDBPF_COMM_LEN + 64;
+	char *labels;
+	int i;
+
+	if (!now)
+		return 0;
+	p = tasks_get(&st->wait_last, r->tid);
+	n = tasks_get(&st->wait_next, r->tid);
+	if (!p || !n)
+		return -ENOMEM;
+	waits_sub(d, now, tasks_waits(&st->wait_last, p));
+	memcpy(tasks_waits(&st->wait_next, n), now, sizeof(d));
+	labels = malloc(len);
+	if (!labels)
+		return -ENOMEM;
+	for (i = 0; i < TDBPF_NR_WAITS; i++) {
+		const struct task_row *wr = NULL;
+		struct prom_wait *w;
+		struct prom_key k;
+		char *q;
+
+		if (d[i].kind == TDBPF_WAKER_NONE ||
+		    (!d[i].wait_ns && !d[i].wakeups))
+			continue;
+		if (d[i].kind == TDBPF_WAKER_TASK)
+			wr = tasks_find(cur, d[i].tid);
+		q = labels + sprintf(labels, "%s,waker_comm=\"", s->labels);
+		if (wr) {
+			key_of(st, wr, &k);
+			q = prom_esc_label(q, k.comm);
+			q += sprintf(q, "\",waker_thread=\"");
+			q = prom_esc_label(q, k.thread);
+		} else {
+			q += sprintf(q, "\",waker_thread=\"%s",
+				     waker_kind_name(d[i].kind == TDBPF_WAKER_TASK ?
+							     TDBPF_WAKER_PROCESS :
+							     d[i].kind));
+		}
+		strcpy(q, "\"");
+		w = wait_get(st, labels);
+		if (!w) {
+			free(labels);
+			return -ENOMEM;
+		}
+		w->wait_ns += d[i].wait_ns;
+		w->wakeups += d[i].wakeups;
+	}
+	free(labels);
+	return 0;
+}
+
 int prom_update(struct prom_state *st, const struct task_table *cur)
 {
 	const struct event_plan *plan = st->plan;
@@ -534,6 +695,7 @@ int prom_update(struct prom_state *st, const struct task_table *cur)
 		series_begin(st, st->other);
 	st->overflow_tasks = 0;
 	tasks_reset(&st->next);
+	tasks_reset(&st->wait_next);
 
 	for (r_i = 0; r_i < cur->nr; r_i++) {
 		const struct task_row *r = tasks_row(cur, r_i);
@@ -610,6 +772,8 @@ int prom_update(struct prom_state *st, const struct task_table *cur)
 			s->delta[i].running += d.running;
 		}
 		s->changed |= any;
+		if (cur->waits && waits_update(st, cur, r, s))
+			return -ENOMEM;
 	}
 	for (i = 0; i < st->nr_series; i++)
 		if (st->series[i]->changed)
@@ -621,5 +785,8 @@ int prom_update(struct prom_state *st, const struct task_table *cur)
 	tmp = st->last;
 	st->last = st->next;
 	st->next = tmp;
+	tmp = st->wait_last;
+	st->wait_last = st->wait_next;
+	st->wait_next = tmp;
 	return series_expire(st);
 }

@@ -69,13 +69,17 @@ static struct flow_end canon(const struct flow_end *e)
 void flow_end_str(const struct flow_end *e, char *buf, size_t len)
 {
 	struct flow_end c = canon(e);
-	char a[INET6_ADDRSTRLEN];
+	char a[INET6_ADDRSTRLEN], p[8];
 
+	if (c.any_port)
+		snprintf(p, sizeof(p), "*");
+	else
+		snprintf(p, sizeof(p), "%u", c.port);
 	if (c.family == AF_INET && inet_ntop(AF_INET, c.addr, a, sizeof(a)))
-		snprintf(buf, len, "%s:%u", a, c.port);
+		snprintf(buf, len, "%s:%s", a, p);
 	else if (c.family == AF_INET6 &&
 		 inet_ntop(AF_INET6, c.addr, a, sizeof(a)))
-		snprintf(buf, len, "[%s]:%u", a, c.port);
+		snprintf(buf, len, "[%s]:%s", a, p);
 	else
 		snprintf(buf, len, "?");
 }
@@ -93,11 +97,15 @@ bool flow_end_parse(const char *s, struct flow_end *e)
 	n = (size_t)(colon - s);
 	memcpy(a, s, n);
 	a[n] = 0;
-	errno = 0;
-	port = strtoul(colon + 1, &end, 10);
-	if (errno || *end || end == colon + 1 || port > 65535)
-		return false;
-	e->port = (__u16)port;
+	if (!strcmp(colon + 1, "*")) {
+		e->any_port = 1;
+	} else {
+		errno = 0;
+		port = strtoul(colon + 1, &end, 10);
+		if (errno || *end || end == colon + 1 || port > 65535)
+			return false;
+		e->port = (__u16)port;
+	}
 	if (a[0] == '[' && n > 2 && a[n - 1] == ']') {
 		a[n - 1] = 0;
 		if (inet_pton(AF_INET6, a + 1, e->addr) != 1)
@@ -122,7 +130,39 @@ bool flow_addr_eq(const struct flow_end *a, const struct flow_end *b)
 
 bool flow_end_eq(const struct flow_end *a, const struct flow_end *b)
 {
-	return flow_addr_eq(a, b) && a->port == b->port;
+	return flow_addr_eq(a, b) && a->port == b->port &&
+	       a->any_port == b->any_port;
+}
+
+/* Does some socket of @t listen on @e's port (on its address or any)? */
+static bool listened(const struct flow_table *t, const struct flow_end *e)
+{
+	static const __u8 zero[16];
+	size_t i;
+
+	for (i = 0; i < t->nr; i++) {
+		const struct flow_end *l = &t->v[i].local;
+
+		if (t->v[i].state == FLOW_LISTEN && l->port == e->port &&
+		    (flow_addr_eq(l, e) || !memcmp(l->addr, zero, 16)))
+			return true;
+	}
+	return false;
+}
+
+void flow_fold_ports(const struct flow_table *t, const struct sock_flow *f,
+		     struct sock_flow *out)
+{
+	*out = *f;
+	if (strcmp(f->proto, "tcp") || f->state == FLOW_LISTEN)
+		return;
+	if (listened(t, &f->local)) {
+		out->remote.port = 0;
+		out->remote.any_port = 1;
+	} else {
+		out->local.port = 0;
+		out->local.any_port = 1;
+	}
 }
 
 static const char *const state_name[] = {

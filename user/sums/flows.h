@@ -20,8 +20,9 @@
 
 struct flow_end {
 	__u8 family;		/* AF_INET, AF_INET6; 0: none */
+	__u8 any_port;		/* an ephemeral port folded: "ADDR:*" */
 	__u8 addr[16];		/* network order; IPv4 in the first 4 */
-	__u16 port;		/* host order */
+	__u16 port;		/* host order; 0 when any_port */
 };
 
 enum flow_state { FLOW_ESTABLISHED, FLOW_LISTEN, FLOW_OTHER };
@@ -52,7 +53,10 @@ int flows_copy(struct flow_table *dst, const struct flow_table *src);
  * IPv4, so that both sides of a dual-stack flow spell it alike).
  */
 void flow_end_str(const struct flow_end *e, char *buf, size_t len);
-/* The reverse of flow_end_str(); false if @s is not such a string. */
+/*
+ * The reverse of flow_end_str() ("ADDR:*" too); false if @s is not such
+ * a string.
+ */
 bool flow_end_parse(const char *s, struct flow_end *e);
 bool flow_end_eq(const struct flow_end *a, const struct flow_end *b);
 /* The same address, any port. */
@@ -60,5 +64,17 @@ bool flow_addr_eq(const struct flow_end *a, const struct flow_end *b);
 const char *flow_state_str(enum flow_state s);
 /* The state named by flow_state_str(); FLOW_OTHER for any other word. */
 enum flow_state flow_state_parse(const char *s);
+
+/*
+ * @f with its ephemeral port folded, as /metrics labels it (bounded
+ * series, docs/prometheus.md): a local port some socket of @t listens
+ * on is a service's and stays, any other local port is a client's and
+ * becomes "*"; the remote port stays where the local one was folded (a
+ * client sees the service's port) and is folded where it stayed (a
+ * service sees clients' ports). Both sides of a flow fold alike, so
+ * they still mirror each other. UDP has no listeners: ports stay.
+ */
+void flow_fold_ports(const struct flow_table *t, const struct sock_flow *f,
+		     struct sock_flow *out);
 
 #endif /* TDBPF_FLOWS_H */
