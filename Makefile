@@ -27,8 +27,10 @@ CFLAGS  += $(WERROR)
 DEPFLAGS = -MMD -MP
 CPPFLAGS += -Iinclude -Iuser -I$(OUT)
 # json-c: tdbpf report parses recordings; ncurses: tdbpf top's screen;
-# libmicrohttpd: --listen's /metrics
-LDLIBS  += -lbpf -lelf -lz -lcap -ljson-c -lncurses -lm -lmicrohttpd -pthread
+# libmicrohttpd: --listen's /metrics; libcurl: tdbpf graph --prometheus
+# asks Prometheus' HTTP API (a client: libmicrohttpd only serves)
+LDLIBS  += -lbpf -lelf -lz -lcap -ljson-c -lncurses -lm -lmicrohttpd -lcurl \
+	   -pthread
 ARCH    := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 # the BPF side, one file a job, linked into one object and one skeleton

@@ -163,7 +163,9 @@ static int copy_rows(struct fleet *f, int hi)
 		f->host_of[idx] = hi;
 		snprintf(f->label[idx], sizeof(f->label[idx]), "%.58s/%.17s/%.17s",
 			 h->name,
-			 process_name(h, src->pid, pbuf, sizeof(pbuf)),
+			 h->pcomm ? h->pcomm[i] :
+				    process_name(h, src->pid, pbuf,
+						 sizeof(pbuf)),
 			 src->comm);
 	}
 	return 0;

@@ -4,7 +4,8 @@
  * --record) joined into one wait-for graph (analysis/fleet.c), judged by
  * the same verdict and written by the same sinks as a live run: the
  * table, CSV (-x) or JSON (-j), and --graph FILE.dot with one cluster
- * per host. Needs no privilege: it only reads files.
+ * per host. Needs no privilege: it only reads files, or asks a
+ * Prometheus that scrapes the hosts' tdbpf --listen (--prometheus).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include "commands/cmd.h"
 #include "outputs/sink.h"
 #include "sources/host_input.h"
+#include "sources/prom_query.h"
 #include "support/text.h"
 
 static void say(const char *file, const char *msg)
@@ -77,18 +79,31 @@ static int write_graph(const struct options *o, FILE *out,
 int cmd_graph(const struct options *o, FILE *out)
 {
 	int n = o->nr_graph_in, i, rc = 0;
-	struct host_report *h = calloc((size_t)n, sizeof(*h));
+	struct host_report *h;
 	struct fleet f;
 	struct graph g;
 	char err[1024];
 
-	if (!h) {
-		say(NULL, "out of memory");
-		return 1;
+	if (o->prometheus) {
+		struct prom_query q = { .url = o->prometheus,
+					.range = o->range,
+					.match = o->match,
+					.timeout_s = 30 };
+
+		if (prom_query_hosts(&q, &h, &n, err, sizeof(err))) {
+			say(NULL, err);
+			return 2;
+		}
+	} else {
+		h = calloc((size_t)n, sizeof(*h));
+		if (!h) {
+			say(NULL, "out of memory");
+			return 1;
+		}
+		for (i = 0; i < n; i++)
+			host_report_init(&h[i]);
 	}
-	for (i = 0; i < n; i++)
-		host_report_init(&h[i]);
-	for (i = 0; i < n && !rc; i++) {
+	for (i = 0; i < n && !rc && !o->prometheus; i++) {
 		const char *name = o->graph_in[i].name;
 
 		snprintf(h[i].source, sizeof(h[i].source), "%s",

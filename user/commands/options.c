@@ -30,6 +30,9 @@ enum {
 	OPT_TO,
 	OPT_RECORD,
 	OPT_HOST,
+	OPT_PROMETHEUS,
+	OPT_RANGE,
+	OPT_MATCH,
 };
 
 static const struct option long_opts[] = {
@@ -62,6 +65,9 @@ static const struct option long_opts[] = {
 	{ "to", required_argument, NULL, OPT_TO },
 	{ "record", required_argument, NULL, OPT_RECORD },
 	{ "host", required_argument, NULL, OPT_HOST },
+	{ "prometheus", required_argument, NULL, OPT_PROMETHEUS },
+	{ "range", required_argument, NULL, OPT_RANGE },
+	{ "match", required_argument, NULL, OPT_MATCH },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -259,9 +265,17 @@ static int check_graph(struct options *o, int argc, char **argv, int optind,
 	for (; optind < argc; optind++)
 		if (add_graph_input(o, "", 0, argv[optind], err, len))
 			return -1;
-	if (!o->nr_graph_in)
+	if (o->prometheus && o->nr_graph_in)
 		return fail(err, len,
-			    "graph needs the hosts' reports; give FILE... (written by tdbpf --wakeups -j or --record) or --host NAME=FILE");
+			    "graph reads either reports or --prometheus; give one of them");
+	if ((o->range || o->match) && !o->prometheus)
+		return fail(err, len,
+			    "--range and --match select series of --prometheus URL; add it, or drop them");
+	if (!o->nr_graph_in && !o->prometheus)
+		return fail(err, len,
+			    "graph needs the hosts' reports; give FILE... (written by tdbpf --wakeups -j or --record), --host NAME=FILE, or --prometheus URL");
+	if (o->prometheus && !o->range)
+		o->range = "5m";
 	if (o->nr_pids || o->nr_tids || o->all || o->duration > 0 ||
 	    o->interval_ms || o->children || o->model || o->smt >= 0 ||
 	    o->record || o->from >= 0 || o->to >= 0)
@@ -336,7 +350,7 @@ const struct subcommand subcommands[] = {
 		      "top [-I MS] [--per-name] [--sort KEY] [options] -p PID | -t TID | -a | -- COMMAND",
 		      false, false, check_top },
 	[CMD_GRAPH] = { CMD_GRAPH, "graph",
-			"graph [-x SEP|-j] [--graph FILE.dot] [--sort KEY] [--top N] [--host NAME=FILE]... [FILE...]",
+			"graph [-x SEP|-j] [--graph FILE.dot] [--sort KEY] [--top N] [--host NAME=FILE]... [FILE...] | --prometheus URL [--range DUR] [--match SEL]",
 			false, false, check_graph },
 	[CMD_HELP] = { CMD_HELP, "help", NULL, true, true, NULL },
 	[CMD_VERSION] = { CMD_VERSION, NULL, NULL, true, true, NULL },
@@ -615,6 +629,25 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 				return -1;
 			break;
 		}
+		case OPT_PROMETHEUS:
+		case OPT_RANGE:
+		case OPT_MATCH:
+			if (o->cmd != CMD_GRAPH)
+				return fail(err, len,
+					    "--prometheus, --range and --match are tdbpf graph's; drop them here");
+			if (!*optarg)
+				return fail(err, len,
+					    "empty %s; see tdbpf --help",
+					    c == OPT_PROMETHEUS ? "--prometheus URL" :
+					    c == OPT_RANGE	? "--range" :
+								  "--match");
+			if (c == OPT_PROMETHEUS)
+				o->prometheus = optarg;
+			else if (c == OPT_RANGE)
+				o->range = optarg;
+			else
+				o->match = optarg;
+			break;
 		case ':':
 			return fail(err, len,
 				    "option %s needs an argument; see tdbpf --help",
@@ -693,6 +726,9 @@ void print_usage(FILE *f)
 	      "                         for tdbpf report FILE\n"
 	      "      --from N, --to N   report: intervals N.. and ..N of an -I recording\n"
 	      "      --host NAME=FILE   graph: FILE is host NAME's report\n"
+	      "      --prometheus URL   graph: the hosts' series from this Prometheus\n"
+	      "      --range DUR        graph: the window, a PromQL duration (default 5m)\n"
+	      "      --match SEL        graph: label matchers of the series, job=\"tdbpf\"\n"
 	      "  -v, --verbose          say what is being set up\n"
 	      "  -h, --help             this text\n"
 	      "  -V, --version          version\n"

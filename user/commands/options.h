@@ -75,6 +75,9 @@ struct options {
 		const char *file;
 	} graph_in[OPT_MAX_HOSTS];
 	int nr_graph_in;
+	const char *prometheus;	/* graph --prometheus URL */
+	const char *range;	/* --range: the window, "5m" */
+	const char *match;	/* --match: label matchers */
 };
 
 struct options;

@@ -34,21 +34,6 @@ static bool get_u64(json_object *o, const char *key, __u64 *out)
 	return true;
 }
 
-/* A waker that is no task, by the name the JSON gives it ("timer"). */
-static unsigned int kind_named(const char *name)
-{
-	unsigned int k;
-
-	for (k = 0; k < WAKER_KINDS; k++) {
-		const char *n = waker_kind_name(k);
-
-		if (n && !strcmp(n, name))
-			return k;
-	}
-	/* a kind this tdbpf does not know: ended by no task of the graph */
-	return TDBPF_WAKER_PROCESS;
-}
-
 static int parse_edges(json_object *obj, struct host_report *h, char *err,
 		       size_t len)
 {
@@ -94,7 +79,7 @@ static int parse_edges(json_object *obj, struct host_report *h, char *err,
 			he.waker_tid = (__u32)waker;
 			he.kind = TDBPF_WAKER_TASK;
 		} else {
-			he.kind = kind_named(name);
+			he.kind = waker_kind_by_name(name);
 			/* the join counts it again from off-CPU time */
 			if (he.kind == WAKER_UNSEEN)
 				continue;

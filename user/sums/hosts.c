@@ -17,6 +17,7 @@ void host_report_free(struct host_report *h)
 	tasks_free(&h->tasks);
 	flows_free(&h->flows);
 	free(h->edges);
+	free(h->pcomm);
 	host_report_init(h);
 }
 

@@ -33,6 +33,11 @@ struct host_report {
 	char source[256];	/* the file, or the Prometheus instance */
 	struct event_plan plan;
 	struct task_table tasks;	/* sums and counters, no waker slots */
+	/*
+	 * By row of @tasks, its process's name, where the source gives it
+	 * apart (Prometheus' comm label); NULL: the row of tid == pid's.
+	 */
+	char (*pcomm)[TDBPF_COMM_LEN + 2];
 	__u64 duration_ns;
 	__u64 end_ns;		/* CLOCK_REALTIME at its end; 0: unknown */
 	struct host_edge *edges;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Waker slots: add, subtract and name them (see waits.h). */
 #include <stddef.h>
+#include <string.h>
 #include "sums/waits.h"
 
 static struct tdbpf_wait *slot_for(struct tdbpf_wait *w, __u32 kind, __u32 tid)
@@ -101,6 +102,16 @@ static const struct {
 const char *waker_kind_name(unsigned int kind)
 {
 	return kind < WAKER_KINDS ? kinds[kind].name : "unknown";
+}
+
+unsigned int waker_kind_by_name(const char *name)
+{
+	unsigned int k;
+
+	for (k = 0; k < WAKER_KINDS; k++)
+		if (kinds[k].name && !strcmp(kinds[k].name, name))
+			return k;
+	return TDBPF_WAKER_PROCESS;
 }
 
 const char *waker_kind_what(unsigned int kind)
