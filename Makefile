@@ -137,6 +137,7 @@ test: deps check-layers
 	@$(MAKE) --no-print-directory fuzz-quick asan
 	@$(MAKE) --no-print-directory tdbpf $(UNIT_BIN) $(INTEG_BIN) $(WORK_BIN) $(DEMO_BIN)
 	@./tests/pkg/test_service.sh
+	@./tests/netns/test_fleet_netns.sh
 	@./tests/run.sh all $(UNIT_BIN) $(INTEG_BIN)
 
 bench: deps

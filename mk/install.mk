@@ -11,6 +11,7 @@
 #   make test-service   root: the unit, its environment file and the
 #                       sample scrape config against systemd-analyze,
 #                       promtool and a real Prometheus
+#   make test-fleet     root: tdbpf graph over three network namespaces
 #
 # The version is TDBPF_VERSION when given (debian/rules gives the
 # package's version), else what scripts/version.sh says (git describe).
@@ -61,7 +62,7 @@ tdbpf: LDLIBS += $(LDFLAGS)
 
 # ---- Debian package ----------------------------------------------------
 
-.PHONY: deb test-package test-service print-ldlibs
+.PHONY: deb test-package test-service test-fleet print-ldlibs
 # for scripts/deb.sh: the libraries the link uses
 print-ldlibs:
 	@echo $(LDLIBS)
@@ -76,6 +77,11 @@ test-package:
 
 test-service: tdbpf
 	@./tests/pkg/test_service.sh
+
+# root: three hosts made of network namespaces, a stream graph across
+# them, a tdbpf per host, a real Prometheus, tdbpf graph (docs/fleet.md)
+test-fleet: tdbpf $(OUT)/tests/workloads/netstage
+	@./tests/netns/test_fleet_netns.sh
 
 # ---- manual page ---------------------------------------------------------
 
