@@ -579,8 +579,10 @@ static void test_wait_series(void **state)
 	r = row(&t, 11, 10, "sink-1", 100000000ull);
 	r->sched.off_cpu_ns = 900000000ull;
 	w = tasks_waits(&t, r);
-	w[0] = (struct tdbpf_wait){ TDBPF_WAKER_TASK, 10, 40, 600000000ull };
-	w[1] = (struct tdbpf_wait){ TDBPF_WAKER_TIMER, 0, 9, 200000000ull };
+	w[0] = (struct tdbpf_wait){ .kind = TDBPF_WAKER_TASK, .tid = 10,
+				    .wakeups = 40, .wait_ns = 600000000ull };
+	w[1] = (struct tdbpf_wait){ .kind = TDBPF_WAKER_TIMER, .wakeups = 9,
+				    .wait_ns = 200000000ull };
 	txt = scrape(&st, &t);
 	assert_double_equal(value(txt, WAIT("comm=\"src\",thread=\"sink-*\",waker_comm=\"src\",waker_thread=\"src\"")),
 			    0.6, 1e-9);
@@ -595,7 +597,8 @@ static void test_wait_series(void **state)
 	w = tasks_waits(&t, r);
 	w[0].wait_ns = 1000000000ull;
 	w[0].wakeups = 70;
-	w[2] = (struct tdbpf_wait){ TDBPF_WAKER_HARDIRQ, 0, 3, 50000000ull };
+	w[2] = (struct tdbpf_wait){ .kind = TDBPF_WAKER_HARDIRQ, .wakeups = 3,
+				    .wait_ns = 50000000ull };
 	txt = scrape(&st, &t);
 	assert_double_equal(value(txt, WAIT("comm=\"src\",thread=\"sink-*\",waker_comm=\"src\",waker_thread=\"src\"")),
 			    1.0, 1e-9);
