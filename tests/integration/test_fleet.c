@@ -345,6 +345,42 @@ static void test_bad_input(void **state)
 	expect_error(abc, "c.json: the report has no wait-for graph; trace the host with --wakeups");
 }
 
+/*
+ * A recording (-I with --record): one line per interval, then the whole
+ * run's; the join reads the whole run's. Its first interval here covers
+ * 1 s, which the window check would refuse against 10 s reports.
+ */
+static void test_recording(void **state)
+{
+	const char *args[] = { "-j", "a.json", "brec.json", "c.json", NULL };
+	char path[300], name[256], reason[256], *whole, *p;
+	struct run_result r;
+	FILE *f;
+
+	(void)state;
+	write_relay_busy(0);
+	snprintf(path, sizeof(path), "%s/b.json", dir);
+	whole = file_text(path);
+	p = strstr(whole, "\"duration_ns\": 10000000000");
+	assert_non_null(p);
+	snprintf(path, sizeof(path), "%s/brec.json", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	/* interval 0: the same object, 1 s long, numbered */
+	fprintf(f, "%.*s\"interval\": 0, \"duration_ns\": 1000000000%s",
+		(int)(p - whole), whole,
+		p + strlen("\"duration_ns\": 10000000000"));
+	fputs(whole, f);
+	assert_int_equal(fclose(f), 0);
+	free(whole);
+	if (graph(args, &r))
+		fail_msg("%s", r.err);
+	json_verdict(r.out, name, reason, sizeof(name));
+	assert_string_equal(name, "hB/relay/relay-rx");
+	free(r.out);
+	free(r.err);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -370,6 +406,7 @@ int main(void)
 		cmocka_unit_test(test_unresolved),
 		cmocka_unit_test(test_host_names_dot),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_recording),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
