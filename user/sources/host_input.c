@@ -90,76 +90,32 @@ static int parse_edges(json_object *obj, struct host_report *h, char *err,
 	return 0;
 }
 
-static int parse_sockets(json_object *obj, struct host_report *h, char *err,
-			 size_t len)
-{
-	json_object *socks = member(obj, "sockets", json_type_array);
-	size_t i, n;
-
-	if (!socks)	/* a report of a tdbpf before sockets: no flows */
-		return 0;
-	n = json_object_array_length(socks);
-	for (i = 0; i < n; i++) {
-		json_object *s = json_object_array_get_idx(socks, i), *v;
-		json_object *l = member(s, "local", json_type_string);
-		json_object *r = member(s, "remote", json_type_string);
-		struct sock_flow f;
-		__u64 pid;
-
-		memset(&f, 0, sizeof(f));
-		if (!l || !r || !get_u64(s, "pid", &pid) ||
-		    !flow_end_parse(json_object_get_string(l), &f.local) ||
-		    !flow_end_parse(json_object_get_string(r), &f.remote)) {
-			snprintf(err, len,
-				 "sockets[%zu] lacks pid, or local/remote as ADDRESS:PORT; give a report written by tdbpf -j",
-				 i);
-			return -1;
-		}
-		f.pid = (__u32)pid;
-		if ((v = member(s, "comm", json_type_string)))
-			snprintf(f.comm, sizeof(f.comm), "%s",
-				 json_object_get_string(v));
-		if ((v = member(s, "proto", json_type_string)))
-			snprintf(f.proto, sizeof(f.proto), "%s",
-				 json_object_get_string(v));
-		if ((v = member(s, "state", json_type_string)))
-			f.state = flow_state_parse(json_object_get_string(v));
-		if (flows_add(&h->flows, &f))
-			return -ENOMEM;
-	}
-	return 0;
-}
-
 static int parse_host(json_object *obj, const char *name,
 		      struct host_report *h, char *err, size_t len)
 {
 	struct replay_report rr;
-	json_object *v;
 
 	replay_report_init(&rr);
 	if (replay_parse(obj, &rr, err, len)) {
 		replay_report_free(&rr);
 		return -1;
 	}
+	/* moved: @rr is not freed */
 	h->plan = rr.plan;
-	h->tasks = rr.tasks;	/* moved: @rr is not freed */
+	h->tasks = rr.tasks;
+	h->flows = rr.flows;
 	h->duration_ns = rr.duration_ns;
+	h->end_ns = rr.end_ns;
 	if (name) {
 		snprintf(h->name, sizeof(h->name), "%s", name);
-	} else if ((v = member(obj, "host", json_type_string)) &&
-		   *json_object_get_string(v)) {
-		snprintf(h->name, sizeof(h->name), "%s",
-			 json_object_get_string(v));
+	} else if (rr.host[0]) {
+		snprintf(h->name, sizeof(h->name), "%s", rr.host);
 	} else {
 		snprintf(err, len,
 			 "the report names no host; give --host NAME=FILE");
 		return -1;
 	}
-	if (!get_u64(obj, "end_ns", &h->end_ns))
-		h->end_ns = 0;
-	if (parse_edges(obj, h, err, len) || parse_sockets(obj, h, err, len))
-		return -1;
-	return 0;
+	return parse_edges(obj, h, err, len);
 }
 
 int host_read_file(const char *path, const char *name, struct host_report *h,

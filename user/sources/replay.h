@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <json-c/json.h>
 #include "model/model.h"
+#include "sums/flows.h"
 #include "sums/snapshot.h"
 #include "sums/tasks.h"
 
@@ -24,6 +25,10 @@ struct replay_report {
 	int interval;			/* -1: the whole run */
 	struct lost_stats lost;
 	int nr_total;			/* tasks before the live run's --top */
+	/* the run's state, as written: "" / 0 / none when absent */
+	char host[65];
+	__u64 end_ns;
+	struct flow_table flows;	/* sockets[] */
 };
 
 void replay_report_init(struct replay_report *r);
