@@ -85,13 +85,22 @@ $(OUT)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-# only the tracer includes the skeleton
-$(OUT)/user/sources/tracer.o: $(SKEL)
+# only the tracer includes the skeleton (tracer_priv.h)
+$(OUT)/user/sources/tracer.o $(OUT)/user/sources/tracer_collect.o: $(SKEL)
 
 tdbpf: $(USER_OBJ)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 $(OUT)/tests/unit/%: tests/unit/%.c $(LIB_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) $(filter %.c %.o,$^) -o $@ \
+		$(LDLIBS) -ljson-c -lcmocka
+
+# the reference tests (one binary per vendor) share tests/unit/reference/
+# (a static pattern rule: the objects must be made before the link)
+REF_OBJ := $(patsubst %.c,$(OUT)/%.o,$(wildcard tests/unit/reference/*.c))
+REF_BIN := $(filter $(OUT)/tests/unit/test_reference_%,$(UNIT_BIN))
+$(REF_BIN): $(OUT)/tests/unit/%: tests/unit/%.c $(REF_OBJ) $(LIB_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) $(filter %.c %.o,$^) -o $@ \
 		$(LDLIBS) -ljson-c -lcmocka

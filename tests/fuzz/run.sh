@@ -22,18 +22,24 @@ mkdir -p "$out/artifacts"
 # only the pure parts: no libbpf (json-c for the replay reader, which
 # parses with it). Compiler chatter goes to a log, shown when the build
 # fails.
-if ! { $clang $flags tests/fuzz/fuzz_options.c user/commands/options.c \
+if ! { $clang $flags -DTDBPF_PARSE_ONLY tests/fuzz/fuzz_options.c \
+	user/commands/options.c user/commands/subcommands.c \
 	user/outputs/listen_opts.c \
 	-o "$out/fuzz_options" &&
 	$clang $flags tests/fuzz/fuzz_decode.c user/sources/decode_input.c \
 	user/model/model.c user/model/tma.c user/model/plan.c user/model/cpus/*.c \
 	-o "$out/fuzz_decode" -lm &&
 	$clang $flags tests/fuzz/fuzz_evsel.c user/model/evsel.c \
+	user/model/evsel_terms.c \
 	-o "$out/fuzz_evsel" &&
 	$clang $flags tests/fuzz/fuzz_replay.c user/sources/replay.c \
 	user/analysis/report.c user/analysis/report_ahead.c user/analysis/graph.c \
+	user/analysis/graph_flow.c user/analysis/graph_reason.c \
+	user/analysis/sched_verdict.c \
+	user/analysis/scale.c \
 	user/outputs/report_table.c user/outputs/report_csv.c \
 	user/outputs/report_json.c user/support/json.c user/support/outbuf.c \
+	user/support/hash.c \
 	user/sums/tasks.c user/sums/waits.c user/sums/flows.c \
 	user/model/model.c user/model/tma.c user/model/plan.c user/model/cpus/*.c \
 	-o "$out/fuzz_replay" -ljson-c -lm -pthread; } \

@@ -251,12 +251,85 @@ static void test_bad_files(void **state)
 	unlink(cut);
 }
 
+
+/*
+ * Issue 25 case 8: a run with -e events, alone or beside a model, is
+ * recorded so that report replays it, to the byte of the live table and
+ * CSV (it was written, then refused: "model 'none' is unknown").
+ */
+static void test_events_replayed(void **state)
+{
+	const char *t = tmp_path("e.txt"), *j = tmp_path("e.json");
+	const char *c = tmp_path("e.csv");
+
+	(void)state;
+	NEED_BPF();
+	live(ARGS("-e", "cpu-clock,page-faults", "-o", t, "--record", j),
+	     "1");
+	same_as(t, ARGS(j));
+	live(ARGS("-e", "sched:sched_switch", "--model", "software", "-I",
+		  "300", "-x", ",", "-o", c, "--record", j),
+	     "1");
+	same_as(c, ARGS(j, "-x", ","));
+	unlink(t);
+	unlink(j);
+	unlink(c);
+}
+
+/*
+ * Issue 25 case 7: report holds one report whole (json-c), so what it
+ * will hold is capped (REPLAY_MAX_REPORT_MIB, 256); an endless line on
+ * stdin ends in one line saying so, within the memory of ulimit -v 1 GB
+ * (the cap's text at most doubled in json-c's buffer), and a line of
+ * endless small objects, which cost json-c many times their text, ends
+ * in one line naming the memory limit, not "not a tdbpf report".
+ */
+static void test_endless_line_bounded(void **state)
+{
+	static const struct {
+		const char *feed, *want;
+		int status;
+	} cases[] = {
+		{ "printf '{\"tasks\":\"'; yes aaaaaaaaaaaaaaa | tr -d '\\n'",
+		  "larger than 256 MiB", 2 },
+		{ "printf '{\"tasks\":['; yes '{},' | tr -d '\\n'",
+		  "out of memory", 1 },
+	};
+	char cmd[512];
+	char *sh[] = { "/bin/sh", "-c", cmd, NULL };
+	struct run_result r;
+	size_t i;
+
+	(void)state;
+	/* a sanitized build reserves terabytes of shadow: no ulimit -v */
+	if (getenv("ASAN_OPTIONS"))
+		skip();
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(cmd, sizeof(cmd),
+			 /* killed at 100 s: the feed then ends on SIGPIPE */
+			 "(%s) | (ulimit -v 1000000; exec timeout -s KILL 100 %s report -)",
+			 cases[i].feed, tdbpf_bin());
+		run_capture(sh, NULL, (uid_t)-1, 0, 120, &r);
+		if (r.status != cases[i].status ||
+		    !strstr(r.err, cases[i].want) ||
+		    count_lines(r.err) != 1 || r.out[0]) {
+			print_error("%s: exit %d, stderr: %s(want exit %d and one line with '%s')\n",
+				    cmd, r.status, r.err, cases[i].status,
+				    cases[i].want);
+			fail();
+		}
+		run_result_free(&r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_whole_run),
 		cmocka_unit_test(test_intervals),
 		cmocka_unit_test(test_bad_files),
+		cmocka_unit_test(test_events_replayed),
+		cmocka_unit_test(test_endless_line_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -456,6 +456,54 @@ static void test_final_report_and_record(void **state)
 	unlink(rec);
 }
 
+/*
+ * Issue 25 case 11: Ctrl-\ (SIGQUIT) and any other terminating signal
+ * (SIGUSR1 here) end top as Ctrl-C does: the screen left, exit 0, the
+ * whole run's report in -o and in --record.
+ */
+static void test_every_stop_signal(void **state)
+{
+	const char *out = tmp_path("q.txt"), *rec = tmp_path("q.jsonl");
+	char *argv[] = { (char *)tdbpf_bin(), "report", (char *)rec, NULL };
+	static const char *const how[] = { "Ctrl-\\", "SIGUSR1" };
+	struct run_result r;
+	char *table;
+	pid_t pid, top;
+	int i;
+
+	(void)state;
+	pid = setup(60, "");
+	for (i = 0; i < 2; i++) {
+		unlink(out);
+		unlink(rec);
+		type("%s top -I 300 -o %s --record %s -p %d; echo TOP-EXIT=$?",
+		     tdbpf_bin(), out, rec, pid);
+		free(wait_screen("spin-2", NULL, 8000));
+		if (i == 0) {
+			tmux("send-keys -t t 'C-\\'");
+		} else {
+			top = top_pid();
+			assert_true(top > 0);
+			assert_int_equal(kill(top, SIGUSR1), 0);
+		}
+		assert_restored(how[i]);
+		table = file_text(out);
+		if (!strstr(table, "spin-1")) {
+			print_error("%s: -o holds no report:\n%s\n", how[i], table);
+			fail();
+		}
+		run_capture(argv, NULL, (uid_t)-1, 0, 10, &r);
+		assert_int_equal(r.status, 0);
+		assert_non_null(strstr(r.out, "\n--- whole run ---\n"));
+		run_result_free(&r);
+		free(table);
+	}
+	close_window();
+	stop_spinners(pid);
+	unlink(out);
+	unlink(rec);
+}
+
 /* A terminal that cannot move the cursor is refused, in one line. */
 static void test_dumb_terminal(void **state)
 {
@@ -496,6 +544,7 @@ int main(void)
 		cmocka_unit_test(test_colour_and_monochrome),
 		cmocka_unit_test(test_dumb_terminal),
 		cmocka_unit_test(test_final_report_and_record),
+		cmocka_unit_test(test_every_stop_signal),
 	};
 	int rc;
 

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 #include <linux/perf_event.h>
 #include "model/evsel.h"
+#include "sources/evsel_probe.h"
 
 #define FIX "tests/fixtures/evsel"
 

@@ -9,11 +9,10 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
-/* before <pthread.h>: its <sched.h> defines a SCHED_IDLE (report.h) */
-#include "commands/options.h"
 #include "sources/targets.h"
 #include <dirent.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

@@ -364,7 +364,7 @@ static void test_index_growth(void **state)
 		assert_int_equal(tasks_add(&t, &s, NULL, 0), 0);
 	}
 	assert_int_equal(t.nr, n);
-	assert_true(t.index_cap >= 2 * n);
+	assert_true(t.index.cap >= 2 * n);
 	/* a second pass adds to the same rows */
 	for (i = 0; i < n; i++) {
 		struct tdbpf_task s;

@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <linux/types.h>
-#include "analysis/report.h"
+#include "analysis/sched_verdict.h"
 #include "sums/tasks.h"
 #include "sums/waits.h"
 

@@ -13,75 +13,8 @@
 #include <string.h>
 #include "analysis/graph.h"
 #include "analysis/report.h"
+#include "analysis/scale.h"
 #include "support/outbuf.h"
-
-double scale_count(const struct tdbpf_count *c)
-{
-	/* software events and unmultiplexed groups: exact, no rounding */
-	if (c->enabled == c->running)
-		return (double)c->value;
-	/* enabled but never on a counter: perf's <not counted> */
-	if (!c->running)
-		return NAN;
-	return (double)c->value * ((double)c->enabled / (double)c->running);
-}
-
-/*
- * Scheduling comes before the pipeline: a task's counters say how it used
- * the CPU, not whether it had one. Shares are of the task's own life in
- * the window, life = on-CPU + run-queue wait + off-CPU (a task created or
- * exited inside the window is judged on the time it existed, so @window_ns
- * is not the denominator). In this order:
- *
- *  IDLE     on-CPU == 0 and run-queue == 0: never ran nor asked to run.
- *  STARVED  run-queue > on-CPU and run-queue >= 25% of life: whenever it
- *           has work, it waits longer for a CPU than it computes, and the
- *           waiting is a real part of its life (a mostly sleeping task
- *           whose few wakeups waited is not starved).
- *  BLOCKED  off-CPU >= 50% of life: it mostly sleeps (waiting on a queue,
- *           a lock, I/O); its counters describe the minority of its time.
- *  NONE     otherwise: it mostly runs; judge its pipeline.
- *
- * STARVED and BLOCKED need at least SCHED_MIN_LIFE_NS of observed life: a
- * task seen for a few microseconds (one wakeup, one short slice) gives no
- * share worth a verdict. Sleeps that began before attach are not seen.
- *
- * Boundaries are inclusive and exact (integer arithmetic, 128-bit so sums
- * over thousands of folded tasks cannot overflow).
- */
-#define SCHED_MIN_LIFE_NS 1000000ULL
-
-enum sched_verdict sched_judge(const struct task_row *r, __u64 window_ns)
-{
-	unsigned __int128 on = r->sched.on_cpu_ns, rq = r->sched.runq_wait_ns;
-	unsigned __int128 off = r->sched.off_cpu_ns, life = on + rq + off;
-
-	(void)window_ns;
-	if (!on && !rq)
-		return SCHED_IDLE;
-	if (life < SCHED_MIN_LIFE_NS)
-		return SCHED_NONE;
-	if (rq > on && rq * 4 >= life)
-		return SCHED_STARVED;
-	if (off * 2 >= life)
-		return SCHED_BLOCKED;
-	return SCHED_NONE;
-}
-
-const char *sched_verdict_str(enum sched_verdict v)
-{
-	switch (v) {
-	case SCHED_STARVED:
-		return "CPU-starved";
-	case SCHED_BLOCKED:
-		return "blocked";
-	case SCHED_IDLE:
-		return "idle";
-	case SCHED_NONE:
-	default:
-		return "-";
-	}
-}
 
 static double share(__u64 part, const struct task_row *r)
 {
@@ -91,59 +24,15 @@ static double share(__u64 part, const struct task_row *r)
 	return life > 0 ? 100.0 * (double)part / life : 0;
 }
 
-const struct tdbpf_count *slot_times(const struct event_plan *plan,
-				     const struct task_row *row, int slot)
-{
-	int g = plan->group[slot];
-
-	if (g >= 0 && g < plan->nr_groups && plan->leader[g] >= 0 &&
-	    plan->leader[g] < plan->nr)
-		return &row->ctr[plan->leader[g]];
-	return &row->ctr[slot];
-}
-
 static void decode_counts(struct task_decoded *d, const struct event_plan *plan)
 {
 	const struct task_row *row = d->row;
-	double ratio[MODEL_MAX_GROUPS];
-	int s, g, nr_groups;
+	int g;
 
 	d->coverage = 1.0;
 	if (!plan)
 		return;
-	/*
-	 * A group's members scale by their leader's enabled / running: the
-	 * same division for every member, done once per group (the same
-	 * double scale_count() would compute for each).
-	 */
-	nr_groups = plan->nr_groups < MODEL_MAX_GROUPS ? plan->nr_groups :
-							  MODEL_MAX_GROUPS;
-	for (g = 0; g < nr_groups; g++) {
-		int l = plan->leader[g];
-		const struct tdbpf_count *c;
-
-		if (l < 0 || l >= plan->nr)
-			continue;
-		c = &row->ctr[l];
-		ratio[g] = c->running && c->enabled != c->running ?
-				   (double)c->enabled / (double)c->running :
-				   1.0;
-	}
-	for (s = 0; s < plan->nr && s < TDBPF_MAX_EVENTS; s++) {
-		const struct tdbpf_count *t = slot_times(plan, row, s);
-		double v = (double)row->ctr[s].value;
-
-		g = plan->group[s];
-		if (t->enabled == t->running)
-			d->ev[s] = v;		/* exact, no rounding */
-		else if (!t->running)
-			d->ev[s] = NAN;		/* perf's <not counted> */
-		else if (g >= 0 && g < nr_groups && plan->leader[g] >= 0 &&
-			 plan->leader[g] < plan->nr)
-			d->ev[s] = v * ratio[g];	/* t is the leader's */
-		else
-			d->ev[s] = v * ((double)t->enabled / (double)t->running);
-	}
+	scale_slots(plan, row->ctr, d->ev);
 	/*
 	 * A group that was never enabled did not miss anything (the task
 	 * did not run); it does not lower coverage.
@@ -456,7 +345,9 @@ void report_decode_row(const struct report *rep, const struct task_row *row,
 	if (rep->duration_ns)
 		d->on_cpu_pct = 100.0 * (double)d->row->sched.on_cpu_ns /
 				(double)rep->duration_ns;
-	d->sched = sched_judge(d->row, rep->duration_ns);
+	d->sched = sched_judge(d->row->sched.on_cpu_ns,
+			       d->row->sched.runq_wait_ns,
+			       d->row->sched.off_cpu_ns);
 	decode_tma(d, plan, rep->level);
 	decode_bottleneck(d);
 }

@@ -9,17 +9,12 @@
 #define TDBPF_REPORT_H
 
 #include <stdio.h>
+#include "analysis/sched_verdict.h"
 #include "model/model.h"
+#include "analysis/scale.h"
 #include "model/tma.h"
 #include "sums/snapshot.h"
 #include "sums/tasks.h"
-
-enum sched_verdict {
-	SCHED_NONE,		/* ran enough to judge its pipeline */
-	SCHED_STARVED,		/* mostly waiting in the run queue */
-	SCHED_BLOCKED,		/* mostly off CPU (sleeping, blocked on I/O) */
-	SCHED_IDLE,		/* did not run in the window */
-};
 
 enum sort_key {
 	SORT_CPU,		/* on-CPU time, descending (default) */
@@ -85,16 +80,6 @@ struct report {
 	const struct flow_table *flows;
 };
 
-/* Scale one counter slot: sum(value) * sum(enabled) / sum(running). */
-double scale_count(const struct tdbpf_count *c);
-/*
- * The enabled and running times of plan slot @slot of @row: its group
- * leader's, as members are scheduled with their leader.
- */
-const struct tdbpf_count *slot_times(const struct event_plan *plan,
-				     const struct task_row *row, int slot);
-enum sched_verdict sched_judge(const struct task_row *r, __u64 window_ns);
-const char *sched_verdict_str(enum sched_verdict v);
 
 /*
  * Sort and cut @t into @rep (allocates rep->rows; free with report_free).

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What each subcommand runs (the table is main.c's; parsing and
- * validation are options.c's subcommands[]). Each returns the exit code:
+ * What each subcommand runs (subcommands.c's subcommands[] says which runs
+ * for which word, beside its parsing and checks). Each returns the exit code:
  * 0, 1 for a runtime error, 2 for a usage error; errors are one line on
  * stderr through errorf().
  */
@@ -20,6 +20,8 @@ int cmd_list(const struct options *o, FILE *out);	/* cmd_list.c */
 int cmd_decode(const struct options *o, FILE *out);	/* cmd_decode.c */
 int cmd_report(const struct options *o, FILE *out);	/* cmd_report.c */
 int cmd_graph(const struct options *o, FILE *out);	/* cmd_graph.c */
+int cmd_help(const struct options *o, FILE *out);	/* usage.c */
+int cmd_version(const struct options *o, FILE *out);	/* version.c */
 
 /* Shared by the commands (cmd_common.c). */
 /* The model named @name, or NULL after an error listing models[]. */

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include "commands/cmd.h"
 #include "model/tma.h"
+#include "outputs/outfile.h"
 #include "sources/decode_input.h"
 #include "support/json.h"
 
@@ -89,6 +90,8 @@ int cmd_decode(const struct options *o, FILE *out)
 	smt = o->smt >= 0 ? o->smt : !m->no_smt;
 	level = level_for(m, o->level);
 	tma_decode(m, ev, smt, level, &r);
+	/* the input was good: now the -o file may be emptied (outfile.h) */
+	out_mark(out);
 
 	if (o->json) {
 		struct jw w;

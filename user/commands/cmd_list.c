@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include "commands/cmd.h"
+#include "outputs/outfile.h"
 #include "sums/task_events.h"
 #include "support/json.h"
 
@@ -33,6 +34,8 @@ int cmd_list(const struct options *o, FILE *out)
 		errorf("%s", err);
 		return 1;
 	}
+	/* all checked: now the -o file may be emptied (outfile.h) */
+	out_mark(out);
 	if (o->json) {
 		struct jw w;
 

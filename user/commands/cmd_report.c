@@ -118,7 +118,7 @@ int cmd_report(const struct options *o, FILE *out)
 		.sink = { .ops = o->json ? &sink_json :
 				 o->sep	 ? &sink_csv :
 					   &sink_table,
-			  .f = out, .sep = o->sep },
+			  .f = out, .name = o->output, .sep = o->sep },
 	};
 	const char *name = strcmp(o->input, "-") ? o->input : "stdin";
 	struct replay_reader rd;
@@ -152,7 +152,7 @@ int cmd_report(const struct options *o, FILE *out)
 		if (e) {
 			snprintf(err, sizeof(err),
 				 "line %ld: %s", line, msg);
-			got = -1;
+			got = e == -2 ? -2 : -1;
 			break;
 		}
 		/* the recording's own layout says whether it was -I */
@@ -170,15 +170,16 @@ int cmd_report(const struct options *o, FILE *out)
 		if (e == -EPIPE)	/* the reader went away: not our error */
 			break;
 		if (e) {
-			snprintf(err, sizeof(err), "%s", strerror(-e));
-			say(name, err);
+			/* a write error was said naming the output, not @name */
+			if (e == -ENOMEM)
+				say(name, "out of memory for its report; raise the memory limit (ulimit -v) or give --top N");
 			rc = 1;
 			break;
 		}
 	}
 	if (got < 0) {
 		say(name, err);
-		rc = 2;
+		rc = got == -2 ? 1 : 2;	/* out of memory: not the file's fault */
 	} else if (!rc && !n) {
 		say(name, "no report in it; give a file written by tdbpf -j");
 		rc = 2;

@@ -10,11 +10,16 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/capability.h>
+#include <sys/stat.h>
 #include "commands/cmd.h"
 #include "commands/run.h"
 #include "commands/top.h"
 #include "model/evsel.h"
+#include "outputs/http.h"
+#include "outputs/outfile.h"
 #include "sources/counters.h"
+#include "sources/evsel_probe.h"
+#include "support/limits.h"
 #include "support/privs.h"
 
 static bool has_cap(cap_value_t c)
@@ -38,15 +43,45 @@ static bool id_exists(pid_t id)
 	return access(path, F_OK) == 0;
 }
 
-/* Is @cmd something execvp can run? Checked early to fail within a second. */
-static bool command_found(const char *cmd)
+/*
+ * The process (thread group) of thread @id, from /proc/ID/status; @id
+ * itself when unknown. /proc/TID opens for any thread, leader or not.
+ */
+static pid_t tgid_of(pid_t id)
+{
+	char path[64], line[128];
+	pid_t tgid = id;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", id);
+	f = fopen(path, "re");
+	if (!f)
+		return id;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
+/*
+ * Is @cmd something execvp can run? Checked early to fail within a
+ * second. 0, or why not: ENOENT, EISDIR, EACCES (there, not executable).
+ */
+static int command_found(const char *cmd)
 {
 	const char *path = getenv("PATH");
+	struct stat st;
 	char buf[4096];
 	const char *p, *e;
 
-	if (strchr(cmd, '/'))
-		return access(cmd, X_OK) == 0;
+	if (strchr(cmd, '/')) {
+		if (stat(cmd, &st))
+			return ENOENT;
+		if (S_ISDIR(st.st_mode))
+			return EISDIR;
+		return access(cmd, X_OK) ? EACCES : 0;
+	}
 	if (!path)
 		path = "/usr/local/bin:/usr/bin:/bin";
 	for (p = path; *p; p = *e ? e + 1 : e) {
@@ -55,10 +90,11 @@ static bool command_found(const char *cmd)
 			e = p + strlen(p);
 		snprintf(buf, sizeof(buf), "%.*s/%s", (int)(e - p),
 			 e == p ? "." : p, cmd);
-		if (access(buf, X_OK) == 0)
-			return true;
+		if (!stat(buf, &st) && !S_ISDIR(st.st_mode) &&
+		    access(buf, X_OK) == 0)
+			return 0;
 	}
-	return false;
+	return ENOENT;
 }
 
 /*
@@ -68,22 +104,17 @@ static bool command_found(const char *cmd)
  */
 static FILE *open_graph(const char *path)
 {
-	int fd = privs_create_output(path);
-	FILE *f = NULL;
+	int fd = 0;
+	FILE *f = out_open(path, &fd);
 
 	if (fd == -ELOOP) {
 		errorf("graph file '%s' is a symlink and tdbpf does not follow symlinks there; give the real path or remove the link",
 		       path);
 		return NULL;
 	}
-	if (fd >= 0)
-		f = fdopen(fd, "w");
-	if (!f) {
+	if (!f)
 		errorf("cannot create graph file '%s': %s; pick a writable path in an existing directory",
-		       path, strerror(fd < 0 ? -fd : errno));
-		if (fd >= 0)
-			close(fd);
-	}
+		       path, strerror(-fd));
 	return f;
 }
 
@@ -117,6 +148,27 @@ static int add_events(const struct options *o, struct event_plan *plan,
 	return evsel_probe(&evs, cpu, err, len) ? 1 : 0;
 }
 
+/*
+ * The open files a run holds: a counter per event and CPU, and about 40
+ * more (BPF maps, programs and links, the loop's timers and signalfd,
+ * the outputs: 35 measured for the software model on 2 CPUs with
+ * --listen), a pidfd per -p target, and the /metrics server's
+ * connections. Raised to that when the hard limit allows, refused in one
+ * line when not, rather than failing halfway with EMFILE under another
+ * name.
+ */
+static int make_room(const struct options *o, const struct event_plan *plan,
+		     char *err, size_t len)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	size_t need = 48 + (size_t)o->nr_pids;
+
+	need += (size_t)(ncpu > 0 ? ncpu : 1) * (size_t)plan->nr_counters;
+	if (o->listen)
+		need += 8 + HTTP_MAX_CONNECTIONS;
+	return limits_nofile(need, err, len);
+}
+
 int cmd_trace(const struct options *o, FILE *out)
 {
 	struct detect_info d = { 0 };
@@ -143,14 +195,27 @@ int cmd_trace(const struct options *o, FILE *out)
 			       o->pids[i]);
 			return 2;
 		}
+	/* a thread's id traces nothing as -p: it is no tgid */
+	for (i = 0; i < o->nr_pids; i++) {
+		pid_t tgid = tgid_of(o->pids[i]);
+
+		if (tgid != o->pids[i]) {
+			errorf("-p %d: that is thread %d of process %d; trace the thread with -t %d or the process with -p %d",
+			       o->pids[i], o->pids[i], tgid, o->pids[i], tgid);
+			return 2;
+		}
+	}
 	for (i = 0; i < o->nr_tids; i++)
 		if (!id_exists(o->tids[i])) {
 			errorf("no thread with tid %d; list threads with ps -eLf",
 			       o->tids[i]);
 			return 2;
 		}
-	if (o->argv && !command_found(o->argv[0])) {
-		errorf("command '%s' not found; check its name and PATH",
+	i = o->argv ? command_found(o->argv[0]) : 0;
+	if (i) {
+		errorf(i == ENOENT ? "command '%s' not found; check its name and PATH" :
+		       i == EISDIR ? "command '%s' is a directory; give the program in it" :
+				     "command '%s' is not executable; chmod +x it, or run it through its interpreter (-- sh FILE)",
 		       o->argv[0]);
 		return 2;
 	}
@@ -162,7 +227,7 @@ int cmd_trace(const struct options *o, FILE *out)
 		m = find_model_or_say(o->model);
 		if (!m) {
 			if (graph)
-				fclose(graph);
+				out_close(graph);
 			return 2;
 		}
 		if (m != &model_software && d.model != m) {
@@ -194,20 +259,26 @@ int cmd_trace(const struct options *o, FILE *out)
 			       sizeof(err))) {
 		errorf("%s", err);
 		if (graph)
-			fclose(graph);
+			out_close(graph);
 		return 1;
 	}
 	i = add_events(o, &plan, err, sizeof(err));
 	if (i) {
 		errorf("%s", err);
 		if (graph)
-			fclose(graph);
+			out_close(graph);
 		return i;
+	}
+	if (make_room(o, &plan, err, sizeof(err))) {
+		errorf("%s", err);
+		if (graph)
+			out_close(graph);
+		return 1;
 	}
 	/* top traces the same targets with the same plan; it draws them */
 	if (o->cmd == CMD_TOP) {
 		if (graph)
-			fclose(graph);
+			out_close(graph);
 		return top_run(o, &plan, out);
 	}
 	return run_trace(o, &plan, out, graph);

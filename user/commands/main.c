@@ -5,40 +5,42 @@
  * output and runs the subcommand (cmd_*.c).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <unistd.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 #include "commands/cmd.h"
 #include "commands/complete.h"
 #include "commands/options.h"
-#include "commands/version.h"
+#include "commands/outpaths.h"
 #include "outputs/outfile.h"
+#include "support/limits.h"
 #include "support/privs.h"
 
-static int cmd_help(const struct options *o, FILE *out)
+/*
+ * Descriptors 0-2 that the caller closed are filled with /dev/null:
+ * else the next open takes one, and a warning meant for stderr lands in
+ * the -o file, or the report meant for stdout in a BPF map's fd. Returns
+ * whether stdout was closed (a report there would be lost: refused).
+ */
+static bool fill_std_fds(void)
 {
-	(void)o;
-	print_usage(out);
-	return 0;
-}
+	bool out_closed = false;
+	int fd;
 
-static int cmd_version(const struct options *o, FILE *out)
-{
-	(void)o;
-	return version_print(out);
+	for (fd = 0; fd < 3; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		if (fd == 1)
+			out_closed = true;
+		/* the lowest free fd is @fd itself */
+		if (open("/dev/null", fd ? O_WRONLY : O_RDONLY) != fd)
+			_exit(2);
+	}
+	return out_closed;
 }
-
-/* What each subcommand runs, by enum command (options.c parses them). */
-static int (*const run_cmd[CMD_NR])(const struct options *, FILE *) = {
-	[CMD_TRACE] = cmd_trace,
-	[CMD_LIST] = cmd_list,
-	[CMD_DECODE] = cmd_decode,
-	[CMD_REPORT] = cmd_report,
-	[CMD_TOP] = cmd_trace,		/* the same targets, another driver */
-	[CMD_GRAPH] = cmd_graph,
-	[CMD_HELP] = cmd_help,
-	[CMD_VERSION] = cmd_version,
-};
 
 int main(int argc, char **argv)
 {
@@ -46,7 +48,8 @@ int main(int argc, char **argv)
 	char err[512];
 	FILE *out = stdout;
 	off_t mark = -1;
-	int rc, fd;
+	int rc, fd = 0;
+	bool out_closed = fill_std_fds();
 
 	/*
 	 * Keep freed memory for the next report: a report of 10,000 tasks
@@ -66,28 +69,49 @@ int main(int argc, char **argv)
 	}
 	/* help and version print on stdout: -o is not even created */
 	if (subcommands[o.cmd].stdout_only)
-		return run_cmd[o.cmd](&o, stdout);
+		return subcommands[o.cmd].run(&o, stdout);
+	/*
+	 * A report writer keeps 256 KiB buffers on the stack (report_json.c,
+	 * report_table.c, cmd_list.c): under ulimit -s 256 tdbpf died of
+	 * SIGSEGV with its -o file half made. 1 MiB is four of them.
+	 */
+	if (limits_stack(1 << 20, err, sizeof(err))) {
+		errorf("%s", err);
+		return 1;
+	}
+	if (out_closed && !o.output) {
+		errorf("standard output is closed, and the report would be lost; give -o FILE, or run tdbpf with its output open");
+		return 2;
+	}
+	/* whose files and command these are: unreadable is refused */
+	if (privs_check_sudo(err, sizeof(err)) ||
+	    out_paths_check(&o, err, sizeof(err))) {
+		errorf("%s", err);
+		return 2;
+	}
 	if (o.output) {
-		fd = privs_create_output(o.output);
+		out = out_open(o.output, &fd);
 		if (fd == -ELOOP) {
 			/* O_NOFOLLOW: maybe a link planted in a shared dir */
 			errorf("output file '%s' is a symlink and tdbpf does not follow symlinks there; give the real path or remove the link",
 			       o.output);
 			return 2;
 		}
-		if (fd < 0 || !(out = fdopen(fd, "w"))) {
+		if (!out) {
 			errorf("cannot create output file '%s': %s; pick a writable path in an existing directory",
-			       o.output, strerror(fd < 0 ? -fd : errno));
+			       o.output, strerror(-fd));
 			return 2;
 		}
 	}
-	/* tracing checks each report as it is written (sink.c) */
-	if (o.cmd != CMD_TRACE)
-		mark = out_mark(out);
-	rc = run_cmd[o.cmd](&o, out);
+	/*
+	 * Reports check themselves as they are written (sink.c), and the
+	 * first empties the -o file (out_open()); list and decode empty it
+	 * once their input is checked.
+	 */
+	rc = subcommands[o.cmd].run(&o, out);
 	if (o.cmd != CMD_TRACE && !rc && out_check(out, o.output, mark))
 		rc = 1;
-	if (out != stdout && fclose(out) && !rc) {
+	if (out != stdout && out_close(out) && !rc) {
 		errorf("cannot write the report to '%s': %s; check the file system",
 		       o.output, strerror(errno));
 		rc = 1;

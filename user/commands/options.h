@@ -5,19 +5,22 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include "analysis/report.h"
 
 #define OPT_MAX_TARGETS	64	/* -p/-t ids */
 #define OPT_MAX_EVENT_ARGS	16	/* -e options; each holds many events */
+#define OPT_MAX_DURATION_S	31536000	/* -d: 365 days */
+#define OPT_MAX_INTERVAL_MS	86400000	/* -I: one day */
 #define OPT_MAX_HOSTS		64	/* graph: reports joined */
 
 /*
- * Subcommands. Each has an entry in subcommands[] (options.c: its name,
- * synopsis and its own validation, all pure, so they are fuzzed) and a
- * run function in main.c's table, indexed by this enum. A new
- * subcommand: an enum value here, an entry in each table, and its
- * cmd_NAME.c. Messages that list the subcommands are made from subcommands[].
+ * Subcommands. Each has an entry in subcommands[] (subcommands.c: its name,
+ * synopsis and its own validation, all pure, so they are fuzzed, and
+ * what it runs), indexed by this enum. A new subcommand: an enum value
+ * here, an entry in the table, and its cmd_NAME.c. Messages that list
+ * the subcommands are made from subcommands[].
  */
 enum command {
 	CMD_TRACE,	/* the default: no subcommand word */
@@ -95,10 +98,16 @@ struct subcommand {
 	 */
 	int (*check)(struct options *o, int argc, char **argv, int optind,
 		     char *err, size_t len);
+	/* Run it: the exit status (cmd.h). */
+	int (*run)(const struct options *o, FILE *out);
 };
 
-/* Every subcommand, ending with a NULL check. */
+/* Every subcommand, indexed by enum command (subcommands.c). */
 extern const struct subcommand subcommands[];
+/* The subcommand named @word, or NULL. */
+const struct subcommand *find_subcommand(const char *word);
+/* "'list', 'decode', ": the words a user is told about, into @buf. */
+void subcommand_names(char *buf, size_t len);
 
 /* The sort keys' names, indexed by enum sort_key (SORT_NR of them). */
 extern const char *const sort_names[];
@@ -116,6 +125,19 @@ void join_names(char *buf, size_t len, const char *const *names, int n,
  */
 int parse_options(int argc, char **argv, struct options *o, char *err,
 		  size_t errlen);
-void print_usage(FILE *f);
+/*
+ * -1 after @fmt into @err, made one printable line (it quotes the user's
+ * argument): for the parser and the subcommands' checks.
+ */
+int options_fail(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void print_usage(FILE *f);	/* usage.c */
+/*
+ * graph: add report @file of host @name (@name_len bytes; 0: the name
+ * the report gives). 0, or -1 with @err.
+ */
+int options_add_graph_input(struct options *o, const char *name,
+			    size_t name_len, const char *file, char *err,
+			    size_t len);
 
 #endif /* TDBPF_OPTIONS_H */

@@ -22,37 +22,22 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include "commands/cmd.h"
+#include "commands/session.h"
 #include "commands/top.h"
-#include "model/detect.h"
-#include "outputs/record.h"
 #include "outputs/sink.h"
 #include "outputs/top_view.h"
-#include "sources/launch.h"
-#include "sources/targets.h"
 #include "sources/tracer.h"
-#include "sums/snapshot.h"
-#include "support/loop.h"
-#include "support/privs.h"
-
-#define TICK_NS		100000000ULL	/* targets and the exit queue */
 
 struct top {
 	const struct options *o;
 	const struct event_plan *plan;
-	struct tracer *tr;
-	struct loop *loop;
-	struct launch child;
-	struct targets targets;
-	struct snapshot base;		/* at the start: every report subtracts it */
-	struct snapshot prev;		/* at the last interval */
-	struct snapshot cur;
+	struct session s;		/* tracer, record, loop; cur, prev, base */
 	struct snapshot shown;		/* the interval on screen */
-	struct record rec;		/* --record FILE */
 	struct snapshot iv;		/* this interval, whatever is shown */
 	int n_iv;
 	struct top_state st;
 	struct top_frame fr;
-	__u64 start_ns, last_ns;
+	__u64 last_ns;
 	SCREEN *scr;
 	bool color;
 	int err;			/* a collect that failed */
@@ -183,7 +168,7 @@ static void stop(struct top *t, const char *why)
 {
 	if (why)
 		snprintf(t->st.note, sizeof(t->st.note), "%s", why);
-	loop_stop(t->loop);
+	loop_stop(t->s.loop);
 }
 
 static int on_key(struct loop *l, int fd, uint32_t events, void *arg)
@@ -227,18 +212,18 @@ static int on_interval(struct loop *l, uint64_t n, void *arg)
 
 	(void)l;
 	(void)n;
-	e = tracer_collect(t->tr, &t->cur);
+	e = tracer_collect(t->s.tracer, &t->s.cur);
 	/* the snapshot's end, as the run driver takes it */
-	now = t->cur.at_ns ? t->cur.at_ns : loop_now_ns();
+	now = t->s.cur.at_ns ? t->s.cur.at_ns : loop_now_ns();
 	if (e) {
 		t->err = e;
 		stop(t, "reading the task sums failed");
 		return 0;
 	}
-	e = snapshot_diff(&t->cur, &t->prev, &t->iv);
+	e = snapshot_diff(&t->s.cur, &t->s.prev, &t->iv);
 	if (e)
 		return e;
-	record_emit(&t->rec, &t->iv, now - t->last_ns, t->n_iv++);
+	record_emit(&t->s.rec, &t->iv, now - t->last_ns, t->n_iv++);
 	/* paused: the screen keeps its interval; the deltas go on */
 	if (!t->st.paused) {
 		e = snapshot_copy(&t->shown, &t->iv);
@@ -251,32 +236,12 @@ static int on_interval(struct loop *l, uint64_t n, void *arg)
 	 * The wakeup graph's verdict for this interval (issue 10) goes in
 	 * t->st.banner here: the view draws it above the table.
 	 */
-	e = snapshot_copy(&t->prev, &t->cur);
+	e = snapshot_copy(&t->s.prev, &t->s.cur);
 	if (e)
 		return e;
 	t->last_ns = now;
 	if (!t->st.paused)
 		draw(t);
-	return 0;
-}
-
-static int on_tick(struct loop *l, uint64_t n, void *arg)
-{
-	struct top *t = arg;
-
-	(void)l;
-	(void)n;
-	tracer_drain(t->tr);
-	if (!targets_alive(&t->targets))
-		stop(t, "the targets exited");
-	return 0;
-}
-
-static int on_deadline(struct loop *l, uint64_t n, void *arg)
-{
-	(void)l;
-	(void)n;
-	stop(arg, NULL);	/* asked for: nothing to say */
 	return 0;
 }
 
@@ -301,46 +266,6 @@ static int on_signal(struct loop *l, int sig, void *arg)
 
 /* ---- the run ------------------------------------------------------------ */
 
-/* One kernel tick (CONFIG_HZ): the base's readings all postdate start. */
-static void sleep_one_tick(void)
-{
-	int hz = detect_hz("");
-	__u64 ns = 1000000000ULL / (hz > 0 ? (unsigned int)hz : 100U);
-	struct timespec ts = { .tv_nsec = (long)(ns + 500000) };
-
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
-/*
- * The command's output would tear the screen: it gets /dev/null for its
- * stdin, stdout and stderr (the fds are swapped around the fork only).
- */
-static int launch_quiet(struct top *t, char *err, size_t len)
-{
-	int saved[3], nul, i, rc;
-
-	nul = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (nul < 0) {
-		snprintf(err, len, "cannot open /dev/null: %s", strerror(errno));
-		return -1;
-	}
-	for (i = 0; i < 3; i++) {
-		saved[i] = fcntl(i, F_DUPFD_CLOEXEC, 3);
-		dup2(nul, i);
-	}
-	rc = launch_fork(&t->child, t->o->argv, loop_orig_sigmask(t->loop), err,
-			 len);
-	for (i = 0; i < 3; i++) {
-		if (saved[i] >= 0) {
-			dup2(saved[i], i);
-			close(saved[i]);
-		}
-	}
-	close(nul);
-	return rc;
-}
-
 static int final_report(struct top *t, FILE *out)
 {
 	const struct options *o = t->o;
@@ -357,117 +282,64 @@ static int final_report(struct top *t, FILE *out)
 	int e;
 
 	s.ops = o->json ? &sink_json : o->sep ? &sink_csv : &sink_table;
-	tracer_settle(t->tr, TRACER_SETTLE_MS);
-	e = tracer_collect(t->tr, &t->cur);
-	now = t->cur.at_ns ? t->cur.at_ns : loop_now_ns();
-	tracer_detach(t->tr);
+	tracer_settle(t->s.tracer, TRACER_SETTLE_MS);
+	e = tracer_collect(t->s.tracer, &t->s.cur);
+	now = t->s.cur.at_ns ? t->s.cur.at_ns : loop_now_ns();
+	tracer_detach(t->s.tracer);
 	if (e)
 		fprintf(stderr,
 			"tdbpf: reading the task sums failed: %s; the report shows what was read\n",
 			strerror(-e));
 	snapshot_init(&whole, t->plan->nr);
-	if (snapshot_diff(&t->cur, &t->base, &whole)) {
+	if (snapshot_diff(&t->s.cur, &t->s.base, &whole)) {
 		snapshot_free(&whole);
 		return -ENOMEM;
 	}
-	record_emit(&t->rec, &whole, now - t->start_ns, -1);
+	record_emit(&t->s.rec, &whole, now - t->s.start_ns, -1);
 	if (o->output)
-		e = sink_emit(&s, &rc, &whole, now - t->start_ns, -1) ?: e;
+		e = sink_emit(&s, &rc, &whole, now - t->s.start_ns, -1) ?: e;
 	snapshot_free(&whole);
 	return e;
 }
 
 int top_run(const struct options *o, const struct event_plan *plan, FILE *out)
 {
-	struct top t = { .o = o, .plan = plan,
-			 .child = { .go_fd = -1, .err_fd = -1 } };
-	struct target_ids ids;
-	struct tracer_conf tc = {
-		.plan = plan,
-		.max_tasks = o->max_tasks,
-		.verbose = o->verbose,
+	struct top t = { .o = o, .plan = plan };
+	struct session_conf sc = {
+		.on_signal = on_signal,
+		.on_interval = on_interval,
+		.arg = &t,
+		.winch = true,
+		.quiet_child = true,
 	};
 	char err[512];
-	int rc = 0, e;
+	int rc, e;
 
-	snapshot_init(&t.base, plan->nr);
-	snapshot_init(&t.prev, plan->nr);
-	snapshot_init(&t.cur, plan->nr);
 	snapshot_init(&t.shown, plan->nr);
 	snapshot_init(&t.iv, plan->nr);
 	top_state_init(&t.st, o->sort, o->per_name, o->level, o->interval_ms);
 	t.fr.plan = plan;
 	t.fr.ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	t.loop = loop_new();
-	if (!t.loop) {
-		errorf("cannot create the event loop: %s", strerror(errno));
-		return 1;
-	}
-	/* signals first: one that comes while setting up waits for the loop */
-	loop_add_signal(t.loop, SIGINT, on_signal, &t);
-	loop_add_signal(t.loop, SIGTERM, on_signal, &t);
-	loop_add_signal(t.loop, SIGHUP, on_signal, &t);
-	loop_add_signal(t.loop, SIGWINCH, on_signal, &t);
-	signal(SIGPIPE, SIG_IGN);
-
-	if (o->argv && launch_quiet(&t, err, sizeof(err))) {
-		errorf("%s", err);
-		rc = 1;
+	rc = session_open(&t.s, o, plan, &sc);
+	if (rc)
 		goto out;
-	}
-	tc.targets.pids = o->pids;
-	tc.targets.nr_pids = o->nr_pids;
-	tc.targets.tids = o->tids;
-	tc.targets.nr_tids = o->nr_tids;
-	tc.targets.all = o->all;
-	tc.targets.child = o->argv ? t.child.pid : 0;
-	tc.targets.children = o->children;
-	t.tr = tracer_open(&tc, err, sizeof(err));
-	if (!t.tr) {
-		errorf("%s", err);
-		if (o->argv)
-			launch_abort(&t.child);
-		rc = 1;
-		goto out;
-	}
-	if (record_open(&t.rec, o->record, o->interval_ms > 0, o->sort,
-			plan)) {
-		if (o->argv)
-			launch_abort(&t.child);
-		rc = 2;
-		goto out;
-	}
-	t.start_ns = loop_now_ns();
-	sleep_one_tick();
-	if (!tracer_collect(t.tr, &t.cur)) {
-		snapshot_copy(&t.base, &t.cur);
-		snapshot_copy(&t.prev, &t.cur);
-	}
-	t.last_ns = t.start_ns;
-	privs_drop_after_setup();
-	if (o->argv && launch_release(&t.child, o->argv, err, sizeof(err))) {
-		errorf("%s", err);
-		rc = 1;
-		goto out;
-	}
-	target_ids_of(&ids, o);
-	targets_watch(&t.targets, t.loop, &ids, &t.child);
-
+	t.last_ns = t.s.start_ns;
 	if (screen_open(&t, err, sizeof(err))) {
 		errorf("%s", err);
 		rc = 2;
 		goto out;
 	}
-	loop_add_fd(t.loop, STDIN_FILENO, EPOLLIN, on_key, &t);
-	loop_add_timer(t.loop, t.start_ns + (__u64)o->interval_ms * 1000000ULL,
-		       (__u64)o->interval_ms * 1000000ULL, on_interval, &t);
-	loop_add_timer(t.loop, t.start_ns + TICK_NS, TICK_NS, on_tick, &t);
-	if (o->duration > 0)
-		loop_add_timer(t.loop, t.start_ns + (__u64)(o->duration * 1e9),
-			       0, on_deadline, &t);
+	if (!loop_add_fd(t.s.loop, STDIN_FILENO, EPOLLIN, on_key, &t)) {
+		screen_close(&t);
+		errorf("cannot watch the terminal's keys: %s", strerror(errno));
+		rc = 1;
+		goto out;
+	}
 	draw(&t);
-	e = loop_run(t.loop);
+	e = loop_run(t.s.loop);
 	screen_close(&t);
+	if (t.s.targets_gone && !t.st.note[0])
+		snprintf(t.st.note, sizeof(t.st.note), "the targets exited");
 	if (e || t.err) {
 		errorf("top stopped: %s", strerror(-(e ? e : t.err)));
 		rc = 1;
@@ -478,20 +350,14 @@ int top_run(const struct options *o, const struct event_plan *plan, FILE *out)
 		if (e && e != -EPIPE)
 			rc = 1;
 	}
-	if (record_close(&t.rec))
+	if (record_close(&t.s.rec))
 		rc = 1;
 	if (t.st.note[0] && !rc)
 		errorf("top: %s", t.st.note);
 out:
 	screen_close(&t);
-	launch_stop(&t.child);
-	tracer_close(t.tr);
-	snapshot_free(&t.base);
-	snapshot_free(&t.prev);
-	snapshot_free(&t.cur);
+	session_close(&t.s);
 	snapshot_free(&t.shown);
 	snapshot_free(&t.iv);
-	record_close(&t.rec);
-	loop_free(t.loop);
 	return rc;
 }

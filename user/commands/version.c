@@ -22,6 +22,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <bpf/libbpf_version.h>
+#include "commands/cmd.h"
 #include "commands/version.h"
 #include "tdbpf_version.h"
 
@@ -244,4 +245,10 @@ int version_print(FILE *out)
 	btf__free(vmlinux);
 	libbpf_set_print(old);
 	return 0;
+}
+
+int cmd_version(const struct options *o, FILE *out)
+{
+	(void)o;
+	return version_print(out);
 }

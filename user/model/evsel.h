@@ -4,7 +4,7 @@
  * tracepoints sys:name, raw rNNNN, pmu/term=val,.../, groups {a,b} and
  * the modifiers :u and :k. Parsing reads only sysfs and tracefs files
  * (pure otherwise, so it can be tested and fuzzed on fixtures); probing
- * with perf_event_open is apart (evsel_probe).
+ * with perf_event_open is apart (sources/evsel_probe.h).
  */
 #ifndef TDBPF_EVSEL_H
 #define TDBPF_EVSEL_H
@@ -55,23 +55,12 @@ int evsel_parse(struct evsel_list *l, const char *spec,
 		const struct evsel_env *env, char *err, size_t errlen);
 
 /*
- * Open every group of @l once on @cpu (pid -1, as tdbpf counts) and close
- * it again: an event this machine cannot count is refused before
- * tracing. Returns 0, or -1 with @err naming the event and why (no such
- * PMU, needs privileges, rejected encoding, cannot be grouped).
+ * Shared with the probe (sources/evsel_probe.c): @err as one printable
+ * line (it quotes the user's text); returns -1.
  */
-int evsel_probe(const struct evsel_list *l, int cpu, char *err,
-		size_t errlen);
-
-/*
- * The line evsel_probe() gives when perf_event_open of @e failed with
- * errno @e2 (@lead: the leader's name when only the group failed).
- * Returns -1.
- */
-int evsel_why(const struct model_event *e, int e2, const char *lead,
-	      char *err, size_t errlen);
-
-/* The machine's environment: sysfs, tracefs found or mounted. */
-void evsel_env_system(struct evsel_env *env);
+int evsel_fail(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* A whole file of at most @len - 1 bytes, trailing newline cut; -errno. */
+int evsel_read_small(const char *path, char *buf, size_t len);
 
 #endif /* TDBPF_EVSEL_H */

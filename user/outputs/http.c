@@ -7,12 +7,30 @@
  * scrapes, and a scrape can never race a report or the BPF maps.
  *
  * Only GET (and HEAD) of /metrics and / are served; anything else gets
- * 404 or 405. Limits: HTTP_MAX_CONNECTIONS connections (8 per client
- * address), HTTP_MEMORY_LIMIT bytes of request per connection (a larger
- * header gets MHD's 431 and the connection is closed) and HTTP_TIMEOUT_S
- * of inactivity, so a slow or stuck client is dropped and never holds a
- * scrape: every socket is non-blocking and a client is served as far as
- * its bytes allow, then the loop moves on.
+ * 404 or 405. HTTP_MEMORY_LIMIT bytes of request per connection (a larger
+ * header gets MHD's 431 and the connection is closed). Every socket is
+ * non-blocking and a client is served as far as its bytes allow, then
+ * the loop moves on.
+ *
+ * Slow clients (a byte a second) must neither delay a scrape nor stay:
+ * - each request has HTTP_REQUEST_S (10 s, Prometheus's default scrape
+ *   timeout: a scraper has given up by then) from its connection, or
+ *   its connection's previous answer, to be answered, whatever bytes it
+ *   sends: MHD's own timeout counts only idleness, which a byte a second
+ *   resets forever;
+ * - slots are shared: HTTP_MAX_CONNECTIONS in all (64: cheap, an fd and
+ *   at most HTTP_MEMORY_LIMIT each, and more than a few stuck clients
+ *   fill) and HTTP_MAX_PER_IP (16) per client address. A connection over
+ *   its address's share takes the slot of that address's oldest request
+ *   not being answered; over the total, that of the address holding
+ *   most. So slow clients elsewhere never keep a scraper out, and its
+ *   own address's only when they are more than 16. MHD's limits only
+ *   refuse (8 slow clients of the scraper's address kept every scrape
+ *   of it out; 16 filled the server and every scrape hung in the
+ *   backlog), so its total is set one above ours and it has no per
+ *   address limit;
+ * - the listen backlog (HTTP_BACKLOG) holds more than the slots: a SYN
+ *   dropped for a full backlog costs a second (TCP's retransmission).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -22,11 +40,30 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <stdint.h>
+#include <time.h>
+#include <sys/socket.h>
+#include <linux/types.h>
 #include <microhttpd.h>
 #include "outputs/http.h"
+#include "support/limits.h"
+
+#define HTTP_SLOTS (HTTP_MAX_CONNECTIONS + 2)
+
+/* A connection, while MHD has it: for the limits above. */
+struct conn {
+	bool used;
+	bool closing;		/* shut down by us, MHD has yet to see it */
+	bool answering;		/* its request is in: the answer is queued */
+	int fd;
+	unsigned char addr[16];	/* the client's address, IPv4 or IPv6 */
+	__u64 since_ns;		/* its request's start: accepted or last answer */
+};
 
 struct http_server {
 	struct MHD_Daemon *d;
+	/* one more than MHD's limit: a closing one may linger a run */
+	struct conn conns[HTTP_MAX_CONNECTIONS + 2];
 	int epoll_fd;
 	http_scrape_fn scrape;
 	http_release_fn release;
@@ -48,6 +85,164 @@ static void body_sent(void *cls)
 	else
 		free(sb->body);
 	free(sb);
+}
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
+/* Close @k: MHD sees the socket end at its next run and lets it go. */
+static void evict(struct conn *k)
+{
+	shutdown(k->fd, SHUT_RDWR);
+	k->closing = true;
+}
+
+/*
+ * The oldest request in progress (not closing, not being answered) of
+ * @addr (NULL: of any address), @except aside; NULL if none.
+ */
+static struct conn *oldest(struct http_server *h, const unsigned char *addr,
+			   const struct conn *except)
+{
+	struct conn *k, *best = NULL;
+
+	for (k = h->conns; k < h->conns + HTTP_SLOTS; k++)
+		if (k->used && !k->closing && !k->answering && k != except &&
+		    (!addr || !memcmp(k->addr, addr, sizeof(k->addr))) &&
+		    (!best || k->since_ns < best->since_ns))
+			best = k;
+	return best;
+}
+
+/* Connections of @addr (NULL: all) that are not closing. */
+static int holding(const struct http_server *h, const unsigned char *addr)
+{
+	const struct conn *k;
+	int n = 0;
+
+	for (k = h->conns; k < h->conns + HTTP_SLOTS; k++)
+		n += k->used && !k->closing &&
+		     (!addr || !memcmp(k->addr, addr, sizeof(k->addr)));
+	return n;
+}
+
+/* @new came in: over a share, someone's oldest request makes room. */
+static void make_room(struct http_server *h, struct conn *new)
+{
+	struct conn *k, *most = NULL, *victim;
+	int n, top = 0;
+
+	if (holding(h, new->addr) > HTTP_MAX_PER_IP) {
+		victim = oldest(h, new->addr, new);
+		evict(victim ? victim : new);
+		if (!victim)
+			return;
+	}
+	if (holding(h, NULL) <= HTTP_MAX_CONNECTIONS)
+		return;
+	/* the address holding most gives its oldest */
+	for (k = h->conns; k < h->conns + HTTP_SLOTS; k++) {
+		if (!k->used || k->closing || k == new)
+			continue;
+		n = holding(h, k->addr);
+		if (n > top && oldest(h, k->addr, new)) {
+			top = n;
+			most = k;
+		}
+	}
+	victim = most ? oldest(h, most->addr, new) : NULL;
+	evict(victim ? victim : new);
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **sock,
+			  enum MHD_ConnectionNotificationCode toe)
+{
+	struct http_server *h = cls;
+	const union MHD_ConnectionInfo *fd, *ad;
+	struct conn *k = *sock;
+
+	if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+		if (k)
+			memset(k, 0, sizeof(*k));
+		*sock = NULL;
+		return;
+	}
+	for (k = h->conns; k < h->conns + HTTP_SLOTS && k->used; k++)
+		;
+	fd = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	ad = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	if (!fd)
+		return;
+	if (k == h->conns + HTTP_SLOTS) {
+		/* MHD holds one more than it should: turn this one away */
+		shutdown(fd->connect_fd, SHUT_RDWR);
+		return;
+	}
+	memset(k, 0, sizeof(*k));
+	k->used = true;
+	k->fd = fd->connect_fd;
+	k->since_ns = now_ns();
+	if (ad && ad->client_addr->sa_family == AF_INET)
+		memcpy(k->addr,
+		       &((struct sockaddr_in *)ad->client_addr)->sin_addr, 4);
+	else if (ad && ad->client_addr->sa_family == AF_INET6)
+		memcpy(k->addr,
+		       &((struct sockaddr_in6 *)ad->client_addr)->sin6_addr, 16);
+	*sock = k;
+	make_room(h, k);
+}
+
+/* A request answered (or failed): the next one's time starts now. */
+static void on_completed(void *cls, struct MHD_Connection *c, void **req,
+			 enum MHD_RequestTerminationCode toe)
+{
+	const union MHD_ConnectionInfo *i =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct conn *k = i ? i->socket_context : NULL;
+
+	(void)cls;
+	(void)req;
+	(void)toe;
+	if (k) {
+		k->since_ns = now_ns();
+		k->answering = false;
+	}
+}
+
+/* Its request is in: an answer is queued, it is no slow client. */
+static void answering(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *i =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct conn *k = i ? i->socket_context : NULL;
+
+	if (k)
+		k->answering = true;
+}
+
+/* Requests past their whole time are closed; ms to the next deadline. */
+static int expire(struct http_server *h)
+{
+	const __u64 limit = (__u64)HTTP_REQUEST_S * 1000000000ULL;
+	__u64 now = now_ns(), next = UINT64_MAX;
+	struct conn *k;
+
+	for (k = h->conns; k < h->conns + HTTP_SLOTS; k++) {
+		if (!k->used || k->closing)
+			continue;
+		if (now - k->since_ns >= limit)
+			evict(k);
+		else if (k->since_ns + limit < next)
+			next = k->since_ns + limit;
+	}
+	if (next == UINT64_MAX)
+		return -1;
+	return (int)((next - now + 999999) / 1000000);
 }
 
 static const char index_page[] =
@@ -75,7 +270,7 @@ int http_listen(struct listen_addr *a, char *err, size_t len)
 	if (a->ss.ss_family == AF_INET6)
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
 	if (bind(fd, (struct sockaddr *)&a->ss, a->len) ||
-	    listen(fd, HTTP_MAX_CONNECTIONS)) {
+	    listen(fd, HTTP_BACKLOG)) {
 		int e = errno;
 
 		snprintf(err, len, "cannot listen on %s: %s; %s", a->text,
@@ -165,6 +360,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 
 	(void)version;
 	(void)upload;
+	answering(c);
 	/*
 	 * Another method is answered at the first call, when the headers
 	 * are in: its body is never read, and MHD closes the connection
@@ -222,19 +418,30 @@ struct http_server *http_start(int fd, http_scrape_fn scrape,
 	h->d = MHD_start_daemon(
 		MHD_USE_EPOLL, 0, NULL, NULL, on_request, h,
 		MHD_OPTION_LISTEN_SOCKET, fd,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)HTTP_MAX_CONNECTIONS,
-		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)HTTP_MAX_PER_IP,
-		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_TIMEOUT_S,
+		/* ours are below (make_room()); MHD's only refuse */
+		MHD_OPTION_CONNECTION_LIMIT,
+		(unsigned int)HTTP_MAX_CONNECTIONS + 1,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_REQUEST_S,
+		MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
+		MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_MEMORY_LIMIT,
 		MHD_OPTION_STRICT_FOR_CLIENT, 1,
 		/* tdbpf ignores SIGPIPE: a closed pipe is an error return */
 		MHD_OPTION_SIGPIPE_HANDLED_BY_APP, 1,
 		MHD_OPTION_END);
 	if (!h->d) {
+		const char *limit = limits_nofile_hint();
+
 		close(fd);
 		free(h);
-		snprintf(err, len,
-			 "cannot start the HTTP server (libmicrohttpd); run with -v and report it");
+		/* its epoll fd and pipe: a limit is the likely cause */
+		if (limit || (limit = limits_memory_hint()))
+			snprintf(err, len,
+				 "cannot start the HTTP server (libmicrohttpd): %s",
+				 limit);
+		else
+			snprintf(err, len,
+				 "cannot start the HTTP server (libmicrohttpd); run with -v and report it");
 		return NULL;
 	}
 	info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_EPOLL_FD);
@@ -254,19 +461,23 @@ int http_poll_fd(const struct http_server *h)
 	return h ? h->epoll_fd : -1;
 }
 
-int http_timeout_ms(const struct http_server *h)
+int http_timeout_ms(struct http_server *h)
 {
 	MHD_UNSIGNED_LONG_LONG t;
+	int ms = h ? expire(h) : -1;
 
-	if (!h || MHD_get_timeout(h->d, &t) != MHD_YES)
-		return -1;
-	return t > 60000 ? 60000 : (int)t;
+	if (h && MHD_get_timeout(h->d, &t) == MHD_YES &&
+	    (ms < 0 || t < (MHD_UNSIGNED_LONG_LONG)ms))
+		ms = t > 60000 ? 60000 : (int)t;
+	return ms;
 }
 
 void http_run(struct http_server *h)
 {
-	if (h)
-		MHD_run(h->d);
+	if (!h)
+		return;
+	expire(h);
+	MHD_run(h->d);
 }
 
 void http_stop(struct http_server *h)

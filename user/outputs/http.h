@@ -12,9 +12,10 @@
 #include "outputs/listen_opts.h"
 
 /* Limits of the server (see http.c for why these values). */
-#define HTTP_MAX_CONNECTIONS	16
-#define HTTP_MAX_PER_IP		8
-#define HTTP_TIMEOUT_S		10
+#define HTTP_MAX_CONNECTIONS	64
+#define HTTP_MAX_PER_IP		16
+#define HTTP_REQUEST_S		10	/* a request's whole time */
+#define HTTP_BACKLOG		128
 #define HTTP_MEMORY_LIMIT	(16 * 1024)	/* per connection: the request */
 
 /*
@@ -48,7 +49,7 @@ struct http_server *http_start(int fd, http_scrape_fn scrape,
 /* The fd to poll for input; then call http_run(). */
 int http_poll_fd(const struct http_server *h);
 /* Milliseconds until http_run() must run even without input, -1 none. */
-int http_timeout_ms(const struct http_server *h);
+int http_timeout_ms(struct http_server *h);
 /* Accept, read, answer, time out: whatever is ready, without blocking. */
 void http_run(struct http_server *h);
 void http_stop(struct http_server *h);

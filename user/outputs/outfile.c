@@ -7,40 +7,151 @@
  * write's own.
  */
 #include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <stdio_ext.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "outputs/outfile.h"
+#include "support/privs.h"
+
+/*
+ * Outputs opened and not emptied yet: -o, --record, --graph (a few at
+ * most). A run's outputs are opened before anything is checked, so that
+ * a path that cannot be written fails at once; emptying them waits for
+ * the first report.
+ */
+#define MAX_PENDING 8
+
+static struct pending {
+	FILE *f;
+	char *path;
+	bool created;	/* by us: removed if nothing was written */
+	bool emptied;
+	dev_t dev;
+	ino_t ino;
+} pending[MAX_PENDING];
+
+static struct pending *pending_of(FILE *f)
+{
+	int i;
+
+	for (i = 0; f && i < MAX_PENDING; i++)
+		if (pending[i].f == f)
+			return &pending[i];
+	return NULL;
+}
+
+FILE *out_open(const char *path, int *err)
+{
+	struct pending *p = NULL;
+	struct stat st;
+	bool created;
+	FILE *f;
+	int fd, i;
+
+	for (i = 0; i < MAX_PENDING && !p; i++)
+		if (!pending[i].f)
+			p = &pending[i];
+	if (!p) {
+		*err = -EMFILE;
+		return NULL;
+	}
+	fd = privs_create_output(path, &created);
+	if (fd < 0) {
+		*err = fd;
+		return NULL;
+	}
+	f = fdopen(fd, "w");
+	if (!f || fstat(fd, &st) || !(p->path = strdup(path))) {
+		*err = -errno;
+		if (f)
+			fclose(f);
+		else
+			close(fd);
+		if (created)
+			unlink(path);
+		return NULL;
+	}
+	p->f = f;
+	p->created = created;
+	p->emptied = !S_ISREG(st.st_mode);	/* a device or pipe: nothing to empty */
+	p->dev = st.st_dev;
+	p->ino = st.st_ino;
+	return f;
+}
+
+int out_close(FILE *f)
+{
+	struct pending *p = pending_of(f);
+	struct stat st;
+	int rc;
+
+	if (!f)
+		return 0;
+	rc = fclose(f);
+	if (!p)
+		return rc;
+	/* made for a run that wrote nothing: gone, if it is still ours */
+	if (p->created && !p->emptied && !lstat(p->path, &st) &&
+	    st.st_dev == p->dev && st.st_ino == p->ino && !st.st_size)
+		unlink(p->path);
+	free(p->path);
+	memset(p, 0, sizeof(*p));
+	return rc;
+}
+
+/* The first report to a file that was there: yesterday's goes now. */
+static void empty_once(FILE *f)
+{
+	struct pending *p = pending_of(f);
+
+	if (!p || p->emptied)
+		return;
+	p->emptied = true;
+	if (!fflush(f) && !ftruncate(fileno(f), 0))
+		rewind(f);
+}
 
 off_t out_mark(FILE *f)
 {
 	struct stat st;
 	off_t off = -1;
 
+	empty_once(f);
 	if (!fflush(f) && !fstat(fileno(f), &st) && S_ISREG(st.st_mode))
 		off = ftello(f);
 	errno = 0;
 	return off;
 }
 
-static const char *hint(int e)
+static const char *hint(int e, bool report)
 {
 	switch (e) {
 	case ENOSPC:
 	case EDQUOT:
-		return "free some space or write elsewhere (-o FILE)";
+		return report ? "free some space or write elsewhere (-o FILE)" :
+				"free some space or write it elsewhere";
 	case EFBIG:
-		return "the file is too large for its file system; write elsewhere (-o FILE)";
+		return report ? "the file is too large for its file system; write elsewhere (-o FILE)" :
+				"the file is too large for its file system; write it elsewhere";
 	case EIO:
-		return "the device failed; write elsewhere (-o FILE)";
+		return report ? "the device failed; write elsewhere (-o FILE)" :
+				"the device failed; write it elsewhere";
 	default:
-		return "check the output and write elsewhere (-o FILE)";
+		return report ? "check the output and write elsewhere (-o FILE)" :
+				"check the output and write it elsewhere";
 	}
 }
 
 int out_check(FILE *f, const char *name, off_t mark)
+{
+	return out_check_what(f, "the report", name, mark);
+}
+
+int out_check_what(FILE *f, const char *what, const char *name, off_t mark)
 {
 	char where[300], *p;
 	const char *cut = "";
@@ -64,8 +175,9 @@ int out_check(FILE *f, const char *name, off_t mark)
 	for (p = where; *p; p++)	/* one printable line */
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			*p = '?';
-	fprintf(stderr, "tdbpf: cannot write the report to %s: %s%s; %s\n",
-		where, strerror(e), cut, hint(e));
+	fprintf(stderr, "tdbpf: cannot write %s to %s: %s%s; %s\n",
+		what, where, strerror(e), cut,
+		hint(e, !strcmp(what, "the report")));
 	/* stdio would try the buffer again at exit: drop it */
 	__fpurge(f);
 	clearerr(f);

@@ -11,6 +11,19 @@
 #include <sys/types.h>
 
 /*
+ * Open output @path (privs_create_output(): no symlinks, the sudo user's)
+ * without emptying it: the first out_mark() empties it, so that a run
+ * refused before its first report leaves yesterday's file as it was.
+ * NULL with -errno in *@err.
+ */
+FILE *out_open(const char *path, int *err);
+/*
+ * Close @f (from out_open() or not): 0 or EOF as fclose(). A file that
+ * out_open() created and nothing was written to is removed again.
+ */
+int out_close(FILE *f);
+
+/*
  * Before a report to @f: where it starts, if @f is a regular file (else
  * -1). Also clears errno, so that out_check() sees the write's own.
  */
@@ -25,6 +38,8 @@ off_t out_mark(FILE *f);
  * that what remains holds only whole reports, and -errno.
  */
 int out_check(FILE *f, const char *name, off_t mark);
+/* The same for @what ("the graph", "the recording"), not the report. */
+int out_check_what(FILE *f, const char *what, const char *name, off_t mark);
 
 /*
  * The exit status of a command from its wait status, as a shell gives

@@ -17,6 +17,7 @@
 #include "outputs/listen_opts.h"
 #include "sums/flows.h"
 #include "sums/tasks.h"
+#include "support/hash.h"
 
 #define PROM_MAX_PROGS		8
 
@@ -80,8 +81,7 @@ struct prom_state {
 	int nr_live_series;		/* not ended, `other` not counted */
 	struct prom_series *other;	/* tasks beyond max_series */
 	__u64 overflow_tasks;		/* tasks in `other` at the last update */
-	size_t *index;			/* key hash -> series slot + 1 */
-	size_t index_cap;
+	struct hash_index index;	/* labels -> series slot + 1 */
 
 	struct task_table last;		/* per tid: the sums already counted */
 	struct task_table next;

@@ -2,6 +2,7 @@
 /* --record FILE: the run's reports as JSON beside its output (record.h). */
 #include <errno.h>
 #include <string.h>
+#include "outputs/outfile.h"
 #include "outputs/record.h"
 #include "support/error.h"
 #include "support/privs.h"
@@ -9,23 +10,25 @@
 int record_open(struct record *r, const char *path, bool intervals,
 		enum sort_key sort, const struct event_plan *plan)
 {
-	int fd;
+	int fd = 0;
 
 	memset(r, 0, sizeof(*r));
 	if (!path)
 		return 0;
 	r->path = path;
-	fd = privs_create_output(path);
+	r->sink.f = out_open(path, &fd);
 	if (fd == -ELOOP) {
 		errorf("record file '%s' is a symlink and tdbpf does not follow symlinks there; give the real path or remove the link",
 		       path);
 		return -1;
 	}
-	if (fd < 0 || !(r->sink.f = fdopen(fd, "w"))) {
+	if (!r->sink.f) {
 		errorf("cannot create record file '%s': %s; pick a writable path in an existing directory",
-		       path, strerror(fd < 0 ? -fd : errno));
+		       path, strerror(-fd));
 		return -1;
 	}
+	r->sink.name = path;
+	r->sink.what = "the recording";
 	r->sink.ops = &sink_json;
 	r->sink.intervals = intervals;
 	/* every row, in the live run's order: any view can be replayed */
@@ -41,18 +44,19 @@ void record_emit(struct record *r, const struct snapshot *snap,
 	if (!r->sink.f || r->failed)
 		return;
 	e = sink_emit(&r->sink, &r->rc, snap, duration_ns, interval);
-	if (e) {
-		errorf("cannot write the recording '%s': %s; free space where it goes, or record elsewhere",
-		       r->path, strerror(e == -EPIPE ? errno ? errno : EIO : -e));
+	/* other errors were said by the sink, naming the recording */
+	if (e == -EPIPE)
+		errorf("cannot write the recording '%s': %s; its reader went away: record to a file",
+		       r->path, strerror(EPIPE));
+	if (e)
 		r->failed = true;
-	}
 }
 
 int record_close(struct record *r)
 {
 	int bad = r->failed;
 
-	if (r->sink.f && fclose(r->sink.f) && !bad) {
+	if (r->sink.f && out_close(r->sink.f) && !bad) {
 		errorf("cannot write the recording '%s': %s; free space where it goes, or record elsewhere",
 		       r->path, strerror(errno));
 		bad = 1;

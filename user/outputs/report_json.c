@@ -358,7 +358,8 @@ static void write_task(struct jw *w, struct json_ctx *x,
 		for (s = 0; s < x->nr_ctr; s++)
 			jw_num(w, x->ctr_names[s], v[s], 0);
 	jw_obj_end(w);
-	if (x->plan && x->plan->model)
+	/* -e alone too: a recording of it is replayed from these */
+	if (x->plan && x->plan->nr)
 		write_raw(w, x->plan, r);
 
 	if (d->has_tma) {
@@ -426,7 +427,7 @@ void report_write_json(FILE *f, const struct report *rep, bool line)
 		write_graph(&w, rep);
 	if (rep->graph && rep->flows)
 		write_sockets(&w, rep->flows);
-	if (p && p->model)
+	if (p && p->nr)
 		write_groups(&w, p);
 
 	jw_arr(&w, "tasks");

@@ -34,7 +34,8 @@ int sink_write(struct sink *s, const struct report *rep)
 	off_t mark = out_mark(s->f);
 
 	s->ops->write(s, rep);
-	return out_check(s->f, s->name, mark);
+	return out_check_what(s->f, s->what ? s->what : "the report",
+			      s->name, mark);
 }
 
 int sink_emit(struct sink *s, const struct report_conf *rc,

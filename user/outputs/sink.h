@@ -33,6 +33,7 @@ struct sink {
 	const struct sink_ops *ops;
 	FILE *f;
 	const char *name;	/* -o FILE, NULL for stdout: for errors */
+	const char *what;	/* for errors: NULL "the report", "the graph" */
 	const char *sep;	/* csv: the -x separator */
 	/*
 	 * A series of interval reports (-I) followed by the whole run's:

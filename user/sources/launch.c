@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 #include "sources/launch.h"
+#include "support/limits.h"
 #include "support/privs.h"
 
 /* How often, and how many times, launch_stop() checks for the exit. */
@@ -47,6 +48,8 @@ int launch_fork(struct launch *c, char *const *argv, const sigset_t *mask,
 		signal(SIGPIPE, SIG_DFL);
 		if (mask)
 			sigprocmask(SIG_SETMASK, mask, NULL);
+		/* the command gets the user's limits, not those raised for us */
+		limits_restore();
 		if (read(go[0], &ch, 1) != 1)
 			_exit(126);	/* the tracer gave up */
 		if (privs_drop_to_invoking_user(err, len)) {

@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include "sources/replay.h"
 #include "support/text.h"
 
@@ -82,12 +83,37 @@ static int u64_at(json_object *arr, size_t i, __u64 *out)
 	return 0;
 }
 
+/*
+ * An -e event of slot @s, named @name: counted as the live run counted it
+ * (evsel.c); only its name and unit show in a report. cpu-clock and
+ * task-clock count ns and show msec, as perf's.
+ */
+static const struct model_event *user_event(struct replay_report *r, int s,
+					    const char *name)
+{
+	struct model_event *e = &r->user_ev[s];
+	size_t base = strcspn(name, ":/");
+
+	snprintf(r->user_names[s], sizeof(r->user_names[s]), "%s", name);
+	memset(e, 0, sizeof(*e));
+	e->name = r->user_names[s];
+	e->kind = EV_USER;
+	e->fixed = -1;
+	e->unit = (base == 9 && !strncmp(name, "cpu-clock", 9)) ||
+			  (base == 10 && !strncmp(name, "task-clock", 10)) ?
+			  "msec" :
+			  "";
+	return e;
+}
+
 /* The plan from "model", "smt", "level" and "groups". */
-static int parse_plan(json_object *obj, struct event_plan *p, char *err,
+static int parse_plan(json_object *obj, struct replay_report *r, char *err,
 		      size_t len)
 {
+	struct event_plan *p = &r->plan;
 	json_object *v, *groups, *g;
-	const struct model *m;
+	const struct model *m = NULL;
+	const char *name;
 	size_t gi, ei;
 	int idx;
 
@@ -96,18 +122,21 @@ static int parse_plan(json_object *obj, struct event_plan *p, char *err,
 	if (!v)
 		return bad(err, len, "no \"model\": not a tdbpf JSON report%s%s; give a file written by tdbpf -j",
 			   "", "");
-	m = model_find(json_object_get_string(v));
-	if (!m)
-		return bad(err, len, "model '%s' is unknown to this tdbpf%s; replay it with the tdbpf that recorded it",
-			   json_object_get_string(v), "");
+	/* "none": -e events alone */
+	if (strcmp(json_object_get_string(v), "none")) {
+		m = model_find(json_object_get_string(v));
+		if (!m)
+			return bad(err, len, "model '%s' is unknown to this tdbpf%s; replay it with the tdbpf that recorded it",
+				   json_object_get_string(v), "");
+	}
 	p->model = m;
 	v = member(obj, "smt", json_type_boolean);
 	p->smt = v && json_object_get_boolean(v);
 	v = member(obj, "level", json_type_int);
 	if (!v || json_object_get_int(v) < 0 ||
-	    json_object_get_int(v) > m->max_level)
+	    json_object_get_int(v) > (m ? m->max_level : 0))
 		return bad(err, len, "\"level\" missing or not a level of model %s%s; give a file written by tdbpf -j",
-			   m->name, "");
+			   m ? m->name : "none", "");
 	p->level = json_object_get_int(v);
 	groups = member(obj, "groups", json_type_array);
 	if (!groups)
@@ -124,18 +153,18 @@ static int parse_plan(json_object *obj, struct event_plan *p, char *err,
 		p->nr_groups = (int)gi + 1;
 		for (ei = 0; ei < json_object_array_length(g); ei++) {
 			v = json_object_array_get_idx(g, ei);
-			idx = v && json_object_is_type(v, json_type_string) ?
-				      model_event_index(m, json_object_get_string(v)) :
-				      -1;
-			if (idx < 0)
-				return bad(err, len, "event '%s' is not one of model %s's; replay it with the tdbpf that recorded it",
-					   v ? json_object_get_string(v) : "?",
-					   m->name);
+			if (!v || !json_object_is_type(v, json_type_string) ||
+			    !*(name = json_object_get_string(v)))
+				return bad(err, len, "\"groups\" holds something that is not an event name%s%s; give a file written by tdbpf -j",
+					   "", "");
 			if (p->nr >= TDBPF_MAX_EVENTS)
 				return bad(err, len, "more than the %s events tdbpf programs%s; give a file written by tdbpf -j",
 					   "64", "");
+			/* not the model's: an event given with -e */
+			idx = m ? model_event_index(m, name) : -1;
 			p->ev[p->nr] = idx;
-			p->evd[p->nr] = &m->events[idx];
+			p->evd[p->nr] = idx >= 0 ? &m->events[idx] :
+					user_event(r, p->nr, name);
 			p->group[p->nr] = (int)gi;
 			p->gp_idx[p->nr] = -1;
 			p->nr++;
@@ -182,8 +211,11 @@ static int parse_task(json_object *t, const struct event_plan *p,
 			   which, "");
 
 	row = tasks_append(tab);
-	if (!row)
-		return bad(err, len, "out of memory%s%s", "", "");
+	if (!row) {
+		bad(err, len, "out of memory for its tasks%s%s; raise the memory limit (ulimit -v)",
+		    "", "");
+		return -2;
+	}
 	row->tid = (__u32)x[0];
 	row->pid = (__u32)x[1];
 	row->sched.on_cpu_ns = x[2];
@@ -269,7 +301,7 @@ int replay_parse(json_object *obj, struct replay_report *r, char *err,
 	    !member(obj, "duration_ns", json_type_int))
 		return bad(err, len, "not a tdbpf JSON report (no \"tasks\" or \"duration_ns\")%s%s; give a file written by tdbpf -j",
 			   "", "");
-	if (parse_plan(obj, &r->plan, err, len))
+	if (parse_plan(obj, r, err, len))
 		return -1;
 	tasks_reset(&r->tasks);
 	if (tasks_set_events(&r->tasks, r->plan.nr))
@@ -292,10 +324,13 @@ int replay_parse(json_object *obj, struct replay_report *r, char *err,
 			r->lost.unseen_switch_ins = x;
 	}
 	tasks = member(obj, "tasks", json_type_array);
-	for (i = 0; i < json_object_array_length(tasks); i++)
-		if (parse_task(json_object_array_get_idx(tasks, i), &r->plan,
-			       &r->tasks, i, err, len))
-			return -1;
+	for (i = 0; i < json_object_array_length(tasks); i++) {
+		int e = parse_task(json_object_array_get_idx(tasks, i),
+				   &r->plan, &r->tasks, i, err, len);
+
+		if (e)
+			return e;
+	}
 	v = member(obj, "nr_total", json_type_int);
 	r->nr_total = v ? json_object_get_int(v) : (int)r->tasks.nr;
 	if (r->nr_total < (int)r->tasks.nr)
@@ -380,11 +415,37 @@ int replay_next(struct replay_reader *r, json_object **obj, long *line,
 			r->in_obj = true;
 			r->multiline = false;
 			r->obj_line = r->line;
+			r->obj_bytes = 0;
 		}
+		if (r->obj_bytes >
+		    (size_t)REPLAY_MAX_REPORT_MIB << 20) {
+			snprintf(err, len,
+				 "line %ld: the report that starts here is larger than %d MiB, more than tdbpf report reads (it holds a report whole, at many times its size); split the run into intervals (-I) when recording",
+				 r->obj_line, REPLAY_MAX_REPORT_MIB);
+			return -1;
+		}
+		/* json-c (0.16) drops what it could not allocate, silently */
+		errno = 0;
 		o = json_tokener_parse_ex(r->tok, r->buf + r->off,
 					  (int)(r->len - r->off));
 		je = json_tokener_get_error(r->tok);
 		used = json_tokener_get_parse_end(r->tok);
+		r->obj_bytes += used;
+		if (errno == ENOMEM) {
+			struct rlimit rl;
+			char lim[64] = "";
+
+			if (o)
+				json_object_put(o);
+			if (!getrlimit(RLIMIT_AS, &rl) &&
+			    rl.rlim_cur != RLIM_INFINITY)
+				snprintf(lim, sizeof(lim), " (ulimit -v is %llu KiB)",
+					 (unsigned long long)rl.rlim_cur >> 10);
+			snprintf(err, len,
+				 "line %ld: out of memory reading the report that starts on line %ld%s; raise the memory limit (ulimit -v)",
+				 r->line, r->obj_line, lim);
+			return -2;
+		}
 		/* json-c may eat blanks after the object: they are not in it */
 		for (end = used; je == json_tokener_success && end &&
 				 blank(r->buf[r->off + end - 1]);

@@ -25,6 +25,9 @@ struct replay_report {
 	int interval;			/* -1: the whole run */
 	struct lost_stats lost;
 	int nr_total;			/* tasks before the live run's --top */
+	/* -e events, which no model describes: the plan points here */
+	struct model_event user_ev[TDBPF_MAX_EVENTS];
+	char user_names[TDBPF_MAX_EVENTS][128];
 	/* the run's state, as written: "" / 0 / none when absent */
 	char host[65];
 	__u64 end_ns;
@@ -36,7 +39,8 @@ void replay_report_free(struct replay_report *r);
 
 /*
  * Rebuild @r from one parsed report object. 0, or -1 with @err holding
- * "problem; fix" (no line number: the caller knows where it was).
+ * "problem; fix" (no line number: the caller knows where it was), -2
+ * when out of memory.
  */
 int replay_parse(json_object *obj, struct replay_report *r, char *err,
 		 size_t len);
@@ -56,14 +60,25 @@ struct replay_reader {
 	bool multiline;		/* the current object spans lines */
 	bool last_nl;		/* the last byte read ended a line */
 	bool eof;
+	size_t obj_bytes;	/* of the current object, fed so far */
 };
+
+/*
+ * The largest report read back: json-c holds a whole object, at about
+ * 14 times its text (an 88 MB report took 1.2 GB), so an endless line
+ * must stop somewhere. 256 MiB is some 400,000 tasks of the software
+ * model and 60,000 of a full hardware one; a larger recording of a run
+ * is refused in one line saying this.
+ */
+#define REPLAY_MAX_REPORT_MIB	256
 
 int replay_reader_init(struct replay_reader *r, FILE *f);
 void replay_reader_free(struct replay_reader *r);
 /*
  * The next object in *@obj (put it with json_object_put), its first line
  * in *@line and whether it spans lines in *@multiline. 1 for an object,
- * 0 at a clean end of file, -1 with @err ("line N: problem; fix").
+ * 0 at a clean end of file, -1 with @err ("line N: problem; fix"), -2
+ * with @err when out of memory.
  */
 int replay_next(struct replay_reader *r, json_object **obj, long *line,
 		bool *multiline, char *err, size_t len);

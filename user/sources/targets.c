@@ -14,7 +14,7 @@
  * that thread alone: /proc/PID/stat would sum the CPU time of every thread
  * of the process at each call, which at 10,000 threads costs milliseconds.
  */
-static bool tid_alive(pid_t id)
+bool targets_id_alive(pid_t id)
 {
 	char path[80], buf[512], *p;
 	ssize_t n;
@@ -35,7 +35,8 @@ static bool tid_alive(pid_t id)
 	return p[2] != 'Z' && p[2] != 'X';
 }
 
-bool targets_alive(struct targets *t)
+/* The targets themselves: -p, -t, the command. */
+static bool named_alive(struct targets *t)
 {
 	const struct target_ids *o = &t->ids;
 	int i;
@@ -51,9 +52,24 @@ bool targets_alive(struct targets *t)
 			return true;
 	}
 	for (i = 0; i < o->nr_tids; i++)
-		if (tid_alive(o->tids[i]))
+		if (targets_id_alive(o->tids[i]))
 			return true;
 	return false;
+}
+
+bool targets_alive(struct targets *t)
+{
+	if (named_alive(t))
+		return true;
+	/* a launcher that forked and exited: its children are the work */
+	if (!t->followed_alive || !t->followed_alive(t->followed_ctx))
+		return false;
+	if (!t->said_followed) {
+		fprintf(stderr,
+			"tdbpf: the targets exited; following the processes they forked until those exit too (Ctrl-C stops)\n");
+		t->said_followed = true;
+	}
+	return true;
 }
 
 /* A watched process exited: stop the run if it was the last target. */
@@ -79,13 +95,21 @@ void targets_watch(struct targets *t, struct loop *l,
 	t->ids = *o;
 	t->child = child && child->pid > 0 ? child : NULL;
 	if (t->child) {
-		/* its exit is seen at once; launch_reap() collects it */
-		loop_add_pid(l, t->child->pid, on_exit_pid, t);
+		/*
+		 * Its exit is seen at once; launch_reap() collects it. No
+		 * pidfd: the tick's launch_reap() sees it within TICK_MS.
+		 */
+		loop_set_prio(loop_add_pid(l, t->child->pid, on_exit_pid, t),
+			      LOOP_PRIO_STOP);
 		return;
 	}
-	for (i = 0; i < o->nr_pids; i++)
-		t->watched[i] = loop_add_pid(l, o->pids[i], on_exit_pid, t) !=
-				NULL;
+	for (i = 0; i < o->nr_pids; i++) {
+		struct loop_source *s = loop_add_pid(l, o->pids[i],
+						     on_exit_pid, t);
+
+		loop_set_prio(s, LOOP_PRIO_STOP);
+		t->watched[i] = s != NULL;
+	}
 }
 
 /* The number after @key in /proc/@pid/status, or 0. */

@@ -29,11 +29,20 @@ struct targets {
 	struct launch *child;		/* -- COMMAND, or NULL */
 	bool gone[TARGETS_MAX];		/* -p targets whose pidfd fired */
 	bool watched[TARGETS_MAX];	/* -p targets with a pidfd source */
+	/*
+	 * --children: is a process the targets forked still alive (the
+	 * tracer follows them)? NULL without. The run goes on while one
+	 * is, said once when the targets themselves are gone.
+	 */
+	bool (*followed_alive)(void *ctx);
+	void *followed_ctx;
+	bool said_followed;
 };
 
 /*
  * Watch @ids (and @child) in @l: a pidfd source for each process where
- * the kernel gives one. Call targets_alive() on every tick.
+ * the kernel gives one (LOOP_PRIO_STOP); where none (an old kernel) the
+ * tick polls it. Call targets_alive() on every tick.
  */
 void targets_watch(struct targets *t, struct loop *l,
 		   const struct target_ids *ids, struct launch *child);
@@ -42,6 +51,8 @@ void targets_watch(struct targets *t, struct loop *l,
  * kernels) and reaps an exited child.
  */
 bool targets_alive(struct targets *t);
+/* Thread (or process) @id exists and is not a zombie. */
+bool targets_id_alive(pid_t id);
 /*
  * How many threads @ids (and the launched @child, if > 0) have now, from
  * /proc: the rows a report will hold, at least.

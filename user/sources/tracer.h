@@ -26,8 +26,9 @@
  * files in bpf/shared.bpf.h) with autoload off, add a
  * flag to struct tracer_conf, turn autoload on in tracer.c's open when
  * the flag is set, size its map there, and read it in tracer_collect()
- * into a new member of struct snapshot. Nothing outside tracer.c sees
- * the skeleton.
+ * (tracer_collect.c) into a new member of struct snapshot. Nothing
+ * outside tracer.c, tracer_collect.c and tracer_priv.h sees the
+ * skeleton.
  */
 #ifndef TDBPF_TRACER_H
 #define TDBPF_TRACER_H
@@ -125,5 +126,10 @@ int tracer_fold_exited(struct tracer *t, struct task_table *base);
 
 /* Free the tracer (NULL is fine); counters closed after the programs. */
 void tracer_close(struct tracer *t);
+/*
+ * --children: is a process the targets forked (and the tracer follows)
+ * still alive? For targets.followed_alive (@tracer: a struct tracer).
+ */
+bool tracer_followed_alive(void *tracer);
 
 #endif /* TDBPF_TRACER_H */

@@ -13,18 +13,24 @@
 #include <string.h>
 #include "sums/archive.h"
 
-struct fold_key {
+static uint64_t key_hash(__u32 pid, const char *name)
+{
+	return hash_str(HASH_FNV_INIT ^ pid, name);
+}
+
+/* Is row @row of the folded table @ctx's (pid, name)? */
+struct fold_match {
+	const struct task_table *t;
 	__u32 pid;
-	char name[TDBPF_COMM_LEN + 2];
+	const char *name;
 };
 
-static size_t key_hash(__u32 pid, const char *name)
+static bool fold_is(const void *ctx, size_t row)
 {
-	uint64_t h = 0xcbf29ce484222325ull ^ pid;	/* FNV-1a */
+	const struct fold_match *m = ctx;
+	const struct task_row *d = tasks_row(m->t, row);
 
-	while (*name)
-		h = (h ^ (unsigned char)*name++) * 0x100000001b3ull;
-	return (size_t)h;
+	return d->pid == m->pid && !strcmp(d->comm, m->name);
 }
 
 static __u64 sub_sat(__u64 a, __u64 b)
@@ -57,16 +63,13 @@ int archive_fold(struct task_table *archive, struct task_table *base,
 		 __u32 *next_key)
 {
 	struct task_table out;
-	size_t cap = 64, *slot, mask, i, h;
+	struct hash_index x = { 0 };	/* (pid, name) -> out row + 1 */
 	int nr_ev = archive->nr_ev, ret = 0;
+	size_t i;
 
 	tasks_init(&out);
 	tasks_layout_like(&out, archive);
-	while (cap < archive->nr * 2)
-		cap *= 2;
-	mask = cap - 1;
-	slot = calloc(cap, sizeof(*slot));	/* out row + 1 by key */
-	if (!slot)
+	if (hash_index_init(&x, archive->nr, 64))
 		return -ENOMEM;
 	/* folded rows first, in their order, so their keys are found */
 	for (i = 0; i < archive->nr && !ret; i++) {
@@ -81,33 +84,28 @@ int archive_fold(struct task_table *archive, struct task_table *base,
 			break;
 		}
 		memcpy(d, r, out.row_size);
-		for (h = key_hash(r->pid, r->comm) & mask; slot[h];
-		     h = (h + 1) & mask)
-			;
-		slot[h] = out.nr;
+		*hash_find(&x, key_hash(r->pid, r->comm), NULL, NULL) = out.nr;
 	}
 	for (i = 0; i < archive->nr && !ret; i++) {
 		const struct task_row *r = tasks_row(archive, i);
 		struct task_row *d = NULL, *b;
 		char name[sizeof(r->comm)];
+		struct fold_match m = { &out, r->pid, name };
+		size_t *slot;
 
 		if (archive_is_folded(r))
 			continue;
 		fold_name(r->comm, name, sizeof(name));
-		for (h = key_hash(r->pid, name) & mask; slot[h];
-		     h = (h + 1) & mask) {
-			d = tasks_row(&out, slot[h] - 1);
-			if (d->pid == r->pid && !strcmp(d->comm, name))
-				break;
-			d = NULL;
-		}
+		slot = hash_find(&x, key_hash(r->pid, name), fold_is, &m);
+		if (*slot)
+			d = tasks_row(&out, *slot - 1);
 		if (!d) {
 			d = tasks_get(&out, (*next_key)++);
 			if (!d) {
 				ret = -ENOMEM;
 				break;
 			}
-			slot[h] = out.nr;
+			*slot = out.nr;
 			d->pid = r->pid;
 			memcpy(d->comm, name, sizeof(d->comm));
 			d->exited = true;
@@ -119,7 +117,7 @@ int archive_fold(struct task_table *archive, struct task_table *base,
 		if (b)
 			tasks_clear(base, r->tid);
 	}
-	free(slot);
+	hash_index_free(&x);
 	if (ret) {
 		tasks_free(&out);
 		return ret;

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The user-side task table. Rows live in one growing array; an
- * open-addressing index (linear probing, power-of-two size, load <= 1/2)
- * maps tid -> row so that pulling 10,000 tasks from the BPF map stays
- * linear. Rows are never removed: exited tasks stay in the report after
+ * The user-side task table. Rows live in one growing array; an index
+ * (support/hash.h, load <= 1/2) maps tid -> row so that pulling 10,000
+ * tasks from the BPF map stays linear. Rows are never removed: exited tasks stay in the report after
  * their map entry is deleted.
  */
 #include <errno.h>
@@ -17,11 +16,6 @@
 #define TASKS_MIN_ROWS	64
 #define TASKS_MIN_INDEX	128
 
-static size_t tid_hash(__u32 tid, size_t mask)
-{
-	/* Fibonacci hashing: tids are dense, so spread neighbours apart */
-	return (size_t)(((uint64_t)tid * 0x9E3779B97F4A7C15ull) >> 32) & mask;
-}
 
 static int clamp_ev(int nr_ev)
 {
@@ -124,7 +118,7 @@ void tasks_free(struct task_table *t)
 	bool waits = t->waits;
 
 	free(t->mem);
-	free(t->index);
+	hash_index_free(&t->index);
 	memset(t, 0, sizeof(*t));
 	set_stride(t, nr_ev, waits);
 }
@@ -132,53 +126,55 @@ void tasks_free(struct task_table *t)
 void tasks_reset(struct task_table *t)
 {
 	t->nr = 0;
-	if (t->index)
-		memset(t->index, 0, t->index_cap * sizeof(*t->index));
+	hash_index_clear(&t->index);
+}
+
+struct tid_key {
+	const struct task_table *t;
+	__u32 tid;
+};
+
+static bool tid_is(const void *ctx, size_t row)
+{
+	const struct tid_key *k = ctx;
+
+	return tasks_row(k->t, row)->tid == k->tid;
 }
 
 struct task_row *tasks_find(const struct task_table *t, __u32 tid)
 {
-	size_t mask, i;
+	struct tid_key k = { t, tid };
+	size_t *slot;
 
-	if (!t->index_cap)
+	if (!t->index.cap)
 		return NULL;
-	mask = t->index_cap - 1;
-	for (i = tid_hash(tid, mask); t->index[i]; i = (i + 1) & mask) {
-		struct task_row *r = tasks_row(t, t->index[i] - 1);
-
-		if (r->tid == tid)
-			return r;
-	}
-	return NULL;
+	slot = hash_find(&t->index, hash_id(tid), tid_is, &k);
+	return *slot ? tasks_row(t, *slot - 1) : NULL;
 }
 
-static void index_insert(size_t *index, size_t cap, __u32 tid, size_t slot)
+/* @row is new: its tid is not in the index yet */
+static void index_insert(struct hash_index *x, __u32 tid, size_t row)
 {
-	size_t mask = cap - 1, i;
-
-	for (i = tid_hash(tid, mask); index[i]; i = (i + 1) & mask)
-		;
-	index[i] = slot + 1;
+	*hash_find(x, hash_id(tid), NULL, NULL) = row + 1;
 }
 
 static int index_resize(struct task_table *t, size_t cap)
 {
-	size_t *index, i;
+	struct hash_index x = { 0 };
+	size_t i;
 
-	index = calloc(cap, sizeof(*index));
-	if (!index)
+	if (hash_index_init(&x, 0, cap))
 		return -ENOMEM;
 	for (i = 0; i < t->nr; i++)
-		index_insert(index, cap, tasks_row(t, i)->tid, i);
-	free(t->index);
-	t->index = index;
-	t->index_cap = cap;
+		index_insert(&x, tasks_row(t, i)->tid, i);
+	hash_index_free(&t->index);
+	t->index = x;
 	return 0;
 }
 
 static int index_grow(struct task_table *t)
 {
-	return index_resize(t, t->index_cap ? t->index_cap * 2 :
+	return index_resize(t, t->index.cap ? t->index.cap * 2 :
 					      TASKS_MIN_INDEX);
 }
 
@@ -198,14 +194,14 @@ static int rows_grow(struct task_table *t, size_t cap)
 
 int tasks_reserve(struct task_table *t, size_t nr)
 {
-	size_t cap = t->index_cap ? t->index_cap : TASKS_MIN_INDEX;
+	size_t cap = t->index.cap ? t->index.cap : TASKS_MIN_INDEX;
 
 	if (rows_grow(t, nr))
 		return -ENOMEM;
 	/* the index at most half full, grown once */
 	while (cap < nr * 2)
 		cap *= 2;
-	return cap > t->index_cap ? index_resize(t, cap) : 0;
+	return cap > t->index.cap ? index_resize(t, cap) : 0;
 }
 
 int tasks_prefault(struct task_table *t, size_t nr)
@@ -244,13 +240,13 @@ struct task_row *tasks_get(struct task_table *t, __u32 tid)
 	if (r)
 		return r;
 	/* keep the index at most half full so probes stay short */
-	if ((t->nr + 1) * 2 > t->index_cap && index_grow(t))
+	if ((t->nr + 1) * 2 > t->index.cap && index_grow(t))
 		return NULL;
 	r = rows_append(t);
 	if (!r)
 		return NULL;
 	r->tid = tid;
-	index_insert(t->index, t->index_cap, tid, t->nr - 1);
+	index_insert(&t->index, tid, t->nr - 1);
 	return r;
 }
 
@@ -464,7 +460,7 @@ int tasks_sub(struct task_table *cur, const struct task_table *prev)
 		return 0;
 	/* rows moved: index them again */
 	cur->nr = n;
-	return index_resize(cur, cur->index_cap ? cur->index_cap :
+	return index_resize(cur, cur->index.cap ? cur->index.cap :
 						  TASKS_MIN_INDEX);
 }
 
@@ -515,61 +511,52 @@ void fold_name(const char *comm, char *out, size_t outlen)
 	snprintf(out, outlen, "%.*s*", (int)cut, comm);
 }
 
-/* Name -> row index of @out, for folding without quadratic searches. */
-struct name_index {
-	size_t *slot;		/* row + 1, 0 = empty */
-	size_t cap;
+/* Is row @row of the folded table the one named @ctx's name? */
+struct name_key {
+	const struct task_table *t;
+	const char *name;
 };
 
-static size_t name_hash(const char *s)
+static bool name_is(const void *ctx, size_t row)
 {
-	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
+	const struct name_key *k = ctx;
 
-	while (*s) {
-		h ^= (unsigned char)*s++;
-		h *= 0x100000001b3ull;
-	}
-	return (size_t)h;
+	return !strcmp(tasks_row(k->t, row)->comm, k->name);
 }
 
 int tasks_fold(const struct task_table *in, struct task_table *out,
 	       int nr_ev)
 {
-	struct name_index ni;
+	/* name -> row of @out: folding without quadratic searches */
+	struct hash_index ni = { 0 };
 	size_t i;
 	int ret = 0;
 
 	tasks_reset(out);
 	tasks_layout_like(out, in);
 	nr_ev = common_ev(nr_ev, out, in);
-	ni.cap = TASKS_MIN_INDEX;
-	while (ni.cap < in->nr * 2)
-		ni.cap *= 2;
-	ni.slot = calloc(ni.cap, sizeof(*ni.slot));
-	if (!ni.slot)
+	if (hash_index_init(&ni, in->nr, TASKS_MIN_INDEX))
 		return -ENOMEM;
 
 	for (i = 0; i < in->nr; i++) {
 		const struct task_row *s = tasks_row(in, i);
 		char name[sizeof(s->comm)];
+		struct name_key k = { out, name };
 		struct task_row *d = NULL;
-		size_t h;
+		size_t *slot;
 
 		fold_name(s->comm, name, sizeof(name));
-		for (h = name_hash(name) & (ni.cap - 1); ni.slot[h];
-		     h = (h + 1) & (ni.cap - 1)) {
-			d = tasks_row(out, ni.slot[h] - 1);
-			if (!strcmp(d->comm, name))
-				break;
-			d = NULL;
-		}
+		slot = hash_find(&ni, hash_str(HASH_FNV_INIT, name), name_is,
+				 &k);
+		if (*slot)
+			d = tasks_row(out, *slot - 1);
 		if (!d) {
 			d = rows_append(out);
 			if (!d) {
 				ret = -ENOMEM;
 				break;
 			}
-			ni.slot[h] = out->nr;
+			*slot = out->nr;
 			memcpy(d->comm, name, sizeof(d->comm));
 			d->tid = s->tid;
 			d->pid = s->pid;
@@ -585,7 +572,7 @@ int tasks_fold(const struct task_table *in, struct task_table *out,
 		}
 		add_row(out, d, in, s, nr_ev);
 	}
-	free(ni.slot);
+	hash_index_free(&ni);
 	/*
 	 * Rows were appended without the tid index: a folded table is for
 	 * reports, looking it up by tid would make no sense.

@@ -6,6 +6,7 @@
 #ifndef TDBPF_TASKS_H
 #define TDBPF_TASKS_H
 
+#include "support/hash.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
@@ -36,9 +37,7 @@ struct task_table {
 	size_t row_size;
 	int nr_ev;		/* counters per row */
 	bool waits;		/* rows end with waker slots */
-	/* open-addressing index tid -> row + 1 (0 = empty) */
-	size_t *index;
-	size_t index_cap;
+	struct hash_index index;	/* tid -> row + 1 (0 = empty) */
 };
 
 /* The scheduling sums: @d += @s; @d = @a - @b (saturating at 0); zero. */

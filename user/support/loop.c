@@ -35,6 +35,7 @@ struct loop_source {
 	bool own_fd;		/* the loop created it: closed with the source */
 	bool in_epoll;
 	bool dead;		/* deleted during a dispatch: freed after it */
+	enum loop_prio prio;	/* order within a batch of ready events */
 	int sig;
 	pid_t pid;
 	union {
@@ -94,6 +95,8 @@ static struct loop_source *source_new(struct loop *l, enum src_kind kind,
 	}
 	s->l = l;
 	s->kind = kind;
+	/* signals stop runs: after whatever else is due with them */
+	s->prio = kind == SRC_SIGFD ? LOOP_PRIO_STOP : LOOP_PRIO_NORMAL;
 	s->fd = fd;
 	s->own_fd = own_fd;
 	s->next = l->sources;
@@ -263,6 +266,41 @@ struct loop_source *loop_add_pid(struct loop *l, pid_t pid, loop_pid_fn fn,
 	return s;
 }
 
+void loop_set_prio(struct loop_source *s, enum loop_prio prio)
+{
+	if (s && s->kind != SRC_SIGNAL)
+		s->prio = prio;
+}
+
+int loop_add_stop_signals(struct loop *l, loop_signal_fn fn, void *arg)
+{
+	/*
+	 * Every signal whose default action ends the process and that is
+	 * not a fault of our own (SIGSEGV, SIGBUS, ... cannot be deferred):
+	 * each is a clean stop with a final report, as Ctrl-C is. SIGXFSZ
+	 * too: the write past the limit then fails with EFBIG, said as any
+	 * write error. SIGPIPE is not: a closed output is an EPIPE write.
+	 */
+	static const int sigs[] = {
+		SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM,
+		SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ, SIGIO, SIGPWR,
+#ifdef SIGSTKFLT
+		SIGSTKFLT,
+#endif
+	};
+	size_t i;
+	int sig;
+
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (!loop_add_signal(l, sigs[i], fn, arg))
+			return -errno;
+	/* real-time signals end a process too */
+	for (sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		if (!loop_add_signal(l, sig, fn, arg))
+			return -errno;
+	return 0;
+}
+
 void loop_del(struct loop *l, struct loop_source *s)
 {
 	if (!s || s->dead)
@@ -331,6 +369,42 @@ static int dispatch(struct loop *l, struct loop_source *s, uint32_t events)
 	return 0;
 }
 
+/* A batch in priority order, stable: epoll's order within a priority. */
+static void sort_batch(struct epoll_event *ev, int n)
+{
+	struct epoll_event e;
+	int i, j;
+
+	for (i = 1; i < n; i++) {
+		e = ev[i];
+		for (j = i; j > 0 &&
+			    ((struct loop_source *)ev[j - 1].data.ptr)->prio >
+				    ((struct loop_source *)e.data.ptr)->prio;
+		     j--)
+			ev[j] = ev[j - 1];
+		ev[j] = e;
+	}
+}
+
+/*
+ * A stop finishes what is due: each LOOP_PRIO_REPORT timer that has
+ * expired by now (its timerfd reads a count; one not due reads EAGAIN)
+ * runs once more, whether or not epoll had handed it over yet.
+ */
+static int finish_due(struct loop *l)
+{
+	struct loop_source *s;
+	int rc = 0;
+
+	l->dispatching = true;
+	for (s = l->sources; s && !rc; s = s->next)
+		if (s->kind == SRC_TIMER && s->prio == LOOP_PRIO_REPORT)
+			rc = dispatch(l, s, EPOLLIN);
+	l->dispatching = false;
+	reap_dead(l);
+	return rc;
+}
+
 int loop_run(struct loop *l)
 {
 	struct epoll_event ev[LOOP_BATCH];
@@ -344,12 +418,15 @@ int loop_run(struct loop *l)
 				continue;
 			return -errno;
 		}
+		sort_batch(ev, n);
 		l->dispatching = true;
 		for (i = 0; i < n && !l->stop && !rc; i++)
 			rc = dispatch(l, ev[i].data.ptr, ev[i].events);
 		l->dispatching = false;
 		reap_dead(l);
 	}
+	if (l->stop && !rc)
+		rc = finish_due(l);
 	return rc;
 }
 

@@ -30,6 +30,20 @@
 struct loop;
 struct loop_source;
 
+/*
+ * The order in which sources ready at once are handled: reports before
+ * the rest, stops (signals, -d, the targets' exit) after, so that an
+ * interval due with the deadline is reported, whatever order epoll
+ * hands them over in. A stop also finishes the LOOP_PRIO_REPORT timers
+ * already due (loop_run()). New sources are LOOP_PRIO_NORMAL; the
+ * signalfd, LOOP_PRIO_STOP.
+ */
+enum loop_prio {
+	LOOP_PRIO_REPORT,
+	LOOP_PRIO_NORMAL,
+	LOOP_PRIO_STOP,
+};
+
 /* @events: what epoll reported (EPOLLIN, EPOLLHUP, ...). */
 typedef int (*loop_fd_fn)(struct loop *l, int fd, uint32_t events,
 			  void *arg);
@@ -85,10 +99,24 @@ const sigset_t *loop_orig_sigmask(const struct loop *l);
 struct loop_source *loop_add_pid(struct loop *l, pid_t pid, loop_pid_fn fn,
 				 void *arg);
 
+/* Set @s's priority (not of one signal: they share the signalfd's). */
+void loop_set_prio(struct loop_source *s, enum loop_prio prio);
+
+/*
+ * @fn for every signal that would end the process by default, faults
+ * aside (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1/2, SIGALRM, SIGXFSZ,
+ * real-time signals, ...): each gets the clean stop Ctrl-C gets. 0 or
+ * -errno.
+ */
+int loop_add_stop_signals(struct loop *l, loop_signal_fn fn, void *arg);
+
 /* Stop watching @s and free it (closing the fds the loop created). */
 void loop_del(struct loop *l, struct loop_source *s);
 
-/* Run until loop_stop() or a handler's error; returns 0 or that error. */
+/*
+ * Run until loop_stop() or a handler's error; returns 0 or that error.
+ * After a stop, the LOOP_PRIO_REPORT timers already due run once more.
+ */
 int loop_run(struct loop *l);
 void loop_stop(struct loop *l);
 bool loop_stopped(const struct loop *l);

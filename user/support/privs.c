@@ -15,27 +15,66 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/capability.h>
+#include <sys/prctl.h>
 #include "support/privs.h"
 
-/* SUDO_UID/SUDO_GID when we are root through sudo, else -1. */
+/* @s as a uid or gid: whole decimal, no sign, below (uid_t)-1. */
+static int parse_id(const char *s, unsigned long *out)
+{
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	*out = strtoul(s, &end, 10);
+	if (errno || *end || *out >= 0xffffffffUL)
+		return -1;
+	return 0;
+}
+
+/*
+ * SUDO_UID/SUDO_GID when we are root through sudo: 0 and the ids; 1 when
+ * not (no sudo, or sudo from root); -1 when they are set but do not both
+ * parse. Fail closed: a value we cannot read must not mean "stay root".
+ */
 static int sudo_ids(uid_t *uid, gid_t *gid)
 {
 	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
-	char *end;
-	long lu, lg;
+	unsigned long lu, lg;
 
-	if (getuid() != 0 || !u || !g)
+	if (getuid() != 0 || (!u && !g))
+		return 1;
+	if (parse_id(u, &lu) || parse_id(g, &lg))
 		return -1;
-	errno = 0;
-	lu = strtol(u, &end, 10);
-	if (errno || *end || lu <= 0)
-		return -1;
-	lg = strtol(g, &end, 10);
-	if (errno || *end || lg < 0)
-		return -1;
+	if (lu == 0)
+		return 1;	/* sudo run by root: root it is */
 	*uid = (uid_t)lu;
 	*gid = (gid_t)lg;
 	return 0;
+}
+
+int privs_check_sudo(char *err, size_t len)
+{
+	static const char fix[] =
+		"tdbpf will not guess who to run as; unset SUDO_UID and SUDO_GID, or set both to the invoking user's (id -u, id -g)";
+	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
+	const char *name = "SUDO_UID", *val = u;
+	unsigned long v;
+	uid_t uid;
+	gid_t gid;
+
+	if (sudo_ids(&uid, &gid) >= 0)
+		return 0;
+	if (!parse_id(u, &v)) {
+		name = "SUDO_GID";
+		val = g;
+	}
+	if (!val)
+		snprintf(err, len, "%s is unset while %s is set; %s", name,
+			 name[5] == 'U' ? "SUDO_GID" : "SUDO_UID", fix);
+	else
+		snprintf(err, len, "%s '%s' is not an id; %s", name, val, fix);
+	return -1;
 }
 
 int privs_drop_to_invoking_user(char *err, size_t len)
@@ -44,8 +83,12 @@ int privs_drop_to_invoking_user(char *err, size_t len)
 	uid_t uid;
 	gid_t gid;
 
-	if (sudo_ids(&uid, &gid))
+	switch (sudo_ids(&uid, &gid)) {
+	case 1:
 		return 0;	/* not under sudo: run as we are */
+	case -1:
+		return privs_check_sudo(err, len);
+	}
 	pw = getpwuid(uid);
 	if (pw ? initgroups(pw->pw_name, gid) : setgroups(0, NULL)) {
 		snprintf(err, len, "cannot set the groups of uid %u: %s; check SUDO_UID and SUDO_GID",
@@ -69,6 +112,41 @@ int privs_drop_to_invoking_user(char *err, size_t len)
 		setenv("LOGNAME", pw->pw_name, 1);
 	}
 	return 0;
+}
+
+/*
+ * Issue 25 case 12: uid 0 with CAP_BPF and CAP_PERFMON alone could still
+ * read /etc/shadow and write any root-owned file (as their owner). Once
+ * the BPF objects, perf fds, --listen socket and output files are open,
+ * nothing a run still does needs uid 0: map and iterator reads need only
+ * the fds and CAP_BPF, /proc's comm and stat files are world-readable,
+ * the outputs are written through fds opened before, and a command run
+ * as root is stopped with CAP_KILL. So become the sudo user (who may
+ * signal tdbpf anyway, and cannot ptrace it: the uid change makes it
+ * non-dumpable, and its capabilities are more than the user's), or
+ * nobody without sudo, keeping the capabilities across (PR_SET_KEEPCAPS).
+ * A failure is said, not fatal: the capabilities are cut either way.
+ */
+static void leave_root(void)
+{
+	struct passwd *pw;
+	uid_t uid = 65534;
+	gid_t gid = 65534;
+
+	if (getuid() != 0 && geteuid() != 0)
+		return;		/* file capabilities: not root anyway */
+	if (sudo_ids(&uid, &gid) != 0) {
+		pw = getpwnam("nobody");
+		uid = pw ? pw->pw_uid : 65534;
+		gid = pw ? pw->pw_gid : 65534;
+	}
+	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) || setgroups(0, NULL) ||
+	    setresgid(gid, gid, gid) || setresuid(uid, uid, uid)) {
+		fprintf(stderr, "tdbpf: warning: cannot leave uid 0 for uid %u: %s; tracing on as root with CAP_BPF and CAP_PERFMON only\n",
+			(unsigned)uid, strerror(errno));
+		return;
+	}
+	prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0);
 }
 
 /* Keep the @n capabilities of @keep that we have; drop every other one. */
@@ -100,6 +178,8 @@ static void keep_only(const cap_value_t *keep, unsigned int n)
 			if (i == n)
 				cap_drop_bound(c);
 		}
+		/* uid 0 goes too, while CAP_SETUID is still there */
+		leave_root();
 		cap_set_proc(nc);
 	}
 	cap_free(nc);
@@ -126,23 +206,25 @@ void privs_drop_after_setup(void)
 	 * the sudo user needs CAP_KILL. Everything else goes, in one go: the
 	 * bounding set can only be cut while CAP_SETPCAP is still there.
 	 */
-	cap_value_t keep[4] = { CAP_BPF, CAP_PERFMON };
+	cap_value_t keep[5] = { CAP_BPF, CAP_PERFMON };
 	unsigned int n = 2;
 
 	if (keep_kill)
 		keep[n++] = CAP_KILL;
 	/*
-	 * The sockets of the traced processes (flows_proc.c): the kernel
-	 * lets /proc/PID/fd be read only by a task whose capabilities
-	 * cover the target's, which a root process's do not after this
-	 * drop. Read-only use; held only with wakeups traced.
+	 * The sockets of the traced processes (flows_proc.c): once tdbpf
+	 * has left uid 0, /proc/PID/fd of another user's process (mode
+	 * 0500) takes CAP_DAC_READ_SEARCH to open, and the kernel's ptrace
+	 * check CAP_SYS_PTRACE. Read-only use; held only with wakeups.
 	 */
-	if (keep_ptrace)
+	if (keep_ptrace) {
 		keep[n++] = CAP_SYS_PTRACE;
+		keep[n++] = CAP_DAC_READ_SEARCH;
+	}
 	keep_only(keep, n);
 }
 
-int privs_create_output(const char *path)
+int privs_create_output(const char *path, bool *made)
 {
 	const int flags = O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
 	bool created = true;
@@ -158,7 +240,8 @@ int privs_create_output(const char *path)
 	fd = open(path, flags | O_CREAT | O_EXCL, 0644);
 	if (fd < 0 && errno == EEXIST) {
 		created = false;
-		fd = open(path, flags | O_TRUNC);
+		/* not emptied here: only once there is something to write */
+		fd = open(path, flags);
 	}
 	if (fd < 0)
 		return -errno;
@@ -173,5 +256,7 @@ int privs_create_output(const char *path)
 	 */
 	if (created && sudo_ids(&uid, &gid) == 0 && fchown(fd, uid, gid) < 0)
 		errno = 0;
+	if (made)
+		*made = created;
 	return fd;
 }

@@ -18,6 +18,11 @@
 #endif
 
 /*
+ * SUDO_UID and SUDO_GID, when set (as root), must both be ids: else -1
+ * with @err. Checked before anything is run or created for the user.
+ */
+int privs_check_sudo(char *err, size_t len);
+/*
  * In the child, before exec: when root through sudo, become SUDO_UID/GID
  * with that user's groups. Returns 0, or -1 with @err.
  */
@@ -30,14 +35,16 @@ void privs_drop_after_setup(void);
  */
 void privs_keep_kill(bool keep);
 /*
- * Create @path for writing without following a symlink, and hand it to the
- * sudo user when root through sudo. Returns an fd or -errno.
+ * Open @path for writing, creating it if needed, without following a
+ * symlink, and hand a file it creates to the sudo user when root through
+ * sudo. An existing file is not emptied (out_open() does that when the
+ * first report comes). Returns an fd or -errno; *@made: it was created.
  */
-int privs_create_output(const char *path);
+int privs_create_output(const char *path, bool *made);
 /*
- * Before privs_drop_after_setup(): @keep true to keep CAP_SYS_PTRACE, to
- * read the traced processes' /proc/PID/fd (their sockets: the flows that
- * join hosts' graphs).
+ * Before privs_drop_after_setup(): @keep true to keep CAP_SYS_PTRACE and
+ * CAP_DAC_READ_SEARCH, to read the traced processes' /proc/PID/fd (their
+ * sockets: the flows that join hosts' graphs).
  */
 void privs_keep_ptrace(bool keep);
 

@@ -1,0 +1,170 @@
+# SPDX-License-Identifier: GPL-2.0
+# Sourced by bench/run.sh (functions only; its variables and TMP are
+# set): section 6, wakeups: the sched_waking program's cost.
+# shellcheck shell=bash
+
+# ---------------------------------------------------------------- section 6
+# The ping-pong's own CPU time per round trip (both threads' clocks), us:
+# what a program run in their context adds, whatever else loads the
+# machine (time spent waiting for a CPU is not in it, wall time is).
+cpu_per_op() {
+	awk -v l="$LOOPS" '/^tid=/ { sub(/.*cpu_ns=/, ""); s += $1 } END { if (s > 0) printf "%.4f", s / l / 1000; else print "nan" }' "$1"
+}
+
+# One run of a wakeup variant. pp_*: the pinned ping-pong's usecs/op with
+# bpf_stats off; the rest: ns per run of the programs, with bpf_stats on.
+# Writes "key value" lines to $TMP/wake.res.
+wake_run() {
+	local v=$1 out=$TMP/wake.out lp sid wid s0 s1 w0 w1 flag
+	: >"$TMP/wake.res"
+	case $v in
+	pp_none)
+		start_pingpong "$out"
+		wait_pid "$PP" 300
+		{ echo "usecs $(usecs "$out")"; echo "cpu $(cpu_per_op "$out")"; } >"$TMP/wake.res"
+		return ;;
+	pp_off | pp_on)
+		[ "$v" = pp_on ] && flag=--wakeups || flag=-v
+		start_pingpong "$out"
+		"$TDBPF" "$flag" -o /dev/null -p "$PP" 2>"$TMP/tracer.err" &
+		lp=$!
+		PIDS+=("$lp")
+		wait_pid "$PP" 300
+		wait_pid "$lp" 10
+		{ echo "usecs $(usecs "$out")"; echo "cpu $(cpu_per_op "$out")"; } >"$TMP/wake.res"
+		return ;;
+	floor_wempty)
+		start_floor wempty
+		lp=$TR wid=$FLOOR_ID
+		w0=$(prog_stats "$wid")
+		timeout 300 "$W/pipe_pingpong" -n "$LOOPS" -c 0 >"$out" 2>&1
+		w1=$(prog_stats "$wid")
+		;;
+	bpf_on)
+		# without --wakeups the software model has no program on
+		# either tracepoint: nothing to set beside this
+		start_pingpong "$out"
+		start_tdbpf --wakeups -o /dev/null -p "$PP,$SLEEPER"
+		lp=$TR
+		sid=$(tp_prog_id "$lp" sched_switch) || die "no sched_switch link in tdbpf --wakeups"
+		s0=$(prog_stats "$sid")
+		wid=$(tp_prog_id "$lp" sched_waking) || die "no sched_waking link in tdbpf --wakeups"
+		w0=$(prog_stats "$wid")
+		wait_pid "$PP" 300
+		s1=$(prog_stats "$sid")
+		w1=$(prog_stats "$wid")
+		;;
+	bpf_untracked)
+		start_tdbpf --wakeups -o /dev/null -p "$SLEEPER"
+		lp=$TR
+		wid=$(tp_prog_id "$lp" sched_waking) || die "no sched_waking link in tdbpf --wakeups"
+		w0=$(prog_stats "$wid")
+		timeout 300 "$W/pipe_pingpong" -n "$LOOPS" -c 0 >"$out" 2>&1
+		w1=$(prog_stats "$wid")
+		;;
+	esac
+	kill -INT "$lp" 2>/dev/null
+	wait_pid "$lp" 10
+	{
+		[ -n "${s0:-}" ] && echo "switch $(per_run "$s0" "$s1")"
+		[ -n "${w0:-}" ] && echo "waking $(per_run "$w0" "$w1")"
+	} >"$TMP/wake.res"
+}
+
+section_wakeups() {
+	local pp=(pp_none pp_off pp_on) bpf=(floor_empty floor_wempty bpf_on bpf_untracked)
+	local r i v n k val
+	log "6/6 wakeups: $ROUNDS rounds, ${#pp[@]} ping-pong and ${#bpf[@]} BPF variants"
+	sleep 1000 &
+	SLEEPER=$!
+	PIDS+=("$SLEEPER")
+	for ((r = 0; r < ROUNDS; r++)); do
+		n=${#pp[@]}
+		for ((i = 0; i < n; i++)); do
+			v=${pp[$(((i + r) % n))]}
+			wake_run "$v"
+			kv_get "$TMP/wake.res" usecs >>"$TMP/s6.$v"
+			kv_get "$TMP/wake.res" cpu >>"$TMP/s6.$v.cpu"
+		done
+		sysctl -q kernel.bpf_stats_enabled=1 || die "cannot set kernel.bpf_stats_enabled"
+		n=${#bpf[@]}
+		for ((i = 0; i < n; i++)); do
+			v=${bpf[$(((i + r) % n))]}
+			if [ "$v" = floor_empty ]; then
+				bpf_run floor_empty
+				echo "switch $(cat "$TMP/bpf.res")" >"$TMP/wake.res"
+			else
+				wake_run "$v"
+			fi
+			for k in switch waking; do
+				val=$(kv_get "$TMP/wake.res" "$k")
+				[ -n "$val" ] && echo "$val" >>"$TMP/s6.$v.$k"
+			done
+		done
+		sysctl -q kernel.bpf_stats_enabled="$STATS_OLD"
+		log "  round $((r + 1))/$ROUNDS: $(for v in "${pp[@]}"; do printf '%s=%sus ' "$v" "$(tail -1 "$TMP/s6.$v")"; done)"
+	done
+	kill "$SLEEPER" 2>/dev/null
+	wait "$SLEEPER" 2>/dev/null
+}
+
+# Section 6's tables (markdown) on stdout.
+write_wakeups() {
+	local v m mn mx base e we t0 t1 tw tu p0 p1 p2 s
+	echo "## 6. Wakeups: the wait-for graph's cost"
+	echo
+	echo "tdbpf_waking runs on \`sched_waking\` for every wakeup on the machine;"
+	echo "a wakee that is not traced costs one bit test. For a traced one that"
+	echo "blocked, it charges the blocked interval to its waker; the switch"
+	echo "program takes the clock once when a traced task blocks. Without"
+	echo "--wakeups the software model runs no program at a switch or a wakeup,"
+	echo "so --wakeups adds both programs whole. Pinned"
+	echo "ping-pong (\`pipe_pingpong -n $LOOPS -c 0\`): each round trip has two"
+	echo "switches, one of them blocking, and one wakeup (the other side is still"
+	echo "runnable when its reply comes). $ROUNDS rounds, median and min-max."
+	echo
+	echo "Wall time per round trip, and the two threads' own CPU time per round"
+	echo "trip (their CPU clocks, which hold every program run in their context:"
+	echo "the switch program for the task switching out, the waking program for"
+	echo "the waker). CPU time does not count waiting for a CPU, so it holds on a"
+	echo "loaded machine where wall time does not; the default is decided on it."
+	echo
+	echo "| variant | usecs/op (median) | min-max | slowdown | CPU us/op (median) | min-max | CPU slowdown |"
+	echo "|---|---:|---:|---:|---:|---:|---:|"
+	base=$(med <"$TMP/s6.pp_none")
+	cbase=$(med <"$TMP/s6.pp_none.cpu")
+	for v in pp_none pp_off pp_on; do
+		read -r m mn mx < <(stats3 <"$TMP/s6.$v")
+		read -r c cn cx < <(stats3 <"$TMP/s6.$v.cpu")
+		case $v in
+		pp_none) s="pipe_pingpong, untraced" ;;
+		pp_off) s="\`tdbpf -p PID\` (no wakeups: the default)" ;;
+		pp_on) s="\`tdbpf --wakeups -p PID\`" ;;
+		esac
+		echo "| $s | $(fmt "$m" %.3f) | $(fmt "$mn" %.3f)-$(fmt "$mx" %.3f) | $(ratio "$m" "$base" %.3fx) | $(fmt "$c" %.3f) | $(fmt "$cn" %.3f)-$(fmt "$cx" %.3f) | $(ratio "$c" "$cbase" %.3fx) |"
+	done
+	echo
+	echo "| program (bpf_stats: run_time_ns / run_cnt) | ns/run (median) | min-max | runs per measurement (median) |"
+	echo "|---|---:|---:|---:|"
+	for v in floor_empty.switch floor_wempty.waking bpf_on.switch bpf_on.waking bpf_untracked.waking; do
+		[ -s "$TMP/s6.$v" ] || continue
+		read -r m mn mx < <(stats3 <"$TMP/s6.$v")
+		case $v in
+		floor_empty.switch) s="floor: empty program on sched_switch" ;;
+		floor_wempty.waking) s="floor: empty program on sched_waking" ;;
+		bpf_on.switch) s="tdbpf_switch, tracked, --wakeups (the clock at each block)" ;;
+		bpf_on.waking) s="tdbpf_waking, tracked wakee" ;;
+		bpf_untracked.waking) s="tdbpf_waking, untracked wakee (early exit)" ;;
+		esac
+		echo "| $s | $(fmt "$m" %.1f) | $(fmt "$mn" %.1f)-$(fmt "$mx" %.1f) | - |"
+	done
+	we=$(med <"$TMP/s6.floor_wempty.waking")
+	tu=$(med <"$TMP/s6.bpf_untracked.waking")
+	p0=$(med <"$TMP/s6.pp_none.cpu"); p1=$(med <"$TMP/s6.pp_off.cpu"); p2=$(med <"$TMP/s6.pp_on.cpu")
+	echo
+	echo "| target | measured | limit | result |"
+	echo "|---|---:|---:|---|"
+	echo "| untracked wakeup <= 1.5x the empty sched_waking program | $(ratio "$tu" "$we" %.2fx) | 1.50x | $(pass "$(le "$(ratio "$tu" "$we" %.4f)" 1.5)") |"
+	s=$(awk -v a="$p2" -v b="$p1" -v c="$p0" 'BEGIN { if (c > 0 && b > 0) printf "%.1f", (a - b) / c * 100; else print "nan" }')
+	echo "| wakeups' addition to the ping-pong's CPU slowdown (on by default only if <= 3%) | $s% of untraced | 3% | $(pass "$(le "$s" 3)") |"
+}

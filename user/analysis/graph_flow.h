@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The verdict steps of graph_build() (graph_flow.c), for graph.c alone:
+ * judge each node on its own, then follow every blocked node's blocked
+ * time along its waits to where it stops, and rank the candidates.
+ */
+#ifndef TDBPF_GRAPH_FLOW_H
+#define TDBPF_GRAPH_FLOW_H
+
+#include "analysis/graph.h"
+
+/* Each node's sched verdict, role and external waits. */
+void graph_judge_nodes(struct graph *g);
+/* The flow: waits_ns, led_ns, cycle, blocked_ns, rank. 0 or -ENOMEM. */
+int graph_flow(struct graph *g);
+
+#endif /* TDBPF_GRAPH_FLOW_H */

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The subcommands (options.h): what each takes once the options are
+ * read, and the one command table. Pure, like the parser: fuzzed with it.
+ */
+#include <string.h>
+#include "commands/cmd.h"
+#include "commands/options.h"
+
+static int no_events(const struct options *o, const char *cmd, char *err,
+		     size_t len);
+
+/* -p/-t/-a/-- COMMAND: what to trace, and options that go together. */
+static int check_trace(struct options *o, int argc, char **argv, int optind,
+		       char *err, size_t len)
+{
+	int n;
+
+	if (optind < argc) {
+		/*
+		 * "--" ends options; anything left is the command to launch.
+		 * A subcommand's name there, without "--", was meant as the
+		 * subcommand: say where it goes rather than run a program.
+		 */
+		if (strcmp(argv[optind - 1], "--") &&
+		    find_subcommand(argv[optind]))
+			return options_fail(err, len,
+					    "'%s' is a command: put it first (tdbpf %s [options]); to launch a program named %s, put -- before it",
+					    argv[optind], argv[optind], argv[optind]);
+		o->argv = &argv[optind];
+	}
+	n = (o->nr_pids > 0) + (o->nr_tids > 0) + o->all + (o->argv != NULL);
+	if (n == 0)
+		return options_fail(err, len,
+				    "nothing to trace; give -p PID, -t TID, -a, or -- COMMAND (see tdbpf --help)");
+	if (n > 1)
+		return options_fail(err, len,
+				    "-p, -t, -a and -- COMMAND exclude each other; give only one of them");
+	if (o->sep && o->json)
+		return options_fail(err, len,
+				    "-x (CSV) and -j (JSON) exclude each other; pick one");
+	if (o->children && !o->nr_pids && !o->argv)
+		return options_fail(err, len,
+				    "--children follows processes forked by -p or -- COMMAND targets; add one of them");
+	/* the graph is made of wakeups */
+	if (o->graph)
+		o->wakeups = true;
+	if (o->from >= 0 || o->to >= 0)
+		return options_fail(err, len,
+				    "--from and --to pick intervals of a recording; use them with tdbpf report FILE");
+	if (o->record && o->output && !strcmp(o->record, o->output))
+		return options_fail(err, len,
+				    "--record and -o name the same file '%s'; give two files",
+				    o->record);
+	return 0;
+}
+
+/* top: the targets of a trace; the screen is the output. */
+static int check_top(struct options *o, int argc, char **argv, int optind,
+		     char *err, size_t len)
+{
+	if (check_trace(o, argc, argv, optind, err, len))
+		return -1;
+	if ((o->sep || o->json) && !o->output)
+		return options_fail(err, len,
+				    "top draws on the terminal; -x and -j are for the final report: add -o FILE");
+	if (!o->interval_ms)
+		o->interval_ms = 1000;
+	return 0;
+}
+
+/* report: one recording, and nothing that only tracing takes. */
+static int check_report(struct options *o, int argc, char **argv, int optind,
+			char *err, size_t len)
+{
+	if (optind < argc)
+		o->input = argv[optind++];
+	if (optind < argc)
+		return options_fail(err, len,
+				    "report takes one recording, got '%s' too; give FILE or - for stdin",
+				    argv[optind]);
+	if (!o->input)
+		return options_fail(err, len,
+				    "report needs a recording; give the FILE that tdbpf -j -o FILE wrote");
+	if (o->nr_pids || o->nr_tids || o->all || o->duration > 0 ||
+	    o->interval_ms || o->children || o->model || o->smt >= 0 ||
+	    o->record)
+		return options_fail(err, len,
+				    "report reads a recording; drop -p/-t/-a/-d/-I/--children/--model/--smt/--record");
+	if (o->sep && o->json)
+		return options_fail(err, len,
+				    "-x (CSV) and -j (JSON) exclude each other; pick one");
+	if (o->from >= 0 && o->to >= 0 && o->from > o->to)
+		return options_fail(err, len,
+				    "--from %ld is after --to %ld; give --from <= --to",
+				    o->from, o->to);
+	/* without --sort, rows keep the order the live run printed */
+	if (!o->sort_given)
+		o->sort = SORT_NONE;
+	return no_events(o, "report", err, len);
+}
+
+/* -e counts while tracing: list and decode have nothing to count */
+static int no_events(const struct options *o, const char *cmd, char *err,
+		     size_t len)
+{
+	if (o->nr_events)
+		return options_fail(err, len,
+				    "-e names events to count while tracing; drop it from %s",
+				    cmd);
+	return 0;
+}
+
+static int check_list(struct options *o, int argc, char **argv, int optind,
+		      char *err, size_t len)
+{
+	if (no_events(o, "list", err, len))
+		return -1;
+	if (optind < argc)
+		return options_fail(err, len,
+				    "unexpected argument '%s' to list; use tdbpf %s",
+				    argv[optind], subcommands[CMD_LIST].synopsis);
+	return 0;
+}
+
+static int check_decode(struct options *o, int argc, char **argv,
+			int optind, char *err, size_t len)
+{
+	if (optind < argc)
+		o->input = argv[optind++];
+	if (optind < argc)
+		return options_fail(err, len,
+				    "decode takes one input file, got '%s' too; give FILE or - for stdin",
+				    argv[optind]);
+	if (!o->model)
+		return options_fail(err, len,
+				    "decode needs --model M; see 'tdbpf list --help' for the models");
+	if (o->nr_pids || o->nr_tids || o->all)
+		return options_fail(err, len,
+				    "decode reads counts from a file; drop -p/-t/-a");
+	return no_events(o, "decode", err, len);
+}
+
+/* graph: reports from several hosts, nothing that only tracing takes. */
+static int check_graph(struct options *o, int argc, char **argv, int optind,
+		       char *err, size_t len)
+{
+	for (; optind < argc; optind++)
+		if (options_add_graph_input(o, "", 0, argv[optind], err, len))
+			return -1;
+	if (o->prometheus && o->nr_graph_in)
+		return options_fail(err, len,
+				    "graph reads either reports or --prometheus; give one of them");
+	if ((o->range || o->match) && !o->prometheus)
+		return options_fail(err, len,
+				    "--range and --match select series of --prometheus URL; add it, or drop them");
+	if (!o->nr_graph_in && !o->prometheus)
+		return options_fail(err, len,
+				    "graph needs the hosts' reports; give FILE... (written by tdbpf --wakeups -j or --record), --host NAME=FILE, or --prometheus URL");
+	if (o->prometheus && !o->range)
+		o->range = "5m";
+	if (o->nr_pids || o->nr_tids || o->all || o->duration > 0 ||
+	    o->interval_ms || o->children || o->model || o->smt >= 0 ||
+	    o->record || o->from >= 0 || o->to >= 0)
+		return options_fail(err, len,
+				    "graph joins reports already written; drop -p/-t/-a/-d/-I/--children/--model/--smt/--record/--from/--to");
+	if (o->per_name)
+		return options_fail(err, len,
+				    "graph names its nodes host/process/thread and does not fold them; drop --per-name");
+	if (o->sep && o->json)
+		return options_fail(err, len,
+				    "-x (CSV) and -j (JSON) exclude each other; pick one");
+	o->wakeups = true;
+	return no_events(o, "graph", err, len);
+}
+
+/*
+ * The fuzzers build the parser alone, without what the commands run
+ * (libbpf and the rest): their entries' run is NULL there.
+ */
+#ifdef TDBPF_PARSE_ONLY
+#define RUN(fn) NULL
+#else
+#define RUN(fn) fn
+#endif
+
+/*
+ * The one command table, indexed by enum command: each subcommand's
+ * word, synopsis, checks and what it runs. -V is an option, not a word.
+ */
+const struct subcommand subcommands[] = {
+	[CMD_TRACE] = { CMD_TRACE, NULL,
+			"[options] -p PID[,PID] | -t TID[,TID] | -a | -- COMMAND [ARGS]",
+			false, false, check_trace, RUN(cmd_trace) },
+	[CMD_LIST] = { CMD_LIST, "list",
+		       "list [--model M] [--smt on|off] [-l N] [-j]", false,
+		       false, check_list, RUN(cmd_list) },
+	[CMD_DECODE] = { CMD_DECODE, "decode",
+			 "decode --model M [--smt on|off] [-l N] [-j] [FILE|-]",
+			 false, false, check_decode, RUN(cmd_decode) },
+	[CMD_REPORT] = { CMD_REPORT, "report",
+			 "report [-x SEP|-j] [--per-name] [--sort KEY] [--top N] [-l N] [--from N] [--to N] FILE|-",
+			 false, false, check_report, RUN(cmd_report) },
+	/* the same targets as tracing, another driver (top.c) */
+	[CMD_TOP] = { CMD_TOP, "top",
+		      "top [-I MS] [--per-name] [--sort KEY] [options] -p PID | -t TID | -a | -- COMMAND",
+		      false, false, check_top, RUN(cmd_trace) },
+	[CMD_GRAPH] = { CMD_GRAPH, "graph",
+			"graph [-x SEP|-j] [--graph FILE.dot] [--sort KEY] [--top N] [--host NAME=FILE]... [FILE...] | --prometheus URL [--range DUR] [--match SEL]",
+			false, false, check_graph, RUN(cmd_graph) },
+	[CMD_HELP] = { CMD_HELP, "help", NULL, true, true, NULL,
+		       RUN(cmd_help) },
+	[CMD_VERSION] = { CMD_VERSION, NULL, NULL, true, true, NULL,
+			  RUN(cmd_version) },
+};
+
+const struct subcommand *find_subcommand(const char *word)
+{
+	int i;
+
+	for (i = 0; i < CMD_NR; i++)
+		if (subcommands[i].name && !strcmp(subcommands[i].name, word))
+			return &subcommands[i];
+	return NULL;
+}
+
+/* "'list', 'decode', ": the words a user is told about */
+void subcommand_names(char *buf, size_t len)
+{
+	size_t n = 0;
+	int i;
+
+	buf[0] = 0;
+	for (i = 0; i < CMD_NR && n < len; i++)
+		if (subcommands[i].name && !subcommands[i].hidden)
+			n += (size_t)snprintf(buf + n, len - n, "'%s', ",
+					      subcommands[i].name);
+}

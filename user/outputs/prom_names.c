@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /metrics labels (prom_table.h): a task's process name (its main
+ * thread's row, else what the last scrape knew, else /proc) and the
+ * label set its increments go to.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "outputs/prom_table.h"
+#include "sums/archive.h"
+#include "support/hash.h"
+
+struct pcomm_entry {
+	__u32 tgid;		/* 0 = empty */
+	char comm[TDBPF_COMM_LEN + 1];
+};
+
+struct pcomm_map {
+	struct pcomm_entry *e;	/* nr of them, room for the table's rows */
+	size_t nr;
+	struct hash_index x;	/* tgid -> entry + 1 */
+};
+
+struct pcomm_key {
+	const struct pcomm_map *m;
+	__u32 tgid;
+};
+
+static bool pcomm_is(const void *ctx, size_t i)
+{
+	const struct pcomm_key *k = ctx;
+
+	return k->m->e[i].tgid == k->tgid;
+}
+
+static size_t *pcomm_slot(const struct pcomm_map *m, __u32 tgid)
+{
+	struct pcomm_key k = { m, tgid };
+
+	return hash_find(&m->x, hash_id(tgid), pcomm_is, &k);
+}
+
+/* The name of @tgid, NULL if @m has none. */
+static struct pcomm_entry *pcomm_find(const struct pcomm_map *m, __u32 tgid)
+{
+	size_t *slot;
+
+	if (!m)
+		return NULL;
+	slot = pcomm_slot(m, tgid);
+	return *slot ? &m->e[*slot - 1] : NULL;
+}
+
+/* The entry of @tgid, added (unnamed) if new. */
+static struct pcomm_entry *pcomm_add(struct pcomm_map *m, __u32 tgid)
+{
+	size_t *slot = pcomm_slot(m, tgid);
+	struct pcomm_entry *e;
+
+	if (*slot)
+		return &m->e[*slot - 1];
+	e = &m->e[m->nr++];
+	e->tgid = tgid;
+	e->comm[0] = '\0';
+	*slot = m->nr;
+	return e;
+}
+
+void prom_names_free(struct pcomm_map *m)
+{
+	if (m) {
+		free(m->e);
+		hash_index_free(&m->x);
+	}
+	free(m);
+}
+
+/* /proc/TGID/comm, for a process whose main thread tdbpf did not see */
+static void read_pcomm(const char *proc, __u32 tgid, char *out, size_t len)
+{
+	char path[96];
+	ssize_t n;
+	int fd;
+
+	out[0] = '\0';
+	snprintf(path, sizeof(path), "%s/%u/comm", proc, tgid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, out, len - 1);
+	close(fd);
+	if (n <= 0)
+		n = 0;
+	out[n] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+}
+
+static void copy_name(char *dst, size_t len, const char *src)
+{
+	size_t n = strnlen(src, len - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/*
+ * tgid -> process name for the tgids of @cur: the main thread's own row
+ * when the table has it (the newest name), else what the previous scrape
+ * knew, else /proc. Rebuilt each update so it never outgrows the table.
+ */
+int prom_names_update(struct prom_state *st, const struct task_table *cur)
+{
+	struct pcomm_map *m = calloc(1, sizeof(*m));
+	struct pcomm_entry *e, *old;
+	size_t i;
+
+	if (!m)
+		return -ENOMEM;
+	/* at most one entry per row */
+	m->e = calloc(cur->nr + 1, sizeof(*m->e));
+	if (!m->e || hash_index_init(&m->x, cur->nr, 64)) {
+		prom_names_free(m);
+		return -ENOMEM;
+	}
+	for (i = 0; i < cur->nr; i++) {
+		const struct task_row *r = tasks_row(cur, i);
+
+		if (!r->pid || r->tid != r->pid)
+			continue;
+		e = pcomm_add(m, r->pid);
+		copy_name(e->comm, sizeof(e->comm), r->comm);
+	}
+	for (i = 0; i < cur->nr; i++) {
+		const struct task_row *r = tasks_row(cur, i);
+
+		if (!r->pid || pcomm_find(m, r->pid))
+			continue;
+		e = pcomm_add(m, r->pid);
+		old = pcomm_find(st->pcomm, r->pid);
+		if (old)
+			memcpy(e->comm, old->comm, sizeof(e->comm));
+		else
+			read_pcomm(st->proc, r->pid, e->comm, sizeof(e->comm));
+	}
+	prom_names_free(st->pcomm);
+	st->pcomm = m;
+	return 0;
+}
+
+
+/* The labels @r has now. */
+void prom_key_of(const struct prom_state *st, const struct task_row *r,
+		 struct prom_key *k)
+{
+	struct pcomm_entry *e = pcomm_find(st->pcomm, r->pid);
+
+	memset(k, 0, sizeof(*k));
+	if (e)
+		memcpy(k->comm, e->comm, sizeof(k->comm));
+	if (st->labels & LISTEN_LABEL_TID)
+		copy_name(k->thread, sizeof(k->thread), r->comm);
+	else
+		fold_name(r->comm, k->thread, sizeof(k->thread));
+	if (st->labels & (LISTEN_LABEL_PID | LISTEN_LABEL_TID))
+		k->pid = r->pid;
+	if (st->labels & LISTEN_LABEL_TID)
+		k->tid = r->tid;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Inside the /metrics series (prom.h): prom.c's update turns a scrape's
+ * task table into increments; prom_names.c says which label set a task
+ * goes to; prom_series.c keeps the series of each label set.
+ */
+#ifndef TDBPF_PROM_TABLE_H
+#define TDBPF_PROM_TABLE_H
+
+#include "outputs/prom.h"
+
+/* A label set: what a series is found by. */
+struct prom_key {
+	char comm[TDBPF_COMM_LEN + 1];
+	char thread[TDBPF_COMM_LEN + 2];
+	__u32 pid, tid;
+};
+
+/* TMA nodes each series keeps, 0 for a model without a tree. */
+static inline int prom_nr_nodes(const struct prom_state *st)
+{
+	const struct model *m = st->plan->model;
+
+	return m && m->max_level > 0 && st->plan->level > 0 ? m->nr_nodes : 0;
+}
+
+/* prom_names.c */
+/*
+ * tgid -> process name for the tgids of @cur: the main thread's own row
+ * when the table has it (the newest name), else what the previous scrape
+ * knew, else /proc. 0 or -ENOMEM.
+ */
+int prom_names_update(struct prom_state *st, const struct task_table *cur);
+void prom_names_free(struct pcomm_map *m);
+/* The labels @r has now. */
+void prom_key_of(const struct prom_state *st, const struct task_row *r,
+		 struct prom_key *k);
+
+/* prom_series.c */
+/* The series of @k, created while there is room; else `other` (or NULL). */
+struct prom_series *prom_series_get(struct prom_state *st,
+				    const struct prom_key *k);
+/* Series that identify one process or thread end once it has gone. */
+int prom_series_expire(struct prom_state *st);
+
+/* prom_waits.c */
+/*
+ * Add @r's waker slots since the last update to the wait series of its
+ * series @s (a task waker by its series' labels, a kind by name).
+ */
+int prom_waits_update(struct prom_state *st, const struct task_table *cur,
+		      const struct task_row *r, const struct prom_series *s);
+void prom_waits_free(struct prom_state *st);
+
+#endif /* TDBPF_PROM_TABLE_H */

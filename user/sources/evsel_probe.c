@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The -e events against this machine (evsel_probe.h): where tracefs is
+ * (mounting it as perf does), and whether the kernel opens each group,
+ * with the reason in one line when it does not.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <linux/perf_event.h>
+#include "sources/evsel_probe.h"
+
+static const char *const tracefs_dirs[] = {
+	"/sys/kernel/tracing",
+	"/sys/kernel/debug/tracing",
+};
+
+static bool has_events(const char *dir)
+{
+	char path[256];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/events", dir);
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+/* As perf does: where tracefs is not mounted, mount it where it belongs. */
+static int mount_tracefs(char *dir, size_t len)
+{
+	if (mount("nodev", tracefs_dirs[0], "tracefs", 0, NULL) ||
+	    !has_events(tracefs_dirs[0]))
+		return -1;
+	snprintf(dir, len, "%s", tracefs_dirs[0]);
+	return 0;
+}
+
+void evsel_env_system(struct evsel_env *env)
+{
+	size_t i;
+
+	env->pmu_dir = "/sys/bus/event_source/devices";
+	env->tracefs = NULL;
+	env->mount_tracefs = mount_tracefs;
+	for (i = 0; i < sizeof(tracefs_dirs) / sizeof(tracefs_dirs[0]); i++)
+		if (has_events(tracefs_dirs[i])) {
+			env->tracefs = tracefs_dirs[i];
+			break;
+		}
+}
+
+static int paranoid(void)
+{
+	char buf[16];
+
+	if (evsel_read_small("/proc/sys/kernel/perf_event_paranoid", buf,
+			     sizeof(buf)))
+		      return 2;
+	return atoi(buf);
+}
+
+int evsel_why(const struct model_event *e, int e2, const char *lead,
+	      char *err, size_t len)
+{
+	bool hw = e->type == PERF_TYPE_HARDWARE || e->type == PERF_TYPE_RAW ||
+		  e->type == PERF_TYPE_HW_CACHE;
+
+	if (lead)
+		return evsel_fail(err, len,
+				  "event '%s' cannot be counted in one group with '%s' (%s); put it in its own group",
+				  e->name, lead, strerror(e2));
+	switch (e2) {
+	case EACCES:
+	case EPERM:
+		return evsel_fail(err, len,
+				  "event '%s' needs privileges (%s, kernel.perf_event_paranoid is %d); run as root or grant CAP_PERFMON",
+				  e->name, strerror(e2), paranoid());
+	case ENOENT:
+	case ENODEV:
+	case EOPNOTSUPP:
+		if (hw)
+			return evsel_fail(err, len,
+					  "event '%s' cannot be counted here: no hardware PMU (%s; a VM without a virtual PMU?); drop it, or count it on a machine that has one",
+					  e->name, strerror(e2));
+		return evsel_fail(err, len,
+				  "event '%s' cannot be counted here: no PMU takes type %u config 0x%llx (%s); check the event against perf list",
+				  e->name, e->type, (unsigned long long)e->config,
+				  strerror(e2));
+	case EINVAL:
+		return evsel_fail(err, len,
+				  "event '%s' was rejected by its PMU (type %u config 0x%llx: %s); check its terms and modifiers against perf list",
+				  e->name, e->type, (unsigned long long)e->config,
+				  strerror(e2));
+	case EMFILE:
+		return evsel_fail(err, len,
+				  "event '%s': too many open files; raise the limit with ulimit -n",
+				  e->name);
+	case EBUSY:
+		return evsel_fail(err, len,
+				  "event '%s': its PMU is held exclusively by another user; stop it and retry",
+				  e->name);
+	default:
+		return evsel_fail(err, len, "event '%s' cannot be counted: %s",
+				  e->name, strerror(e2));
+	}
+}
+
+static int open_one(const struct model_event *e, int cpu, int group_fd)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = e->type;
+	a.config = e->config;
+	a.config1 = e->config1;
+	a.config2 = e->config2;
+	a.exclude_user = !!(e->excl & EVF_EXCL_USER);
+	a.exclude_kernel = !!(e->excl & EVF_EXCL_KERNEL);
+	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			PERF_FORMAT_TOTAL_TIME_RUNNING;
+	a.disabled = group_fd < 0;
+	return (int)syscall(__NR_perf_event_open, &a, -1, cpu, group_fd,
+			    PERF_FLAG_FD_CLOEXEC);
+}
+
+int evsel_probe(const struct evsel_list *l, int cpu, char *err,
+		size_t errlen)
+{
+	int fds[EVSEL_MAX], i, j, lead = -1, e2, rc = 0;
+
+	for (i = 0; i < l->nr; i++)
+		fds[i] = -1;
+	for (i = 0; i < l->nr && !rc; i++) {
+		if (!i || l->group[i] != l->group[i - 1])
+			lead = i;
+		fds[i] = open_one(&l->ev[i], cpu, lead == i ? -1 : fds[lead]);
+		if (fds[i] >= 0)
+			continue;
+		e2 = errno;
+		/* alone it works: the group is what the PMU refuses */
+		if (lead != i) {
+			int fd = open_one(&l->ev[i], cpu, -1);
+
+			if (fd >= 0) {
+				close(fd);
+				rc = evsel_why(&l->ev[i], e2, l->ev[lead].name,
+					       err, errlen);
+				break;
+			}
+			e2 = errno;
+		}
+		rc = evsel_why(&l->ev[i], e2, NULL, err, errlen);
+	}
+	for (j = 0; j < l->nr; j++)
+		if (fds[j] >= 0)
+			close(fds[j]);
+	return rc;
+}

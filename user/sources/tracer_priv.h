@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The tracer's own state, for its two halves alone: tracer.c sets the
+ * counters and BPF programs up and tears them down, tracer_collect.c
+ * reads the per-task sums they keep. Nothing else sees the skeleton.
+ */
+#ifndef TDBPF_TRACER_PRIV_H
+#define TDBPF_TRACER_PRIV_H
+
+#include <stdbool.h>
+#include <bpf/libbpf.h>
+#include "tdbpf.h"		/* the skeleton's .bss is a struct tdbpf_filter */
+#include "sources/counters.h"
+#include "sources/tracer.h"
+#include "sums/tasks.h"
+#include "tdbpf.skel.h"
+
+/* Task iterator records read per read(): a seq_file buffer's worth. */
+#define ITER_BATCH	2048
+
+struct tracer {
+	struct tracer_conf c;
+	struct tdbpf_bpf *skel;
+	struct counters ctr;
+	int ncpu;
+	bool *online;
+	int tasks_fd, stats_fd, exited_fd, flush_fd, dead_wakes_fd;
+	struct bpf_link *iter;		/* task iterator: live tasks' sums */
+	struct task_table archive;	/* exited tasks, deleted from the map */
+	struct tdbpf_task *vals;	/* one entry: scratch for a record */
+	struct tdbpf_wake wake;		/* a dead task's waker state */
+	bool detached;
+	bool read_free;			/* sums read from the tasks (BPF) */
+	__u32 fold_key;			/* next key of a folded exited row */
+};
+
+/* Charge what runs on every CPU up to now (tracer_collect.c). */
+void tracer_flush_cpus(struct tracer *t);
+
+#endif /* TDBPF_TRACER_PRIV_H */
