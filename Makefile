@@ -27,9 +27,10 @@ CFLAGS  += $(WERROR)
 DEPFLAGS = -MMD -MP
 CPPFLAGS += -Iinclude -Iuser -I$(OUT)
 # json-c: tdbpf report parses recordings; ncurses: tdbpf top's screen;
-# libmicrohttpd: --listen's /metrics; libcurl: tdbpf graph --prometheus
-# asks Prometheus' HTTP API (a client: libmicrohttpd only serves)
-LDLIBS  += -lbpf -lelf -lz -lcap -ljson-c -lncurses -lm -lmicrohttpd -lcurl \
+# libmicrohttpd: --listen's /metrics; -ldl: tdbpf graph --prometheus
+# loads libcurl (its headers: libcurl4-openssl-dev) only when it asks
+# Prometheus (sources/prom_query.c says why)
+LDLIBS  += -lbpf -lelf -lz -lcap -ljson-c -lncurses -lm -lmicrohttpd -ldl \
 	   -pthread
 ARCH    := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 

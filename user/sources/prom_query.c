@@ -5,6 +5,9 @@
  * libcurl is the client: Debian's, well kept, and it does what a fleet's
  * Prometheus may need (HTTPS, proxies from the environment, redirects),
  * which libmicrohttpd, a server, does not. json-c parses the answers.
+ * It is loaded (dlopen) only here: linked, its dependencies (Kerberos,
+ * LDAP, SSH, ...) would be mapped by every tdbpf run, the tracer too,
+ * which then failed to start under a tight `ulimit -v`.
  *
  * Each family is read with one instant query of increase() over the
  * window (--range): that is each host's own sum over the same window,
@@ -15,13 +18,71 @@
  * other labels a scrape config adds (job, ...) fold away.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dlfcn.h>
 #include <curl/curl.h>
 #include <json-c/json.h>
 #include "sources/prom_query.h"
 #include "sums/waits.h"
+
+/* libcurl's entry points, from dlopen() */
+static struct {
+	CURLcode (*global_init)(long flags);
+	void (*global_cleanup)(void);
+	CURL *(*easy_init)(void);
+	CURLcode (*easy_setopt)(CURL *c, CURLoption opt, ...);
+	CURLcode (*easy_perform)(CURL *c);
+	CURLcode (*easy_getinfo)(CURL *c, CURLINFO info, ...);
+	void (*easy_cleanup)(CURL *c);
+	char *(*easy_escape)(CURL *c, const char *s, int len);
+	void (*free)(void *p);
+	const char *(*easy_strerror)(CURLcode rc);
+} cu;
+
+static int load_curl(char *err, size_t len)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} syms[] = {
+#define SYM(f, n) { n, offsetof(__typeof__(cu), f) }
+		SYM(global_init, "curl_global_init"),
+		SYM(global_cleanup, "curl_global_cleanup"),
+		SYM(easy_init, "curl_easy_init"),
+		SYM(easy_setopt, "curl_easy_setopt"),
+		SYM(easy_perform, "curl_easy_perform"),
+		SYM(easy_getinfo, "curl_easy_getinfo"),
+		SYM(easy_cleanup, "curl_easy_cleanup"),
+		SYM(easy_escape, "curl_easy_escape"),
+		SYM(free, "curl_free"),
+		SYM(easy_strerror, "curl_easy_strerror"),
+#undef SYM
+	};
+	void *h = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+	size_t i;
+
+	if (!h) {
+		snprintf(err, len,
+			 "--prometheus needs libcurl (%s); install Debian's libcurl4",
+			 dlerror());
+		return -1;
+	}
+	for (i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
+		void *f = dlsym(h, syms[i].name);
+
+		if (!f) {
+			snprintf(err, len,
+				 "libcurl.so.4 lacks %s; install Debian's libcurl4",
+				 syms[i].name);
+			return -1;
+		}
+		memcpy((char *)&cu + syms[i].off, &f, sizeof(f));
+	}
+	return 0;
+}
 
 struct body {
 	char *p;
@@ -62,31 +123,31 @@ static int query(const struct prom_query *q, const char *promql,
 	CURL *c;
 
 	*doc = NULL;
-	c = curl_easy_init();
+	c = cu.easy_init();
 	if (!c) {
 		snprintf(err, len, "cannot start an HTTP client (libcurl)");
 		return -1;
 	}
-	enc = curl_easy_escape(c, promql, 0);
+	enc = cu.easy_escape(c, promql, 0);
 	snprintf(url, sizeof(url), "%s%sapi/v1/query?query=%s", q->url,
 		 q->url[strlen(q->url) - 1] == '/' ? "" : "/", enc ? enc : "");
-	curl_free(enc);
-	curl_easy_setopt(c, CURLOPT_URL, url);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, curl_err);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT, q->timeout_s);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, q->timeout_s);
-	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_USERAGENT, "tdbpf graph");
-	rc = curl_easy_perform(c);
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
-	curl_easy_cleanup(c);
+	cu.free(enc);
+	cu.easy_setopt(c, CURLOPT_URL, url);
+	cu.easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
+	cu.easy_setopt(c, CURLOPT_WRITEDATA, &b);
+	cu.easy_setopt(c, CURLOPT_ERRORBUFFER, curl_err);
+	cu.easy_setopt(c, CURLOPT_TIMEOUT, q->timeout_s);
+	cu.easy_setopt(c, CURLOPT_CONNECTTIMEOUT, q->timeout_s);
+	cu.easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+	cu.easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	cu.easy_setopt(c, CURLOPT_USERAGENT, "tdbpf graph");
+	rc = cu.easy_perform(c);
+	cu.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+	cu.easy_cleanup(c);
 	if (rc != CURLE_OK) {
 		snprintf(err, len,
 			 "cannot reach Prometheus at %s: %s; check the URL (http://HOST:9090) and that Prometheus runs there",
-			 q->url, curl_err[0] ? curl_err : curl_easy_strerror(rc));
+			 q->url, curl_err[0] ? curl_err : cu.easy_strerror(rc));
 		free(b.p);
 		return -1;
 	}
@@ -446,7 +507,9 @@ int prom_query_hosts(const struct prom_query *q, struct host_report **hosts,
 	}
 	if (q->match && *q->match)
 		snprintf(sel, sizeof(sel), "{%s}", q->match);
-	curl_global_init(CURL_GLOBAL_DEFAULT);
+	if (load_curl(err, len))
+		return -1;
+	cu.global_init(CURL_GLOBAL_DEFAULT);
 	rc = read_hosts(q, sel, &hs, err, len);
 	if (!rc)
 		rc = read_sched(q, sel, &hs, err, len);
@@ -454,7 +517,7 @@ int prom_query_hosts(const struct prom_query *q, struct host_report **hosts,
 		rc = read_waits(q, sel, &hs, err, len);
 	if (!rc)
 		rc = read_flows(q, sel, &hs, err, len);
-	curl_global_cleanup();
+	cu.global_cleanup();
 	if (rc == -ENOMEM)
 		snprintf(err, len, "out of memory");
 	for (i = 0; i < hs.n; i++)
