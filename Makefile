@@ -27,11 +27,10 @@ CFLAGS  += $(WERROR)
 DEPFLAGS = -MMD -MP
 CPPFLAGS += -Iinclude -Iuser -I$(OUT)
 # json-c: tdbpf report parses recordings; ncurses: tdbpf top's screen;
-# libmicrohttpd: --listen's /metrics; -ldl: tdbpf graph --prometheus
-# loads libcurl (its headers: libcurl4-openssl-dev) only when it asks
-# Prometheus (sources/prom_query.c says why)
-LDLIBS  += -lbpf -lelf -lz -lcap -ljson-c -lncurses -lm -lmicrohttpd -ldl \
-	   -pthread
+# libmicrohttpd: --listen's /metrics. tdbpf graph --prometheus loads
+# libcurl (dlopen, in libc since glibc 2.34; headers from
+# libcurl4-openssl-dev) only when it asks Prometheus (prom_query.c)
+LDLIBS  += -lbpf -lelf -lz -lcap -ljson-c -lncurses -lm -lmicrohttpd -pthread
 ARCH    := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 # the BPF side, one file a job, linked into one object and one skeleton
