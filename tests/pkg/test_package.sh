@@ -94,7 +94,14 @@ dpkg-deb -x "$deb" "$tmp/x"
 needed=$(objdump -p "$tmp/x/usr/sbin/tdbpf" | awk '$1 == "NEEDED" { print $2 }')
 check "the binary links shared libraries ($(echo $needed))" test -n "$needed"
 for lib in $needed; do
-	pkg=$(dpkg -S "*/$lib" 2>/dev/null | head -n 1 | sed 's/[:,].*//')
+	# the file the loader maps, so that another architecture's copy of
+	# the library (libc6-i386's /lib32/libm.so.6) is not taken for it
+	path=$(ldd "$tmp/x/usr/sbin/tdbpf" 2>/dev/null |
+		awk -v l="$lib" '$1 == l { print $3 }')
+	pkg=$( { [ -n "$path" ] && dpkg -S "$path" 2>/dev/null; } |
+		head -n 1 | sed 's/[:,].*//')
+	[ -n "$pkg" ] ||
+		pkg=$(dpkg -S "*/$lib" 2>/dev/null | head -n 1 | sed 's/[:,].*//')
 	check "Depends names $lib's package ${pkg:-(none found)}" \
 		sh -c "[ -n '$pkg' ] && echo '$depends' | grep -q '\(^\|, \)$pkg\( \|,\|\$\)'"
 done
