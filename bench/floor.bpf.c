@@ -149,3 +149,10 @@ int BPF_PROG(floor_wempty)
 {
 	return 0;
 }
+
+/* The floor of the socket hooks: an empty program at every send's end. */
+SEC("tp_btf/sock_send_length")
+int BPF_PROG(floor_sempty)
+{
+	return 0;
+}

@@ -271,6 +271,8 @@ write_results() {
 	echo
 	has listen && listen_results
 	has wakeups && write_wakeups
+	echo
+	has sockets && write_sockets
 	} >"$f"
 	cp "$f" "$RESULTS" || die "cannot write $RESULTS"
 }

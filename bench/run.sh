@@ -18,6 +18,10 @@
 #   6. wakeups (the wait-for graph): the sched_waking program per run,
 #      tracked and untracked wakees, beside an empty one; the pinned pipe
 #      ping-pong's slowdown with and without it
+#   7. sockets (--wakeups' socket hooks): the programs per run on a pinned
+#      TCP ping-pong, its sockets tracked and untracked, beside an empty
+#      program on sock_send_length; the ping-pong's slowdown with and
+#      without --wakeups
 #
 # Variants alternate round-robin within each round; tables give the median
 # and the min-max spread. Run as root from the repository root (make bench).
@@ -29,7 +33,7 @@
 #   BENCH_THREADS ["100 1000 10000"]
 #   BENCH_MT_PERIOD [1000]    ms between wake-ups of each manythreads thread
 #   BENCH_DECODE_MS [300]     time per model in section 4
-#   BENCH_SECTIONS ["pipe bpf scale decode listen wakeups"]  the sections to run; with
+#   BENCH_SECTIONS ["pipe bpf scale decode listen wakeups sockets"]  the sections to run; with
 #                             fewer than all, the tables are printed and
 #                             bench/results.md is left as it is
 #   BENCH_LISTEN_THREADS [10000]  threads of the scrape measurement (section 5)
@@ -39,6 +43,8 @@
 #                             tables (bench/results.md is left as it is)
 #   OUT [build]               build directory of make
 #   BENCH_ONLY [all]          "wakeups": run section 6 alone and print its
+#                             tables (bench/results.md is left as it is)
+#   BENCH_ONLY [all]          "sockets": run section 7 alone and print its
 #                             tables (bench/results.md is left as it is)
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -50,7 +56,7 @@ SCALE_ROUNDS=${BENCH_SCALE_ROUNDS:-3}
 THREADS=${BENCH_THREADS:-"100 1000 10000"}
 MT_PERIOD=${BENCH_MT_PERIOD:-1000}
 DECODE_MS=${BENCH_DECODE_MS:-300}
-SECTIONS=${BENCH_SECTIONS:-"pipe bpf scale decode listen wakeups"}
+SECTIONS=${BENCH_SECTIONS:-"pipe bpf scale decode listen wakeups sockets"}
 LISTEN_THREADS=${BENCH_LISTEN_THREADS:-10000}
 LISTEN_SCRAPES=${BENCH_LISTEN_SCRAPES:-10}
 SOAK_THREADS=${BENCH_SOAK_THREADS:-100000}
@@ -120,6 +126,7 @@ trap 'log interrupted; exit 130' INT TERM
 . bench/sections/scale.sh
 . bench/sections/listen.sh
 . bench/sections/wakeups.sh
+. bench/sections/sockets.sh
 . bench/results.sh
 
 # ---------------------------------------------------------------- main
@@ -136,6 +143,11 @@ if [ "$ONLY" = wakeups ]; then
 	write_wakeups
 	exit 0
 fi
+if [ "$ONLY" = sockets ]; then
+	section_sockets
+	write_sockets
+	exit 0
+fi
 has() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 has pipe && section_pipe
 has bpf && section_bpf
@@ -146,8 +158,9 @@ if has decode; then
 fi
 has listen && section_listen
 has wakeups && section_wakeups
+has sockets && section_sockets
 touch "$TMP/decode.out"
-if [ "$SECTIONS" != "pipe bpf scale decode listen wakeups" ]; then
+if [ "$SECTIONS" != "pipe bpf scale decode listen wakeups sockets" ]; then
 	# a partial run: show it, keep the committed results
 	RESULTS=$TMP/partial.md
 fi

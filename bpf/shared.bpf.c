@@ -13,5 +13,7 @@
  */
 #define TDBPF_DEFINE_SHARED
 #include "shared.bpf.h"
+/* the socket hooks' maps (sockets.bpf.h) are shared ones too */
+#include "sockets.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";

@@ -16,6 +16,7 @@
 #include "shared.bpf.h"
 #include "task.bpf.h"
 #include "wait.bpf.h"
+#include "sockets.bpf.h"
 
 /*
  * One counter's reading. Only a group leader is read with its enabled and
@@ -159,6 +160,8 @@ int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 	if (!st)
 		return 0;
 
+	if (track_sockets)
+		marks_reset();
 	if (tp) {
 		t = charge_current(st, prev, cpu, false);
 		if (t) {

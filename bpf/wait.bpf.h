@@ -17,7 +17,7 @@
  * switch-out never runs while it is being woken: no atomics needed.
  */
 static __always_inline __u32 charge_wait(struct tdbpf_wake *k, __u32 kind,
-					 __u32 tid, __u64 wait)
+					 __u32 tid, __u32 tgid, __u64 wait)
 {
 	struct tdbpf_wait *w;
 	__u32 i;
@@ -27,8 +27,9 @@ static __always_inline __u32 charge_wait(struct tdbpf_wake *k, __u32 kind,
 		if (w->kind == TDBPF_WAKER_NONE) {
 			w->kind = kind;
 			w->tid = tid;
+			w->tgid = tgid;
 		}
-		if (w->kind == kind && w->tid == tid)
+		if (w->kind == kind && w->tid == tid && w->tgid == tgid)
 			goto found;
 	}
 	w = &k->waits[TDBPF_NR_WAITS - 1];
@@ -105,7 +106,8 @@ static __always_inline __u32 run_seq(struct task_struct *p)
  */
 static __always_inline void take_early(struct tdbpf_wake *k)
 {
-	set_pending(k, charge_wait(k, k->early_kind, k->early_tid, 0), 0);
+	set_pending(k, charge_wait(k, k->early_kind, k->early_tid,
+				   k->early_tgid, 0), 0);
 	k->early_kind = TDBPF_WAKER_NONE;
 	k->block_ns = 0;
 }

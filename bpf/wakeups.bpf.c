@@ -6,6 +6,7 @@
 #include "shared.bpf.h"
 #include "task.bpf.h"
 #include "wait.bpf.h"
+#include "sockets.bpf.h"
 
 /*
  * This CPU's run queue, as a number: the run queue of the current task's
@@ -63,25 +64,43 @@ static __always_inline bool hrtimer_running(__u64 rq, __u32 first)
  * running the wakeup: the idle task, a tracked task (by tid), a kernel
  * thread, an untracked thread of @p's process, or another process.
  */
-static __always_inline __u32 waker_kind(struct task_struct *p, __u32 *tid)
+static __always_inline __u32 waker_kind(struct task_struct *p,
+					struct tdbpf_wake *k, __u32 *tid,
+					__u32 *tgid)
 {
 	struct task_struct *cur;
-	__u64 rq = this_rq();
-	__u32 pc = irq_count(rq);
+	__u64 rq;
+	__u32 pc, kind;
 
 	*tid = 0;
+	*tgid = 0;
+	/* a socket's wake: the task at its other end, whatever the context */
+	if (track_sockets) {
+		kind = sock_waker(p, k, tid, tgid);
+		if (kind != TDBPF_WAKER_NONE)
+			return kind;
+	}
+	rq = this_rq();
+	pc = irq_count(rq);
 	if (pc & (HARDIRQ_MASK | NMI_MASK))
 		return hrtimer_running(rq, 0) ? TDBPF_WAKER_TIMER :
 						TDBPF_WAKER_HARDIRQ;
-	if (pc & SOFTIRQ_OFFSET)
-		return hrtimer_running(rq, HRTIMER_SOFT) ?
-			       TDBPF_WAKER_TIMER :
-			       TDBPF_WAKER_SOFTIRQ;
+	if (pc & SOFTIRQ_OFFSET) {
+		if (hrtimer_running(rq, HRTIMER_SOFT))
+			return TDBPF_WAKER_TIMER;
+		if (track_sockets && in_net_rx()) {
+			kind = softirq_sock_waker(k, tid, tgid);
+			if (kind != TDBPF_WAKER_NONE)
+				return kind;
+		}
+		return TDBPF_WAKER_SOFTIRQ;
+	}
 	cur = bpf_get_current_task_btf();
 	if (!cur->pid)
 		return TDBPF_WAKER_IDLE;
 	if (tracked(cur)) {
 		*tid = cur->pid;
+		*tgid = cur->tgid;
 		return TDBPF_WAKER_TASK;
 	}
 	if (cur->flags & PF_KTHREAD)
@@ -125,7 +144,7 @@ int BPF_PROG(tdbpf_waking, struct task_struct *p)
 {
 	struct tdbpf_wake *k;
 	__u64 start;
-	__u32 kind, tid, seq;
+	__u32 kind, tid, tgid, seq;
 
 	if (!tracked(p))
 		return 0;
@@ -139,12 +158,13 @@ int BPF_PROG(tdbpf_waking, struct task_struct *p)
 		if (seq != k->block_seq)
 			return 0;
 		k->block_ns = 0;
-		kind = waker_kind(p, &tid);
+		kind = waker_kind(p, k, &tid, &tgid);
 		start = bpf_ktime_get_ns() - start;
-		set_pending(k, charge_wait(k, kind, tid, start), start);
+		set_pending(k, charge_wait(k, kind, tid, tgid, start), start);
 	} else if (!queued(p)) {
-		kind = waker_kind(p, &tid);
+		kind = waker_kind(p, k, &tid, &tgid);
 		k->early_tid = tid;
+		k->early_tgid = tgid;
 		k->early_seq = seq;
 		/* x86 keeps stores in order: the compiler must too */
 		asm volatile("" ::: "memory");

@@ -9,8 +9,8 @@
 /*
  * Counters programmed per CPU at once. Granite Rapids L1-L3 needs 65
  * events with SMT on (tma-events.md), Sapphire Rapids 59, Broadwell 39.
- * 72 keeps a task's storage element (72 bytes of kernel header, 160 of
- * ours, 24 per counter: 1,960 bytes) in a 2 KiB object. Bitmaps over the
+ * 72 keeps a task's storage element (72 bytes of kernel header, 168 of
+ * ours, 24 per counter: 1,968 bytes) in a 2 KiB object. Bitmaps over the
  * counters take TDBPF_EV_WORDS 64-bit words.
  */
 #define TDBPF_MAX_EVENTS	72
@@ -44,7 +44,20 @@ struct tdbpf_sched {
 	__u64 nivcsw;		/* nivcsw since first seen: preempted */
 	__u64 migrations;	/* se.nr_migrations since first seen */
 	__u64 uncounted_ns;	/* on-CPU in slices whose switch-in was unseen */
+	/*
+	 * Network softirqs (NET_RX, NET_TX) run while it was current
+	 * (--wakeups, with the socket hooks): on loopback the delivery of
+	 * what it sent, to other tasks. Part of on_cpu_ns unless the kernel
+	 * accounts irq time apart.
+	 */
+	__u64 softirq_ns;
 };
+
+/*
+ * Flows in the socket registry (LRU: the least recently used go first);
+ * --sock-max sets it.
+ */
+#define TDBPF_SOCK_MAX_DEFAULT	16384
 
 /*
  * Waker slots per task: the wait time and wakeups each waker ended. The
@@ -57,7 +70,11 @@ struct tdbpf_sched {
 enum tdbpf_waker_kind {
 	TDBPF_WAKER_NONE,	/* an empty slot */
 	TDBPF_WAKER_TASK,	/* a tracked task: tid is its tid */
-	TDBPF_WAKER_PROCESS,	/* a task of another process, not tracked */
+	/*
+	 * A task of another process, not tracked: tid and tgid are its own
+	 * when a socket told them, else 0.
+	 */
+	TDBPF_WAKER_PROCESS,
 	TDBPF_WAKER_THREAD,	/* an untracked thread of the wakee's process */
 	TDBPF_WAKER_KTHREAD,	/* a kernel thread (kworker, ...) */
 	TDBPF_WAKER_HARDIRQ,	/* a hard interrupt (device completion, IPI) */
@@ -65,13 +82,22 @@ enum tdbpf_waker_kind {
 	TDBPF_WAKER_TIMER,	/* an hrtimer callback (sleeps, timerfd) */
 	TDBPF_WAKER_IDLE,	/* the idle task, outside interrupts */
 	TDBPF_WAKER_SPILL,	/* the last slot: wakers that found none free */
+	/*
+	 * A socket's wake whose peer is not on this host or network
+	 * namespace: tid is its port, tgid its IPv4 address (network order).
+	 */
+	TDBPF_WAKER_ENDPOINT,
+	/* a socket's wake whose peer tdbpf could not tell */
+	TDBPF_WAKER_SOCKET,
 	TDBPF_NR_WAKER_KINDS
 };
 
 /* One waker of a task: the waits it ended, and their blocked time. */
 struct tdbpf_wait {
 	__u32 kind;		/* enum tdbpf_waker_kind */
-	__u32 tid;		/* TDBPF_WAKER_TASK: the waker's tid, else 0 */
+	__u32 tid;		/* TASK, PROCESS: the waker's tid, else 0 */
+	__u32 tgid;		/* TASK, PROCESS: its tgid, else 0 */
+	__u32 pad;
 	__u64 wakeups;
 	__u64 wait_ns;		/* switch-out to wakeup, summed */
 };
@@ -135,7 +161,7 @@ struct tdbpf_task {
  * switch-out where it blocked, 0 when not blocked (or its wakeup was
  * charged); block_seq: the task's switch-in count (sched_info.pcount)
  * then. A wakeup that came before that switch-out was traced is marked
- * in early_kind (0: none), early_tid, and early_seq, the count it saw.
+ * in early_kind (0: none), early_tid, early_tgid, and early_seq, the count it saw.
  * The wakeup charges now - block_ns to its waker's slot,
  * provisional (pending_wait); the task's next block settles it to the
  * off-CPU time as the kernel accounts it since block_at: the time since
@@ -153,7 +179,11 @@ struct tdbpf_wake {
 	__u32 early_tid;
 	__u32 early_seq;
 	__u32 block_seq;
-	__u32 pad;
+	__u32 early_tgid;
+	/* the TCP socket a send of the task is in (may wait for space) */
+	__u64 send_sk;
+	/* the socket it last sent on: what it polls for space, likely */
+	__u64 last_send_sk;
 	struct tdbpf_wait waits[TDBPF_NR_WAITS];
 };
 
@@ -188,6 +218,8 @@ enum tdbpf_stat {
 	TDBPF_STAT_MAP_FULL,	/* a task could not be added to the map */
 	TDBPF_STAT_UNSEEN,	/* slices charged whose switch-in was unseen */
 	TDBPF_STAT_WAITS_FULL,	/* waits charged to a task's last waker slot */
+	TDBPF_STAT_SOCK_NEW,	/* flows entered in the socket registry */
+	TDBPF_STAT_SOCK_UNRESOLVED,	/* socket wakes with no peer told */
 	TDBPF_NR_STATS,
 };
 
@@ -217,13 +249,13 @@ struct tdbpf_filter {
 /* The size claims above, checked wherever this header compiles. */
 _Static_assert(TDBPF_MAX_EVENTS >= 65, "Granite Rapids L1-L3 needs 65");
 _Static_assert(sizeof(struct tdbpf_count) == 24, "24 bytes per counter");
-_Static_assert(TDBPF_TASK_HDR_SIZE == 160, "160 bytes of ours per task");
+_Static_assert(TDBPF_TASK_HDR_SIZE == 168, "168 bytes of ours per task");
 _Static_assert(sizeof(struct tdbpf_task) ==
 		       TDBPF_TASK_HDR_SIZE +
 			       TDBPF_MAX_EVENTS * sizeof(struct tdbpf_count),
 	       "a task's entry is its header and its counters");
-_Static_assert(TDBPF_STORAGE_ELEM_HDR + sizeof(struct tdbpf_task) == 1960,
-	       "a task's storage element is 1,960 bytes");
+_Static_assert(TDBPF_STORAGE_ELEM_HDR + sizeof(struct tdbpf_task) == 1968,
+	       "a task's storage element is 1,968 bytes");
 _Static_assert(TDBPF_STORAGE_ELEM_HDR + sizeof(struct tdbpf_task) <= 2048,
 	       "a task's storage element fits a 2 KiB object");
 _Static_assert(TDBPF_TASK_HDR_SIZE % 8 == 0 &&

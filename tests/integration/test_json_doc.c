@@ -12,6 +12,7 @@
  * A feature that adds a key fails here until docs/output.md says what
  * it means; a key documented but no longer written fails too.
  */
+#include <arpa/inet.h>
 #include "helpers.h"
 #include <ctype.h>
 #include "model/model.h"
@@ -319,9 +320,20 @@ static void writer_reports(const struct model *m, const struct keyset *doc,
 	w->sched.on_cpu_ns = 100000;
 	w->sched.off_cpu_ns = 10000000;
 	tasks_waits(&snap.tasks, w)[0] =
-		(struct tdbpf_wait){ TDBPF_WAKER_TASK, 100, 40, 6000000 };
+		(struct tdbpf_wait){ .kind = TDBPF_WAKER_TASK, .tid = 100,
+				     .wakeups = 40, .wait_ns = 6000000 };
 	tasks_waits(&snap.tasks, w)[1] =
-		(struct tdbpf_wait){ TDBPF_WAKER_TIMER, 0, 9, 3000000 };
+		(struct tdbpf_wait){ .kind = TDBPF_WAKER_TIMER, .wakeups = 9,
+				     .wait_ns = 3000000 };
+	/* socket peers: another process's task, a remote endpoint */
+	tasks_waits(&snap.tasks, w)[2] =
+		(struct tdbpf_wait){ .kind = TDBPF_WAKER_PROCESS, .tid = 4243,
+				     .tgid = 4242, .wakeups = 3,
+				     .wait_ns = 500000 };
+	tasks_waits(&snap.tasks, w)[3] =
+		(struct tdbpf_wait){ .kind = TDBPF_WAKER_ENDPOINT, .tid = 9092,
+				     .tgid = htonl(0x0a010203), .wakeups = 2,
+				     .wait_ns = 400000 };
 	/* a socket of the process: the sockets[] keys, with wakeups */
 	{
 		struct sock_flow f = { .pid = 100, .comm = "worker",

@@ -33,7 +33,7 @@ finish() {
 }
 
 [ "$(id -u)" = 0 ] || { echo "test-fleet makes network namespaces: run it as root"; exit 1; }
-for t in ip prometheus jq; do
+for t in ip prometheus jq curl; do
 	command -v "$t" >/dev/null || { bad "$t not found; run make deps"; finish; }
 done
 bin=$(pwd)/tdbpf
@@ -120,6 +120,14 @@ ip netns exec "$mon" prometheus --config.file="$tmp/prometheus.yml" \
 	--storage.tsdb.path="$tmp/data" --web.listen-address=127.0.0.1:9090 \
 	--log.level=warn >"$tmp/prometheus.log" 2>&1 &
 pids="$pids $!"
+# ready before the first run: its 4 s window must hold scrapes of it
+ready=0
+for _ in $(seq 60); do
+	ip netns exec "$mon" curl -sf http://127.0.0.1:9090/-/ready >/dev/null 2>&1 &&
+		{ ready=1; break; }
+	sleep 0.5
+done
+[ "$ready" = 1 ] || { cat "$tmp/prometheus.log"; bad "Prometheus in mon did not become ready"; finish; }
 
 # graph_prom TAG: tdbpf graph --prometheus from mon, JSON in TAG-prom.json
 graph_prom() {

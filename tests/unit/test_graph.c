@@ -12,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <math.h>
+#include <arpa/inet.h>
 #include "analysis/graph.h"
 #include "outputs/sink.h"
 #include "unit_helpers.h"
@@ -92,7 +93,7 @@ static void test_running_bottleneck(void **state)
 	add(&t, 2, "parse", 50, 0, 950, (struct w[]){ T(3, 950), {0} });
 	add(&t, 3, "enrich", 950, 10, 40, (struct w[]){ T(2, 40), {0} });
 	add(&t, 4, "sink", 60, 0, 940, (struct w[]){ T(3, 940), {0} });
-	assert_int_equal(graph_build(&g, &t, false), 0);
+	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
 	e = node(&g, "enrich");
 	assert_int_equal(g.nodes[e].role, ROLE_RUNNING);
 	assert_int_equal(g.nodes[node(&g, "parse")].role, ROLE_PASS);
@@ -123,7 +124,7 @@ static void test_io_bottleneck(void **state)
 	add(&t, 1, "source", 50, 0, 950, (struct w[]){ T(2, 950), {0} });
 	add(&t, 2, "enrich", 100, 0, 900, (struct w[]){ K(TDBPF_WAKER_TIMER, 800), T(1, 50), T(3, 50), {0} });
 	add(&t, 3, "sink", 50, 0, 950, (struct w[]){ T(2, 950), {0} });
-	assert_int_equal(graph_build(&g, &t, false), 0);
+	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
 	e = node(&g, "enrich");
 	assert_int_equal(g.nodes[e].role, ROLE_EXTERNAL);
 	assert_int_equal(g.nodes[e].ext_kind, TDBPF_WAKER_TIMER);
@@ -149,7 +150,7 @@ static void test_starved_bottleneck(void **state)
 	add(&t, 1, "source", 50, 0, 950, (struct w[]){ T(2, 950), {0} });
 	add(&t, 2, "score", 300, 600, 100, (struct w[]){ T(1, 100), {0} });
 	add(&t, 3, "sink", 50, 0, 950, (struct w[]){ T(2, 950), {0} });
-	assert_int_equal(graph_build(&g, &t, false), 0);
+	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
 	e = node(&g, "score");
 	assert_int_equal(g.nodes[e].role, ROLE_STARVED);
 	assert_int_equal(g.rank[0], e);
@@ -175,7 +176,7 @@ static void test_starved_but_blocked(void **state)
 	add(&t, 2, "parse", 350, 560, 90, (struct w[]){ T(3, 90), {0} });
 	add(&t, 3, "source", 10, 0, 990, (struct w[]){ T(2, 990), {0} });
 	add(&t, 4, "filter", 10, 0, 990, (struct w[]){ T(1, 990), {0} });
-	assert_int_equal(graph_build(&g, &t, false), 0);
+	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
 	j = node(&g, "join");
 	p = node(&g, "parse");
 	assert_int_equal(g.nodes[j].sched, SCHED_STARVED);
@@ -207,7 +208,7 @@ static void test_starved_half_blocked(void **state)
 	add(&t, 4, "score", 20, 490, 490, (struct w[]){ T(3, 490), {0} });
 	add(&t, 5, "format", 10, 90, 900, (struct w[]){ T(4, 900), {0} });
 	add(&t, 6, "sink", 10, 90, 900, (struct w[]){ T(5, 900), {0} });
-	assert_int_equal(graph_build(&g, &t, false), 0);
+	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
 	e = node(&g, "enrich");
 	s = node(&g, "score");
 	assert_int_equal(g.nodes[s].role, ROLE_STARVED);
@@ -235,7 +236,7 @@ static void test_cycle_with_exit(void **state)
 	add(&t, 1, "prod", 100, 0, 900, (struct w[]){ T(2, 900), {0} });
 	add(&t, 2, "cons", 100, 0, 900, (struct w[]){ T(1, 800), T(3, 100), {0} });
 	add(&t, 3, "work", 990, 0, 10, NULL);
-	assert_int_equal(graph_build(&g, &t, false), 0);
+	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
 	x = node(&g, "work");
 	assert_int_equal(g.rank[0], x);
 	/* work's own 10 ms is unseen, not a blocked node's (it runs) */
@@ -258,7 +259,7 @@ static void test_closed_cycle(void **state)
 	waits_table(&t);
 	add(&t, 1, "ping", 100, 0, 900, (struct w[]){ T(2, 900), {0} });
 	add(&t, 2, "pong", 100, 0, 900, (struct w[]){ T(1, 900), {0} });
-	assert_int_equal(graph_build(&g, &t, false), 0);
+	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
 	a = node(&g, "ping");
 	b = node(&g, "pong");
 	assert_true(g.nodes[a].cycle && g.nodes[b].cycle);
@@ -289,7 +290,7 @@ static void test_per_name(void **state)
 	add(&t, 12, "work-2", 900, 50, 50, (struct w[]){ T(1, 50), {0} });
 	add(&t, 13, "work-3", 900, 50, 50, (struct w[]){ T(1, 50), {0} });
 	add(&t, 20, "sink", 50, 0, 950, (struct w[]){ T(11, 500), T(13, 450), {0} });
-	assert_int_equal(graph_build(&g, &t, true), 0);
+	assert_int_equal(graph_build(&g, &t, true, NULL), 0);
 	assert_int_equal(g.nr_nodes, 3);
 	w = node(&g, "work-*");
 	assert_int_equal(g.nodes[w].nr_tasks, 3);
@@ -330,7 +331,7 @@ static void test_unseen(void **state)
 	waits_table(&t);
 	add(&t, 1, "a", 100, 0, 900, (struct w[]){ T(2, 500), K(TDBPF_WAKER_HARDIRQ, 100), {0} });
 	add(&t, 2, "b", 900, 0, 100, NULL);
-	assert_int_equal(graph_build(&g, &t, false), 0);
+	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
 	n = &g.nodes[node(&g, "a")];
 	assert_int_equal(n->nr_in, 3);
 	for (i = 0; i < n->nr_in; i++) {
@@ -359,11 +360,11 @@ static void test_nothing_blocked(void **state)
 
 	(void)state;
 	waits_table(&t);
-	assert_int_equal(graph_build(&g, &t, false), 0);
+	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
 	assert_int_equal(g.nr_rank, 0);
 	graph_free(&g);
 	add(&t, 1, "spin", 1000, 0, 0, NULL);
-	assert_int_equal(graph_build(&g, &t, false), 0);
+	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
 	assert_int_equal(g.nr_rank, 0);
 	assert_int_equal(g.nr_edges, 0);
 	graph_free(&g);
@@ -380,8 +381,8 @@ static void test_waits_slots(void **state)
 	(void)state;
 	memset(a, 0, sizeof(a));
 	memset(b, 0, sizeof(b));
-	b[0] = (struct tdbpf_wait){ TDBPF_WAKER_TASK, 7, 2, 20 };
-	b[1] = (struct tdbpf_wait){ TDBPF_WAKER_TIMER, 0, 1, 5 };
+	b[0] = (struct tdbpf_wait){ .kind = TDBPF_WAKER_TASK, .tid = 7, .wakeups = 2, .wait_ns = 20 };
+	b[1] = (struct tdbpf_wait){ .kind = TDBPF_WAKER_TIMER, .tid = 0, .wakeups = 1, .wait_ns = 5 };
 	waits_add(a, b);
 	waits_add(a, b);
 	assert_int_equal(a[0].wakeups, 4);
@@ -392,8 +393,8 @@ static void test_waits_slots(void **state)
 	/* different slot order in the older one: matched by key */
 	memset(d, 0, sizeof(d));
 	waits_sub(d, a, (struct tdbpf_wait[TDBPF_NR_WAITS]){
-				{ TDBPF_WAKER_TIMER, 0, 1, 5 },
-				{ TDBPF_WAKER_TASK, 7, 1, 15 } });
+				{ .kind = TDBPF_WAKER_TIMER, .tid = 0, .wakeups = 1, .wait_ns = 5 },
+				{ .kind = TDBPF_WAKER_TASK, .tid = 7, .wakeups = 1, .wait_ns = 15 } });
 	assert_int_equal(d[0].wakeups, 3);
 	assert_int_equal(d[0].wait_ns, 25);
 	assert_int_equal(d[1].wakeups, 1);
@@ -402,7 +403,7 @@ static void test_waits_slots(void **state)
 	memset(a, 0, sizeof(a));
 	for (i = 0; i < TDBPF_NR_WAITS + 3; i++) {
 		memset(b, 0, sizeof(b));
-		b[0] = (struct tdbpf_wait){ TDBPF_WAKER_TASK, 100 + i, 1, 10 };
+		b[0] = (struct tdbpf_wait){ .kind = TDBPF_WAKER_TASK, .tid = 100 + i, .wakeups = 1, .wait_ns = 10 };
 		waits_add(a, b);
 	}
 	assert_int_equal(a[TDBPF_NR_WAITS - 1].kind, TDBPF_WAKER_SPILL);
@@ -423,7 +424,7 @@ static void test_dot(void **state)
 	waits_table(&t);
 	add(&t, 1, "source", 50, 0, 950, (struct w[]){ T(2, 950), {0} });
 	add(&t, 2, "en\"rich", 100, 0, 900, (struct w[]){ K(TDBPF_WAKER_TIMER, 880), T(1, 5), {0} });
-	assert_int_equal(graph_build(&g, &t, false), 0);
+	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
 	assert_int_equal(graph_write_dot(f, &g), 0);
 	s = slurp(f);
 	assert_non_null(strstr(s, "digraph tdbpf {"));
@@ -434,6 +435,107 @@ static void test_dot(void **state)
 	/* under 1% of the wakee's blocked time: left out of the picture */
 	assert_null(strstr(s, "n0 -> n1"));
 	free(s);
+	graph_free(&g);
+	tasks_free(&t);
+}
+
+static const char *fake_peer(__u32 pid, __u32 tid, char *buf, size_t len)
+{
+	if (pid != 70 || tid != 77)
+		return NULL;
+	snprintf(buf, len, "kafka");
+	return buf;
+}
+
+/* Set row @tid's process to @pid and its slot @i to a socket's peer. */
+static void peer_slot(struct task_table *t, __u32 tid, __u32 pid, int i,
+		      struct tdbpf_wait w)
+{
+	struct task_row *r = tasks_get(t, tid);
+
+	r->pid = pid;
+	if (w.kind)
+		tasks_waits(t, r)[i] = w;
+}
+
+/*
+ * Three processes in one graph (-p A,B,C): two of them have a "relay",
+ * so both nodes say their process; a socket's peer in a process not
+ * traced is named with its pid, and a remote endpoint by its address.
+ * --per-name folds the relays across processes into one node.
+ */
+static void test_processes(void **state)
+{
+	struct tdbpf_wait none = { 0 };
+	struct task_table t;
+	struct graph g;
+	int i, kafka = -1, ep = -1, sink;
+
+	(void)state;
+	waits_table(&t);
+	add(&t, 1, "gen", 50, 0, 950, (struct w[]){ T(2, 900), {0} });
+	add(&t, 2, "relay", 50, 0, 950, (struct w[]){ T(4, 950), {0} });
+	add(&t, 3, "relay", 50, 0, 950, (struct w[]){ T(4, 950), {0} });
+	add(&t, 4, "sink", 900, 0, 100, NULL);
+	peer_slot(&t, 1, 10, 0, none);
+	peer_slot(&t, 2, 20, 0, none);
+	peer_slot(&t, 3, 30, 0, none);
+	peer_slot(&t, 4, 40, 0,
+		  (struct tdbpf_wait){ .kind = TDBPF_WAKER_PROCESS, .tid = 77,
+				       .tgid = 70, .wakeups = 5,
+				       .wait_ns = 60 * MS });
+	peer_slot(&t, 4, 40, 1,
+		  (struct tdbpf_wait){ .kind = TDBPF_WAKER_ENDPOINT,
+				       .tid = 9092, .tgid = htonl(0x0a010203),
+				       .wakeups = 2, .wait_ns = 40 * MS });
+	assert_int_equal(graph_build(&g, &t, false, fake_peer), 0);
+	node(&g, "relay (20)");
+	node(&g, "relay (30)");
+	node(&g, "gen");
+	sink = node(&g, "sink");
+	assert_int_equal(g.nodes[sink].pid, 40);
+	for (i = 0; i < g.nr_edges; i++) {
+		if (g.edges[i].kind == TDBPF_WAKER_PROCESS)
+			kafka = i;
+		if (g.edges[i].kind == TDBPF_WAKER_ENDPOINT)
+			ep = i;
+	}
+	assert_true(kafka >= 0 && ep >= 0);
+	assert_string_equal(graph_waker_name(&g, &g.edges[kafka]),
+			    "kafka (70)");
+	assert_int_equal(g.edges[kafka].ext_pid, 70);
+	assert_int_equal(g.edges[kafka].ext_tid, 77);
+	assert_string_equal(graph_waker_name(&g, &g.edges[ep]),
+			    "10.1.2.3:9092");
+	{
+		/* DOT: a cluster per process, the peer in one of its own */
+		FILE *f = tmpfile();
+		char buf[8192];
+		size_t n;
+
+		assert_non_null(f);
+		assert_int_equal(graph_write_dot(f, &g), 0);
+		rewind(f);
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		buf[n] = 0;
+		fclose(f);
+		assert_non_null(strstr(buf, "subgraph cluster_p20 {"));
+		/* no main thread in the graph: the cluster says the pid */
+		assert_non_null(strstr(buf, "label=\"pid 20\""));
+		assert_non_null(strstr(buf, "label=\"pid 70 (not traced)\""));
+		assert_non_null(strstr(buf, "kafka (70)"));
+		assert_non_null(strstr(buf, "10.1.2.3:9092"));
+	}
+	graph_free(&g);
+	/* a peer whose name is gone: its pid */
+	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
+	for (i = 0; i < g.nr_edges; i++)
+		if (g.edges[i].kind == TDBPF_WAKER_PROCESS)
+			assert_string_equal(graph_waker_name(&g, &g.edges[i]),
+					    "pid 70");
+	graph_free(&g);
+	assert_int_equal(graph_build(&g, &t, true, NULL), 0);
+	assert_int_equal(g.nodes[node(&g, "relay")].nr_tasks, 2);
 	graph_free(&g);
 	tasks_free(&t);
 }
@@ -453,6 +555,7 @@ int main(void)
 		cmocka_unit_test(test_nothing_blocked),
 		cmocka_unit_test(test_waits_slots),
 		cmocka_unit_test(test_dot),
+		cmocka_unit_test(test_processes),
 	};
 
 	return cmocka_run_group_tests_name("graph", tests, NULL, NULL);

@@ -100,7 +100,7 @@ static void test_report_and_graph_agree(void **state)
 	}
 	assert_int_equal(report_build(&rep, &t, &plan, 0, 100 * ms, SORT_TID,
 				      0), 0);
-	assert_int_equal(graph_build(&g, &t, false), 0);
+	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
 	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		report_decode_task(&rep, (int)i, &d);
 		assert_int_equal(d.row->tid, 100 + i);

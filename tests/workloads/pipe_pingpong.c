@@ -3,13 +3,16 @@
  * pipe_pingpong: context-switch microbenchmark, the fallback for
  * `perf bench sched pipe -T` where perf is not installed.
  *
- * usage: pipe_pingpong [-n LOOPS] [-c CPU] [-s MS]
+ * usage: pipe_pingpong [-n LOOPS] [-c CPU] [-s MS] [-t]
  *
  * Two threads, "ping" and "pong", pass a 4-byte token back and forth over
  * two pipes LOOPS times (default 1000000).  With -c both are pinned to one
  * CPU, so every hand-off is two context switches on that CPU: the cost a
  * sched_switch tracer adds shows up directly in usecs/op.  -s waits MS
  * milliseconds first (and prints "pid=<pid>") so a tracer can attach.
+ * -t: a TCP connection on loopback (TCP_NODELAY) instead of the pipes,
+ * for the cost of socket hooks: each hand-off is a send, a softirq that
+ * delivers it and wakes the reader, and a receive.
  *
  * The result lines follow perf bench's format so one parser reads both:
  *     Total time: 5.123 [sec]
@@ -27,6 +30,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 
 #include "workload.h"
@@ -96,23 +103,52 @@ static void *pong_main(void *arg)
 	return NULL;
 }
 
+/*
+ * One TCP connection on loopback standing in for both pipes: ping
+ * writes and reads its end, pong the other.
+ */
+static int tcp_pair(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t len = sizeof(a);
+	int l, c, s, one = 1;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	l = socket(AF_INET, SOCK_STREAM, 0);
+	c = socket(AF_INET, SOCK_STREAM, 0);
+	if (l < 0 || c < 0 || bind(l, (void *)&a, sizeof(a)) ||
+	    listen(l, 1) || getsockname(l, (void *)&a, &len) ||
+	    connect(c, (void *)&a, sizeof(a)))
+		return -1;
+	s = accept(l, NULL, NULL);
+	if (s < 0)
+		return -1;
+	close(l);
+	setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	ping_pipe[1] = pong_pipe[0] = c;
+	ping_pipe[0] = pong_pipe[1] = s;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	long cpu = -1, delay_ms = -1;
 	pthread_t ping, pong;
 	double secs;
-	int opt;
+	int opt, tcp = 0;
 
-	while ((opt = getopt(argc, argv, "n:c:s:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:c:s:t")) != -1) {
 		switch (opt) {
 		case 'n': loops = parse_num(optarg, "-n", 1, 1000000000); break;
 		case 'c':
 			cpu = parse_num(optarg, "-c", 0, CPU_SETSIZE - 1);
 			break;
 		case 's': delay_ms = parse_num(optarg, "-s", 0, 3600000); break;
+		case 't': tcp = 1; break;
 		default:
 			fprintf(stderr, "usage: pipe_pingpong [-n LOOPS] [-c CPU] "
-				"[-s MS]\n");
+				"[-s MS] [-t]\n");
 			return 2;
 		}
 	}
@@ -140,8 +176,9 @@ int main(int argc, char **argv)
 		}
 	}
 
-	if (pipe(ping_pipe) || pipe(pong_pipe)) {
-		perror("pipe_pingpong: pipe");
+	if (tcp ? tcp_pair() : pipe(ping_pipe) || pipe(pong_pipe)) {
+		perror(tcp ? "pipe_pingpong: TCP on loopback" :
+			     "pipe_pingpong: pipe");
 		return 1;
 	}
 	if (pthread_create(&pong, NULL, pong_main, NULL) ||

@@ -56,15 +56,8 @@ static const char *const stage_name[NSTAGES] = {
 	"source", "parse", "enrich", "score", "format", "sink",
 };
 
-struct queue {
-	pthread_mutex_t lock;
-	pthread_cond_t not_empty, not_full;
-	uint64_t slot[QCAP];
-	unsigned int head, count;
-	bool closed;
-};
 
-static struct queue q[NSTAGES - 1];
+static struct wq q[NSTAGES - 1];
 static int bottleneck = 2, work_us = 20;
 static enum kind kind = K_SLEEP;
 static long records = -1;
@@ -79,62 +72,6 @@ struct stage {
 	long n;
 };
 
-static void burn_us(long us)
-{
-	long long end = clock_ns(CLOCK_THREAD_CPUTIME_ID) + us * 1000LL;
-	volatile uint64_t x = 1;
-
-	while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < end)
-		for (int i = 0; i < 200; i++)
-			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-}
-
-static void q_push(struct queue *qu, uint64_t v)
-{
-	pthread_mutex_lock(&qu->lock);
-	while (qu->count == QCAP)
-		pthread_cond_wait(&qu->not_full, &qu->lock);
-	qu->slot[(qu->head + qu->count++) % QCAP] = v;
-	pthread_cond_signal(&qu->not_empty);
-	pthread_mutex_unlock(&qu->lock);
-}
-
-/* 0 once the queue is closed and empty */
-static int q_pop(struct queue *qu, uint64_t *v)
-{
-	int got = 0;
-
-	pthread_mutex_lock(&qu->lock);
-	while (!qu->count && !qu->closed)
-		pthread_cond_wait(&qu->not_empty, &qu->lock);
-	if (qu->count) {
-		*v = qu->slot[qu->head];
-		qu->head = (qu->head + 1) % QCAP;
-		qu->count--;
-		got = 1;
-		pthread_cond_signal(&qu->not_full);
-	}
-	pthread_mutex_unlock(&qu->lock);
-	return got;
-}
-
-static void q_close(struct queue *qu)
-{
-	pthread_mutex_lock(&qu->lock);
-	qu->closed = true;
-	pthread_cond_broadcast(&qu->not_empty);
-	pthread_mutex_unlock(&qu->lock);
-}
-
-static void pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
-}
-
 /* What the bottleneck does per record, by kind. */
 static void bottleneck_work(int tfd)
 {
@@ -145,7 +82,7 @@ static void bottleneck_work(int tfd)
 
 	switch (kind) {
 	case K_CPU:
-		burn_us(400);
+		burn_ns(400000);
 		break;
 	case K_SLEEP:
 		while (nanosleep(&ts, &ts) && errno == EINTR)
@@ -162,7 +99,7 @@ static void bottleneck_work(int tfd)
 			atomic_store(&stop, 1);
 		break;
 	case K_STARVED:
-		burn_us(100);
+		burn_ns(100000);
 		break;
 	}
 }
@@ -176,7 +113,7 @@ static void *stage_main(void *arg)
 	pthread_setname_np(pthread_self(), stage_name[s->idx]);
 	s->tid = (pid_t)syscall(SYS_gettid);
 	if (kind == K_STARVED)
-		pin(s->idx == bottleneck ? 1 : 0);
+		pin_cpu(s->idx == bottleneck ? 1 : 0);
 	if (s->idx == bottleneck && kind == K_TIMERFD)
 		tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
 	for (;;) {
@@ -184,18 +121,18 @@ static void *stage_main(void *arg)
 			if (atomic_load(&stop) || (records >= 0 && s->n >= records))
 				break;
 			v = (uint64_t)s->n;
-		} else if (!q_pop(&q[s->idx - 1], &v)) {
+		} else if (!wq_pop(&q[s->idx - 1], &v)) {
 			break;
 		}
-		burn_us(work_us);
+		burn_ns(work_us * 1000LL);
 		if (s->idx == bottleneck)
 			bottleneck_work(tfd);
 		s->n++;
 		if (s->idx < NSTAGES - 1)
-			q_push(&q[s->idx], v + 1);
+			wq_push(&q[s->idx], v + 1);
 	}
 	if (s->idx < NSTAGES - 1)
-		q_close(&q[s->idx]);
+		wq_close(&q[s->idx]);
 	s->cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	return NULL;
 }
@@ -221,7 +158,7 @@ static void helper_burn(void)
 {
 	volatile uint64_t x = 1;
 
-	pin(1);
+	pin_cpu(1);
 	for (;;)
 		x = x * 6364136223846793005ULL + 1;
 }
@@ -295,11 +232,8 @@ int main(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	for (i = 0; i < NSTAGES - 1; i++) {
-		pthread_mutex_init(&q[i].lock, NULL);
-		pthread_cond_init(&q[i].not_empty, NULL);
-		pthread_cond_init(&q[i].not_full, NULL);
-	}
+	for (i = 0; i < NSTAGES - 1; i++)
+		wq_init(&q[i], QCAP);
 	for (i = 0; i < NSTAGES; i++) {
 		memset(&st[i], 0, sizeof(st[i]));
 		st[i].idx = i;

@@ -7,6 +7,10 @@
 #define TDBPF_WORKLOAD_H
 
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -61,6 +65,89 @@ static inline double parse_secs(const char *s, const char *opt)
 		exit(2);
 	}
 	return v;
+}
+
+/* Burn @ns of this thread's own CPU time, whatever its run-queue wait. */
+static inline void burn_ns(long long ns)
+{
+	long long end = clock_ns(CLOCK_THREAD_CPUTIME_ID) + ns;
+	volatile uint64_t x = 1;
+
+	while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < end)
+		for (int i = 0; i < 200; i++)
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+}
+
+/* Run the calling thread on @cpu only. */
+static inline void pin_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+/*
+ * A bounded FIFO of record numbers between threads (mutex and condition
+ * variables, as stream engines' in-process queues): a producer blocks on a
+ * full one, a consumer on an empty one, so stages wait on each other.
+ */
+#define WQ_MAX	64
+
+struct wq {
+	pthread_mutex_t lock;
+	pthread_cond_t not_empty, not_full;
+	uint64_t slot[WQ_MAX];
+	unsigned int cap, head, count;
+	bool closed;
+};
+
+static inline void wq_init(struct wq *q, unsigned int cap)
+{
+	pthread_mutex_init(&q->lock, NULL);
+	pthread_cond_init(&q->not_empty, NULL);
+	pthread_cond_init(&q->not_full, NULL);
+	q->cap = cap < 1 ? 1 : cap > WQ_MAX ? WQ_MAX : cap;
+	q->head = q->count = 0;
+	q->closed = false;
+}
+
+static inline void wq_push(struct wq *q, uint64_t v)
+{
+	pthread_mutex_lock(&q->lock);
+	while (q->count == q->cap)
+		pthread_cond_wait(&q->not_full, &q->lock);
+	q->slot[(q->head + q->count++) % q->cap] = v;
+	pthread_cond_signal(&q->not_empty);
+	pthread_mutex_unlock(&q->lock);
+}
+
+/* 0 once the queue is closed and empty */
+static inline int wq_pop(struct wq *q, uint64_t *v)
+{
+	int got = 0;
+
+	pthread_mutex_lock(&q->lock);
+	while (!q->count && !q->closed)
+		pthread_cond_wait(&q->not_empty, &q->lock);
+	if (q->count) {
+		*v = q->slot[q->head];
+		q->head = (q->head + 1) % q->cap;
+		q->count--;
+		got = 1;
+		pthread_cond_signal(&q->not_full);
+	}
+	pthread_mutex_unlock(&q->lock);
+	return got;
+}
+
+static inline void wq_close(struct wq *q)
+{
+	pthread_mutex_lock(&q->lock);
+	q->closed = true;
+	pthread_cond_broadcast(&q->not_empty);
+	pthread_mutex_unlock(&q->lock);
 }
 
 #endif /* TDBPF_WORKLOAD_H */

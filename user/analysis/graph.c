@@ -5,6 +5,7 @@
  * verdict (graph_flow.c) and an index for the writers' look-ups.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/graph.h"
@@ -43,6 +44,10 @@ static int cmp_edge(const void *a, const void *b)
 		return x->waker < y->waker ? -1 : 1;
 	if (x->kind != y->kind)
 		return x->kind < y->kind ? -1 : 1;
+	if (x->ext_pid != y->ext_pid)
+		return x->ext_pid < y->ext_pid ? -1 : 1;
+	if (x->ext_tid != y->ext_tid)
+		return x->ext_tid < y->ext_tid ? -1 : 1;
 	return 0;
 }
 
@@ -108,9 +113,12 @@ static int make_nodes(struct graph *g, const struct task_table *t,
 			memset(n, 0, sizeof(*n));
 			snprintf(n->name, sizeof(n->name), "%s", k[i].name);
 			n->tid = r->tid;
+			n->pid = r->pid;
 		} else {
 			n = &g->nodes[g->nr_nodes - 1];
 			n->tid = 0;
+			if (n->pid != r->pid)
+				n->pid = 0;
 		}
 		n->nr_tasks += r->nr_tasks > 0 ? r->nr_tasks : 1;
 		n->on_cpu_ns += r->sched.on_cpu_ns;
@@ -122,9 +130,87 @@ static int make_nodes(struct graph *g, const struct task_table *t,
 	return 0;
 }
 
+static int cmp_node_name(const void *a, const void *b, void *arg)
+{
+	const struct graph_node *n = arg;
+	const struct graph_node *x = &n[*(const int *)a], *y = &n[*(const int *)b];
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/*
+ * Tasks of several processes in one graph: where a name is used by tasks
+ * of two processes or more, each such node says its process, "relay
+ * (4242)", so that the verdict names one. Not for folded names
+ * (--per-name folds across processes on purpose).
+ */
+static int label_processes(struct graph *g)
+{
+	int *o = calloc((size_t)g->nr_nodes + 1, sizeof(int));
+	char base[TDBPF_COMM_LEN + 2];
+	int i, j, k;
+
+	if (!o)
+		return -ENOMEM;
+	for (i = 0; i < g->nr_nodes; i++)
+		o[i] = i;
+	qsort_r(o, g->nr_nodes, sizeof(int), cmp_node_name, g->nodes);
+	for (i = 0; i < g->nr_nodes; i = j) {
+		bool several = false;
+
+		for (j = i + 1; j < g->nr_nodes &&
+				!strcmp(g->nodes[o[j]].name, g->nodes[o[i]].name);
+		     j++)
+			if (g->nodes[o[j]].pid != g->nodes[o[i]].pid)
+				several = true;
+		for (k = i; several && k < j; k++) {
+			struct graph_node *n = &g->nodes[o[k]];
+
+			/* a name not folded: a comm, TDBPF_COMM_LEN at most */
+			snprintf(base, sizeof(base), "%.*s", TDBPF_COMM_LEN,
+				 n->name);
+			snprintf(n->name, sizeof(n->name), "%s (%u)", base,
+				 n->pid);
+		}
+	}
+	free(o);
+	return 0;
+}
+
+/* Who a waker outside the graph is, when a socket told (see graph.h). */
+static void ext_waker(struct graph_edge *e, const struct tdbpf_wait *w,
+		      graph_peer_fn peer)
+{
+	const unsigned char *a = (const unsigned char *)&w->tgid;
+	char comm[TDBPF_COMM_LEN + 2];
+	const char *c;
+
+	e->ext_tid = 0;
+	e->ext_pid = 0;
+	e->ext_name[0] = 0;
+	if (e->kind == TDBPF_WAKER_PROCESS && w->tgid) {
+		e->ext_tid = w->tid;
+		e->ext_pid = w->tgid;
+		c = peer ? peer(w->tgid, w->tid, comm, sizeof(comm)) : NULL;
+		if (c)
+			snprintf(e->ext_name, sizeof(e->ext_name), "%.16s (%u)",
+				 c, w->tgid);
+		else
+			snprintf(e->ext_name, sizeof(e->ext_name), "pid %u",
+				 w->tgid);
+	} else if (e->kind == TDBPF_WAKER_ENDPOINT) {
+		/* tgid holds the address in network order */
+		snprintf(e->ext_name, sizeof(e->ext_name), "%u.%u.%u.%u:%u",
+			 a[0], a[1], a[2], a[3], w->tid);
+	}
+}
+
 /* Raw edges from every row's slots, then merged by (wakee, waker, kind). */
 static int make_edges(struct graph *g, const struct task_table *t,
-		      const int *rowmap)
+		      const int *rowmap, graph_peer_fn peer)
 {
 	struct key *by_tid = calloc(t->nr ? t->nr : 1, sizeof(*by_tid));
 	size_t i, cap = t->nr * (TDBPF_NR_WAITS + 1) + 1;
@@ -162,6 +248,8 @@ static int make_edges(struct graph *g, const struct task_table *t,
 				if (e->waker < 0)
 					e->kind = TDBPF_WAKER_PROCESS;
 			}
+			if (e->waker < 0)
+				ext_waker(e, w, peer);
 			e->wakeups = w->wakeups;
 			e->wait_ns = w->wait_ns;
 			sum += w->wait_ns;
@@ -228,7 +316,8 @@ static int make_index(struct graph *g)
 	return 0;
 }
 
-int graph_build(struct graph *g, const struct task_table *t, bool per_name)
+int graph_build(struct graph *g, const struct task_table *t, bool per_name,
+		graph_peer_fn peer)
 {
 	char (*names)[TDBPF_COMM_LEN + 2];
 	int *rowmap, err;
@@ -241,8 +330,10 @@ int graph_build(struct graph *g, const struct task_table *t, bool per_name)
 	err = !g->nodes || !rowmap || !names ? -ENOMEM : 0;
 	if (!err)
 		err = make_nodes(g, t, rowmap, names);
+	if (!err && !per_name)
+		err = label_processes(g);
 	if (!err)
-		err = make_edges(g, t, rowmap);
+		err = make_edges(g, t, rowmap, peer);
 	if (!err) {
 		graph_judge_nodes(g);
 		err = graph_flow(g);

@@ -27,25 +27,43 @@ enum graph_role {
 	ROLE_PASS,	/* blocked, its waits mostly ended by tasks: follow */
 };
 
+/*
+ * A node's or an outside waker's label: its name, and "(pid)" after it
+ * where another process has a task of that name ("relay (4242)").
+ */
+#define GRAPH_NAME_LEN	96	/* tdbpf graph's "host/process/thread" too */
+
+/*
+ * The name of task @tid of process @pid, which is not traced, into @buf
+ * (NULL: unknown, e.g. it exited). The caller of graph_build() gives it
+ * (a live run reads /proc): the graph itself does no I/O.
+ */
+typedef const char *(*graph_peer_fn)(__u32 pid, __u32 tid, char *buf,
+				     size_t len);
+
 struct graph_edge {
 	int waker;		/* node index, -1 when no task of the graph */
 	unsigned int kind;	/* TDBPF_WAKER_* or WAKER_UNSEEN */
+	/*
+	 * A waker outside the graph that a socket told: PROCESS, its tid
+	 * and pid; ENDPOINT, its port and IPv4 address (ext_name "a.b.c.d:
+	 * port"). 0 and "" otherwise.
+	 */
+	__u32 ext_tid, ext_pid;
+	char ext_name[GRAPH_NAME_LEN];
 	int wakee;		/* node index */
 	__u64 wakeups;
 	__u64 wait_ns;
 };
 
-/* a node's name: a task's, or tdbpf graph's "host/process/thread" */
-#define GRAPH_NAME_LEN	96
-
 struct graph_node {
 	__u32 tid;		/* 0 for a folded name of several tasks */
-	char name[GRAPH_NAME_LEN];
+	__u32 pid;		/* its process; 0 when folded across several */
+	char name[GRAPH_NAME_LEN];	/* with "(pid)" where names collide */
 	/*
 	 * Set by whoever names nodes after graph_build() (tdbpf graph): the
-	 * node's cluster (1-based into graph.clusters; 0 none: DOT draws
-	 * each as a box), and a reason that replaces graph_reason()'s
-	 * (an endpoint no host's report has: NULL otherwise).
+	 * node's cluster (1-based into graph.clusters; 0 none), and a reason
+	 * that replaces graph_reason()'s (an endpoint no host's report has).
 	 */
 	int cluster;
 	const char *note;
@@ -81,9 +99,12 @@ struct graph {
 
 /*
  * Build the graph of @t (rows by tid, with their waker slots) and judge
- * it. @per_name: nodes are folded names (fold_name()). 0 or -ENOMEM.
+ * it: the tasks of every traced process in one graph. @per_name: nodes
+ * are folded names (fold_name()), across processes. @peer: names a
+ * socket's peer in a process not traced (NULL: "pid N"). 0 or -ENOMEM.
  */
-int graph_build(struct graph *g, const struct task_table *t, bool per_name);
+int graph_build(struct graph *g, const struct task_table *t, bool per_name,
+		graph_peer_fn peer);
 void graph_free(struct graph *g);
 
 /* The node of a report row (by tid, or by name for --per-name); -1 none. */

@@ -7,6 +7,8 @@ const char *graph_waker_name(const struct graph *g, const struct graph_edge *e)
 {
 	if (e->waker >= 0)
 		return g->nodes[e->waker].name;
+	if (e->ext_name[0])
+		return e->ext_name;
 	return waker_kind_name(e->kind);
 }
 
@@ -27,7 +29,7 @@ void graph_reason(const struct graph *g, int i, const char *path, char *buf,
 	double life = (double)n->on_cpu_ns + (double)n->runq_ns +
 		      (double)n->blocked_ns;
 	double kind_ns = 0;
-	int j;
+	int j, peer = -1;
 
 	if (n->note) {
 		snprintf(buf, len, "%s", n->note);
@@ -61,9 +63,27 @@ void graph_reason(const struct graph *g, int i, const char *path, char *buf,
 	case ROLE_EXTERNAL:
 	case ROLE_IDLE:
 	default:
-		snprintf(buf, len, "waits on %s (%.0f%% of its blocked time)",
-			 waker_kind_what(n->ext_kind),
-			 pct(kind_ns, n->waits_ns));
+		/* a socket told who: name the peer, not just its kind */
+		for (j = 0; j < n->nr_in; j++) {
+			const struct graph_edge *e = &g->edges[n->first_in + j];
+
+			if (e->waker < 0 && e->kind == n->ext_kind &&
+			    e->ext_name[0] && peer < 0)
+				peer = n->first_in + j;
+		}
+		if (peer >= 0)
+			snprintf(buf, len, "waits on %s, %s (%.0f%% of its blocked time)",
+				 g->edges[peer].ext_name,
+				 n->ext_kind == TDBPF_WAKER_ENDPOINT ?
+					 "a peer on another host or namespace" :
+					 "a process not traced",
+				 pct((double)g->edges[peer].wait_ns,
+				     n->waits_ns));
+		else
+			snprintf(buf, len,
+				 "waits on %s (%.0f%% of its blocked time)",
+				 waker_kind_what(n->ext_kind),
+				 pct(kind_ns, n->waits_ns));
 		break;
 	}
 }

@@ -123,7 +123,7 @@ int cmd_graph(const struct options *o, FILE *out)
 		rc = 1;
 	}
 	if (!rc) {
-		if (graph_build(&g, &f.tasks, false)) {
+		if (graph_build(&g, &f.tasks, false, NULL)) {
 			say(NULL, "out of memory for the graph");
 			rc = 1;
 		} else {

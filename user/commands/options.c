@@ -25,6 +25,7 @@ enum {
 	OPT_SMT,
 	OPT_CHILDREN,
 	OPT_MAX_TASKS,
+	OPT_SOCK_MAX,
 	OPT_GRAPH,
 	OPT_WAKEUPS,
 	OPT_LISTEN,
@@ -60,6 +61,7 @@ static const struct option long_opts[] = {
 	{ "smt", required_argument, NULL, OPT_SMT },
 	{ "children", no_argument, NULL, OPT_CHILDREN },
 	{ "max-tasks", required_argument, NULL, OPT_MAX_TASKS },
+	{ "sock-max", required_argument, NULL, OPT_SOCK_MAX },
 	{ "graph", required_argument, NULL, OPT_GRAPH },
 	{ "wakeups", no_argument, NULL, OPT_WAKEUPS },
 	{ "listen", required_argument, NULL, OPT_LISTEN },
@@ -163,6 +165,7 @@ static void defaults(struct options *o)
 	o->smt = -1;
 	o->sort = SORT_CPU;
 	o->max_tasks = TDBPF_MAX_TASKS_DEFAULT;
+	o->sock_max = TDBPF_SOCK_MAX_DEFAULT;
 	o->listen_max_series = LISTEN_DEFAULT_MAX_SERIES;
 	o->from = o->to = -1;
 }
@@ -359,6 +362,13 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 						    optarg, TDBPF_MAX_TASKS_MIN,
 						    TDBPF_MAX_TASKS_MAX);
 			o->max_tasks = v;
+			break;
+		case OPT_SOCK_MAX:
+			if (parse_long(optarg, 16, 1 << 22, &v))
+				return options_fail(err, len,
+						    "invalid --sock-max '%s'; give 16 to %d",
+						    optarg, 1 << 22);
+			o->sock_max = v;
 			break;
 		case OPT_LISTEN: {
 			struct listen_addr a;

@@ -55,6 +55,7 @@ struct options {
 	int level;		/* 0 = deepest the model has */
 	bool children;
 	long max_tasks;
+	long sock_max;		/* --sock-max: socket registry flows */
 	const char *graph;	/* --graph FILE.dot */
 	/*
 	 * sched_waking traced: the wait-for graph. Opt-in (--wakeups or

@@ -29,6 +29,7 @@
 #include "outputs/outfile.h"
 #include "outputs/prom_server.h"
 #include "outputs/sink.h"
+#include "sources/peers.h"
 #include "sources/tracer.h"
 #include "sums/archive.h"
 
@@ -289,7 +290,7 @@ int run_trace(const struct options *o, const struct event_plan *plan,
 			       .what = "the graph" };
 	r.rc = (struct report_conf){ .plan = plan, .sort = o->sort,
 				     .top = o->top, .per_name = o->per_name,
-				     .wakeups = o->wakeups };
+				     .wakeups = o->wakeups, .peer = peer_comm };
 	snapshot_init(&r.iv, plan->nr);
 	snapshot_init(&r.scrape, plan->nr);
 	rc = session_open(s, o, plan, &sc);

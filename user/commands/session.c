@@ -206,6 +206,7 @@ int session_open(struct session *s, const struct options *o,
 			.all = o->all, .children = o->children,
 		},
 		.max_tasks = o->max_tasks,
+		.sock_max = o->sock_max,
 		.wakeups = c->wakeups,
 		.verbose = o->verbose,
 	};

@@ -49,6 +49,8 @@ void print_usage(FILE *f)
 	      f);
 	fprintf(f, "      --max-tasks N      tasks held at once (default %d)\n",
 		TDBPF_MAX_TASKS_DEFAULT);
+	fprintf(f, "      --sock-max N       socket flows followed for --wakeups (default %d)\n",
+		TDBPF_SOCK_MAX_DEFAULT);
 	fprintf(f, "      --listen [ADDR:]PORT  serve Prometheus /metrics (ADDR default 127.0.0.1)\n"
 		   "      --listen-labels L  pid, tid or pid,tid labels on the series (default none)\n"
 		   "      --listen-max-series N  label sets before the rest go to 'other' (default %d)\n",

@@ -4,11 +4,15 @@
  * waker -> wakee, labelled with the blocked time it ended and its
  * wakeups; tasks (or folded names) as boxes filled by role, wakers that
  * are no task (timer, irq, ...) as dashed ellipses, the bottleneck drawn
- * thick and named in its label. Edges that ended under 1% of the
- * wakee's blocked time are left out, so that the picture stays readable;
- * the JSON has them all.
+ * thick and named in its label. Each process is a cluster of its tasks;
+ * a socket's peer in a process not traced is a dashed box in a cluster
+ * of its own, a remote endpoint a dashed ellipse. Edges that ended under
+ * 1% of the wakee's blocked time are left out, so that the picture
+ * stays readable; the JSON has them all.
  */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "analysis/graph.h"
 #include "outputs/sink.h"
 
@@ -55,14 +59,44 @@ static double pct(double a, double b)
 	return b > 0 ? 100.0 * a / b : 0;
 }
 
-static void dot_node(FILE *f, const struct graph *g, int i, int best,
-		     const char *indent)
+static bool drawn(const struct graph *g, const struct graph_edge *e)
+{
+	return (double)e->wait_ns >=
+	       DOT_MIN_EDGE * (double)g->nodes[e->wakee].blocked_ns;
+}
+
+/*
+ * The name of process @pid: its main thread's node, else "pid N". A
+ * label without the thread's "(pid)" suffix, which the cluster says.
+ */
+static void process_label(FILE *f, const struct graph *g, __u32 pid)
+{
+	int i;
+
+	for (i = 0; i < g->nr_nodes; i++)
+		if (g->nodes[i].tid == pid) {
+			char name[GRAPH_NAME_LEN], suffix[24];
+			size_t n = strlen(g->nodes[i].name), l;
+
+			snprintf(name, sizeof(name), "%s", g->nodes[i].name);
+			l = (size_t)snprintf(suffix, sizeof(suffix), " (%u)",
+					     pid);
+			if (n > l && !strcmp(name + n - l, suffix))
+				name[n - l] = 0;
+			dot_str(f, name);
+			fprintf(f, " (pid %u)", pid);
+			return;
+		}
+	fprintf(f, "pid %u", pid);
+}
+
+static void write_node(FILE *f, const struct graph *g, int i, int best)
 {
 	const struct graph_node *n = &g->nodes[i];
 	double life = (double)n->on_cpu_ns + (double)n->runq_ns +
 		      (double)n->blocked_ns;
 
-	fprintf(f, "%sn%d [label=\"", indent, i);
+	fprintf(f, "\tn%d [label=\"", i);
 	if (i == best)
 		fprintf(f, "BOTTLENECK\\n");
 	dot_str(f, n->name);
@@ -80,7 +114,8 @@ static void dot_node(FILE *f, const struct graph *g, int i, int best,
 	if (graph_share(g, i) >= GRAPH_MIN_SHARE)
 		fprintf(f, "\\n%.0f%% of the blocked time leads here",
 			100.0 * graph_share(g, i));
-	fprintf(f, "\", fillcolor=\"%s\"", n->note ? "#ffffbf" : fill[n->role]);
+	fprintf(f, "\", fillcolor=\"%s\"",
+		n->note ? "#ffffbf" : fill[n->role]);
 	if (i == best)
 		fprintf(f, ", penwidth=4, color=\"#000000\"");
 	fprintf(f, "];\n");
@@ -90,33 +125,76 @@ int graph_write_dot(FILE *f, const struct graph *g)
 {
 	bool used[WAKER_KINDS] = { false };
 	int best = g->nr_rank ? g->rank[0] : -1;
-	int i, c;
+	bool *done = calloc((size_t)g->nr_nodes + 1, sizeof(bool));
+	int i, j;
 
+	if (!done)
+		return -1;
 	fprintf(f, "digraph tdbpf {\n"
 		"\trankdir=LR;\n"
 		"\tnode [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\"];\n"
 		"\tedge [fontname=\"Helvetica\", fontsize=10];\n");
-	for (c = 0; c <= g->nr_clusters; c++) {
-		/* one box per cluster (tdbpf graph: a host), then the rest */
-		if (c) {
-			fprintf(f, "\tsubgraph cluster_%d {\n\t\tlabel=\"", c);
-			dot_str(f, g->clusters[c - 1]);
-			fprintf(f, "\";\n\t\tstyle=dashed;\n");
-		}
+	/* tdbpf graph: one cluster per host, around its processes */
+	for (j = 1; j <= g->nr_clusters; j++) {
+		fprintf(f, "\tsubgraph cluster_%d {\n\t\tlabel=\"", j);
+		dot_str(f, g->clusters[j - 1]);
+		fprintf(f, "\";\n\t\tstyle=dashed;\n");
 		for (i = 0; i < g->nr_nodes; i++)
-			if (g->nodes[i].cluster == c)
-				dot_node(f, g, i, best, c ? "\t\t" : "\t");
-		if (c)
+			if (g->nodes[i].cluster == j) {
+				write_node(f, g, i, best);
+				done[i] = true;
+			}
+		fprintf(f, "\t}\n");
+	}
+	/* one cluster per process (folded names span several: none) */
+	for (i = 0; i < g->nr_nodes; i++) {
+		__u32 pid = g->nodes[i].pid;
+
+		if (done[i])
+			continue;
+		if (pid)
+			fprintf(f, "\tsubgraph cluster_p%u {\n\tlabel=\"", pid);
+		if (pid)
+			process_label(f, g, pid);
+		if (pid)
+			fprintf(f, "\"; style=rounded; color=\"#888888\";\n");
+		for (j = i; j < g->nr_nodes; j++)
+			if (!done[j] && g->nodes[j].pid == pid &&
+			    (pid || j == i)) {
+				write_node(f, g, j, best);
+				done[j] = true;
+			}
+		if (pid)
 			fprintf(f, "\t}\n");
+	}
+	free(done);
+	/* socket peers outside the graph: a process not traced, an endpoint */
+	for (i = 0; i < g->nr_edges; i++) {
+		const struct graph_edge *e = &g->edges[i];
+
+		if (e->waker >= 0 || !e->ext_name[0] || !drawn(g, e))
+			continue;
+		if (e->ext_pid) {
+			fprintf(f, "\tsubgraph cluster_x%u {\n\tlabel=\"pid %u (not traced)\"; style=dashed;\n",
+				e->ext_pid, e->ext_pid);
+			fprintf(f, "\tx%d [label=\"", i);
+			dot_str(f, e->ext_name);
+			fprintf(f, "\", style=\"rounded,dashed\"];\n\t}\n");
+		} else {
+			fprintf(f, "\tx%d [label=\"", i);
+			dot_str(f, e->ext_name);
+			fprintf(f, "\", shape=ellipse, style=dashed];\n");
+		}
 	}
 	for (i = 0; i < g->nr_edges; i++) {
 		const struct graph_edge *e = &g->edges[i];
-		const struct graph_node *w = &g->nodes[e->wakee];
 
-		if ((double)e->wait_ns < DOT_MIN_EDGE * (double)w->blocked_ns)
+		if (!drawn(g, e))
 			continue;
 		if (e->waker >= 0) {
 			fprintf(f, "\tn%d -> n%d", e->waker, e->wakee);
+		} else if (e->ext_name[0]) {
+			fprintf(f, "\tx%d -> n%d", i, e->wakee);
 		} else {
 			used[e->kind < WAKER_KINDS ? e->kind : WAKER_UNSEEN] = true;
 			fprintf(f, "\tk%u -> n%d", e->kind, e->wakee);

@@ -109,7 +109,7 @@ int prom_update(struct prom_state *st, const struct task_table *cur)
 		struct prom_series *s;
 		struct prom_key k;
 		struct tdbpf_count d;
-		__u64 on, rq, off, nv, niv, mig, unc;
+		__u64 on, rq, off, nv, niv, mig, unc, sirq;
 		bool any, restart, was_exited;
 
 		/* exited tasks folded by name: counted before they were */
@@ -133,7 +133,8 @@ int prom_update(struct prom_state *st, const struct task_table *cur)
 		niv = sub_sat(r->sched.nivcsw, p->sched.nivcsw);
 		mig = sub_sat(r->sched.migrations, p->sched.migrations);
 		unc = sub_sat(r->sched.uncounted_ns, p->sched.uncounted_ns);
-		any = on | rq | off | nv | niv | mig | unc;
+		sirq = sub_sat(r->sched.softirq_ns, p->sched.softirq_ns);
+		any = on | rq | off | nv | niv | mig | unc | sirq;
 		for (i = 0; i < nr && !any; i++)
 			any = r->ctr[i].value != p->ctr[i].value ||
 			      r->ctr[i].enabled != p->ctr[i].enabled ||
@@ -169,6 +170,7 @@ int prom_update(struct prom_state *st, const struct task_table *cur)
 		s->nivcsw += niv;
 		s->migrations += mig;
 		s->uncounted_ns += unc;
+		s->softirq_ns += sirq;
 		for (i = 0; i < nr; i++) {
 			d.value = sub_sat(r->ctr[i].value, p->ctr[i].value);
 			d.enabled = sub_sat(r->ctr[i].enabled, p->ctr[i].enabled);

@@ -52,7 +52,7 @@ struct prom_series {
 	__u64 threads;			/* live tasks at the last update */
 	__u64 exited;			/* tasks seen exiting */
 	__u64 on_cpu_ns, runq_wait_ns, off_cpu_ns;
-	__u64 nvcsw, nivcsw, migrations, uncounted_ns;
+	__u64 nvcsw, nivcsw, migrations, uncounted_ns, softirq_ns;
 	struct tdbpf_count *raw;	/* plan->nr: cumulative raw sums */
 	struct tdbpf_count *delta;	/* plan->nr: since the last update */
 	double *scaled;			/* plan->nr: sum of scaled deltas */
@@ -97,6 +97,12 @@ struct prom_state {
 	size_t *wait_index;		/* labels hash -> waits slot + 1 */
 	size_t wait_index_cap;
 	struct task_table wait_last, wait_next;
+	/*
+	 * The scrape's sockets, set before prom_update(): a wait on a
+	 * remote endpoint is labelled with it as the wakee's socket sees
+	 * it, its port folded as tdbpf_socket_flows folds it.
+	 */
+	const struct flow_table *flows;
 
 	int slots_slot;			/* plan slot weighting TMA nodes, -1 */
 	int slots_per_unit;		/* 1 (a slots event) or per cycle */

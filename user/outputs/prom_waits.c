@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include "outputs/prom_table.h"
 #include "sums/waits.h"
 
@@ -96,6 +97,33 @@ other:
 }
 
 /*
+ * A waker slot's remote endpoint (IPv4 address in tgid, network order;
+ * port in tid) as the wakee's process's socket to it sees it, its port
+ * folded as that socket's flow half is (flow_fold_ports()): the label
+ * the other host's tdbpf_socket_flows mirrors.
+ */
+static void endpoint_label(const struct prom_state *st,
+			   const struct task_row *r, const struct tdbpf_wait *w,
+			   char *buf, size_t len)
+{
+	struct flow_end e = { .family = AF_INET, .port = (__u16)w->tid };
+	size_t i;
+
+	memcpy(e.addr, &w->tgid, 4);
+	for (i = 0; st->flows && i < st->flows->nr; i++) {
+		const struct sock_flow *f = &st->flows->v[i];
+		struct sock_flow folded;
+
+		if (f->pid == r->pid && flow_end_eq(&f->remote, &e)) {
+			flow_fold_ports(st->flows, f, &folded);
+			e = folded.remote;
+			break;
+		}
+	}
+	flow_end_str(&e, buf, len);
+}
+
+/*
  * Add @r's waker slots since the last update (per tid, as the sums) to
  * the wait series of its series @s. A task waker is named by its own
  * series' labels; one that has no row now, as another process.
@@ -133,7 +161,13 @@ int prom_waits_update(struct prom_state *st, const struct task_table *cur,
 		if (d[i].kind == TDBPF_WAKER_TASK)
 			wr = tasks_find(cur, d[i].tid);
 		q = labels + sprintf(labels, "%s,waker_comm=\"", s->labels);
-		if (wr) {
+		if (d[i].kind == TDBPF_WAKER_ENDPOINT) {
+			char ep[FLOW_END_STR];
+
+			endpoint_label(st, r, &d[i], ep, sizeof(ep));
+			q += sprintf(q, "\",waker_thread=\"endpoint\",remote=\"%s",
+				     ep);
+		} else if (wr) {
 			prom_key_of(st, wr, &k);
 			q = prom_esc_label(q, k.comm);
 			q += sprintf(q, "\",waker_thread=\"");

@@ -8,7 +8,10 @@
  *   "duration_ns": 5000000000,
  *   "interval": 3,                 only in interval reports (-I)
  *   "lost": { "map_full": 0, "read_errors": 0,
- *             "unseen_switch_ins": 0 },  slices charged whose switch-in
+ *             "unseen_switch_ins": 0, "wakers", "wakeups_missed",
+ *             "sockets_unresolved": socket wakes whose peer was not
+ *             told, "sockets_evicted": flows pushed out of the socket
+ *             registry (--sock-max) },  slices charged whose switch-in
  *                                  no sched_switch event showed: their
  *                                  counts are extrapolated (uncounted_ns)
  *   "nr_total": 14,                tasks before --top
@@ -21,7 +24,10 @@
  *   "graph": {                     with wakeups traced (docs/graph.md):
  *     "blocked_ns",                the blocked tasks' time,
  *     "edges": [ { "waker_tid", "waker_comm", "wakee_tid",
- *                  "wakee_comm", "wakeups", "wait_ns" } ],
+ *                  "wakee_comm", "wakeups", "wait_ns",
+ *                  "waker_pid": a socket's peer in another process,
+ *                  "endpoint": "ip:port", a peer on another host or
+ *                  network namespace } ],
  *     "bottleneck": [ { "tid", "comm", "nr_tasks", "share" (of
  *                  blocked_ns, 0..1), "sources", "reason" } ] best first
  *   },
@@ -47,6 +53,8 @@
  *                                  switch the kernel did not trace): no
  *                                  counter was read for it; it lowers
  *                                  coverage as multiplexing does
+ *     "softirq_ns": integer,       softirqs run while it was current
+ *                                  (--wakeups; part of on_cpu_ns)
  *     "coverage": 0..1,            min running/enabled over the groups,
  *                                  6 decimals
  *     "low_coverage": bool,
@@ -65,7 +73,8 @@
  *                  decimals; null when not computable }
  *                                  only when the model decodes,
  *     "bottleneck": what the table's BOTTLENECK column says,
- *     "waits_on": [ { "tid", "comm", "wait_ns", "wakeups" } ] largest
+ *     "waits_on": [ { "tid", "comm", "wait_ns", "wakeups", "pid" of a
+ *                  socket's peer not traced } ] largest
  *                  first, with wakeups traced
  *   } ]
  * }
@@ -110,8 +119,12 @@ static void write_waits_on(struct jw *w, const struct report *rep,
 		const struct graph_edge *e = &g->edges[g->nodes[n].first_in + i];
 
 		jw_open(w, NULL, '{');
-		jw_u64(w, "tid", e->waker >= 0 ? g->nodes[e->waker].tid : 0);
+		jw_u64(w, "tid",
+		       e->waker >= 0 ? g->nodes[e->waker].tid : e->ext_tid);
 		jw_str(w, "comm", graph_waker_name(g, e));
+		/* a socket's peer in a process not traced */
+		if (e->ext_pid)
+			jw_u64(w, "pid", e->ext_pid);
 		jw_u64(w, "wait_ns", e->wait_ns);
 		jw_u64(w, "wakeups", e->wakeups);
 		jw_close(w, '}');
@@ -158,8 +171,13 @@ static void write_graph(struct jw *w, const struct report *rep)
 
 		jw_open(w, NULL, '{');
 		jw_u64(w, "waker_tid",
-		       e->waker >= 0 ? g->nodes[e->waker].tid : 0);
+		       e->waker >= 0 ? g->nodes[e->waker].tid : e->ext_tid);
 		jw_str(w, "waker_comm", graph_waker_name(g, e));
+		/* a socket's peer outside the graph: another process's task */
+		if (e->ext_pid)
+			jw_u64(w, "waker_pid", e->ext_pid);
+		if (e->ext_name[0])
+			jw_str(w, "endpoint", e->ext_name);
 		jw_u64(w, "wakee_tid", to->tid);
 		jw_str(w, "wakee_comm", to->name);
 		jw_u64(w, "wakeups", e->wakeups);
@@ -230,7 +248,8 @@ static void write_groups(struct jw *w, const struct event_plan *p)
 /* A task's own members, in the order written (keyed once per report). */
 enum task_key {
 	K_TID, K_PID, K_COMM, K_ON, K_RUNQ, K_OFF, K_SWITCHES, K_VOL, K_INVOL,
-	K_MIGR, K_EXITED, K_NR_TASKS, K_UNCOUNTED, K_COVERAGE, K_LOW, K_SCHED,
+	K_MIGR, K_EXITED, K_NR_TASKS, K_UNCOUNTED, K_SOFTIRQ, K_COVERAGE, K_LOW,
+	K_SCHED,
 	K_COUNTERS, K_METRICS, K_BOTTLENECK, K_NR
 };
 
@@ -241,6 +260,7 @@ static const char *const task_keys[K_NR] = {
 	[K_VOL] = "voluntary", [K_INVOL] = "involuntary",
 	[K_MIGR] = "migrations", [K_EXITED] = "exited",
 	[K_NR_TASKS] = "nr_tasks", [K_UNCOUNTED] = "uncounted_ns",
+	[K_SOFTIRQ] = "softirq_ns",
 	[K_COVERAGE] = "coverage", [K_LOW] = "low_coverage",
 	[K_SCHED] = "sched", [K_COUNTERS] = "counters",
 	[K_METRICS] = "metrics", [K_BOTTLENECK] = "bottleneck",
@@ -341,6 +361,7 @@ static void write_task(struct jw *w, struct json_ctx *x,
 		ob_i64(&w->o, r->nr_tasks);
 	}
 	task_u64(w, x, K_UNCOUNTED, r->sched.uncounted_ns);
+	task_u64(w, x, K_SOFTIRQ, r->sched.softirq_ns);
 	if (x->built_task)
 		jw_num_keyed(w, &x->task, K_COVERAGE, d->coverage, 6);
 	else
@@ -417,6 +438,8 @@ void report_write_json(FILE *f, const struct report *rep, bool line)
 	jw_u64(&w, "unseen_switch_ins", rep->lost.unseen_switch_ins);
 	jw_u64(&w, "wakers", rep->lost.wakers);
 	jw_u64(&w, "wakeups_missed", rep->lost.wakeups_missed);
+	jw_u64(&w, "sockets_unresolved", rep->lost.sock_unresolved);
+	jw_u64(&w, "sockets_evicted", rep->lost.sock_evicted);
 	jw_obj_end(&w);
 	jw_int(&w, "nr_total", rep->nr_total);
 	if (rep->host && rep->host[0])

@@ -154,7 +154,7 @@ static void print_header(FILE *f, const struct report *rep,
 	if (exited)
 		fprintf(f, " (%d exited)", exited);
 	if (rep->lost.map_full || rep->lost.read_errors ||
-	    rep->lost.wakeups_missed) {
+	    rep->lost.wakeups_missed || rep->lost.sock_evicted) {
 		const char *sep = "";
 
 		fprintf(f, "; lost:");
@@ -168,9 +168,14 @@ static void print_header(FILE *f, const struct report *rep,
 				(unsigned long long)rep->lost.read_errors);
 			sep = ",";
 		}
-		if (rep->lost.wakeups_missed)
+		if (rep->lost.wakeups_missed) {
 			fprintf(f, "%s %llu wakeups", sep,
 				(unsigned long long)rep->lost.wakeups_missed);
+			sep = ",";
+		}
+		if (rep->lost.sock_evicted)
+			fprintf(f, "%s %llu socket flows (--sock-max)", sep,
+				(unsigned long long)rep->lost.sock_evicted);
 	}
 	fputc('\n', f);
 	if (rep->graph)

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "analysis/report.h"
+#include "analysis/graph.h"
 #include "sums/snapshot.h"
 
 struct graph;
@@ -56,6 +57,7 @@ struct report_conf {
 	int top;		/* 0: every row */
 	bool per_name;		/* fold rows by thread name */
 	bool wakeups;		/* the wait-for graph and its verdict */
+	graph_peer_fn peer;	/* names socket peers not traced (live) */
 };
 
 /*

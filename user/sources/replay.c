@@ -225,6 +225,9 @@ static int parse_task(json_object *t, const struct event_plan *p,
 	row->sched.nivcsw = x[6];
 	row->sched.migrations = x[7];
 	row->sched.uncounted_ns = x[8];
+	/* recorded since the socket hooks; older recordings have none */
+	if (!get_u64(t, "softirq_ns", &e))
+		row->sched.softirq_ns = e;
 	v = member(t, "comm", json_type_string);
 	if (v)
 		snprintf(row->comm, sizeof(row->comm), "%s",

@@ -152,12 +152,62 @@ static void waker_context(struct tracer *t)
 	btf__free(btf);
 }
 
+/*
+ * The socket hooks (bpf/sockets.bpf.h), loaded with --wakeups: tracepoint
+ * programs, each looked up in the kernel's BTF first. Without the data
+ * marks or the send and receive ends none loads, and socket wakes are
+ * judged by the waker's context as before; without tcp_sendmsg_locked
+ * (before 6.12) back-pressure waits over TCP are. Returns what is
+ * missing, for -v, or NULL.
+ */
+static const char *sock_hooks(struct tracer *t, bool on)
+{
+	struct tdbpf_bpf *skel = t->skel;
+	const struct {
+		struct bpf_program *prog;
+		const char *tp;
+		bool needed;
+	} hooks[] = {
+		{ skel->progs.tdbpf_data_ready, "sk_data_ready", true },
+		{ skel->progs.tdbpf_sock_send, "sock_send_length", true },
+		{ skel->progs.tdbpf_sock_recv, "sock_recv_length", true },
+		{ skel->progs.tdbpf_softirq_entry, "softirq_entry", true },
+		{ skel->progs.tdbpf_softirq_exit, "softirq_exit", true },
+		{ skel->progs.tdbpf_tcp_send, "tcp_sendmsg_locked", false },
+	};
+	struct btf *btf = on ? btf__load_vmlinux_btf() : NULL;
+	static char missing[160];
+	bool have[sizeof(hooks) / sizeof(hooks[0])];
+	char name[64];
+	size_t i, n;
+
+	missing[0] = 0;
+	for (i = 0; i < sizeof(hooks) / sizeof(hooks[0]); i++) {
+		snprintf(name, sizeof(name), "btf_trace_%s", hooks[i].tp);
+		have[i] = btf && btf__find_by_name_kind(btf, name,
+							BTF_KIND_TYPEDEF) >= 0;
+		if (on && !have[i]) {
+			n = strlen(missing);
+			snprintf(missing + n, sizeof(missing) - n, "%s%s",
+				 n ? ", " : "", hooks[i].tp);
+			if (hooks[i].needed)
+				on = false;
+		}
+	}
+	for (i = 0; i < sizeof(hooks) / sizeof(hooks[0]); i++)
+		bpf_program__set_autoload(hooks[i].prog, on && have[i]);
+	skel->rodata->track_sockets = on;
+	btf__free(btf);
+	return missing[0] ? missing : NULL;
+}
+
 /* Before load: what the programs are built for, and the map sizes. */
 static void configure(struct tracer *t)
 {
 	const struct tracer_conf *c = &t->c;
 	const struct event_plan *plan = c->plan;
 	struct tdbpf_bpf *skel = t->skel;
+	const char *missing;
 	int i;
 
 	skel->rodata->nr_cpus = (__u32)t->ncpu;
@@ -197,6 +247,15 @@ static void configure(struct tracer *t)
 	bpf_program__set_autoload(skel->progs.tdbpf_waking, c->wakeups);
 	if (c->wakeups)
 		waker_context(t);
+	bpf_map__set_max_entries(skel->maps.sock_ends,
+				 c->wakeups && !t->no_sockets ?
+					 (__u32)c->sock_max : 1);
+	missing = sock_hooks(t, c->wakeups && !t->no_sockets);
+	if (c->verbose && c->wakeups && missing)
+		fprintf(stderr, "tdbpf: no tracepoint %s in this kernel: %s\n",
+			missing, skel->rodata->track_sockets ?
+			"TCP back-pressure waits are judged by the waker's context" :
+			"socket wakes are judged by the waker's context (softirq over TCP and UDP)");
 }
 
 static int setup(struct tracer *t, char *err, size_t len)
@@ -229,6 +288,25 @@ static int setup(struct tracer *t, char *err, size_t len)
 	}
 	configure(t);
 	e = tdbpf_bpf__load(t->skel);
+	if (e && t->skel->rodata->track_sockets) {
+		/*
+		 * A socket hook the kernel refuses (a callback it cannot
+		 * trace): today's judgement of socket wakes, not no trace.
+		 */
+		if (t->c.verbose)
+			fprintf(stderr, "tdbpf: socket hooks did not load (%s): socket wakes are judged by the waker's context\n",
+				strerror(-e));
+		tdbpf_bpf__destroy(t->skel);
+		t->no_sockets = true;
+		t->skel = tdbpf_bpf__open();
+		if (!t->skel) {
+			snprintf(err, len, "cannot open the BPF object: %s; %s",
+				 strerror(errno), bpf_hint(-errno));
+			return -1;
+		}
+		configure(t);
+		e = tdbpf_bpf__load(t->skel);
+	}
 	if (e) {
 		/* as root, EACCES on load is the verifier saying no */
 		snprintf(err, len, "cannot load the BPF programs: %s; %s",

@@ -57,6 +57,7 @@ struct tracer_conf {
 	const struct event_plan *plan;
 	struct tracer_targets targets;
 	long max_tasks;		/* tasks held at once (--max-tasks) */
+	long sock_max;		/* flows in the socket registry (--sock-max) */
 	bool wakeups;		/* sched_waking: who ended each wait */
 	bool verbose;		/* libbpf's messages, a setup line */
 };

@@ -178,6 +178,12 @@ static void read_lost(struct tracer *t, struct lost_stats *out)
 	out->unseen_switch_ins = sum[TDBPF_STAT_UNSEEN];
 	out->wakers = sum[TDBPF_STAT_WAITS_FULL];
 	out->wakeups_missed = missed_runs(t->skel->progs.tdbpf_waking);
+	out->sock_unresolved = sum[TDBPF_STAT_SOCK_UNRESOLVED];
+	/* an LRU pushes out silently: what went in beyond its size */
+	if (t->skel->rodata->track_sockets &&
+	    sum[TDBPF_STAT_SOCK_NEW] > (__u64)t->c.sock_max)
+		out->sock_evicted = sum[TDBPF_STAT_SOCK_NEW] -
+				    (__u64)t->c.sock_max;
 }
 
 /*

@@ -31,6 +31,7 @@ struct tracer {
 	struct tdbpf_wake wake;		/* a dead task's waker state */
 	bool detached;
 	bool read_free;			/* sums read from the tasks (BPF) */
+	bool no_sockets;		/* the socket hooks failed to load */
 	__u32 fold_key;			/* next key of a folded exited row */
 };
 

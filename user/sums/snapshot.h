@@ -24,6 +24,8 @@ struct lost_stats {
 	__u64 unseen_switch_ins; /* slices charged whose switch-in was unseen */
 	__u64 wakers;		/* waits charged to a task's last waker slot */
 	__u64 wakeups_missed;	/* waking program runs the kernel skipped */
+	__u64 sock_unresolved;	/* socket wakes whose peer was not told */
+	__u64 sock_evicted;	/* flows pushed out of the socket registry */
 };
 
 struct snapshot {

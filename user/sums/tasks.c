@@ -39,6 +39,7 @@ void sched_add(struct tdbpf_sched *d, const struct tdbpf_sched *s)
 	d->nivcsw += s->nivcsw;
 	d->migrations += s->migrations;
 	d->uncounted_ns += s->uncounted_ns;
+	d->softirq_ns += s->softirq_ns;
 }
 
 void sched_sub(struct tdbpf_sched *d, const struct tdbpf_sched *a,
@@ -51,6 +52,7 @@ void sched_sub(struct tdbpf_sched *d, const struct tdbpf_sched *a,
 	d->nivcsw = sub_sat(a->nivcsw, b->nivcsw);
 	d->migrations = sub_sat(a->migrations, b->migrations);
 	d->uncounted_ns = sub_sat(a->uncounted_ns, b->uncounted_ns);
+	d->softirq_ns = sub_sat(a->softirq_ns, b->softirq_ns);
 }
 
 void sched_clear(struct tdbpf_sched *d)

@@ -1,23 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Waker slots: add, subtract and name them (see waits.h). */
+#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 #include "sums/waits.h"
 
-static struct tdbpf_wait *slot_for(struct tdbpf_wait *w, __u32 kind, __u32 tid)
+static bool same_waker(const struct tdbpf_wait *a, const struct tdbpf_wait *b)
+{
+	return a->kind == b->kind && a->tid == b->tid && a->tgid == b->tgid;
+}
+
+static struct tdbpf_wait *slot_for(struct tdbpf_wait *w,
+				   const struct tdbpf_wait *key)
 {
 	int i;
 
 	for (i = 0; i < TDBPF_NR_WAITS - 1; i++) {
 		if (w[i].kind == TDBPF_WAKER_NONE) {
-			w[i].kind = kind;
-			w[i].tid = tid;
+			w[i].kind = key->kind;
+			w[i].tid = key->tid;
+			w[i].tgid = key->tgid;
 		}
-		if (w[i].kind == kind && w[i].tid == tid)
+		if (same_waker(&w[i], key))
 			return &w[i];
 	}
 	w[TDBPF_NR_WAITS - 1].kind = TDBPF_WAKER_SPILL;
 	w[TDBPF_NR_WAITS - 1].tid = 0;
+	w[TDBPF_NR_WAITS - 1].tgid = 0;
 	return &w[TDBPF_NR_WAITS - 1];
 }
 
@@ -30,7 +39,7 @@ void waits_add(struct tdbpf_wait *dst, const struct tdbpf_wait *src)
 		if (src[i].kind == TDBPF_WAKER_NONE ||
 		    (!src[i].wakeups && !src[i].wait_ns))
 			continue;
-		d = slot_for(dst, src[i].kind, src[i].tid);
+		d = slot_for(dst, &src[i]);
 		d->wakeups += src[i].wakeups;
 		d->wait_ns += src[i].wait_ns;
 	}
@@ -53,8 +62,7 @@ void waits_sub(struct tdbpf_wait *out, const struct tdbpf_wait *cur,
 		if (!prev || cur[i].kind == TDBPF_WAKER_NONE)
 			continue;
 		for (j = 0; j < TDBPF_NR_WAITS && !p; j++)
-			if (prev[j].kind == cur[i].kind &&
-			    prev[j].tid == cur[i].tid)
+			if (same_waker(&prev[j], &cur[i]))
 				p = &prev[j];
 		if (!p)
 			continue;
@@ -96,6 +104,10 @@ static const struct {
 	[TDBPF_WAKER_IDLE] = { "idle", "the idle task" },
 	[TDBPF_WAKER_SPILL] = { "other-wakers",
 				"more wakers than tdbpf keeps per task" },
+	[TDBPF_WAKER_ENDPOINT] = { "endpoint",
+				   "peers on other hosts or namespaces" },
+	[TDBPF_WAKER_SOCKET] = { "unresolved socket",
+				 "sockets whose peer tdbpf could not tell" },
 	[WAKER_UNSEEN] = { "unseen", "no wakeup tdbpf saw" },
 };
 

@@ -2,7 +2,7 @@
 /*
  * A task's waker slots (struct tdbpf_wait, filled by tdbpf_waking): who
  * ended its waits, how often, and how much blocked time they ended.
- * Slots are keyed by (kind, tid); these add and subtract them by key, so
+ * Slots are keyed by (kind, tid, tgid); these add and subtract them by key, so
  * that interval deltas and merged tables stay exact.
  */
 #ifndef TDBPF_WAITS_H
@@ -18,7 +18,7 @@
 #define WAKER_UNSEEN	TDBPF_NR_WAKER_KINDS
 #define WAKER_KINDS	(TDBPF_NR_WAKER_KINDS + 1)
 
-/* Add @src's slots into @dst by (kind, tid); the last slot spills. */
+/* Add @src's slots into @dst by waker; the last slot spills. */
 void waits_add(struct tdbpf_wait *dst, const struct tdbpf_wait *src);
 /* @out = @cur minus @prev's slot of the same key (saturating at 0). */
 void waits_sub(struct tdbpf_wait *out, const struct tdbpf_wait *cur,

@@ -1,0 +1,162 @@
+# SPDX-License-Identifier: GPL-2.0
+# bench/run.sh section 7: the socket hooks of --wakeups on a pinned TCP
+# ping-pong (sourced by run.sh, after lib.sh).
+
+# The socket hooks (section 7): their tracepoints, in the order tabled
+SOCK_TPS="sk_data_ready sock_send_length sock_recv_length tcp_sendmsg_locked softirq_entry softirq_exit"
+
+# start_tcp_pingpong FILE: pipe_pingpong -t (one TCP connection on
+# loopback) pinned to CPU 0; sets PP
+start_tcp_pingpong() {
+	"$W/pipe_pingpong" -t -n "$LOOPS" -c 0 -s "$SLEEP_MS" >"$1" 2>&1 &
+	PP=$!
+	PIDS+=("$PP")
+	wait_for "$1" '^pid=' 5 || die "pipe_pingpong -t did not start: $(cat "$1")"
+}
+
+# One run of a socket variant into $TMP/sock.res ("key value" lines).
+# tp_*: the TCP ping-pong's usecs/op and CPU us/op untraced, traced, with
+# --wakeups; hooks_*: ns per run of each socket hook with bpf_stats on,
+# the ping-pong traced (its sockets tracked) or a sleeper traced
+# (untracked: the early exits); floor_sempty: an empty program on
+# sock_send_length.
+sock_run() {
+	local v=$1 out=$TMP/sock.out lp tp id a b
+	declare -A st0
+	: >"$TMP/sock.res"
+	case $v in
+	tp_none)
+		start_tcp_pingpong "$out"
+		wait_pid "$PP" 300 ;;
+	tp_off | tp_on)
+		start_tcp_pingpong "$out"
+		if [ "$v" = tp_on ]; then
+			"$TDBPF" --wakeups -o /dev/null -p "$PP" 2>"$TMP/tracer.err" &
+		else
+			"$TDBPF" -o /dev/null -p "$PP" 2>"$TMP/tracer.err" &
+		fi
+		lp=$!
+		PIDS+=("$lp")
+		wait_pid "$PP" 300
+		wait_pid "$lp" 10 ;;
+	floor_sempty)
+		start_floor sempty
+		lp=$TR
+		a=$(prog_stats "$FLOOR_ID")
+		timeout 300 "$W/pipe_pingpong" -t -n "$LOOPS" -c 0 >"$out" 2>&1
+		b=$(prog_stats "$FLOOR_ID")
+		echo "sock_send_length $(per_run "$a" "$b")" >"$TMP/sock.res"
+		kill -INT "$lp" 2>/dev/null
+		wait_pid "$lp" 10
+		return ;;
+	hooks_tracked | hooks_untracked)
+		if [ "$v" = hooks_tracked ]; then
+			# the sleeper too: tdbpf stays when the ping-pong ends
+			start_tcp_pingpong "$out"
+			start_tdbpf --wakeups -o /dev/null -p "$PP,$SLEEPER"
+		else
+			start_tdbpf --wakeups -o /dev/null -p "$SLEEPER"
+		fi
+		lp=$TR
+		for tp in $SOCK_TPS; do
+			id=$(tp_prog_id "$lp" "$tp") || continue
+			st0[$tp]="$id $(prog_stats "$id")"
+		done
+		if [ "$v" = hooks_tracked ]; then
+			wait_pid "$PP" 300
+		else
+			timeout 300 "$W/pipe_pingpong" -t -n "$LOOPS" -c 0 >"$out" 2>&1
+		fi
+		for tp in $SOCK_TPS; do
+			[ -n "${st0[$tp]:-}" ] || continue
+			read -r id a < <(echo "${st0[$tp]}" | awk '{ print $1, $2 " " $3 }')
+			echo "$tp $(per_run "$a" "$(prog_stats "$id")")"
+		done >"$TMP/sock.res"
+		kill -INT "$lp" 2>/dev/null
+		wait_pid "$lp" 10
+		return ;;
+	esac
+	{ echo "usecs $(usecs "$out")"; echo "cpu $(cpu_per_op "$out")"; } >"$TMP/sock.res"
+}
+
+section_sockets() {
+	local pp=(tp_none tp_off tp_on) bpf=(floor_sempty hooks_tracked hooks_untracked)
+	local r i v n tp val
+	log "7/7 sockets: $ROUNDS rounds, ${#pp[@]} TCP ping-pong and ${#bpf[@]} BPF variants"
+	sleep 1000 &
+	SLEEPER=$!
+	PIDS+=("$SLEEPER")
+	for ((r = 0; r < ROUNDS; r++)); do
+		n=${#pp[@]}
+		for ((i = 0; i < n; i++)); do
+			v=${pp[$(((i + r) % n))]}
+			sock_run "$v"
+			kv_get "$TMP/sock.res" usecs >>"$TMP/s7.$v"
+			kv_get "$TMP/sock.res" cpu >>"$TMP/s7.$v.cpu"
+		done
+		sysctl -q kernel.bpf_stats_enabled=1 || die "cannot set kernel.bpf_stats_enabled"
+		n=${#bpf[@]}
+		for ((i = 0; i < n; i++)); do
+			v=${bpf[$(((i + r) % n))]}
+			sock_run "$v"
+			for tp in $SOCK_TPS; do
+				val=$(kv_get "$TMP/sock.res" "$tp")
+				[ -n "$val" ] && [ "$val" != nan ] && echo "$val" >>"$TMP/s7.$v.$tp"
+			done
+		done
+		sysctl -q kernel.bpf_stats_enabled="$STATS_OLD"
+		log "  round $((r + 1))/$ROUNDS: $(for v in "${pp[@]}"; do printf '%s=%sus ' "$v" "$(tail -1 "$TMP/s7.$v")"; done)"
+	done
+	kill "$SLEEPER" 2>/dev/null
+	wait "$SLEEPER" 2>/dev/null
+}
+
+# Section 7's tables (markdown) on stdout.
+write_sockets() {
+	local v m mn mx c cn cx base cbase s tp fl tu p0 p1 p2
+	echo "## 7. Sockets: resolving a socket's wake to the task at its other end"
+	echo
+	echo "With --wakeups, tracepoint programs mark which socket a wake is for"
+	echo "(sk_data_ready), keep each flow's last writer and reader"
+	echo "(sock_send_length, sock_recv_length), note a TCP send that may wait"
+	echo "for space (tcp_sendmsg_locked) and which softirq runs (softirq_entry,"
+	echo "softirq_exit); they run for every socket on the machine. Pinned TCP"
+	echo "ping-pong on loopback (\`pipe_pingpong -t -n $LOOPS -c 0\`, TCP_NODELAY):"
+	echo "each round trip is two sends, two softirq deliveries, two wakeups and"
+	echo "two receives. $ROUNDS rounds, median and min-max."
+	echo
+	echo "| variant | usecs/op (median) | min-max | slowdown | CPU us/op (median) | min-max | CPU slowdown |"
+	echo "|---|---:|---:|---:|---:|---:|---:|"
+	base=$(med <"$TMP/s7.tp_none")
+	cbase=$(med <"$TMP/s7.tp_none.cpu")
+	for v in tp_none tp_off tp_on; do
+		read -r m mn mx < <(stats3 <"$TMP/s7.$v")
+		read -r c cn cx < <(stats3 <"$TMP/s7.$v.cpu")
+		case $v in
+		tp_none) s="TCP ping-pong, untraced" ;;
+		tp_off) s="\`tdbpf -p PID\` (no wakeups: the default)" ;;
+		tp_on) s="\`tdbpf --wakeups -p PID\` (the graph, socket hooks on)" ;;
+		esac
+		echo "| $s | $(fmt "$m" %.3f) | $(fmt "$mn" %.3f)-$(fmt "$mx" %.3f) | $(ratio "$m" "$base" %.3fx) | $(fmt "$c" %.3f) | $(fmt "$cn" %.3f)-$(fmt "$cx" %.3f) | $(ratio "$c" "$cbase" %.3fx) |"
+	done
+	echo
+	echo "| program (bpf_stats: run_time_ns / run_cnt) | sockets tracked: ns/run (median) | min-max | untracked: ns/run (median) | min-max |"
+	echo "|---|---:|---:|---:|---:|"
+	read -r m mn mx < <(stats3 <"$TMP/s7.floor_sempty.sock_send_length")
+	echo "| floor: empty program on sock_send_length | - | - | $(fmt "$m" %.1f) | $(fmt "$mn" %.1f)-$(fmt "$mx" %.1f) |"
+	for tp in $SOCK_TPS; do
+		[ -s "$TMP/s7.hooks_tracked.$tp" ] || [ -s "$TMP/s7.hooks_untracked.$tp" ] || continue
+		read -r m mn mx < <(stats3 <"$TMP/s7.hooks_tracked.$tp" 2>/dev/null)
+		read -r c cn cx < <(stats3 <"$TMP/s7.hooks_untracked.$tp" 2>/dev/null)
+		echo "| $tp | $(fmt "$m" %.1f) | $(fmt "$mn" %.1f)-$(fmt "$mx" %.1f) | $(fmt "$c" %.1f) | $(fmt "$cn" %.1f)-$(fmt "$cx" %.1f) |"
+	done
+	fl=$(med <"$TMP/s7.floor_sempty.sock_send_length")
+	tu=$(med <"$TMP/s7.hooks_untracked.sock_send_length")
+	p0=$(med <"$TMP/s7.tp_none.cpu"); p1=$(med <"$TMP/s7.tp_off.cpu"); p2=$(med <"$TMP/s7.tp_on.cpu")
+	echo
+	echo "| target | measured | limit | result |"
+	echo "|---|---:|---:|---|"
+	echo "| untracked send <= 1.5x the empty sock_send_length program | $(ratio "$tu" "$fl" %.2fx) | 1.50x | $(pass "$(le "$(ratio "$tu" "$fl" %.4f)" 1.5)") |"
+	s=$(awk -v a="$p2" -v b="$p1" -v c="$p0" 'BEGIN { if (c > 0 && b > 0) printf "%.1f", (a - b) / c * 100; else print "nan" }')
+	echo "| --wakeups' addition to the TCP ping-pong's CPU time (the graph on by default only if <= 3%) | $s% of untraced | 3% | $(pass "$(le "$s" 3)") |"
+}

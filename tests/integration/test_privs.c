@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Privileges, as root on the real BPF path: the launched command runs as
+ * the sudo user, and tdbpf keeps only the capabilities it needs once set
+ * up. Nothing of tdbpf may stay in the kernel after a run.
+ */
+#include "helpers.h"
+#include "faults_helpers.h"
+
+/* ---- privileges -------------------------------------------------------------- */
+
+/* The command's stdout: `-- /usr/bin/id ARG` under tdbpf with @env. */
+static char *command_output(char *const env[], const char *arg)
+{
+	char *json = tmp_path("id.json");
+	char *argv[] = { (char *)tdbpf_bin(), "-j", "-o", json, "--",
+			 "/usr/bin/id", (char *)arg, NULL };
+	struct run_result r;
+
+	assert_int_equal(run_capture(argv, env, (uid_t)-1, 0, 30, &r), 0);
+	free(r.err);
+	unlink(json);
+	return r.out;
+}
+
+/*
+ * Under sudo (SUDO_UID/SUDO_GID set, we are root) the command runs as the
+ * invoking user with that user's groups and no capabilities; without sudo
+ * it runs as root, as asked.
+ */
+static void test_command_runs_as_sudo_user(void **state)
+{
+	char *sudo[] = { "SUDO_UID=65534", "SUDO_GID=65534", "SUDO_USER=nobody",
+			 NULL };
+	char *plain[] = { "SUDO_UID", "SUDO_GID", "SUDO_USER", NULL };
+	char *json = tmp_path("status.json"), *out;
+	char *argv[] = { (char *)tdbpf_bin(), "-j", "-o", json, "--",
+			 "/bin/cat", "/proc/self/status", NULL };
+	struct run_result r;
+
+	(void)state;
+	NEED_BPF();
+	out = command_output(sudo, "-u");
+	assert_string_equal(out, "65534\n");
+	free(out);
+	out = command_output(sudo, "-G");
+	assert_string_equal(out, "65534\n");	/* no root group kept */
+	free(out);
+	out = command_output(plain, "-u");
+	assert_string_equal(out, "0\n");
+	free(out);
+
+	/* and not one capability left to the command */
+	assert_int_equal(run_capture(argv, sudo, (uid_t)-1, 0, 30, &r), 0);
+	assert_non_null(strstr(r.out, "\nUid:\t65534\t65534\t65534\t65534\n"));
+	assert_non_null(strstr(r.out, "\nGid:\t65534\t65534\t65534\t65534\n"));
+	assert_non_null(strstr(r.out, "\nCapPrm:\t0000000000000000\n"));
+	assert_non_null(strstr(r.out, "\nCapEff:\t0000000000000000\n"));
+	assert_non_null(strstr(r.out, "\nCapAmb:\t0000000000000000\n"));
+	run_result_free(&r);
+	unlink(json);
+}
+
+/*
+ * Once attached to a -p target, tdbpf keeps CAP_BPF and CAP_PERFMON only,
+ * in its permitted, effective and bounding sets (no command to stop: no
+ * CAP_KILL); it still reports.
+ */
+static void test_caps_dropped_after_setup(void **state)
+{
+	char *wl[] = { (char *)workload("spinners"), "-n", "1", "-d", "30",
+		       NULL };
+	char pidarg[32], *json = tmp_path("caps.json");
+	char *tr[] = { (char *)tdbpf_bin(), "-v", "-j", "-o", json, "-p",
+		       pidarg, NULL };
+	unsigned long long eff = 0, prm = 0, bnd = 0;
+	json_object *doc, *tasks;
+	struct child w;
+	struct proc d;
+	int i;
+
+	(void)state;
+	NEED_BPF();
+	snprintf(pidarg, sizeof(pidarg), "%d", start_workload(wl, 0, &w));
+	d = start(tr, NULL);
+	assert_true(wait_line(d.err, "attached", 10000));
+	/* the drop follows the "attached" line closely */
+	for (i = 0; i < 50; i++) {
+		eff = status_hex(d.pid, "CapEff:");
+		prm = status_hex(d.pid, "CapPrm:");
+		bnd = status_hex(d.pid, "CapBnd:");
+		if (eff == KEPT_CAPS && prm == KEPT_CAPS && bnd == KEPT_CAPS)
+			break;
+		usleep(20000);
+	}
+	print_message("tdbpf after setup: CapEff %llx CapPrm %llx CapBnd %llx\n",
+		      eff, prm, bnd);
+	assert_true(eff == KEPT_CAPS);
+	assert_true(prm == KEPT_CAPS);
+	assert_true(bnd == KEPT_CAPS);
+	/* with what is left it still reads the maps and reports */
+	usleep(500000);
+	kill(d.pid, SIGINT);
+	assert_int_equal(wait_for(d.pid, 10), 0);
+	doc = json_file(json);
+	assert_non_null(doc);
+	assert_true(json_object_object_get_ex(doc, "tasks", &tasks));
+	/* spin-0 ran all along */
+	assert_true(json_object_array_length(tasks) >= 1);
+	assert_true(jint(json_object_array_get_idx(tasks, 0), "on_cpu_ns") >
+		    100000000LL);
+	json_object_put(doc);
+	close(d.out);
+	close(d.err);
+	stop_workload(&w);
+	unlink(json);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_command_runs_as_sudo_user),
+		cmocka_unit_test(test_caps_dropped_after_setup),
+	};
+
+	return cmocka_run_group_tests_name("privs", tests, NULL, NULL);
+}
