@@ -16,8 +16,9 @@
 # sink sleeping per record; hC's tdbpf stopped), tdbpf graph FILES and
 # tdbpf graph --prometheus name the right host and stage, or the
 # unresolved endpoint. The verdict checks need waits resolved across a
-# socket (graph.edges[].endpoint, the socket hooks of #22): without
-# them they are reported as skipped, never passed.
+# socket (graph.edges[].endpoint): on a kernel where the socket hooks
+# cannot attach (tdbpf falls back), they are reported as skipped, never
+# passed.
 # Run from the repository root. One line per check and a summary.
 set -u
 cd "$(dirname "$0")/../.."
@@ -188,7 +189,7 @@ verdict() {
 	for src in files prom; do
 		got=$(first_candidate "$tmp/$tag-$src.json")
 		if [ "$resolved" = 0 ]; then
-			skipped "$tag: $src: the verdict needs socket waits resolved to endpoints (#22); got ${got%%|*}"
+			skipped "$tag: $src: no wait was resolved to an endpoint (socket hooks missing here: tdbpf -v says); got ${got%%|*}"
 		elif [ "${got%%|*}" = "$want" ] && case ${got#*|} in "$why"*) true ;; *) false ;; esac; then
 			ok "$tag: tdbpf graph ($src) names $want: ${got#*|}"
 		else
