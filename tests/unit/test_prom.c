@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
 #include <setjmp.h>
 #include <cmocka.h>
 #include "outputs/prom.h"
@@ -658,6 +659,55 @@ static void test_socket_flows(void **state)
 	prom_free(&st);
 }
 
+/*
+ * A wait on a remote endpoint: labelled with the address as the wakee's
+ * socket sees it, the client's ephemeral port folded as the socket's
+ * flow half is, so that it matches the other host's socket series.
+ */
+static void test_wait_endpoint(void **state)
+{
+	struct sock_flow f[2] = {
+		{ .pid = 30, .comm = "sink", .proto = "tcp",
+		  .state = FLOW_LISTEN },
+		{ .pid = 30, .comm = "sink", .proto = "tcp",
+		  .state = FLOW_ESTABLISHED },
+	};
+	struct event_plan plan;
+	struct prom_state st;
+	struct flow_table ft;
+	struct task_table t;
+	struct task_row *r;
+	char *txt;
+	int i;
+
+	(void)state;
+	assert_true(flow_end_parse("0.0.0.0:7002", &f[0].local));
+	assert_true(flow_end_parse("0.0.0.0:0", &f[0].remote));
+	assert_true(flow_end_parse("10.9.0.3:7002", &f[1].local));
+	assert_true(flow_end_parse("10.9.0.2:40002", &f[1].remote));
+	flows_init(&ft);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(flows_add(&ft, &f[i]), 0);
+	sw_plan(&plan);
+	assert_int_equal(prom_init(&st, &plan, 0, 10), 0);
+	st.flows = &ft;
+	tasks_init(&t);
+	assert_int_equal(tasks_set_layout(&t, plan.nr, true), 0);
+	r = row(&t, 30, 30, "sink", 100000000ull);
+	r->sched.off_cpu_ns = 900000000ull;
+	/* the peer 10.9.0.2:40002: address in network order, port in tid */
+	tasks_waits(&t, r)[0] = (struct tdbpf_wait){
+		.kind = TDBPF_WAKER_ENDPOINT, .tid = 40002,
+		.tgid = htonl(0x0a090002), .wakeups = 5, .wait_ns = 700000000ull };
+	txt = scrape(&st, &t);
+	assert_double_equal(value(txt, WAIT("comm=\"sink\",thread=\"sink\",waker_comm=\"\",waker_thread=\"endpoint\",remote=\"10.9.0.2:*\"")),
+			    0.7, 1e-9);
+	free(txt);
+	st.flows = NULL;
+	flows_free(&ft);
+	stop(&st, &t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -673,6 +723,7 @@ int main(void)
 		cmocka_unit_test(test_tma_cycle_slots),
 		cmocka_unit_test(test_wait_series),
 		cmocka_unit_test(test_socket_flows),
+		cmocka_unit_test(test_wait_endpoint),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
