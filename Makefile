@@ -32,7 +32,9 @@ CFLAGS  += $(WERROR)
 DEPFLAGS = -MMD -MP
 CPPFLAGS += -Iinclude -Iuser -I$(OUT)
 # json-c: tdbpf report parses recordings; ncurses: tdbpf top's screen;
-# libmicrohttpd: --listen's /metrics
+# libmicrohttpd: --listen's /metrics. tdbpf graph --prometheus loads
+# libcurl (dlopen, in libc since glibc 2.34; headers from
+# libcurl4-openssl-dev) only when it asks Prometheus (prom_query.c)
 LDLIBS  += -lbpf -lelf -lz -lcap -ljson-c -lncurses -lm -lmicrohttpd -pthread
 HOST_ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 ARCH    ?= $(HOST_ARCH)
@@ -165,6 +167,8 @@ integration: tdbpf $(INTEG_BIN) $(WORK_BIN) $(DEMO_BIN)
 test: deps check-layers
 	@$(MAKE) --no-print-directory fuzz-quick asan
 	@$(MAKE) --no-print-directory tdbpf $(UNIT_BIN) $(INTEG_BIN) $(WORK_BIN) $(DEMO_BIN)
+	@./tests/pkg/test_service.sh
+	@./tests/netns/test_fleet_netns.sh
 	@./tests/run.sh all $(UNIT_BIN) $(INTEG_BIN)
 
 bench: deps

@@ -11,6 +11,10 @@
 #                       first make test-install
 #   make test-install   make install / uninstall (DESTDIR) in a fresh
 #                       clone of HEAD with nothing built
+#   make test-service   root: the unit, its environment file and the
+#                       sample scrape config against systemd-analyze,
+#                       promtool and a real Prometheus
+#   make test-fleet     root: tdbpf graph over three network namespaces
 #
 # The version is TDBPF_VERSION when given (debian/rules gives the
 # package's version), else what scripts/version.sh says (git describe).
@@ -76,7 +80,7 @@ tdbpf: LDLIBS += $(LDFLAGS)
 
 # ---- Debian package ----------------------------------------------------
 
-.PHONY: deb test-package test-install print-ldlibs
+.PHONY: deb test-package test-install test-service test-fleet print-ldlibs
 # for scripts/deb.sh: the libraries the link uses
 print-ldlibs:
 	@echo $(LDLIBS)
@@ -91,6 +95,14 @@ test-package:
 
 test-install:
 	@./tests/pkg/test_install.sh
+
+test-service: tdbpf
+	@./tests/pkg/test_service.sh
+
+# root: three hosts made of network namespaces, a stream graph across
+# them, a tdbpf per host, a real Prometheus, tdbpf graph (docs/fleet.md)
+test-fleet: tdbpf $(OUT)/tests/workloads/netstage
+	@./tests/netns/test_fleet_netns.sh
 
 .PHONY: FORCE
 FORCE:

@@ -150,7 +150,7 @@ static void test_long_option_prefix(void **state)
 
 	(void)state;
 	NEED_BASH_COMPLETION();
-	complete(&c, "--ma", NULL);
+	complete(&c, "--max", NULL);
 	assert_int_equal(c.nr, 1);
 	assert_string_equal(c.w[0], "--max-tasks");
 	words_free(&c);

@@ -334,6 +334,15 @@ static void writer_reports(const struct model *m, const struct keyset *doc,
 		(struct tdbpf_wait){ .kind = TDBPF_WAKER_ENDPOINT, .tid = 9092,
 				     .tgid = htonl(0x0a010203), .wakeups = 2,
 				     .wait_ns = 400000 };
+	/* a socket of the process: the sockets[] keys, with wakeups */
+	{
+		struct sock_flow f = { .pid = 100, .comm = "worker",
+				       .proto = "tcp" };
+
+		assert_true(flow_end_parse("10.0.0.1:5000", &f.local));
+		assert_true(flow_end_parse("10.0.0.2:40000", &f.remote));
+		assert_int_equal(flows_add(&snap.flows, &f), 0);
+	}
 	sink.f = tmpfile();
 	assert_non_null(sink.f);
 	for (wake = 0; wake < 2; wake++)

@@ -88,7 +88,14 @@ dpkg-deb -x "$deb" "$tmp/x"
 needed=$(objdump -p "$tmp/x/usr/sbin/tdbpf" | awk '$1 == "NEEDED" { print $2 }')
 check "the binary links shared libraries ($(echo $needed))" test -n "$needed"
 for lib in $needed; do
-	pkg=$(dpkg -S "*/$lib" 2>/dev/null | head -n 1 | sed 's/[:,].*//')
+	# the file the loader maps, so that another architecture's copy of
+	# the library (libc6-i386's /lib32/libm.so.6) is not taken for it
+	path=$(ldd "$tmp/x/usr/sbin/tdbpf" 2>/dev/null |
+		awk -v l="$lib" '$1 == l { print $3 }')
+	pkg=$( { [ -n "$path" ] && dpkg -S "$path" 2>/dev/null; } |
+		head -n 1 | sed 's/[:,].*//')
+	[ -n "$pkg" ] ||
+		pkg=$(dpkg -S "*/$lib" 2>/dev/null | head -n 1 | sed 's/[:,].*//')
 	check "Depends names $lib's package ${pkg:-(none found)}" \
 		sh -c "[ -n '$pkg' ] && echo '$depends' | grep -q '\(^\|, \)$pkg\( \|,\|\$\)'"
 done
@@ -100,8 +107,10 @@ done
 dpkg-deb -c "$deb" | awk '{print $6}' >"$tmp/contents"
 for f in ./usr/sbin/tdbpf ./usr/share/man/man8/tdbpf.8.gz \
 	./usr/share/bash-completion/completions/tdbpf \
-	./usr/share/doc/tdbpf/copyright; do
-	check "package holds $f" grep -qx "$f" "$tmp/contents"
+	./usr/share/doc/tdbpf/copyright ./lib/systemd/system/tdbpf.service \
+	./etc/default/tdbpf ./usr/share/doc/tdbpf/examples/prometheus-tdbpf.yml; do
+	check "package holds $f" sh -c "grep -qx '$f' '$tmp/contents' ||
+		grep -qx '$(echo "$f" | sed 's|^\./lib/|./usr/lib/|')' '$tmp/contents'"
 done
 
 changes=build/deb/tdbpf_${version}_$arch.changes
@@ -146,6 +155,12 @@ use_installed() { # $1: how it was installed
 	check "$how: --version probed the BPF features, none missing" \
 		sh -c "grep -q '^BPF features (probed now)' '$tmp/version' &&
 			! grep -q 'NO:\|unknown' '$tmp/version'"
+
+	# the service ships disabled (debian/rules): installed, not enabled
+	check "$how: tdbpf.service installed, not enabled" sh -c \
+		"{ [ -f /lib/systemd/system/tdbpf.service ] || [ -f /usr/lib/systemd/system/tdbpf.service ]; } &&
+			[ ! -e /etc/systemd/system/multi-user.target.wants/tdbpf.service ]"
+	check "$how: /etc/default/tdbpf installed" test -f /etc/default/tdbpf
 
 	check "$how: man -w tdbpf finds the installed page" \
 		test "$(man -w tdbpf 2>/dev/null)" = /usr/share/man/man8/tdbpf.8.gz
@@ -235,10 +250,15 @@ round() { # $1: apt or dpkg
 	rrc=$?
 	[ $rrc -eq 0 ] || cat "$tmp/remove.log"
 	check "$how: removes the package" test $rrc -eq 0
-	# gone from dpkg's database, or known only as not-installed (not
-	# config-files: the package has no conffiles to keep)
+	# removed, its conffile (/etc/default/tdbpf, the service's options)
+	# kept as policy wants; purged, nothing at all
 	st=$(dpkg-query -W -f='${db:Status-Status}' tdbpf 2>/dev/null)
-	check "$how: dpkg keeps nothing of it (status '${st:-unknown}')" \
+	check "$how: removed, dpkg keeps only the conffile (status '${st:-unknown}')" \
+		test "$st" = config-files
+	check "$how: removed, /etc/default/tdbpf is kept" test -f /etc/default/tdbpf
+	dpkg --purge tdbpf >>"$tmp/remove.log" 2>&1
+	st=$(dpkg-query -W -f='${db:Status-Status}' tdbpf 2>/dev/null)
+	check "$how: purged, dpkg keeps nothing of it (status '${st:-unknown}')" \
 		test -z "$st" -o "$st" = not-installed
 	check "$how: /usr/sbin/tdbpf is gone" test ! -e /usr/sbin/tdbpf
 	snapshot >"$tmp/after"

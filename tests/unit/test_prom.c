@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
 #include <setjmp.h>
 #include <cmocka.h>
 #include "outputs/prom.h"
@@ -554,6 +555,159 @@ static void test_tma_cycle_slots(void **state)
 	stop(&st, &t);
 }
 
+#define WAIT(labels) "tdbpf_task_wait_seconds_total{" labels "}"
+
+/*
+ * Wait series: each task's waker slots, as increments, on the series of
+ * its labels and its waker's (a task by its series' labels, a kind by
+ * name); bounded like the task series, the rest in one `other`.
+ */
+static void test_wait_series(void **state)
+{
+	struct event_plan plan;
+	struct prom_state st;
+	struct task_table t;
+	struct task_row *r;
+	struct tdbpf_wait *w;
+	char *txt;
+
+	(void)state;
+	sw_plan(&plan);
+	assert_int_equal(prom_init(&st, &plan, 0, 2), 0);
+	tasks_init(&t);
+	assert_int_equal(tasks_set_layout(&t, plan.nr, true), 0);
+	row(&t, 10, 10, "src", 1000000000ull);
+	r = row(&t, 11, 10, "sink-1", 100000000ull);
+	r->sched.off_cpu_ns = 900000000ull;
+	w = tasks_waits(&t, r);
+	w[0] = (struct tdbpf_wait){ .kind = TDBPF_WAKER_TASK, .tid = 10,
+				    .wakeups = 40, .wait_ns = 600000000ull };
+	w[1] = (struct tdbpf_wait){ .kind = TDBPF_WAKER_TIMER, .wakeups = 9,
+				    .wait_ns = 200000000ull };
+	txt = scrape(&st, &t);
+	assert_double_equal(value(txt, WAIT("comm=\"src\",thread=\"sink-*\",waker_comm=\"src\",waker_thread=\"src\"")),
+			    0.6, 1e-9);
+	assert_double_equal(value(txt, WAIT("comm=\"src\",thread=\"sink-*\",waker_comm=\"\",waker_thread=\"timer\"")),
+			    0.2, 1e-9);
+	assert_double_equal(value(txt, "tdbpf_task_wakeups_total{comm=\"src\",thread=\"sink-*\",waker_comm=\"src\",waker_thread=\"src\"}"),
+			    40, 0);
+	free(txt);
+	/* the next scrape adds the slots' increments; a third waker overflows */
+	r = tasks_find(&t, 11);
+	r->sched.off_cpu_ns = 1500000000ull;
+	w = tasks_waits(&t, r);
+	w[0].wait_ns = 1000000000ull;
+	w[0].wakeups = 70;
+	w[2] = (struct tdbpf_wait){ .kind = TDBPF_WAKER_HARDIRQ, .wakeups = 3,
+				    .wait_ns = 50000000ull };
+	txt = scrape(&st, &t);
+	assert_double_equal(value(txt, WAIT("comm=\"src\",thread=\"sink-*\",waker_comm=\"src\",waker_thread=\"src\"")),
+			    1.0, 1e-9);
+	assert_double_equal(value(txt, WAIT("comm=\"src\",thread=\"sink-*\",waker_comm=\"\",waker_thread=\"timer\"")),
+			    0.2, 1e-9);
+	assert_true(isnan(value(txt, WAIT("comm=\"src\",thread=\"sink-*\",waker_comm=\"\",waker_thread=\"irq\""))));
+	assert_double_equal(value(txt, WAIT("comm=\"other\",thread=\"other\",waker_comm=\"\",waker_thread=\"other\"")),
+			    0.05, 1e-9);
+	free(txt);
+	stop(&st, &t);
+}
+
+/* Socket halves: a client's ephemeral port folded, the service's kept. */
+static void test_socket_flows(void **state)
+{
+	struct sock_flow f[3] = {
+		{ .pid = 1, .comm = "relay", .proto = "tcp",
+		  .state = FLOW_LISTEN },
+		{ .pid = 1, .comm = "relay", .proto = "tcp",
+		  .state = FLOW_ESTABLISHED },
+		{ .pid = 1, .comm = "relay", .proto = "tcp",
+		  .state = FLOW_ESTABLISHED },
+	};
+	struct prom_health h = { .tasks_live = 1 };
+	struct flow_table ft;
+	struct event_plan plan;
+	struct prom_state st;
+	char *txt;
+	FILE *out = tmpfile();
+	int i;
+
+	(void)state;
+	assert_true(flow_end_parse("0.0.0.0:7001", &f[0].local));
+	assert_true(flow_end_parse("0.0.0.0:0", &f[0].remote));
+	/* accepted from gen's 40001: the service's side */
+	assert_true(flow_end_parse("10.9.0.2:7001", &f[1].local));
+	assert_true(flow_end_parse("10.9.0.1:40001", &f[1].remote));
+	/* to sink's service from our ephemeral 40002: the client's side */
+	assert_true(flow_end_parse("10.9.0.2:40002", &f[2].local));
+	assert_true(flow_end_parse("10.9.0.3:7002", &f[2].remote));
+	flows_init(&ft);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(flows_add(&ft, &f[i]), 0);
+	h.flows = &ft;
+	sw_plan(&plan);
+	assert_int_equal(prom_init(&st, &plan, 0, 10), 0);
+	assert_int_equal(prom_write(&st, &h, false, out), 0);
+	txt = slurp(out);
+	assert_double_equal(value(txt, "tdbpf_socket_flows{comm=\"relay\",proto=\"tcp\",state=\"established\",local=\"10.9.0.2:7001\",remote=\"10.9.0.1:*\"}"),
+			    1, 0);
+	assert_double_equal(value(txt, "tdbpf_socket_flows{comm=\"relay\",proto=\"tcp\",state=\"established\",local=\"10.9.0.2:*\",remote=\"10.9.0.3:7002\"}"),
+			    1, 0);
+	assert_double_equal(value(txt, "tdbpf_socket_flows{comm=\"relay\",proto=\"tcp\",state=\"listen\",local=\"0.0.0.0:7001\",remote=\"0.0.0.0:0\"}"),
+			    1, 0);
+	free(txt);
+	flows_free(&ft);
+	prom_free(&st);
+}
+
+/*
+ * A wait on a remote endpoint: labelled with the address as the wakee's
+ * socket sees it, the client's ephemeral port folded as the socket's
+ * flow half is, so that it matches the other host's socket series.
+ */
+static void test_wait_endpoint(void **state)
+{
+	struct sock_flow f[2] = {
+		{ .pid = 30, .comm = "sink", .proto = "tcp",
+		  .state = FLOW_LISTEN },
+		{ .pid = 30, .comm = "sink", .proto = "tcp",
+		  .state = FLOW_ESTABLISHED },
+	};
+	struct event_plan plan;
+	struct prom_state st;
+	struct flow_table ft;
+	struct task_table t;
+	struct task_row *r;
+	char *txt;
+	int i;
+
+	(void)state;
+	assert_true(flow_end_parse("0.0.0.0:7002", &f[0].local));
+	assert_true(flow_end_parse("0.0.0.0:0", &f[0].remote));
+	assert_true(flow_end_parse("10.9.0.3:7002", &f[1].local));
+	assert_true(flow_end_parse("10.9.0.2:40002", &f[1].remote));
+	flows_init(&ft);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(flows_add(&ft, &f[i]), 0);
+	sw_plan(&plan);
+	assert_int_equal(prom_init(&st, &plan, 0, 10), 0);
+	st.flows = &ft;
+	tasks_init(&t);
+	assert_int_equal(tasks_set_layout(&t, plan.nr, true), 0);
+	r = row(&t, 30, 30, "sink", 100000000ull);
+	r->sched.off_cpu_ns = 900000000ull;
+	/* the peer 10.9.0.2:40002: address in network order, port in tid */
+	tasks_waits(&t, r)[0] = (struct tdbpf_wait){
+		.kind = TDBPF_WAKER_ENDPOINT, .tid = 40002,
+		.tgid = htonl(0x0a090002), .wakeups = 5, .wait_ns = 700000000ull };
+	txt = scrape(&st, &t);
+	assert_double_equal(value(txt, WAIT("comm=\"sink\",thread=\"sink\",waker_comm=\"\",waker_thread=\"endpoint\",remote=\"10.9.0.2:*\"")),
+			    0.7, 1e-9);
+	free(txt);
+	st.flows = NULL;
+	flows_free(&ft);
+	stop(&st, &t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -567,6 +721,9 @@ int main(void)
 		cmocka_unit_test(test_formats),
 		cmocka_unit_test(test_tma_slots),
 		cmocka_unit_test(test_tma_cycle_slots),
+		cmocka_unit_test(test_wait_series),
+		cmocka_unit_test(test_socket_flows),
+		cmocka_unit_test(test_wait_endpoint),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -31,7 +31,7 @@ enum graph_role {
  * A node's or an outside waker's label: its name, and "(pid)" after it
  * where another process has a task of that name ("relay (4242)").
  */
-#define GRAPH_NAME_LEN	(TDBPF_COMM_LEN + 16)
+#define GRAPH_NAME_LEN	96	/* tdbpf graph's "host/process/thread" too */
 
 /*
  * The name of task @tid of process @pid, which is not traced, into @buf
@@ -66,6 +66,13 @@ struct graph_node {
 	__u32 tid;		/* 0 for a folded name of several tasks */
 	__u32 pid;		/* its process; 0 when folded across several */
 	char name[GRAPH_NAME_LEN];	/* with "(pid)" where names collide */
+	/*
+	 * Set by whoever names nodes after graph_build() (tdbpf graph): the
+	 * node's cluster (1-based into graph.clusters; 0 none), and a reason
+	 * that replaces graph_reason()'s (an endpoint no host's report has).
+	 */
+	int cluster;
+	const char *note;
 	int nr_tasks;
 	__u64 on_cpu_ns, runq_ns, blocked_ns;	/* blocked = off-CPU */
 	enum sched_verdict sched;
@@ -91,6 +98,8 @@ struct graph {
 	int nr_tied;			/* the first ones too close to tell apart */
 	int *index;			/* nodes by tid, or by name */
 	bool per_name;
+	const char *const *clusters;	/* names of node.cluster - 1 */
+	int nr_clusters;
 };
 
 /* A candidate's share of the graph's blocked time needed to be listed. */

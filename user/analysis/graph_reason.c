@@ -97,6 +97,10 @@ void graph_reason(const struct graph *g, int i, const char *path, char *buf,
 	double kind_ns = 0;
 	int j, peer = -1;
 
+	if (n->note) {
+		snprintf(buf, len, "%s", n->note);
+		return;
+	}
 	for (j = 0; j < n->nr_in; j++) {
 		const struct graph_edge *e = &g->edges[n->first_in + j];
 

@@ -74,6 +74,10 @@ struct report {
 	const struct graph *graph;
 	struct graph_verdict verdict[REPORT_MAX_VERDICTS];
 	int nr_verdict;
+	/* the snapshot's state (snapshot.h): "" / 0 / NULL when unknown */
+	const char *host;
+	__u64 wall_ns;
+	const struct flow_table *flows;
 };
 
 

@@ -20,6 +20,7 @@ int cmd_list(const struct options *o, FILE *out);	/* cmd_list.c */
 int cmd_decode(const struct options *o, FILE *out);	/* cmd_decode.c */
 int cmd_report(const struct options *o, FILE *out);	/* cmd_report.c */
 int cmd_selftest(const struct options *o, FILE *out);	/* cmd_selftest.c */
+int cmd_graph(const struct options *o, FILE *out);	/* cmd_graph.c */
 int cmd_help(const struct options *o, FILE *out);	/* usage.c */
 int cmd_version(const struct options *o, FILE *out);	/* version.c */
 

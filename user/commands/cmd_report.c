@@ -74,6 +74,10 @@ static int emit(struct replay_run *x, struct replay_report *rr)
 		rep.nr_total = rr->nr_total;
 	rep.interval = rr->interval;
 	rep.lost = rr->lost;
+	/* the run's state, written back as it was recorded */
+	rep.host = rr->host;
+	rep.wall_ns = rr->end_ns;
+	rep.flows = &rr->flows;
 	/* the sinks of a live run; an -I recording is a series, as live */
 	x->sink.intervals = x->lines;
 	err = sink_write(&x->sink, &rep);

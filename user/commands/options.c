@@ -34,6 +34,10 @@ enum {
 	OPT_FROM,
 	OPT_TO,
 	OPT_RECORD,
+	OPT_HOST,
+	OPT_PROMETHEUS,
+	OPT_RANGE,
+	OPT_MATCH,
 };
 
 static const struct option long_opts[] = {
@@ -66,8 +70,26 @@ static const struct option long_opts[] = {
 	{ "from", required_argument, NULL, OPT_FROM },
 	{ "to", required_argument, NULL, OPT_TO },
 	{ "record", required_argument, NULL, OPT_RECORD },
+	{ "host", required_argument, NULL, OPT_HOST },
+	{ "prometheus", required_argument, NULL, OPT_PROMETHEUS },
+	{ "range", required_argument, NULL, OPT_RANGE },
+	{ "match", required_argument, NULL, OPT_MATCH },
 	{ NULL, 0, NULL, 0 },
 };
+
+int options_add_graph_input(struct options *o, const char *name,
+			    size_t name_len, const char *file, char *err,
+			    size_t len)
+{
+	if (o->nr_graph_in >= OPT_MAX_HOSTS)
+		return options_fail(err, len,
+				    "more than %d reports; join at most %d hosts at once",
+				    OPT_MAX_HOSTS, OPT_MAX_HOSTS);
+	snprintf(o->graph_in[o->nr_graph_in].name,
+		 sizeof(o->graph_in[0].name), "%.*s", (int)name_len, name);
+	o->graph_in[o->nr_graph_in++].file = file;
+	return 0;
+}
 
 int options_fail(char *err, size_t len, const char *fmt, ...)
 {
@@ -204,7 +226,8 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 	 * its own; a recording is a file, so options may follow it.
 	 */
 	while ((c = getopt_long(argc, argv,
-				o->cmd == CMD_REPORT ? ":p:t:ad:I:x:jo:l:vhVe:" :
+				o->cmd == CMD_REPORT || o->cmd == CMD_GRAPH ?
+					":p:t:ad:I:x:jo:l:vhVe:" :
 						       "+:p:t:ad:I:x:jo:l:vhVe:",
 				long_opts, NULL)) != -1) {
 		switch (c) {
@@ -384,6 +407,44 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 				return options_fail(err, len,
 						    "empty --record file name; give --record FILE");
 			o->record = optarg;
+			break;
+		case OPT_HOST: {
+			const char *eq = strchr(optarg, '=');
+
+			if (o->cmd != CMD_GRAPH)
+				return options_fail(err, len,
+						    "--host names a report's host for tdbpf graph; drop it here");
+			if (!eq || eq == optarg || !eq[1])
+				return options_fail(err, len,
+						    "--host '%s': give NAME=FILE, e.g. --host db-3=db-3.json",
+						    optarg);
+			if (eq - optarg >= (long)sizeof(o->graph_in[0].name))
+				return options_fail(err, len,
+						    "--host: the name is longer than %zu bytes; give a shorter NAME",
+						    sizeof(o->graph_in[0].name) - 1);
+			if (options_add_graph_input(o, optarg,
+						    (size_t)(eq - optarg), eq + 1,
+						    err, len))
+				return -1;
+			break;
+		}
+		case OPT_PROMETHEUS:
+		case OPT_RANGE:
+		case OPT_MATCH:
+			if (o->cmd != CMD_GRAPH)
+				return options_fail(err, len,
+						    "--prometheus, --range and --match are tdbpf graph's; drop them here");
+			if (!*optarg)
+				return options_fail(err, len, "empty %s; see tdbpf --help",
+						    c == OPT_PROMETHEUS ? "--prometheus URL" :
+						    c == OPT_RANGE	? "--range" :
+									  "--match");
+			if (c == OPT_PROMETHEUS)
+				o->prometheus = optarg;
+			else if (c == OPT_RANGE)
+				o->range = optarg;
+			else
+				o->match = optarg;
 			break;
 		case ':':
 			return options_fail(err, len,

@@ -13,6 +13,7 @@
 #define OPT_MAX_EVENT_ARGS	16	/* -e options; each holds many events */
 #define OPT_MAX_DURATION_S	31536000	/* -d: 365 days */
 #define OPT_MAX_INTERVAL_MS	86400000	/* -I: one day */
+#define OPT_MAX_HOSTS		64	/* graph: reports joined */
 
 /*
  * Subcommands. Each has an entry in subcommands[] (subcommands.c: its name,
@@ -28,6 +29,7 @@ enum command {
 	CMD_REPORT,	/* replay a -j recording */
 	CMD_TOP,	/* live full-screen view */
 	CMD_SELFTEST,	/* tdbpf against the kernel's own counters */
+	CMD_GRAPH,	/* one wait-for graph from several hosts' reports */
 	CMD_HELP,
 	CMD_VERSION,
 	CMD_NR,
@@ -72,6 +74,15 @@ struct options {
 	const char *listen;	/* --listen ADDR:PORT, NULL = no /metrics */
 	unsigned int listen_labels;	/* enum listen_labels */
 	long listen_max_series;
+	/* graph: the reports, each named by --host NAME=FILE or itself */
+	struct {
+		char name[65];		/* "": the report's "host" */
+		const char *file;
+	} graph_in[OPT_MAX_HOSTS];
+	int nr_graph_in;
+	const char *prometheus;	/* graph --prometheus URL */
+	const char *range;	/* --range: the window, "5m" */
+	const char *match;	/* --match: label matchers */
 };
 
 struct options;
@@ -123,5 +134,12 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 int options_fail(char *err, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void print_usage(FILE *f);	/* usage.c */
+/*
+ * graph: add report @file of host @name (@name_len bytes; 0: the name
+ * the report gives). 0, or -1 with @err.
+ */
+int options_add_graph_input(struct options *o, const char *name,
+			    size_t name_len, const char *file, char *err,
+			    size_t len);
 
 #endif /* TDBPF_OPTIONS_H */

@@ -112,6 +112,7 @@ static int scrape_collect(void *ctx, const struct task_table **t,
 		h->progs[i].run_cnt = ps[i].run_cnt;
 	}
 	h->nr_progs = n;
+	h->flows = &r->scrape.flows;
 	*t = &r->scrape.tasks;
 	return e;
 }

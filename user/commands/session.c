@@ -253,6 +253,8 @@ int session_open(struct session *s, const struct options *o,
 	take_base(s);
 	/* no command to stop: CAP_KILL goes too */
 	privs_keep_kill(o->argv != NULL);
+	/* the sockets of the traced processes, with wakeups (flows_proc.c) */
+	privs_keep_ptrace(o->wakeups || o->graph);
 	privs_drop_after_setup();
 	if (o->argv) {
 		s->released = true;	/* released or reaped, either way */

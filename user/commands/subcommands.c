@@ -156,6 +156,39 @@ static int check_selftest(struct options *o, int argc, char **argv,
 	return 0;
 }
 
+/* graph: reports from several hosts, nothing that only tracing takes. */
+static int check_graph(struct options *o, int argc, char **argv, int optind,
+		       char *err, size_t len)
+{
+	for (; optind < argc; optind++)
+		if (options_add_graph_input(o, "", 0, argv[optind], err, len))
+			return -1;
+	if (o->prometheus && o->nr_graph_in)
+		return options_fail(err, len,
+				    "graph reads either reports or --prometheus; give one of them");
+	if ((o->range || o->match) && !o->prometheus)
+		return options_fail(err, len,
+				    "--range and --match select series of --prometheus URL; add it, or drop them");
+	if (!o->nr_graph_in && !o->prometheus)
+		return options_fail(err, len,
+				    "graph needs the hosts' reports; give FILE... (written by tdbpf --wakeups -j or --record), --host NAME=FILE, or --prometheus URL");
+	if (o->prometheus && !o->range)
+		o->range = "5m";
+	if (o->nr_pids || o->nr_tids || o->all || o->duration > 0 ||
+	    o->interval_ms || o->children || o->model || o->smt >= 0 ||
+	    o->record || o->from >= 0 || o->to >= 0)
+		return options_fail(err, len,
+				    "graph joins reports already written; drop -p/-t/-a/-d/-I/--children/--model/--smt/--record/--from/--to");
+	if (o->per_name)
+		return options_fail(err, len,
+				    "graph names its nodes host/process/thread and does not fold them; drop --per-name");
+	if (o->sep && o->json)
+		return options_fail(err, len,
+				    "-x (CSV) and -j (JSON) exclude each other; pick one");
+	o->wakeups = true;
+	return no_events(o, "graph", err, len);
+}
+
 /*
  * The fuzzers build the parser alone, without what the commands run
  * (libbpf and the rest): their entries' run is NULL there.
@@ -190,6 +223,9 @@ const struct subcommand subcommands[] = {
 	[CMD_SELFTEST] = { CMD_SELFTEST, "selftest",
 			   "selftest [--model M] [-e EVENT[,EVENT...]] [-v]",
 			   false, false, check_selftest, RUN(cmd_selftest) },
+	[CMD_GRAPH] = { CMD_GRAPH, "graph",
+			"graph [-x SEP|-j] [--graph FILE.dot] [--sort KEY] [--top N] [--host NAME=FILE]... [FILE...] | --prometheus URL [--range DUR] [--match SEL]",
+			false, false, check_graph, RUN(cmd_graph) },
 	[CMD_HELP] = { CMD_HELP, "help", NULL, true, true, NULL,
 		       RUN(cmd_help) },
 	[CMD_VERSION] = { CMD_VERSION, NULL, NULL, true, true, NULL,

@@ -104,18 +104,22 @@ static void write_node(FILE *f, const struct graph *g, int i, int best)
 	if (i == best)
 		fprintf(f, "BOTTLENECK\\n");
 	dot_str(f, n->name);
-	if (n->tid)
+	if (n->note)
+		fprintf(f, "\\nno report has this endpoint");
+	else if (n->tid)
 		fprintf(f, "\\ntid %u", n->tid);
 	else
 		fprintf(f, "\\n%d tasks", n->nr_tasks);
-	fprintf(f, "\\n%s: on-CPU %.0f%% runq %.0f%% blocked %.0f%%",
-		role_word[n->role], pct((double)n->on_cpu_ns, life),
-		pct((double)n->runq_ns, life),
-		pct((double)n->blocked_ns, life));
+	if (!n->note)
+		fprintf(f, "\\n%s: on-CPU %.0f%% runq %.0f%% blocked %.0f%%",
+			role_word[n->role], pct((double)n->on_cpu_ns, life),
+			pct((double)n->runq_ns, life),
+			pct((double)n->blocked_ns, life));
 	if (graph_share(g, i) >= GRAPH_MIN_SHARE)
 		fprintf(f, "\\n%.0f%% of the blocked time leads here",
 			100.0 * graph_share(g, i));
-	fprintf(f, "\", fillcolor=\"%s\"", fill[n->role]);
+	fprintf(f, "\", fillcolor=\"%s\"",
+		n->note ? "#ffffbf" : fill[n->role]);
 	if (i == best)
 		fprintf(f, ", penwidth=4, color=\"#000000\"");
 	fprintf(f, "];\n");
@@ -134,6 +138,18 @@ int graph_write_dot(FILE *f, const struct graph *g)
 		"\trankdir=LR;\n"
 		"\tnode [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\"];\n"
 		"\tedge [fontname=\"Helvetica\", fontsize=10];\n");
+	/* tdbpf graph: one cluster per host, around its processes */
+	for (j = 1; j <= g->nr_clusters; j++) {
+		fprintf(f, "\tsubgraph cluster_%d {\n\t\tlabel=\"", j);
+		dot_str(f, g->clusters[j - 1]);
+		fprintf(f, "\";\n\t\tstyle=dashed;\n");
+		for (i = 0; i < g->nr_nodes; i++)
+			if (g->nodes[i].cluster == j) {
+				write_node(f, g, i, best);
+				done[i] = true;
+			}
+		fprintf(f, "\t}\n");
+	}
 	/* one cluster per process (folded names span several: none) */
 	for (i = 0; i < g->nr_nodes; i++) {
 		__u32 pid = g->nodes[i].pid;

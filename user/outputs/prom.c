@@ -101,6 +101,7 @@ int prom_update(struct prom_state *st, const struct task_table *cur)
 		series_begin(st, st->other);
 	st->overflow_tasks = 0;
 	tasks_reset(&st->next);
+	tasks_reset(&st->wait_next);
 
 	for (r_i = 0; r_i < cur->nr; r_i++) {
 		const struct task_row *r = tasks_row(cur, r_i);
@@ -179,6 +180,8 @@ int prom_update(struct prom_state *st, const struct task_table *cur)
 			s->delta[i].running += d.running;
 		}
 		s->changed |= any;
+		if (cur->waits && prom_waits_update(st, cur, r, s))
+			return -ENOMEM;
 	}
 	for (i = 0; i < st->nr_series; i++)
 		if (st->series[i]->changed)
@@ -190,5 +193,8 @@ int prom_update(struct prom_state *st, const struct task_table *cur)
 	tmp = st->last;
 	st->last = st->next;
 	st->next = tmp;
+	tmp = st->wait_last;
+	st->wait_last = st->wait_next;
+	st->wait_next = tmp;
 	return prom_series_expire(st);
 }

@@ -15,6 +15,7 @@
 #include <linux/types.h>
 #include "model/model.h"
 #include "outputs/listen_opts.h"
+#include "sums/flows.h"
 #include "sums/tasks.h"
 #include "support/hash.h"
 
@@ -30,6 +31,8 @@ struct prom_health {
 	__u64 collect_ns;		/* this scrape's collect (flush, read) */
 	double start_time;		/* Unix time the run started */
 	int nr_progs;			/* 0 when kernel.bpf_stats_enabled is 0 */
+	/* with wakeups: the traced processes' sockets at this scrape */
+	const struct flow_table *flows;
 	struct {
 		const char *name;
 		__u64 run_ns;
@@ -57,6 +60,16 @@ struct prom_series {
 	double slots;			/* the weight of tma[] */
 };
 
+/*
+ * One wait series: blocked time of a task series (its labels) ended by
+ * one waker, a task series (waker_comm, waker_thread) or a kind of
+ * waker that is no task (waker_comm "", waker_thread "timer", ...).
+ */
+struct prom_wait {
+	char *labels;			/* escaped, wakee's and waker's */
+	__u64 wait_ns, wakeups;
+};
+
 struct prom_state {
 	const struct event_plan *plan;
 	unsigned int labels;		/* enum listen_labels bits */
@@ -73,6 +86,23 @@ struct prom_state {
 	struct task_table last;		/* per tid: the sums already counted */
 	struct task_table next;
 	struct pcomm_map *pcomm;	/* tgid -> process name */
+
+	/*
+	 * With wakeups: wait series, at most max_series of them (the rest
+	 * summed in wait_other), and per tid the waker slots counted.
+	 */
+	struct prom_wait **waits;
+	int nr_waits;
+	struct prom_wait *wait_other;
+	size_t *wait_index;		/* labels hash -> waits slot + 1 */
+	size_t wait_index_cap;
+	struct task_table wait_last, wait_next;
+	/*
+	 * The scrape's sockets, set before prom_update(): a wait on a
+	 * remote endpoint is labelled with it as the wakee's socket sees
+	 * it, its port folded as tdbpf_socket_flows folds it.
+	 */
+	const struct flow_table *flows;
 
 	int slots_slot;			/* plan slot weighting TMA nodes, -1 */
 	int slots_per_unit;		/* 1 (a slots event) or per cycle */
@@ -101,6 +131,12 @@ int prom_update(struct prom_state *st, const struct task_table *cur);
  */
 int prom_write(const struct prom_state *st, const struct prom_health *h,
 	       bool openmetrics, FILE *f);
+
+/*
+ * @s as a label value (escaped, valid UTF-8) at @dst, which needs 3
+ * bytes per byte of @s plus one; returns the end.
+ */
+char *prom_esc_label(char *dst, const char *s);
 
 /* Content-Type of prom_write()'s output. */
 const char *prom_content_type(bool openmetrics);

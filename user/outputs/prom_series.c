@@ -19,7 +19,7 @@
  * outside a valid sequence becomes U+FFFD. @dst needs 3 bytes per byte
  * of @s, plus one.
  */
-static char *esc_label(char *dst, const char *s)
+char *prom_esc_label(char *dst, const char *s)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	size_t n = strlen(s), i = 0, l;
@@ -110,9 +110,9 @@ static struct prom_series *series_new(const struct prom_state *st,
 	/* every series of a family carries the same label names */
 	p = s->labels;
 	p += sprintf(p, "comm=\"");
-	p = esc_label(p, other ? "other" : k->comm);
+	p = prom_esc_label(p, other ? "other" : k->comm);
 	p += sprintf(p, "\",thread=\"");
-	p = esc_label(p, other ? "other" : k->thread);
+	p = prom_esc_label(p, other ? "other" : k->thread);
 	*p++ = '"';
 	*p = '\0';
 	if (st->labels & (LISTEN_LABEL_PID | LISTEN_LABEL_TID)) {
@@ -207,6 +207,10 @@ int prom_init(struct prom_state *st, const struct event_plan *plan,
 	tasks_init(&st->next);
 	tasks_set_events(&st->last, plan->nr);
 	tasks_set_events(&st->next, plan->nr);
+	tasks_init(&st->wait_last);
+	tasks_init(&st->wait_next);
+	tasks_set_layout(&st->wait_last, 0, true);
+	tasks_set_layout(&st->wait_next, 0, true);
 	/*
 	 * The weight of TMA nodes: the increment's slots. The model's slots
 	 * event where it counts one (EV_SLOTS: Intel's TOPDOWN.SLOTS); else
@@ -245,6 +249,7 @@ void prom_free(struct prom_state *st)
 	hash_index_free(&st->index);
 	tasks_free(&st->last);
 	tasks_free(&st->next);
+	prom_waits_free(st);
 	prom_names_free(st->pcomm);
 	memset(st, 0, sizeof(*st));
 }

@@ -118,6 +118,8 @@ static int on_scrape(void *ctx, const char *accept, char **body, size_t *len,
 			strerror(-e));
 		return e;
 	}
+	/* the sockets fold the ports of waits on remote endpoints */
+	p->prom.flows = h.flows;
 	e = prom_update(&p->prom, t);
 	if (e) {
 		fprintf(stderr, "tdbpf: a scrape failed: %s; answered 500\n",

@@ -43,4 +43,13 @@ struct prom_series *prom_series_get(struct prom_state *st,
 /* Series that identify one process or thread end once it has gone. */
 int prom_series_expire(struct prom_state *st);
 
+/* prom_waits.c */
+/*
+ * Add @r's waker slots since the last update to the wait series of its
+ * series @s (a task waker by its series' labels, a kind by name).
+ */
+int prom_waits_update(struct prom_state *st, const struct task_table *cur,
+		      const struct task_row *r, const struct prom_series *s);
+void prom_waits_free(struct prom_state *st);
+
 #endif /* TDBPF_PROM_TABLE_H */

@@ -358,6 +358,91 @@ static void write_health(struct pw *w, const struct prom_state *st,
 	}
 }
 
+/* Wait series, `other` last (with wakeups traced). */
+static void write_waits(struct pw *w, const struct prom_state *st)
+{
+	const struct prom_wait *x;
+	int i, k;
+
+	if (!st->nr_waits && !st->wait_other)
+		return;
+	for (k = 0; k < 2; k++) {
+		const char *name = k ? "tdbpf_task_wakeups" :
+				       "tdbpf_task_wait_seconds";
+
+		family(w, name, COUNTER, k ? NULL : "seconds",
+		       k ? "Wakeups of the series' tasks by the waker (waker_comm, waker_thread: a task series, or waker_thread a kind: timer, irq, softirq, ...)." :
+			   "Blocked time of the series' tasks that the waker ended (waker_comm, waker_thread: a task series, or waker_thread a kind: timer, irq, softirq, ...).");
+		for (i = 0; i <= st->nr_waits; i++) {
+			x = i < st->nr_waits ? st->waits[i] : st->wait_other;
+			if (!x)
+				continue;
+			sample(w, name, "_total", x->labels,
+			       NULL);
+			if (k)
+				val_u64(w, x->wakeups);
+			else
+				val_ns(w, x->wait_ns);
+		}
+	}
+}
+
+/*
+ * The traced processes' sockets, halves of flows, ephemeral ports
+ * folded (flow_fold_ports()) and counted per label set: a gauge, the
+ * sockets open at this scrape, at most max_series label sets.
+ */
+static void write_flows(struct pw *w, const struct prom_state *st,
+			const struct flow_table *t)
+{
+	char (*key)[320] = NULL;
+	__u64 *count = NULL;
+	size_t i, j, n = 0, other = 0;
+
+	if (!t || !t->nr)
+		return;
+	key = calloc(t->nr, sizeof(*key));
+	count = calloc(t->nr, sizeof(*count));
+	if (!key || !count)
+		goto out;
+	for (i = 0; i < t->nr; i++) {
+		char l[FLOW_END_STR], r[FLOW_END_STR], comm[3 * TDBPF_COMM_LEN + 4];
+		struct sock_flow f;
+
+		flow_fold_ports(t, &t->v[i], &f);
+		flow_end_str(&f.local, l, sizeof(l));
+		flow_end_str(&f.remote, r, sizeof(r));
+		prom_esc_label(comm, f.comm);
+		snprintf(key[n], sizeof(key[n]),
+			 "comm=\"%s\",proto=\"%s\",state=\"%s\",local=\"%s\",remote=\"%s\"",
+			 comm, f.proto, flow_state_str(f.state), l, r);
+		for (j = 0; j < n && strcmp(key[j], key[n]); j++)
+			;
+		if (j < n) {
+			count[j]++;
+		} else if ((int)n < st->max_series) {
+			count[n++] = 1;
+		} else {
+			other++;
+		}
+	}
+	family(w, "tdbpf_socket_flows", GAUGE, NULL,
+	       "Sockets of the traced processes by flow half as this host sees it (local, remote; a client's ephemeral port folded to *): the other host's series mirror it.");
+	for (i = 0; i < n; i++) {
+		sample(w, "tdbpf_socket_flows", "", key[i], NULL);
+		val_u64(w, count[i]);
+	}
+	if (other) {
+		sample(w, "tdbpf_socket_flows", "",
+		       "comm=\"other\",proto=\"\",state=\"\",local=\"\",remote=\"\"",
+		       NULL);
+		val_u64(w, other);
+	}
+out:
+	free(key);
+	free(count);
+}
+
 int prom_write(const struct prom_state *st, const struct prom_health *h,
 	       bool openmetrics, FILE *f)
 {
@@ -371,6 +456,8 @@ int prom_write(const struct prom_state *st, const struct prom_health *h,
 	write_switches(w, st);
 	write_counters(w, st);
 	write_tma(w, st);
+	write_waits(w, st);
+	write_flows(w, st, h->flows);
 	write_health(w, st, h);
 	if (w->om)
 		ob_puts(&w->o, "# EOF\n");

@@ -98,7 +98,7 @@ static void write_waits(struct csv_ctx *x, const struct report *rep,
 {
 	const struct graph *g = rep->graph;
 	int n = graph_node_of(g, r), i;
-	char who[64], ev[96];
+	char who[GRAPH_NAME_LEN + 16], ev[GRAPH_NAME_LEN + 32];
 
 	for (i = 0; n >= 0 && i < g->nodes[n].nr_in; i++) {
 		const struct graph_edge *e = &g->edges[g->nodes[n].first_in + i];

@@ -15,6 +15,12 @@
  *                                  no sched_switch event showed: their
  *                                  counts are extrapolated (uncounted_ns)
  *   "nr_total": 14,                tasks before --top
+ *   "host": "db-3",                the tracing host's name (gethostname;
+ *                                  tdbpf graph names its nodes by it)
+ *   "end_ns": integer,             CLOCK_REALTIME when the report was
+ *                                  read: its window is the duration_ns
+ *                                  before (tdbpf graph checks that
+ *                                  hosts' windows agree)
  *   "graph": {                     with wakeups traced (docs/graph.md):
  *     "blocked_ns",                the blocked tasks' time that led
  *                                  to some task (the shares' whole),
@@ -30,6 +36,12 @@
  *                  blocked_ns, 0..1), "sources", "reason" } ] best first,
  *     "tied": the first N candidates too close to tell apart
  *   },
+ *   "sockets": [ { "pid", "comm",  with wakeups traced: the traced
+ *                  "proto": "tcp"|"udp", processes' sockets, each one
+ *                  "state": "established"|"listen", half of a flow
+ *                  "local": "ip:port", as this host sees it (the other
+ *                  "remote": "ip:port" } ], side sees it reversed;
+ *                                  docs/graph.md, "Across hosts")
  *   "groups": [ [EVENT, ...] ],    the counter groups as programmed,
  *                                  leader first; their concatenation is
  *                                  the order of "values" below
@@ -105,6 +117,7 @@
 #include "analysis/graph.h"
 #include "analysis/report.h"
 #include "outputs/sink.h"
+#include "sums/flows.h"
 #include "support/json.h"
 
 /* A task's waits by waker, largest first (the graph's node of @r). */
@@ -129,6 +142,30 @@ static void write_waits_on(struct jw *w, const struct report *rep,
 			jw_u64(w, "pid", e->ext_pid);
 		jw_u64(w, "wait_ns", e->wait_ns);
 		jw_u64(w, "wakeups", e->wakeups);
+		jw_close(w, '}');
+	}
+	jw_close(w, ']');
+}
+
+/* The traced processes' sockets: the halves of their flows. */
+static void write_sockets(struct jw *w, const struct flow_table *t)
+{
+	char buf[FLOW_END_STR];
+	size_t i;
+
+	jw_open(w, "sockets", '[');
+	for (i = 0; i < t->nr; i++) {
+		const struct sock_flow *f = &t->v[i];
+
+		jw_open(w, NULL, '{');
+		jw_u64(w, "pid", f->pid);
+		jw_str(w, "comm", f->comm);
+		jw_str(w, "proto", f->proto);
+		jw_str(w, "state", flow_state_str(f->state));
+		flow_end_str(&f->local, buf, sizeof(buf));
+		jw_str(w, "local", buf);
+		flow_end_str(&f->remote, buf, sizeof(buf));
+		jw_str(w, "remote", buf);
 		jw_close(w, '}');
 	}
 	jw_close(w, ']');
@@ -427,8 +464,14 @@ void report_write_json(FILE *f, const struct report *rep, bool line)
 	jw_u64(&w, "sockets_evicted", rep->lost.sock_evicted);
 	jw_obj_end(&w);
 	jw_int(&w, "nr_total", rep->nr_total);
+	if (rep->host && rep->host[0])
+		jw_str(&w, "host", rep->host);
+	if (rep->wall_ns)
+		jw_u64(&w, "end_ns", rep->wall_ns);
 	if (rep->graph)
 		write_graph(&w, rep);
+	if (rep->graph && rep->flows)
+		write_sockets(&w, rep->flows);
 	if (p && p->nr)
 		write_groups(&w, p);
 

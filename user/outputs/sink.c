@@ -71,6 +71,9 @@ int sink_emit(struct sink *s, const struct report_conf *rc,
 			report_set_graph(&rep, &graph, src);
 		rep.interval = interval;
 		rep.lost = snap->lost;
+		rep.host = snap->host;
+		rep.wall_ns = snap->wall_ns;
+		rep.flows = &snap->flows;
 		err = sink_write(s, &rep);
 		report_free(&rep);
 	}

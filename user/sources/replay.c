@@ -30,12 +30,14 @@ void replay_report_init(struct replay_report *r)
 {
 	memset(r, 0, sizeof(*r));
 	tasks_init(&r->tasks);
+	flows_init(&r->flows);
 	r->interval = -1;
 }
 
 void replay_report_free(struct replay_report *r)
 {
 	tasks_free(&r->tasks);
+	flows_free(&r->flows);
 }
 
 /* ---- one report object ------------------------------------------------ */
@@ -252,6 +254,47 @@ static int parse_task(json_object *t, const struct event_plan *p,
 	return 0;
 }
 
+/* sockets[]: the flow halves a run with wakeups wrote (report_json.c) */
+static int parse_sockets(json_object *obj, struct flow_table *t, char *err,
+			 size_t len)
+{
+	json_object *socks = member(obj, "sockets", json_type_array);
+	char which[32];
+	size_t i, n;
+
+	flows_reset(t);
+	if (!socks)
+		return 0;
+	n = json_object_array_length(socks);
+	for (i = 0; i < n; i++) {
+		json_object *s = json_object_array_get_idx(socks, i), *v;
+		json_object *l = member(s, "local", json_type_string);
+		json_object *r = member(s, "remote", json_type_string);
+		struct sock_flow f;
+		__u64 pid;
+
+		memset(&f, 0, sizeof(f));
+		snprintf(which, sizeof(which), "%zu", i);
+		if (!l || !r || get_u64(s, "pid", &pid) ||
+		    !flow_end_parse(json_object_get_string(l), &f.local) ||
+		    !flow_end_parse(json_object_get_string(r), &f.remote))
+			return bad(err, len, "sockets[%s] lacks pid, or local/remote as ADDRESS:PORT%s; give a file written by tdbpf -j",
+				   which, "");
+		f.pid = (__u32)pid;
+		if ((v = member(s, "comm", json_type_string)))
+			snprintf(f.comm, sizeof(f.comm), "%s",
+				 json_object_get_string(v));
+		if ((v = member(s, "proto", json_type_string)))
+			snprintf(f.proto, sizeof(f.proto), "%s",
+				 json_object_get_string(v));
+		if ((v = member(s, "state", json_type_string)))
+			f.state = flow_state_parse(json_object_get_string(v));
+		if (flows_add(t, &f))
+			return bad(err, len, "out of memory%s%s", "", "");
+	}
+	return 0;
+}
+
 int replay_parse(json_object *obj, struct replay_report *r, char *err,
 		 size_t len)
 {
@@ -298,7 +341,12 @@ int replay_parse(json_object *obj, struct replay_report *r, char *err,
 	r->nr_total = v ? json_object_get_int(v) : (int)r->tasks.nr;
 	if (r->nr_total < (int)r->tasks.nr)
 		r->nr_total = (int)r->tasks.nr;
-	return 0;
+	v = member(obj, "host", json_type_string);
+	snprintf(r->host, sizeof(r->host), "%s",
+		 v ? json_object_get_string(v) : "");
+	if (get_u64(obj, "end_ns", &r->end_ns))
+		r->end_ns = 0;
+	return parse_sockets(obj, &r->flows, err, len);
 }
 
 /* ---- the stream of objects ------------------------------------------ */

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <json-c/json.h>
 #include "model/model.h"
+#include "sums/flows.h"
 #include "sums/snapshot.h"
 #include "sums/tasks.h"
 
@@ -27,6 +28,10 @@ struct replay_report {
 	/* -e events, which no model describes: the plan points here */
 	struct model_event user_ev[TDBPF_MAX_EVENTS];
 	char user_names[TDBPF_MAX_EVENTS][128];
+	/* the run's state, as written: "" / 0 / none when absent */
+	char host[65];
+	__u64 end_ns;
+	struct flow_table flows;	/* sockets[] */
 };
 
 void replay_report_init(struct replay_report *r);

@@ -9,9 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "sources/flows_proc.h"
 #include "sources/tracer_priv.h"
 #include "sums/archive.h"
 #include "sums/task_events.h"
@@ -297,6 +299,14 @@ void tracer_settle(struct tracer *t, int max_ms, bool targets_gone)
  * count twice. The loss counters are read last, so they cover at least
  * every slice in the sums read.
  */
+static __u64 wall_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
 int tracer_collect(struct tracer *t, struct snapshot *out)
 {
 	int nr = t->c.plan->nr;
@@ -326,5 +336,11 @@ int tracer_collect(struct tracer *t, struct snapshot *out)
 	}
 	read_lost(t, &out->lost);
 	out->at_ns = loop_now_ns();
+	out->wall_ns = wall_now_ns();
+	if (gethostname(out->host, sizeof(out->host) - 1))
+		out->host[0] = 0;
+	/* flow halves: what joins this host's graph to others' */
+	if (!err && t->c.wakeups)
+		err = flows_collect(&out->flows, &out->tasks);
 	return err;
 }

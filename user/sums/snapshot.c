@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Snapshots (snapshot.h): a task table and the loss counters, by value. */
+#include <errno.h>
 #include <string.h>
 #include "sums/snapshot.h"
 
@@ -8,6 +9,7 @@ void snapshot_init(struct snapshot *s, int nr_ev)
 	memset(s, 0, sizeof(*s));
 	tasks_init(&s->tasks);
 	tasks_set_events(&s->tasks, nr_ev);
+	flows_init(&s->flows);
 }
 
 void snapshot_reset(struct snapshot *s)
@@ -15,11 +17,25 @@ void snapshot_reset(struct snapshot *s)
 	tasks_reset(&s->tasks);
 	memset(&s->lost, 0, sizeof(s->lost));
 	s->at_ns = 0;
+	s->wall_ns = 0;
+	s->host[0] = 0;
+	flows_reset(&s->flows);
+}
+
+/* What a snapshot holds as state, not as sums: @cur's, as they are. */
+static int copy_state(struct snapshot *dst, const struct snapshot *src)
+{
+	if (dst == src)
+		return 0;
+	memcpy(dst->host, src->host, sizeof(dst->host));
+	dst->wall_ns = src->wall_ns;
+	return flows_copy(&dst->flows, &src->flows);
 }
 
 void snapshot_free(struct snapshot *s)
 {
 	tasks_free(&s->tasks);
+	flows_free(&s->flows);
 }
 
 int snapshot_copy(struct snapshot *dst, const struct snapshot *src)
@@ -27,6 +43,8 @@ int snapshot_copy(struct snapshot *dst, const struct snapshot *src)
 	snapshot_reset(dst);
 	dst->lost = src->lost;
 	dst->at_ns = src->at_ns;
+	if (copy_state(dst, src))
+		return -ENOMEM;
 	return tasks_merge(&dst->tasks, &src->tasks, src->tasks.nr_ev);
 }
 
@@ -35,6 +53,8 @@ int snapshot_diff(const struct snapshot *cur, const struct snapshot *base,
 {
 	out->lost = cur->lost;
 	out->at_ns = cur->at_ns;
+	if (copy_state(out, cur))
+		return -ENOMEM;
 	return tasks_diff(&cur->tasks, base ? &base->tasks : NULL, &out->tasks,
 			  cur->tasks.nr_ev);
 }

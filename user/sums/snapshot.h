@@ -14,6 +14,7 @@
 #define TDBPF_SNAPSHOT_H
 
 #include <linux/types.h>
+#include "sums/flows.h"
 #include "sums/tasks.h"
 
 /* The BPF side's loss counters (enum tdbpf_stat), summed over CPUs. */
@@ -36,6 +37,15 @@ struct snapshot {
 	 */
 	struct lost_stats lost;
 	__u64 at_ns;			/* CLOCK_MONOTONIC when read */
+	/*
+	 * State when read, never subtracted: the host's name (what
+	 * `tdbpf graph` calls it), the wall clock (the window's end, for
+	 * telling reports of other windows apart) and, with wakeups, the
+	 * traced processes' sockets (flow halves, sums/flows.h).
+	 */
+	char host[65];
+	__u64 wall_ns;			/* CLOCK_REALTIME when read; 0: none */
+	struct flow_table flows;
 };
 
 /* Empty, rows holding @nr_ev counters (the plan's, not TDBPF_MAX_EVENTS). */

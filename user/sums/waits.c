@@ -2,6 +2,7 @@
 /* Waker slots: add, subtract and name them (see waits.h). */
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 #include "sums/waits.h"
 
 static bool same_waker(const struct tdbpf_wait *a, const struct tdbpf_wait *b)
@@ -120,6 +121,16 @@ static const struct {
 const char *waker_kind_name(unsigned int kind)
 {
 	return kind < WAKER_KINDS ? kinds[kind].name : "unknown";
+}
+
+unsigned int waker_kind_by_name(const char *name)
+{
+	unsigned int k;
+
+	for (k = 0; k < WAKER_KINDS; k++)
+		if (kinds[k].name && !strcmp(kinds[k].name, name))
+			return k;
+	return TDBPF_WAKER_PROCESS;
 }
 
 const char *waker_kind_what(unsigned int kind)

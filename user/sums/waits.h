@@ -28,6 +28,11 @@ __u64 waits_total(const struct tdbpf_wait *w, __u64 *wakeups);
 
 /* The name of a waker that is no task: "irq", "timer", ...; NULL: task */
 const char *waker_kind_name(unsigned int kind);
+/*
+ * The kind named @name by waker_kind_name(); TDBPF_WAKER_PROCESS (ended
+ * by no task of the graph) for a name this tdbpf does not know.
+ */
+unsigned int waker_kind_by_name(const char *name);
 /* What waiting on it means, for a verdict: "timers (sleeps, timerfd)" */
 const char *waker_kind_what(unsigned int kind);
 

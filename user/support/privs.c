@@ -186,11 +186,16 @@ static void keep_only(const cap_value_t *keep, unsigned int n)
 	cap_free(cur);
 }
 
-static bool keep_kill = true;
+static bool keep_kill = true, keep_ptrace;
 
 void privs_keep_kill(bool keep)
 {
 	keep_kill = keep;
+}
+
+void privs_keep_ptrace(bool keep)
+{
+	keep_ptrace = keep;
 }
 
 void privs_drop_after_setup(void)
@@ -201,9 +206,22 @@ void privs_drop_after_setup(void)
 	 * the sudo user needs CAP_KILL. Everything else goes, in one go: the
 	 * bounding set can only be cut while CAP_SETPCAP is still there.
 	 */
-	static const cap_value_t keep[] = { CAP_BPF, CAP_PERFMON, CAP_KILL };
+	cap_value_t keep[5] = { CAP_BPF, CAP_PERFMON };
+	unsigned int n = 2;
 
-	keep_only(keep, keep_kill ? 3 : 2);
+	if (keep_kill)
+		keep[n++] = CAP_KILL;
+	/*
+	 * The sockets of the traced processes (flows_proc.c): once tdbpf
+	 * has left uid 0, /proc/PID/fd of another user's process (mode
+	 * 0500) takes CAP_DAC_READ_SEARCH to open, and the kernel's ptrace
+	 * check CAP_SYS_PTRACE. Read-only use; held only with wakeups.
+	 */
+	if (keep_ptrace) {
+		keep[n++] = CAP_SYS_PTRACE;
+		keep[n++] = CAP_DAC_READ_SEARCH;
+	}
+	keep_only(keep, n);
 }
 
 int privs_create_output(const char *path, bool *made)

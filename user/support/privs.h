@@ -41,5 +41,11 @@ void privs_keep_kill(bool keep);
  * first report comes). Returns an fd or -errno; *@made: it was created.
  */
 int privs_create_output(const char *path, bool *made);
+/*
+ * Before privs_drop_after_setup(): @keep true to keep CAP_SYS_PTRACE and
+ * CAP_DAC_READ_SEARCH, to read the traced processes' /proc/PID/fd (their
+ * sockets: the flows that join hosts' graphs).
+ */
+void privs_keep_ptrace(bool keep);
 
 #endif /* TDBPF_PRIVS_H */

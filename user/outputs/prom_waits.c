@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Wait series of /metrics (prom.h): each task's waker slots, as
+ * increments since the last scrape per tid (as prom.c counts the sums),
+ * on the series of the task's labels and its waker's, at most
+ * max_series of them, the rest summed in one `other`. What joins hosts'
+ * graphs (docs/graph.md, "Across hosts").
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include "outputs/prom_table.h"
+#include "sums/waits.h"
+
+static size_t str_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return (size_t)h;
+}
+
+static struct prom_wait *wait_new(const char *labels)
+{
+	struct prom_wait *w = calloc(1, sizeof(*w));
+
+	if (w && !(w->labels = strdup(labels))) {
+		free(w);
+		w = NULL;
+	}
+	return w;
+}
+
+static int wait_index_rebuild(struct prom_state *st, size_t cap)
+{
+	size_t *index = calloc(cap, sizeof(*index)), mask = cap - 1, h;
+	int i;
+
+	if (!index)
+		return -ENOMEM;
+	for (i = 0; i < st->nr_waits; i++) {
+		for (h = str_hash(st->waits[i]->labels) & mask; index[h];
+		     h = (h + 1) & mask)
+			;
+		index[h] = (size_t)i + 1;
+	}
+	free(st->wait_index);
+	st->wait_index = index;
+	st->wait_index_cap = cap;
+	return 0;
+}
+
+/*
+ * The wait series of @labels, created while there are fewer than
+ * max_series; else the one `other` series. NULL: out of memory.
+ */
+static struct prom_wait *wait_get(struct prom_state *st, const char *labels)
+{
+	struct prom_wait *w, **arr;
+	size_t mask, h;
+
+	if (!st->wait_index_cap && wait_index_rebuild(st, 64))
+		return NULL;
+	mask = st->wait_index_cap - 1;
+	for (h = str_hash(labels) & mask; st->wait_index[h];
+	     h = (h + 1) & mask) {
+		w = st->waits[st->wait_index[h] - 1];
+		if (!strcmp(w->labels, labels))
+			return w;
+	}
+	if (st->nr_waits >= st->max_series)
+		goto other;
+	if ((size_t)(st->nr_waits + 1) * 2 > st->wait_index_cap) {
+		if (wait_index_rebuild(st, st->wait_index_cap * 2))
+			goto other;
+		return wait_get(st, labels);
+	}
+	arr = realloc(st->waits, (size_t)(st->nr_waits + 1) * sizeof(*arr));
+	if (!arr)
+		goto other;
+	st->waits = arr;
+	w = wait_new(labels);
+	if (!w)
+		goto other;
+	st->waits[st->nr_waits++] = w;
+	st->wait_index[h] = (size_t)st->nr_waits;
+	return w;
+other:
+	if (!st->wait_other)
+		st->wait_other = wait_new(
+			"comm=\"other\",thread=\"other\",waker_comm=\"\",waker_thread=\"other\"");
+	return st->wait_other;
+}
+
+/*
+ * A waker slot's remote endpoint (IPv4 address in tgid, network order;
+ * port in tid) as the wakee's process's socket to it sees it, its port
+ * folded as that socket's flow half is (flow_fold_ports()): the label
+ * the other host's tdbpf_socket_flows mirrors.
+ */
+static void endpoint_label(const struct prom_state *st,
+			   const struct task_row *r, const struct tdbpf_wait *w,
+			   char *buf, size_t len)
+{
+	struct flow_end e = { .family = AF_INET, .port = (__u16)w->tid };
+	size_t i;
+
+	memcpy(e.addr, &w->tgid, 4);
+	for (i = 0; st->flows && i < st->flows->nr; i++) {
+		const struct sock_flow *f = &st->flows->v[i];
+		struct sock_flow folded;
+
+		if (f->pid == r->pid && flow_end_eq(&f->remote, &e)) {
+			flow_fold_ports(st->flows, f, &folded);
+			e = folded.remote;
+			break;
+		}
+	}
+	flow_end_str(&e, buf, len);
+}
+
+/*
+ * Add @r's waker slots since the last update (per tid, as the sums) to
+ * the wait series of its series @s. A task waker is named by its own
+ * series' labels; one that has no row now, as another process.
+ */
+int prom_waits_update(struct prom_state *st, const struct task_table *cur,
+			const struct task_row *r, const struct prom_series *s)
+{
+	const struct tdbpf_wait *now = tasks_waits(cur, r);
+	struct tdbpf_wait d[TDBPF_NR_WAITS];
+	struct task_row *p, *n;
+	size_t len = strlen(s->labels) + 3 * 2 * TDBPF_COMM_LEN + 64;
+	char *labels;
+	int i;
+
+	if (!now)
+		return 0;
+	p = tasks_get(&st->wait_last, r->tid);
+	n = tasks_get(&st->wait_next, r->tid);
+	if (!p || !n)
+		return -ENOMEM;
+	waits_sub(d, now, tasks_waits(&st->wait_last, p));
+	memcpy(tasks_waits(&st->wait_next, n), now, sizeof(d));
+	labels = malloc(len);
+	if (!labels)
+		return -ENOMEM;
+	for (i = 0; i < TDBPF_NR_WAITS; i++) {
+		const struct task_row *wr = NULL;
+		struct prom_wait *w;
+		struct prom_key k;
+		char *q;
+
+		if (d[i].kind == TDBPF_WAKER_NONE ||
+		    (!d[i].wait_ns && !d[i].wakeups))
+			continue;
+		if (d[i].kind == TDBPF_WAKER_TASK)
+			wr = tasks_find(cur, d[i].tid);
+		q = labels + sprintf(labels, "%s,waker_comm=\"", s->labels);
+		if (d[i].kind == TDBPF_WAKER_ENDPOINT) {
+			char ep[FLOW_END_STR];
+
+			endpoint_label(st, r, &d[i], ep, sizeof(ep));
+			q += sprintf(q, "\",waker_thread=\"endpoint\",remote=\"%s",
+				     ep);
+		} else if (wr) {
+			prom_key_of(st, wr, &k);
+			q = prom_esc_label(q, k.comm);
+			q += sprintf(q, "\",waker_thread=\"");
+			q = prom_esc_label(q, k.thread);
+		} else {
+			q += sprintf(q, "\",waker_thread=\"%s",
+				     waker_kind_name(d[i].kind == TDBPF_WAKER_TASK ?
+							     TDBPF_WAKER_PROCESS :
+							     d[i].kind));
+		}
+		strcpy(q, "\"");
+		w = wait_get(st, labels);
+		if (!w) {
+			free(labels);
+			return -ENOMEM;
+		}
+		w->wait_ns += d[i].wait_ns;
+		w->wakeups += d[i].wakeups;
+	}
+	free(labels);
+	return 0;
+}
+
+void prom_waits_free(struct prom_state *st)
+{
+	int i;
+
+	for (i = 0; i < st->nr_waits; i++) {
+		free(st->waits[i]->labels);
+		free(st->waits[i]);
+	}
+	free(st->waits);
+	if (st->wait_other)
+		free(st->wait_other->labels);
+	free(st->wait_other);
+	free(st->wait_index);
+	tasks_free(&st->wait_last);
+	tasks_free(&st->wait_next);
+}
