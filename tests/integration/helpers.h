@@ -239,6 +239,18 @@ static int64_t jint(json_object *o, const char *key)
 	return json_object_get_int64(v);
 }
 
+/* The first candidate of the graph verdict; NULL if it has none. */
+static json_object *first_candidate(json_object *doc)
+{
+	json_object *g, *b;
+
+	if (!json_object_object_get_ex(doc, "graph", &g) ||
+	    !json_object_object_get_ex(g, "bottleneck", &b) ||
+	    !json_object_array_length(b))
+		return NULL;
+	return json_object_array_get_idx(b, 0);
+}
+
 /* The task object of @tid in a report's "tasks", or NULL. */
 static json_object *find_task(json_object *doc, int tid)
 {

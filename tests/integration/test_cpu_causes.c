@@ -19,18 +19,6 @@ static const char *jstr(json_object *o, const char *key)
 	return json_object_get_string(v);
 }
 
-/* The first candidate of the graph verdict, or NULL. */
-static json_object *verdict(json_object *doc)
-{
-	json_object *g, *b;
-
-	if (!json_object_object_get_ex(doc, "graph", &g) ||
-	    !json_object_object_get_ex(g, "bottleneck", &b) ||
-	    !json_object_array_length(b))
-		return NULL;
-	return json_object_array_get_idx(b, 0);
-}
-
 /*
  * stagegraph @args started as root (a stage may join a cgroup), traced
  * with --wakeups for 2 s by the pids of its stages; the report.
@@ -102,7 +90,7 @@ static void test_hog_beside_stage(void **state)
 		skip();
 	}
 	doc = trace_stagegraph(args, sizeof(args) / sizeof(args[0]));
-	v = verdict(doc);
+	v = first_candidate(doc);
 	assert_non_null(v);
 	print_message("  bottleneck %s: %s\n", jstr(v, "comm"),
 		      jstr(v, "reason"));
@@ -193,7 +181,7 @@ static void test_throttled_stage(void **state)
 	snprintf(cg, sizeof(cg), "a:cpu=300,cg=%s", dir);
 	doc = trace_stagegraph(args, sizeof(args) / sizeof(args[0]));
 	rmdir(dir);
-	v = verdict(doc);
+	v = first_candidate(doc);
 	assert_non_null(v);
 	reason = jstr(v, "reason");
 	print_message("  bottleneck %s: %s\n", jstr(v, "comm"), reason);
@@ -290,7 +278,7 @@ static void test_jvm_graph(void **state)
 	close(w.out);
 	doc = json_file(json);
 	assert_non_null(doc);
-	v = verdict(doc);
+	v = first_candidate(doc);
 	assert_non_null(v);
 	print_message("  bottleneck %s (share %.2f): %s\n", jstr(v, "comm"),
 		      jdouble(v, "share"), jstr(v, "reason"));

@@ -62,18 +62,6 @@ static json_object *traced(char *const argv[], const char *json, char **out,
 	return doc;
 }
 
-/* The first candidate of the graph verdict. */
-static json_object *verdict(json_object *doc)
-{
-	json_object *g, *b;
-
-	if (!json_object_object_get_ex(doc, "graph", &g) ||
-	    !json_object_object_get_ex(g, "bottleneck", &b) ||
-	    !json_object_array_length(b))
-		return NULL;
-	return json_object_array_get_idx(b, 0);
-}
-
 /*
  * The verdict names @stage, for the reason @want, or "CPU-starved" when
  * the stage's own row says it was starved.
@@ -81,7 +69,7 @@ static json_object *verdict(json_object *doc)
 static void check_verdict(json_object *doc, const char *stage,
 			  const char *want)
 {
-	json_object *v = verdict(doc), *t = task_by_comm(doc, stage);
+	json_object *v = first_candidate(doc), *t = task_by_comm(doc, stage);
 	const char *comm, *reason, *sched;
 
 	assert_non_null(v);
@@ -369,7 +357,7 @@ static void test_per_name_pool(void **state)
 	NEED_BPF();
 	snprintf(demo, sizeof(demo), "%s/demo/streamgraph", build_dir());
 	doc = traced(argv, json, NULL, 60);
-	v = verdict(doc);
+	v = first_candidate(doc);
 	assert_non_null(v);
 	print_message("  bottleneck %s: %s\n", jstr(v, "comm"),
 		      jstr(v, "reason"));

@@ -30,18 +30,6 @@ static const char *jstr(json_object *o, const char *key)
 	return json_object_get_string(v);
 }
 
-/* The first candidate of the graph verdict, or NULL. */
-static json_object *verdict(json_object *doc)
-{
-	json_object *g, *b;
-
-	if (!json_object_object_get_ex(doc, "graph", &g) ||
-	    !json_object_object_get_ex(g, "bottleneck", &b) ||
-	    !json_object_array_length(b))
-		return NULL;
-	return json_object_array_get_idx(b, 0);
-}
-
 /* Blocked time of @doc's edges into @wakee whose waker is @waker. */
 static double edge_ns(json_object *doc, const char *waker, const char *wakee)
 {
@@ -108,7 +96,7 @@ static bool stage_case(const char *mode, int slow, const char *kind,
 	assert_int_equal(wait_for(w.pid, 20), 0);
 	doc = json_file(json);
 	assert_non_null(doc);
-	v = verdict(doc);
+	v = first_candidate(doc);
 	if (v)
 		named = jstr(v, "comm");
 	ok = !strcmp(named, names[slow]);
@@ -253,7 +241,7 @@ static void gst_case(bool server_slow)
 	wait_for(c.pid, 10);
 	doc = json_file(json);
 	assert_non_null(doc);
-	v = verdict(doc);
+	v = first_candidate(doc);
 	assert_non_null(v);
 	print_message("  slow on the %s side: verdict %s (%s)\n",
 		      server_slow ? "server" : "client", jstr(v, "comm"),
