@@ -499,6 +499,55 @@ static void test_idle_threads(void **state)
 }
 
 /*
+ * gst-launch paced by its sink's clock: the source waits on queue0:src
+ * per frame; GLib's gmain sleeps the whole run until the main thread
+ * wakes it once at the end, and a thread wakes itself (a signal). Neither
+ * of those waits leads anywhere: queue0:src is the only candidate. The
+ * same 1.4 s ended by 100 wakeups would be a delay, and count.
+ */
+static void test_one_off_waits(void **state)
+{
+	struct task_table t;
+	struct graph g;
+	char why[192];
+	int q, m, i;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		waits_table(&t);
+		add(&t, 1, "gst-launch-1.0", 20, 0, 1480,
+		    (struct w[]){ K(TDBPF_WAKER_TIMER, 1480), {0} });
+		add(&t, 2, "gmain", 1, 0, 1499,
+		    (struct w[]){ { TDBPF_WAKER_TASK, 1, i ? 100 : 1, 1400 },
+				  K(TDBPF_WAKER_TIMER, 99), {0} });
+		add(&t, 3, "videotestsrc0:s", 100, 0, 1400,
+		    (struct w[]){ T(4, 1300), K(TDBPF_WAKER_TIMER, 100), {0} });
+		add(&t, 4, "queue0:src", 150, 0, 1350,
+		    (struct w[]){ K(TDBPF_WAKER_TIMER, 1300), T(3, 50), {0} });
+		add(&t, 5, "selfish", 10, 0, 1490,
+		    (struct w[]){ { TDBPF_WAKER_TASK, 5, 1, 1490 }, {0} });
+		assert_int_equal(graph_build(&g, &t, false, NULL), 0);
+		q = node(&g, "queue0:src");
+		m = node(&g, "gst-launch-1.0");
+		assert_true(g.nodes[node(&g, "selfish")].led_ns == 0);
+		reason(&g, node(&g, "selfish"), why, sizeof(why));
+		assert_string_equal(why, "waits on itself, or once at its start or end (100% of its blocked time)");
+		assert_true(g.nodes[q].led_ns >= 1300.0 * MS);
+		if (!i) {
+			/* the main thread: nobody's waits bring it anything */
+			assert_true(g.nodes[m].led_ns == 0);
+			assert_int_equal(g.nr_rank, 1);
+			assert_int_equal(g.rank[0], q);
+		} else {
+			assert_true(g.nodes[m].led_ns == 1400.0 * MS);
+			assert_int_equal(g.rank[0], m);
+		}
+		graph_free(&g);
+		tasks_free(&t);
+	}
+}
+
+/*
  * Two branches of a fan-in both run most of the time and the sink waits
  * on each about as long: a tie, both named; with one clearly ahead, none.
  */
@@ -772,6 +821,7 @@ int main(void)
 		cmocka_unit_test(test_starved_by_outsider),
 		cmocka_unit_test(test_throttled),
 		cmocka_unit_test(test_idle_threads),
+		cmocka_unit_test(test_one_off_waits),
 		cmocka_unit_test(test_tie),
 		cmocka_unit_test(test_hold_cycle),
 		cmocka_unit_test(test_nothing_blocked),

@@ -17,9 +17,10 @@
  *
  * Then every blocked node's blocked time flows along its waits: a share
  * to each waker equal to the share of its blocked time that waker ended.
- * The part no task ended is dropped: a task's own blocked time (a JVM's
- * GC thread asleep on a timer) never makes it a candidate, only what
- * other tasks' waits bring to it. A flow stops at an EXTERNAL node, and
+ * The part no task ended is dropped (so is a wait graph_edge_leads()
+ * does not count: ended by itself, or a one-off start or shutdown): a task's
+ * own blocked time (a JVM's GC thread asleep on a timer) never makes it
+ * a candidate, only what other tasks' waits bring to it. A flow stops at an EXTERNAL node, and
  * at any node for the part of its waits ended by no task; at a PASS node
  * it goes on, split by that node's own waits. A RUNNING or STARVED node
  * keeps the share of its time it runs; the share it waits for a CPU goes
@@ -96,8 +97,10 @@ void graph_judge_nodes(struct graph *g)
 
 			if (graph_edge_holds(e))
 				continue;
-			if (e->waker >= 0)
+			if (graph_edge_leads(g, e))
 				task += e->wait_ns;
+			else if (e->waker >= 0)	/* itself, or once */
+				by_kind[TDBPF_WAKER_TASK] += e->wait_ns;
 			else if (e->kind < WAKER_KINDS)
 				by_kind[e->kind] += e->wait_ns;
 		}
@@ -190,7 +193,7 @@ static void spread(struct graph *g, struct flow *f, int at, double amt,
 
 		if (graph_edge_holds(e) != holds)
 			continue;
-		if (e->waker >= 0)
+		if (graph_edge_leads(g, e))
 			push(f, e->waker, a);
 		else if (!own)
 			absorb(g, f, at, a);

@@ -4,6 +4,23 @@
 #include "analysis/graph.h"
 #include "support/text.h"
 
+/*
+ * Two waits on a task lead nowhere. One the task ended itself (a folded
+ * name's threads, a signal to itself), and one wait, ended once, over
+ * most of the wakee's life: a start or a shutdown (GLib's gmain asleep
+ * until gst-launch's main thread quits), not a delay that recurs with the
+ * records as a bottleneck's does.
+ */
+bool graph_edge_leads(const struct graph *g, const struct graph_edge *e)
+{
+	const struct graph_node *n = &g->nodes[e->wakee];
+	__u64 life = n->on_cpu_ns + n->runq_ns + n->blocked_ns;
+
+	if (e->waker < 0 || e->waker == e->wakee)
+		return false;
+	return graph_edge_holds(e) || e->wakeups > 1 || e->wait_ns * 2 <= life;
+}
+
 const char *graph_waker_name(const struct graph *g, const struct graph_edge *e)
 {
 	if (e->waker >= 0)
@@ -104,7 +121,9 @@ void graph_reason(const struct graph *g, int i, const char *path, char *buf,
 	for (j = 0; j < n->nr_in; j++) {
 		const struct graph_edge *e = &g->edges[n->first_in + j];
 
-		if (e->waker < 0 && e->kind == n->ext_kind)
+		if (graph_edge_holds(e) || graph_edge_leads(g, e))
+			continue;
+		if ((e->waker < 0 ? e->kind : TDBPF_WAKER_TASK) == n->ext_kind)
 			kind_ns += (double)e->wait_ns;
 	}
 	switch (n->role) {
@@ -135,7 +154,11 @@ void graph_reason(const struct graph *g, int i, const char *path, char *buf,
 			    e->ext_name[0] && peer < 0)
 				peer = n->first_in + j;
 		}
-		if (peer >= 0)
+		if (n->ext_kind == TDBPF_WAKER_TASK)
+			snprintf(buf, len,
+				 "waits on itself, or once at its start or end (%.0f%% of its blocked time)",
+				 pct(kind_ns, n->waits_ns));
+		else if (peer >= 0)
 			snprintf(buf, len, "waits on %s, %s (%.0f%% of its blocked time)",
 				 g->edges[peer].ext_name,
 				 n->ext_kind == TDBPF_WAKER_ENDPOINT ?
