@@ -2,7 +2,8 @@
 /*
  * Privileges, as root on the real BPF path: the launched command runs as
  * the sudo user, and tdbpf keeps only the capabilities it needs once set
- * up. Nothing of tdbpf may stay in the kernel after a run.
+ * up. Nothing of tdbpf may stay in the kernel after a run. In a PID
+ * namespace of its own (a container) it refuses to trace, in one line.
  */
 #include "helpers.h"
 #include "faults_helpers.h"
@@ -158,11 +159,45 @@ static void test_caps_dropped_after_setup(void **state)
 	unlink(json);
 }
 
+/*
+ * In a PID namespace of its own, BPF's thread ids are the kernel's and
+ * /proc's and -p's are the namespace's: a run there reported "0 of 0
+ * tasks" for a live -p target (seen under systemd-nspawn). Refused, one
+ * line, exit 1, whether -a, -p or selftest.
+ */
+static void test_pid_namespace(void **state)
+{
+	char *all[] = { "/usr/bin/unshare", "--pid", "--fork", "--mount-proc",
+			(char *)tdbpf_bin(), "-a", "-d", "1", NULL };
+	char *self[] = { "/usr/bin/unshare", "--pid", "--fork",
+			 "--mount-proc", (char *)tdbpf_bin(), "-p", "1", "-d",
+			 "1", NULL };
+	char *st[] = { "/usr/bin/unshare", "--pid", "--fork", "--mount-proc",
+		       (char *)tdbpf_bin(), "selftest", NULL };
+	char **argvs[] = { all, self, st };
+	struct run_result r;
+	int i;
+
+	(void)state;
+	NEED_BPF();
+	for (i = 0; i < 3; i++) {
+		run_capture(argvs[i], NULL, (uid_t)-1, 0, 30, &r);
+		print_message("%s", r.err);
+		assert_int_equal(r.status, 1);
+		assert_int_equal(count_lines(r.err), 1);
+		assert_non_null(strstr(r.err, "PID namespace of its own"));
+		assert_non_null(strstr(r.err, "--pid=host"));
+		assert_string_equal(r.out, "");
+		run_result_free(&r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_command_runs_as_sudo_user),
 		cmocka_unit_test(test_caps_dropped_after_setup),
+		cmocka_unit_test(test_pid_namespace),
 	};
 
 	return cmocka_run_group_tests_name("privs", tests, NULL, NULL);

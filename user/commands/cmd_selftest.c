@@ -33,6 +33,7 @@
 #include "commands/cmd.h"
 #include "commands/selftest_work.h"
 #include "sums/snapshot.h"
+#include "sources/targets.h"
 #include "sources/tracer.h"
 
 /*
@@ -464,6 +465,10 @@ int cmd_selftest(const struct options *o, FILE *out)
 	int rc, i, s, nthreads, hw;
 	bool mux;
 
+	if (targets_pid_ns_problem()) {
+		errorf("%s", targets_pid_ns_problem());
+		return 1;
+	}
 	detect_machine("", &d);
 	if (d.model == &model_software && d.reason[0])
 		skip(&st, "hardware counters (%s)", d.reason);

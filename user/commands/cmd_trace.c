@@ -191,6 +191,10 @@ int cmd_trace(const struct options *o, FILE *out)
 		errorf("tracing needs root, or CAP_BPF and CAP_PERFMON; run it with sudo");
 		return 1;
 	}
+	if (targets_pid_ns_problem()) {
+		errorf("%s", targets_pid_ns_problem());
+		return 1;
+	}
 	for (i = 0; i < o->nr_pids; i++)
 		if (!id_exists(o->pids[i])) {
 			errorf("no process with pid %d; check it with ps or pgrep",

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "sources/targets.h"
 
 /*
@@ -14,6 +15,18 @@
  * that thread alone: /proc/PID/stat would sum the CPU time of every thread
  * of the process at each call, which at 10,000 threads costs milliseconds.
  */
+/* the initial PID namespace's inode number (PROC_PID_INIT_INO, 3.8+) */
+#define HOST_PID_NS_INO	0xEFFFFFFCU
+
+const char *targets_pid_ns_problem(void)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/pid", &st) || st.st_ino == HOST_PID_NS_INO)
+		return NULL;
+	return "running in a PID namespace of its own (a container): the kernel's thread ids are not the ones /proc shows here; run it in the host's (docker run --pid=host, hostPID: true in Kubernetes)";
+}
+
 bool targets_id_alive(pid_t id)
 {
 	char path[80], buf[512], *p;

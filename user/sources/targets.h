@@ -68,4 +68,12 @@ size_t targets_threads(const struct target_ids *ids, pid_t child);
  */
 const char *targets_comm(__u32 tid, char *buf, size_t len);
 
+/*
+ * Why tdbpf cannot trace from here, or NULL: BPF sees the kernel's thread
+ * ids, /proc and -p those of the PID namespace tdbpf runs in, and in a
+ * container (docker without --pid=host, systemd-nspawn) they differ.
+ * NULL too when it cannot tell.
+ */
+const char *targets_pid_ns_problem(void);
+
 #endif /* TDBPF_TARGETS_H */
