@@ -9,7 +9,8 @@
  * name's threads, a signal to itself), and one wait, ended once, over
  * most of the wakee's life: a start or a shutdown (GLib's gmain asleep
  * until gst-launch's main thread quits), not a delay that recurs with the
- * records as a bottleneck's does.
+ * records as a bottleneck's does. A count of 0 is not known (a graph
+ * joined from Prometheus reads wait seconds only): such a wait leads.
  */
 bool graph_edge_leads(const struct graph *g, const struct graph_edge *e)
 {
@@ -18,7 +19,7 @@ bool graph_edge_leads(const struct graph *g, const struct graph_edge *e)
 
 	if (e->waker < 0 || e->waker == e->wakee)
 		return false;
-	return graph_edge_holds(e) || e->wakeups > 1 || e->wait_ns * 2 <= life;
+	return graph_edge_holds(e) || e->wakeups != 1 || e->wait_ns * 2 <= life;
 }
 
 const char *graph_waker_name(const struct graph *g, const struct graph_edge *e)
