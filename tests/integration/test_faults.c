@@ -6,7 +6,7 @@
  * tdbpf_* program, no link to one, none of its maps (the perf event array
  * holds the counters).
  *
- * The basic SIGINT/SIGTERM/SIGHUP report test is in test_attach.c;
+ * The basic SIGINT/SIGTERM/SIGHUP report test is in test_attach_modes.c;
  * conservation of CPU time is test_conservation.c's, privileges
  * test_privs.c's.
  */

@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The real BPF path, as root: -I's interval lines, --per-name, which
+ * tracepoints each mode attaches to, nothing left attached after tdbpf
+ * exits, and the report printed on SIGINT, SIGTERM and SIGHUP.
+ */
+#include <dirent.h>
+#include "helpers.h"
+
+/* -I: one JSON object per line and interval, then the whole run. */
+static void test_interval_lines(void **state)
+{
+	char *json = tmp_path("iv.json"), *text, *line, *save = NULL;
+	char *argv[] = { (char *)tdbpf_bin(), "-j", "-I", "300", "-o", json,
+			 "--", (char *)workload("spinners"), "-n", "2", "-d",
+			 "2", NULL };
+	json_object *doc, *last = NULL, *tasks;
+	double sum_iv = 0, total = 0;
+	int lines = 0;
+	size_t i;
+
+	(void)state;
+	NEED_BPF();
+	assert_int_equal(run(argv, NULL, 60), 0);
+	text = file_text(json);
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		doc = json_tokener_parse(line);
+		assert_non_null(doc);
+		lines++;
+		if (last)
+			json_object_put(last);
+		last = doc;
+		if (jint(doc, "interval") != INT64_MIN) {
+			assert_true(json_object_object_get_ex(doc, "tasks",
+							      &tasks));
+			for (i = 0; i < json_object_array_length(tasks); i++)
+				sum_iv += (double)jint(
+					json_object_array_get_idx(tasks, i),
+					"on_cpu_ns");
+		}
+	}
+	/* 2 s at 300 ms: 6 intervals (7 with timing), then the whole run */
+	assert_true(lines >= 6);
+	assert_int_equal(jint(last, "interval"), INT64_MIN);
+	assert_true(json_object_object_get_ex(last, "tasks", &tasks));
+	for (i = 0; i < json_object_array_length(tasks); i++)
+		total += (double)jint(json_object_array_get_idx(tasks, i),
+				      "on_cpu_ns");
+	/* intervals cover the run up to the last tick; the tail is < 300 ms
+	 * of two threads */
+	assert_true(sum_iv <= total + 1);
+	assert_true(total - sum_iv <= 2 * 300e6 + 1e6);
+	json_object_put(last);
+	free(text);
+	unlink(json);
+}
+
+/* --per-name folds spin-0..3 into one row "spin-*" of 4 tasks. */
+static void test_per_name(void **state)
+{
+	char *json = tmp_path("pn.json");
+	char *argv[] = { (char *)tdbpf_bin(), "-j", "--per-name", "-o", json,
+			 "--", (char *)workload("spinners"), "-n", "4", "-d",
+			 "1", NULL };
+	json_object *doc, *tasks, *t, *c;
+	size_t i;
+	int found = 0;
+
+	(void)state;
+	NEED_BPF();
+	assert_int_equal(run(argv, NULL, 60), 0);
+	doc = json_file(json);
+	assert_non_null(doc);
+	assert_true(json_object_object_get_ex(doc, "tasks", &tasks));
+	for (i = 0; i < json_object_array_length(tasks); i++) {
+		t = json_object_array_get_idx(tasks, i);
+		if (json_object_object_get_ex(t, "comm", &c) &&
+		    !strcmp(json_object_get_string(c), "spin-*")) {
+			found++;
+			assert_int_equal(jint(t, "nr_tasks"), 4);
+		}
+	}
+	assert_int_equal(found, 1);
+	json_object_put(doc);
+	unlink(json);
+}
+
+/*
+ * BPF object ids some process holds an fd of: the "prog_id:" and
+ * "link_id:" lines of /proc/PID/fdinfo/FD (bpftool's "pids" needs a
+ * bpftool built with it, Debian's is not).
+ */
+static int held_ids(const char *key, unsigned int *ids, int max)
+{
+	char path[600], line[128];
+	struct dirent *p, *f;
+	DIR *proc, *fds;
+	unsigned int id;
+	FILE *fi;
+	int n = 0;
+
+	proc = opendir("/proc");
+	if (!proc)
+		return 0;
+	while ((p = readdir(proc))) {
+		if (p->d_name[0] < '0' || p->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/fdinfo", p->d_name);
+		fds = opendir(path);
+		if (!fds)
+			continue;
+		while ((f = readdir(fds))) {
+			snprintf(path, sizeof(path), "/proc/%s/fdinfo/%s",
+				 p->d_name, f->d_name);
+			fi = fopen(path, "r");
+			if (!fi)
+				continue;
+			while (fgets(line, sizeof(line), fi))
+				if (!strncmp(line, key, strlen(key)) &&
+				    sscanf(line + strlen(key), "%u", &id) == 1 &&
+				    n < max)
+					ids[n++] = id;
+			fclose(fi);
+		}
+		closedir(fds);
+	}
+	closedir(proc);
+	return n;
+}
+
+static bool in_set(const unsigned int *ids, int n, unsigned int id)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (ids[i] == id)
+			return true;
+	return false;
+}
+
+/*
+ * tdbpf_* programs, and links of them, that no process holds: objects
+ * that outlived their tdbpf. Those of another tdbpf running at the same
+ * time are held by it and are not counted.
+ */
+static int orphans(void)
+{
+	char *argv[] = { "/usr/sbin/bpftool", "-j", "prog", "show", NULL };
+	char *largv[] = { "/usr/sbin/bpftool", "-j", "link", "show", NULL };
+	static unsigned int progs[8192], links[8192], ours[4096];
+	json_object *doc, *o, *v;
+	int np, nl, no = 0, n = 0;
+	char *out = NULL;
+	size_t i;
+
+	np = held_ids("prog_id:", progs, 8192);
+	nl = held_ids("link_id:", links, 8192);
+	assert_int_equal(run(argv, &out, 30), 0);
+	doc = json_tokener_parse(out);
+	assert_non_null(doc);
+	for (i = 0; i < json_object_array_length(doc); i++) {
+		o = json_object_array_get_idx(doc, i);
+		if (!json_object_object_get_ex(o, "name", &v) ||
+		    strncmp(json_object_get_string(v), "tdbpf_", 6))
+			continue;
+		json_object_object_get_ex(o, "id", &v);
+		if (no < 4096)
+			ours[no++] = (unsigned int)json_object_get_int64(v);
+		if (!in_set(progs, np, ours[no - 1])) {
+			print_error("program %s id %u is held by no process\n",
+				    json_object_get_string(
+					    json_object_object_get(o, "name")),
+				    ours[no - 1]);
+			n++;
+		}
+	}
+	json_object_put(doc);
+	free(out);
+	assert_int_equal(run(largv, &out, 30), 0);
+	doc = json_tokener_parse(out);
+	assert_non_null(doc);
+	for (i = 0; i < json_object_array_length(doc); i++) {
+		o = json_object_array_get_idx(doc, i);
+		if (!json_object_object_get_ex(o, "prog_id", &v) ||
+		    !in_set(ours, no, (unsigned int)json_object_get_int64(v)))
+			continue;
+		json_object_object_get_ex(o, "id", &v);
+		if (!in_set(links, nl, (unsigned int)json_object_get_int64(v))) {
+			print_error("link %lld is held by no process\n",
+				    (long long)json_object_get_int64(v));
+			n++;
+		}
+	}
+	json_object_put(doc);
+	free(out);
+	return n;
+}
+
+/*
+ * The tracepoints @pid's BPF links are attached to, as a string of
+ * " name" words (from /proc/PID/fdinfo: tp_name of each raw tracepoint
+ * link); "" when it has none yet.
+ */
+static void tp_links(pid_t pid, char *out, size_t len)
+{
+	char path[320], line[256];
+	struct dirent *e;
+	size_t n = 0;
+	DIR *d;
+
+	out[0] = 0;
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo", pid);
+	d = opendir(path);
+	while (d && (e = readdir(d))) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/fdinfo/%s", pid,
+			 e->d_name);
+		f = fopen(path, "r");
+		while (f && fgets(line, sizeof(line), f)) {
+			char name[64];
+
+			if (sscanf(line, "tp_name: %63s", name) == 1 &&
+			    n + strlen(name) + 2 < len)
+				n += (size_t)snprintf(out + n, len - n, " %s",
+						      name);
+		}
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+}
+
+/*
+ * Which tracepoints each mode runs programs on. The software model
+ * without --wakeups attaches nothing to sched_switch (a switch costs it
+ * nothing; its tasks are read at reports, exit and free); counters (-e)
+ * and --wakeups bring the switch program back, and a counter model
+ * takes a task's last sums at its last switch, not at its exit.
+ */
+static void test_programs_per_mode(void **state)
+{
+	static const struct {
+		const char *opt[3];
+		const char *want[6];
+		const char *not[3];
+	} modes[] = {
+		{ { "--model", "software", NULL },
+		  { "sched_process_exit", "sched_process_free",
+		    "sched_process_fork", NULL },
+		  { "sched_switch", "sched_waking", "sk_data_ready" } },
+		{ { "-e", "cpu-clock", NULL },
+		  { "sched_switch", "sched_process_free", NULL },
+		  { "sched_process_exit", "sched_waking", "sock_send_length" } },
+		/* with the socket hooks, where the kernel has them (6.3) */
+		{ { "--wakeups", NULL },
+		  { "sched_switch", "sched_waking", "sched_process_free",
+		    "sk_data_ready", "sock_send_length", NULL },
+		  { "sched_process_exit", NULL } },
+	};
+	char *sl[] = { "/bin/sleep", "60", NULL }, pidarg[32], links[512];
+	struct child s = spawn(sl, 0);
+	size_t m;
+	int i;
+
+	(void)state;
+	NEED_BPF();
+	assert_true(s.pid > 0);
+	snprintf(pidarg, sizeof(pidarg), "%d", s.pid);
+	for (m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+		char *tr[10] = { (char *)tdbpf_bin(), "-o", "/dev/null",
+				 "-p", pidarg };
+		struct child d;
+		int a = 5;
+
+		for (i = 0; i < 3 && modes[m].opt[i]; i++)
+			tr[a++] = (char *)modes[m].opt[i];
+		tr[a] = NULL;
+		d = spawn(tr, 0);
+		/* attached once its free program's link is there */
+		for (i = 0; i < 500; i++) {
+			tp_links(d.pid, links, sizeof(links));
+			if (strstr(links, " sched_process_free"))
+				break;
+			usleep(20000);
+		}
+		print_message("%s: links%s\n", modes[m].opt[0], links);
+		/* every name between spaces */
+		strcat(links, " ");
+		for (i = 0; i < 6 && modes[m].want[i]; i++) {
+			char w[64];
+
+			snprintf(w, sizeof(w), " %s ", modes[m].want[i]);
+			assert_non_null(strstr(links, w));
+		}
+		for (i = 0; i < 3 && modes[m].not[i]; i++) {
+			char w[64];
+
+			snprintf(w, sizeof(w), " %s ", modes[m].not[i]);
+			assert_null(strstr(links, w));
+		}
+		kill(d.pid, SIGINT);
+		free(read_all(d.out));
+		assert_int_equal(wait_for(d.pid, 10), 0);
+	}
+	kill(s.pid, SIGKILL);
+	wait_for(s.pid, 5);
+}
+
+/* Nothing stays attached after tdbpf exits: no programs, no links. */
+static void test_nothing_left(void **state)
+{
+	char *argv[] = { (char *)tdbpf_bin(), "-d", "0.5", "-a", NULL };
+	int i, n = 0;
+
+	(void)state;
+	NEED_BPF();
+	if (access("/usr/sbin/bpftool", X_OK))
+		skip();
+
+	assert_int_equal(run(argv, NULL, 30), 0);
+	/* freeing a closed program is deferred (RCU): a leak never goes */
+	for (i = 0; i < 15; i++) {
+		n = orphans();
+		if (!n)
+			break;
+		usleep(200000);
+	}
+	assert_int_equal(n, 0);
+}
+
+/* Ctrl-C, SIGTERM and SIGHUP all stop it with the report printed. */
+static void test_signals_print_report(void **state)
+{
+	int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	char *wl[] = { (char *)workload("spinners"), "-n", "2", "-d", "20",
+		       NULL };
+	char pidarg[32], *json = tmp_path("sig.json");
+	char *tr[] = { (char *)tdbpf_bin(), "-j", "-o", json, "-p", pidarg,
+		       NULL };
+	struct child w, d;
+	json_object *doc, *tasks;
+	int pid, i;
+
+	(void)state;
+	NEED_BPF();
+	pid = start_workload(wl, 0, &w);
+	snprintf(pidarg, sizeof(pidarg), "%d", pid);
+	for (i = 0; i < 3; i++) {
+		d = spawn(tr, 0);
+		sleep(2);
+		kill(d.pid, sigs[i]);
+		free(read_all(d.out));
+		assert_int_equal(wait_for(d.pid, 10), 0);
+		doc = json_file(json);
+		assert_non_null(doc);
+		assert_true(json_object_object_get_ex(doc, "tasks", &tasks));
+		/* main thread + spin-0 + spin-1 */
+		assert_true(json_object_array_length(tasks) >= 3);
+		json_object_put(doc);
+	}
+	kill(w.pid, SIGTERM);
+	wait_for(w.pid, 10);
+	unlink(json);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_interval_lines),
+		cmocka_unit_test(test_per_name),
+		cmocka_unit_test(test_programs_per_mode),
+		cmocka_unit_test(test_nothing_left),
+		cmocka_unit_test(test_signals_print_report),
+	};
+
+	return cmocka_run_group_tests_name("integration", tests, NULL, NULL);
+}
