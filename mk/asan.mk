@@ -43,7 +43,8 @@ asan: asan-build
 	@$(ASAN_ENV) ./tests/run.sh asan-unit \
 		$(patsubst $(OUT)/%,$(ASAN_OUT)/%,$(UNIT_BIN))
 	@$(ASAN_ENV) TDBPF_BIN=$(ASAN_OUT)/tdbpf ./tests/run.sh asan-errors \
-		$(ASAN_OUT)/tests/integration/test_errors
+		$(ASAN_OUT)/tests/integration/test_errors \
+		$(ASAN_OUT)/tests/integration/test_errors_causes
 
 asan-integration: asan-build
 	@$(ASAN_ENV) TDBPF_BIN=$(ASAN_OUT)/tdbpf TDBPF_BUILD=$(ASAN_OUT) \

@@ -372,7 +372,7 @@ static void assert_close(const char *what, double got, double want,
 	}
 }
 
-/* ---- runs with stdout and stderr captured (test_errors, test_faults) -- */
+/* ---- runs with stdout and stderr captured (test_errors*, test_faults) - */
 
 #include <grp.h>
 #include <sys/types.h>
