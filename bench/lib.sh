@@ -168,6 +168,47 @@ per_run() {
 		if (dc > 0) printf "%.1f %d\n", dt / dc, dc; else print "nan 0" }'
 }
 
+# pingpong_rounds TAG RES RUN KEYS SKIP PP BPF: the rounds of sections 6
+# and 7, a sleeper running throughout (a target that outlives the
+# ping-pong). Each round runs the ping-pong variants PP (words), each
+# run's "usecs" and "cpu" appended to $TMP/TAG.V and $TMP/TAG.V.cpu, then
+# with bpf_stats on the BPF variants BPF, each of the KEYS (words)
+# appended to $TMP/TAG.V.KEY unless empty or SKIP; each list starts one
+# further on each round. RUN V runs variant V and writes RES ("key value"
+# lines).
+pingpong_rounds() {
+	local tag=$1 res=$2 run=$3 keys=$4 skip=$5
+	local pp bpf r i v n k val
+	read -r -a pp <<<"$6"
+	read -r -a bpf <<<"$7"
+	sleep 1000 &
+	SLEEPER=$!
+	PIDS+=("$SLEEPER")
+	for ((r = 0; r < ROUNDS; r++)); do
+		n=${#pp[@]}
+		for ((i = 0; i < n; i++)); do
+			v=${pp[$(((i + r) % n))]}
+			"$run" "$v"
+			kv_get "$res" usecs >>"$TMP/$tag.$v"
+			kv_get "$res" cpu >>"$TMP/$tag.$v.cpu"
+		done
+		sysctl -q kernel.bpf_stats_enabled=1 || die "cannot set kernel.bpf_stats_enabled"
+		n=${#bpf[@]}
+		for ((i = 0; i < n; i++)); do
+			v=${bpf[$(((i + r) % n))]}
+			"$run" "$v"
+			for k in $keys; do
+				val=$(kv_get "$res" "$k")
+				[ -n "$val" ] && [ "$val" != "$skip" ] && echo "$val" >>"$TMP/$tag.$v.$k"
+			done
+		done
+		sysctl -q kernel.bpf_stats_enabled="$STATS_OLD"
+		log "  round $((r + 1))/$ROUNDS: $(for v in "${pp[@]}"; do printf '%s=%sus ' "$v" "$(tail -1 "$TMP/$tag.$v")"; done)"
+	done
+	kill "$SLEEPER" 2>/dev/null
+	wait "$SLEEPER" 2>/dev/null
+}
+
 # Bytes in the memcg-accounted kmalloc slabs, where BPF task storage
 # lives: their growth while tdbpf holds N tasks is what the tasks' sums
 # cost (memlock of a task-storage map leaves the per-task parts out).

@@ -81,34 +81,10 @@ sock_run() {
 
 section_sockets() {
 	local pp=(tp_none tp_off tp_on) bpf=(floor_sempty hooks_tracked hooks_untracked)
-	local r i v n tp val
 	log "7/7 sockets: $ROUNDS rounds, ${#pp[@]} TCP ping-pong and ${#bpf[@]} BPF variants"
-	sleep 1000 &
-	SLEEPER=$!
-	PIDS+=("$SLEEPER")
-	for ((r = 0; r < ROUNDS; r++)); do
-		n=${#pp[@]}
-		for ((i = 0; i < n; i++)); do
-			v=${pp[$(((i + r) % n))]}
-			sock_run "$v"
-			kv_get "$TMP/sock.res" usecs >>"$TMP/s7.$v"
-			kv_get "$TMP/sock.res" cpu >>"$TMP/s7.$v.cpu"
-		done
-		sysctl -q kernel.bpf_stats_enabled=1 || die "cannot set kernel.bpf_stats_enabled"
-		n=${#bpf[@]}
-		for ((i = 0; i < n; i++)); do
-			v=${bpf[$(((i + r) % n))]}
-			sock_run "$v"
-			for tp in $SOCK_TPS; do
-				val=$(kv_get "$TMP/sock.res" "$tp")
-				[ -n "$val" ] && [ "$val" != nan ] && echo "$val" >>"$TMP/s7.$v.$tp"
-			done
-		done
-		sysctl -q kernel.bpf_stats_enabled="$STATS_OLD"
-		log "  round $((r + 1))/$ROUNDS: $(for v in "${pp[@]}"; do printf '%s=%sus ' "$v" "$(tail -1 "$TMP/s7.$v")"; done)"
-	done
-	kill "$SLEEPER" 2>/dev/null
-	wait "$SLEEPER" 2>/dev/null
+	# a hook that never ran gives nan: not a measurement
+	pingpong_rounds s7 "$TMP/sock.res" sock_run "$SOCK_TPS" nan \
+		"${pp[*]}" "${bpf[*]}"
 }
 
 # Section 7's tables (markdown) on stdout.

@@ -76,41 +76,22 @@ wake_run() {
 	} >"$TMP/wake.res"
 }
 
+# One variant of section 6: floor_empty is section 2's (bpf_run), its
+# switch's ns per run in $TMP/wake.res as wake_run writes them.
+wake_variant() {
+	if [ "$1" = floor_empty ]; then
+		bpf_run floor_empty
+		echo "switch $(cat "$TMP/bpf.res")" >"$TMP/wake.res"
+	else
+		wake_run "$1"
+	fi
+}
+
 section_wakeups() {
 	local pp=(pp_none pp_off pp_on) bpf=(floor_empty floor_wempty bpf_on bpf_untracked)
-	local r i v n k val
 	log "6/6 wakeups: $ROUNDS rounds, ${#pp[@]} ping-pong and ${#bpf[@]} BPF variants"
-	sleep 1000 &
-	SLEEPER=$!
-	PIDS+=("$SLEEPER")
-	for ((r = 0; r < ROUNDS; r++)); do
-		n=${#pp[@]}
-		for ((i = 0; i < n; i++)); do
-			v=${pp[$(((i + r) % n))]}
-			wake_run "$v"
-			kv_get "$TMP/wake.res" usecs >>"$TMP/s6.$v"
-			kv_get "$TMP/wake.res" cpu >>"$TMP/s6.$v.cpu"
-		done
-		sysctl -q kernel.bpf_stats_enabled=1 || die "cannot set kernel.bpf_stats_enabled"
-		n=${#bpf[@]}
-		for ((i = 0; i < n; i++)); do
-			v=${bpf[$(((i + r) % n))]}
-			if [ "$v" = floor_empty ]; then
-				bpf_run floor_empty
-				echo "switch $(cat "$TMP/bpf.res")" >"$TMP/wake.res"
-			else
-				wake_run "$v"
-			fi
-			for k in switch waking; do
-				val=$(kv_get "$TMP/wake.res" "$k")
-				[ -n "$val" ] && echo "$val" >>"$TMP/s6.$v.$k"
-			done
-		done
-		sysctl -q kernel.bpf_stats_enabled="$STATS_OLD"
-		log "  round $((r + 1))/$ROUNDS: $(for v in "${pp[@]}"; do printf '%s=%sus ' "$v" "$(tail -1 "$TMP/s6.$v")"; done)"
-	done
-	kill "$SLEEPER" 2>/dev/null
-	wait "$SLEEPER" 2>/dev/null
+	pingpong_rounds s6 "$TMP/wake.res" wake_variant "switch waking" "" \
+		"${pp[*]}" "${bpf[*]}"
 }
 
 # Section 6's tables (markdown) on stdout.
