@@ -16,6 +16,7 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <sys/socket.h>
+#include "prometheus.h"
 
 struct exporter {
 	const char *host;
@@ -168,21 +169,6 @@ static void stop_exporter(struct exporter *e)
 static char dir[256], url[64];
 static pid_t prom = -1;
 
-static int free_port(void)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET };
-	socklen_t len = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), port = -1;
-
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (fd >= 0 && !bind(fd, (struct sockaddr *)&a, sizeof(a)) &&
-	    !getsockname(fd, (struct sockaddr *)&a, &len))
-		port = ntohs(a.sin_port);
-	if (fd >= 0)
-		close(fd);
-	return port;
-}
-
 static int graph(const char *range, const char *match, struct run_result *r)
 {
 	char *argv[] = { (char *)tdbpf_bin(), "graph", "-j", "--prometheus",
@@ -244,10 +230,9 @@ static void expect(const char *range, const char *name, const char *reason)
 
 static void test_graph_from_prometheus(void **state)
 {
-	char cfg[300], a1[64], a2[320], a3[320];
+	const char *hosts[3];
 	struct run_result r;
-	FILE *f;
-	int pport, i;
+	int ports[3], pport, i;
 
 	(void)state;
 	if (system("command -v prometheus >/dev/null 2>&1"))
@@ -257,34 +242,12 @@ static void test_graph_from_prometheus(void **state)
 	set_rates(busy_a, 3, busy_b, 5, busy_c, 3);
 	for (i = 0; i < 3; i++)
 		start_exporter(&ex[i]);
-	snprintf(cfg, sizeof(cfg), "%s/prometheus.yml", dir);
-	f = fopen(cfg, "w");
-	assert_non_null(f);
-	fprintf(f, "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
-		   "scrape_configs:\n  - job_name: tdbpf\n    static_configs:\n");
-	for (i = 0; i < 3; i++)
-		fprintf(f, "      - targets: ['127.0.0.1:%d']\n"
-			   "        labels: {host: %s}\n",
-			ex[i].port, ex[i].host);
-	fclose(f);
-	pport = free_port();
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d", pport);
-	snprintf(a1, sizeof(a1), "--web.listen-address=127.0.0.1:%d", pport);
-	snprintf(a2, sizeof(a2), "--storage.tsdb.path=%s/data", dir);
-	snprintf(a3, sizeof(a3), "--config.file=%s", cfg);
-	prom = fork();
-	if (prom == 0) {
-		char log[320];
-		int fd;
-
-		snprintf(log, sizeof(log), "%s/prometheus.log", dir);
-		fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		execlp("prometheus", "prometheus", a1, a2, a3,
-		       "--log.level=warn", (char *)NULL);
-		_exit(127);
+	for (i = 0; i < 3; i++) {
+		ports[i] = ex[i].port;
+		hosts[i] = ex[i].host;
 	}
+	prom = start_prometheus(dir, ports, hosts, 3, &pport);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", pport);
 	/* a 4 s window of the first scenario, once scraped */
 	expect("4s", "hB/relay/relay-rx", "runs");
 

@@ -6,24 +6,9 @@
  */
 #include "helpers.h"
 #include "prom_helpers.h"
+#include "prometheus.h"
 
 /* ---- a real Prometheus server ----------------------------------------- */
-
-/* A port free now on 127.0.0.1 (the kernel's pick). */
-static int free_port(void)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET };
-	socklen_t len = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), port = -1;
-
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (fd >= 0 && !bind(fd, (struct sockaddr *)&a, sizeof(a)) &&
-	    !getsockname(fd, (struct sockaddr *)&a, &len))
-		port = ntohs(a.sin_port);
-	if (fd >= 0)
-		close(fd);
-	return port;
-}
 
 static double real_s(void)
 {
@@ -128,7 +113,7 @@ static double cpu_at(const struct clock_log *l, double t)
 static void test_prometheus_rate(void **state)
 {
 	const char *sel = "tdbpf_task_on_cpu_seconds_total{thread=\"busy\"}";
-	char path[256], addr[64], q[300], cfg[200], data[256];
+	char path[256], q[300];
 	struct clock_log *log = calloc(1, sizeof(*log));
 	json_object *doc = NULL, *res, *vals, *v;
 	double t_end, t_a, t_b, c_a, c_b, want, got, first, last;
@@ -138,7 +123,6 @@ static void test_prometheus_rate(void **state)
 	pthread_t busy;
 	int pport, i, n;
 	pid_t prom;
-	FILE *f;
 
 	(void)state;
 	NEED_BPF();
@@ -153,31 +137,8 @@ static void test_prometheus_rate(void **state)
 	assert_int_equal(pthread_getcpuclockid(busy, &cid), 0);
 	start_tdbpf_on(&s, getpid());
 
-	snprintf(cfg, sizeof(cfg), "%s/prometheus.yml", scratch_dir);
-	f = fopen(cfg, "w");
-	assert_non_null(f);
-	fprintf(f, "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
-		   "scrape_configs:\n  - job_name: tdbpf\n    static_configs:\n"
-		   "      - targets: ['127.0.0.1:%d']\n",
-		s.port);
-	fclose(f);
-	pport = free_port();
-	assert_true(pport > 0);
-	snprintf(addr, sizeof(addr), "--web.listen-address=127.0.0.1:%d", pport);
-	snprintf(data, sizeof(data), "--storage.tsdb.path=%s/data", scratch_dir);
-	snprintf(q, sizeof(q), "--config.file=%s", cfg);
+	prom = start_prometheus(scratch_dir, &s.port, NULL, 1, &pport);
 	snprintf(path, sizeof(path), "%s/prometheus.log", scratch_dir);
-	prom = fork();
-	if (prom == 0) {
-		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-			      0600);
-
-		dup2(fd, 1);
-		dup2(fd, 2);
-		execlp("prometheus", "prometheus", q, data, addr,
-		       "--log.level=warn", (char *)NULL);
-		_exit(127);
-	}
 	assert_true(prom > 0);
 	track(prom);
 

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A real Prometheus server for test_prometheus and test_fleet_prom:
+ * Debian's `prometheus` (make deps), its own config, data and log in a
+ * scratch directory, on 127.0.0.1 at a port the kernel picks. Include
+ * after helpers.h.
+ */
+#ifndef TDBPF_TEST_PROMETHEUS_H
+#define TDBPF_TEST_PROMETHEUS_H
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include "helpers.h"
+
+/* A port free now on 127.0.0.1 (the kernel's pick). */
+static int free_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), port = -1;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd >= 0 && !bind(fd, (struct sockaddr *)&a, sizeof(a)) &&
+	    !getsockname(fd, (struct sockaddr *)&a, &len))
+		port = ntohs(a.sin_port);
+	if (fd >= 0)
+		close(fd);
+	return port;
+}
+
+/*
+ * Start prometheus in @dir (@dir/prometheus.yml, @dir/data, its output
+ * in @dir/prometheus.log), scraping every second, as job "tdbpf", the
+ * @n targets 127.0.0.1:@ports[i], each labelled host=@hosts[i] when
+ * @hosts is not NULL. It listens on 127.0.0.1:*@port; returns its pid
+ * (-1 if fork failed). Not waited for: its /-/ready says when it is.
+ */
+static pid_t start_prometheus(const char *dir, const int *ports,
+			      const char *const *hosts, int n, int *port)
+{
+	char cfg[320], a1[64], a2[336], a3[336];
+	pid_t pid;
+	FILE *f;
+	int i;
+
+	snprintf(cfg, sizeof(cfg), "%s/prometheus.yml", dir);
+	f = fopen(cfg, "w");
+	assert_non_null(f);
+	fprintf(f, "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
+		   "scrape_configs:\n  - job_name: tdbpf\n    static_configs:\n");
+	for (i = 0; i < n; i++) {
+		fprintf(f, "      - targets: ['127.0.0.1:%d']\n", ports[i]);
+		if (hosts)
+			fprintf(f, "        labels: {host: %s}\n", hosts[i]);
+	}
+	fclose(f);
+	*port = free_port();
+	assert_true(*port > 0);
+	snprintf(a1, sizeof(a1), "--web.listen-address=127.0.0.1:%d", *port);
+	snprintf(a2, sizeof(a2), "--storage.tsdb.path=%s/data", dir);
+	snprintf(a3, sizeof(a3), "--config.file=%s", cfg);
+	pid = fork();
+	if (pid == 0) {
+		char log[320];
+		int fd;
+
+		snprintf(log, sizeof(log), "%s/prometheus.log", dir);
+		fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execlp("prometheus", "prometheus", a1, a2, a3,
+		       "--log.level=warn", (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+#endif /* TDBPF_TEST_PROMETHEUS_H */
