@@ -100,7 +100,7 @@ static int fill_counters(struct tracer *t)
 	__u32 k;
 	int i;
 
-	/* in slot order: test_attach's fault injection waits for the last */
+	/* in slot order: test_attach_counters' fault injection waits for the last */
 	for (i = 0; i < t->ctr.nr * t->ncpu; i++) {
 		if (t->ctr.fds[i] < 0)
 			continue;
