@@ -169,6 +169,8 @@ query 'count by (job, host) (tdbpf_task_wait_seconds_total)'
 
 note "docs/fleet.md 3: ask, as an unprivileged user (walker), http://prometheus:9090 -> $P (adaptation)"
 run "cd /home/walker && runuser -u walker -- tdbpf graph --prometheus $P --range 5m --match 'job=\"tdbpf\"'" 4000
+note "the same, the job's process alone (-a also traces the host's daemons)"
+run "cd /home/walker && runuser -u walker -- tdbpf graph --prometheus $P --range 5m --match 'job=\"tdbpf\",comm=\"stagegraph\"'" 4000
 run "cd /home/walker && runuser -u walker -- sh -c 'tdbpf graph --prometheus $P -j > fleet.json'"
 run "cd /home/walker && ls -l fleet.json && head -c 1200 fleet.json"
 run "cd /home/walker && runuser -u walker -- sh -c 'tdbpf graph --prometheus $P --graph fleet.dot && dot -Tsvg fleet.dot -o fleet.svg'" 1500
