@@ -78,18 +78,20 @@ static __always_inline __u32 other_slot(const struct tdbpf_wake *k, __u32 tid,
 	return n < TDBPF_NR_OTHERS && take >= TDBPF_OTHER_LONG ? tid : 0;
 }
 
-/* This run queue's clock, as __schedule() just updated it; 0 unknown. */
+/*
+ * This run queue's clock, as __schedule() just updated it; 0 unknown.
+ * Loads through the task's BTF pointers, not bpf_probe_read_kernel():
+ * the JIT makes them plain loads that fault to 0, with no helper call.
+ */
 static __always_inline __u64 rq_clock_now(struct task_struct *cur)
 {
 	struct cfs_rq *c = cur->se.cfs_rq;
-	__u64 rq = 0, clock = 0;
+	struct rq *rq;
 
-	if (!c || bpf_probe_read_kernel(&rq, sizeof(rq), &c->rq) || !rq)
+	if (!c)
 		return 0;
-	bpf_probe_read_kernel(
-		&clock, sizeof(clock),
-		(void *)(rq + bpf_core_field_offset(struct rq, clock)));
-	return clock;
+	rq = c->rq;
+	return rq ? rq->clock : 0;
 }
 
 /* The walk over a CPU's last slices, newest first (bpf_loop's context). */

@@ -79,8 +79,9 @@ static __always_inline void note_runnable(struct task_struct *p,
 
 	k->throttle_rq = (__u64)c;
 	k->throttle_base = 0;
+	/* a load through the BTF pointer, not a helper call */
 	if (c && bpf_core_field_exists(c->throttled_clock_self_time))
-		k->throttle_base = BPF_CORE_READ(c, throttled_clock_self_time);
+		k->throttle_base = c->throttled_clock_self_time;
 }
 
 /* The last wakeup's waker, to be settled at the next switch-out. */

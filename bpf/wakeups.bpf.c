@@ -17,11 +17,9 @@ static __always_inline __u64 this_rq(void)
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
 	struct cfs_rq *c = cur->se.cfs_rq;
-	__u64 rq = 0;
 
-	if (c)
-		bpf_probe_read_kernel(&rq, sizeof(rq), &c->rq);
-	return rq;
+	/* a load through BTF pointers: no helper call */
+	return c ? (__u64)c->rq : 0;
 }
 
 /*
