@@ -76,12 +76,22 @@ static __always_inline void note_runnable(struct task_struct *p,
 					  struct tdbpf_wake *k)
 {
 	struct cfs_rq___self *c = (void *)p->se.cfs_rq;
+	struct task_group *tg;
 
-	k->throttle_rq = (__u64)c;
+	k->throttle_rq = 0;
 	k->throttle_base = 0;
+	if (!c || !bpf_core_field_exists(c->throttled_clock_self_time))
+		return;
+	/*
+	 * The root group's queue (no parent) has no CPU limit and is
+	 * never throttled: nothing for the switch-in to read back.
+	 */
+	tg = ((struct cfs_rq *)c)->tg;
+	if (!tg || !tg->parent)
+		return;
+	k->throttle_rq = (__u64)c;
 	/* a load through the BTF pointer, not a helper call */
-	if (c && bpf_core_field_exists(c->throttled_clock_self_time))
-		k->throttle_base = c->throttled_clock_self_time;
+	k->throttle_base = c->throttled_clock_self_time;
 }
 
 /* The last wakeup's waker, to be settled at the next switch-out. */
