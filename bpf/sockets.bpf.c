@@ -130,14 +130,31 @@ int BPF_PROG(tdbpf_tcp_send, struct sock *sk)
 	return 0;
 }
 
+/*
+ * The key of @sk's receiving end into @k, if a tracked task marked it
+ * (sock_bit): for TCP and UDP the port's bit is tested first, from one
+ * load, so that a socket no tracked task uses costs no key.
+ */
+static __always_inline bool mark_key(struct sock *sk, struct sock_key *k)
+{
+	__u16 family = sk->__sk_common.skc_family;
+
+	if ((family == AF_INET || family == AF_INET6) &&
+	    !sock_bit_test(sk->__sk_common.skc_num))
+		return false;
+	return sock_key_of(sk, true, k) && sock_bit_test(sock_bit(k));
+}
+
 SEC("tp_btf/sk_data_ready")
 int BPF_PROG(tdbpf_data_ready, struct sock *sk)
 {
 	__u32 z = 0;
 	struct sock_mark *m = bpf_map_lookup_elem(&sock_marks, &z);
 
-	if (m)
-		m->sk = (__u64)sk;
+	if (!m)
+		return 0;
+	m->sk = (__u64)sk;
+	m->keyed = mark_key(sk, &m->key);
 	return 0;
 }
 

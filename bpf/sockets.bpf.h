@@ -50,26 +50,6 @@ SHARED const volatile bool track_sockets;
 #define IPPROTO_UDP	17
 #define SOCK_PROTO_UNIX	0xffff	/* the key's proto for Unix sockets */
 
-/*
- * The socket whose data-ready callback runs on this CPU: set as it
- * begins, cleared when the softirq ends (softirq_exit) or the CPU
- * switches. No exit tracepoint: a mark can outlive its callback inside
- * one softirq, hence the wakee check in sock_waker().
- */
-struct sock_mark {
-	__u64 sk;
-	__u32 vec;	/* softirq running on this CPU, + 1; 0: none */
-	__u32 pad;
-	__u64 soft_at;	/* its start, when a tracked task is current */
-};
-
-SHARED struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct sock_mark);
-} sock_marks SEC(".maps");
-
 /* include/linux/interrupt.h */
 #define NET_TX_SOFTIRQ	2
 #define NET_RX_SOFTIRQ	3
@@ -85,6 +65,34 @@ struct sock_key {
 	__u16 rport;
 	__u16 pad[3];
 };
+
+/*
+ * The socket whose data-ready callback runs on this CPU: set as it
+ * begins, cleared when the softirq ends (softirq_exit) or the CPU
+ * switches. No exit tracepoint: a mark can outlive its callback inside
+ * one softirq, hence the wakee check in sock_waker().
+ */
+struct sock_mark {
+	__u64 sk;
+	__u32 vec;	/* softirq running on this CPU, + 1; 0: none */
+	/*
+	 * @key holds the socket's receiving end: built as the callback
+	 * begins, by direct loads through its pointer, where the waking
+	 * program could only read the number kept with probe reads, one
+	 * helper call per field. Only for an end a tracked task marked
+	 * (sock_bit): no other has an entry to find.
+	 */
+	__u32 keyed;
+	__u64 soft_at;	/* its start, when a tracked task is current */
+	struct sock_key key;
+};
+
+SHARED struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sock_mark);
+} sock_marks SEC(".maps");
 
 /*
  * A pointer's value as a number: the verifier allows no arithmetic on a
@@ -347,20 +355,16 @@ static __always_inline __u32 sock_waker(struct task_struct *p,
 					__u32 *tgid)
 {
 	struct sock_ends *e;
-	struct sock_key key;
 	struct sock_mark *m;
-	struct sock *sk;
 	__u32 z = 0, kind;
 
 	if (k->send_sk)
 		return space_waker((struct sock *)k->send_sk, tid, tgid);
 	m = bpf_map_lookup_elem(&sock_marks, &z);
-	if (!m || !m->sk)
+	/* not keyed: not a followed end, so not in the registry */
+	if (!m || !m->sk || !m->keyed)
 		return TDBPF_WAKER_NONE;
-	sk = (struct sock *)m->sk;
-	if (!sock_key_at(sk, true, &key))
-		return TDBPF_WAKER_NONE;
-	e = bpf_map_lookup_elem(&sock_ends, &key);
+	e = bpf_map_lookup_elem(&sock_ends, &m->key);
 	/*
 	 * Another task reads that socket: a mark left by an earlier wake
 	 * of this softirq, not this wake's. One no one has read since the
@@ -373,9 +377,9 @@ static __always_inline __u32 sock_waker(struct task_struct *p,
 	kind = end_task(&e->writer, tid, tgid);
 	if (kind != TDBPF_WAKER_NONE)
 		return kind;
-	if (key.proto == SOCK_PROTO_UNIX)
+	if (m->key.proto == SOCK_PROTO_UNIX)
 		return TDBPF_WAKER_NONE;	/* the writer wakes it itself */
-	return sock_remote(sk, tid, tgid);
+	return sock_remote((struct sock *)m->sk, tid, tgid);
 }
 
 /* no wake callback sleeps: at a switch no mark is open on this CPU */
