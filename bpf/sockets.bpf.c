@@ -92,8 +92,10 @@ int BPF_PROG(tdbpf_sock_send, struct sock *sk, int ret, int flags)
 
 		if (k) {
 			k->send_sk = 0;
+			/* stored as is (a number to the verifier's
+			 * readers, as send_sk): no copy through a helper */
 			if (ret > 0)
-				k->last_send_sk = ptr_val(sk);
+				k->last_send_sk = (__u64)sk;
 		}
 	}
 	if (ret > 0)
