@@ -8,6 +8,7 @@
  * stream graph's verdict names the CPU-heavy stage, not the JVM's own
  * threads asleep on timers.
  */
+#include <math.h>
 #include "helpers.h"
 
 static const char *jstr(json_object *o, const char *key)
@@ -193,6 +194,45 @@ static void test_throttled_stage(void **state)
 }
 
 /*
+ * `tdbpf graph FILE` on the report gives the verdict the live trace gave:
+ * the same candidates, in order, with the same shares (the file's holds
+ * of the CPU read back as holds, not as waits on another process).
+ */
+static void graph_of_file_agrees(json_object *live)
+{
+	char *path = tmp_path("cc-file.json"), *out = NULL;
+	char *argv[] = { (char *)tdbpf_bin(), "graph", "-j", path, NULL };
+	json_object *doc, *g, *lc, *fc;
+	size_t i;
+
+	assert_int_equal(json_object_to_file(path, live), 0);
+	assert_int_equal(run(argv, &out, 30), 0);
+	doc = json_tokener_parse(out);
+	assert_non_null(doc);
+	assert_true(json_object_object_get_ex(live, "graph", &g));
+	assert_true(json_object_object_get_ex(g, "bottleneck", &lc));
+	assert_true(json_object_object_get_ex(doc, "graph", &g));
+	assert_true(json_object_object_get_ex(g, "bottleneck", &fc));
+	assert_true(json_object_array_length(lc) > 0);
+	assert_int_equal(json_object_array_length(fc),
+			 json_object_array_length(lc));
+	for (i = 0; i < json_object_array_length(lc); i++) {
+		json_object *a = json_object_array_get_idx(lc, i);
+		json_object *b = json_object_array_get_idx(fc, i);
+
+		print_message("  live %s %.6f, from the file %s %.6f\n",
+			      jstr(a, "comm"), jdouble(a, "share"),
+			      jstr(b, "comm"), jdouble(b, "share"));
+		assert_int_equal(jint(b, "tid"), jint(a, "tid"));
+		assert_true(fabs(jdouble(b, "share") - jdouble(a, "share")) <
+			    1e-6);
+	}
+	json_object_put(doc);
+	free(out);
+	unlink(path);
+}
+
+/*
  * Three CPU-heavy stages on two CPUs: every task's waits by waker add up
  * to its blocked time (within 1%, as test_graph holds them), and its
  * holds of the CPU to its run-queue wait. Holds are charged when a task
@@ -241,6 +281,7 @@ static void test_waits_and_holds_add_up(void **state)
 	}
 	/* the busy stages wait for a CPU, at least */
 	assert_true(checked >= 3);
+	graph_of_file_agrees(doc);
 	json_object_put(doc);
 }
 

@@ -612,6 +612,56 @@ static void test_wait_series(void **state)
 	stop(&st, &t);
 }
 
+#define HELD(labels) "tdbpf_task_cpu_held_seconds_total{" labels "}"
+
+/*
+ * Hold series: run-queue time charged to the CPU's holders is not
+ * blocked time. It has a family of its own, the holder named by its
+ * series' labels (a task gone from the table: cpu-other) or its kind;
+ * none of it reaches the wait series.
+ */
+static void test_hold_series(void **state)
+{
+	struct event_plan plan;
+	struct prom_state st;
+	struct task_table t;
+	struct task_row *r;
+	struct tdbpf_wait *w;
+	char *txt;
+
+	(void)state;
+	sw_plan(&plan);
+	assert_int_equal(prom_init(&st, &plan, 0, 8), 0);
+	tasks_init(&t);
+	assert_int_equal(tasks_set_layout(&t, plan.nr, true), 0);
+	row(&t, 10, 10, "enrich", 1000000000ull);
+	r = row(&t, 11, 10, "agg", 500000000ull);
+	r->sched.runq_wait_ns = 450000000ull;
+	w = tasks_waits(&t, r);
+	w[TDBPF_WAKER_SLOTS] = (struct tdbpf_wait){
+		.kind = TDBPF_HOLDER_TASK, .tid = 10, .wakeups = 30,
+		.wait_ns = 300000000ull };
+	w[TDBPF_WAKER_SLOTS + 1] = (struct tdbpf_wait){
+		.kind = TDBPF_HOLDER_TASK, .tid = 4242, .wakeups = 5,
+		.wait_ns = 100000000ull };
+	w[TDBPF_WAKER_SLOTS + 2] = (struct tdbpf_wait){
+		.kind = TDBPF_HOLDER_LIMIT, .wakeups = 2,
+		.wait_ns = 50000000ull };
+	txt = scrape(&st, &t);
+	assert_double_equal(value(txt, HELD("comm=\"enrich\",thread=\"agg\",holder_comm=\"enrich\",holder_thread=\"enrich\"")),
+			    0.3, 1e-9);
+	assert_double_equal(value(txt, HELD("comm=\"enrich\",thread=\"agg\",holder_comm=\"\",holder_thread=\"cpu-other\"")),
+			    0.1, 1e-9);
+	assert_double_equal(value(txt, HELD("comm=\"enrich\",thread=\"agg\",holder_comm=\"\",holder_thread=\"cpu-limit\"")),
+			    0.05, 1e-9);
+	assert_non_null(strstr(txt, "# TYPE tdbpf_task_cpu_held_seconds_total counter\n"));
+	/* no hold is blocked time, and no label names "(null)" */
+	assert_null(strstr(txt, "tdbpf_task_wait_seconds_total"));
+	assert_null(strstr(txt, "(null)"));
+	free(txt);
+	stop(&st, &t);
+}
+
 /* Socket halves: a client's ephemeral port folded, the service's kept. */
 static void test_socket_flows(void **state)
 {
@@ -722,6 +772,7 @@ int main(void)
 		cmocka_unit_test(test_tma_slots),
 		cmocka_unit_test(test_tma_cycle_slots),
 		cmocka_unit_test(test_wait_series),
+		cmocka_unit_test(test_hold_series),
 		cmocka_unit_test(test_socket_flows),
 		cmocka_unit_test(test_wait_endpoint),
 	};

@@ -322,7 +322,9 @@ static int join_edges(struct fleet *f, int hi)
 			/* a task this report does not list: another process */
 			if (!tasks_find(&f->tasks, waker)) {
 				waker = 0;
-				kind = TDBPF_WAKER_PROCESS;
+				kind = TDBPF_KIND_HOLDS(kind) ?
+					       TDBPF_HOLDER_OTHER :
+					       TDBPF_WAKER_PROCESS;
 			}
 		} else {
 			waker = 0;

@@ -68,6 +68,7 @@ struct prom_series {
 struct prom_wait {
 	char *labels;			/* escaped, wakee's and waker's */
 	__u64 wait_ns, wakeups;
+	bool holds;			/* run-queue time: the CPU's holder */
 };
 
 struct prom_state {
@@ -88,12 +89,13 @@ struct prom_state {
 	struct pcomm_map *pcomm;	/* tgid -> process name */
 
 	/*
-	 * With wakeups: wait series, at most max_series of them (the rest
-	 * summed in wait_other), and per tid the waker slots counted.
+	 * With wakeups: wait and hold series, at most max_series of them
+	 * (the rest summed in wait_other and hold_other), and per tid the
+	 * waker slots counted.
 	 */
 	struct prom_wait **waits;
 	int nr_waits;
-	struct prom_wait *wait_other;
+	struct prom_wait *wait_other, *hold_other;
 	size_t *wait_index;		/* labels hash -> waits slot + 1 */
 	size_t wait_index_cap;
 	struct task_table wait_last, wait_next;

@@ -358,28 +358,47 @@ static void write_health(struct pw *w, const struct prom_state *st,
 	}
 }
 
-/* Wait series, `other` last (with wakeups traced). */
+/* The families of the wait-for graph's halves (with wakeups traced). */
+static const struct wait_family {
+	const char *name, *unit, *help;
+	bool holds, wakeups;
+} wait_families[] = {
+	{ "tdbpf_task_wait_seconds", "seconds",
+	  "Blocked time of the series' tasks that the waker ended (waker_comm, waker_thread: a task series, or waker_thread a kind: timer, irq, softirq, ...).",
+	  false, false },
+	{ "tdbpf_task_wakeups", NULL,
+	  "Wakeups of the series' tasks by the waker (waker_comm, waker_thread: a task series, or waker_thread a kind: timer, irq, softirq, ...).",
+	  false, true },
+	{ "tdbpf_task_cpu_held_seconds", "seconds",
+	  "Run-queue time of the series' tasks while the holder had the CPU they waited for (holder_comm, holder_thread: a task series, or holder_thread cpu-other, cpu-limit, cpu-unseen).",
+	  true, false },
+};
+
+/* Wait and hold series, each family's `other` last. */
 static void write_waits(struct pw *w, const struct prom_state *st)
 {
 	const struct prom_wait *x;
-	int i, k;
+	size_t k;
+	int i;
 
-	if (!st->nr_waits && !st->wait_other)
-		return;
-	for (k = 0; k < 2; k++) {
-		const char *name = k ? "tdbpf_task_wakeups" :
-				       "tdbpf_task_wait_seconds";
+	for (k = 0; k < sizeof(wait_families) / sizeof(wait_families[0]);
+	     k++) {
+		const struct wait_family *f = &wait_families[k];
+		const struct prom_wait *other = f->holds ? st->hold_other :
+							   st->wait_other;
+		bool any = other;
 
-		family(w, name, COUNTER, k ? NULL : "seconds",
-		       k ? "Wakeups of the series' tasks by the waker (waker_comm, waker_thread: a task series, or waker_thread a kind: timer, irq, softirq, ...)." :
-			   "Blocked time of the series' tasks that the waker ended (waker_comm, waker_thread: a task series, or waker_thread a kind: timer, irq, softirq, ...).");
+		for (i = 0; !any && i < st->nr_waits; i++)
+			any = st->waits[i]->holds == f->holds;
+		if (!any)
+			continue;
+		family(w, f->name, COUNTER, f->unit, f->help);
 		for (i = 0; i <= st->nr_waits; i++) {
-			x = i < st->nr_waits ? st->waits[i] : st->wait_other;
-			if (!x)
+			x = i < st->nr_waits ? st->waits[i] : other;
+			if (!x || x->holds != f->holds)
 				continue;
-			sample(w, name, "_total", x->labels,
-			       NULL);
-			if (k)
+			sample(w, f->name, "_total", x->labels, NULL);
+			if (f->wakeups)
 				val_u64(w, x->wakeups);
 			else
 				val_ns(w, x->wait_ns);

@@ -24,7 +24,7 @@ static size_t str_hash(const char *s)
 	return (size_t)h;
 }
 
-static struct prom_wait *wait_new(const char *labels)
+static struct prom_wait *wait_new(const char *labels, bool holds)
 {
 	struct prom_wait *w = calloc(1, sizeof(*w));
 
@@ -32,7 +32,22 @@ static struct prom_wait *wait_new(const char *labels)
 		free(w);
 		w = NULL;
 	}
+	if (w)
+		w->holds = holds;
 	return w;
+}
+
+/* The series past max_series of waits (@holds false) or holds (true). */
+static struct prom_wait *other_of(struct prom_state *st, bool holds)
+{
+	struct prom_wait **o = holds ? &st->hold_other : &st->wait_other;
+
+	if (!*o)
+		*o = wait_new(holds ?
+			"comm=\"other\",thread=\"other\",holder_comm=\"\",holder_thread=\"other\"" :
+			"comm=\"other\",thread=\"other\",waker_comm=\"\",waker_thread=\"other\"",
+			holds);
+	return *o;
 }
 
 static int wait_index_rebuild(struct prom_state *st, size_t cap)
@@ -55,10 +70,12 @@ static int wait_index_rebuild(struct prom_state *st, size_t cap)
 }
 
 /*
- * The wait series of @labels, created while there are fewer than
- * max_series; else the one `other` series. NULL: out of memory.
+ * The wait (@holds: hold) series of @labels, created while there are
+ * fewer than max_series; else the one `other` series of its family.
+ * NULL: out of memory.
  */
-static struct prom_wait *wait_get(struct prom_state *st, const char *labels)
+static struct prom_wait *wait_get(struct prom_state *st, const char *labels,
+				  bool holds)
 {
 	struct prom_wait *w, **arr;
 	size_t mask, h;
@@ -77,23 +94,20 @@ static struct prom_wait *wait_get(struct prom_state *st, const char *labels)
 	if ((size_t)(st->nr_waits + 1) * 2 > st->wait_index_cap) {
 		if (wait_index_rebuild(st, st->wait_index_cap * 2))
 			goto other;
-		return wait_get(st, labels);
+		return wait_get(st, labels, holds);
 	}
 	arr = realloc(st->waits, (size_t)(st->nr_waits + 1) * sizeof(*arr));
 	if (!arr)
 		goto other;
 	st->waits = arr;
-	w = wait_new(labels);
+	w = wait_new(labels, holds);
 	if (!w)
 		goto other;
 	st->waits[st->nr_waits++] = w;
 	st->wait_index[h] = (size_t)st->nr_waits;
 	return w;
 other:
-	if (!st->wait_other)
-		st->wait_other = wait_new(
-			"comm=\"other\",thread=\"other\",waker_comm=\"\",waker_thread=\"other\"");
-	return st->wait_other;
+	return other_of(st, holds);
 }
 
 /*
@@ -125,8 +139,9 @@ static void endpoint_label(const struct prom_state *st,
 
 /*
  * Add @r's waker slots since the last update (per tid, as the sums) to
- * the wait series of its series @s. A task waker is named by its own
- * series' labels; one that has no row now, as another process.
+ * the wait series of its series @s, and its holder slots to its hold
+ * series. A task waker or holder is named by its own series' labels;
+ * one that has no row now, as another process (a holder: cpu-other).
  */
 int prom_waits_update(struct prom_state *st, const struct task_table *cur,
 			const struct task_row *r, const struct prom_series *s)
@@ -150,18 +165,26 @@ int prom_waits_update(struct prom_state *st, const struct task_table *cur,
 	if (!labels)
 		return -ENOMEM;
 	for (i = 0; i < TDBPF_NR_WAITS; i++) {
+		bool holds = TDBPF_KIND_HOLDS(d[i].kind);
+		const char *who = holds ? "holder" : "waker";
+		unsigned int kind = d[i].kind;
 		const struct task_row *wr = NULL;
 		struct prom_wait *w;
 		struct prom_key k;
 		char *q;
 
-		if (d[i].kind == TDBPF_WAKER_NONE ||
+		if (kind == TDBPF_WAKER_NONE ||
 		    (!d[i].wait_ns && !d[i].wakeups))
 			continue;
-		if (d[i].kind == TDBPF_WAKER_TASK)
+		if (kind == TDBPF_WAKER_TASK || kind == TDBPF_HOLDER_TASK) {
 			wr = tasks_find(cur, d[i].tid);
-		q = labels + sprintf(labels, "%s,waker_comm=\"", s->labels);
-		if (d[i].kind == TDBPF_WAKER_ENDPOINT) {
+			/* not in this window */
+			if (!wr)
+				kind = holds ? TDBPF_HOLDER_OTHER :
+					       TDBPF_WAKER_PROCESS;
+		}
+		q = labels + sprintf(labels, "%s,%s_comm=\"", s->labels, who);
+		if (kind == TDBPF_WAKER_ENDPOINT) {
 			char ep[FLOW_END_STR];
 
 			endpoint_label(st, r, &d[i], ep, sizeof(ep));
@@ -170,16 +193,14 @@ int prom_waits_update(struct prom_state *st, const struct task_table *cur,
 		} else if (wr) {
 			prom_key_of(st, wr, &k);
 			q = prom_esc_label(q, k.comm);
-			q += sprintf(q, "\",waker_thread=\"");
+			q += sprintf(q, "\",%s_thread=\"", who);
 			q = prom_esc_label(q, k.thread);
 		} else {
-			q += sprintf(q, "\",waker_thread=\"%s",
-				     waker_kind_name(d[i].kind == TDBPF_WAKER_TASK ?
-							     TDBPF_WAKER_PROCESS :
-							     d[i].kind));
+			q += sprintf(q, "\",%s_thread=\"%s", who,
+				     waker_kind_name(kind));
 		}
 		strcpy(q, "\"");
-		w = wait_get(st, labels);
+		w = wait_get(st, labels, holds);
 		if (!w) {
 			free(labels);
 			return -ENOMEM;
@@ -203,6 +224,9 @@ void prom_waits_free(struct prom_state *st)
 	if (st->wait_other)
 		free(st->wait_other->labels);
 	free(st->wait_other);
+	if (st->hold_other)
+		free(st->hold_other->labels);
+	free(st->hold_other);
 	free(st->wait_index);
 	tasks_free(&st->wait_last);
 	tasks_free(&st->wait_next);

@@ -51,6 +51,7 @@ static int parse_edges(json_object *obj, struct host_report *h, char *err,
 		struct host_edge he;
 		__u64 wakee, waker;
 		const char *name;
+		bool holds;
 
 		memset(&he, 0, sizeof(he));
 		v = member(e, "waker_comm", json_type_string);
@@ -65,6 +66,9 @@ static int parse_edges(json_object *obj, struct host_report *h, char *err,
 		}
 		name = json_object_get_string(v);
 		he.wakee_tid = (__u32)wakee;
+		/* "cpu": run-queue time charged to the CPU's holder */
+		v = member(e, "kind", json_type_string);
+		holds = v && !strcmp(json_object_get_string(v), "cpu");
 		v = member(e, "endpoint", json_type_string);
 		if (v) {
 			if (!flow_end_parse(json_object_get_string(v),
@@ -75,6 +79,18 @@ static int parse_edges(json_object *obj, struct host_report *h, char *err,
 				return -1;
 			}
 			he.remote = true;
+		} else if (holds) {
+			/*
+			 * cpu-limit, cpu-unseen by name; else a task by tid
+			 * (one outside the report: the join's cpu-other)
+			 */
+			he.kind = waker_kind_by_name(name);
+			if (he.kind != TDBPF_HOLDER_LIMIT &&
+			    he.kind != TDBPF_HOLDER_UNSEEN) {
+				he.waker_tid = (__u32)waker;
+				he.kind = waker ? TDBPF_HOLDER_TASK :
+						  TDBPF_HOLDER_OTHER;
+			}
 		} else if (waker) {
 			he.waker_tid = (__u32)waker;
 			he.kind = TDBPF_WAKER_TASK;

@@ -384,17 +384,27 @@ static int read_sched(const struct prom_query *q, const char *sel,
 	return 0;
 }
 
-/* Wait edges: a task series, a kind, or the far end of a flow. */
-static int read_waits(const struct prom_query *q, const char *sel,
-		      struct hosts *hs, char *err, size_t len)
+/*
+ * Wait edges (@holds false): a task series, a kind, or the far end of a
+ * flow; or hold edges (true): run-queue time charged to a task series
+ * holding the CPU, or to a holder kind (cpu-other, cpu-limit, ...).
+ */
+static int read_edges(const struct prom_query *q, const char *sel,
+		      struct hosts *hs, bool holds, char *err, size_t len)
 {
-	char promql[1024];
+	const char *who = holds ? "holder" : "waker";
+	char promql[1024], cl[16], tl[16];
 	json_object *doc, *res;
 	size_t i;
 	int rc = 0;
 
+	snprintf(cl, sizeof(cl), "%s_comm", who);
+	snprintf(tl, sizeof(tl), "%s_thread", who);
 	snprintf(promql, sizeof(promql),
-		 "sum by (host, instance, comm, thread, waker_comm, waker_thread, remote) (increase(tdbpf_task_wait_seconds_total%s[%s]))",
+		 "sum by (host, instance, comm, thread, %s, %s, remote) (increase(%s%s[%s]))",
+		 cl, tl,
+		 holds ? "tdbpf_task_cpu_held_seconds_total" :
+			 "tdbpf_task_wait_seconds_total",
 		 sel, q->range);
 	if (query(q, promql, &doc, &res, err, len)) {
 		json_object_put(doc);
@@ -403,8 +413,8 @@ static int read_waits(const struct prom_query *q, const char *sel,
 	for (i = 0; i < json_object_array_length(res) && !rc; i++) {
 		json_object *s = json_object_array_get_idx(res, i);
 		int k = find_host(hs, host_of(s));
-		const char *wc = label(s, "waker_comm");
-		const char *wt = label(s, "waker_thread");
+		const char *wc = label(s, cl);
+		const char *wt = label(s, tl);
 		const char *remote = label(s, "remote");
 		struct host_report *h;
 		struct host_edge e;
@@ -418,14 +428,20 @@ static int read_waits(const struct prom_query *q, const char *sel,
 		e.wait_ns = (__u64)(value_of(s) * 1e9 + 0.5);
 		if (!e.wakee_tid || !e.wait_ns)
 			continue;
-		if (*remote && flow_end_parse(remote, &e.endpoint)) {
+		if (!holds && *remote && flow_end_parse(remote, &e.endpoint)) {
 			e.remote = true;
 		} else if (*wc) {
 			e.waker_tid = series_tid(h, wc, wt);
-			e.kind = e.waker_tid ? TDBPF_WAKER_TASK :
-					       TDBPF_WAKER_PROCESS;
+			if (holds)
+				e.kind = e.waker_tid ? TDBPF_HOLDER_TASK :
+						       TDBPF_HOLDER_OTHER;
+			else
+				e.kind = e.waker_tid ? TDBPF_WAKER_TASK :
+						       TDBPF_WAKER_PROCESS;
 		} else {
 			e.kind = waker_kind_by_name(wt);
+			if (holds && !TDBPF_KIND_HOLDS(e.kind))
+				e.kind = TDBPF_HOLDER_OTHER;
 		}
 		rc = host_add_edge(h, &e);
 	}
@@ -514,7 +530,9 @@ int prom_query_hosts(const struct prom_query *q, struct host_report **hosts,
 	if (!rc)
 		rc = read_sched(q, sel, &hs, err, len);
 	if (!rc)
-		rc = read_waits(q, sel, &hs, err, len);
+		rc = read_edges(q, sel, &hs, false, err, len);
+	if (!rc)
+		rc = read_edges(q, sel, &hs, true, err, len);
 	if (!rc)
 		rc = read_flows(q, sel, &hs, err, len);
 	cu.global_cleanup();
