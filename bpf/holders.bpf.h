@@ -24,7 +24,8 @@ static __always_inline bool throttled(struct task_struct *p)
 	return bpf_core_field_exists(t->throttled) && t->throttled;
 }
 
-static __always_inline void ring_push(struct task_struct *prev, bool tp)
+static __always_inline void ring_push(struct task_struct *prev, bool tp,
+				      struct task_struct *next, bool tn)
 {
 	struct tdbpf_ring *r;
 	struct tdbpf_slice *sl;
@@ -35,6 +36,8 @@ static __always_inline void ring_push(struct task_struct *prev, bool tp)
 	r = bpf_map_lookup_elem(&cpu_ring, &z);
 	if (!r)
 		return;
+	/* who runs here from now: what another CPU's waiter samples */
+	r->cur = next->pid | (tn ? TDBPF_RING_TRACKED : 0);
 	ns = prev->pid ? prev->se.sum_exec_runtime -
 				 prev->se.prev_sum_exec_runtime
 		       : 0;
@@ -151,9 +154,65 @@ static long hold_step(__u64 i, void *ctx)
 }
 
 /*
+ * While @next waited on this CPU's queue, the other CPUs it may run on
+ * were busy too, or the scheduler would have moved it: their tasks held
+ * the CPU it waited for as much as this CPU's did (three busy stages on
+ * two CPUs: the one that has a CPU to itself starves the other two).
+ * Of the part of the wait its cgroup's limit did not hold (@queue_wait),
+ * each allowed CPU takes an equal share; the others' shares go to the
+ * task that one of them, drawn at random, runs at the wait's end (its
+ * ring's cur: a sample, exact on two CPUs for the wait's last moment,
+ * unbiased over many waits). An idle one means the CPUs were not all
+ * busy: nothing is charged elsewhere. Returns what it charged, for the
+ * caller to take off this CPU's share.
+ */
+static __always_inline __u64 charge_elsewhere(struct hold_walk *w,
+					      struct task_struct *next,
+					      __u64 queue_wait)
+{
+	__u32 cpu = bpf_get_smp_processor_id(), n, j = 0, i, z = 0, cur;
+	struct tdbpf_ring *r;
+	__u64 word, take;
+
+	n = next->nr_cpus_allowed;
+	if (n > nr_cpus)
+		n = nr_cpus;
+	if (!percpu_lookup || n < 2 || !queue_wait)
+		return 0;
+	/* a few draws: a sparse mask on a large machine may find none */
+	for (i = 0; i < 4; i++) {
+		j = nr_cpus == 2 ? !cpu : bpf_get_prandom_u32() % nr_cpus;
+		if (j == cpu)
+			continue;
+		word = 0;
+		bpf_probe_read_kernel(&word, sizeof(word),
+				      (void *)((unsigned long)next->cpus_ptr +
+					       (j / 64) * 8));
+		if (word & (1ULL << (j % 64)))
+			break;
+	}
+	if (i == 4)
+		return 0;
+	r = bpf_map_lookup_percpu_elem(&cpu_ring, &z, j);
+	if (!r)
+		return 0;
+	cur = r->cur & ~TDBPF_RING_TRACKED;
+	if (!cur || cur == w->tid)
+		return 0;
+	take = queue_wait / n * (n - 1);
+	if (r->cur & TDBPF_RING_TRACKED)
+		charge_wait(w->k, TDBPF_HOLDER_TASK, cur, 0, take);
+	else
+		charge_wait(w->k, TDBPF_HOLDER_OTHER,
+			    other_slot(w->k, cur, take), 0, take);
+	return take;
+}
+
+/*
  * @next, tracked, is switched in after waiting on this run queue: charge
- * that wait to its cgroup's limit for as long as it was throttled, the
- * rest to the tasks of the CPU's last slices, newest first.
+ * that wait to its cgroup's limit for as long as it was throttled, a
+ * share to the tasks holding the other CPUs it may run on, the rest to
+ * the tasks of this CPU's last slices, newest first.
  */
 static __always_inline void charge_holders(struct task_struct *prev,
 					   struct task_struct *next)
@@ -197,6 +256,8 @@ static __always_inline void charge_holders(struct task_struct *prev,
 			w.throttled = now - w.k->throttle_base;
 	}
 	w.k->throttle_rq = 0;
+	if (w.wait > w.throttled)
+		w.wait -= charge_elsewhere(&w, next, w.wait - w.throttled);
 	if (w.wait)
 		bpf_loop(TDBPF_NR_SLICES + 2, hold_step, &w, 0);
 }

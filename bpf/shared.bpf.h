@@ -53,6 +53,8 @@ SHARED __u64 attach_ns INIT((__u64)-1);
 SHARED const volatile __u32 max_tasks INIT(TDBPF_MAX_TASKS_DEFAULT);
 /* wakeups traced: blocking switch-outs take the clock for sched_waking */
 SHARED const volatile bool track_wakeups;
+/* bpf_map_lookup_percpu_elem() exists (5.19+): other CPUs' rings */
+SHARED const volatile bool percpu_lookup;
 /*
  * No counter and no wakeups (the software model): every sum is the
  * task's own accounting, so nothing needs a switch. The sums are read

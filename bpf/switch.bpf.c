@@ -163,7 +163,7 @@ int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 
 	/* who held this CPU: wanted for any task a tracked one waits on */
 	if (track_wakeups)
-		ring_push(prev, tp);
+		ring_push(prev, tp, next, tn);
 	/* the early exit: untracked switches cost two bit tests */
 	if (!tp && !tn)
 		return 0;

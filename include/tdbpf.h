@@ -134,9 +134,12 @@ struct tdbpf_slice {
 	__u64 ns;		/* its on-CPU time in that slice */
 };
 
+/* tdbpf_ring.cur: the task running is tracked */
+#define TDBPF_RING_TRACKED	0x80000000u
+
 struct tdbpf_ring {
 	__u32 head;		/* the next slot written */
-	__u32 pad;
+	__u32 cur;		/* the task running now: tid | RING_TRACKED */
 	struct tdbpf_slice s[TDBPF_NR_SLICES];
 };
 

@@ -236,6 +236,11 @@ static void configure(struct tracer *t)
 	skel->rodata->max_tasks = (__u32)c->max_tasks;
 	/* wakeups: opt-in, the waking program is not even loaded without */
 	skel->rodata->track_wakeups = c->wakeups;
+	/* without it (before 5.19) a run-queue wait is this CPU's alone */
+	skel->rodata->percpu_lookup =
+		libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT,
+					BPF_FUNC_map_lookup_percpu_elem,
+					NULL) > 0;
 	/*
 	 * Nothing to read at a switch: sums come from the tasks at a collect
 	 * and at their exit, and no program runs at a switch at all.
