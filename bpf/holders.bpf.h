@@ -173,9 +173,12 @@ static __always_inline __u64 charge_elsewhere(struct hold_walk *w,
 	__u32 cpu = bpf_get_smp_processor_id(), n, j = 0, i, z = 0, cur;
 	struct tdbpf_ring *r;
 	__u64 word, take;
+	bool all;
 
 	n = next->nr_cpus_allowed;
-	if (n > nr_cpus)
+	/* allowed everywhere (most tasks): no mask to read */
+	all = n >= nr_cpus;
+	if (all)
 		n = nr_cpus;
 	if (!percpu_lookup || n < 2 || !queue_wait)
 		return 0;
@@ -184,6 +187,8 @@ static __always_inline __u64 charge_elsewhere(struct hold_walk *w,
 		j = nr_cpus == 2 ? !cpu : bpf_get_prandom_u32() % nr_cpus;
 		if (j == cpu)
 			continue;
+		if (all)
+			break;
 		word = 0;
 		bpf_probe_read_kernel(&word, sizeof(word),
 				      (void *)((unsigned long)next->cpus_ptr +
