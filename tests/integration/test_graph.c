@@ -192,9 +192,24 @@ static void test_pipeline_verdicts(void **state)
 }
 
 /* The waits_on entry of @task whose waker is @comm, or NULL. */
+/*
+ * @task's wait on @comm: its wakeups, not its run-queue time while
+ * @comm held a CPU (the same task can be both, "kind": "cpu").
+ */
 static json_object *waiter_entry(json_object *task, const char *comm)
 {
-	return by_comm(task, "waits_on", comm);
+	json_object *a, *e;
+	size_t i;
+
+	if (!json_object_object_get_ex(task, "waits_on", &a))
+		return NULL;
+	for (i = 0; i < json_object_array_length(a); i++) {
+		e = json_object_array_get_idx(a, i);
+		if (!strcmp(jstr(e, "comm"), comm) &&
+		    strcmp(jstr(e, "kind"), "cpu"))
+			return e;
+	}
+	return NULL;
 }
 
 /* Wakeups of @task by every waker, as its waits_on says. */
@@ -227,7 +242,10 @@ static long long all_wakeups(json_object *task)
  * as the task's waits_on. The waitee clocked its reads:
  * each is the wait the waker ended, then the wait for a CPU once woken,
  * then the read's own few microseconds of CPU; so the wait plus the
- * waitee's run-queue time is that clock, up to its CPU time.
+ * waitee's run-queue time is that clock, up to its CPU time. Not above
+ * it by more than the run-queue time: on a loaded machine the waitee is
+ * also preempted between reads, outside the clock (65 ms of 881 here,
+ * with a QEMU guest busy on the other CPU).
  */
 /*
  * PREEMPT_RT: spinlock_t is a sleeping lock (an rt_mutex), so a thread
@@ -282,7 +300,7 @@ static void test_wakeup_counts(void **state)
 	on = (double)jint(waitee, "on_cpu_ns");
 	print_message("  waitee: read() clocked %lld ns; wait %.0f + runq %.0f ns, on-CPU %.0f ns\n",
 		      blocked, wait, runq, on);
-	if (!(wait + runq <= blocked * 1.01 &&
+	if (!(wait <= blocked * 1.01 &&
 	      wait + runq + on >= blocked * 0.99)) {
 		print_error("waitee's wait %.0f + runq %.0f vs its clock %lld (on-CPU %.0f)\n",
 			    wait, runq, blocked, on);
