@@ -170,7 +170,7 @@ static __always_inline __u64 charge_elsewhere(struct hold_walk *w,
 					      struct task_struct *next,
 					      __u64 queue_wait)
 {
-	__u32 cpu = bpf_get_smp_processor_id(), n, j = 0, i, z = 0, cur;
+	__u32 cpu = bpf_get_smp_processor_id(), n, j = 0, i, z = 0, cur, kind;
 	struct tdbpf_ring *r;
 	__u64 word, take;
 	bool all;
@@ -205,11 +205,13 @@ static __always_inline __u64 charge_elsewhere(struct hold_walk *w,
 	if (!cur || cur == w->tid)
 		return 0;
 	take = queue_wait / n * (n - 1);
-	if (r->cur & TDBPF_RING_TRACKED)
-		charge_wait(w->k, TDBPF_HOLDER_TASK, cur, 0, take);
-	else
-		charge_wait(w->k, TDBPF_HOLDER_OTHER,
-			    other_slot(w->k, cur, take), 0, take);
+	/* one call: each is verified, and start-up time is the users' */
+	kind = TDBPF_HOLDER_TASK;
+	if (!(r->cur & TDBPF_RING_TRACKED)) {
+		kind = TDBPF_HOLDER_OTHER;
+		cur = other_slot(w->k, cur, take);
+	}
+	charge_wait(w->k, kind, cur, 0, take);
 	return take;
 }
 

@@ -15,5 +15,7 @@
 #include "shared.bpf.h"
 /* the socket hooks' maps (sockets.bpf.h) are shared ones too */
 #include "sockets.bpf.h"
+/* and the one global function, charge_wait() (wait.bpf.h) */
+#include "wait.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";

@@ -19,12 +19,20 @@
  * runs while it is being woken; holds are charged at its switch-in, when
  * it is not blocked: no atomics needed. Returns the slot.
  */
-static __always_inline __u32 charge_wait(struct tdbpf_wake *k, __u32 kind,
-					 __u32 tid, __u32 tgid, __u64 wait)
+#ifdef TDBPF_DEFINE_SHARED
+/*
+ * A global function, defined once (shared.bpf.c) and verified once per
+ * program, not at each of its six call sites: inlined, it made the
+ * switch program's verification, tdbpf's start-up, twice as long.
+ */
+__noinline __u32 charge_wait(struct tdbpf_wake *k, __u32 kind, __u32 tid,
+			     __u32 tgid, __u64 wait)
 {
 	__u32 base = TDBPF_KIND_HOLDS(kind) ? TDBPF_WAKER_SLOTS : 0, i, j;
 	struct tdbpf_wait *w;
 
+	if (!k)
+		return 0;
 	for (i = 0; i < TDBPF_WAKER_SLOTS - 1; i++) {
 		j = (base + i) & (TDBPF_NR_WAITS - 1);
 		w = &k->waits[j];
@@ -51,6 +59,10 @@ found:
 	w->wait_ns += wait;
 	return j;
 }
+#else
+extern __u32 charge_wait(struct tdbpf_wake *k, __u32 kind, __u32 tid,
+			 __u32 tgid, __u64 wait);
+#endif
 
 /*
  * The throttled time so far of @p's group's run queue on its CPU (the
