@@ -224,7 +224,7 @@ static __always_inline __u64 charge_elsewhere(struct hold_walk *w,
 static __always_inline void charge_holders(struct task_struct *prev,
 					   struct task_struct *next)
 {
-	__u64 queued = next->sched_info.last_queued, clock;
+	__u64 queued = next->sched_info.last_queued, clock, delay;
 	struct hold_walk w = {};
 	__u32 z = 0;
 
@@ -237,6 +237,19 @@ static __always_inline void charge_holders(struct task_struct *prev,
 	w.tid = next->pid;
 	clock = rq_clock_now(prev);
 	w.wait = clock > queued ? clock - queued : 0;
+	/*
+	 * Waits on queues it was moved off since its last switch-in: the
+	 * kernel added each to run_delay as it left that queue
+	 * (sched_info_dequeue), and this switch-in sees the last queue's
+	 * part only. Who held those CPUs is not known now: cpu-unseen, so
+	 * that its holds add up to its run-queue wait.
+	 */
+	delay = next->sched_info.run_delay;
+	if (w.k->delay_seen && delay > w.k->delay_seen)
+		charge_wait(w.k, TDBPF_HOLDER_UNSEEN, 0, 0,
+			    delay - w.k->delay_seen);
+	/* sched_info_arrive() adds this wait after the tracepoint */
+	w.k->delay_seen = delay + w.wait;
 	/* throttled: since it left its CPU so, or its queue's throttled time */
 	if (w.k->throttle_ns) {
 		w.throttled = bpf_ktime_get_ns() - w.k->throttle_ns;

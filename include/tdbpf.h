@@ -244,6 +244,8 @@ struct tdbpf_wake {
 	 */
 	__u64 throttle_rq;
 	__u64 throttle_base;
+	/* its run_delay as of its last switch-in's end, 0 unseen yet */
+	__u64 delay_seen;
 	struct tdbpf_wait waits[TDBPF_NR_WAITS];
 };
 

@@ -236,12 +236,13 @@ static void graph_of_file_agrees(json_object *live)
  * Three CPU-heavy stages on two CPUs: every task's waits by waker add up
  * to its blocked time (within 1%, as test_graph holds them), and its
  * holds of the CPU to its run-queue wait. Holds are charged when a task
- * is switched in, for its wait on that CPU: a wait cut by a migration
- * had its first part added to run_delay when it left the old CPU's
- * queue, uncharged, and the wait under way at the report's end is not
- * charged yet; those were 0.5-5% of it in most runs here and 11.6% in
- * one (b, three busy stages on two CPUs, migrating often), so holds are
- * within 20% below the run-queue wait, never above it.
+ * is switched in, for its wait then and for the parts of it the kernel
+ * added to run_delay as the task was moved off other queues (cpu-unseen):
+ * all of run_delay but a part moved off after its last switch-in, before
+ * the report. Before those parts were charged, 0.5-5% went missing in
+ * most runs here, 45% in one with a QEMU guest busy on the other CPU;
+ * since, 0-0.05%. Holds are within 5% below the run-queue wait, never
+ * above it.
  */
 static void test_waits_and_holds_add_up(void **state)
 {
@@ -275,7 +276,7 @@ static void test_waits_and_holds_add_up(void **state)
 			assert_close("waits", waits, off, 0.01, 0);
 		if (runq > 100e6) {
 			assert_true(holds <= runq * 1.001);
-			assert_true(holds >= runq * 0.80);
+			assert_true(holds >= runq * 0.95);
 			checked++;
 		}
 	}
