@@ -97,19 +97,84 @@ static __always_inline __u64 rq_clock_now(struct task_struct *cur)
 	return rq ? rq->clock : 0;
 }
 
+/*
+ * While task @tid waited on this CPU's queue, the other CPUs it may run
+ * on (@n of them, @cpus_ptr its mask if not all) were busy too, or the
+ * scheduler would have moved it: their tasks held the CPU it waited for
+ * as much as this CPU's did (three busy stages on two CPUs: the one that
+ * has a CPU to itself starves the other two). Of @queue_wait, the part
+ * its cgroup's limit did not hold, each allowed CPU takes an equal
+ * share; the others' shares go to the task that one of them, drawn at
+ * random, runs at the wait's end (its ring's cur: a sample, exact on two
+ * CPUs for the wait's last moment, unbiased over many waits). An idle
+ * one means the CPUs were not all busy: nothing is charged elsewhere.
+ * Returns what it charged, for this CPU's slices to take the rest.
+ * A global function (this file is switch.bpf.c's alone): verified once,
+ * not on every path of the switch program that reaches it.
+ */
+__noinline __u64 charge_elsewhere(struct tdbpf_wake *k, __u32 tid,
+				  __u64 cpus_ptr, __u32 n, __u64 queue_wait)
+{
+	__u32 cpu = bpf_get_smp_processor_id(), j = 0, i, z = 0, cur, kind;
+	struct tdbpf_ring *r;
+	__u64 word, take;
+	bool all;
+
+	if (!k)
+		return 0;
+	/* allowed everywhere (most tasks): no mask to read */
+	all = n >= nr_cpus;
+	if (all)
+		n = nr_cpus;
+	if (!percpu_lookup || n < 2 || !queue_wait || (!all && !cpus_ptr))
+		return 0;
+	/* a few draws: a sparse mask on a large machine may find none */
+	for (i = 0; i < 4; i++) {
+		j = nr_cpus == 2 ? !cpu : bpf_get_prandom_u32() % nr_cpus;
+		if (j == cpu)
+			continue;
+		if (all)
+			break;
+		word = 0;
+		bpf_probe_read_kernel(&word, sizeof(word),
+				      (void *)(cpus_ptr + (j / 64) * 8));
+		if (word & (1ULL << (j % 64)))
+			break;
+	}
+	if (i == 4)
+		return 0;
+	r = bpf_map_lookup_percpu_elem(&cpu_ring, &z, j);
+	if (!r)
+		return 0;
+	cur = r->cur & ~TDBPF_RING_TRACKED;
+	if (!cur || cur == tid)
+		return 0;
+	take = queue_wait / n * (n - 1);
+	kind = TDBPF_HOLDER_TASK;
+	if (!(r->cur & TDBPF_RING_TRACKED)) {
+		kind = TDBPF_HOLDER_OTHER;
+		cur = other_slot(k, cur, take);
+	}
+	charge_wait(k, kind, cur, 0, take);
+	return take;
+}
+
 /* The walk over a CPU's last slices, newest first (bpf_loop's context). */
 struct hold_walk {
 	struct tdbpf_wake *k;
 	struct tdbpf_ring *r;
 	__u64 wait;	 /* still to charge */
 	__u64 throttled; /* of it, off its CPU throttled */
+	__u64 mask;	 /* its cpus_ptr, if not allowed everywhere */
 	__u32 tid;	 /* the task switched in */
+	__u32 nr_cpus;	 /* the CPUs it may run on */
 };
 
 /*
  * Step @i of charging a wait: 0, its cgroup's limit for the time it was
- * throttled; 1..TDBPF_NR_SLICES, the slice i - 1 back, for the part of
- * the wait it covers; then what no slice covered (unseen: on a busy
+ * throttled; 1, the other CPUs' share (charge_elsewhere()); 2..
+ * TDBPF_NR_SLICES + 1, the slice i - 2 back, for the part of the wait it
+ * covers; then what no slice covered (unseen: on a busy
  * machine short slices of other tasks can overrun the ring). A callback
  * of bpf_loop(), with the one call of charge_wait(): verified once, not
  * once per step, which would make the switch program take seconds to
@@ -127,11 +192,17 @@ static long hold_step(__u64 i, void *ctx)
 	if (i == 0) {
 		kind = TDBPF_HOLDER_LIMIT;
 		take = w->throttled < w->wait ? w->throttled : w->wait;
-	} else if (i > TDBPF_NR_SLICES) {
+	} else if (i == 1) {
+		/* charged there: in the walk, as the verifier likes best */
+		w->wait -= charge_elsewhere(w->k, w->tid, w->mask, w->nr_cpus,
+					    w->wait);
+		return 0;
+	} else if (i > TDBPF_NR_SLICES + 1) {
 		kind = TDBPF_HOLDER_UNSEEN;
 		take = w->wait;
 	} else {
-		sl = &w->r->s[(w->r->head - i) & (TDBPF_NR_SLICES - 1)];
+		sl = &w->r->s[(w->r->head - (i - 1)) &
+			      (TDBPF_NR_SLICES - 1)];
 		/* its own last slice: its wait began after it */
 		if (sl->tid == w->tid) {
 			kind = TDBPF_HOLDER_UNSEEN;
@@ -153,67 +224,6 @@ static long hold_step(__u64 i, void *ctx)
 	return 0;
 }
 
-/*
- * While @next waited on this CPU's queue, the other CPUs it may run on
- * were busy too, or the scheduler would have moved it: their tasks held
- * the CPU it waited for as much as this CPU's did (three busy stages on
- * two CPUs: the one that has a CPU to itself starves the other two).
- * Of the part of the wait its cgroup's limit did not hold (@queue_wait),
- * each allowed CPU takes an equal share; the others' shares go to the
- * task that one of them, drawn at random, runs at the wait's end (its
- * ring's cur: a sample, exact on two CPUs for the wait's last moment,
- * unbiased over many waits). An idle one means the CPUs were not all
- * busy: nothing is charged elsewhere. Returns what it charged, for the
- * caller to take off this CPU's share.
- */
-static __always_inline __u64 charge_elsewhere(struct hold_walk *w,
-					      struct task_struct *next,
-					      __u64 queue_wait)
-{
-	__u32 cpu = bpf_get_smp_processor_id(), n, j = 0, i, z = 0, cur, kind;
-	struct tdbpf_ring *r;
-	__u64 word, take;
-	bool all;
-
-	n = next->nr_cpus_allowed;
-	/* allowed everywhere (most tasks): no mask to read */
-	all = n >= nr_cpus;
-	if (all)
-		n = nr_cpus;
-	if (!percpu_lookup || n < 2 || !queue_wait)
-		return 0;
-	/* a few draws: a sparse mask on a large machine may find none */
-	for (i = 0; i < 4; i++) {
-		j = nr_cpus == 2 ? !cpu : bpf_get_prandom_u32() % nr_cpus;
-		if (j == cpu)
-			continue;
-		if (all)
-			break;
-		word = 0;
-		bpf_probe_read_kernel(&word, sizeof(word),
-				      (void *)((unsigned long)next->cpus_ptr +
-					       (j / 64) * 8));
-		if (word & (1ULL << (j % 64)))
-			break;
-	}
-	if (i == 4)
-		return 0;
-	r = bpf_map_lookup_percpu_elem(&cpu_ring, &z, j);
-	if (!r)
-		return 0;
-	cur = r->cur & ~TDBPF_RING_TRACKED;
-	if (!cur || cur == w->tid)
-		return 0;
-	take = queue_wait / n * (n - 1);
-	/* one call: each is verified, and start-up time is the users' */
-	kind = TDBPF_HOLDER_TASK;
-	if (!(r->cur & TDBPF_RING_TRACKED)) {
-		kind = TDBPF_HOLDER_OTHER;
-		cur = other_slot(w->k, cur, take);
-	}
-	charge_wait(w->k, kind, cur, 0, take);
-	return take;
-}
 
 /*
  * @next, tracked, is switched in after waiting on this run queue: charge
@@ -276,10 +286,12 @@ static __always_inline void charge_holders(struct task_struct *prev,
 			w.throttled = now - w.k->throttle_base;
 	}
 	w.k->throttle_rq = 0;
-	if (w.wait > w.throttled)
-		w.wait -= charge_elsewhere(&w, next, w.wait - w.throttled);
+	w.nr_cpus = next->nr_cpus_allowed;
+	/* a number for the global function: only a mask's, if any */
+	if (w.nr_cpus < nr_cpus)
+		bpf_probe_read_kernel(&w.mask, sizeof(w.mask), &next->cpus_ptr);
 	if (w.wait)
-		bpf_loop(TDBPF_NR_SLICES + 2, hold_step, &w, 0);
+		bpf_loop(TDBPF_NR_SLICES + 3, hold_step, &w, 0);
 }
 
 /*
