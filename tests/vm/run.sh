@@ -18,7 +18,8 @@
 # package, cached in build/vm/). Each guest has a timeout; its console is
 # kept in build/vm/GUEST.log. Exit 1 when a check fails or a guest gives
 # no result line. VMTEST_CHECKS=FILE runs FILE instead of the guest's
-# checks (a developer's experiment).
+# checks, VMTEST_APPEND adds to the kernel's command line (a developer's
+# experiments).
 set -u
 cd "$(dirname "$0")/../.."
 VM=build/vm
@@ -116,9 +117,12 @@ boot() {
 	initramfs $arch $g
 	start=$(date +%s)
 	echo "vmtest: $g: booting $(basename $kdir) ($*)"
+	# quiet, but loglevel=5: a soft lockup's or an RCU stall's report
+	# prints its stacks at the default level (4), which loglevel=3 hid;
+	# and the backtraces of every CPU, not only the stuck one's
 	timeout $TIMEOUT "$@" -nographic -no-reboot \
 		-kernel $kdir/boot/vmlinuz-* -initrd $VM/initrd-$g.cpio.gz \
-		-append "console=$con panic=-1 quiet loglevel=3 $env VM_TESTS=$VM_TESTS" \
+		-append "console=$con panic=-1 quiet loglevel=5 softlockup_all_cpu_backtrace=1 ${VMTEST_APPEND:-} $env VM_TESTS=$VM_TESTS" \
 		< /dev/null > $log 2>&1
 	rc=$?
 	tr -d '\r' < $log | grep -E '^vmtest: ' | sed "s/^vmtest: /  $g: /"
