@@ -7,6 +7,22 @@
 sum2() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b != "") printf "%.1f (%.1f + %.1f)", a + b, a, b; else printf "n/a" }'; }
 kib_mib() { awk -v a="$1" 'BEGIN { if (a != "") printf "%.1f", a / 1024; else printf "n/a" }'; }
 pass() { if [ "$1" = 1 ]; then echo "**PASS**"; elif [ "$1" = 0 ]; then echo "**FAIL**"; else echo "n/a"; fi; }
+# A variant's CPU time over the default's (@3 over @2), as a share of the
+# untraced run's (@1), and its result against @4 (%): "n/a (noise)" when
+# the default, which runs none of the programs the addition is about, is
+# itself further from untraced than @4: the spread is then wider than
+# what the figure would tell apart.
+addition_row() {
+	awk -v c="$1" -v b="$2" -v a="$3" -v aim="$4" 'BEGIN {
+		if (!(c > 0 && b > 0)) { print "nan% of untraced | " aim "% | n/a"; exit }
+		s = (a - b) / c * 100; d = (b - c) / c * 100
+		if (d < 0) d = -d
+		if (d > aim)
+			printf "%.1f%% of untraced (the default %+.1f%%: noise) | %s%% | n/a (noise)\n", s, (b - c) / c * 100, aim
+		else
+			printf "%.1f%% of untraced | %s%% | %s\n", s, aim, s <= aim ? "**PASS**" : "**FAIL**"
+	}'
+}
 le() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == a + 0 && b == b + 0 && a != "" && b != "") print (a <= b) ? 1 : 0; else print "x" }'; }
 
 write_results() {

@@ -133,6 +133,5 @@ write_sockets() {
 	echo "| target | measured | limit | result |"
 	echo "|---|---:|---:|---|"
 	echo "| untracked send <= 1.5x the empty sock_send_length program | $(ratio "$tu" "$fl" %.2fx) | 1.50x | $(pass "$(le "$(ratio "$tu" "$fl" %.4f)" 1.5)") |"
-	s=$(awk -v a="$p2" -v b="$p1" -v c="$p0" 'BEGIN { if (c > 0 && b > 0) printf "%.1f", (a - b) / c * 100; else print "nan" }')
-	echo "| --wakeups' addition to the TCP ping-pong's CPU time (the graph on by default only if <= 3%) | $s% of untraced | 3% | $(pass "$(le "$s" 3)") |"
+	echo "| --wakeups' addition to the TCP ping-pong's CPU time (the graph on by default only if <= 3%) | $(addition_row "$p0" "$p1" "$p2" 3) |"
 }
