@@ -557,6 +557,16 @@ static void test_tma_cycle_slots(void **state)
 
 #define WAIT(labels) "tdbpf_task_wait_seconds_total{" labels "}"
 
+/* The software model's state and a task table with waker slots. */
+static void start_waits(struct prom_state *st, struct task_table *t,
+			struct event_plan *plan, unsigned int max)
+{
+	sw_plan(plan);
+	assert_int_equal(prom_init(st, plan, 0, max), 0);
+	tasks_init(t);
+	assert_int_equal(tasks_set_layout(t, plan->nr, true), 0);
+}
+
 /*
  * Wait series: each task's waker slots, as increments, on the series of
  * its labels and its waker's (a task by its series' labels, a kind by
@@ -572,10 +582,7 @@ static void test_wait_series(void **state)
 	char *txt;
 
 	(void)state;
-	sw_plan(&plan);
-	assert_int_equal(prom_init(&st, &plan, 0, 2), 0);
-	tasks_init(&t);
-	assert_int_equal(tasks_set_layout(&t, plan.nr, true), 0);
+	start_waits(&st, &t, &plan, 2);
 	row(&t, 10, 10, "src", 1000000000ull);
 	r = row(&t, 11, 10, "sink-1", 100000000ull);
 	r->sched.off_cpu_ns = 900000000ull;
@@ -630,10 +637,7 @@ static void test_hold_series(void **state)
 	char *txt;
 
 	(void)state;
-	sw_plan(&plan);
-	assert_int_equal(prom_init(&st, &plan, 0, 8), 0);
-	tasks_init(&t);
-	assert_int_equal(tasks_set_layout(&t, plan.nr, true), 0);
+	start_waits(&st, &t, &plan, 8);
 	row(&t, 10, 10, "enrich", 1000000000ull);
 	r = row(&t, 11, 10, "agg", 500000000ull);
 	r->sched.runq_wait_ns = 450000000ull;
