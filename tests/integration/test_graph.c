@@ -25,9 +25,12 @@ static const char *jstr(json_object *o, const char *key)
 	return json_object_get_string(v);
 }
 
-/* The entry of @o's array @array whose "comm" is @comm, or NULL. */
-static json_object *by_comm(json_object *o, const char *array,
-			    const char *comm)
+/*
+ * The entry of @o's array @array whose "comm" is @comm and whose "kind"
+ * is not @not_kind (NULL: any), or NULL.
+ */
+static json_object *by_comm_kind(json_object *o, const char *array,
+				 const char *comm, const char *not_kind)
 {
 	json_object *a, *e;
 	size_t i;
@@ -36,10 +39,17 @@ static json_object *by_comm(json_object *o, const char *array,
 		return NULL;
 	for (i = 0; i < json_object_array_length(a); i++) {
 		e = json_object_array_get_idx(a, i);
-		if (!strcmp(jstr(e, "comm"), comm))
+		if (!strcmp(jstr(e, "comm"), comm) &&
+		    (!not_kind || strcmp(jstr(e, "kind"), not_kind)))
 			return e;
 	}
 	return NULL;
+}
+
+static json_object *by_comm(json_object *o, const char *array,
+			    const char *comm)
+{
+	return by_comm_kind(o, array, comm, NULL);
 }
 
 static json_object *task_by_comm(json_object *doc, const char *comm)
@@ -198,18 +208,7 @@ static void test_pipeline_verdicts(void **state)
  */
 static json_object *waiter_entry(json_object *task, const char *comm)
 {
-	json_object *a, *e;
-	size_t i;
-
-	if (!json_object_object_get_ex(task, "waits_on", &a))
-		return NULL;
-	for (i = 0; i < json_object_array_length(a); i++) {
-		e = json_object_array_get_idx(a, i);
-		if (!strcmp(jstr(e, "comm"), comm) &&
-		    strcmp(jstr(e, "kind"), "cpu"))
-			return e;
-	}
-	return NULL;
+	return by_comm_kind(task, "waits_on", comm, "cpu");
 }
 
 /* Wakeups of @task by every waker, as its waits_on says. */
