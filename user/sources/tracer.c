@@ -236,8 +236,12 @@ static void configure(struct tracer *t)
 	skel->rodata->max_tasks = (__u32)c->max_tasks;
 	/* wakeups: opt-in, the waking program is not even loaded without */
 	skel->rodata->track_wakeups = c->wakeups;
-	/* without it (before 5.19) a run-queue wait is this CPU's alone */
+	/*
+	 * without it (before 5.19) a run-queue wait is this CPU's alone;
+	 * probed (a program loaded) only for the graph, which charges them
+	 */
 	skel->rodata->percpu_lookup =
+		c->wakeups &&
 		libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT,
 					BPF_FUNC_map_lookup_percpu_elem,
 					NULL) > 0;
