@@ -167,22 +167,17 @@ __noinline __u64 charge_elsewhere(struct tdbpf_wake *k, __u32 tid,
 struct hold_walk {
 	struct tdbpf_wake *k;
 	struct tdbpf_ring *r;
-	__u64 wait;	 /* still to charge */
-	__u64 throttled; /* of it, off its CPU throttled */
-	__u64 mask;	 /* its cpus_ptr, if not allowed everywhere */
-	__u32 tid;	 /* the task switched in */
-	__u32 nr_cpus;	 /* the CPUs it may run on */
+	__u64 wait; /* still to charge */
+	__u32 tid;  /* the task switched in */
 };
 
 /*
- * Step @i of charging a wait: 0, its cgroup's limit for the time it was
- * throttled; 1, the other CPUs' share (charge_elsewhere()); 2..
- * TDBPF_NR_SLICES + 1, the slice i - 2 back, for the part of the wait it
- * covers; then what no slice covered (unseen: on a busy
- * machine short slices of other tasks can overrun the ring). A callback
- * of bpf_loop(), with the one call of charge_wait(): verified once, not
- * once per step, which would make the switch program take seconds to
- * verify.
+ * Step @i of the walk over this CPU's slices for the wait left: the slice
+ * @i back from the newest, for the part of the wait it covers; then what
+ * no slice covered (unseen: on a busy machine short slices of other
+ * tasks can overrun the ring). A callback of bpf_loop(), with the one
+ * call of charge_wait(): verified once, not once per step, which would
+ * make the switch program take seconds to verify.
  */
 static long hold_step(__u64 i, void *ctx)
 {
@@ -193,24 +188,11 @@ static long hold_step(__u64 i, void *ctx)
 
 	if (!w->wait)
 		return 1;
-	if (i == 0) {
-		kind = TDBPF_HOLDER_LIMIT;
-		take = w->throttled < w->wait ? w->throttled : w->wait;
-	} else if (i == 1) {
-		/*
-		 * a step, not a call before the walk: a wait left unknown by
-		 * that call had the verifier walk this callback again (the
-		 * switch program's load took 0.5 s, not 0.3)
-		 */
-		w->wait -= charge_elsewhere(w->k, w->tid, w->mask, w->nr_cpus,
-					    w->wait);
-		return 0;
-	} else if (i > TDBPF_NR_SLICES + 1) {
+	if (i >= TDBPF_NR_SLICES) {
 		kind = TDBPF_HOLDER_UNSEEN;
 		take = w->wait;
 	} else {
-		sl = &w->r->s[(w->r->head - (i - 1)) &
-			      (TDBPF_NR_SLICES - 1)];
+		sl = &w->r->s[(w->r->head - (i + 1)) & (TDBPF_NR_SLICES - 1)];
 		/* its own last slice: its wait began after it */
 		if (sl->tid == w->tid) {
 			kind = TDBPF_HOLDER_UNSEEN;
@@ -242,8 +224,10 @@ static __always_inline void charge_holders(struct task_struct *prev,
 					   struct task_struct *next)
 {
 	__u64 queued = next->sched_info.last_queued, clock, delay;
+	__u64 throttled = 0, mask = 0;
 	struct hold_walk w = {};
-	__u32 z = 0;
+	struct tdbpf_slice *sl;
+	__u32 z = 0, n;
 
 	if (!queued)
 		return;
@@ -269,7 +253,7 @@ static __always_inline void charge_holders(struct task_struct *prev,
 	w.k->delay_seen = delay + w.wait;
 	/* throttled: since it left its CPU so, or its queue's throttled time */
 	if (w.k->throttle_ns) {
-		w.throttled = bpf_ktime_get_ns() - w.k->throttle_ns;
+		throttled = bpf_ktime_get_ns() - w.k->throttle_ns;
 		w.k->throttle_ns = 0;
 	}
 	/*
@@ -289,17 +273,36 @@ static __always_inline void charge_holders(struct task_struct *prev,
 					 struct cfs_rq___self,
 					 throttled_clock_self_time)));
 		if (now > w.k->throttle_base &&
-		    now - w.k->throttle_base > w.throttled)
-			w.throttled = now - w.k->throttle_base;
+		    now - w.k->throttle_base > throttled)
+			throttled = now - w.k->throttle_base;
 	}
 	w.k->throttle_rq = 0;
 	if (!w.wait)
 		return;
-	w.nr_cpus = next->nr_cpus_allowed;
-	/* a number for the global function: only a mask's, if any */
-	if (w.nr_cpus < nr_cpus)
-		bpf_probe_read_kernel(&w.mask, sizeof(w.mask), &next->cpus_ptr);
-	bpf_loop(TDBPF_NR_SLICES + 3, hold_step, &w, 0);
+	if (throttled) {
+		__u64 take = throttled < w.wait ? throttled : w.wait;
+
+		charge_wait(w.k, TDBPF_HOLDER_LIMIT, 0, 0, take);
+		w.wait -= take;
+		if (!w.wait)
+			return;
+	}
+	n = next->nr_cpus_allowed;
+	/* a number for the global function: only a mask's, for a draw */
+	if (n >= 2 && n < nr_cpus)
+		bpf_probe_read_kernel(&mask, sizeof(mask), &next->cpus_ptr);
+	w.wait -= charge_elsewhere(w.k, w.tid, mask, n, w.wait);
+	/*
+	 * The common case, a task handing its CPU to the one it woke: the
+	 * newest slice, a tracked task's, covers the wait. No walk.
+	 */
+	sl = &w.r->s[(w.r->head - 1) & (TDBPF_NR_SLICES - 1)];
+	if (sl->tracked && sl->tid && sl->tid != w.tid && sl->ns >= w.wait) {
+		if (w.wait)
+			charge_wait(w.k, TDBPF_HOLDER_TASK, sl->tid, 0, w.wait);
+		return;
+	}
+	bpf_loop(TDBPF_NR_SLICES + 1, hold_step, &w, 0);
 }
 
 /*
