@@ -84,22 +84,47 @@ struct task_struct___thr {
 	bool throttled;
 } __attribute__((preserve_access_index));
 
+/* a flavour: a vmlinux.h of a kernel before 6.6 has no such field */
+struct cfs_bandwidth___hq {
+	__s64 hierarchical_quota;
+} __attribute__((preserve_access_index));
+
+/*
+ * No CPU limit on @p's group or any above it: its queues are never
+ * throttled. The root group, or (6.6+) a group whose hierarchical quota
+ * is unlimited (-1, RUNTIME_INF). Read from the group, which changes
+ * when a limit is set, not from its queue on @p's CPU, which that CPU
+ * writes at every switch: a wakeup from another CPU would fetch the
+ * line from there (120 ns of a 400 ns cross-CPU wakeup, measured).
+ */
+static __always_inline bool unlimited(struct task_struct *p)
+{
+	struct cfs_bandwidth___hq *b;
+	struct task_group *tg;
+
+	if (!bpf_core_field_exists(p->sched_task_group))
+		return false;
+	tg = p->sched_task_group;
+	if (!tg || !tg->parent)
+		return true;
+	if (!bpf_core_field_exists(tg->cfs_bandwidth) ||
+	    !bpf_core_field_exists(struct cfs_bandwidth___hq,
+				   hierarchical_quota))
+		return false;
+	b = (void *)&tg->cfs_bandwidth;
+	return b->hierarchical_quota < 0;
+}
+
 static __always_inline void note_runnable(struct task_struct *p,
 					  struct tdbpf_wake *k)
 {
 	struct cfs_rq___self *c = (void *)p->se.cfs_rq;
-	struct task_group *tg;
 
 	k->throttle_rq = 0;
 	k->throttle_base = 0;
 	if (!c || !bpf_core_field_exists(c->throttled_clock_self_time))
 		return;
-	/*
-	 * The root group's queue (no parent) has no CPU limit and is
-	 * never throttled: nothing for the switch-in to read back.
-	 */
-	tg = ((struct cfs_rq *)c)->tg;
-	if (!tg || !tg->parent)
+	if (unlimited(p))
 		return;
 	k->throttle_rq = (__u64)c;
 	/* a load through the BTF pointer, not a helper call */
