@@ -17,7 +17,9 @@
 #      many scrapes while thousands of threads come and go (RSS start/end)
 #   6. wakeups (the wait-for graph): the sched_waking program per run,
 #      tracked and untracked wakees, beside an empty one; the pinned pipe
-#      ping-pong's slowdown with and without it
+#      ping-pong's slowdown with and without it; its CPU time under
+#      BENCH_AMP copies of --wakeups, and of an empty program on each
+#      tracepoint (the floor), at once, paired with an untraced run
 #   7. sockets (--wakeups' socket hooks): the programs per run on a pinned
 #      TCP ping-pong, its sockets tracked and untracked, beside an empty
 #      program on sock_send_length; the ping-pong's slowdown with and
@@ -32,6 +34,8 @@
 #   BENCH_SCALE_ROUNDS [3]    rounds per thread count in section 3
 #   BENCH_THREADS ["100 1000 10000"]
 #   BENCH_MT_PERIOD [1000]    ms between wake-ups of each manythreads thread
+#   BENCH_AMP [8]             copies attached at once in section 6's
+#                             CPU-time measure
 #   BENCH_DECODE_MS [300]     time per model in section 4
 #   BENCH_SECTIONS ["pipe bpf scale decode listen wakeups sockets"]  the sections to run; with
 #                             fewer than all, the tables are printed and
@@ -55,6 +59,7 @@ LOOPS=${BENCH_LOOPS:-200000}
 SCALE_ROUNDS=${BENCH_SCALE_ROUNDS:-3}
 THREADS=${BENCH_THREADS:-"100 1000 10000"}
 MT_PERIOD=${BENCH_MT_PERIOD:-1000}
+AMP=${BENCH_AMP:-8}
 DECODE_MS=${BENCH_DECODE_MS:-300}
 SECTIONS=${BENCH_SECTIONS:-"pipe bpf scale decode listen wakeups sockets"}
 LISTEN_THREADS=${BENCH_LISTEN_THREADS:-10000}
