@@ -214,7 +214,7 @@ write_wakeups() {
 	s=$(awk -v m="$(med <"$TMP/s6.amp_on.copy")" -v c="$p0" 'BEGIN { if (c > 0 && m == m + 0) printf "%.1f", m / (c * 10); else print "nan" }')
 	f=$(awk -v m="$(med <"$TMP/s6.amp_floor.copy")" -v c="$p0" 'BEGIN { if (c > 0 && m == m + 0) printf "%.1f", m / (c * 10); else print "nan" }')
 	echo "| --wakeups per round trip on the ping-pong's CPU time (one of $AMP copies) over the untraced round trip's (on by default only if <= 3%) | $s% | 3% | $(pass "$(le "$s" 3)") |"
-	s=$(awk -v m="$(med <"$TMP/s6.amp_floor.copy")" -v c="$p0" 'BEGIN { if (c > 0 && m == m + 0) { r = c * 30 - m; if (r > 0) printf "%.0f ns a round trip of the aim'"'"'s %.0f", r, c * 30; else printf "none of the aim'"'"'s %.0f ns a round trip: out of reach of such a design", c * 30 } else print "n/a" }')
+	s=$(awk -v m="$(med <"$TMP/s6.amp_floor.copy")" -v c="$p0" 'BEGIN { if (c > 0 && m == m + 0) { r = c * 30 - m; if (m <= 0) printf "the aim'"'"'s %.0f ns a round trip to the work (the floor is within the spread of 0)", c * 30; else if (r > 0) printf "%.0f ns a round trip of the aim'"'"'s %.0f to the work", r, c * 30; else printf "none of the aim'"'"'s %.0f ns a round trip: out of reach of such a design", c * 30 } else print "n/a" }')
 	echo "| the floor (empty programs), the same way: the least a program at every switch and wakeup costs | $f% | - | leaves $s |"
 	sw=$(med <"$TMP/s6.bpf_on.switch"); wk=$(med <"$TMP/s6.bpf_on.waking")
 	s=$(awk -v sw="$sw" -v wk="$wk" -v c="$p0" 'BEGIN { if (c > 0 && sw > 0 && wk > 0) printf "%.1f", (2 * sw + wk) / (c * 1000) * 100; else print "nan" }')
