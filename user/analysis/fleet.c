@@ -125,6 +125,11 @@ static int grow_rows(struct fleet *f, size_t n)
 	return 0;
 }
 
+/*
+ * Process @pid's name: its leader's row, else (a report whose leader row
+ * is gone: it exited, or a filter left it out) the name its sockets were
+ * listed under, else its pid.
+ */
 static const char *process_name(const struct host_report *h, __u32 pid,
 				char *buf, size_t len)
 {
@@ -136,6 +141,9 @@ static const char *process_name(const struct host_report *h, __u32 pid,
 		if (r->tid == pid)
 			return r->comm;
 	}
+	for (i = 0; i < h->flows.nr; i++)
+		if (h->flows.v[i].pid == pid && h->flows.v[i].comm[0])
+			return h->flows.v[i].comm;
 	snprintf(buf, len, "pid %u", pid);
 	return buf;
 }
