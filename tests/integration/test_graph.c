@@ -286,10 +286,17 @@ static void test_wakeup_counts(void **state)
 	waitee = task_by_comm(doc, "waitee");
 	assert_non_null(waker);
 	assert_non_null(waitee);
-	/* every block but the exit's, ended by the waker: N of them (RT:
-	 * and its sleeps on the locks the waker held) */
-	want = rt ? jint(waitee, "voluntary") - 1 : n;
-	assert_true(want >= n);
+	/*
+	 * every block of the waitee but its exit's, ended by the waker (RT:
+	 * and its sleeps on the locks the waker held). The waker writes once
+	 * the waitee's state is S, but a task is S before it leaves its run
+	 * queue: a write in between (seen on a TCG guest, whose vCPU can
+	 * stop there) finds it still queued, its read does not block, and
+	 * no block is there to end. So the kernel's count of its blocks is
+	 * what the waker ended, and nearly every read blocked.
+	 */
+	want = jint(waitee, "voluntary") - 1;
+	assert_true(rt ? want >= n : want >= n - n / 100);
 	e = waiter_entry(waitee, "waker");
 	assert_non_null(e);
 	assert_int_equal(jint(e, "tid"), jint(waker, "tid"));

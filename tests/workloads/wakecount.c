@@ -10,8 +10,10 @@
  *
  * Before each write the waker checks in /proc that the waitee is asleep
  * (it sleeps nowhere but in that read), yielding until it is: so each
- * write finds it blocked on an empty pipe, and it is woken by the waker
- * exactly N times, even when a loaded machine delays it past the 200 us.
+ * write finds it blocked on an empty pipe, even when a loaded machine
+ * delays it past the 200 us, but for a write that comes after the
+ * waitee's state became S and before it left its run queue: that read
+ * does not block (rare; a TCG guest's paused vCPU shows it).
  * The waker is woken by a timer at most N times (one nanosleep each; a
  * timer that fires before it sleeps wakes nobody). The waitee clocks
  * its reads (CLOCK_MONOTONIC around the call).
