@@ -300,6 +300,13 @@ static void test_wakeup_counts(void **state)
 	e = waiter_entry(waitee, "waker");
 	assert_non_null(e);
 	assert_int_equal(jint(e, "tid"), jint(waker, "tid"));
+	if (jint(e, "wakeups") != want)
+		/* what ended the other blocks, for whoever reads the failure */
+		print_error("waitee: %lld blocks, %lld woken by the waker, %lld by anyone; waits_on: %s\n",
+			    want, (long long)jint(e, "wakeups"),
+			    all_wakeups(waitee),
+			    json_object_to_json_string(json_object_object_get(
+				    waitee, "waits_on")));
 	assert_int_equal(jint(e, "wakeups"), want);
 	wait = (double)jint(e, "wait_ns");
 	runq = (double)jint(waitee, "runq_wait_ns");
