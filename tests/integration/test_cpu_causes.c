@@ -70,6 +70,21 @@ static json_object *trace_stagegraph(char *const args[], int nargs)
 }
 
 /*
+ * The verdict's first candidate, printed, which must be task @comm: the
+ * caller goes on to its reason.
+ */
+static json_object *first_is(json_object *doc, const char *comm)
+{
+	json_object *c = first_candidate(doc);
+
+	assert_non_null(c);
+	print_message("  bottleneck %s (share %.2f): %s\n", jstr(c, "comm"),
+		      jdouble(c, "share"), jstr(c, "reason"));
+	assert_string_equal(jstr(c, "comm"), comm);
+	return c;
+}
+
+/*
  * A stage pinned to CPU 1 beside two processes that burn it ("noisy",
  * not traced): its run-queue wait is held by tasks outside the targets,
  * so the verdict names it, starved by them. The others run on CPU 0 and
@@ -91,11 +106,7 @@ static void test_hog_beside_stage(void **state)
 		skip();
 	}
 	doc = trace_stagegraph(args, sizeof(args) / sizeof(args[0]));
-	v = first_candidate(doc);
-	assert_non_null(v);
-	print_message("  bottleneck %s: %s\n", jstr(v, "comm"),
-		      jstr(v, "reason"));
-	assert_string_equal(jstr(v, "comm"), "b");
+	v = first_is(doc, "b");
 	assert_true(!strncmp(jstr(v, "reason"), "CPU-starved by ", 15));
 	assert_true(strstr(jstr(v, "reason"), "(outside the targets)") ||
 		    strstr(jstr(v, "reason"), "by tasks outside the graph"));
@@ -182,11 +193,8 @@ static void test_throttled_stage(void **state)
 	snprintf(cg, sizeof(cg), "a:cpu=300,cg=%s", dir);
 	doc = trace_stagegraph(args, sizeof(args) / sizeof(args[0]));
 	rmdir(dir);
-	v = first_candidate(doc);
-	assert_non_null(v);
+	v = first_is(doc, "a");
 	reason = jstr(v, "reason");
-	print_message("  bottleneck %s: %s\n", jstr(v, "comm"), reason);
-	assert_string_equal(jstr(v, "comm"), "a");
 	assert_non_null(strstr(reason, "throttled by its cgroup's CPU limit"));
 	assert_non_null(strstr(reason, strrchr(dir, '/')));
 	assert_non_null(strstr(reason, "10% of a CPU"));
@@ -300,16 +308,12 @@ static void test_more_busy_than_cpus(void **state)
 {
 	char *args[] = { "src:cpu=20", "parse:cpu=150", "enrich:cpu=400",
 			 "agg:cpu=250", "sink:cpu=10" };
-	json_object *doc, *c;
+	json_object *doc;
 
 	(void)state;
 	NEED_BPF();
 	doc = trace_stagegraph(args, sizeof(args) / sizeof(args[0]));
-	c = first_candidate(doc);
-	assert_non_null(c);
-	print_message("  bottleneck %s (share %.2f): %s\n", jstr(c, "comm"),
-		      jdouble(c, "share"), jstr(c, "reason"));
-	assert_string_equal(jstr(c, "comm"), "enrich");
+	first_is(doc, "enrich");
 	json_object_put(doc);
 }
 
@@ -330,7 +334,7 @@ static void test_jvm_graph(void **state)
 		       NULL };
 	char *argv[] = { (char *)tdbpf_bin(), "--wakeups", "-j", "-o", json,
 			 "-d", "3", "-p", pid, NULL };
-	json_object *doc, *v;
+	json_object *doc;
 	struct child w;
 
 	(void)state;
@@ -348,11 +352,7 @@ static void test_jvm_graph(void **state)
 	close(w.out);
 	doc = json_file(json);
 	assert_non_null(doc);
-	v = first_candidate(doc);
-	assert_non_null(v);
-	print_message("  bottleneck %s (share %.2f): %s\n", jstr(v, "comm"),
-		      jdouble(v, "share"), jstr(v, "reason"));
-	assert_string_equal(jstr(v, "comm"), "Map -> Filter");
+	first_is(doc, "Map -> Filter");
 	json_object_put(doc);
 	unlink(json);
 	run((char *[]){ "/bin/rm", "-rf", dir, NULL }, NULL, 30);
