@@ -108,7 +108,8 @@ $(OUT)/%.o: %.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 # only the tracer includes the skeleton (tracer_priv.h)
-$(OUT)/user/sources/tracer.o $(OUT)/user/sources/tracer_collect.o: $(SKEL)
+$(OUT)/user/sources/tracer.o $(OUT)/user/sources/tracer_collect.o \
+$(OUT)/user/sources/tracer_sample.o: $(SKEL)
 
 tdbpf: $(USER_OBJ)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)

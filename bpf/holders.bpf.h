@@ -82,22 +82,6 @@ static __always_inline __u32 other_slot(const struct tdbpf_wake *k, __u32 tid,
 }
 
 /*
- * This run queue's clock, as __schedule() just updated it; 0 unknown.
- * Loads through the task's BTF pointers, not bpf_probe_read_kernel():
- * the JIT makes them plain loads that fault to 0, with no helper call.
- */
-static __always_inline __u64 rq_clock_now(struct task_struct *cur)
-{
-	struct cfs_rq *c = cur->se.cfs_rq;
-	struct rq *rq;
-
-	if (!c)
-		return 0;
-	rq = c->rq;
-	return rq ? rq->clock : 0;
-}
-
-/*
  * While task @tid waited on this CPU's queue, the other CPUs it may run
  * on (@n of them, @cpus_ptr its mask if not all) were busy too, or the
  * scheduler would have moved it: their tasks held the CPU it waited for
@@ -229,11 +213,20 @@ static __always_inline void charge_holders(struct task_struct *prev,
 	struct tdbpf_slice *sl;
 	__u32 z = 0, n;
 
-	if (!queued)
+	if (!queued && !sampled)
 		return;
-	w.k = bpf_task_storage_get(&wake_store, next, 0, 0);
+	/* sampled: a task that never blocked is made one here */
+	w.k = bpf_task_storage_get(&wake_store, next, 0,
+				   sampled ? BPF_LOCAL_STORAGE_GET_F_CREATE :
+					     0);
 	w.r = bpf_map_lookup_elem(&cpu_ring, &z);
 	if (!w.k || !w.r)
+		return;
+	wake_fresh(w.k);
+	/* its last wakeup settled at this switch-in, queued or not */
+	if (sampled)
+		sampled_queued(next, w.k);
+	if (!queued)
 		return;
 	w.tid = next->pid;
 	clock = rq_clock_now(prev);
@@ -315,6 +308,7 @@ static __always_inline void note_requeue(struct task_struct *p)
 
 	if (!k)
 		return;
+	wake_fresh(k);
 	note_runnable(p, k);
 	if (throttled(p) && !k->throttle_ns)
 		k->throttle_ns = bpf_ktime_get_ns();

@@ -50,8 +50,17 @@ int BPF_PROG(tdbpf_exit, struct task_struct *p)
 	t->flags |= TDBPF_TASK_EXITED | TDBPF_TASK_EXITING;
 	tid = t->tid;
 	__sync_fetch_and_add(&track.nr_live, (__u32)-1);
+	/* --sampled-wakeups: its waits, taken with its sums once freed */
+	if (track_wakeups) {
+		struct tdbpf_wake *k;
+
+		k = bpf_task_storage_get(&wake_store, p, 0, 0);
+		if (k && bpf_map_update_elem(&dead_wakes, &tid, k, BPF_ANY))
+			stat_inc(TDBPF_STAT_MAP_FULL);
+	}
 	if (bpf_map_update_elem(&tasks, &tid, t, BPF_ANY)) {
 		stat_inc(TDBPF_STAT_MAP_FULL);
+		bpf_map_delete_elem(&dead_wakes, &tid);
 		bpf_task_storage_delete(&task_store, p);
 		return 0;
 	}

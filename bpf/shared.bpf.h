@@ -64,6 +64,17 @@ SHARED const volatile bool percpu_lookup;
 SHARED const volatile bool read_free;
 
 /*
+ * --sampled-wakeups: the wakeup programs run in windows only.
+ * User space attaches them when a window opens and detaches them when
+ * it closes (a switch program that also reads counters stays, and is
+ * told by @sample_gen). A wait is charged at its wakeup, its length read from
+ * the wakee's own accounting (wait.bpf.h): no program at its start.
+ */
+SHARED const volatile bool sampled;
+/* The window open now, numbered from 1 by user space; 0 between them. */
+SHARED __u32 sample_gen;
+
+/*
  * Where this CPU's preempt count and hrtimer bases are, relative to its
  * run queue: per-CPU variables sit at the same distance from each other
  * on every CPU. User space reads the distances from the kernel's BTF

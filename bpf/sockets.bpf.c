@@ -7,6 +7,7 @@
  */
 #include "shared.bpf.h"
 #include "task.bpf.h"
+#include "wait.bpf.h"
 #include "sockets.bpf.h"
 
 /*
@@ -127,8 +128,10 @@ int BPF_PROG(tdbpf_tcp_send, struct sock *sk)
 	if (!tracked(cur))
 		return 0;
 	k = bpf_task_storage_get(&wake_store, cur, 0, 0);
-	if (k)
+	if (k) {
+		wake_fresh(k);
 		k->send_sk = (__u64)sk;
+	}
 	return 0;
 }
 

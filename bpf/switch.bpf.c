@@ -152,38 +152,74 @@ static __always_inline void note_switch_in(struct tdbpf_cpu *st,
 	st->in_nivcsw = p->nivcsw;
 }
 
+/*
+ * The graph's work at this switch: always with --wakeups; sampled, in a
+ * window only. Read-free, this program is attached only in windows; with
+ * counters it runs at every switch and @sample_gen tells.
+ */
+static __always_inline bool waking_now(void)
+{
+	if (!track_wakeups)
+		return false;
+	if (!sampled || read_free)
+		return true;
+	return sample_gen != 0;
+}
+
+/*
+ * Sampled, with nothing to read at a switch (the software model): the
+ * graph's part alone. A wait is charged at its wakeup (wakeups.bpf.c),
+ * not started here; who held the CPU is charged here.
+ */
+static __always_inline void sampled_switch(struct task_struct *prev, bool tp,
+					   struct task_struct *next, bool tn,
+					   bool requeued)
+{
+	if (track_sockets)
+		marks_reset();
+	if (tp && requeued)
+		note_requeue(prev);
+	if (tn)
+		charge_holders(prev, next);
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
 {
-	bool tp = tracked(prev), tn = tracked(next);
+	bool tp = tracked(prev), tn = tracked(next), wk = waking_now();
+	bool block = !preempt && prev_state != TASK_RUNNING;
 	struct tdbpf_task *t;
 	struct tdbpf_cpu *st;
 	__u32 z = 0, cpu;
 
-	/* who held this CPU: wanted for any task a tracked one waits on */
-	if (track_wakeups)
+	if (wk) {
+		/* who held this CPU: wanted for any task a tracked one
+		 * waits on */
 		ring_push(prev, tp, next, tn);
+	}
 	/* the early exit: untracked switches cost two bit tests */
 	if (!tp && !tn)
 		return 0;
+	if (read_free) {
+		sampled_switch(prev, tp, next, tn, !block);
+		return 0;
+	}
 	cpu = bpf_get_smp_processor_id();
 	st = bpf_map_lookup_elem(&cpu_state, &z);
 	if (!st)
 		return 0;
 
-	if (track_sockets)
+	if (track_sockets && wk)
 		marks_reset();
 	if (tp) {
 		t = charge_current(st, prev, cpu, false);
 		if (t) {
-			bool block = !preempt && prev_state != TASK_RUNNING;
-
-			/* one clock read, when it blocks */
-			if (track_wakeups && block)
-				wake_block(prev, t, prev_state & TASK_DEAD);
-			else if (track_wakeups)
+			/* one clock read, when it blocks; sampled, none */
+			if (wk && !block)
 				note_requeue(prev);
+			else if (wk && !sampled)
+				wake_block(prev, t, prev_state & TASK_DEAD);
 			if (prev_state & TASK_DEAD) {
 				/* its last slice: hand it over to user space */
 				t->end_ns = bpf_ktime_get_ns();
@@ -195,7 +231,7 @@ int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 		read_counters(st, NULL, false, 0, cpu);
 	}
 	if (tn) {
-		if (track_wakeups)
+		if (wk)
 			charge_holders(prev, next);
 		note_switch_in(st, next);
 	} else
@@ -224,7 +260,7 @@ int tdbpf_flush(void *ctx)
 	/* on-CPU as of the last tick; the switch-out charges the rest */
 	t = charge_current(st, cur, bpf_get_smp_processor_id(), true);
 	/* its last wakeup's wait, so that a report's waits add up */
-	if (t && track_wakeups) {
+	if (t && track_wakeups && !sampled) {
 		struct tdbpf_wake *k;
 
 		k = bpf_task_storage_get(&wake_store, cur, 0, 0);

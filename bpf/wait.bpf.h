@@ -191,6 +191,94 @@ static __always_inline __u32 run_seq(struct task_struct *p)
 }
 
 /*
+ * This run queue's clock, as __schedule() just updated it; 0 unknown.
+ * Loads through the task's BTF pointers, not bpf_probe_read_kernel():
+ * the JIT makes them plain loads that fault to 0, with no helper call.
+ */
+static __always_inline __u64 rq_clock_now(struct task_struct *cur)
+{
+	struct cfs_rq *c = cur->se.cfs_rq;
+	struct rq *rq;
+
+	if (!c)
+		return 0;
+	rq = c->rq;
+	return rq ? rq->clock : 0;
+}
+
+/*
+ * Sampled: what a window wrote in @k beyond the waits (a TCP send under
+ * way, a throttling, the run_delay of a switch-in) may have ended unseen
+ * before the next: forgotten at a window's first touch. The waits
+ * charged stay: they are the sample.
+ */
+static __always_inline void wake_fresh(struct tdbpf_wake *k)
+{
+	__u32 gen = sample_gen;
+
+	if (!sampled || k->gen == gen)
+		return;
+	k->send_sk = 0;
+	k->throttle_ns = 0;
+	k->throttle_rq = 0;
+	k->throttle_base = 0;
+	k->delay_seen = 0;
+	k->pending_slot = 0;
+	k->gen = gen;
+}
+
+/*
+ * Sampled: where the wait of @p, being woken, began, on the run queues'
+ * clock (rq->clock), from its own accounting, with no clock read at its
+ * block: se.exec_start is its queue's task clock (rq->clock_task) as of
+ * its switch-out (update_curr() at its dequeue), and that clock is the
+ * queue's clock less the interrupt and steal time the CPU has
+ * accounted: adding the queue's difference now makes it a time on the
+ * queue's clock (interrupt and steal time of that CPU during the wait
+ * come out of the wait; an idle CPU's stale clocks leave out less).
+ * 0: unknown (no start: a migration may zero it).
+ */
+static __always_inline __u64 sleep_start(struct task_struct *p)
+{
+	struct cfs_rq *c = p->se.cfs_rq;
+	__u64 start = p->se.exec_start;
+	struct rq *rq;
+	__s64 gap;
+
+	if (!c || !start)
+		return 0;
+	rq = c->rq;
+	if (!rq)
+		return 0;
+	gap = (__s64)(rq->clock - rq->clock_task);
+	return gap > 0 ? start + gap : start;
+}
+
+/*
+ * Sampled: @p, woken in this window (@k's pending slot), is switched in.
+ * The wait its waker ended runs from its start to its enqueue
+ * (sched_info.last_queued, still set at the tracepoint): both times on
+ * the run queues' clock, one clock on every CPU where the TSC or the
+ * timer is stable, so no conversion to CLOCK_MONOTONIC and no clock
+ * read. From there it waited on a queue, as the kernel counts it
+ * (run_delay, the holders'). A wakeup whose switch-in comes after its
+ * window closed keeps the count and loses the wait (a run-queue
+ * latency's worth of a window's end).
+ */
+static __always_inline void sampled_queued(struct task_struct *p,
+					   struct tdbpf_wake *k)
+{
+	__u64 i = (k->pending_slot - 1) & (TDBPF_NR_WAITS - 1);
+	__u64 q = p->sched_info.last_queued;
+
+	if (!k->pending_slot)
+		return;
+	k->pending_slot = 0;
+	if (k->sleep_rq && q > k->sleep_rq)
+		k->waits[i].wait_ns += q - k->sleep_rq;
+}
+
+/*
  * The early wakeup marked for @k (tdbpf_waking) ends a wait of zero; the
  * settling at its next block makes it the off-CPU time since this one.
  */

@@ -129,6 +129,35 @@ static __always_inline bool queued(struct task_struct *p)
 }
 
 /*
+ * Sampled: a wakeup in a window, counted for its waker; its wait, whole
+ * however long ago it began (sleep_start()), is charged at the wakee's
+ * switch-in (sampled_queued()). A wait is in the sample when its wakeup
+ * falls in a window, as likely for a long wait as for a short one, so
+ * the sample's shares are the waits' (user space scales them by the
+ * windows' share of the time). A wakee still on its queue did not
+ * block; one still on its CPU (woken between its dequeue and the
+ * switch) waited for nothing.
+ */
+static __always_inline void sampled_waking(struct task_struct *p)
+{
+	struct tdbpf_wake *k;
+	__u32 kind, tid, tgid;
+
+	if (queued(p))
+		return;
+	k = bpf_task_storage_get(&wake_store, p, 0,
+				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!k)
+		return;
+	wake_fresh(k);
+	/* on its CPU still: it waits for nothing */
+	k->sleep_rq = p->on_cpu ? 0 : sleep_start(p);
+	kind = waker_kind(p, k, &tid, &tgid);
+	set_pending(k, charge_wait(k, kind, tid, tgid, 0), 0);
+	note_runnable(p, k);
+}
+
+/*
  * A wakeup, in the waker's context (sched_wakeup may run on the wakee's
  * CPU later, where the waker is gone). For a tracked wakee whose blocking
  * switch-out was seen, the interval from that switch-out to now is one
@@ -153,6 +182,10 @@ int BPF_PROG(tdbpf_waking, struct task_struct *p)
 
 	if (!tracked(p))
 		return 0;
+	if (sampled) {
+		sampled_waking(p);
+		return 0;
+	}
 	/* no entry: first seen later, its life (and this block) unseen */
 	k = bpf_task_storage_get(&wake_store, p, 0, 0);
 	if (!k)

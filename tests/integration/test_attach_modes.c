@@ -309,6 +309,56 @@ static void test_programs_per_mode(void **state)
 	wait_for(s.pid, 5);
 }
 
+/*
+ * --sampled-wakeups' windows: its programs on sched_switch and
+ * sched_waking are attached 50 ms of every 500 and detached between,
+ * while the exit and free programs stay. Polled every 5 ms for 3 s:
+ * seen attached and detached, attached about a tenth of the polls (a
+ * poll lands in a window with that chance: 3% to 25% of 600 holds it
+ * with room for a poll's own time), never one of the two without the
+ * other for long (they open and close together).
+ */
+static void test_windows_attach(void **state)
+{
+	char *sl[] = { "/bin/sleep", "60", NULL }, pidarg[32], links[512];
+	char *tr[] = { (char *)tdbpf_bin(), "--sampled-wakeups", "-o",
+		       "/dev/null", "-p", pidarg, NULL };
+	int i, polls = 0, on = 0, waking = 0, free_seen = 0;
+	struct child s = spawn(sl, 0), d;
+	double end;
+
+	(void)state;
+	NEED_BPF();
+	assert_true(s.pid > 0);
+	snprintf(pidarg, sizeof(pidarg), "%d", s.pid);
+	d = spawn(tr, 0);
+	links[0] = 0;
+	for (i = 0; i < 500 && !strstr(links, " sched_process_free"); i++) {
+		tp_links(d.pid, links, sizeof(links));
+		usleep(20000);
+	}
+	end = mono_s() + 3;
+	while (mono_s() < end) {
+		tp_links(d.pid, links, sizeof(links));
+		strcat(links, " ");
+		polls++;
+		free_seen += strstr(links, " sched_process_free ") != NULL;
+		on += strstr(links, " sched_switch ") != NULL;
+		waking += strstr(links, " sched_waking ") != NULL;
+		usleep(5000);
+	}
+	print_message("  %d polls: sched_switch attached in %d, sched_waking in %d, sched_process_free in %d\n",
+		      polls, on, waking, free_seen);
+	assert_int_equal(free_seen, polls);
+	assert_true(on > polls * 3 / 100 && on < polls / 4);
+	assert_true(waking > polls * 3 / 100 && waking < polls / 4);
+	kill(d.pid, SIGINT);
+	free(read_all(d.out));
+	assert_int_equal(wait_for(d.pid, 10), 0);
+	kill(s.pid, SIGKILL);
+	wait_for(s.pid, 5);
+}
+
 /* Nothing stays attached after tdbpf exits: no programs, no links. */
 static void test_nothing_left(void **state)
 {
@@ -372,6 +422,7 @@ int main(void)
 		cmocka_unit_test(test_interval_lines),
 		cmocka_unit_test(test_per_name),
 		cmocka_unit_test(test_programs_per_mode),
+		cmocka_unit_test(test_windows_attach),
 		cmocka_unit_test(test_nothing_left),
 		cmocka_unit_test(test_signals_print_report),
 	};

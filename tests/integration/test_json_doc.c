@@ -343,6 +343,9 @@ static void writer_reports(const struct model *m, const struct keyset *doc,
 		assert_true(flow_end_parse("10.0.0.2:40000", &f.remote));
 		assert_int_equal(flows_add(&snap.flows, &f), 0);
 	}
+	/* --sampled-wakeups: waits seen in windows, scaled */
+	snap.lost.wake_scale = 10;
+	snap.lost.sampled_ns = 400000;
 	sink.f = tmpfile();
 	assert_non_null(sink.f);
 	for (wake = 0; wake < 2; wake++)

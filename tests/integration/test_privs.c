@@ -92,30 +92,31 @@ static long long process_cpu_ns(int pid)
 }
 
 /*
- * Once attached to a -p target, tdbpf keeps CAP_BPF and CAP_PERFMON only,
- * in its permitted, effective and bounding sets (no command to stop: no
- * CAP_KILL); it still reports: at least the CPU time its target's threads
- * used between the drop and the stop, as the kernel counts it, less one
- * tick (4 ms at HZ=250: a running task is reported as of its last tick)
- * and 1 ms. Not a fixed amount: on a loaded machine the spinner gets
- * what the scheduler gives it.
+ * Once attached to a -p target, tdbpf keeps CAP_BPF and CAP_PERFMON (and
+ * with the graph, @want's CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH, to
+ * read the traced processes' sockets) only, in its permitted, effective
+ * and bounding sets (no command to stop: no CAP_KILL); it still reports:
+ * at least the CPU time its target's threads used between the drop and
+ * the stop, as the kernel counts it, less one tick (4 ms at HZ=250: a
+ * running task is reported as of its last tick) and 1 ms. Not a fixed
+ * amount: on a loaded machine the spinner gets what the scheduler gives
+ * it. Runs @secs after the drop; the report in *@doc.
  */
-static void test_caps_dropped_after_setup(void **state)
+static void caps_after_setup(const char *opt, unsigned long long want,
+			     useconds_t us, json_object **doc, char **err)
 {
 	char *wl[] = { (char *)workload("spinners"), "-n", "1", "-d", "30",
 		       NULL };
 	char pidarg[32], *json = tmp_path("caps.json");
 	char *tr[] = { (char *)tdbpf_bin(), "-v", "-j", "-o", json, "-p",
-		       pidarg, NULL };
+		       pidarg, (char *)opt, NULL };
 	unsigned long long eff = 0, prm = 0, bnd = 0;
 	long long cpu0, cpu1, on = 0;
-	json_object *doc, *tasks;
+	json_object *tasks;
 	struct child w;
 	struct proc d;
 	int i, pid;
 
-	(void)state;
-	NEED_BPF();
 	pid = start_workload(wl, 0, &w);
 	snprintf(pidarg, sizeof(pidarg), "%d", pid);
 	d = start(tr, NULL);
@@ -125,24 +126,25 @@ static void test_caps_dropped_after_setup(void **state)
 		eff = status_hex(d.pid, "CapEff:");
 		prm = status_hex(d.pid, "CapPrm:");
 		bnd = status_hex(d.pid, "CapBnd:");
-		if (eff == KEPT_CAPS && prm == KEPT_CAPS && bnd == KEPT_CAPS)
+		if (eff == want && prm == want && bnd == want)
 			break;
 		usleep(20000);
 	}
 	print_message("tdbpf after setup: CapEff %llx CapPrm %llx CapBnd %llx\n",
 		      eff, prm, bnd);
-	assert_true(eff == KEPT_CAPS);
-	assert_true(prm == KEPT_CAPS);
-	assert_true(bnd == KEPT_CAPS);
+	assert_true(eff == want);
+	assert_true(prm == want);
+	assert_true(bnd == want);
 	/* with what is left it still reads the maps and reports */
 	cpu0 = process_cpu_ns(pid);
-	usleep(500000);
+	usleep(us);
 	cpu1 = process_cpu_ns(pid);
 	kill(d.pid, SIGINT);
 	assert_int_equal(wait_for(d.pid, 10), 0);
-	doc = json_file(json);
-	assert_non_null(doc);
-	assert_true(json_object_object_get_ex(doc, "tasks", &tasks));
+	*err = read_all(d.err);
+	*doc = json_file(json);
+	assert_non_null(*doc);
+	assert_true(json_object_object_get_ex(*doc, "tasks", &tasks));
 	/* spin-0 ran all along */
 	assert_true(json_object_array_length(tasks) >= 1);
 	for (i = 0; i < (int)json_object_array_length(tasks); i++)
@@ -152,11 +154,48 @@ static void test_caps_dropped_after_setup(void **state)
 	assert_true(cpu0 >= 0 && cpu1 > cpu0);
 	assert_true(on >= cpu1 - cpu0 - 5000000LL);
 	assert_true(on > 0);
-	json_object_put(doc);
 	close(d.out);
 	close(d.err);
 	stop_workload(&w);
 	unlink(json);
+}
+
+/* No graph: CAP_BPF and CAP_PERFMON alone. */
+static void test_caps_dropped_after_setup(void **state)
+{
+	json_object *doc;
+	char *err;
+
+	(void)state;
+	NEED_BPF();
+	caps_after_setup(NULL, KEPT_CAPS, 500000, &doc, &err);
+	json_object_put(doc);
+	free(err);
+}
+
+/*
+ * --sampled-wakeups: its windows attach programs after the drop too,
+ * with what is left. In 2 s, four periods: at least two windows after
+ * the drop (one before it at most), and no attach refused.
+ */
+static void test_caps_with_graph(void **state)
+{
+	const unsigned long long want = KEPT_CAPS | (1ULL << 19) | (1ULL << 2);
+	json_object *doc, *g, *smp;
+	long long win;
+	char *err;
+
+	(void)state;
+	NEED_BPF();
+	caps_after_setup("--sampled-wakeups", want, 2000000, &doc, &err);
+	assert_true(json_object_object_get_ex(doc, "graph", &g));
+	assert_true(json_object_object_get_ex(g, "sampled", &smp));
+	win = jint(smp, "windows_ns");
+	print_message("windows: %lld ns; stderr: %s\n", win, err);
+	assert_null(strstr(err, "cannot attach"));
+	assert_true(win > 60000000LL);
+	json_object_put(doc);
+	free(err);
 }
 
 /*
@@ -197,6 +236,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_command_runs_as_sudo_user),
 		cmocka_unit_test(test_caps_dropped_after_setup),
+		cmocka_unit_test(test_caps_with_graph),
 		cmocka_unit_test(test_pid_namespace),
 	};
 

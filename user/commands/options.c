@@ -28,6 +28,7 @@ enum {
 	OPT_SOCK_MAX,
 	OPT_GRAPH,
 	OPT_WAKEUPS,
+	OPT_SAMPLED_WAKEUPS,
 	OPT_LISTEN,
 	OPT_LISTEN_LABELS,
 	OPT_LISTEN_MAX_SERIES,
@@ -64,6 +65,7 @@ static const struct option long_opts[] = {
 	{ "sock-max", required_argument, NULL, OPT_SOCK_MAX },
 	{ "graph", required_argument, NULL, OPT_GRAPH },
 	{ "wakeups", no_argument, NULL, OPT_WAKEUPS },
+	{ "sampled-wakeups", no_argument, NULL, OPT_SAMPLED_WAKEUPS },
 	{ "listen", required_argument, NULL, OPT_LISTEN },
 	{ "listen-labels", required_argument, NULL, OPT_LISTEN_LABELS },
 	{ "listen-max-series", required_argument, NULL, OPT_LISTEN_MAX_SERIES },
@@ -310,7 +312,10 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 			o->graph = optarg;
 			break;
 		case OPT_WAKEUPS:
-			o->wakeups = true;
+			o->wakeups_all = true;
+			break;
+		case OPT_SAMPLED_WAKEUPS:
+			o->wakeups_sampled = true;
 			break;
 		case OPT_SORT:
 			for (i = 0; i < SORT_NR; i++)

@@ -59,10 +59,15 @@ struct options {
 	long sock_max;		/* --sock-max: socket registry flows */
 	const char *graph;	/* --graph FILE.dot */
 	/*
-	 * sched_waking traced: the wait-for graph. Opt-in (--wakeups or
-	 * --graph): it adds about 3% to a pinned ping-pong's round trip,
-	 * the issue's limit for being on by default (docs/performance.md).
+	 * sched_waking traced: the wait-for graph. Opt-in: every wakeup
+	 * (--wakeups, or --graph) costs 10-14% of a pinned ping-pong's CPU
+	 * time; the wakeups of windows (--sampled-wakeups) 0.1%, but the
+	 * graph's rows are too large yet for 10,000 threads within the
+	 * memory targets (docs/performance.md). check_trace() sets
+	 * @wakeups from the two options and --graph.
 	 */
+	bool wakeups_all;
+	bool wakeups_sampled;
 	bool wakeups;
 	const char *input;	/* decode, report: FILE or "-" */
 	long from, to;		/* report: intervals picked, -1 = open end */

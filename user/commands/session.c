@@ -208,6 +208,7 @@ int session_open(struct session *s, const struct options *o,
 		.max_tasks = o->max_tasks,
 		.sock_max = o->sock_max,
 		.wakeups = c->wakeups,
+		.sampled = c->wakeups && o->wakeups_sampled,
 		.verbose = o->verbose,
 	};
 	char err[512];

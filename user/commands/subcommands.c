@@ -42,9 +42,11 @@ static int check_trace(struct options *o, int argc, char **argv, int optind,
 	if (o->children && !o->nr_pids && !o->argv)
 		return options_fail(err, len,
 				    "--children follows processes forked by -p or -- COMMAND targets; add one of them");
-	/* the graph is made of wakeups */
-	if (o->graph)
-		o->wakeups = true;
+	if (o->wakeups_all && o->wakeups_sampled)
+		return options_fail(err, len,
+				    "--wakeups traces every wakeup, --sampled-wakeups those of windows; give one of them");
+	/* the graph is made of wakeups (every one, unless sampled) */
+	o->wakeups = o->wakeups_all || o->wakeups_sampled || o->graph;
 	if (o->from >= 0 || o->to >= 0)
 		return options_fail(err, len,
 				    "--from and --to pick intervals of a recording; use them with tdbpf report FILE");

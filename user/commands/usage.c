@@ -58,6 +58,8 @@ void print_usage(FILE *f)
 	fputs("      --graph FILE.dot   write the wait-for graph (Graphviz DOT)\n"
 	      "      --wakeups          trace wakeups: who waits on whom, the graph's\n"
 	      "                         bottleneck (on with --graph)\n"
+	      "      --sampled-wakeups  the same from the wakeups of 50 ms of every\n"
+	      "                         500, scaled: a tenth of the cost\n"
 	      "      --record FILE      also write every report, every row, as JSON\n"
 	      "                         for tdbpf report FILE\n"
 	      "      --from N, --to N   report: intervals N.. and ..N of an -I recording\n"

@@ -24,6 +24,9 @@
  *   "graph": {                     with wakeups traced (docs/graph.md):
  *     "blocked_ns",                the blocked tasks' time that led
  *                                  to some task (the shares' whole),
+ *     "sampled": { "scale": 10,    --sampled-wakeups: the waits seen in
+ *       "windows_ns" },            windows (their time so far), scaled
+ *                                  by "scale" into estimates
  *     "edges": [ { "waker_tid", "waker_comm", "kind" ("wakeup": the
  *                  waker ended blocked time; "cpu": it held the CPU the
  *                  wakee waited for, run-queue time; waker_tid a
@@ -179,6 +182,12 @@ static void write_graph(struct jw *w, const struct report *rep)
 
 	jw_open(w, "graph", '{');
 	jw_u64(w, "blocked_ns", (uint64_t)g->blocked_ns);
+	if (rep->lost.wake_scale) {
+		jw_obj(w, "sampled");
+		jw_u64(w, "scale", rep->lost.wake_scale);
+		jw_u64(w, "windows_ns", rep->lost.sampled_ns);
+		jw_obj_end(w);
+	}
 	jw_open(w, "edges", '[');
 	for (i = 0; i < g->nr_edges; i++) {
 		const struct graph_edge *e = &g->edges[i];

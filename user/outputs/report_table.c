@@ -151,6 +151,11 @@ static void print_header(FILE *f, const struct report *rep,
 			fprintf(f, "%s %llu socket flows (--sock-max)", sep,
 				(unsigned long long)rep->lost.sock_evicted);
 	}
+	/* an estimate, and said so where the figures are */
+	if (rep->graph && rep->lost.wake_scale)
+		fprintf(f, "; waits sampled: wakeups of %.0f%% of the time, x%llu",
+			100.0 / (double)rep->lost.wake_scale,
+			(unsigned long long)rep->lost.wake_scale);
 	fputc('\n', f);
 	if (rep->graph)
 		print_verdict(f, rep);

@@ -153,7 +153,7 @@ static void waker_context(struct tracer *t)
 }
 
 /*
- * The socket hooks (bpf/sockets.bpf.h), loaded with --wakeups: tracepoint
+ * The socket hooks (bpf/sockets.bpf.h), loaded with the graph: tracepoint
  * programs, each looked up in the kernel's BTF first. Without the data
  * marks or the send and receive ends none loads, and socket wakes are
  * judged by the waker's context as before; without tcp_sendmsg_locked
@@ -199,6 +199,38 @@ static const char *sock_hooks(struct tracer *t, bool on)
 	skel->rodata->track_sockets = on;
 	btf__free(btf);
 	return missing[0] ? missing : NULL;
+}
+
+/*
+ * --sampled-wakeups: the programs the windows attach
+ * (tracer_sample.c), not the skeleton: the waking program, the socket
+ * hooks that load, and the switch program when it has nothing else to
+ * do (read-free).
+ */
+static void sampled_progs(struct tracer *t)
+{
+	struct tdbpf_bpf *skel = t->skel;
+	struct bpf_program *all[] = {
+		skel->progs.tdbpf_switch,      skel->progs.tdbpf_waking,
+		skel->progs.tdbpf_data_ready,  skel->progs.tdbpf_sock_send,
+		skel->progs.tdbpf_sock_recv,   skel->progs.tdbpf_softirq_entry,
+		skel->progs.tdbpf_softirq_exit, skel->progs.tdbpf_tcp_send,
+	};
+	struct sampler *s = &t->sample;
+	size_t i;
+
+	_Static_assert(sizeof(all) / sizeof(all[0]) <= SAMPLE_MAX_PROGS,
+		       "SAMPLE_MAX_PROGS holds them");
+	s->nr = 0;
+	if (!skel->rodata->sampled)
+		return;
+	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		if (!bpf_program__autoload(all[i]) ||
+		    (all[i] == skel->progs.tdbpf_switch && !t->read_free))
+			continue;
+		bpf_program__set_autoattach(all[i], false);
+		s->progs[s->nr++] = all[i];
+	}
 }
 
 /* Before load: what the programs are built for, and the map sizes. */
@@ -249,9 +281,11 @@ static void configure(struct tracer *t)
 	 * Nothing to read at a switch: sums come from the tasks at a collect
 	 * and at their exit, and no program runs at a switch at all.
 	 */
-	t->read_free = !plan->nr_counters && !c->wakeups;
+	t->read_free = !plan->nr_counters && (!c->wakeups || c->sampled);
 	skel->rodata->read_free = t->read_free;
-	bpf_program__set_autoload(skel->progs.tdbpf_switch, !t->read_free);
+	skel->rodata->sampled = c->wakeups && c->sampled;
+	bpf_program__set_autoload(skel->progs.tdbpf_switch,
+				  !t->read_free || c->wakeups);
 	bpf_program__set_autoload(skel->progs.tdbpf_exit, t->read_free);
 	bpf_program__set_autoload(skel->progs.tdbpf_waking, c->wakeups);
 	if (c->wakeups)
@@ -260,6 +294,7 @@ static void configure(struct tracer *t)
 				 c->wakeups && !t->no_sockets ?
 					 (__u32)c->sock_max : 1);
 	missing = sock_hooks(t, c->wakeups && !t->no_sockets);
+	sampled_progs(t);
 	if (c->verbose && c->wakeups && missing)
 		fprintf(stderr, "tdbpf: no tracepoint %s in this kernel: %s\n",
 			missing, skel->rodata->track_sockets ?
@@ -357,6 +392,14 @@ static int setup(struct tracer *t, char *err, size_t len)
 	}
 	/* baseline every CPU now, so the first slices are charged whole */
 	tracer_flush_cpus(t);
+	if (t->sample.nr) {
+		e = sampler_start(t);
+		if (e) {
+			snprintf(err, len, "cannot start the sampled windows' thread: %s; run with --wakeups for every wakeup",
+				 strerror(-e));
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -390,6 +433,8 @@ struct tracer *tracer_open(const struct tracer_conf *c, char *err,
 
 void tracer_detach(struct tracer *t)
 {
+	/* the windows first: they attach */
+	sampler_stop(t);
 	/* detaching waits for the trampolines to drain */
 	if (t->skel && !t->detached)
 		tdbpf_bpf__detach(t->skel);
@@ -400,6 +445,7 @@ void tracer_close(struct tracer *t)
 {
 	if (!t)
 		return;
+	sampler_stop(t);
 	/* links, programs and maps go with the skeleton; counters after */
 	bpf_link__destroy(t->iter);
 	tdbpf_bpf__destroy(t->skel);

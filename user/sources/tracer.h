@@ -41,6 +41,15 @@
 
 struct tracer;
 
+/*
+ * --sampled-wakeups: the wakeup programs run SAMPLE_WINDOW_MS of every
+ * SAMPLE_PERIOD_MS, at random (tracer_sample.c); the waits they see are
+ * scaled by the ratio, TRACER_SAMPLE_SCALE. --wakeups: every wakeup.
+ */
+#define SAMPLE_WINDOW_MS	50
+#define SAMPLE_PERIOD_MS	500
+#define TRACER_SAMPLE_SCALE	(SAMPLE_PERIOD_MS / SAMPLE_WINDOW_MS)
+
 /* What to trace. Exactly one of pids, tids, all, child is set. */
 struct tracer_targets {
 	const pid_t *pids;	/* -p: every thread of these tgids */
@@ -59,6 +68,7 @@ struct tracer_conf {
 	long max_tasks;		/* tasks held at once (--max-tasks) */
 	long sock_max;		/* flows in the socket registry (--sock-max) */
 	bool wakeups;		/* sched_waking: who ended each wait */
+	bool sampled;		/* ... in windows only (sampled: the default) */
 	bool verbose;		/* libbpf's messages, a setup line */
 };
 

@@ -263,6 +263,7 @@ out:
 static int read_exiting(struct tracer *t, struct task_table *to, __u64 now)
 {
 	struct tdbpf_task *v = &t->vals[0];
+	const struct tdbpf_wait *waits;
 	__u32 key, next, *prev = NULL;
 
 	if (!t->read_free || !t->skel->bss->track.nr_exiting)
@@ -276,10 +277,48 @@ static int read_exiting(struct tracer *t, struct task_table *to, __u64 now)
 		fill_off_cpu(v, now);
 		task_events_fill(t->c.plan, v);
 		tasks_clear(to, v->tid);
-		if (tasks_add(to, v, NULL, t->c.plan->nr))
+		/* sampled: its waits, kept at its exit */
+		waits = NULL;
+		if (t->c.wakeups &&
+		    !bpf_map_lookup_elem(t->dead_wakes_fd, &key, &t->wake))
+			waits = t->wake.waits;
+		if (tasks_add(to, v, waits, t->c.plan->nr))
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+/*
+ * Sampled: every wait whose wakeup fell in a window was seen, and a
+ * moment is in a window with the chance 1 / TRACER_SAMPLE_SCALE
+ * (tracer_sample.c): the waits and wakeups seen, times that, estimate
+ * all of them, waker by waker; the same for the softirq time the socket
+ * hooks measure. A fixed factor, not the windows' measured
+ * share: sums stay additive across reports (an interval's is the
+ * difference of two) and a Prometheus counter never goes down.
+ */
+static void scale_sampled(struct task_table *tasks, struct lost_stats *lost,
+			  __u64 seen_ns)
+{
+	size_t i;
+	int j;
+
+	for (i = 0; i < tasks->nr; i++) {
+		struct task_row *r = tasks_row(tasks, i);
+		struct tdbpf_wait *w = tasks_waits(tasks, r);
+		__u64 soft = r->sched.softirq_ns * TRACER_SAMPLE_SCALE;
+
+		for (j = 0; w && j < TDBPF_NR_WAITS; j++) {
+			w[j].wakeups *= TRACER_SAMPLE_SCALE;
+			w[j].wait_ns *= TRACER_SAMPLE_SCALE;
+		}
+		/* the softirq hooks run in the windows too; part of on-CPU */
+		r->sched.softirq_ns = soft < r->sched.on_cpu_ns ?
+					      soft :
+					      r->sched.on_cpu_ns;
+	}
+	lost->wake_scale = TRACER_SAMPLE_SCALE;
+	lost->sampled_ns = seen_ns;
 }
 
 void tracer_settle(struct tracer *t, int max_ms, bool targets_gone)
@@ -335,6 +374,8 @@ int tracer_collect(struct tracer *t, struct snapshot *out)
 			err = tasks_merge(&out->tasks, &t->archive, nr);
 	}
 	read_lost(t, &out->lost);
+	if (!err && t->sample.nr)
+		scale_sampled(&out->tasks, &out->lost, sampler_seen_ns(t));
 	out->at_ns = loop_now_ns();
 	out->wall_ns = wall_now_ns();
 	if (gethostname(out->host, sizeof(out->host) - 1))

@@ -7,6 +7,7 @@
 #ifndef TDBPF_TRACER_PRIV_H
 #define TDBPF_TRACER_PRIV_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <bpf/libbpf.h>
 #include "tdbpf.h"		/* the skeleton's .bss is a struct tdbpf_filter */
@@ -17,6 +18,29 @@
 
 /* Task iterator records read per read(): a seq_file buffer's worth. */
 #define ITER_BATCH	2048
+
+/* --sampled-wakeups: the windows' programs and state (tracer_sample.c) */
+#define SAMPLE_MAX_PROGS	8
+
+struct sampler {
+	struct bpf_program *progs[SAMPLE_MAX_PROGS];
+	struct bpf_link *links[SAMPLE_MAX_PROGS];
+	size_t nr;
+	pthread_t thread;
+	pthread_mutex_t lock;	/* @stop, and the thread's sleeps */
+	pthread_cond_t cond;
+	bool running, stop;
+	__u32 gen;		/* the last window's number */
+	int err;		/* an attach failed: no more windows */
+	__u64 open_at;		/* the open window's start; 0: none */
+	__u64 seen_ns;		/* closed windows' time, summed */
+};
+
+/* Start and stop the windows' thread: 0 or -errno. */
+int sampler_start(struct tracer *t);
+void sampler_stop(struct tracer *t);
+/* The time the windows covered so far (closed ones). */
+__u64 sampler_seen_ns(struct tracer *t);
 
 struct tracer {
 	struct tracer_conf c;
@@ -33,6 +57,7 @@ struct tracer {
 	bool read_free;			/* sums read from the tasks (BPF) */
 	bool no_sockets;		/* the socket hooks failed to load */
 	__u32 fold_key;			/* next key of a folded exited row */
+	struct sampler sample;		/* --sampled-wakeups */
 };
 
 /* Charge what runs on every CPU up to now (tracer_collect.c). */
