@@ -289,8 +289,11 @@ write_results() {
 	has wakeups && write_wakeups
 	echo
 	has sockets && write_sockets
-	# make bench-graph's section, kept from the file as it was
+	# make bench-graph's sections (every wakeup, sampled), kept from the
+	# file as they were
 	sed -n '/^<!-- bench-graph: begin -->$/,/^<!-- bench-graph: end -->$/p' \
+		"$RESULTS" 2>/dev/null | sed '1s/^/\n/'
+	sed -n '/^<!-- bench-graph-sampled: begin -->$/,/^<!-- bench-graph-sampled: end -->$/p' \
 		"$RESULTS" 2>/dev/null | sed '1s/^/\n/'
 	} >"$f"
 	cp "$f" "$RESULTS" || die "cannot write $RESULTS"
