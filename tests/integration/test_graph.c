@@ -184,6 +184,24 @@ static void run_pipeline(const struct pl_case *c, const char *mode,
 	unlink(json);
 }
 
+/* run_pipeline() for each of @n @cases, traced with @mode for @secs */
+static void run_pipelines(const struct pl_case *cases, size_t n,
+			  const char *mode, const char *secs)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!strcmp(cases[i].kind, "starved") &&
+		    sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+			print_message("  starved: needs 2 CPUs, skipped\n");
+			continue;
+		}
+		print_message("%s: pipeline -b %s -k %s\n", mode, cases[i].idx,
+			      cases[i].kind);
+		run_pipeline(&cases[i], mode, secs);
+	}
+}
+
 /* The bottleneck moved between stages and kinds: the verdict follows. */
 static void test_pipeline_verdicts(void **state)
 {
@@ -196,20 +214,11 @@ static void test_pipeline_verdicts(void **state)
 		{ "sink", "5", "sleep", "waits on timers" },
 		{ "score", "3", "starved", "CPU-starved" },
 	};
-	size_t i;
 
 	(void)state;
 	NEED_BPF();
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		if (!strcmp(cases[i].kind, "starved") &&
-		    sysconf(_SC_NPROCESSORS_ONLN) < 2) {
-			print_message("  starved: needs 2 CPUs, skipped\n");
-			continue;
-		}
-		print_message("pipeline -b %s -k %s\n", cases[i].idx,
-			      cases[i].kind);
-		run_pipeline(&cases[i], "--wakeups", "2");
-	}
+	run_pipelines(cases, sizeof(cases) / sizeof(cases[0]), "--wakeups",
+		      "2");
 }
 
 static bool preempt_rt(void);
@@ -226,7 +235,6 @@ static void test_sampled_verdicts(void **state)
 		{ "parse", "1", "sleep", "waits on timers" },
 		{ "enrich", "2", "process", "waits on another process" },
 	};
-	size_t i;
 
 	(void)state;
 	NEED_BPF();
@@ -241,11 +249,8 @@ static void test_sampled_verdicts(void **state)
 		print_message("PREEMPT_RT: sampled verdicts not held here (docs/graph.md): skipped\n");
 		skip();
 	}
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		print_message("sampled: pipeline -b %s -k %s\n", cases[i].idx,
-			      cases[i].kind);
-		run_pipeline(&cases[i], "--sampled-wakeups", "4");
-	}
+	run_pipelines(cases, sizeof(cases) / sizeof(cases[0]),
+		      "--sampled-wakeups", "4");
 }
 
 /* The waits_on entry of @task whose waker is @comm, or NULL. */
