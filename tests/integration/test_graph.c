@@ -221,6 +221,23 @@ static void test_pipeline_verdicts(void **state)
 		      "2");
 }
 
+/*
+ * Run @argv (tdbpf ... -- wakecount), its report; wakecount's own count
+ * of wakeups and clock of the waitee's reads in *@n and *@blocked.
+ */
+static json_object *wakecount_traced(char *const argv[], const char *json,
+				     char **out, long long *n,
+				     long long *blocked)
+{
+	json_object *doc = traced(argv, json, out, 60);
+	char *p = strstr(*out, "wakeups=");
+
+	assert_non_null(p);
+	assert_int_equal(sscanf(p, "wakeups=%lld waitee_blocked_ns=%lld", n,
+				blocked), 2);
+	return doc;
+}
+
 static bool preempt_rt(void);
 
 /*
@@ -316,7 +333,7 @@ static bool preempt_rt(void)
 
 static void test_wakeup_counts(void **state)
 {
-	char *json = tmp_path("wc.json"), *out = NULL, *p;
+	char *json = tmp_path("wc.json"), *out = NULL;
 	char *argv[] = { (char *)tdbpf_bin(), "--wakeups", "-j", "-o", json,
 			 "--", (char *)workload("wakecount"), "-n", "3000",
 			 NULL };
@@ -329,11 +346,7 @@ static void test_wakeup_counts(void **state)
 
 	(void)state;
 	NEED_BPF();
-	doc = traced(argv, json, &out, 60);
-	p = strstr(out, "wakeups=");
-	assert_non_null(p);
-	assert_int_equal(sscanf(p, "wakeups=%lld waitee_blocked_ns=%lld", &n,
-				&blocked), 2);
+	doc = wakecount_traced(argv, json, &out, &n, &blocked);
 	waker = task_by_comm(doc, "waker");
 	waitee = task_by_comm(doc, "waitee");
 	assert_non_null(waker);
@@ -451,7 +464,7 @@ static void check_sampled(json_object *doc)
  */
 static void test_sampled_wakecount(void **state)
 {
-	char *json = tmp_path("swc.json"), *out = NULL, *p;
+	char *json = tmp_path("swc.json"), *out = NULL;
 	char *argv[] = { (char *)tdbpf_bin(), "--sampled-wakeups", "-j",
 			 "-o", json, "--", (char *)workload("wakecount"),
 			 "-n", "12000", NULL };
@@ -469,11 +482,7 @@ static void test_sampled_wakecount(void **state)
 		print_message("PREEMPT_RT: the waitee's waits are not its reads: skipped\n");
 		skip();
 	}
-	doc = traced(argv, json, &out, 60);
-	p = strstr(out, "wakeups=");
-	assert_non_null(p);
-	assert_int_equal(sscanf(p, "wakeups=%lld waitee_blocked_ns=%lld", &n,
-				&blocked), 2);
+	doc = wakecount_traced(argv, json, &out, &n, &blocked);
 	check_sampled(doc);
 	waitee = task_by_comm(doc, "waitee");
 	assert_non_null(waitee);
