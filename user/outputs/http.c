@@ -323,7 +323,10 @@ static enum MHD_Result reply_body(struct MHD_Connection *c,
 	enum MHD_Result ret;
 
 	if (!sb) {
-		free(body);
+		if (h->release)
+			h->release(h->ctx, body);
+		else
+			free(body);
 		return MHD_NO;
 	}
 	sb->h = h;
