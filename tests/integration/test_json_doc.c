@@ -319,21 +319,22 @@ static void writer_reports(const struct model *m, const struct keyset *doc,
 	snprintf(w->comm, sizeof(w->comm), "sink");
 	w->sched.on_cpu_ns = 100000;
 	w->sched.off_cpu_ns = 10000000;
-	tasks_waits(&snap.tasks, w)[0] =
-		(struct tdbpf_wait){ .kind = TDBPF_WAKER_TASK, .tid = 100,
-				     .wakeups = 40, .wait_ns = 6000000 };
-	tasks_waits(&snap.tasks, w)[1] =
-		(struct tdbpf_wait){ .kind = TDBPF_WAKER_TIMER, .wakeups = 9,
-				     .wait_ns = 3000000 };
-	/* socket peers: another process's task, a remote endpoint */
-	tasks_waits(&snap.tasks, w)[2] =
-		(struct tdbpf_wait){ .kind = TDBPF_WAKER_PROCESS, .tid = 4243,
-				     .tgid = 4242, .wakeups = 3,
-				     .wait_ns = 500000 };
-	tasks_waits(&snap.tasks, w)[3] =
-		(struct tdbpf_wait){ .kind = TDBPF_WAKER_ENDPOINT, .tid = 9092,
-				     .tgid = htonl(0x0a010203), .wakeups = 2,
-				     .wait_ns = 400000 };
+	{
+		const struct tdbpf_wait ws[] = {
+			{ .kind = TDBPF_WAKER_TASK, .tid = 100, .wakeups = 40,
+			  .wait_ns = 6000000 },
+			{ .kind = TDBPF_WAKER_TIMER, .wakeups = 9,
+			  .wait_ns = 3000000 },
+			/* socket peers: another process's task, a remote one */
+			{ .kind = TDBPF_WAKER_PROCESS, .tid = 4243,
+			  .tgid = 4242, .wakeups = 3, .wait_ns = 500000 },
+			{ .kind = TDBPF_WAKER_ENDPOINT, .tid = 9092,
+			  .tgid = htonl(0x0a010203), .wakeups = 2,
+			  .wait_ns = 400000 },
+		};
+
+		assert_int_equal(tasks_add_waits(&snap.tasks, w, ws, 4), 0);
+	}
 	/* a socket of the process: the sockets[] keys, with wakeups */
 	{
 		struct sock_flow f = { .pid = 100, .comm = "worker",

@@ -627,56 +627,77 @@ static void test_nothing_blocked(void **state)
 	tasks_free(&t);
 }
 
-/* Slots add and subtract by (kind, tid); the last one takes the rest. */
+/*
+ * Slots add and subtract by (kind, tid), in lists of the slots in use;
+ * the last of each half (wakers, holders) takes the rest.
+ */
 static void test_waits_slots(void **state)
 {
 	struct tdbpf_wait a[TDBPF_NR_WAITS], b[TDBPF_NR_WAITS], d[TDBPF_NR_WAITS];
+	struct tdbpf_wait one;
+	int na = 0, i;
 	__u64 n;
-	int i;
 
 	(void)state;
 	memset(a, 0, sizeof(a));
 	memset(b, 0, sizeof(b));
 	b[0] = (struct tdbpf_wait){ .kind = TDBPF_WAKER_TASK, .tid = 7, .wakeups = 2, .wait_ns = 20 };
 	b[1] = (struct tdbpf_wait){ .kind = TDBPF_WAKER_TIMER, .tid = 0, .wakeups = 1, .wait_ns = 5 };
-	waits_add(a, b);
-	waits_add(a, b);
+	/* BPF's fixed slots: the empty ones take no room */
+	assert_int_equal(waits_need(a, na, b, TDBPF_NR_WAITS), 2);
+	waits_add(a, &na, b, TDBPF_NR_WAITS);
+	assert_int_equal(waits_need(a, na, b, TDBPF_NR_WAITS), 2);
+	waits_add(a, &na, b, 2);
+	assert_int_equal(na, 2);
 	assert_int_equal(a[0].wakeups, 4);
 	assert_int_equal(a[0].wait_ns, 40);
 	assert_int_equal(a[1].kind, TDBPF_WAKER_TIMER);
-	assert_int_equal(waits_total(a, &n), 50);
+	assert_int_equal(waits_total(a, na, &n), 50);
 	assert_int_equal(n, 6);
 	/* different slot order in the older one: matched by key */
 	memset(d, 0, sizeof(d));
-	waits_sub(d, a, (struct tdbpf_wait[TDBPF_NR_WAITS]){
+	waits_sub(d, a, na, (struct tdbpf_wait[2]){
 				{ .kind = TDBPF_WAKER_TIMER, .tid = 0, .wakeups = 1, .wait_ns = 5 },
-				{ .kind = TDBPF_WAKER_TASK, .tid = 7, .wakeups = 1, .wait_ns = 15 } });
+				{ .kind = TDBPF_WAKER_TASK, .tid = 7, .wakeups = 1, .wait_ns = 15 } }, 2);
 	assert_int_equal(d[0].wakeups, 3);
 	assert_int_equal(d[0].wait_ns, 25);
 	assert_int_equal(d[1].wakeups, 1);
 	assert_int_equal(d[1].wait_ns, 5);
+	/* in place, as tasks_sub() does */
+	waits_sub(a, a, na, d, 2);
+	assert_int_equal(a[0].wakeups, 1);
+	assert_int_equal(a[0].wait_ns, 15);
+	assert_int_equal(a[1].wakeups, 1);
 	/* more wakers than slots: the rest lands in the last, never lost */
-	memset(a, 0, sizeof(a));
+	na = 0;
 	for (i = 0; i < TDBPF_WAKER_SLOTS + 3; i++) {
-		memset(b, 0, sizeof(b));
-		b[0] = (struct tdbpf_wait){ .kind = TDBPF_WAKER_TASK, .tid = 100 + i, .wakeups = 1, .wait_ns = 10 };
-		waits_add(a, b);
+		one = (struct tdbpf_wait){ .kind = TDBPF_WAKER_TASK, .tid = 100 + i, .wakeups = 1, .wait_ns = 10 };
+		/* room asked for: at most one more, or none once full */
+		n = (__u64)waits_need(a, na, &one, 1);
+		waits_add(a, &na, &one, 1);
+		assert_true(n >= (__u64)na && n <= (__u64)na + 1);
 	}
+	assert_int_equal(na, TDBPF_WAKER_SLOTS);
 	assert_int_equal(a[TDBPF_WAKER_SLOTS - 1].kind, TDBPF_WAKER_SPILL);
 	assert_int_equal(a[TDBPF_WAKER_SLOTS - 1].wakeups, 4);
-	assert_int_equal(waits_total(a, &n), 10 * (TDBPF_WAKER_SLOTS + 3));
+	assert_int_equal(waits_total(a, na, &n), 10 * (TDBPF_WAKER_SLOTS + 3));
 	/* holders of the CPU have the other half: wakers keep theirs */
 	for (i = 0; i < TDBPF_WAKER_SLOTS + 2; i++) {
-		memset(b, 0, sizeof(b));
-		b[0] = (struct tdbpf_wait){ .kind = TDBPF_HOLDER_TASK,
-					    .tid = 200 + i, .wakeups = 1,
-					    .wait_ns = 5 };
-		waits_add(a, b);
+		one = (struct tdbpf_wait){ .kind = TDBPF_HOLDER_TASK,
+					   .tid = 200 + i, .wakeups = 1,
+					   .wait_ns = 5 };
+		waits_add(a, &na, &one, 1);
 	}
+	assert_int_equal(na, TDBPF_NR_WAITS);
 	assert_int_equal(a[TDBPF_WAKER_SLOTS].kind, TDBPF_HOLDER_TASK);
 	assert_int_equal(a[TDBPF_NR_WAITS - 1].kind, TDBPF_HOLDER_UNSEEN);
 	assert_int_equal(a[TDBPF_NR_WAITS - 1].wakeups, 3);
 	assert_int_equal(a[TDBPF_WAKER_SLOTS - 1].wakeups, 4);
+	/* a full list takes another of each into the spill slots */
+	one = (struct tdbpf_wait){ .kind = TDBPF_WAKER_TIMER, .wakeups = 1 };
+	waits_add(a, &na, &one, 1);
+	assert_int_equal(na, TDBPF_NR_WAITS);
+	assert_int_equal(a[TDBPF_WAKER_SLOTS - 1].wakeups, 5);
 	assert_string_equal(waker_kind_name(TDBPF_WAKER_SPILL), "other-wakers");
 	assert_null(waker_kind_name(TDBPF_WAKER_TASK));
 }
@@ -715,15 +736,15 @@ static const char *fake_peer(__u32 pid, __u32 tid, char *buf, size_t len)
 	return buf;
 }
 
-/* Set row @tid's process to @pid and its slot @i to a socket's peer. */
-static void peer_slot(struct task_table *t, __u32 tid, __u32 pid, int i,
+/* Set row @tid's process to @pid and a slot to @w, a socket's peer. */
+static void peer_slot(struct task_table *t, __u32 tid, __u32 pid,
 		      struct tdbpf_wait w)
 {
 	struct task_row *r = tasks_get(t, tid);
 
 	r->pid = pid;
 	if (w.kind)
-		tasks_waits(t, r)[i] = w;
+		set_wait(t, r, w);
 }
 
 /*
@@ -745,14 +766,14 @@ static void test_processes(void **state)
 	add(&t, 2, "relay", 50, 0, 950, (struct w[]){ T(4, 950), {0} });
 	add(&t, 3, "relay", 50, 0, 950, (struct w[]){ T(4, 950), {0} });
 	add(&t, 4, "sink", 900, 0, 100, NULL);
-	peer_slot(&t, 1, 10, 0, none);
-	peer_slot(&t, 2, 20, 0, none);
-	peer_slot(&t, 3, 30, 0, none);
-	peer_slot(&t, 4, 40, 0,
+	peer_slot(&t, 1, 10, none);
+	peer_slot(&t, 2, 20, none);
+	peer_slot(&t, 3, 30, none);
+	peer_slot(&t, 4, 40,
 		  (struct tdbpf_wait){ .kind = TDBPF_WAKER_PROCESS, .tid = 77,
 				       .tgid = 70, .wakeups = 5,
 				       .wait_ns = 60 * MS });
-	peer_slot(&t, 4, 40, 1,
+	peer_slot(&t, 4, 40,
 		  (struct tdbpf_wait){ .kind = TDBPF_WAKER_ENDPOINT,
 				       .tid = 9092, .tgid = htonl(0x0a010203),
 				       .wakeups = 2, .wait_ns = 40 * MS });

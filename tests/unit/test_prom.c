@@ -578,7 +578,6 @@ static void test_wait_series(void **state)
 	struct prom_state st;
 	struct task_table t;
 	struct task_row *r;
-	struct tdbpf_wait *w;
 	char *txt;
 
 	(void)state;
@@ -586,11 +585,12 @@ static void test_wait_series(void **state)
 	row(&t, 10, 10, "src", 1000000000ull);
 	r = row(&t, 11, 10, "sink-1", 100000000ull);
 	r->sched.off_cpu_ns = 900000000ull;
-	w = tasks_waits(&t, r);
-	w[0] = (struct tdbpf_wait){ .kind = TDBPF_WAKER_TASK, .tid = 10,
-				    .wakeups = 40, .wait_ns = 600000000ull };
-	w[1] = (struct tdbpf_wait){ .kind = TDBPF_WAKER_TIMER, .wakeups = 9,
-				    .wait_ns = 200000000ull };
+	set_wait(&t, r, (struct tdbpf_wait){ .kind = TDBPF_WAKER_TASK,
+					     .tid = 10, .wakeups = 40,
+					     .wait_ns = 600000000ull });
+	set_wait(&t, r, (struct tdbpf_wait){ .kind = TDBPF_WAKER_TIMER,
+					     .wakeups = 9,
+					     .wait_ns = 200000000ull });
 	txt = scrape(&st, &t);
 	assert_double_equal(value(txt, WAIT("comm=\"src\",thread=\"sink-*\",waker_comm=\"src\",waker_thread=\"src\"")),
 			    0.6, 1e-9);
@@ -602,11 +602,12 @@ static void test_wait_series(void **state)
 	/* the next scrape adds the slots' increments; a third waker overflows */
 	r = tasks_find(&t, 11);
 	r->sched.off_cpu_ns = 1500000000ull;
-	w = tasks_waits(&t, r);
-	w[0].wait_ns = 1000000000ull;
-	w[0].wakeups = 70;
-	w[2] = (struct tdbpf_wait){ .kind = TDBPF_WAKER_HARDIRQ, .wakeups = 3,
-				    .wait_ns = 50000000ull };
+	set_wait(&t, r, (struct tdbpf_wait){ .kind = TDBPF_WAKER_TASK,
+					     .tid = 10, .wakeups = 70,
+					     .wait_ns = 1000000000ull });
+	set_wait(&t, r, (struct tdbpf_wait){ .kind = TDBPF_WAKER_HARDIRQ,
+					     .wakeups = 3,
+					     .wait_ns = 50000000ull });
 	txt = scrape(&st, &t);
 	assert_double_equal(value(txt, WAIT("comm=\"src\",thread=\"sink-*\",waker_comm=\"src\",waker_thread=\"src\"")),
 			    1.0, 1e-9);
@@ -633,7 +634,6 @@ static void test_hold_series(void **state)
 	struct prom_state st;
 	struct task_table t;
 	struct task_row *r;
-	struct tdbpf_wait *w;
 	char *txt;
 
 	(void)state;
@@ -641,16 +641,15 @@ static void test_hold_series(void **state)
 	row(&t, 10, 10, "enrich", 1000000000ull);
 	r = row(&t, 11, 10, "agg", 500000000ull);
 	r->sched.runq_wait_ns = 450000000ull;
-	w = tasks_waits(&t, r);
-	w[TDBPF_WAKER_SLOTS] = (struct tdbpf_wait){
-		.kind = TDBPF_HOLDER_TASK, .tid = 10, .wakeups = 30,
-		.wait_ns = 300000000ull };
-	w[TDBPF_WAKER_SLOTS + 1] = (struct tdbpf_wait){
-		.kind = TDBPF_HOLDER_TASK, .tid = 4242, .wakeups = 5,
-		.wait_ns = 100000000ull };
-	w[TDBPF_WAKER_SLOTS + 2] = (struct tdbpf_wait){
-		.kind = TDBPF_HOLDER_LIMIT, .wakeups = 2,
-		.wait_ns = 50000000ull };
+	set_wait(&t, r, (struct tdbpf_wait){ .kind = TDBPF_HOLDER_TASK,
+					     .tid = 10, .wakeups = 30,
+					     .wait_ns = 300000000ull });
+	set_wait(&t, r, (struct tdbpf_wait){ .kind = TDBPF_HOLDER_TASK,
+					     .tid = 4242, .wakeups = 5,
+					     .wait_ns = 100000000ull });
+	set_wait(&t, r, (struct tdbpf_wait){ .kind = TDBPF_HOLDER_LIMIT,
+					     .wakeups = 2,
+					     .wait_ns = 50000000ull });
 	txt = scrape(&st, &t);
 	assert_double_equal(value(txt, HELD("comm=\"enrich\",thread=\"agg\",holder_comm=\"enrich\",holder_thread=\"enrich\"")),
 			    0.3, 1e-9);
@@ -750,9 +749,9 @@ static void test_wait_endpoint(void **state)
 	r = row(&t, 30, 30, "sink", 100000000ull);
 	r->sched.off_cpu_ns = 900000000ull;
 	/* the peer 10.9.0.2:40002: address in network order, port in tid */
-	tasks_waits(&t, r)[0] = (struct tdbpf_wait){
+	set_wait(&t, r, (struct tdbpf_wait){
 		.kind = TDBPF_WAKER_ENDPOINT, .tid = 40002,
-		.tgid = htonl(0x0a090002), .wakeups = 5, .wait_ns = 700000000ull };
+		.tgid = htonl(0x0a090002), .wakeups = 5, .wait_ns = 700000000ull });
 	txt = scrape(&st, &t);
 	assert_double_equal(value(txt, WAIT("comm=\"sink\",thread=\"sink\",waker_comm=\"\",waker_thread=\"endpoint\",remote=\"10.9.0.2:*\"")),
 			    0.7, 1e-9);

@@ -115,13 +115,12 @@ static void blocked(struct snapshot *s, __u32 tid, __u64 off_ns,
 		    __u32 waker_tid, __u64 wait_ns)
 {
 	struct task_row *r = tasks_get(&s->tasks, tid);
-	struct tdbpf_wait *w = tasks_waits(&s->tasks, r);
 
 	r->sched.off_cpu_ns = off_ns;
-	w[0].kind = TDBPF_WAKER_TASK;
-	w[0].tid = waker_tid;
-	w[0].wakeups = 3;
-	w[0].wait_ns = wait_ns;
+	set_wait(&s->tasks, r, (struct tdbpf_wait){ .kind = TDBPF_WAKER_TASK,
+						    .tid = waker_tid,
+						    .wakeups = 3,
+						    .wait_ns = wait_ns });
 }
 
 /*

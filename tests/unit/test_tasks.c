@@ -338,8 +338,19 @@ static void test_sub_in_place(void **state)
 		const struct task_row *d = tasks_row(&out, k);
 		const struct task_row *c = tasks_find(&cur, d->tid);
 
+		const struct tdbpf_wait *cw, *dw;
+		int cn, dn;
+
 		assert_non_null(c);
-		assert_memory_equal(c, d, out.row_size);
+		/* the same but where each table keeps the slots */
+		assert_memory_equal(c, d, offsetof(struct task_row, w_at));
+		assert_memory_equal(c->ctr, d->ctr,
+				    (size_t)out.nr_ev * sizeof(c->ctr[0]));
+		cw = tasks_waits(&cur, c, &cn);
+		dw = tasks_waits(&out, d, &dn);
+		assert_int_equal(cn, dn);
+		assert_int_equal(cn, 1);
+		assert_memory_equal(cw, dw, (size_t)cn * sizeof(*cw));
 		kept++;
 	}
 	assert_int_equal(kept, cur.nr);
@@ -350,6 +361,72 @@ static void test_sub_in_place(void **state)
 	tasks_free(&prev);
 	tasks_free(&cur);
 	tasks_free(&out);
+}
+
+/*
+ * A row keeps only the waker slots in use: 2,000 rows gain wakers one
+ * at a time, in random order and at random places of BPF's fixed slots
+ * (so rows' runs move and the table's slots are rebuilt), and each ends
+ * with exactly its wakers' sums, no waker twice; the table holds at most
+ * about twice the slots the rows use. A copy into another table carries
+ * the same slots in a run of its own.
+ */
+static void test_waits_compact(void **state)
+{
+	static unsigned int adds[2001];
+	struct tdbpf_wait w[TDBPF_NR_WAITS];
+	struct task_table t, c;
+	unsigned int seed = 11, k;
+	size_t i, used = 0;
+
+	(void)state;
+	tasks_init(&t);
+	tasks_init(&c);
+	tasks_set_layout(&t, 0, true);
+	tasks_set_layout(&c, 0, true);
+	for (k = 0; k < 20000; k++) {
+		unsigned int r = (unsigned int)rand_r(&seed);
+		__u32 tid = r % 2000 + 1;
+		struct tdbpf_task s = mk(tid, 1, "t", 0);
+		int j = (r >> 12) % TDBPF_NR_WAITS;
+
+		memset(w, 0, sizeof(w));
+		w[j].kind = TDBPF_WAKER_TASK;
+		w[j].tid = (r >> 20) % 5 + 1;	/* five wakers at most */
+		w[j].wakeups = 1;
+		w[j].wait_ns = tid;
+		assert_int_equal(tasks_add(&t, &s, w, 0), 0);
+		adds[tid]++;
+	}
+	for (i = 0; i < t.nr; i++) {
+		struct task_row *r = tasks_row(&t, i), *d;
+		const struct tdbpf_wait *rw, *dw;
+		__u64 n = 0;
+		int nw, dn, a, b;
+
+		rw = tasks_waits(&t, r, &nw);
+		assert_true(nw >= 1 && nw <= 5 && nw <= r->w_cap);
+		for (a = 0; a < nw; a++) {
+			n += rw[a].wakeups;
+			assert_int_equal(rw[a].wait_ns, rw[a].wakeups * r->tid);
+			for (b = 0; b < a; b++)
+				assert_int_not_equal(rw[a].tid, rw[b].tid);
+		}
+		assert_int_equal(n, adds[r->tid]);
+		used += r->w_cap;
+		d = tasks_get(&c, r->tid);
+		assert_int_equal(tasks_copy_row(&c, d, &t, r), 0);
+		dw = tasks_waits(&c, d, &dn);
+		rw = tasks_waits(&t, r, &nw);
+		assert_int_equal(dn, nw);
+		assert_memory_equal(dw, rw, (size_t)nw * sizeof(*rw));
+		assert_int_equal(d->sched.on_cpu_ns, r->sched.on_cpu_ns);
+	}
+	assert_int_equal(t.nr, 2000);
+	assert_true(t.wait_nr <= t.wait_cap);
+	assert_true(t.wait_cap <= 2 * (used + TDBPF_NR_WAITS));
+	tasks_free(&t);
+	tasks_free(&c);
 }
 
 static void test_index_growth(void **state)
@@ -493,6 +570,7 @@ int main(void)
 		cmocka_unit_test(test_clear_then_merge),
 		cmocka_unit_test(test_diff),
 		cmocka_unit_test(test_sub_in_place),
+		cmocka_unit_test(test_waits_compact),
 		cmocka_unit_test(test_index_growth),
 		cmocka_unit_test(test_fold),
 	};

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "model/model.h"
+#include "sums/tasks.h"
 
 /* What was written to @f (a tmpfile), as a string; closes @f. */
 static inline char *slurp(FILE *f)
@@ -68,5 +69,23 @@ static inline char *render_report(const struct report *rep, enum fmt fmt,
 	return slurp(f);
 }
 #endif
+
+/* Row @r's slot of @w's waker set to @w's counts (added if new). */
+static inline void set_wait(struct task_table *t, struct task_row *r,
+			    struct tdbpf_wait w)
+{
+	struct tdbpf_wait *ws;
+	int n, i;
+
+	ws = tasks_waits(t, r, &n);
+	for (i = 0; i < n; i++) {
+		if (ws[i].kind == w.kind && ws[i].tid == w.tid &&
+		    ws[i].tgid == w.tgid) {
+			ws[i] = w;
+			return;
+		}
+	}
+	assert_int_equal(tasks_add_waits(t, r, &w, 1), 0);
+}
 
 #endif /* TDBPF_UNIT_HELPERS_H */

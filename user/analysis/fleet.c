@@ -151,8 +151,6 @@ static const char *process_name(const struct host_report *h, __u32 pid,
 static int copy_rows(struct fleet *f, int hi)
 {
 	const struct host_report *h = &f->hosts[hi];
-	size_t head = offsetof(struct task_row, ctr) +
-		      (size_t)h->tasks.nr_ev * sizeof(struct tdbpf_count);
 	size_t i, idx;
 
 	for (i = 0; i < h->tasks.nr; i++) {
@@ -161,9 +159,8 @@ static int copy_rows(struct fleet *f, int hi)
 		struct task_row *dst = tasks_get(&f->tasks, tid);
 		char pbuf[32];
 
-		if (!dst)
+		if (!dst || tasks_copy_row(&f->tasks, dst, &h->tasks, src))
 			return -ENOMEM;
-		memcpy(dst, src, head);
 		dst->tid = tid;
 		idx = row_index(&f->tasks, dst);
 		if (grow_rows(f, f->tasks.nr))
@@ -292,18 +289,14 @@ static __u32 resolve(struct fleet *f, int hi, const struct host_edge *e)
 static int add_wait(struct fleet *f, __u32 wakee, unsigned int kind,
 		    __u32 waker, const struct host_edge *e)
 {
-	struct tdbpf_wait one[TDBPF_NR_WAITS];
+	struct tdbpf_wait one = { .kind = kind, .tid = waker,
+				  .wakeups = e->wakeups,
+				  .wait_ns = e->wait_ns };
 	struct task_row *r = tasks_find(&f->tasks, wakee);
 
 	if (!r)
 		return -ENOMEM;
-	memset(one, 0, sizeof(one));
-	one[0].kind = kind;
-	one[0].tid = waker;
-	one[0].wakeups = e->wakeups;
-	one[0].wait_ns = e->wait_ns;
-	waits_add(tasks_waits(&f->tasks, r), one);
-	return 0;
+	return tasks_add_waits(&f->tasks, r, &one, 1);
 }
 
 static int join_edges(struct fleet *f, int hi)

@@ -213,9 +213,14 @@ static int make_edges(struct graph *g, const struct task_table *t,
 		      const int *rowmap, graph_peer_fn peer)
 {
 	struct key *by_tid = calloc(t->nr ? t->nr : 1, sizeof(*by_tid));
-	size_t i, cap = t->nr * (TDBPF_NR_WAITS + 1) + 1;
-	int j, n = 0, m;
+	size_t i, cap = 1;
+	int j, n = 0, m, nw;
 
+	/* each slot in use, and each row's unseen time */
+	for (i = 0; i < t->nr; i++) {
+		tasks_waits(t, tasks_row(t, i), &nw);
+		cap += (size_t)nw + 1;
+	}
 	g->edges = calloc(cap, sizeof(*g->edges));
 	if (!by_tid || !g->edges) {
 		free(by_tid);
@@ -228,10 +233,10 @@ static int make_edges(struct graph *g, const struct task_table *t,
 	qsort(by_tid, t->nr, sizeof(*by_tid), cmp_key_tid);
 	for (i = 0; i < t->nr; i++) {
 		const struct task_row *r = tasks_row(t, i);
-		const struct tdbpf_wait *ws = tasks_waits(t, r);
+		const struct tdbpf_wait *ws = tasks_waits(t, r, &nw);
 		__u64 sum = 0;
 
-		for (j = 0; ws && j < TDBPF_NR_WAITS; j++) {
+		for (j = 0; j < nw; j++) {
 			const struct tdbpf_wait *w = &ws[j];
 			struct graph_edge *e = &g->edges[n];
 

@@ -146,25 +146,27 @@ static void endpoint_label(const struct prom_state *st,
 int prom_waits_update(struct prom_state *st, const struct task_table *cur,
 			const struct task_row *r, const struct prom_series *s)
 {
-	const struct tdbpf_wait *now = tasks_waits(cur, r);
+	int nw, pn, i;
+	const struct tdbpf_wait *now = tasks_waits(cur, r, &nw), *was;
 	struct tdbpf_wait d[TDBPF_NR_WAITS];
 	struct task_row *p, *n;
 	size_t len = strlen(s->labels) + 3 * 2 * TDBPF_COMM_LEN + 64;
 	char *labels;
-	int i;
 
-	if (!now)
+	if (!nw)
 		return 0;
 	p = tasks_get(&st->wait_last, r->tid);
 	n = tasks_get(&st->wait_next, r->tid);
 	if (!p || !n)
 		return -ENOMEM;
-	waits_sub(d, now, tasks_waits(&st->wait_last, p));
-	memcpy(tasks_waits(&st->wait_next, n), now, sizeof(d));
+	was = tasks_waits(&st->wait_last, p, &pn);
+	waits_sub(d, now, nw, was, pn);
+	if (tasks_add_waits(&st->wait_next, n, now, nw))
+		return -ENOMEM;
 	labels = malloc(len);
 	if (!labels)
 		return -ENOMEM;
-	for (i = 0; i < TDBPF_NR_WAITS; i++) {
+	for (i = 0; i < nw; i++) {
 		bool holds = TDBPF_KIND_HOLDS(d[i].kind);
 		const char *who = holds ? "holder" : "waker";
 		unsigned int kind = d[i].kind;

@@ -301,14 +301,14 @@ static void scale_sampled(struct task_table *tasks, struct lost_stats *lost,
 			  __u64 seen_ns)
 {
 	size_t i;
-	int j;
+	int j, n;
 
 	for (i = 0; i < tasks->nr; i++) {
 		struct task_row *r = tasks_row(tasks, i);
-		struct tdbpf_wait *w = tasks_waits(tasks, r);
+		struct tdbpf_wait *w = tasks_waits(tasks, r, &n);
 		__u64 soft = r->sched.softirq_ns * TRACER_SAMPLE_SCALE;
 
-		for (j = 0; w && j < TDBPF_NR_WAITS; j++) {
+		for (j = 0; j < n; j++) {
 			w[j].wakeups *= TRACER_SAMPLE_SCALE;
 			w[j].wait_ns *= TRACER_SAMPLE_SCALE;
 		}

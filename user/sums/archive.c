@@ -83,7 +83,10 @@ int archive_fold(struct task_table *archive, struct task_table *base,
 			ret = -ENOMEM;
 			break;
 		}
-		memcpy(d, r, out.row_size);
+		if (tasks_copy_row(&out, d, archive, r)) {
+			ret = -ENOMEM;
+			break;
+		}
 		*hash_find(&x, key_hash(r->pid, r->comm), NULL, NULL) = out.nr;
 	}
 	for (i = 0; i < archive->nr && !ret; i++) {

@@ -89,8 +89,7 @@ static void set_stride(struct task_table *t, int nr_ev, bool waits)
 	t->nr_ev = clamp_ev(nr_ev);
 	t->waits = waits;
 	t->row_size = sizeof(struct task_row) +
-		      (size_t)t->nr_ev * sizeof(struct tdbpf_count) +
-		      (waits ? TDBPF_NR_WAITS * sizeof(struct tdbpf_wait) : 0);
+		      (size_t)t->nr_ev * sizeof(struct tdbpf_count);
 }
 
 void tasks_init(struct task_table *t)
@@ -109,6 +108,7 @@ int tasks_set_layout(struct task_table *t, int nr_ev, bool waits)
 		t->cap = 0;
 		set_stride(t, nr_ev, waits);
 	}
+	t->wait_nr = 0;
 	return 0;
 }
 
@@ -130,6 +130,7 @@ void tasks_free(struct task_table *t)
 	bool waits = t->waits;
 
 	free(t->mem);
+	free(t->wait);
 	hash_index_free(&t->index);
 	memset(t, 0, sizeof(*t));
 	set_stride(t, nr_ev, waits);
@@ -138,6 +139,7 @@ void tasks_free(struct task_table *t)
 void tasks_reset(struct task_table *t)
 {
 	t->nr = 0;
+	t->wait_nr = 0;
 	hash_index_clear(&t->index);
 }
 
@@ -270,9 +272,7 @@ void tasks_clear(struct task_table *t, __u32 tid)
 	if (!r)
 		return;
 	sched_clear(&r->sched);
-	if (t->waits)
-		memset(tasks_waits(t, r), 0,
-		       TDBPF_NR_WAITS * sizeof(struct tdbpf_wait));
+	r->w_nr = 0;
 	for (i = 0; i < t->nr_ev; i++)
 		memset(&r->ctr[i], 0, sizeof(r->ctr[i]));
 }
@@ -324,21 +324,22 @@ int tasks_add(struct task_table *t, const struct tdbpf_task *s,
 	if (s->flags & TDBPF_TASK_EXITED)
 		r->exited = true;
 	sched_add(&r->sched, &s->sched);
-	if (waits && t->waits)
-		waits_add(tasks_waits(t, r), waits);
 	add_counts(r->ctr, s->ctr, common_ev(nr_ev, t, NULL));
-	return 0;
+	return waits ? tasks_add_waits(t, r, waits, TDBPF_NR_WAITS) : 0;
 }
 
 /* Row @s of @st into row @d of @dt: sums, counters, waker slots. */
-static void add_row(const struct task_table *dt, struct task_row *d,
-		    const struct task_table *st, const struct task_row *s,
-		    int nr_ev)
+static int add_row(struct task_table *dt, struct task_row *d,
+		   const struct task_table *st, const struct task_row *s,
+		   int nr_ev)
 {
+	const struct tdbpf_wait *w;
+	int n;
+
 	sched_add(&d->sched, &s->sched);
-	if (dt->waits && st->waits)
-		waits_add(tasks_waits(dt, d), tasks_waits(st, s));
 	add_counts(d->ctr, s->ctr, nr_ev);
+	w = tasks_waits(st, s, &n);
+	return tasks_add_waits(dt, d, w, n);
 }
 
 int tasks_merge(struct task_table *dst, const struct task_table *src,
@@ -365,7 +366,8 @@ int tasks_merge(struct task_table *dst, const struct task_table *src,
 		if (s->comm[0])
 			memcpy(d->comm, s->comm, sizeof(d->comm));
 		d->exited |= s->exited;
-		add_row(dst, d, src, s, nr_ev);
+		if (add_row(dst, d, src, s, nr_ev))
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -391,10 +393,10 @@ static bool row_new(const struct task_row *c, const struct task_row *p)
  * Row @d (of @out) = row @c (of @cur) minus @p (of @prev, or zero_row).
  * @d may be @c: every field is read before it is written.
  */
-static void diff_row(const struct task_table *out, struct task_row *d,
-		     const struct task_table *cur, const struct task_row *c,
-		     const struct task_table *prev, const struct task_row *p,
-		     int nr_ev)
+static int diff_row(struct task_table *out, struct task_row *d,
+		    const struct task_table *cur, const struct task_row *c,
+		    const struct task_table *prev, const struct task_row *p,
+		    int nr_ev)
 {
 	bool have_prev = p != &zero_row;
 	int j;
@@ -406,10 +408,6 @@ static void diff_row(const struct task_table *out, struct task_row *d,
 		d->nr_tasks = c->nr_tasks;
 	}
 	sched_sub(&d->sched, &c->sched, &p->sched);
-	if (out->waits && cur->waits)
-		waits_sub(tasks_waits(out, d), tasks_waits(cur, c),
-			  have_prev && prev->waits ? tasks_waits(prev, p) :
-						     NULL);
 	for (j = 0; j < nr_ev; j++) {
 		if (!have_prev) {
 			d->ctr[j] = c->ctr[j];
@@ -421,6 +419,8 @@ static void diff_row(const struct task_table *out, struct task_row *d,
 		d->ctr[j].running = sub_sat(c->ctr[j].running,
 					    p->ctr[j].running);
 	}
+	return tasks_sub_waits(out, d, cur, c, have_prev ? prev : NULL,
+			       have_prev ? p : NULL);
 }
 
 int tasks_diff(const struct task_table *cur, const struct task_table *prev,
@@ -445,7 +445,8 @@ int tasks_diff(const struct task_table *cur, const struct task_table *prev,
 		d = tasks_get(out, c->tid);
 		if (!d)
 			return -ENOMEM;
-		diff_row(out, d, cur, c, prev, p, nr_ev);
+		if (diff_row(out, d, cur, c, prev, p, nr_ev))
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -463,6 +464,7 @@ int tasks_sub(struct task_table *cur, const struct task_table *prev)
 
 		if (!row_new(c, p))
 			continue;
+		/* in place: no slots to find room for, cannot fail */
 		diff_row(cur, c, cur, c, prev, p, nr_ev);
 		if (n != i)
 			memcpy(tasks_row(cur, n), c, cur->row_size);
@@ -582,7 +584,10 @@ int tasks_fold(const struct task_table *in, struct task_table *out,
 			d->exited = d->exited && s->exited;
 			d->nr_tasks += s->nr_tasks;
 		}
-		add_row(out, d, in, s, nr_ev);
+		if (add_row(out, d, in, s, nr_ev)) {
+			ret = -ENOMEM;
+			break;
+		}
 	}
 	hash_index_free(&ni);
 	/*

@@ -20,12 +20,19 @@ struct task_row {
 	int nr_tasks;		/* tasks folded into this row (1 if none) */
 	struct tdbpf_sched sched;
 	/*
+	 * In a table with waits (wakeups traced), its waker slots:
+	 * w_nr in use of w_cap at the table's wait[w_at] (tasks_waits()).
+	 * Only those in use: most tasks have one or two wakers, and
+	 * TDBPF_NR_WAITS slots in each row of 10,000 made every table
+	 * 5 MB bigger, the report and a scrape slower.
+	 */
+	__u32 w_at;
+	__u16 w_nr;
+	__u16 w_cap;
+	/*
 	 * As many as the table's nr_ev: rows are sized to the events
 	 * programmed, not to TDBPF_MAX_EVENTS (10,000 tasks x 72 slots
-	 * would be 17 MiB per table). Then, in a table with waits (wakeups
-	 * traced), TDBPF_NR_WAITS waker slots: tasks_waits(). Without
-	 * wakeups a row carries none, as a report's cost grows with the
-	 * bytes it moves.
+	 * would be 17 MiB per table).
 	 */
 	struct tdbpf_count ctr[];
 };
@@ -36,8 +43,12 @@ struct task_table {
 	size_t cap;
 	size_t row_size;
 	int nr_ev;		/* counters per row */
-	bool waits;		/* rows end with waker slots */
+	bool waits;		/* rows have waker slots */
 	struct hash_index index;	/* tid -> row + 1 (0 = empty) */
+	/* the rows' waker slots: wait_nr used (some by no row) of wait_cap */
+	struct tdbpf_wait *wait;
+	size_t wait_nr;
+	size_t wait_cap;
 };
 
 /* The scheduling sums: @d += @s; @d = @a - @b (saturating at 0); zero. */
@@ -75,14 +86,27 @@ static inline struct task_row *tasks_row(const struct task_table *t,
 	return (struct task_row *)(t->mem + i * t->row_size);
 }
 
-/* The waker slots of row @r of @t, or NULL if @t's rows have none. */
+/*
+ * The waker slots of row @r of @t, *@n of them; NULL (and 0) if @t's
+ * rows have none or @r none yet. Valid until slots are added to @t.
+ */
 static inline struct tdbpf_wait *tasks_waits(const struct task_table *t,
-					     const struct task_row *r)
+					     const struct task_row *r, int *n)
 {
-	if (!t->waits)
-		return NULL;
-	return (struct tdbpf_wait *)(r->ctr + t->nr_ev);
+	*n = t->waits ? r->w_nr : 0;
+	return *n ? t->wait + r->w_at : NULL;
 }
+
+/* Add @n slots @w (a list, or BPF's fixed slots) to row @r of @t. */
+int tasks_add_waits(struct task_table *t, struct task_row *r,
+		    const struct tdbpf_wait *w, int n);
+/* Row @d of @dt becomes a copy of row @s of @st, its slots too. */
+int tasks_copy_row(struct task_table *dt, struct task_row *d,
+		   const struct task_table *st, const struct task_row *s);
+/* Row @d of @out: the slots of @c (of @cur) less @p's (of @prev). */
+int tasks_sub_waits(struct task_table *out, struct task_row *d,
+		    const struct task_table *cur, const struct task_row *c,
+		    const struct task_table *prev, const struct task_row *p);
 
 void tasks_free(struct task_table *t);
 void tasks_reset(struct task_table *t);
@@ -97,7 +121,7 @@ struct task_row *tasks_get(struct task_table *t, __u32 tid);
 struct task_row *tasks_append(struct task_table *t);
 /*
  * Add the BPF sums @s (a delta or a final entry) and its waker slots
- * @waits (TDBPF_NR_WAITS of them, or NULL) to @tid's row.
+ * @waits (BPF's TDBPF_NR_WAITS, or NULL) to @tid's row.
  */
 int tasks_add(struct task_table *t, const struct tdbpf_task *s,
 	      const struct tdbpf_wait *waits, int nr_ev);

@@ -10,40 +10,72 @@ static bool same_waker(const struct tdbpf_wait *a, const struct tdbpf_wait *b)
 	return a->kind == b->kind && a->tid == b->tid && a->tgid == b->tgid;
 }
 
-/* The slot of @key, in its half (include/tdbpf.h), as BPF does. */
-static struct tdbpf_wait *slot_for(struct tdbpf_wait *w,
-				   const struct tdbpf_wait *key)
+static bool empty(const struct tdbpf_wait *w)
 {
-	int base = TDBPF_KIND_HOLDS(key->kind) ? TDBPF_WAKER_SLOTS : 0, i;
-	struct tdbpf_wait *last = &w[base + TDBPF_WAKER_SLOTS - 1];
-
-	for (i = base; i < base + TDBPF_WAKER_SLOTS - 1; i++) {
-		if (w[i].kind == TDBPF_WAKER_NONE) {
-			w[i].kind = key->kind;
-			w[i].tid = key->tid;
-			w[i].tgid = key->tgid;
-		}
-		if (same_waker(&w[i], key))
-			return &w[i];
-	}
-	last->kind = base ? TDBPF_HOLDER_UNSEEN : TDBPF_WAKER_SPILL;
-	last->tid = 0;
-	last->tgid = 0;
-	return last;
+	return w->kind == TDBPF_WAKER_NONE || (!w->wakeups && !w->wait_ns);
 }
 
-void waits_add(struct tdbpf_wait *dst, const struct tdbpf_wait *src)
+/*
+ * Where @key goes in the list @w of @n: its own slot, or a new one at
+ * @n while its half (wakers, holders) has room for one more than its
+ * spill, or its half's spill slot, which *@key becomes (new at @n when
+ * there is none yet).
+ */
+static int slot_for(const struct tdbpf_wait *w, int n, struct tdbpf_wait *key)
 {
-	struct tdbpf_wait *d;
-	int i;
+	bool holds = TDBPF_KIND_HOLDS(key->kind);
+	int i, half = 0;
 
-	for (i = 0; i < TDBPF_NR_WAITS; i++) {
-		if (src[i].kind == TDBPF_WAKER_NONE ||
-		    (!src[i].wakeups && !src[i].wait_ns))
+	for (i = 0; i < n; i++) {
+		if (same_waker(&w[i], key))
+			return i;
+		half += TDBPF_KIND_HOLDS(w[i].kind) == holds;
+	}
+	if (half < TDBPF_WAKER_SLOTS - 1)
+		return n;
+	key->kind = holds ? TDBPF_HOLDER_UNSEEN : TDBPF_WAKER_SPILL;
+	key->tid = 0;
+	key->tgid = 0;
+	for (i = 0; i < n; i++)
+		if (same_waker(&w[i], key))
+			return i;
+	return n;
+}
+
+int waits_need(const struct tdbpf_wait *dst, int n_dst,
+	       const struct tdbpf_wait *src, int n_src)
+{
+	int i, j, n = n_dst;
+
+	for (i = 0; i < n_src && n < TDBPF_NR_WAITS; i++) {
+		if (empty(&src[i]))
 			continue;
-		d = slot_for(dst, &src[i]);
-		d->wakeups += src[i].wakeups;
-		d->wait_ns += src[i].wait_ns;
+		for (j = 0; j < n_dst && !same_waker(&dst[j], &src[i]); j++)
+			;
+		n += j == n_dst;
+	}
+	return n;
+}
+
+void waits_add(struct tdbpf_wait *dst, int *n_dst,
+	       const struct tdbpf_wait *src, int n_src)
+{
+	int i, j;
+
+	for (i = 0; i < n_src; i++) {
+		struct tdbpf_wait key = src[i];
+
+		if (empty(&key))
+			continue;
+		j = slot_for(dst, *n_dst, &key);
+		if (j == *n_dst) {
+			dst[j] = key;
+			dst[j].wakeups = 0;
+			dst[j].wait_ns = 0;
+			(*n_dst)++;
+		}
+		dst[j].wakeups += src[i].wakeups;
+		dst[j].wait_ns += src[i].wait_ns;
 	}
 }
 
@@ -53,17 +85,15 @@ static __u64 sub_sat(__u64 a, __u64 b)
 }
 
 void waits_sub(struct tdbpf_wait *out, const struct tdbpf_wait *cur,
-	       const struct tdbpf_wait *prev)
+	       int n_cur, const struct tdbpf_wait *prev, int n_prev)
 {
 	int i, j;
 
-	for (i = 0; i < TDBPF_NR_WAITS; i++) {
+	for (i = 0; i < n_cur; i++) {
 		const struct tdbpf_wait *p = NULL;
 
 		out[i] = cur[i];
-		if (!prev || cur[i].kind == TDBPF_WAKER_NONE)
-			continue;
-		for (j = 0; j < TDBPF_NR_WAITS && !p; j++)
+		for (j = 0; j < n_prev && !p; j++)
 			if (same_waker(&prev[j], &cur[i]))
 				p = &prev[j];
 		if (!p)
@@ -73,19 +103,19 @@ void waits_sub(struct tdbpf_wait *out, const struct tdbpf_wait *cur,
 	}
 }
 
-__u64 waits_total(const struct tdbpf_wait *w, __u64 *wakeups)
+__u64 waits_total(const struct tdbpf_wait *w, int n, __u64 *wakeups)
 {
-	__u64 t = 0, n = 0;
+	__u64 t = 0, k = 0;
 	int i;
 
-	for (i = 0; i < TDBPF_NR_WAITS; i++) {
+	for (i = 0; i < n; i++) {
 		if (w[i].kind == TDBPF_WAKER_NONE)
 			continue;
 		t += w[i].wait_ns;
-		n += w[i].wakeups;
+		k += w[i].wakeups;
 	}
 	if (wakeups)
-		*wakeups = n;
+		*wakeups = k;
 	return t;
 }
 

@@ -18,13 +18,27 @@
 #define WAKER_UNSEEN	TDBPF_NR_WAKER_KINDS
 #define WAKER_KINDS	(TDBPF_NR_WAKER_KINDS + 1)
 
-/* Add @src's slots into @dst by waker; the last slot spills. */
-void waits_add(struct tdbpf_wait *dst, const struct tdbpf_wait *src);
-/* @out = @cur minus @prev's slot of the same key (saturating at 0). */
+/*
+ * A task's slots are a list of @n (at most TDBPF_NR_WAITS), in any
+ * order: as many as it had wakers and holders, up to TDBPF_WAKER_SLOTS
+ * of each, the last of which takes the rest (TDBPF_WAKER_SPILL,
+ * TDBPF_HOLDER_UNSEEN). BPF's fixed slots (empty: TDBPF_WAKER_NONE) are
+ * such a list of TDBPF_NR_WAITS.
+ */
+/* Slots @dst must have room for to take @src's @n_src: at most all. */
+int waits_need(const struct tdbpf_wait *dst, int n_dst,
+	       const struct tdbpf_wait *src, int n_src);
+/* Add @src's slots into the list @dst of *@n_dst by waker. */
+void waits_add(struct tdbpf_wait *dst, int *n_dst,
+	       const struct tdbpf_wait *src, int n_src);
+/*
+ * @out (@n_cur slots, may be @cur) = @cur minus @prev's slot of the same
+ * key (saturating at 0).
+ */
 void waits_sub(struct tdbpf_wait *out, const struct tdbpf_wait *cur,
-	       const struct tdbpf_wait *prev);
-/* Total wait time and wakeups over the slots. */
-__u64 waits_total(const struct tdbpf_wait *w, __u64 *wakeups);
+	       int n_cur, const struct tdbpf_wait *prev, int n_prev);
+/* Total wait time and wakeups over @n slots. */
+__u64 waits_total(const struct tdbpf_wait *w, int n, __u64 *wakeups);
 
 /* The name of a waker that is no task: "irq", "timer", ...; NULL: task */
 const char *waker_kind_name(unsigned int kind);
