@@ -155,6 +155,13 @@ static int label_processes(struct graph *g)
 
 	if (!o)
 		return -ENOMEM;
+	/* one process: no name to tell apart (10,000 threads: no sort) */
+	for (i = 1; i < g->nr_nodes && g->nodes[i].pid == g->nodes[0].pid; i++)
+		;
+	if (i >= g->nr_nodes) {
+		free(o);
+		return 0;
+	}
 	for (i = 0; i < g->nr_nodes; i++)
 		o[i] = i;
 	qsort_r(o, g->nr_nodes, sizeof(int), cmp_node_name, g->nodes);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* What the writers say of the wait-for graph's nodes (see graph.h). */
+#include <math.h>
 #include <stdio.h>
 #include "analysis/graph.h"
 #include "support/text.h"
@@ -194,8 +195,12 @@ void graph_waits_on(const struct graph *g, int n, char *buf, size_t len)
 	e = &g->edges[node->first_in];	/* the largest */
 	text_printable(name, sizeof(name), graph_waker_name(g, e), NULL,
 		       TEXT_ASCII);
-	/* a hold: the CPU it waited for was held by that task */
-	snprintf(buf, len, "%s%s %.0f%%",
+	/*
+	 * a hold: the CPU it waited for was held by that task. The share
+	 * as an integer, rounded as %.0f does: a row's cell for each of
+	 * 10,000 tasks, where %f took about a quarter of the table's time (perf).
+	 */
+	snprintf(buf, len, "%s%s %u%%",
 		 graph_edge_holds(e) && e->waker >= 0 ? "cpu:" : "", name,
-		 pct((double)e->wait_ns, all));
+		 (unsigned int)rint(pct((double)e->wait_ns, all)));
 }
