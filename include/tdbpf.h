@@ -258,9 +258,19 @@ struct tdbpf_wake {
 /*
  * Bytes of struct tdbpf_task before its counters: a record of the task
  * iterator is these plus one struct tdbpf_count per programmed counter,
- * then with --wakeups the task's waker slots (zeros if it never blocked).
+ * then with the graph a struct tdbpf_rec_waits and the slots it counts.
  */
 #define TDBPF_TASK_HDR_SIZE	__builtin_offsetof(struct tdbpf_task, ctr)
+
+/*
+ * In a record, the task's waker slots in use that follow: the first
+ * @wakers of its wakers' half, then the first @holders of its holders'
+ * (each half is filled from its start); both 0 if it never blocked.
+ */
+struct tdbpf_rec_waits {
+	__u32 wakers;
+	__u32 holders;
+};
 
 /* Per-CPU state: the task on this CPU and the readings at its switch-in. */
 struct tdbpf_cpu {

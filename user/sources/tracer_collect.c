@@ -198,10 +198,12 @@ static int read_live(struct tracer *t, struct task_table *to, __u64 now)
 	size_t sums = TDBPF_TASK_HDR_SIZE +
 		      (size_t)t->c.plan->nr_counters *
 			      sizeof(struct tdbpf_count);
-	size_t wsize = t->c.wakeups ? sizeof(t->wake.waits) : 0;
-	size_t rec = sums + wsize;
+	/* with the graph: a count of the slots that follow, then those */
+	size_t head = sums + (t->c.wakeups ? sizeof(struct tdbpf_rec_waits) :
+					     0);
+	struct tdbpf_wait w[TDBPF_NR_WAITS];
 	struct tdbpf_task *v = &t->vals[0];
-	size_t cap = ITER_BATCH * rec, len = 0, off;
+	size_t cap = ITER_BATCH * (head + sizeof(w)), len = 0, off, rec;
 	char *buf;
 	int fd, err = 0;
 	ssize_t n;
@@ -231,16 +233,26 @@ static int read_live(struct tracer *t, struct task_table *to, __u64 now)
 			break;
 		}
 		len += (size_t)n;
-		for (off = 0; off + rec <= len; off += rec) {
+		for (off = 0; off + head <= len; off += rec) {
+			struct tdbpf_rec_waits h = { 0, 0 };
+
+			if (t->c.wakeups) {
+				memcpy(&h, buf + off + sums, sizeof(h));
+				if (h.wakers > TDBPF_WAKER_SLOTS ||
+				    h.holders > TDBPF_WAKER_SLOTS) {
+					err = -EPROTO;
+					goto out;
+				}
+			}
+			rec = head + (h.wakers + h.holders) * sizeof(w[0]);
+			if (off + rec > len)
+				break;	/* the rest in the next read */
 			memcpy(v, buf + off, sums);
+			memcpy(w, buf + off + head, rec - head);
 			fill_off_cpu(v, now);
 			task_events_fill(t->c.plan, v);
-			/* waker slots are 8-byte aligned in the record too */
-			if (tasks_add(to, v,
-				      wsize ? (const struct tdbpf_wait
-						       *)(buf + off + sums) :
-					      NULL,
-				      t->c.plan->nr)) {
+			if (tasks_add_slots(to, v, w, (int)(h.wakers + h.holders),
+					    t->c.plan->nr)) {
 				err = -ENOMEM;
 				goto out;
 			}

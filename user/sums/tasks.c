@@ -313,6 +313,13 @@ static void copy_comm(char *dst, size_t dstlen, const char *src, size_t srclen)
 int tasks_add(struct task_table *t, const struct tdbpf_task *s,
 	      const struct tdbpf_wait *waits, int nr_ev)
 {
+	return tasks_add_slots(t, s, waits, waits ? TDBPF_NR_WAITS : 0,
+			       nr_ev);
+}
+
+int tasks_add_slots(struct task_table *t, const struct tdbpf_task *s,
+		    const struct tdbpf_wait *waits, int nr_waits, int nr_ev)
+{
 	struct task_row *r = tasks_get(t, s->tid);
 
 	if (!r)
@@ -325,7 +332,7 @@ int tasks_add(struct task_table *t, const struct tdbpf_task *s,
 		r->exited = true;
 	sched_add(&r->sched, &s->sched);
 	add_counts(r->ctr, s->ctr, common_ev(nr_ev, t, NULL));
-	return waits ? tasks_add_waits(t, r, waits, TDBPF_NR_WAITS) : 0;
+	return tasks_add_waits(t, r, waits, nr_waits);
 }
 
 /* Row @s of @st into row @d of @dt: sums, counters, waker slots. */

@@ -125,6 +125,9 @@ struct task_row *tasks_append(struct task_table *t);
  */
 int tasks_add(struct task_table *t, const struct tdbpf_task *s,
 	      const struct tdbpf_wait *waits, int nr_ev);
+/* tasks_add() with a list of @nr_waits slots (a record's, in use only). */
+int tasks_add_slots(struct task_table *t, const struct tdbpf_task *s,
+		    const struct tdbpf_wait *waits, int nr_waits, int nr_ev);
 /* Zero the sums of @tid's row, if any (keeps the row and its name). */
 void tasks_clear(struct task_table *t, __u32 tid);
 /* Add every row of @src into @dst (by tid). */
