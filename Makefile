@@ -153,7 +153,7 @@ $(DEMO_BIN): demo/streamgraph.c
 # its wait-for graph written as DOT (and SVG when Graphviz is there)
 demo: deps
 	@$(MAKE) --no-print-directory tdbpf $(DEMO_BIN)
-	./tdbpf --wakeups -d 5 -- $(DEMO_BIN) 6
+	./tdbpf -d 5 -- $(DEMO_BIN) 6
 	./tdbpf --per-name --graph $(OUT)/demo.dot -d 6 -- $(DEMO_BIN) -m 16 -s filter:io 6
 	@! command -v dot >/dev/null || { dot -Tsvg $(OUT)/demo.dot -o $(OUT)/demo.svg && echo "graph: $(OUT)/demo.svg"; }
 

@@ -172,7 +172,8 @@ write_results() {
 	echo
 	echo "\`manythreads -n N -p $MT_PERIOD\` (each thread wakes every $MT_PERIOD ms)."
 	echo "tdbpf: \`tdbpf -v [-j] -o /dev/null -p PID -d 2\`, once with the table"
-	echo "(default output) and once with JSON (-j). Attach: process start until"
+	echo "(default output) and once with JSON (-j); the default draws the wait-for"
+	echo "graph from windows of wakeups. Attach: process start until"
 	echo "\"tdbpf: attached\" on stderr (open counters, load and verify, fill maps,"
 	echo "attach, first flush). Report: the final report's collect (flush, exit queue,"
 	echo "task iterator) + decode and write, as tdbpf -v prints them. RSS: peak RSS (wait4)."

@@ -17,11 +17,11 @@
 #      many scrapes while thousands of threads come and go (RSS start/end)
 #   6. wakeups (the wait-for graph): the sched_waking program per run,
 #      tracked and untracked wakees, beside an empty one; the pinned pipe
-#      ping-pong's slowdown with none (the default), the wakeups of
-#      windows (--sampled-wakeups) and every wakeup (--wakeups); its CPU
-#      time under BENCH_AMP copies of --sampled-wakeups, of --wakeups,
-#      and of an empty program on each tracepoint (the floor), at once,
-#      paired with an untraced run
+#      ping-pong's slowdown with none (--no-wakeups), the default (the
+#      wakeups of windows) and every wakeup (--wakeups); its CPU time
+#      under BENCH_AMP copies of the default, of --wakeups, and of an
+#      empty program on each tracepoint (the floor), at once, paired
+#      with an untraced run
 #   7. sockets (--wakeups' socket hooks): the programs per run on a pinned
 #      TCP ping-pong, its sockets tracked and untracked, beside an empty
 #      program on sock_send_length; the ping-pong's slowdown with and

@@ -50,7 +50,7 @@ int BPF_PROG(tdbpf_exit, struct task_struct *p)
 	t->flags |= TDBPF_TASK_EXITED | TDBPF_TASK_EXITING;
 	tid = t->tid;
 	__sync_fetch_and_add(&track.nr_live, (__u32)-1);
-	/* --sampled-wakeups: its waits, taken with its sums once freed */
+	/* sampled: its waits, taken with its sums once freed */
 	if (track_wakeups) {
 		struct tdbpf_wake *k;
 

@@ -64,7 +64,7 @@ SHARED const volatile bool percpu_lookup;
 SHARED const volatile bool read_free;
 
 /*
- * --sampled-wakeups: the wakeup programs run in windows only.
+ * Sampled (the default graph): the wakeup programs run in windows only.
  * User space attaches them when a window opens and detaches them when
  * it closes (a switch program that also reads counters stays, and is
  * told by @sample_gen). A wait is charged at its wakeup, its length read from

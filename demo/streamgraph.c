@@ -35,7 +35,7 @@
  * CPU work (KIND cpu) or a 4 ms wait in nanosleep, standing in for slow
  * I/O (KIND io).  That is several times join's own cost per batch, so
  * STAGE becomes the stage the others wait on; with parse, the pool of
- * parsers shares it.  `tdbpf --wakeups` names it in its bottleneck line.
+ * parsers shares it.  tdbpf names it in its bottleneck line (by default).
  *
  * usage: streamgraph [-t PARSERS] [-m TABLE_MIB] [-s STAGE:KIND] [SECONDS]
  *   SECONDS of run time (default 10, counted from start, table build

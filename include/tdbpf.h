@@ -246,11 +246,11 @@ struct tdbpf_wake {
 	__u64 throttle_base;
 	/* its run_delay as of its last switch-in's end, 0 unseen yet */
 	__u64 delay_seen;
-	/* --sampled-wakeups: the window that wrote the state above */
+	/* sampled: the window that wrote the state above */
 	__u32 gen;
 	__u32 pad;
-	/* --sampled-wakeups: the start of the wait its last wakeup ended,
-	 * on its run queue's clock; 0 unknown */
+	/* sampled: the start of the wait its last wakeup ended, on its
+	 * run queue's clock; 0 unknown */
 	__u64 sleep_rq;
 	struct tdbpf_wait waits[TDBPF_NR_WAITS];
 };

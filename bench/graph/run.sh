@@ -12,15 +12,15 @@
 # config has a clear winner when that gain is >= GAIN_MIN and the
 # runner-up's gain is at most RUNNER_UP times it; others are reported as
 # having none and not scored. Then the graph runs once more under
-# `tdbpf --wakeups -j -p PIDS` (every wakeup, 2 s) or, with
-# BENCH_GRAPH_WAKEUPS=sampled, `tdbpf --sampled-wakeups -j -p PIDS` (the
-# wakeups of windows, 4 s); tdbpf's verdict is the first of its ranked
-# candidates that is a stage of the graph.
+# `tdbpf -j -p PIDS` (the default graph, from windows of wakeups, 4 s) or
+# `tdbpf --wakeups -j -p PIDS` (every wakeup, 2 s); tdbpf's verdict is
+# the first of its ranked candidates that is a stage of the graph.
 #
 # Environment (defaults in brackets):
 #   BENCH_GRAPH_ROUNDS [3]    runs of every variant, interleaved
 #   BENCH_GRAPH_SECS [1.2]    throughput window of a run (after 0.3 s warm-up)
-#   BENCH_GRAPH_WAKEUPS [all]  all: --wakeups; sampled: --sampled-wakeups
+#   BENCH_GRAPH_WAKEUPS [all] all: --wakeups; sampled: tdbpf's default,
+#                             scored in a section of its own
 #   BENCH_GRAPH_ONLY [all]    a kind (chain, fan-out, ...): run those alone,
 #                             print the tables, leave results.md as it is
 #   BENCH_GRAPH_NICE [-19]    the graphs' nice value: well above the
@@ -39,10 +39,10 @@ BEGIN_MARK='<!-- bench-graph: begin -->'
 END_MARK='<!-- bench-graph: end -->'
 SECTION="7. The verdict against causal truth (make bench-graph)"
 WAKEUPS=${BENCH_GRAPH_WAKEUPS:-all}
-# sampled: the windows hold a tenth of the time, eight of them in 4 s
+# sampled (the default): the windows hold a tenth of the time, eight of them in 4 s
 case $WAKEUPS in
 sampled)
-	TRACE_OPTS="--sampled-wakeups -d 4" TRACE_SECS=4
+	TRACE_OPTS="-d 4" TRACE_SECS=4
 	# a section of its own: the one of every wakeup stays
 	BEGIN_MARK='<!-- bench-graph-sampled: begin -->'
 	END_MARK='<!-- bench-graph-sampled: end -->'
@@ -260,7 +260,7 @@ section() {
 	echo "Each graph ran as given and with each stage sped up 2x in turn, each beside a run as given ($ROUNDS rounds, ${SECS} s windows, the median of the pairs' ratios);"
 	echo "the truth is the stage whose speed-up raised throughput most, clear when it gained >= $(awk -v g=$GAIN_MIN 'BEGIN{print g*100}')%"
 	echo "and the runner-up at most $(awk -v r=$RUNNER_UP 'BEGIN{print r*100}')% of that. tdbpf's verdict: the first stage among"
-	echo "the ranked candidates of \`tdbpf $TRACE_OPTS -j -p PIDS\` on the graph as given$([ "$WAKEUPS" = sampled ] && echo " (the graph from the wakeups of 50 ms of every 500)")."
+	echo "the ranked candidates of \`tdbpf $TRACE_OPTS -j -p PIDS\` on the graph as given$([ "$WAKEUPS" = sampled ] && echo " (the default: the graph from the wakeups of 50 ms of every 500)")."
 	echo "The graphs run at nice $NICE, so that the machine's other work (this 2-CPU machine is shared) disturbs them less;"
 	echo "load average at the start: $LOAD0, at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
 	[ -n "$CGINFO" ] && echo "The cgroup config's limit: ${CGINFO#* }."

@@ -107,7 +107,8 @@ listen_results() {
 	echo "series, write the exposition, send it). Collect: tdbpf_last_collect_duration_seconds"
 	echo "(flush every CPU, iterator, exit queue), as the report's collect. Peak RSS: VmHWM"
 	echo "of tdbpf after the scrapes. Default labels fold the threads into one series per"
-	echo "name; \`--listen-labels tid\` makes a series per thread."
+	echo "name; \`--listen-labels tid\` makes a series per thread. The graph is on, as"
+	echo "by default (windows of wakeups): its wait and hold series are in the body."
 	echo
 	echo "| labels | tasks | series | scrape ms (median, min-max) | collect ms | body KiB | peak RSS MiB |"
 	echo "|---|---:|---:|---:|---:|---:|---:|"

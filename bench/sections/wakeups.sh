@@ -13,7 +13,7 @@ cpu_per_op() {
 
 # AMP copies of one program set attached to the pinned ping-pong at once:
 # amp_floor, the empty switch and waking programs (bench/floor); amp_def,
-# tdbpf --sampled-wakeups -p on it (the graph from windows of wakeups);
+# tdbpf -p on it (the default: the graph from windows of wakeups);
 # amp_on, tdbpf --wakeups -p (every wakeup). A difference of CPU time between runs has a
 # spread of a few hundred ns per round trip on this VM, more than one
 # copy's cost: AMP copies make it AMP times larger than that spread. The
@@ -33,7 +33,7 @@ amp_run() {
 			tr+=("$TR")
 			start_floor wempty
 		elif [ "$v" = amp_def ]; then
-			start_tdbpf --sampled-wakeups -o /dev/null -p "$PP"
+			start_tdbpf -o /dev/null -p "$PP"
 		else
 			start_tdbpf --wakeups -o /dev/null -p "$PP"
 		fi
@@ -66,8 +66,8 @@ wake_run() {
 		return ;;
 	pp_off | pp_def | pp_on)
 		case $v in
-		pp_off) flag=-v ;;
-		pp_def) flag=--sampled-wakeups ;;
+		pp_off) flag=--no-wakeups ;;
+		pp_def) flag=-v ;;
 		pp_on) flag=--wakeups ;;
 		esac
 		start_pingpong "$out"
@@ -148,9 +148,9 @@ write_wakeups() {
 	echo "on the machine; a wakee that is not traced costs one bit test. For a"
 	echo "traced one that blocked, it charges the blocked interval to its waker;"
 	echo "the switch program takes the clock once when a traced task blocks."
-	echo "Without wakeups (the default) the software model runs no program at a"
-	echo "switch or a wakeup. --sampled-wakeups runs both (without the clock at"
-	echo "a block) in windows, 50 ms of every 500, and none between. Pinned"
+	echo "With --no-wakeups the software model runs no program at a switch or a"
+	echo "wakeup. The default runs both (without the clock at a block) in"
+	echo "windows, 50 ms of every 500, and none between. Pinned"
 	echo "ping-pong (\`pipe_pingpong -n $LOOPS -c 0\`): each round trip has two"
 	echo "switches, one of them blocking, and one wakeup (the other side is still"
 	echo "runnable when its reply comes). $ROUNDS rounds, median and min-max."
@@ -170,8 +170,8 @@ write_wakeups() {
 		read -r c cn cx < <(stats3 <"$TMP/s6.$v.cpu")
 		case $v in
 		pp_none) s="pipe_pingpong, untraced" ;;
-		pp_off) s="\`tdbpf -p PID\` (no wakeups: the default)" ;;
-		pp_def) s="\`tdbpf --sampled-wakeups -p PID\` (wakeups of windows)" ;;
+		pp_off) s="\`tdbpf --no-wakeups -p PID\`" ;;
+		pp_def) s="\`tdbpf -p PID\` (the default: wakeups of windows)" ;;
 		pp_on) s="\`tdbpf --wakeups -p PID\` (every wakeup)" ;;
 		esac
 		echo "| $s | $(fmt "$m" %.3f) | $(fmt "$mn" %.3f)-$(fmt "$mx" %.3f) | $(ratio "$m" "$base" %.3fx) | $(fmt "$c" %.3f) | $(fmt "$cn" %.3f)-$(fmt "$cx" %.3f) | $(ratio "$c" "$cbase" %.3fx) |"
@@ -210,7 +210,7 @@ write_wakeups() {
 		read -r m mn mx < <(stats3 <"$TMP/s6.$v.copy")
 		case $v in
 		amp_floor) s="floor: an empty sched_switch and an empty sched_waking program" ;;
-		amp_def) s="\`tdbpf --sampled-wakeups -p PID\` (the graph from windows of wakeups)" ;;
+		amp_def) s="\`tdbpf -p PID\` (the default: the graph from windows of wakeups)" ;;
 		amp_on) s="\`tdbpf --wakeups -p PID\` (every wakeup)" ;;
 		esac
 		echo "| $s | $(fmt "$m" %.0f) | $(fmt "$mn" %.0f)-$(fmt "$mx" %.0f) | $(awk -v m="$m" -v c="$p0" 'BEGIN { if (c > 0 && m == m + 0) printf "%.1f%%", m / (c * 10); else printf "n/a" }') |"
@@ -224,8 +224,8 @@ write_wakeups() {
 	s=$(awk -v m="$(med <"$TMP/s6.amp_on.copy")" -v c="$p0" 'BEGIN { if (c > 0 && m == m + 0) printf "%.1f", m / (c * 10); else print "nan" }')
 	f=$(awk -v m="$(med <"$TMP/s6.amp_floor.copy")" -v c="$p0" 'BEGIN { if (c > 0 && m == m + 0) printf "%.1f", m / (c * 10); else print "nan" }')
 	d=$(awk -v m="$(med <"$TMP/s6.amp_def.copy")" -v c="$p0" 'BEGIN { if (c > 0 && m == m + 0) printf "%.1f", m / (c * 10); else print "nan" }')
-	echo "| --sampled-wakeups (windows of wakeups) per round trip on the ping-pong's CPU time (one of $AMP copies) over the untraced round trip's | $d% | 3% | $(pass "$(le "$d" 3)") |"
-	echo "| --wakeups (every wakeup), the same | $s% | 3% | $(pass "$(le "$s" 3)") |"
+	echo "| the default graph (windows of wakeups) per round trip on the ping-pong's CPU time (one of $AMP copies) over the untraced round trip's | $d% | 3% | $(pass "$(le "$d" 3)") |"
+	echo "| --wakeups (every wakeup), the same | $s% | - | opt-in |"
 	s=$(awk -v m="$(med <"$TMP/s6.amp_floor.copy")" -v c="$p0" 'BEGIN { if (c > 0 && m == m + 0) { r = c * 30 - m; if (m <= 0) printf "the aim'"'"'s %.0f ns a round trip to the work (the floor is within the spread of 0)", c * 30; else if (r > 0) printf "%.0f ns a round trip of the aim'"'"'s %.0f to the work", r, c * 30; else printf "none of the aim'"'"'s %.0f ns a round trip: out of reach of such a design", c * 30 } else print "n/a" }')
 	echo "| the floor (empty programs), the same way: the least a program at every switch and wakeup costs | $f% | - | leaves $s |"
 	sw=$(med <"$TMP/s6.bpf_on.switch"); wk=$(med <"$TMP/s6.bpf_on.waking")

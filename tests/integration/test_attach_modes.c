@@ -235,10 +235,11 @@ static void tp_links(pid_t pid, char *out, size_t len)
 
 /*
  * Which tracepoints each mode runs programs on. The software model
- * without --wakeups attaches nothing to sched_switch (a switch costs it
+ * with --no-wakeups attaches nothing to sched_switch (a switch costs it
  * nothing; its tasks are read at reports, exit and free); counters (-e)
  * and --wakeups bring the switch program back, and a counter model
- * takes a task's last sums at its last switch, not at its exit.
+ * takes a task's last sums at its last switch, not at its exit. The
+ * default graph's programs come and go with its windows (below).
  */
 static void test_programs_per_mode(void **state)
 {
@@ -247,11 +248,11 @@ static void test_programs_per_mode(void **state)
 		const char *want[6];
 		const char *not[3];
 	} modes[] = {
-		{ { "--model", "software", NULL },
+		{ { "--model", "software", "--no-wakeups" },
 		  { "sched_process_exit", "sched_process_free",
 		    "sched_process_fork", NULL },
 		  { "sched_switch", "sched_waking", "sk_data_ready" } },
-		{ { "-e", "cpu-clock", NULL },
+		{ { "-e", "cpu-clock", "--no-wakeups" },
 		  { "sched_switch", "sched_process_free", NULL },
 		  { "sched_process_exit", "sched_waking", "sock_send_length" } },
 		/* with the socket hooks, where the kernel has them (6.3) */
@@ -310,7 +311,7 @@ static void test_programs_per_mode(void **state)
 }
 
 /*
- * --sampled-wakeups' windows: its programs on sched_switch and
+ * The default graph's windows: its programs on sched_switch and
  * sched_waking are attached 50 ms of every 500 and detached between,
  * while the exit and free programs stay. Polled every 5 ms for 3 s:
  * seen attached and detached, attached about a tenth of the polls (a
@@ -321,8 +322,8 @@ static void test_programs_per_mode(void **state)
 static void test_windows_attach(void **state)
 {
 	char *sl[] = { "/bin/sleep", "60", NULL }, pidarg[32], links[512];
-	char *tr[] = { (char *)tdbpf_bin(), "--sampled-wakeups", "-o",
-		       "/dev/null", "-p", pidarg, NULL };
+	char *tr[] = { (char *)tdbpf_bin(), "-o", "/dev/null", "-p", pidarg,
+		       NULL };
 	int i, polls = 0, on = 0, waking = 0, free_seen = 0;
 	struct child s = spawn(sl, 0), d;
 	double end;

@@ -373,9 +373,9 @@ static void test_bad_input(void **state)
 	/* the same host twice */
 	write_relay_busy(0);
 	expect_error(twice, "both come from host 'hA'; name them apart with --host NAME=FILE");
-	/* traced without --wakeups */
+	/* traced with --no-wakeups */
 	write_host("c.json", "hC", END, 10 * S, SW, tc, 1, NULL, 0, sc, 2);
-	expect_error(abc, "c.json: the report has no wait-for graph; trace the host with --wakeups");
+	expect_error(abc, "c.json: the report has no wait-for graph; trace the host without --no-wakeups");
 }
 
 /*

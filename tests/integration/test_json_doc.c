@@ -344,7 +344,7 @@ static void writer_reports(const struct model *m, const struct keyset *doc,
 		assert_true(flow_end_parse("10.0.0.2:40000", &f.remote));
 		assert_int_equal(flows_add(&snap.flows, &f), 0);
 	}
-	/* --sampled-wakeups: waits seen in windows, scaled */
+	/* the default graph's: waits seen in windows, scaled */
 	snap.lost.wake_scale = 10;
 	snap.lost.sampled_ns = 400000;
 	sink.f = tmpfile();

@@ -160,7 +160,7 @@ static void caps_after_setup(const char *opt, unsigned long long want,
 	unlink(json);
 }
 
-/* No graph: CAP_BPF and CAP_PERFMON alone. */
+/* No graph (--no-wakeups): CAP_BPF and CAP_PERFMON alone. */
 static void test_caps_dropped_after_setup(void **state)
 {
 	json_object *doc;
@@ -168,13 +168,13 @@ static void test_caps_dropped_after_setup(void **state)
 
 	(void)state;
 	NEED_BPF();
-	caps_after_setup(NULL, KEPT_CAPS, 500000, &doc, &err);
+	caps_after_setup("--no-wakeups", KEPT_CAPS, 500000, &doc, &err);
 	json_object_put(doc);
 	free(err);
 }
 
 /*
- * --sampled-wakeups: its windows attach programs after the drop too,
+ * The default graph: its windows attach programs after the drop too,
  * with what is left. In 2 s, four periods: at least two windows after
  * the drop (one before it at most), and no attach refused.
  */
@@ -187,7 +187,7 @@ static void test_caps_with_graph(void **state)
 
 	(void)state;
 	NEED_BPF();
-	caps_after_setup("--sampled-wakeups", want, 2000000, &doc, &err);
+	caps_after_setup(NULL, want, 2000000, &doc, &err);
 	assert_true(json_object_object_get_ex(doc, "graph", &g));
 	assert_true(json_object_object_get_ex(g, "sampled", &smp));
 	win = jint(smp, "windows_ns");

@@ -67,10 +67,10 @@ static bool stage_case(const char *mode, int slow, const char *kind,
 	char *sg[] = { (char *)workload("stagegraph"), "-m", (char *)mode,
 		       "-d", sampled ? "5.5" : "3.5", "-w", "0.3", spec[0],
 		       spec[1], spec[2], NULL };
-	char *tr[] = { (char *)tdbpf_bin(),
-		       sampled ? "--sampled-wakeups" : "--wakeups", "-p",
-		       pids, "-d", sampled ? "4" : "2", "-j", "-o", json,
-		       NULL };
+	/* sampled: the default graph, no option; NULL ends it there */
+	char *tr[] = { (char *)tdbpf_bin(), "-p", pids, "-d",
+		       sampled ? "4" : "2", "-j", "-o", json,
+		       sampled ? NULL : "--wakeups", NULL };
 	const char *named = "(none)";
 	json_object *doc, *v;
 	struct child w;
@@ -178,7 +178,7 @@ static void test_stage_positions(void **state)
 }
 
 /*
- * The same over TCP with the wakeups of windows only (--sampled-wakeups):
+ * The same over TCP with the default graph, from the wakeups of windows:
  * the socket hooks run in the windows, and a wake is still resolved to
  * the peer's task (6 cases; a starved verdict runs again, as above).
  */

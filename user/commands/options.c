@@ -29,6 +29,7 @@ enum {
 	OPT_GRAPH,
 	OPT_WAKEUPS,
 	OPT_SAMPLED_WAKEUPS,
+	OPT_NO_WAKEUPS,
 	OPT_LISTEN,
 	OPT_LISTEN_LABELS,
 	OPT_LISTEN_MAX_SERIES,
@@ -66,6 +67,7 @@ static const struct option long_opts[] = {
 	{ "graph", required_argument, NULL, OPT_GRAPH },
 	{ "wakeups", no_argument, NULL, OPT_WAKEUPS },
 	{ "sampled-wakeups", no_argument, NULL, OPT_SAMPLED_WAKEUPS },
+	{ "no-wakeups", no_argument, NULL, OPT_NO_WAKEUPS },
 	{ "listen", required_argument, NULL, OPT_LISTEN },
 	{ "listen-labels", required_argument, NULL, OPT_LISTEN_LABELS },
 	{ "listen-max-series", required_argument, NULL, OPT_LISTEN_MAX_SERIES },
@@ -312,10 +314,16 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 			o->graph = optarg;
 			break;
 		case OPT_WAKEUPS:
-			o->wakeups_all = true;
+			o->wakeups_mode = WAKEUPS_ALL;
+			o->wakeups_given |= 1u << WAKEUPS_ALL;
 			break;
 		case OPT_SAMPLED_WAKEUPS:
-			o->wakeups_sampled = true;
+			o->wakeups_mode = WAKEUPS_SAMPLED;
+			o->wakeups_given |= 1u << WAKEUPS_SAMPLED;
+			break;
+		case OPT_NO_WAKEUPS:
+			o->wakeups_mode = WAKEUPS_OFF;
+			o->wakeups_given |= 1u << WAKEUPS_OFF;
 			break;
 		case OPT_SORT:
 			for (i = 0; i < SORT_NR; i++)

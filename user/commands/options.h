@@ -59,16 +59,17 @@ struct options {
 	long sock_max;		/* --sock-max: socket registry flows */
 	const char *graph;	/* --graph FILE.dot */
 	/*
-	 * sched_waking traced: the wait-for graph. Opt-in: every wakeup
-	 * (--wakeups, or --graph) costs 10-14% of a pinned ping-pong's CPU
-	 * time; the wakeups of windows (--sampled-wakeups) 0.1%, but the
-	 * graph's rows are too large yet for 10,000 threads within the
-	 * memory targets (docs/performance.md). check_trace() sets
-	 * @wakeups from the two options and --graph.
+	 * sched_waking traced: the wait-for graph. On by default from the
+	 * wakeups of windows, a tenth of the time (0.1% of a pinned
+	 * ping-pong's CPU time; --sampled-wakeups says so); every wakeup
+	 * with --wakeups (10-14%); none with --no-wakeups
+	 * (docs/performance.md). check_trace() turns the mode into the
+	 * two flags below; wakeups_given: the modes asked for, a bit each.
 	 */
-	bool wakeups_all;
-	bool wakeups_sampled;
+	enum { WAKEUPS_SAMPLED, WAKEUPS_ALL, WAKEUPS_OFF } wakeups_mode;
+	unsigned int wakeups_given;
 	bool wakeups;
+	bool wakeups_sampled;
 	const char *input;	/* decode, report: FILE or "-" */
 	long from, to;		/* report: intervals picked, -1 = open end */
 	bool sort_given;	/* --sort was on the command line */

@@ -37,7 +37,7 @@ struct session_conf {
 	void *arg;			/* theirs */
 	bool winch;			/* top: the terminal's size changes */
 	bool quiet_child;		/* top: the command's stdio on /dev/null */
-	bool wakeups;			/* trace sched_waking (--wakeups) */
+	bool wakeups;			/* the graph (unless --no-wakeups) */
 };
 
 struct session {

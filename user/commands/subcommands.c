@@ -42,11 +42,15 @@ static int check_trace(struct options *o, int argc, char **argv, int optind,
 	if (o->children && !o->nr_pids && !o->argv)
 		return options_fail(err, len,
 				    "--children follows processes forked by -p or -- COMMAND targets; add one of them");
-	if (o->wakeups_all && o->wakeups_sampled)
+	if (o->wakeups_given & (o->wakeups_given - 1))
 		return options_fail(err, len,
-				    "--wakeups traces every wakeup, --sampled-wakeups those of windows; give one of them");
-	/* the graph is made of wakeups (every one, unless sampled) */
-	o->wakeups = o->wakeups_all || o->wakeups_sampled || o->graph;
+				    "--wakeups (every wakeup), --sampled-wakeups (those of windows, the default) and --no-wakeups (none) exclude each other; give one of them");
+	/* the graph is made of wakeups */
+	if (o->graph && o->wakeups_mode == WAKEUPS_OFF)
+		return options_fail(err, len,
+				    "--graph writes the wait-for graph, which --no-wakeups turns off; drop one of them");
+	o->wakeups = o->wakeups_mode != WAKEUPS_OFF;
+	o->wakeups_sampled = o->wakeups_mode == WAKEUPS_SAMPLED;
 	if (o->from >= 0 || o->to >= 0)
 		return options_fail(err, len,
 				    "--from and --to pick intervals of a recording; use them with tdbpf report FILE");

@@ -49,17 +49,17 @@ void print_usage(FILE *f)
 	      f);
 	fprintf(f, "      --max-tasks N      tasks held at once (default %d)\n",
 		TDBPF_MAX_TASKS_DEFAULT);
-	fprintf(f, "      --sock-max N       socket flows followed for --wakeups (default %d)\n",
+	fprintf(f, "      --sock-max N       socket flows followed for the graph (default %d)\n",
 		TDBPF_SOCK_MAX_DEFAULT);
 	fprintf(f, "      --listen [ADDR:]PORT  serve Prometheus /metrics (ADDR default 127.0.0.1)\n"
 		   "      --listen-labels L  pid, tid or pid,tid labels on the series (default none)\n"
 		   "      --listen-max-series N  label sets before the rest go to 'other' (default %d)\n",
 		LISTEN_DEFAULT_MAX_SERIES);
 	fputs("      --graph FILE.dot   write the wait-for graph (Graphviz DOT)\n"
-	      "      --wakeups          trace wakeups: who waits on whom, the graph's\n"
-	      "                         bottleneck (on with --graph)\n"
-	      "      --sampled-wakeups  the same from the wakeups of 50 ms of every\n"
-	      "                         500, scaled: a tenth of the cost\n"
+	      "      --wakeups          trace every wakeup for the wait-for graph (by\n"
+	      "                         default those of 50 ms of every 500, scaled)\n"
+	      "      --sampled-wakeups  the default: the wakeups of those windows\n"
+	      "      --no-wakeups       no wait-for graph: the scheduling sums alone\n"
 	      "      --record FILE      also write every report, every row, as JSON\n"
 	      "                         for tdbpf report FILE\n"
 	      "      --from N, --to N   report: intervals N.. and ..N of an -I recording\n"

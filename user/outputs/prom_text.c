@@ -146,7 +146,7 @@ static const struct u64_family u64_families[] = {
 	{ "tdbpf_task_uncounted_seconds", COUNTER, true, SF(uncounted_ns),
 	  "On-CPU time in slices whose switch-in was not seen: no counter read." },
 	{ "tdbpf_task_softirq_seconds", COUNTER, true, SF(softirq_ns),
-	  "Network softirqs run while the series' tasks were current (--wakeups): on loopback, delivering what they sent." },
+	  "Network softirqs run while the series' tasks were current (the graph's socket hooks): on loopback, delivering what they sent." },
 	{ "tdbpf_task_exited_threads", COUNTER, false, SF(exited),
 	  "Tasks of the series seen exiting." },
 	{ "tdbpf_task_threads", GAUGE, false, SF(threads),

@@ -24,7 +24,7 @@
  *   "graph": {                     with wakeups traced (docs/graph.md):
  *     "blocked_ns",                the blocked tasks' time that led
  *                                  to some task (the shares' whole),
- *     "sampled": { "scale": 10,    --sampled-wakeups: the waits seen in
+ *     "sampled": { "scale": 10,    sampled: the waits seen in
  *       "windows_ns" },            windows (their time so far), scaled
  *                                  by "scale" into estimates
  *     "edges": [ { "waker_tid", "waker_comm", "kind" ("wakeup": the

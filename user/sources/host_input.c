@@ -42,7 +42,7 @@ static int parse_edges(json_object *obj, struct host_report *h, char *err,
 
 	if (!g || !(edges = member(g, "edges", json_type_array))) {
 		snprintf(err, len,
-			 "the report has no wait-for graph; trace the host with --wakeups");
+			 "the report has no wait-for graph; trace the host without --no-wakeups");
 		return -1;
 	}
 	n = json_object_array_length(edges);

@@ -202,7 +202,7 @@ static const char *sock_hooks(struct tracer *t, bool on)
 }
 
 /*
- * --sampled-wakeups: the programs the windows attach
+ * Sampled (the default graph): the programs the windows attach
  * (tracer_sample.c), not the skeleton: the waking program, the socket
  * hooks that load, and the switch program when it has nothing else to
  * do (read-free).
@@ -266,7 +266,7 @@ static void configure(struct tracer *t)
 	bpf_program__set_autoattach(skel->progs.tdbpf_flush, false);
 	bpf_program__set_autoattach(skel->progs.tdbpf_dump, false);
 	skel->rodata->max_tasks = (__u32)c->max_tasks;
-	/* wakeups: opt-in, the waking program is not even loaded without */
+	/* no graph (--no-wakeups): the waking program is not even loaded */
 	skel->rodata->track_wakeups = c->wakeups;
 	/*
 	 * without it (before 5.19) a run-queue wait is this CPU's alone;

@@ -42,7 +42,7 @@
 struct tracer;
 
 /*
- * --sampled-wakeups: the wakeup programs run SAMPLE_WINDOW_MS of every
+ * The default graph: the wakeup programs run SAMPLE_WINDOW_MS of every
  * SAMPLE_PERIOD_MS, at random (tracer_sample.c); the waits they see are
  * scaled by the ratio, TRACER_SAMPLE_SCALE. --wakeups: every wakeup.
  */

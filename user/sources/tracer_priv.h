@@ -19,7 +19,7 @@
 /* Task iterator records read per read(): a seq_file buffer's worth. */
 #define ITER_BATCH	2048
 
-/* --sampled-wakeups: the windows' programs and state (tracer_sample.c) */
+/* sampled: the windows' programs and state (tracer_sample.c) */
 #define SAMPLE_MAX_PROGS	8
 
 struct sampler {
@@ -57,7 +57,7 @@ struct tracer {
 	bool read_free;			/* sums read from the tasks (BPF) */
 	bool no_sockets;		/* the socket hooks failed to load */
 	__u32 fold_key;			/* next key of a folded exited row */
-	struct sampler sample;		/* --sampled-wakeups */
+	struct sampler sample;		/* sampled wakeups */
 };
 
 /* Charge what runs on every CPU up to now (tracer_collect.c). */

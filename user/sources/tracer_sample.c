@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * --sampled-wakeups' windows, in which the wakeup programs run. Each
+ * The default graph's windows, in which the wakeup programs run. Each
  * period of SAMPLE_PERIOD_MS holds SAMPLE_WINDOW_MS of them, at a random
  * place in the period (split in two when it wraps past its end): every
  * moment is in a window with the same chance, window / period, whatever

@@ -27,7 +27,7 @@ struct lost_stats {
 	__u64 sock_unresolved;	/* socket wakes whose peer was not told */
 	__u64 sock_evicted;	/* flows pushed out of the socket registry */
 	/*
-	 * --sampled-wakeups: the waits were seen in windows and are scaled
+	 * sampled: the waits were seen in windows and are scaled
 	 * by this (the windows' share of the time, inverted); 0: every
 	 * wakeup was seen. @sampled_ns: the windows' time so far.
 	 */
