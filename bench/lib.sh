@@ -32,7 +32,10 @@ build_helpers() {
 		"$OUT"/user/model/*.o "$OUT"/user/model/cpus/*.o \
 		"$OUT"/user/analysis/*.o "$OUT"/user/outputs/*.o \
 		"$OUT"/user/commands/*.o "$OUT"/user/support/*.o; do
-		[ -f "$o" ] && [ "${o##*/}" != main.o ] && objs="$objs $o"
+		# main.o: decode_bench has its own main; http_none.o: the
+		# static binary's http.c (make static, make vmtest)
+		case ${o##*/} in main.o | http_none.o) continue ;; esac
+		[ -f "$o" ] && objs="$objs $o"
 	done
 	[ -n "$objs" ] || die "no objects in $OUT/user; run 'make tdbpf' first"
 	# shellcheck disable=SC2086
