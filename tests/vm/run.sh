@@ -142,9 +142,23 @@ boot() {
 	[ "${res#* }" = 0 ]
 }
 
+# a failed check's lines again, last: CI logs keep only their tail
+failures() {
+	tr -d '\r' < $VM/$1.log | awk -v g="$1" '
+		/^vmtest: FAIL / { n = 0; on = 1 }
+		/^vmtest: (PASS|NOT RUN|[0-9]+ passed)/ { on = 0 }
+		on && /^vmtest: / && n++ < 24 { sub(/^vmtest: /, ""); print "  " g ": " $0 }'
+}
+
 failed=""
 for g in $guests; do
 	boot $g || failed="$failed $g"
 done
-[ -z "$failed" ] || { echo "vmtest: failed:$failed"; exit 1; }
+if [ -n "$failed" ]; then
+	for g in $failed; do
+		failures $g
+	done
+	echo "vmtest: failed:$failed"
+	exit 1
+fi
 echo "vmtest: all guests passed"
