@@ -87,21 +87,42 @@ static void test_scrape_promtool(void **state)
 	free(smp);
 }
 
+/* The timer wakeups in task row @t's waits_on (JSON), 0 if none. */
+static long long timer_wakeups(json_object *t)
+{
+	json_object *w, *e;
+	size_t i;
+
+	if (!json_object_object_get_ex(t, "waits_on", &w))
+		return 0;
+	for (i = 0; i < json_object_array_length(w); i++) {
+		const char *c;
+
+		e = json_object_array_get_idx(w, i);
+		c = json_object_get_string(json_object_object_get(e, "comm"));
+		if (c && !strcmp(c, "timer"))
+			return jint(e, "wakeups");
+	}
+	return 0;
+}
+
 /*
  * Counters never go back while 6,000 threads are created and exit, and
  * the exits are counted. The final report still holds every bit of the
- * process's CPU time, its exited threads folded by name.
+ * process's CPU time, its exited threads folded by name, and their waits:
+ * each thread sleeps 1 ms first, and the folded row's timer wakeups
+ * (sampled, scaled) estimate the threads it took.
  */
 static void test_monotonic_churn(void **state)
 {
 	const char *args[] = { "--", NULL, "-n", "6000", "-c", "32", "-w",
-			       "300", NULL };
+			       "300", "-z", "1000", NULL };
 	enum { MAX = 4096 };
 	struct sample *prev = calloc(MAX, sizeof(*prev));
 	struct sample *cur = calloc(MAX, sizeof(*cur));
 	char report[128], out[128], *text, *p;
 	int np = 0, nc, i, scrapes = 0, checked = 0, folded = 0;
-	long long threads = 0, cpu_ns = 0;
+	long long threads = 0, cpu_ns = 0, timer = -1;
 	double exited = 0, sum = 0;
 	json_object *doc, *tasks, *t;
 	struct reply r;
@@ -162,13 +183,22 @@ static void test_monotonic_churn(void **state)
 		sum += (double)jint(t, "on_cpu_ns");
 		if (jint(t, "tid") == 0 &&
 		    !strcmp(json_object_get_string(json_object_object_get(t, "comm")),
-			    "churn-*"))
+			    "churn-*")) {
 			folded = (int)jint(t, "nr_tasks");
+			timer = timer_wakeups(t);
+		}
 	}
-	print_message("final report: %d rows, %d exited threads in the folded row; on-CPU %.0f ns, churn's clock %lld ns\n",
-		      (int)json_object_array_length(tasks), folded, sum, cpu_ns);
+	print_message("final report: %d rows, %d exited threads in the folded row (timer wakeups %lld); on-CPU %.0f ns, churn's clock %lld ns\n",
+		      (int)json_object_array_length(tasks), folded, timer, sum,
+		      cpu_ns);
 	/* folded rows keep the report small: not a row per thread */
 	assert_true(folded >= 1000);
+	/*
+	 * a sleep each, a tenth of them seen (hundreds): the estimate is
+	 * within half of the folded threads' count, where a fold that
+	 * dropped the threads' waker slots leaves none
+	 */
+	assert_true(timer >= folded / 2);
 	assert_true(json_object_array_length(tasks) < 3000);
 	/* and lose nothing: as test_attach's churn sum, 2% + 5 ms */
 	assert_close("sum of on_cpu_ns", sum, (double)cpu_ns, 0.02, 5e6);

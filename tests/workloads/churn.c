@@ -3,12 +3,13 @@
  * churn: tens of thousands of short-lived threads, for tdbpf's conservation
  * and map-pressure tests.
  *
- * usage: churn [-n TOTAL] [-c CONCURRENT] [-w WORK_US] [-s MS]
+ * usage: churn [-n TOTAL] [-c CONCURRENT] [-w WORK_US] [-z SLEEP_US] [-s MS]
  *
  * Creates TOTAL threads (default 20000), at most CONCURRENT alive at once
  * (default 64); each is named "churn-<i>", burns WORK_US microseconds of its
- * own CPU time (default 200) and exits.  -s waits MS milliseconds before the
- * first thread so a tracer can attach.
+ * own CPU time (default 200) and exits; -z has it sleep SLEEP_US first (a
+ * wait a timer ends, for the graph of exited threads).  -s waits MS
+ * milliseconds before the first thread so a tracer can attach.
  *
  * stdout: "pid=<pid>" first; at the end "threads=<n> cpu_ns=<ns>" with the
  * process CPU clock (CLOCK_PROCESS_CPUTIME_ID, which includes every exited
@@ -27,7 +28,7 @@
 
 #define STACK_SIZE	(64 * 1024)	/* creation cost, not stack, matters */
 
-static long long work_ns;
+static long long work_ns, sleep_ns;
 
 static void *churn_main(void *arg)
 {
@@ -38,6 +39,13 @@ static void *churn_main(void *arg)
 
 	snprintf(name, sizeof(name), "churn-%u", i % 10000000u);
 	pthread_setname_np(pthread_self(), name);
+	if (sleep_ns) {
+		struct timespec ts = { sleep_ns / 1000000000,
+				       sleep_ns % 1000000000 };
+
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+	}
 
 	/* CPU time, not wall time: the work must not depend on load */
 	end = clock_ns(CLOCK_THREAD_CPUTIME_ID) + work_ns;
@@ -61,15 +69,16 @@ int main(int argc, char **argv)
 	long created = 0, joined = 0;
 	int opt, err;
 
-	while ((opt = getopt(argc, argv, "n:c:w:s:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:c:w:z:s:")) != -1) {
 		switch (opt) {
 		case 'n': total = parse_num(optarg, "-n", 0, 100000000); break;
 		case 'c': conc = parse_num(optarg, "-c", 1, 10000); break;
 		case 'w': work_us = parse_num(optarg, "-w", 0, 10000000); break;
+		case 'z': sleep_ns = parse_num(optarg, "-z", 0, 10000000) * 1000; break;
 		case 's': delay_ms = parse_num(optarg, "-s", 0, 3600000); break;
 		default:
 			fprintf(stderr, "usage: churn [-n TOTAL] [-c CONCURRENT] "
-				"[-w WORK_US] [-s MS]\n");
+				"[-w WORK_US] [-z SLEEP_US] [-s MS]\n");
 			return 2;
 		}
 	}

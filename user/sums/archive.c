@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sums/archive.h"
+#include "sums/waits.h"
 
 static uint64_t key_hash(__u32 pid, const char *name)
 {
@@ -38,13 +39,21 @@ static __u64 sub_sat(__u64 a, __u64 b)
 	return a > b ? a - b : 0;
 }
 
-/* @d += @s - @b (@b may be NULL) */
-static void add_less(struct task_row *d, const struct task_row *s,
-		     const struct task_row *b, int nr_ev)
+/*
+ * Row @d of @out += row @s of @a less row @b of @base (@b may be NULL):
+ * sums, counters and waker slots, so that a folded name keeps the graph
+ * edges of the threads it took.
+ */
+static int add_less(struct task_table *out, struct task_row *d,
+		    const struct task_table *a, const struct task_row *s,
+		    const struct task_table *base, const struct task_row *b,
+		    int nr_ev)
 {
 	static const struct tdbpf_sched none;
+	struct tdbpf_wait w[TDBPF_NR_WAITS];
+	const struct tdbpf_wait *sw, *bw = NULL;
 	struct tdbpf_sched diff;
-	int i;
+	int i, n, bn = 0;
 
 	sched_sub(&diff, &s->sched, b ? &b->sched : &none);
 	sched_add(&d->sched, &diff);
@@ -57,6 +66,13 @@ static void add_less(struct task_row *d, const struct task_row *s,
 		d->ctr[i].running +=
 			sub_sat(s->ctr[i].running, bc ? bc->running : 0);
 	}
+	sw = tasks_waits(a, s, &n);
+	if (!n)
+		return 0;
+	if (b)
+		bw = tasks_waits(base, b, &bn);
+	waits_sub(w, sw, n, bw, bn);
+	return tasks_add_waits(out, d, w, n);
 }
 
 int archive_fold(struct task_table *archive, struct task_table *base,
@@ -115,7 +131,10 @@ int archive_fold(struct task_table *archive, struct task_table *base,
 			d->nr_tasks = 0;
 		}
 		b = base ? tasks_find(base, r->tid) : NULL;
-		add_less(d, r, b, nr_ev);
+		if (add_less(&out, d, archive, r, base, b, nr_ev)) {
+			ret = -ENOMEM;
+			break;
+		}
 		d->nr_tasks += r->nr_tasks;
 		if (b)
 			tasks_clear(base, r->tid);
