@@ -33,7 +33,9 @@
  * TDBPF_TEST_SKIP=PATTERN skips the tests whose names match (cmocka's
  * '*' and '?'), reported as skipped: make vmtest's guests leave out
  * the tests whose tolerances assume native speed (tests/vm/checks-x86
- * says which and why). Before main(), so no test's main() needs it.
+ * says which and why). TDBPF_TEST=PATTERN runs only the tests that
+ * match (one test, again and again, to catch a rare failure). Before
+ * main(), so no test's main() needs it.
  */
 __attribute__((constructor)) static void skip_from_env(void)
 {
@@ -41,6 +43,9 @@ __attribute__((constructor)) static void skip_from_env(void)
 
 	if (p && *p)
 		cmocka_set_skip_filter(p);
+	p = getenv("TDBPF_TEST");
+	if (p && *p)
+		cmocka_set_test_filter(p);
 }
 
 static const char *tdbpf_bin(void)

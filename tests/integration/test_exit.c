@@ -317,33 +317,46 @@ static void test_children_outlive_parent(void **state)
 	run_result_free(&r);
 
 	/*
-	 * the same with -p: the launcher forks once traced, then exits.
-	 * Without the graph: its programs' load took tdbpf past the
-	 * launcher's 0.7 s in a TCG guest (make vmtest), so the fork came
-	 * before the attach; following forks is this test's matter.
+	 * the same with -p: the launcher forks once traced, then exits. It
+	 * forks when tdbpf says it has attached (-v), not after a sleep: in
+	 * a TCG guest (make vmtest) the programs' load alone can take a
+	 * second, and a fork before the attach is not this test's matter.
 	 */
 	{
 		char *sh[] = { "/bin/sh", "-c",
-			       "echo pid=$$; sleep 0.7; sleep 1.5 >/dev/null 2>&1 & exit 0",
+			       "echo pid=$$; read go; sleep 1.5 >/dev/null 2>&1 & exit 0",
 			       NULL };
-		char pid[16];
-		char *argv2[] = { (char *)tdbpf_bin(), "--children",
-				  "--no-wakeups", "-e", "cpu-clock", "-j",
-				  "-o", json, "-p", pid, NULL };
-		struct child w;
+		char pid[16], line[512], *rest;
+		char *argv2[] = { "/bin/sh", "-c", "exec \"$0\" \"$@\" 2>&1",
+				  (char *)tdbpf_bin(), "-v", "--children",
+				  "-e", "cpu-clock", "-j", "-o", json, "-p",
+				  pid, NULL };
+		struct child w, tr;
+		bool attached = false;
 
-		snprintf(pid, sizeof(pid), "%d", start_workload(sh, 0, &w));
-		run_capture(argv2, NULL, (uid_t)-1, 0, 30, &r);
+		snprintf(pid, sizeof(pid), "%d", start_workload(sh, 1, &w));
+		tr = spawn(argv2, 0);
+		assert_true(tr.pid > 0);
+		while (!attached && read_line(tr.out, line, sizeof(line), 30000))
+			attached = !strncmp(line, "tdbpf: attached:", 16);
+		assert_true(attached);
+		assert_int_equal(write(w.in, "go\n", 3), 3);
+		close(w.in);
+		rest = read_all(tr.out);	/* to its exit */
+		close(tr.out);
 		close(w.out);
 		waitpid(w.pid, NULL, 0);
-		assert_int_equal(r.status, 0);
-		assert_non_null(strstr(r.err, "following the processes they forked"));
+		assert_int_equal(wait_for(tr.pid, 30), 0);
+		if (!strstr(rest, "following the processes they forked")) {
+			print_error("tdbpf said after attaching: %s\n", rest);
+			fail();
+		}
+		free(rest);
 		doc = json_file(json);
 		assert_non_null(doc);
-		/* traced from about 0 s to the child's end at about 2.2 s */
+		/* traced from the attach to the child's end 1.5 s later */
 		assert_true(jint(doc, "duration_ns") >= 1400000000LL);
 		json_object_put(doc);
-		run_result_free(&r);
 	}
 	unlink(json);
 }

@@ -604,8 +604,5 @@ int main(void)
 		cmocka_unit_test(test_sampled_tcp),
 	};
 
-	/* one test by name, e.g. TDBPF_TEST=test_gst_tcp (cmocka's filter) */
-	if (getenv("TDBPF_TEST"))
-		cmocka_set_test_filter(getenv("TDBPF_TEST"));
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
