@@ -75,6 +75,19 @@ SHARED const volatile bool sampled;
 SHARED __u32 sample_gen;
 
 /*
+ * Sampled, between windows: the window's programs do nothing. User
+ * space attaches them before it opens a window (numbers it) and detaches
+ * them after it closes it (zeroes it), so that a window is exactly the
+ * time user space measured between the two stores: attaching and
+ * detaching take milliseconds in a slow guest (a static key patched on
+ * every CPU), time in which some programs ran and others did not.
+ */
+static __always_inline bool window_shut(void)
+{
+	return sampled && !sample_gen;
+}
+
+/*
  * Where this CPU's preempt count and hrtimer bases are, relative to its
  * run queue: per-CPU variables sit at the same distance from each other
  * on every CPU. User space reads the distances from the kernel's BTF

@@ -86,6 +86,8 @@ int BPF_PROG(tdbpf_sock_send, struct sock *sk, int ret, int flags)
 	struct task_struct *cur = bpf_get_current_task_btf();
 	bool mine = tracked(cur);
 
+	if (window_shut())
+		return 0;
 	/* its send ended: no longer waiting for space (tdbpf_tcp_send) */
 	if (mine) {
 		struct tdbpf_wake *k = bpf_task_storage_get(&wake_store, cur,
@@ -109,6 +111,8 @@ int BPF_PROG(tdbpf_sock_recv, struct sock *sk, int ret, int flags)
 {
 	bool mine = tracked(bpf_get_current_task_btf());
 
+	if (window_shut())
+		return 0;
 	/* decided here, once: clang may not redo the bounded lookup */
 	asm volatile("" : "+r"(mine));
 	sock_note_sk(sk, mine, false, ret > 0 ? ret : 0);
@@ -125,7 +129,7 @@ int BPF_PROG(tdbpf_tcp_send, struct sock *sk)
 	struct task_struct *cur = bpf_get_current_task_btf();
 	struct tdbpf_wake *k;
 
-	if (!tracked(cur))
+	if (window_shut() || !tracked(cur))
 		return 0;
 	k = bpf_task_storage_get(&wake_store, cur, 0, 0);
 	if (k) {
@@ -156,7 +160,7 @@ int BPF_PROG(tdbpf_data_ready, struct sock *sk)
 	__u32 z = 0;
 	struct sock_mark *m = bpf_map_lookup_elem(&sock_marks, &z);
 
-	if (!m)
+	if (!m || window_shut())
 		return 0;
 	m->sk = (__u64)sk;
 	m->keyed = mark_key(sk, &m->key);
@@ -170,7 +174,7 @@ int BPF_PROG(tdbpf_softirq_entry, unsigned int vec)
 	__u32 z = 0;
 	struct sock_mark *m = bpf_map_lookup_elem(&sock_marks, &z);
 
-	if (!m)
+	if (!m || window_shut())
 		return 0;
 	m->vec = vec + 1;
 	/*
@@ -190,7 +194,7 @@ int BPF_PROG(tdbpf_softirq_exit, unsigned int vec)
 	__u32 z = 0;
 	struct sock_mark *m = bpf_map_lookup_elem(&sock_marks, &z);
 
-	if (!m)
+	if (!m || window_shut())
 		return 0;
 	m->sk = 0;
 	m->vec = 0;

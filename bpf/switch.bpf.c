@@ -155,15 +155,11 @@ static __always_inline void note_switch_in(struct tdbpf_cpu *st,
 /*
  * The graph's work at this switch: always with --wakeups; sampled, in a
  * window only. Read-free, this program is attached only in windows; with
- * counters it runs at every switch and @sample_gen tells.
+ * counters it runs at every switch. Either way @sample_gen tells.
  */
 static __always_inline bool waking_now(void)
 {
-	if (!track_wakeups)
-		return false;
-	if (!sampled || read_free)
-		return true;
-	return sample_gen != 0;
+	return track_wakeups && !window_shut();
 }
 
 /*
@@ -193,6 +189,9 @@ int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 	struct tdbpf_cpu *st;
 	__u32 z = 0, cpu;
 
+	/* read-free, the graph is all it does */
+	if (read_free && !wk)
+		return 0;
 	if (wk) {
 		/* who held this CPU: wanted for any task a tracked one
 		 * waits on */

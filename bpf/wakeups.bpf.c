@@ -183,7 +183,8 @@ int BPF_PROG(tdbpf_waking, struct task_struct *p)
 	if (!tracked(p))
 		return 0;
 	if (sampled) {
-		sampled_waking(p);
+		if (!window_shut())
+			sampled_waking(p);
 		return 0;
 	}
 	/* no entry: first seen later, its life (and this block) unseen */

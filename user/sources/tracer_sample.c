@@ -8,7 +8,10 @@
  * of periods is exactly that. A wait is in the sample when its wakeup
  * falls in a window (bpf/wakeups.bpf.c charges it whole), so each
  * waker's waits, scaled by period / window, are an unbiased estimate of
- * all of them (tracer_collect.c scales them).
+ * all of them (tracer_collect.c scales them). A window is the time
+ * between user space's numbering it and zeroing that number, with its
+ * programs attached before and detached after (window_shut() in BPF):
+ * a slow attach or detach does not shorten it unseen.
  *
  * A thread, not a timer of the run's loop: attaching and detaching
  * programs waits in the kernel (a detach, for the programs running to
@@ -38,16 +41,15 @@ static void zero_percpu(struct bpf_map *m, int ncpu)
 	free(zero);
 }
 
-/* A window opens: its programs attached, from a clean slate. */
+/*
+ * A window opens: its programs attached, then a clean slate, then the
+ * window numbered (the programs act from here: window_shut() in BPF),
+ * and its start taken. What the attach costs is outside the window.
+ */
 static void window_open(struct sampler *s, struct tracer *t)
 {
 	size_t i;
 
-	/* slices and socket marks of the last window ended unseen */
-	zero_percpu(t->skel->maps.cpu_ring, t->ncpu);
-	zero_percpu(t->skel->maps.sock_marks, t->ncpu);
-	__atomic_store_n(&t->skel->bss->sample_gen, ++s->gen,
-			 __ATOMIC_RELEASE);
 	for (i = 0; i < s->nr; i++) {
 		s->links[i] = bpf_program__attach(s->progs[i]);
 		if (!s->links[i] && !s->err) {
@@ -57,21 +59,27 @@ static void window_open(struct sampler *s, struct tracer *t)
 				strerror(errno));
 		}
 	}
+	/* slices and socket marks of the last window ended unseen */
+	zero_percpu(t->skel->maps.cpu_ring, t->ncpu);
+	zero_percpu(t->skel->maps.sock_marks, t->ncpu);
+	__atomic_store_n(&t->skel->bss->sample_gen, ++s->gen,
+			 __ATOMIC_RELEASE);
 	__atomic_store_n(&s->open_at, loop_now_ns(), __ATOMIC_RELAXED);
 }
 
+/* A window closes: its time taken, then its programs detached. */
 static void window_close(struct sampler *s, struct tracer *t)
 {
 	size_t i;
 
-	for (i = 0; i < s->nr; i++) {
-		bpf_link__destroy(s->links[i]);
-		s->links[i] = NULL;
-	}
 	__atomic_store_n(&t->skel->bss->sample_gen, 0, __ATOMIC_RELEASE);
 	__atomic_add_fetch(&s->seen_ns, loop_now_ns() - s->open_at,
 			   __ATOMIC_RELAXED);
 	__atomic_store_n(&s->open_at, 0, __ATOMIC_RELAXED);
+	for (i = 0; i < s->nr; i++) {
+		bpf_link__destroy(s->links[i]);
+		s->links[i] = NULL;
+	}
 }
 
 /* Sleep until @until (CLOCK_MONOTONIC, ns); true when told to stop. */
@@ -96,7 +104,7 @@ static void *sampler_run(void *arg)
 	struct sampler *s = &t->sample;
 	const __u64 period = SAMPLE_PERIOD_MS * 1000000ULL,
 		    win = SAMPLE_WINDOW_MS * 1000000ULL;
-	__u64 base = loop_now_ns();
+	__u64 base = loop_now_ns(), owed = 0, seen;
 	unsigned int seed = (unsigned int)base;
 
 	while (!s->err) {
@@ -112,11 +120,20 @@ static void *sampler_run(void *arg)
 			spans[1][1] = base + period;
 			n = 2;
 		}
+		/*
+		 * Each window open as long as its span, counted from its
+		 * opening, less what the windows before it overran (a late
+		 * wakeup of this thread): open time owed and given stay
+		 * within a window of each other, so the fixed scale holds
+		 */
 		for (i = 0; i < n; i++) {
 			if (wait_until(s, spans[i][0]))
 				return NULL;
 			window_open(s, t);
-			if (wait_until(s, spans[i][1])) {
+			owed += spans[i][1] - spans[i][0];
+			seen = __atomic_load_n(&s->seen_ns, __ATOMIC_RELAXED);
+			if (wait_until(s, s->open_at +
+						  (owed > seen ? owed - seen : 0))) {
 				window_close(s, t);
 				return NULL;
 			}
