@@ -65,6 +65,7 @@ static void test_command_status(void **state)
 	char *argv[] = { (char *)tdbpf_bin(), "--model", "software", "-j", "-o",
 			 json, "--", "/bin/sh", "-c", NULL, NULL };
 	json_object *doc, *tasks;
+	struct run_result r;
 	size_t i;
 
 	(void)state;
@@ -72,17 +73,25 @@ static void test_command_status(void **state)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		argv[9] = (char *)cases[i].script;
 		unlink(json);
-		if (run(argv, NULL, 60) != cases[i].status) {
-			print_error("sh -c '%s': want exit %d\n",
-				    cases[i].script, cases[i].status);
+		run_capture(argv, NULL, (uid_t)-1, 0, 60, &r);
+		if (r.status != cases[i].status) {
+			print_error("sh -c '%s': exit %d, want %d; stderr: %s\n",
+				    cases[i].script, r.status,
+				    cases[i].status, r.err);
 			fail();
 		}
-		/* and the report was written first */
+		/* and the report was written first, with the command in it */
 		doc = json_file(json);
 		assert_non_null(doc);
 		assert_true(json_object_object_get_ex(doc, "tasks", &tasks));
-		assert_true(json_object_array_length(tasks) >= 1);
+		if (json_object_array_length(tasks) < 1) {
+			print_error("sh -c '%s': no task in the report; stderr: %s; report: %s\n",
+				    cases[i].script, r.err,
+				    json_object_to_json_string(doc));
+			fail();
+		}
 		json_object_put(doc);
+		run_result_free(&r);
 	}
 	unlink(json);
 }
