@@ -331,14 +331,25 @@ static bool preempt_rt(void)
 	return !uname(&u) && strstr(u.version, "PREEMPT_RT");
 }
 
+/* QEMU's TCG, an emulated CPU (make vmtest's x86 guests), names itself */
+static bool tcg_guest(void)
+{
+	char *text = file_text("/proc/cpuinfo");
+	bool tcg = text && strstr(text, "QEMU TCG");
+
+	free(text);
+	return tcg;
+}
+
 static void test_wakeup_counts(void **state)
 {
-	char *json = tmp_path("wc.json"), *out = NULL;
+	char *json = tmp_path("wc.json"), *out = NULL, *p;
 	char *argv[] = { (char *)tdbpf_bin(), "--wakeups", "-j", "-o", json,
 			 "--", (char *)workload("wakecount"), "-n", "3000",
 			 NULL };
 	json_object *doc, *waker, *waitee, *e, *g, *edges, *lost;
-	long long n = 0, blocked = 0, missed, woken, vol, want, ended;
+	long long n = 0, blocked = 0, missed, woken, vol, want, ended, slept;
+	long long startup = 0;
 	bool rt = preempt_rt();
 	double wait, runq, on;
 	int found = 0;
@@ -379,14 +390,26 @@ static void test_wakeup_counts(void **state)
 	 * a block in a thousand is let go there, and only there.
 	 */
 	ended = jint(e, "wakeups");
+	/*
+	 * and before the first read: the waitee's first touches of its stack
+	 * can wait for the main thread's mmap of the waker's (seen once in a
+	 * loaded TCG guest: a 2 ms wait, woken by "wakecount"), a block the
+	 * waker did not end
+	 */
+	e = by_comm_kind(waitee, "waits_on", "wakecount", "cpu");
+	if (e)
+		startup = jint(e, "wakeups");
+	assert_true(startup <= 2);
+	want -= startup;
 	if (ended != want)
 		/* what ended the other blocks, for whoever reads the failure */
-		print_error("waitee: %lld blocks, %lld woken by the waker, %lld by anyone, %lld wakeups missed; waits_on: %s\n",
-			    want, ended, all_wakeups(waitee), missed,
+		print_error("waitee: %lld blocks but the main thread's %lld, %lld woken by the waker, %lld by anyone, %lld wakeups missed; waits_on: %s\n",
+			    want, startup, ended, all_wakeups(waitee), missed,
 			    json_object_to_json_string(json_object_object_get(
 				    waitee, "waits_on")));
 	assert_true(ended <= want &&
 		    ended + missed + (rt ? 1 + want / 1000 : 0) >= want);
+	e = waiter_entry(waitee, "waker");
 	wait = (double)jint(e, "wait_ns");
 	runq = (double)jint(waitee, "runq_wait_ns");
 	on = (double)jint(waitee, "on_cpu_ns");
@@ -403,16 +426,31 @@ static void test_wakeup_counts(void **state)
 	 * or by whichever task ends a bh-disabled section: no one kind of
 	 * waker to count (the sums below still hold)
 	 */
+	p = strstr(out, "waker_slept=");
+	assert_non_null(p);
+	assert_int_equal(sscanf(p, "waker_slept=%lld", &slept), 1);
 	e = waiter_entry(waker, "timer");
 	if (rt) {
 		print_message("  PREEMPT_RT: waker woken by %lld timer interrupts, the rest by the tasks running timer softirqs\n",
 			      e ? (long long)jint(e, "wakeups") : 0);
 	} else {
+		/*
+		 * every nanosleep that blocked (the waker's count: a timer
+		 * that fires before it sleeps wakes nobody, common in a
+		 * loaded TCG guest) ended by the timer, but for the unseen
+		 * of the blocks below (our VMs' agent)
+		 */
 		assert_non_null(e);
-		print_message("  waker woken by a timer %lld times of %lld sleeps\n",
-			      (long long)jint(e, "wakeups"), n);
-		assert_true(jint(e, "wakeups") <= n &&
-			    jint(e, "wakeups") >= n * 9 / 10);
+		print_message("  waker woken by a timer %lld times; %lld of its %lld sleeps blocked\n",
+			      (long long)jint(e, "wakeups"), slept, n);
+		if (!(jint(e, "wakeups") <= slept &&
+		      jint(e, "wakeups") + missed + 2 + slept / 100 >= slept)) {
+			print_error("waker's waits_on: %s\n",
+				    json_object_to_json_string(
+					    json_object_object_get(waker,
+								   "waits_on")));
+			fail();
+		}
 	}
 	for (i = 0; i < 2; i++) {
 		json_object *t = i ? waitee : waker;
@@ -470,9 +508,9 @@ static void check_sampled(json_object *doc)
  * kernel's count of the waitee's blocks (the windows' tenth of the run
  * is a tenth but for the last period's window: a few percent in 4 s;
  * 1,200 wakeups seen). Each wait seen is charged whole, from the
- * waitee's switch-out to its wakeup and on to its enqueue: the mean
- * wait is the waitee's clock of a read, less its run-queue and on-CPU
- * time (a ratio: the windows' share cancels out).
+ * waitee's switch-out to its wakeup and on to its enqueue: the waits,
+ * scaled, estimate the waitee's clock of its reads less its run-queue
+ * and on-CPU time, and so does the mean wait per read.
  */
 static void test_sampled_wakecount(void **state)
 {
@@ -508,11 +546,25 @@ static void test_sampled_wakecount(void **state)
 		     (double)want, 0.3, 0);
 	mean = (double)jint(e, "wait_ns") / est;
 	own = (double)(blocked - jint(waitee, "runq_wait_ns") -
-		       jint(waitee, "on_cpu_ns")) /
-	      (double)n;
-	print_message("  waitee: mean wait %.0f ns, its own clock %.0f ns\n",
-		      mean, own);
-	assert_close("the waitee's mean wait", mean, own, 0.15, 0);
+		       jint(waitee, "on_cpu_ns"));
+	print_message("  waitee: waits %lld ns estimated, %.0f by its own clock; mean wait %.0f ns, its own %.0f ns\n",
+		      (long long)jint(e, "wait_ns"), own, mean,
+		      own / (double)n);
+	assert_close("the waitee's waits, estimated", (double)jint(e, "wait_ns"),
+		     own, 0.15, 0);
+	/*
+	 * The programs slow the workload in a window: fewer, longer waits
+	 * seen there than out of one, the same time waited. Natively a few
+	 * percent. In a TCG guest (make vmtest) they run emulated at every
+	 * switch and wakeup: 79-97% of the wakeups estimated and the mean
+	 * wait 6-28% longer (8 runs of a loaded guest) while the waits'
+	 * sum stayed within 4%. So the mean is held natively only.
+	 */
+	if (tcg_guest())
+		print_message("  TCG: the mean wait not held (the windows' programs slow the waker)\n");
+	else
+		assert_close("the waitee's mean wait", mean, own / (double)n,
+			     0.15, 0);
 	json_object_put(doc);
 	free(out);
 	unlink(json);

@@ -15,12 +15,14 @@
  * waitee's state became S and before it left its run queue: that read
  * does not block (rare; a TCG guest's paused vCPU shows it).
  * The waker is woken by a timer at most N times (one nanosleep each; a
- * timer that fires before it sleeps wakes nobody). The waitee clocks
- * its reads (CLOCK_MONOTONIC around the call).
+ * timer that fires before it sleeps wakes nobody): it counts the
+ * nanosleeps that blocked (its voluntary switches around each, from
+ * getrusage). The waitee clocks its reads (CLOCK_MONOTONIC around the
+ * call).
  *
  * usage: wakecount [-n N]
  * stdout: "tid=<tid> name=<name> cpu_ns=<ns>" per thread, then
- * "wakeups=N waitee_blocked_ns=<ns>".
+ * "wakeups=N waitee_blocked_ns=<ns> waker_slept=<n>".
  */
 #include <errno.h>
 #include <pthread.h>
@@ -30,6 +32,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 
 #include "workload.h"
@@ -38,6 +41,7 @@
 static long n = 2000;
 static int a[2], b[2];
 static long long blocked_ns;
+static long slept;
 static volatile long waitee_tid;
 
 struct self {
@@ -75,6 +79,7 @@ static int asleep(long tid)
 static void *waker(void *arg)
 {
 	struct timespec ts;
+	struct rusage r0, r1;
 	char c = 'x';
 
 	(void)arg;
@@ -82,8 +87,11 @@ static void *waker(void *arg)
 	for (long i = 0; i < n; i++) {
 		ts.tv_sec = 0;
 		ts.tv_nsec = 200000;
+		getrusage(RUSAGE_THREAD, &r0);
 		while (nanosleep(&ts, &ts) && errno == EINTR)
 			;
+		getrusage(RUSAGE_THREAD, &r1);
+		slept += r1.ru_nvcsw > r0.ru_nvcsw;
 		while (!waitee_tid || !asleep(waitee_tid))
 			sched_yield();
 		if (write(a[1], &c, 1) != 1 || read(b[0], &c, 1) != 1)
@@ -134,6 +142,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 2; i++)
 		printf("tid=%ld name=%s cpu_ns=%lld\n", self[i].tid,
 		       self[i].name, self[i].cpu_ns);
-	printf("wakeups=%ld waitee_blocked_ns=%lld\n", n, blocked_ns);
+	printf("wakeups=%ld waitee_blocked_ns=%lld waker_slept=%ld\n", n,
+	       blocked_ns, slept);
 	return 0;
 }
