@@ -8,6 +8,7 @@
 #include <string.h>
 #include "model/model.h"
 #include "sums/tasks.h"
+#include "sums/waits.h"
 
 /* What was written to @f (a tmpfile), as a string; closes @f. */
 static inline char *slurp(FILE *f)
@@ -79,8 +80,7 @@ static inline void set_wait(struct task_table *t, struct task_row *r,
 
 	ws = tasks_waits(t, r, &n);
 	for (i = 0; i < n; i++) {
-		if (ws[i].kind == w.kind && ws[i].tid == w.tid &&
-		    ws[i].tgid == w.tgid) {
+		if (same_waker(&ws[i], &w)) {
 			ws[i] = w;
 			return;
 		}

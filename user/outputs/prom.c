@@ -26,11 +26,6 @@
 #include "outputs/prom_table.h"
 #include "sums/archive.h"
 
-static __u64 sub_sat(__u64 a, __u64 b)
-{
-	return a > b ? a - b : 0;
-}
-
 /* Add a series' increment (delta[]) to its scaled counts and TMA slots. */
 static void series_finish(const struct prom_state *st, struct prom_series *s)
 {
@@ -108,8 +103,8 @@ int prom_update(struct prom_state *st, const struct task_table *cur)
 		struct task_row *p, *n;
 		struct prom_series *s;
 		struct prom_key k;
-		struct tdbpf_count d;
-		__u64 on, rq, off, nv, niv, mig, unc, sirq;
+		struct tdbpf_count d[TDBPF_MAX_EVENTS];
+		struct tdbpf_sched ds;
 		bool any, restart, was_exited;
 
 		/* exited tasks folded by name: counted before they were */
@@ -126,15 +121,10 @@ int prom_update(struct prom_state *st, const struct task_table *cur)
 		if (restart)
 			memset(p, 0, st->last.row_size);
 		was_exited = p->exited;
-		on = sub_sat(r->sched.on_cpu_ns, p->sched.on_cpu_ns);
-		rq = sub_sat(r->sched.runq_wait_ns, p->sched.runq_wait_ns);
-		off = sub_sat(r->sched.off_cpu_ns, p->sched.off_cpu_ns);
-		nv = sub_sat(r->sched.nvcsw, p->sched.nvcsw);
-		niv = sub_sat(r->sched.nivcsw, p->sched.nivcsw);
-		mig = sub_sat(r->sched.migrations, p->sched.migrations);
-		unc = sub_sat(r->sched.uncounted_ns, p->sched.uncounted_ns);
-		sirq = sub_sat(r->sched.softirq_ns, p->sched.softirq_ns);
-		any = on | rq | off | nv | niv | mig | unc | sirq;
+		sched_sub(&ds, &r->sched, &p->sched);
+		any = ds.on_cpu_ns | ds.runq_wait_ns | ds.off_cpu_ns |
+		      ds.nvcsw | ds.nivcsw | ds.migrations | ds.uncounted_ns |
+		      ds.softirq_ns;
 		for (i = 0; i < nr && !any; i++)
 			any = r->ctr[i].value != p->ctr[i].value ||
 			      r->ctr[i].enabled != p->ctr[i].enabled ||
@@ -163,22 +153,16 @@ int prom_update(struct prom_state *st, const struct task_table *cur)
 		} else if (!was_exited) {
 			s->exited++;
 		}
-		s->on_cpu_ns += on;
-		s->runq_wait_ns += rq;
-		s->off_cpu_ns += off;
-		s->nvcsw += nv;
-		s->nivcsw += niv;
-		s->migrations += mig;
-		s->uncounted_ns += unc;
-		s->softirq_ns += sirq;
-		for (i = 0; i < nr; i++) {
-			d.value = sub_sat(r->ctr[i].value, p->ctr[i].value);
-			d.enabled = sub_sat(r->ctr[i].enabled, p->ctr[i].enabled);
-			d.running = sub_sat(r->ctr[i].running, p->ctr[i].running);
-			s->delta[i].value += d.value;
-			s->delta[i].enabled += d.enabled;
-			s->delta[i].running += d.running;
-		}
+		s->on_cpu_ns += ds.on_cpu_ns;
+		s->runq_wait_ns += ds.runq_wait_ns;
+		s->off_cpu_ns += ds.off_cpu_ns;
+		s->nvcsw += ds.nvcsw;
+		s->nivcsw += ds.nivcsw;
+		s->migrations += ds.migrations;
+		s->uncounted_ns += ds.uncounted_ns;
+		s->softirq_ns += ds.softirq_ns;
+		counts_sub(d, r->ctr, p->ctr, nr);
+		counts_add(s->delta, d, nr);
 		s->changed |= any;
 		if (cur->waits && prom_waits_update(st, cur, r, s))
 			return -ENOMEM;

@@ -34,11 +34,6 @@ static bool fold_is(const void *ctx, size_t row)
 	return d->pid == m->pid && !strcmp(d->comm, m->name);
 }
 
-static __u64 sub_sat(__u64 a, __u64 b)
-{
-	return a > b ? a - b : 0;
-}
-
 /*
  * Row @d of @out += row @s of @a less row @b of @base (@b may be NULL):
  * sums, counters and waker slots, so that a folded name keeps the graph
@@ -50,22 +45,16 @@ static int add_less(struct task_table *out, struct task_row *d,
 		    int nr_ev)
 {
 	static const struct tdbpf_sched none;
+	struct tdbpf_count ctr[TDBPF_MAX_EVENTS];
 	struct tdbpf_wait w[TDBPF_NR_WAITS];
 	const struct tdbpf_wait *sw, *bw = NULL;
 	struct tdbpf_sched diff;
-	int i, n, bn = 0;
+	int n, bn = 0;
 
 	sched_sub(&diff, &s->sched, b ? &b->sched : &none);
 	sched_add(&d->sched, &diff);
-	for (i = 0; i < nr_ev; i++) {
-		const struct tdbpf_count *bc = b ? &b->ctr[i] : NULL;
-
-		d->ctr[i].value += sub_sat(s->ctr[i].value, bc ? bc->value : 0);
-		d->ctr[i].enabled +=
-			sub_sat(s->ctr[i].enabled, bc ? bc->enabled : 0);
-		d->ctr[i].running +=
-			sub_sat(s->ctr[i].running, bc ? bc->running : 0);
-	}
+	counts_sub(ctr, s->ctr, b ? b->ctr : NULL, nr_ev);
+	counts_add(d->ctr, ctr, nr_ev);
 	sw = tasks_waits(a, s, &n);
 	if (!n)
 		return 0;

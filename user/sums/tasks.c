@@ -24,12 +24,6 @@ static int clamp_ev(int nr_ev)
 	return nr_ev > TDBPF_MAX_EVENTS ? TDBPF_MAX_EVENTS : nr_ev;
 }
 
-/* Sums only grow; a smaller value means the row restarted: count from 0. */
-static __u64 sub_sat(__u64 a, __u64 b)
-{
-	return a > b ? a - b : 0;
-}
-
 void sched_add(struct tdbpf_sched *d, const struct tdbpf_sched *s)
 {
 	d->on_cpu_ns += s->on_cpu_ns;
@@ -287,8 +281,8 @@ static int common_ev(int nr_ev, const struct task_table *a,
 	return b && nr_ev > b->nr_ev ? b->nr_ev : nr_ev;
 }
 
-static void add_counts(struct tdbpf_count *d, const struct tdbpf_count *s,
-		       int nr_ev)
+void counts_add(struct tdbpf_count *d, const struct tdbpf_count *s,
+		int nr_ev)
 {
 	int i;
 
@@ -296,6 +290,18 @@ static void add_counts(struct tdbpf_count *d, const struct tdbpf_count *s,
 		d[i].value += s[i].value;
 		d[i].enabled += s[i].enabled;
 		d[i].running += s[i].running;
+	}
+}
+
+void counts_sub(struct tdbpf_count *d, const struct tdbpf_count *c,
+		const struct tdbpf_count *p, int nr_ev)
+{
+	int i;
+
+	for (i = 0; i < nr_ev; i++) {
+		d[i].value = sub_sat(c[i].value, p ? p[i].value : 0);
+		d[i].enabled = sub_sat(c[i].enabled, p ? p[i].enabled : 0);
+		d[i].running = sub_sat(c[i].running, p ? p[i].running : 0);
 	}
 }
 
@@ -331,7 +337,7 @@ int tasks_add_slots(struct task_table *t, const struct tdbpf_task *s,
 	if (s->flags & TDBPF_TASK_EXITED)
 		r->exited = true;
 	sched_add(&r->sched, &s->sched);
-	add_counts(r->ctr, s->ctr, common_ev(nr_ev, t, NULL));
+	counts_add(r->ctr, s->ctr, common_ev(nr_ev, t, NULL));
 	return tasks_add_waits(t, r, waits, nr_waits);
 }
 
@@ -344,7 +350,7 @@ static int add_row(struct task_table *dt, struct task_row *d,
 	int n;
 
 	sched_add(&d->sched, &s->sched);
-	add_counts(d->ctr, s->ctr, nr_ev);
+	counts_add(d->ctr, s->ctr, nr_ev);
 	w = tasks_waits(st, s, &n);
 	return tasks_add_waits(dt, d, w, n);
 }
@@ -406,7 +412,6 @@ static int diff_row(struct task_table *out, struct task_row *d,
 		    int nr_ev)
 {
 	bool have_prev = p != &zero_row;
-	int j;
 
 	if (d != c) {
 		d->pid = c->pid;
@@ -415,17 +420,7 @@ static int diff_row(struct task_table *out, struct task_row *d,
 		d->nr_tasks = c->nr_tasks;
 	}
 	sched_sub(&d->sched, &c->sched, &p->sched);
-	for (j = 0; j < nr_ev; j++) {
-		if (!have_prev) {
-			d->ctr[j] = c->ctr[j];
-			continue;
-		}
-		d->ctr[j].value = sub_sat(c->ctr[j].value, p->ctr[j].value);
-		d->ctr[j].enabled = sub_sat(c->ctr[j].enabled,
-					    p->ctr[j].enabled);
-		d->ctr[j].running = sub_sat(c->ctr[j].running,
-					    p->ctr[j].running);
-	}
+	counts_sub(d->ctr, c->ctr, have_prev ? p->ctr : NULL, nr_ev);
 	return tasks_sub_waits(out, d, cur, c, have_prev ? prev : NULL,
 			       have_prev ? p : NULL);
 }

@@ -56,6 +56,12 @@ void sched_add(struct tdbpf_sched *d, const struct tdbpf_sched *s);
 void sched_sub(struct tdbpf_sched *d, const struct tdbpf_sched *a,
 	       const struct tdbpf_sched *b);
 void sched_clear(struct tdbpf_sched *d);
+/* @nr_ev counters: @d += @s */
+void counts_add(struct tdbpf_count *d, const struct tdbpf_count *s,
+		int nr_ev);
+/* @d = @c - @p (NULL: zero), each field saturating; @d may be @c */
+void counts_sub(struct tdbpf_count *d, const struct tdbpf_count *c,
+		const struct tdbpf_count *p, int nr_ev);
 /* Did anything happen between @prev and @cur (time, a switch)? */
 bool sched_changed(const struct tdbpf_sched *cur,
 		   const struct tdbpf_sched *prev);

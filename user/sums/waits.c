@@ -5,11 +5,6 @@
 #include <string.h>
 #include "sums/waits.h"
 
-static bool same_waker(const struct tdbpf_wait *a, const struct tdbpf_wait *b)
-{
-	return a->kind == b->kind && a->tid == b->tid && a->tgid == b->tgid;
-}
-
 static bool empty(const struct tdbpf_wait *w)
 {
 	return w->kind == TDBPF_WAKER_NONE || (!w->wakeups && !w->wait_ns);
@@ -77,11 +72,6 @@ void waits_add(struct tdbpf_wait *dst, int *n_dst,
 		dst[j].wakeups += src[i].wakeups;
 		dst[j].wait_ns += src[i].wait_ns;
 	}
-}
-
-static __u64 sub_sat(__u64 a, __u64 b)
-{
-	return a > b ? a - b : 0;
 }
 
 void waits_sub(struct tdbpf_wait *out, const struct tdbpf_wait *cur,

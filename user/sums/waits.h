@@ -8,6 +8,7 @@
 #ifndef TDBPF_WAITS_H
 #define TDBPF_WAITS_H
 
+#include <stdbool.h>
 #include <linux/types.h>
 #include "tdbpf.h"
 
@@ -17,6 +18,19 @@
  */
 #define WAKER_UNSEEN	TDBPF_NR_WAKER_KINDS
 #define WAKER_KINDS	(TDBPF_NR_WAKER_KINDS + 1)
+
+/* @a - @b, 0 if @b is larger: sums only grow, a smaller one restarted */
+static inline __u64 sub_sat(__u64 a, __u64 b)
+{
+	return a > b ? a - b : 0;
+}
+
+/* Do slots @a and @b hold the same waker (their key: kind, tid, tgid)? */
+static inline bool same_waker(const struct tdbpf_wait *a,
+			      const struct tdbpf_wait *b)
+{
+	return a->kind == b->kind && a->tid == b->tid && a->tgid == b->tgid;
+}
 
 /*
  * A task's slots are a list of @n (at most TDBPF_NR_WAITS), in any
