@@ -149,17 +149,21 @@ int cmd_add_events(const struct options *o, struct event_plan *plan,
 /*
  * The open files a run holds: a counter per event and CPU, and about 40
  * more (BPF maps, programs and links, the loop's timers and signalfd,
- * the outputs: 35 measured for the software model on 2 CPUs with
- * --listen), a pidfd per -p target, and the /metrics server's
- * connections. Raised to that when the hard limit allows, refused in one
- * line when not, rather than failing halfway with EMFILE under another
- * name.
+ * the outputs: 38 measured with -e cpu-clock on 2 CPUs, --no-wakeups),
+ * the graph's programs, maps and links (52 with it, every wakeup or in a
+ * sampled window: 14 more), a pidfd per -p target, and the /metrics
+ * server's connections. Raised to that when the hard limit allows,
+ * refused in one line when not, rather than failing halfway with EMFILE
+ * under another name.
  */
 static int make_room(const struct options *o, const struct event_plan *plan,
 		     char *err, size_t len)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
 	size_t need = 48 + (size_t)o->nr_pids;
+
+	if (o->wakeups)
+		need += 24;
 
 	need += (size_t)(ncpu > 0 ? ncpu : 1) * (size_t)plan->nr_counters;
 	if (o->listen)
