@@ -49,6 +49,8 @@ int BPF_PROG(tdbpf_exit, struct task_struct *p)
 	t->end_ns = bpf_ktime_get_ns();
 	t->flags |= TDBPF_TASK_EXITED | TDBPF_TASK_EXITING;
 	tid = t->tid;
+	/* counted before it is in the map (read_exiting() trusts a zero) */
+	__sync_fetch_and_add(&track.nr_exiting, 1);
 	__sync_fetch_and_add(&track.nr_live, (__u32)-1);
 	/* sampled: its waits, taken with its sums once freed */
 	if (track_wakeups) {
@@ -62,9 +64,8 @@ int BPF_PROG(tdbpf_exit, struct task_struct *p)
 		stat_inc(TDBPF_STAT_MAP_FULL);
 		bpf_map_delete_elem(&dead_wakes, &tid);
 		bpf_task_storage_delete(&task_store, p);
-		return 0;
+		__sync_fetch_and_add(&track.nr_exiting, (__u32)-1);
 	}
-	__sync_fetch_and_add(&track.nr_exiting, 1);
 	return 0;
 }
 
@@ -84,8 +85,14 @@ static __always_inline void task_freed(struct task_struct *p,
 	charge_sched(p, t);
 	t->end_ns += t->sched.on_cpu_ns + t->sched.runq_wait_ns - busy;
 	t->flags &= ~TDBPF_TASK_EXITING;
-	__sync_fetch_and_add(&track.nr_exiting, (__u32)-1);
 	task_publish(tid, t);
+	/*
+	 * Only once it is queued: the last collect waits for no task
+	 * exiting, then reads the queue. Counted down first, a program
+	 * preempted here (PREEMPT_RT) or a slow vCPU left a task in
+	 * neither place: a report without it.
+	 */
+	__sync_fetch_and_add(&track.nr_exiting, (__u32)-1);
 }
 
 /*
