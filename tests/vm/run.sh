@@ -81,6 +81,47 @@ initramfs() {
 	rm -rf "$root"
 }
 
+# A guest past its timeout: where its vCPUs are, asked of QEMU's
+# monitor three times a second apart (a CPU stuck in a loop shows the
+# same place). An RT kernel's console printing is a thread, so a wedged
+# guest may print nothing itself. Debian's System.map is a stub: the
+# addresses (nokaslr) are named by a real one, from the kernel's -dbg
+# package, put at $VM/System.map-VERSION by hand (perl: mawk reads no
+# hex).
+stuck() {
+	for i in 1 2 3; do
+		timeout 5 sh -c "echo 'info registers -a' > $VM/$1.mon.in"
+		sleep 1
+	done
+	sleep 1
+	map=$VM/$(basename $2/boot/System.map-*)
+	[ -s "$map" ] || map=/dev/null
+	perl -e '
+		my ($map, $mon) = @ARGV;
+		my (@s, $cpu);
+		open(my $m, "<", $map) or die "$map: $!";
+		while (<$m>) {
+			my ($a, $t, $n) = split;
+			push @s, [hex($a), $n] if $t =~ /^[tTwW]\z/;
+		}
+		open(my $f, "<", $mon) or die "$mon: $!";
+		while (<$f>) {
+			$cpu = $1 if /^CPU#(\d+)/;
+			next unless /(?:RIP|\bPC)=([0-9a-f]{16})/;
+			my ($pc, $at) = (hex($1), "");
+			my ($lo, $hi) = (0, $#s);
+			while ($lo < $hi) {
+				my $mid = int(($lo + $hi + 1) / 2);
+				if ($s[$mid][0] <= $pc) { $lo = $mid } else { $hi = $mid - 1 }
+			}
+			$at = sprintf(" %s+0x%x", $s[$lo][1], $pc - $s[$lo][0])
+				if @s && $s[$lo][0] <= $pc;
+			$at = " (user space)" if $pc < 0x800000000000;
+			printf "stuck: cpu %s at %x%s\n", $cpu, $pc, $at;
+		}' $map $VM/$1.mon.txt
+	[ "$map" = /dev/null ] && echo "stuck: names: $VM/$(basename $2/boot/System.map-*) from the kernel's -dbg package"
+}
+
 # boot @guest; prints its checks; 0 when all passed
 boot() {
 	g=$1 log=$VM/$1.log
@@ -129,14 +170,36 @@ boot() {
 	# quiet, but loglevel=5: a soft lockup's or an RCU stall's report
 	# prints its stacks at the default level (4), which loglevel=3 hid;
 	# and the backtraces of every CPU, not only the stuck one's
-	timeout $TIMEOUT "$@" -nographic -no-reboot \
+	# nokaslr: a stuck vCPU's address is found in System.map (stuck())
+	rm -f $VM/$g.mon.in $VM/$g.mon.out
+	mkfifo $VM/$g.mon.in $VM/$g.mon.out
+	"$@" -nographic -no-reboot -monitor pipe:$VM/$g.mon \
 		-kernel $kdir/boot/vmlinuz-* -initrd $VM/initrd-$g.cpio.gz \
-		-append "console=$con panic=-1 quiet loglevel=5 softlockup_all_cpu_backtrace=1 ${VMTEST_APPEND:-} $env VM_TESTS=$VM_TESTS" \
-		< /dev/null > $log 2>&1
-	rc=$?
+		-append "console=$con panic=-1 quiet loglevel=5 softlockup_all_cpu_backtrace=1 nokaslr ${VMTEST_APPEND:-} $env VM_TESTS=$VM_TESTS" \
+		< /dev/null > $log 2>&1 &
+	qpid=$!
+	# the monitor's output read all along: a full pipe would stop QEMU
+	cat $VM/$g.mon.out > $VM/$g.mon.txt &
+	mpid=$!
+	n=0
+	while kill -0 $qpid 2>/dev/null && [ $n -lt $TIMEOUT ]; do
+		sleep 1
+		n=$((n + 1))
+	done
+	if kill -0 $qpid 2>/dev/null; then
+		stuck $g $kdir > $VM/$g.stuck
+		kill $qpid
+		wait $qpid
+		rc=124
+	else
+		wait $qpid
+		rc=$?
+	fi
+	kill $mpid 2>/dev/null
+	rm -f $VM/$g.mon.in $VM/$g.mon.out
 	tr -d '\r' < $log | grep -E '^vmtest: ' | sed "s/^vmtest: /  $g: /"
 	echo "vmtest: $g: $(( $(date +%s) - start )) s"
-	[ $rc -eq 124 ] && { echo "vmtest: $g: timed out after $TIMEOUT s (console: $log)"; return 1; }
+	[ $rc -eq 124 ] && { echo "vmtest: $g: timed out after $TIMEOUT s (console: $log)"; sed "s/^/  $g: /" $VM/$g.stuck; return 1; }
 	res=$(tr -d '\r' < $log | sed -n 's/^vmtest: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' | tail -1)
 	[ -n "$res" ] || { echo "vmtest: $g: no result line (console: $log)"; return 1; }
 	[ "${res#* }" = 0 ]
