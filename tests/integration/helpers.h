@@ -163,14 +163,39 @@ static pid_t start_workload(char *const argv[], int with_stdin,
 	return pid;
 }
 
+/* longer than any command a test runs; shorter than a guest's timeout */
+#ifndef READ_ALL_MAX_S
+#define READ_ALL_MAX_S 300
+#endif
+
 /* Everything left on @fd until EOF (malloc'ed, NUL-terminated). */
 static char *read_all(int fd)
 {
+	struct pollfd p = { .fd = fd, .events = POLLIN };
 	size_t cap = 65536, n = 0;
 	char *buf = malloc(cap);
+	int waited = 0;
 	ssize_t r;
 
-	while (buf && (r = read(fd, buf + n, cap - n - 1)) > 0) {
+	/*
+	 * A pipe's end comes when its writers exit: bounded, so that a
+	 * command that hangs fails its test, named, where the caller's
+	 * wait_for() kills it, rather than stalling the whole run (a
+	 * guest's only sign was its 900 s timeout).
+	 */
+	while (buf) {
+		if (poll(&p, 1, 1000) == 0) {
+			if (++waited < READ_ALL_MAX_S)
+				continue;
+			print_error("no end of output after %d s: the command hangs\n",
+				    READ_ALL_MAX_S);
+			break;
+		}
+		r = read(fd, buf + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
 		n += (size_t)r;
 		if (cap - n < 4096) {
 			cap *= 2;
