@@ -187,16 +187,7 @@ int tdbpf_dump(struct bpf_iter__task *ctx)
 	 */
 	if (read_free && !t && !(p->flags & PF_EXITING) && tracked(p))
 		t = task_get(p, p->pid, p->tgid, NULL, true, false);
-	/*
-	 * A task exiting is still read: its exit program flags it before
-	 * its map entry is written, and a report between the two would
-	 * have it in neither (the next interval, with nothing to subtract,
-	 * counting its life twice). Where both are read, the map's row
-	 * replaces this one (read_exiting()).
-	 */
-	if (!t || !t->tid ||
-	    (t->flags & (TDBPF_TASK_EXITED | TDBPF_TASK_EXITING)) ==
-		    TDBPF_TASK_EXITED)
+	if (!t || !t->tid || (t->flags & TDBPF_TASK_EXITED))
 		return 0;
 	if (read_free)
 		charge_sched(p, t);

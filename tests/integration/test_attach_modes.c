@@ -56,72 +56,6 @@ static void test_interval_lines(void **state)
 	unlink(json);
 }
 
-/*
- * -I under thread churn: a thread that exits is handed over from the
- * task iterator to the exit map; an interval that saw it in neither
- * would leave the next one nothing to subtract and count its life
- * twice. Each thread's intervals add up to no more than its row in the
- * whole run, which the run's total bounds the same way.
- */
-static void test_interval_churn(void **state)
-{
-	char *json = tmp_path("ivc.json"), *text, *line, *save = NULL;
-	/* threads of 20 ms CPU, seen in an interval or two before they exit */
-	char *argv[] = { (char *)tdbpf_bin(), "-j", "-I", "10", "-o", json,
-			 "--", (char *)workload("churn"), "-n", "100", "-c",
-			 "4", "-w", "20000", NULL };
-	json_object *doc, *last = NULL, *tasks, *t;
-	double sum_iv = 0, total = 0, over = 0;
-	int lines = 0, rows = 0;
-	size_t i;
-
-	(void)state;
-	NEED_BPF();
-	assert_int_equal(run(argv, NULL, 120), 0);
-	text = file_text(json);
-	for (line = strtok_r(text, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		doc = json_tokener_parse(line);
-		assert_non_null(doc);
-		lines++;
-		if (last)
-			json_object_put(last);
-		last = doc;
-		if (jint(doc, "interval") == INT64_MIN)
-			continue;
-		assert_true(json_object_object_get_ex(doc, "tasks", &tasks));
-		for (i = 0; i < json_object_array_length(tasks); i++)
-			sum_iv += (double)jint(json_object_array_get_idx(tasks,
-									 i),
-					       "on_cpu_ns");
-	}
-	assert_true(lines >= 5);
-	assert_int_equal(jint(last, "interval"), INT64_MIN);
-	assert_true(json_object_object_get_ex(last, "tasks", &tasks));
-	for (i = 0; i < json_object_array_length(tasks); i++) {
-		t = json_object_array_get_idx(tasks, i);
-		total += (double)jint(t, "on_cpu_ns");
-		rows++;
-	}
-	/* the churned threads are in the whole run, each its own row */
-	assert_true(rows > 100);
-	over = sum_iv - total;
-	print_message("%d intervals, %d rows: intervals %.0f ns, whole run %.0f ns\n",
-		      lines - 1, rows, sum_iv, total);
-	/*
-	 * No more: each row's last interval is its whole run's row or less
-	 * (the last reads after). A thread counted twice is some ms.
-	 */
-	if (over > 1e6) {
-		print_error("intervals %.0f ns over the whole run's %.0f ns: a thread counted twice\n",
-			    over, total);
-		fail();
-	}
-	json_object_put(last);
-	free(text);
-	unlink(json);
-}
-
 /* --per-name folds spin-0..3 into one row "spin-*" of 4 tasks. */
 static void test_per_name(void **state)
 {
@@ -487,7 +421,6 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_interval_lines),
-		cmocka_unit_test(test_interval_churn),
 		cmocka_unit_test(test_per_name),
 		cmocka_unit_test(test_programs_per_mode),
 		cmocka_unit_test(test_windows_attach),
