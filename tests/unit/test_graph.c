@@ -728,6 +728,55 @@ static void test_dot(void **state)
 	tasks_free(&t);
 }
 
+/*
+ * A relay waits on two peers on other hosts: briefly on the one that
+ * feeds it (a read), for most of its life on the one it writes to. Two
+ * edges, each named by its own address: the first slot's name on both
+ * (what once merged them) made the feeder the relay's bottleneck.
+ */
+static void test_endpoints_apart(void **state)
+{
+	struct task_table t;
+	struct graph g;
+	char why[256];
+	int relay, j, seen = 0;
+
+	(void)state;
+	waits_table(&t);
+	add(&t, 2, "relay", 50, 0, 950, NULL);
+	/* the feeder's slot first, as when tracing began during a read */
+	set_wait(&t, tasks_get(&t, 2),
+		 (struct tdbpf_wait){ .kind = TDBPF_WAKER_ENDPOINT,
+				      .tid = 39250, .tgid = htonl(0x0a4d0001),
+				      .wakeups = 8, .wait_ns = 10 * MS });
+	set_wait(&t, tasks_get(&t, 2),
+		 (struct tdbpf_wait){ .kind = TDBPF_WAKER_ENDPOINT,
+				      .tid = 7002, .tgid = htonl(0x0a4d0003),
+				      .wakeups = 591, .wait_ns = 930 * MS });
+	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
+	relay = node(&g, "relay");
+	for (j = 0; j < g.nodes[relay].nr_in; j++) {
+		const struct graph_edge *e =
+			&g.edges[g.nodes[relay].first_in + j];
+
+		if (e->kind != TDBPF_WAKER_ENDPOINT)
+			continue;
+		seen++;
+		if (e->wakeups == 591) {
+			assert_string_equal(e->ext_name, "10.77.0.3:7002");
+			assert_int_equal(e->wait_ns, 930 * MS);
+		} else {
+			assert_string_equal(e->ext_name, "10.77.0.1:39250");
+			assert_int_equal(e->wakeups, 8);
+		}
+	}
+	assert_int_equal(seen, 2);
+	reason(&g, relay, why, sizeof(why));
+	assert_string_equal(why, "waits on 10.77.0.3:7002, a peer on another host or namespace (98% of its blocked time)");
+	graph_free(&g);
+	tasks_free(&t);
+}
+
 static const char *fake_peer(__u32 pid, __u32 tid, char *buf, size_t len)
 {
 	if (pid != 70 || tid != 77)
@@ -852,6 +901,7 @@ int main(void)
 		cmocka_unit_test(test_waits_slots),
 		cmocka_unit_test(test_dot),
 		cmocka_unit_test(test_processes),
+		cmocka_unit_test(test_endpoints_apart),
 	};
 
 	return cmocka_run_group_tests_name("graph", tests, NULL, NULL);

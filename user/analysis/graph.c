@@ -48,7 +48,8 @@ static int cmp_edge(const void *a, const void *b)
 		return x->ext_pid < y->ext_pid ? -1 : 1;
 	if (x->ext_tid != y->ext_tid)
 		return x->ext_tid < y->ext_tid ? -1 : 1;
-	return 0;
+	/* endpoints: one edge per address, not one for all of a wakee's */
+	return strcmp(x->ext_name, y->ext_name);
 }
 
 static int cmp_edge_wait(const void *a, const void *b)

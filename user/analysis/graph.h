@@ -51,9 +51,9 @@ struct graph_edge {
 	unsigned int kind;	/* TDBPF_WAKER_*, TDBPF_HOLDER_*, WAKER_UNSEEN */
 	/*
 	 * A waker outside the graph that a socket told: PROCESS, its tid
-	 * and pid; ENDPOINT, its port and IPv4 address (ext_name "a.b.c.d:
-	 * port"); a holder of the CPU outside the graph (HOLDER_OTHER): its
-	 * tid. 0 and "" otherwise.
+	 * and pid; ENDPOINT, ext_name alone ("a.b.c.d:port"); a holder of
+	 * the CPU outside the graph (HOLDER_OTHER): its tid. 0 and ""
+	 * otherwise. Edges are told apart by all three.
 	 */
 	__u32 ext_tid, ext_pid;
 	char ext_name[GRAPH_NAME_LEN];
