@@ -136,16 +136,17 @@ graph_prom() {
 		--range 4s >"$tmp/$1-prom.json" 2>"$tmp/$1-prom.err"
 }
 
-# run TAG RELAY_ARGS SINK_ARGS [HOSTS]: the graph, each host in HOSTS
-# (default "A B C") traced 7 s; Prometheus asked at 6 s
+# run TAG RELAY_ARGS SINK_ARGS [HOSTS [GEN_ARGS]]: the graph, each host
+# in HOSTS (default "A B C") traced 7 s; Prometheus asked at 6 s
 run() {
-	tag=$1 relay=$2 sink=$3 traced=${4:-A B C} stages=""
+	tag=$1 relay=$2 sink=$3 traced=${4:-A B C} gen=${5:-} stages=""
 	rm -f "$tmp"/*.out
 	# shellcheck disable=SC2086
 	start sink "$hC" -i 7002 -d 14 $sink
 	# shellcheck disable=SC2086
 	start relay "$hB" -i 7001 -o 10.77.0.3:7002 -d 14 $relay
-	start gen "$hA" -o 10.77.0.2:7001 -d 14
+	# shellcheck disable=SC2086
+	start gen "$hA" -o 10.77.0.2:7001 -d 14 $gen
 	if ! wait_line "$tmp/gen.out" ready || ! wait_line "$tmp/relay.out" ready; then
 		bad "$tag: the stages did not connect"
 		cat "$tmp"/*.out
@@ -195,6 +196,10 @@ verdict() {
 		else
 			bad "$tag: tdbpf graph ($src) names '${got%%|*}' (${got#*|}), not $want ($why...)"
 			cat "$tmp/$tag-$src.err"
+			# what it read: the edges, largest first
+			jq -r '.graph.edges | sort_by(-.wait_ns) | .[:12][] |
+				"  \(.wakee_comm) <- \(.waker_comm): \(.wakeups) wakeups, \(.wait_ns / 1e6 | floor) ms"' \
+				"$tmp/$tag-$src.json" 2>/dev/null
 		fi
 	done
 }
@@ -227,8 +232,11 @@ verdict busy hB/relay/relay "runs" --host hA="$tmp/busy-A.json" \
 	--host hB="$tmp/busy-B.json" --host hC="$tmp/busy-C.json"
 
 # ---- 2: the bottleneck moves host: sink sleeps per record --------------
+# gen starts 2 s late: relay's first wait, as tracing begins, is a read
+# ended by gen; its later ones, writes ended by hC. Two endpoints, two
+# edges (one merged edge once took the first one's name: gen's).
 
-run sleeps "" "-s 2000" || finish
+run sleeps "" "-s 2000" "A B C" "-p 2" || finish
 verdict sleeps hC/sink/sink "waits on timers" --host hA="$tmp/sleeps-A.json" \
 	--host hB="$tmp/sleeps-B.json" --host hC="$tmp/sleeps-C.json"
 

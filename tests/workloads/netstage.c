@@ -7,7 +7,7 @@
  * lock step, as bounded queues do, so the slow stage is the bottleneck.
  *
  * usage: netstage [-i PORT] [-o ADDR:PORT] [-c US] [-s US] [-r BYTES]
- *                 [-d SECS] NAME
+ *                 [-p SECS] [-d SECS] NAME
  *   -i PORT       read records from the one connection accepted on PORT
  *                 (any address); without, a source that makes them
  *   -o ADDR:PORT  write them to ADDR:PORT (retried until it listens);
@@ -15,6 +15,9 @@
  *   -c US         CPU work per record (its own CPU clock)
  *   -s US         a sleep per record (nanosleep)
  *   -r BYTES      record size (default 1024)
+ *   -p SECS       pause that long once connected, before the first record
+ *                 (a source that starts late: the next stage blocks in
+ *                 its read meanwhile)
  *   -d SECS       stop after SECS (default 30), or when the input ends
  *   NAME          the process's name (comm), e.g. gen, relay, sink
  *
@@ -135,12 +138,12 @@ int main(int argc, char **argv)
 {
 	const char *out = NULL;
 	long in_port = 0, cpu_us = 0, sleep_us = 0, rbytes = 1024;
-	double secs = 30, end;
+	double secs = 30, pause_s = 0, end;
 	long long records = 0;
 	int in = -1, o = -1, c;
 	char *buf;
 
-	while ((c = getopt(argc, argv, "i:o:c:s:r:d:")) != -1) {
+	while ((c = getopt(argc, argv, "i:o:c:s:r:p:d:")) != -1) {
 		switch (c) {
 		case 'i':
 			in_port = parse_num(optarg, "-i", 1, 65535);
@@ -157,11 +160,14 @@ int main(int argc, char **argv)
 		case 'r':
 			rbytes = parse_num(optarg, "-r", 1, 1 << 20);
 			break;
+		case 'p':
+			pause_s = parse_secs(optarg, "-p");
+			break;
 		case 'd':
 			secs = parse_secs(optarg, "-d");
 			break;
 		default:
-			fprintf(stderr, "usage: netstage [-i PORT] [-o ADDR:PORT] [-c US] [-s US] [-r BYTES] [-d SECS] NAME\n");
+			fprintf(stderr, "usage: netstage [-i PORT] [-o ADDR:PORT] [-c US] [-s US] [-r BYTES] [-p SECS] [-d SECS] NAME\n");
 			return 2;
 		}
 	}
@@ -181,6 +187,8 @@ int main(int argc, char **argv)
 	if (in_port)
 		in = accept_one((int)in_port);
 	printf("ready\n");
+	if (pause_s > 0)
+		usleep((useconds_t)(pause_s * 1e6));
 	while (clock_ns(CLOCK_MONOTONIC) / 1e9 < end) {
 		if (in >= 0 && read_all(in, buf, (size_t)rbytes))
 			break;
