@@ -288,6 +288,9 @@ static void configure(struct tracer *t)
 				  !t->read_free || c->wakeups);
 	bpf_program__set_autoload(skel->progs.tdbpf_exit, t->read_free);
 	bpf_program__set_autoload(skel->progs.tdbpf_waking, c->wakeups);
+	/* every wakeup only: a sample's waits are charged at the switch-in */
+	bpf_program__set_autoload(skel->progs.tdbpf_wakeup,
+				  c->wakeups && !c->sampled);
 	if (c->wakeups)
 		waker_context(t);
 	bpf_map__set_max_entries(skel->maps.sock_ends,

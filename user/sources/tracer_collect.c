@@ -177,7 +177,8 @@ static void read_lost(struct tracer *t, struct lost_stats *out)
 	out->read_errors = sum[TDBPF_STAT_READ_ERR];
 	out->unseen_switch_ins = sum[TDBPF_STAT_UNSEEN];
 	out->wakers = sum[TDBPF_STAT_WAITS_FULL];
-	out->wakeups_missed = missed_runs(t->skel->progs.tdbpf_waking);
+	out->wakeups_missed = missed_runs(t->skel->progs.tdbpf_waking) +
+			      missed_runs(t->skel->progs.tdbpf_wakeup);
 	out->sock_unresolved = sum[TDBPF_STAT_SOCK_UNRESOLVED];
 	/* an LRU pushes out silently: what went in beyond its size */
 	if (t->skel->rodata->track_sockets &&
