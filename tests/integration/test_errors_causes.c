@@ -304,17 +304,24 @@ static void test_full_output_named(void **state)
 	unlink(rec);
 }
 
+/* @script run by /bin/sh: its ulimits hold for the tdbpf it execs */
+static int in_shell(const char *script, struct run_result *r)
+{
+	char *sh[] = { "/bin/sh", "-c", (char *)script, NULL };
+
+	return run_capture(sh, NULL, (uid_t)-1, 0, 20, r);
+}
+
 /* tdbpf after @limit (a shell's ulimit): exit 1, @want and not @wrong. */
 static void limited(const char *limit, const char *args, const char *want,
 		    const char *wrong)
 {
 	char cmd[512];
-	char *sh[] = { "/bin/sh", "-c", cmd, NULL };
 	struct run_result r;
 
 	snprintf(cmd, sizeof(cmd), "%s; exec %s %s", limit, tdbpf_bin(),
 		 args);
-	run_capture(sh, NULL, (uid_t)-1, 0, 20, &r);
+	in_shell(cmd, &r);
 	if (r.status != 1 || !strstr(r.err, want) ||
 	    (wrong && strstr(r.err, wrong))) {
 		print_error("%s; tdbpf %s: exit %d, stderr: %s(want exit 1 and '%s'%s%s)\n",
@@ -329,6 +336,7 @@ static void limited(const char *limit, const char *args, const char *want,
 static void test_limits_named(void **state)
 {
 	char *big = tmp_path("big.json");
+	struct run_result r;
 	char cmd[512];
 	FILE *f;
 	int i;
@@ -357,30 +365,18 @@ static void test_limits_named(void **state)
 	snprintf(cmd, sizeof(cmd),
 		 "ulimit -Sn 40; exec %s --wakeups -e cpu-clock -d 1 -o /dev/null -- true",
 		 tdbpf_bin());
-	{
-		char *sh[] = { "/bin/sh", "-c", cmd, NULL };
-		struct run_result r;
-
-		run_capture(sh, NULL, (uid_t)-1, 0, 20, &r);
-		if (r.status != 0) {
-			print_error("%s: exit %d, stderr: %s\n", cmd, r.status,
-				    r.err);
-			fail();
-		}
-		run_result_free(&r);
+	if (in_shell(cmd, &r) != 0) {
+		print_error("%s: exit %d, stderr: %s\n", cmd, r.status, r.err);
+		fail();
 	}
+	run_result_free(&r);
 	/* the limits tdbpf raises for itself are not the command's */
 	snprintf(cmd, sizeof(cmd),
 		 "ulimit -Sn 40; ulimit -Ss 256; exec %s -e cpu-clock -d 2 -o /dev/null -- /bin/sh -c 'ulimit -Sn; ulimit -Ss'",
 		 tdbpf_bin());
-	{
-		char *sh[] = { "/bin/sh", "-c", cmd, NULL };
-		struct run_result r;
-
-		assert_int_equal(run_capture(sh, NULL, (uid_t)-1, 0, 20, &r), 0);
-		assert_string_equal(r.out, "40\n256\n");
-		run_result_free(&r);
-	}
+	assert_int_equal(in_shell(cmd, &r), 0);
+	assert_string_equal(r.out, "40\n256\n");
+	run_result_free(&r);
 	/* a report that is valid JSON and only too big for the memory */
 	f = fopen(big, "w");
 	assert_non_null(f);
