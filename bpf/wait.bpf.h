@@ -291,10 +291,11 @@ static __always_inline void take_early(struct tdbpf_wake *k)
 }
 
 /*
- * @p blocks again (or dies) while its last block is uncharged, and an
- * early wakeup was marked in that block's window (same run_seq): the
- * waker ran while that switch-out was traced and marked it after
- * block_start() had looked. That wakeup ended the last block.
+ * @p's last block is uncharged and an early wakeup was marked in that
+ * block's window (same run_seq): the waker ran while that switch-out was
+ * traced and marked it after block_start() had looked. That wakeup ended
+ * the last block. Asked at the wakeup's end (tdbpf_wakeup) and, should
+ * that run have been missed, at @p's next block.
  */
 static __always_inline void take_late_early(struct tdbpf_wake *k)
 {

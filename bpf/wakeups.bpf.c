@@ -168,11 +168,13 @@ static __always_inline void sampled_waking(struct task_struct *p)
  * block ended by a wakeup we did not see: its start is stale, left for
  * its next block. A wakee with no block started that left its run queue
  * is between that and the switch tracepoint, or racing with it on its
- * CPU: the wakeup is marked early, for block_start() or, if that looked
- * first, for take_late_early(); the waker's fields go in before the kind
- * that makes them valid. A wakee still on its run queue did not block
- * (it was woken before it slept), unless its CPU dequeues it right after
- * this (tdbpf_wakeup). Untracked wakees cost one bit test.
+ * CPU; one still on its run queue was woken before it slept, but its CPU
+ * may dequeue it before try_to_wake_up() reads on_rq (sched_waking is
+ * traced first, and nothing orders the two). Either way the wakeup is
+ * marked early, for block_start() or, if that looked first, for
+ * take_late_early(); tdbpf_wakeup drops a mark no block took. The
+ * waker's fields go in before the kind that makes them valid. Untracked
+ * wakees cost one bit test.
  */
 SEC("tp_btf/sched_waking")
 int BPF_PROG(tdbpf_waking, struct task_struct *p)
@@ -202,7 +204,8 @@ int BPF_PROG(tdbpf_waking, struct task_struct *p)
 		start = bpf_ktime_get_ns() - start;
 		set_pending(k, charge_wait(k, kind, tid, tgid, start), start);
 		note_runnable(p, k);
-	} else if (!queued(p)) {
+	} else {
+		/* no block started: it may yet (see above) */
 		kind = waker_kind(p, k, &tid, &tgid);
 		k->early_tid = tid;
 		k->early_tgid = tgid;
@@ -210,48 +213,29 @@ int BPF_PROG(tdbpf_waking, struct task_struct *p)
 		/* x86 keeps stores in order: the compiler must too */
 		asm volatile("" ::: "memory");
 		k->early_kind = kind;
-	} else {
-		/* still queued: the waker, in case its CPU dequeues it now */
-		k->raced_kind = waker_kind(p, k, &k->raced_tid,
-					   &k->raced_tgid);
-		k->raced_seq = seq;
 	}
 	return 0;
 }
 
 /*
  * The end of every wakeup that passed sched_waking, after the kernel
- * read the wakee's on_rq: try_to_wake_up() traces sched_waking first,
- * and no lock orders that read after a __schedule() on the wakee's CPU
- * that dequeues it meanwhile. tdbpf_waking then saw it queued (a wakeup
- * of a task that does not block), yet it blocked (a voluntary switch,
- * its block started at that tracepoint) and this wakeup ends that
- * block: here, its switch-out traced (the waker waited for it to leave
- * its CPU, or queued the wakeup to that CPU), the wait is charged to the
- * waker tdbpf_waking noted. Seen once in 3,000 blocks in a TCG guest,
- * whose vCPUs stop anywhere.
+ * read the wakee's on_rq and, if it was off its queue, waited for it to
+ * leave its CPU (or queued the wakeup to that CPU): its switch-out, if
+ * any, is traced. An early mark still here was either taken too late by
+ * block_start() (take it now) or was for a wakee that never blocked
+ * (drop it, or a later block in the same run_seq would take it).
  */
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(tdbpf_wakeup, struct task_struct *p)
 {
 	struct tdbpf_wake *k;
-	__u64 start;
-	__u32 kind;
 
 	if (!tracked(p))
 		return 0;
 	k = bpf_task_storage_get(&wake_store, p, 0, 0);
-	if (!k || !k->raced_kind)
+	if (!k || !k->early_kind)
 		return 0;
-	kind = k->raced_kind;
-	k->raced_kind = TDBPF_WAKER_NONE;
-	start = k->block_ns;
-	if (!start || k->block_seq != k->raced_seq)
-		return 0;
-	k->block_ns = 0;
-	start = bpf_ktime_get_ns() - start;
-	set_pending(k, charge_wait(k, kind, k->raced_tid, k->raced_tgid,
-				   start), start);
-	note_runnable(p, k);
+	take_late_early(k);
+	k->early_kind = TDBPF_WAKER_NONE;
 	return 0;
 }

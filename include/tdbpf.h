@@ -231,15 +231,6 @@ struct tdbpf_wake {
 	__u32 early_seq;
 	__u32 block_seq;
 	__u32 early_tgid;
-	/*
-	 * A wakeup that found the task still queued, in its run_seq: it
-	 * did not block, unless its CPU dequeued it before the waker read
-	 * on_rq (tdbpf_wakeup tells). kind 0: none.
-	 */
-	__u32 raced_kind;
-	__u32 raced_tid;
-	__u32 raced_tgid;
-	__u32 raced_seq;
 	/* the TCP socket a send of the task is in (may wait for space) */
 	__u64 send_sk;
 	/* the socket it last sent on: what it polls for space, likely */
