@@ -50,26 +50,6 @@ static int count_of(const struct st_line *l, int n, const char *what,
 	return c;
 }
 
-/*
- * A failed selftest's output, its failed checks first and whole lines
- * (cmocka's stdout is buffered, its error lines are not: a log cut
- * after 40 lines kept half a line and no FAIL).
- */
-static void print_failed(const char *out)
-{
-	const char *p, *e;
-
-	fflush(stdout);
-	for (p = out; p && *p; p = e ? e + 1 : NULL) {
-		e = strchr(p, '\n');
-		if (!strncmp(p, "  FAIL", 6) || !strncmp(p, "tdbpf: ", 7))
-			print_error("%.*s\n", e ? (int)(e - p) : (int)strlen(p),
-				    p);
-	}
-	print_message("%s", out);
-	fflush(stdout);
-}
-
 static void test_passes_with_figures(void **state)
 {
 	char *argv[] = { (char *)tdbpf_bin(), "selftest", NULL };
@@ -86,7 +66,7 @@ static void test_passes_with_figures(void **state)
 	rc = run(argv, &out, 120);
 	assert_non_null(out);
 	if (rc)
-		print_failed(out);
+		print_message("%s", out);
 	assert_int_equal(rc, 0);
 	s = strstr(out, "tdbpf selftest: ");
 	while (s && sscanf(s, "tdbpf selftest: %d passed, %d failed", &passed,
@@ -147,7 +127,7 @@ static void test_e_events(void **state)
 	rc = run(argv, &out, 120);
 	assert_non_null(out);
 	if (rc)
-		print_failed(out);
+		print_message("%s", out);
 	assert_int_equal(rc, 0);
 	n = parse(out, l, 512);
 	threads = count_of(l, n, "on-cpu-ns", NULL);

@@ -84,42 +84,22 @@ initramfs() {
 # A guest past its timeout: where its vCPUs are, asked of QEMU's
 # monitor three times a second apart (a CPU stuck in a loop shows the
 # same place). An RT kernel's console printing is a thread, so a wedged
-# guest may print nothing itself. Debian's System.map is a stub: the
-# addresses (nokaslr) are named by a real one, from the kernel's -dbg
-# package, put at $VM/System.map-VERSION by hand (perl: mawk reads no
-# hex).
+# guest may print nothing itself. Addresses only (nokaslr): Debian's
+# System.map is a stub (docs/troubleshooting.md: naming them).
 stuck() {
 	for i in 1 2 3; do
 		timeout 5 sh -c "echo 'info registers -a' > $VM/$1.mon.in"
 		sleep 1
 	done
 	sleep 1
-	map=$VM/$(basename $2/boot/System.map-*)
-	[ -s "$map" ] || map=/dev/null
-	perl -e '
-		my ($map, $mon) = @ARGV;
-		my (@s, $cpu);
-		open(my $m, "<", $map) or die "$map: $!";
-		while (<$m>) {
-			my ($a, $t, $n) = split;
-			push @s, [hex($a), $n] if $t =~ /^[tTwW]\z/;
-		}
-		open(my $f, "<", $mon) or die "$mon: $!";
-		while (<$f>) {
-			$cpu = $1 if /^CPU#(\d+)/;
-			next unless /(?:RIP|\bPC)=([0-9a-f]{16})/;
-			my ($pc, $at) = (hex($1), "");
-			my ($lo, $hi) = (0, $#s);
-			while ($lo < $hi) {
-				my $mid = int(($lo + $hi + 1) / 2);
-				if ($s[$mid][0] <= $pc) { $lo = $mid } else { $hi = $mid - 1 }
-			}
-			$at = sprintf(" %s+0x%x", $s[$lo][1], $pc - $s[$lo][0])
-				if @s && $s[$lo][0] <= $pc;
-			$at = " (user space)" if $pc < 0x800000000000;
-			printf "stuck: cpu %s at %x%s\n", $cpu, $pc, $at;
-		}' $map $VM/$1.mon.txt
-	[ "$map" = /dev/null ] && echo "stuck: names: $VM/$(basename $2/boot/System.map-*) from the kernel's -dbg package"
+	awk '{ sub(/\r$/, "") }
+	/^CPU#/ { cpu = substr($1, 5) }
+	match($0, /(RIP|PC)=[0-9a-f]+/) {
+		pc = substr($0, RSTART, RLENGTH)
+		sub(/^[A-Z]+=/, "", pc)
+		printf "stuck: cpu %s at %s%s\n", cpu, pc,
+			pc ~ /^ffff/ ? "" : " (user space)"
+	}' $VM/$1.mon.txt
 }
 
 # boot @guest; prints its checks; 0 when all passed
@@ -187,7 +167,7 @@ boot() {
 		n=$((n + 1))
 	done
 	if kill -0 $qpid 2>/dev/null; then
-		stuck $g $kdir > $VM/$g.stuck
+		stuck $g > $VM/$g.stuck
 		kill $qpid
 		wait $qpid
 		rc=124
