@@ -202,6 +202,39 @@ static void test_sampled_tcp(void **state)
 }
 
 /*
+ * Whether @pid's network namespace has a TCP socket listening on @port
+ * (/proc/PID/net/tcp: local address and state 0A) within @timeout_ms:
+ * a client started before its server listens fails, and a server's
+ * start-up time is the machine's, not ours.
+ */
+static bool listens(pid_t pid, int port, int timeout_ms)
+{
+	char path[64], line[256];
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/net/tcp", pid);
+	for (i = 0; i < timeout_ms / 20; i++) {
+		FILE *f = fopen(path, "re");
+		bool seen = false;
+
+		while (f && fgets(line, sizeof(line), f)) {
+			unsigned int p, st;
+
+			if (sscanf(line, " %*u: %*x:%x %*x:%*x %x", &p, &st) ==
+				    2 &&
+			    (int)p == port && st == 0x0a)
+				seen = true;
+		}
+		if (f)
+			fclose(f);
+		if (seen)
+			return true;
+		usleep(20000);
+	}
+	return false;
+}
+
+/*
  * Two gst-launch-1.0 processes, a live test source at 200 frames a
  * second, joined by tcpserversink / tcpclientsrc; on one side a Lanczos
  * scale to 1080p and back (slower than 200 a second here) behind a queue
@@ -253,7 +286,7 @@ static void gst_case(bool server_slow)
 
 		s = spawn(a, 0);
 	}
-	usleep(700000);
+	assert_true(listens(s.pid, port, 30000));
 	{
 		char *a[] = { "/bin/sh", "-c", cli, NULL };
 
