@@ -7,6 +7,7 @@
 #ifndef TDBPF_TEST_HELPERS_H
 #define TDBPF_TEST_HELPERS_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -99,6 +100,73 @@ struct child {
 	int out;	/* its stdout, or -1 */
 	int in;		/* its stdin, or -1 */
 };
+
+/*
+ * The tracepoints @pid's BPF links are attached to, as a string of
+ * " name" words (from /proc/PID/fdinfo: tp_name of each raw tracepoint
+ * link, and " iter:TARGET" for an iterator link); "" when it has none
+ * yet.
+ */
+static void tp_links(pid_t pid, char *out, size_t len)
+{
+	char path[320], line[256];
+	struct dirent *e;
+	size_t n = 0;
+	DIR *d;
+
+	out[0] = 0;
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo", pid);
+	d = opendir(path);
+	while (d && (e = readdir(d))) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/fdinfo/%s", pid,
+			 e->d_name);
+		f = fopen(path, "r");
+		while (f && fgets(line, sizeof(line), f)) {
+			const char *pre = "";
+			char name[64];
+
+			if (sscanf(line, "target_name: %63s", name) == 1)
+				pre = "iter:";
+			else if (sscanf(line, "tp_name: %63s", name) != 1)
+				continue;
+			if (n + strlen(pre) + strlen(name) + 2 < len)
+				n += (size_t)snprintf(out + n, len - n,
+						      " %s%s", pre, name);
+		}
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+}
+
+/*
+ * Whether tdbpf @pid has attached and started its run within
+ * @timeout_ms. Attached: its task iterator's link is there; tracer.c
+ * makes it after the skeleton's links, which come one at a time in
+ * program order (a CI run once read sched_process_free's link with
+ * sk_data_ready's, after it, not yet there). Loading and attaching
+ * take 0.3 s here idle and more on a busy machine, hence a wait for the
+ * link, not a time. The run starts one tick later (session.c,
+ * take_base()): the 200 ms after are 50 ticks at HZ=250.
+ */
+static bool wait_attached(pid_t pid, int timeout_ms)
+{
+	char links[1024];
+	int i;
+
+	for (i = 0; i <= timeout_ms / 20; i++) {
+		tp_links(pid, links, sizeof(links));
+		if (strstr(links, " iter:task")) {
+			usleep(200000);
+			return true;
+		}
+		usleep(20000);
+	}
+	return false;
+}
 
 /* Start @argv with stdout (and stdin when @with_stdin) on pipes. */
 static struct child spawn(char *const argv[], int with_stdin)

@@ -65,7 +65,7 @@ static void test_attach_pid(void **state)
 	assert_string_equal(line, "ready");
 	snprintf(pidarg, sizeof(pidarg), "%d", pid);
 	d = spawn(tr, 0);
-	sleep(2);	/* let tdbpf load and attach */
+	assert_true(wait_attached(d.pid, 30000));
 	assert_int_equal(write(w.in, "go\n", 3), 3);
 	rest = read_all(w.out);
 	assert_int_equal(wait_for(w.pid, 30), 0);
@@ -315,7 +315,7 @@ static void test_exit_work(void **state)
 	pid = start_workload(wl, 1, &w);
 	snprintf(pidarg, sizeof(pidarg), "%d", pid);
 	d = spawn(tr, 0);
-	sleep(2);	/* let tdbpf load and attach */
+	assert_true(wait_attached(d.pid, 30000));
 	assert_int_equal(write(w.in, "go\n", 3), 3);
 	assert_non_null(read_line(w.out, line, sizeof(line), 30000));
 	assert_int_equal(sscanf(line, "cpu_go=%lld cpu_end=%lld", &go, &end),

@@ -4,7 +4,6 @@
  * tracepoints each mode attaches to, nothing left attached after tdbpf
  * exits, and the report printed on SIGINT, SIGTERM and SIGHUP.
  */
-#include <dirent.h>
 #include "helpers.h"
 
 /* -I: one JSON object per line and interval, then the whole run. */
@@ -198,47 +197,6 @@ static int orphans(void)
 }
 
 /*
- * The tracepoints @pid's BPF links are attached to, as a string of
- * " name" words (from /proc/PID/fdinfo: tp_name of each raw tracepoint
- * link, and " iter:TARGET" for an iterator link); "" when it has none
- * yet.
- */
-static void tp_links(pid_t pid, char *out, size_t len)
-{
-	char path[320], line[256];
-	struct dirent *e;
-	size_t n = 0;
-	DIR *d;
-
-	out[0] = 0;
-	snprintf(path, sizeof(path), "/proc/%d/fdinfo", pid);
-	d = opendir(path);
-	while (d && (e = readdir(d))) {
-		FILE *f;
-
-		snprintf(path, sizeof(path), "/proc/%d/fdinfo/%s", pid,
-			 e->d_name);
-		f = fopen(path, "r");
-		while (f && fgets(line, sizeof(line), f)) {
-			const char *pre = "";
-			char name[64];
-
-			if (sscanf(line, "target_name: %63s", name) == 1)
-				pre = "iter:";
-			else if (sscanf(line, "tp_name: %63s", name) != 1)
-				continue;
-			if (n + strlen(pre) + strlen(name) + 2 < len)
-				n += (size_t)snprintf(out + n, len - n,
-						      " %s%s", pre, name);
-		}
-		if (f)
-			fclose(f);
-	}
-	if (d)
-		closedir(d);
-}
-
-/*
  * Which tracepoints each mode runs programs on. The software model
  * with --no-wakeups attaches nothing to sched_switch (a switch costs it
  * nothing; its tasks are read at reports, exit and free); counters (-e)
@@ -285,18 +243,8 @@ static void test_programs_per_mode(void **state)
 			tr[a++] = (char *)modes[m].opt[i];
 		tr[a] = NULL;
 		d = spawn(tr, 0);
-		/*
-		 * Attached once its task iterator is there: tracer.c makes
-		 * it after the skeleton's links, which come one at a time in
-		 * program order (a CI run once caught sk_data_ready still
-		 * missing when sched_process_free, before it, was there).
-		 */
-		for (i = 0; i < 500; i++) {
-			tp_links(d.pid, links, sizeof(links));
-			if (strstr(links, " iter:task"))
-				break;
-			usleep(20000);
-		}
+		assert_true(wait_attached(d.pid, 10000));
+		tp_links(d.pid, links, sizeof(links));
 		print_message("%s: links%s\n", modes[m].opt[0], links);
 		/* every name between spaces */
 		strcat(links, " ");
@@ -334,7 +282,7 @@ static void test_windows_attach(void **state)
 	char *sl[] = { "/bin/sleep", "60", NULL }, pidarg[32], links[512];
 	char *tr[] = { (char *)tdbpf_bin(), "-o", "/dev/null", "-p", pidarg,
 		       NULL };
-	int i, polls = 0, on = 0, waking = 0, free_seen = 0;
+	int polls = 0, on = 0, waking = 0, free_seen = 0;
 	struct child s = spawn(sl, 0), d;
 	double end;
 
@@ -343,11 +291,7 @@ static void test_windows_attach(void **state)
 	assert_true(s.pid > 0);
 	snprintf(pidarg, sizeof(pidarg), "%d", s.pid);
 	d = spawn(tr, 0);
-	links[0] = 0;
-	for (i = 0; i < 500 && !strstr(links, " iter:task"); i++) {
-		tp_links(d.pid, links, sizeof(links));
-		usleep(20000);
-	}
+	assert_true(wait_attached(d.pid, 10000));
 	end = mono_s() + 3;
 	while (mono_s() < end) {
 		tp_links(d.pid, links, sizeof(links));
