@@ -102,44 +102,71 @@ struct child {
 };
 
 /*
- * The tracepoints @pid's BPF links are attached to, as a string of
- * " name" words (from /proc/PID/fdinfo: tp_name of each raw tracepoint
- * link, and " iter:TARGET" for an iterator link); "" when it has none
- * yet.
+ * Call @fn on each of @pid's /proc/PID/fdinfo files, where the kernel
+ * describes each BPF link and map a process holds, until it returns
+ * true; whether one did.
  */
-static void tp_links(pid_t pid, char *out, size_t len)
+static bool fdinfo_each(pid_t pid, bool (*fn)(FILE *f, void *ctx),
+			void *ctx)
 {
-	char path[320], line[256];
+	char path[320];
 	struct dirent *e;
-	size_t n = 0;
+	bool done = false;
 	DIR *d;
 
-	out[0] = 0;
 	snprintf(path, sizeof(path), "/proc/%d/fdinfo", pid);
 	d = opendir(path);
-	while (d && (e = readdir(d))) {
+	while (d && !done && (e = readdir(d))) {
 		FILE *f;
 
 		snprintf(path, sizeof(path), "/proc/%d/fdinfo/%s", pid,
 			 e->d_name);
-		f = fopen(path, "r");
-		while (f && fgets(line, sizeof(line), f)) {
-			const char *pre = "";
-			char name[64];
-
-			if (sscanf(line, "target_name: %63s", name) == 1)
-				pre = "iter:";
-			else if (sscanf(line, "tp_name: %63s", name) != 1)
-				continue;
-			if (n + strlen(pre) + strlen(name) + 2 < len)
-				n += (size_t)snprintf(out + n, len - n,
-						      " %s%s", pre, name);
-		}
-		if (f)
-			fclose(f);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		done = fn(f, ctx);
+		fclose(f);
 	}
 	if (d)
 		closedir(d);
+	return done;
+}
+
+struct link_words {
+	char *out;
+	size_t len, n;
+};
+
+static bool add_link_words(FILE *f, void *ctx)
+{
+	struct link_words *w = ctx;
+	char line[256], name[64];
+
+	while (fgets(line, sizeof(line), f)) {
+		const char *pre = "";
+
+		if (sscanf(line, "target_name: %63s", name) == 1)
+			pre = "iter:";
+		else if (sscanf(line, "tp_name: %63s", name) != 1)
+			continue;
+		if (w->n + strlen(pre) + strlen(name) + 2 < w->len)
+			w->n += (size_t)snprintf(w->out + w->n, w->len - w->n,
+						 " %s%s", pre, name);
+	}
+	return false;
+}
+
+/*
+ * The tracepoints @pid's BPF links are attached to, as a string of
+ * " name" words (tp_name of each raw tracepoint link, and " iter:TARGET"
+ * for an iterator link); "" when it has none yet.
+ */
+static void tp_links(pid_t pid, char *out, size_t len)
+{
+	struct link_words w = { .out = out, .len = len };
+
+	out[0] = 0;
+	fdinfo_each(pid, add_link_words, &w);
 }
 
 /*

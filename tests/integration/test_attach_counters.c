@@ -5,7 +5,6 @@
  * tdbpf's counter map emptied) and another perf user counting and
  * sampling at the same time.
  */
-#include <dirent.h>
 #include <math.h>
 #include <sys/syscall.h>
 #include <linux/bpf.h>
@@ -49,44 +48,40 @@ static void test_group_members_count(void **state)
 	unlink(json);
 }
 
+struct array_map {
+	unsigned int id, slots;
+};
+
+static bool perf_array(FILE *f, void *ctx)
+{
+	struct array_map *m = ctx;
+	unsigned int type = 0, id = 0, max = 0;
+	char line[128];
+
+	while (fgets(line, sizeof(line), f)) {
+		sscanf(line, "map_type: %u", &type);
+		sscanf(line, "map_id: %u", &id);
+		sscanf(line, "max_entries: %u", &max);
+	}
+	if (type != BPF_MAP_TYPE_PERF_EVENT_ARRAY || !id)
+		return false;
+	m->id = id;
+	m->slots = max;
+	return true;
+}
+
 /*
  * The id of @pid's perf event array map (its counters: one slot per event
- * and CPU), from /proc/PID/fdinfo, where the kernel describes each BPF
- * map fd a process holds; 0 if it has none (yet). *@slots: its size.
+ * and CPU), from its fdinfo; 0 if it has none (yet). *@slots: its size.
  */
 static unsigned int counters_map_id(pid_t pid, unsigned int *slots)
 {
-	char path[300], line[128];
-	unsigned int type, id, max;
-	struct dirent *e;
-	DIR *d;
-	FILE *f;
+	struct array_map m = { 0 };
 
-	snprintf(path, sizeof(path), "/proc/%d/fdinfo", pid);
-	d = opendir(path);
-	if (!d)
+	if (!fdinfo_each(pid, perf_array, &m))
 		return 0;
-	while ((e = readdir(d))) {
-		snprintf(path, sizeof(path), "/proc/%d/fdinfo/%s", pid,
-			 e->d_name);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		type = id = max = 0;
-		while (fgets(line, sizeof(line), f)) {
-			sscanf(line, "map_type: %u", &type);
-			sscanf(line, "map_id: %u", &id);
-			sscanf(line, "max_entries: %u", &max);
-		}
-		fclose(f);
-		if (type == BPF_MAP_TYPE_PERF_EVENT_ARRAY && id) {
-			closedir(d);
-			*slots = max;
-			return id;
-		}
-	}
-	closedir(d);
-	return 0;
+	*slots = m.slots;
+	return m.id;
 }
 
 /* Empty slot @key of map @fd; -1 with errno (ENOENT: empty already). */
