@@ -348,40 +348,123 @@ static void test_output_fifo_no_hang(void **state)
 	unlink(fifo);
 }
 
-/*
- * Under sudo, an output file tdbpf creates belongs to the invoking user,
- * but an existing file keeps its owner: chowning it would hand the user
- * any root file the path names.
- */
-static void test_output_owner_under_sudo(void **state)
+/* @path holds @text, and root's, as it was written. */
+static void assert_kept(const char *path, const char *text)
 {
-	char *env[] = { "SUDO_UID=65534", "SUDO_GID=65534", NULL };
-	char *fresh = tmp_path("fresh.txt"), *old = tmp_path("old.txt");
-	char *argv[] = { (char *)tdbpf_bin(), "list", "--model", "software",
-			 "-o", NULL, NULL };
-	struct run_result r;
+	char buf[64] = "";
 	struct stat st;
+	FILE *f = fopen(path, "r");
+
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	assert_string_equal(buf, text);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_int_equal(st.st_uid, 0);
+}
+
+/*
+ * A directory link in an output's path: a user links a directory of
+ * their own to root's; root's tdbpf must neither overwrite a file there
+ * nor create one, for -o, --record and --graph alike.
+ */
+static void test_output_dir_symlink_refused(void **state)
+{
+	char udir[128], rdir[128], link[160], victim[200], fresh[200];
+	const char *opts[] = { "-o", "--record", "--graph" };
+	int i;
 
 	(void)state;
 	NEED_ROOT();
+	snprintf(udir, sizeof(udir), "%s", tmp_path("udir"));
+	snprintf(rdir, sizeof(rdir), "%s", tmp_path("rootdir"));
+	snprintf(link, sizeof(link), "%s/dirlink", udir);
+	snprintf(victim, sizeof(victim), "%s/victim", link);
+	snprintf(fresh, sizeof(fresh), "%s/fresh", link);
+	assert_int_equal(mkdir(udir, 0755), 0);
+	assert_int_equal(mkdir(rdir, 0755), 0);
+	assert_int_equal(chown(udir, NOBODY, NOBODY), 0);
+	assert_int_equal(symlink(rdir, link), 0);
+	assert_int_equal(lchown(link, NOBODY, NOBODY), 0);
+	snprintf(fresh, sizeof(fresh), "%s/victim", rdir);
+	write_file(fresh, "precious\n");
+	snprintf(fresh, sizeof(fresh), "%s/fresh", link);
+	for (i = 0; i < 3; i++) {
+		refused_as((uid_t)-1, NULL,
+			   ARGS(opts[i], victim, "--model", "software", "-a",
+				"-d", "0.2"),
+			   WORDS(victim, "through the symlink", link,
+				 "real path"));
+		refused_as((uid_t)-1, NULL,
+			   ARGS(opts[i], fresh, "--model", "software", "-a",
+				"-d", "0.2"),
+			   WORDS("through the symlink", "real path"));
+	}
+	REFUSED(ARGS("list", "--model", "software", "-o", victim),
+		WORDS("through the symlink"));
+	snprintf(fresh, sizeof(fresh), "%s/victim", rdir);
+	assert_kept(fresh, "precious\n");
+	snprintf(fresh, sizeof(fresh), "%s/fresh", rdir);
+	assert_int_equal(access(fresh, F_OK), -1);
+	unlink(link);
+	snprintf(fresh, sizeof(fresh), "%s/victim", rdir);
 	unlink(fresh);
-	argv[5] = fresh;
-	assert_int_equal(run_capture(argv, env, (uid_t)-1, 0, 5, &r), 0);
-	run_result_free(&r);
-	assert_int_equal(stat(fresh, &st), 0);
-	assert_int_equal(st.st_uid, 65534);
-	assert_true(st.st_size > 0);
+	rmdir(rdir);
+	rmdir(udir);
+}
 
+/*
+ * Under sudo, outputs are created with the invoking user's rights: a
+ * user allowed only "sudo tdbpf" gets no file in a directory they may
+ * not write (root's 0755) and no write to root's file; in a directory
+ * of their own, the file is made and is theirs.
+ */
+static void test_output_rights_under_sudo(void **state)
+{
+	char *env[] = { "SUDO_UID=65534", "SUDO_GID=65534", NULL };
+	const char *opts[] = { "-o", "--record", "--graph" };
+	char rdir[128], udir[128], x[200];
+	char *old = tmp_path("old.txt");
+	char *argv[] = { (char *)tdbpf_bin(), "list", "--model", "software",
+			 "-o", x, NULL };
+	struct run_result r;
+	struct stat st;
+	int i;
+
+	(void)state;
+	NEED_ROOT();
+	snprintf(rdir, sizeof(rdir), "%s", tmp_path("rootdir"));
+	snprintf(udir, sizeof(udir), "%s", tmp_path("userdir"));
+	assert_int_equal(mkdir(rdir, 0755), 0);
+	assert_int_equal(mkdir(udir, 0755), 0);
+	assert_int_equal(chown(udir, NOBODY, NOBODY), 0);
+	snprintf(x, sizeof(x), "%s/x", rdir);
+	for (i = 0; i < 3; i++)
+		refused_as((uid_t)-1, env,
+			   ARGS(opts[i], x, "--model", "software", "-a", "-d",
+				"0.2"),
+			   WORDS(x, "Permission denied", "invoking user",
+				 "uid 65534", "may write"));
+	assert_int_equal(access(x, F_OK), -1);
+	/* root's file in a directory anyone may write: not the user's */
 	write_file(old, "root's\n");
-	assert_int_equal(chmod(old, 0600), 0);
-	argv[5] = old;
+	assert_int_equal(chmod(old, 0644), 0);
+	refused_as((uid_t)-1, env,
+		   ARGS("list", "--model", "software", "-o", old),
+		   WORDS("Permission denied", "invoking user"));
+	assert_kept(old, "root's\n");
+	/* the user's own directory: made, and theirs */
+	snprintf(x, sizeof(x), "%s/x", udir);
 	assert_int_equal(run_capture(argv, env, (uid_t)-1, 0, 5, &r), 0);
 	run_result_free(&r);
-	assert_int_equal(stat(old, &st), 0);
-	assert_int_equal(st.st_uid, 0);
-	assert_int_equal(st.st_mode & 0777, 0600);
-	unlink(fresh);
+	assert_int_equal(stat(x, &st), 0);
+	assert_int_equal(st.st_uid, NOBODY);
+	assert_int_equal(st.st_gid, NOBODY);
+	assert_true(st.st_size > 0);
+	unlink(x);
 	unlink(old);
+	rmdir(rdir);
+	rmdir(udir);
 }
 
 /* Not root: one line saying what is needed, before anything else. */
@@ -412,7 +495,8 @@ int main(void)
 		cmocka_unit_test(test_output_cannot_create),
 		cmocka_unit_test(test_output_symlink_refused),
 		cmocka_unit_test(test_output_fifo_no_hang),
-		cmocka_unit_test(test_output_owner_under_sudo),
+		cmocka_unit_test(test_output_dir_symlink_refused),
+		cmocka_unit_test(test_output_rights_under_sudo),
 		cmocka_unit_test(test_not_root),
 	};
 

@@ -110,14 +110,8 @@ static FILE *open_graph(const char *path)
 	int fd = 0;
 	FILE *f = out_open(path, &fd);
 
-	if (fd == -ELOOP) {
-		errorf("graph file '%s' is a symlink and tdbpf does not follow symlinks there; give the real path or remove the link",
-		       path);
-		return NULL;
-	}
 	if (!f)
-		errorf("cannot create graph file '%s': %s; pick a writable path in an existing directory",
-		       path, strerror(-fd));
+		out_open_error("graph", path, -fd);
 	return f;
 }
 

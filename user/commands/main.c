@@ -91,15 +91,8 @@ int main(int argc, char **argv)
 	}
 	if (o.output) {
 		out = out_open(o.output, &fd);
-		if (fd == -ELOOP) {
-			/* O_NOFOLLOW: maybe a link planted in a shared dir */
-			errorf("output file '%s' is a symlink and tdbpf does not follow symlinks there; give the real path or remove the link",
-			       o.output);
-			return 2;
-		}
 		if (!out) {
-			errorf("cannot create output file '%s': %s; pick a writable path in an existing directory",
-			       o.output, strerror(-fd));
+			out_open_error("output", o.output, -fd);
 			return 2;
 		}
 	}

@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "outputs/outfile.h"
+#include "support/error.h"
+#include "support/nofollow.h"
 #include "support/privs.h"
 
 /*
@@ -81,6 +83,30 @@ FILE *out_open(const char *path, int *err)
 	p->dev = st.st_dev;
 	p->ino = st.st_ino;
 	return f;
+}
+
+void out_open_error(const char *what, const char *path, int err)
+{
+	char link[4096];
+	uid_t uid;
+
+	if (err == ELOOP && !first_link(path, link, sizeof(link)) &&
+	    strcmp(link, path)) {
+		/* a directory on the way: maybe a user's link to root's dir */
+		errorf("%s file '%s' is reached through the symlink '%s' and tdbpf does not write through symlinks; give the real path (realpath '%s') or remove the link",
+		       what, path, link, link);
+	} else if (err == ELOOP) {
+		/* O_NOFOLLOW: maybe a link planted in a shared dir */
+		errorf("%s file '%s' is a symlink and tdbpf does not follow symlinks there; give the real path or remove the link",
+		       what, path);
+	} else if ((err == EACCES || err == EPERM) &&
+		   privs_output_uid(&uid)) {
+		errorf("cannot create %s file '%s': %s; under sudo tdbpf creates its files as the invoking user (uid %u, SUDO_UID): pick a path that user may write",
+		       what, path, strerror(err), (unsigned)uid);
+	} else {
+		errorf("cannot create %s file '%s': %s; pick a writable path in an existing directory",
+		       what, path, strerror(err));
+	}
 }
 
 int out_close(FILE *f)

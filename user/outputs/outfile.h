@@ -18,6 +18,12 @@
  */
 FILE *out_open(const char *path, int *err);
 /*
+ * The one error line for out_open()'s -@err on @path, the @what file
+ * ("output", "record", "graph"): a symlink on the way is named, and a
+ * refusal under sudo says whose rights the file is created with.
+ */
+void out_open_error(const char *what, const char *path, int err);
+/*
  * Close @f (from out_open() or not): 0 or EOF as fclose(). A file that
  * out_open() created and nothing was written to is removed again.
  */

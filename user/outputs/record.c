@@ -17,14 +17,8 @@ int record_open(struct record *r, const char *path, bool intervals,
 		return 0;
 	r->path = path;
 	r->sink.f = out_open(path, &fd);
-	if (fd == -ELOOP) {
-		errorf("record file '%s' is a symlink and tdbpf does not follow symlinks there; give the real path or remove the link",
-		       path);
-		return -1;
-	}
 	if (!r->sink.f) {
-		errorf("cannot create record file '%s': %s; pick a writable path in an existing directory",
-		       path, strerror(-fd));
+		out_open_error("record", path, -fd);
 		return -1;
 	}
 	r->sink.name = path;

@@ -2,8 +2,9 @@
 /*
  * tdbpf runs as root; the code it launches and the files it writes must
  * not. The command of "-- COMMAND" gets the invoking user's identity, output
- * files are never opened through a symlink, and once the BPF programs are
- * attached tdbpf gives up the capabilities it no longer needs.
+ * files are opened with that user's rights and never through a symlink,
+ * and once the BPF programs are attached tdbpf gives up the capabilities
+ * it no longer needs.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +16,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/capability.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <sys/prctl.h>
+#include "support/nofollow.h"
 #include "support/privs.h"
 
 /* @s as a uid or gid: whole decimal, no sign, below (uid_t)-1. */
@@ -224,38 +228,115 @@ void privs_drop_after_setup(void)
 	keep_only(keep, n);
 }
 
-int privs_create_output(const char *path, bool *made)
+/*
+ * Open (or create) @path for writing, no symlink in any component.
+ * O_NONBLOCK: a FIFO planted there fails with ENXIO instead of hanging
+ * until a reader comes. Sets *@created; an fd or -errno.
+ */
+static int open_output(const char *path, bool *created)
 {
-	const int flags = O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
-	bool created = true;
-	uid_t uid;
-	gid_t gid;
+	const int flags = O_WRONLY | O_CLOEXEC | O_NONBLOCK;
 	int fd;
 
-	/*
-	 * O_NOFOLLOW: a symlink planted at @path (say in /tmp) is refused,
-	 * not followed to a file root can write. O_NONBLOCK: a FIFO planted
-	 * there fails with ENXIO instead of hanging until a reader comes.
-	 */
-	fd = open(path, flags | O_CREAT | O_EXCL, 0644);
-	if (fd < 0 && errno == EEXIST) {
-		created = false;
+	*created = true;
+	fd = open_no_links(path, flags | O_CREAT | O_EXCL, 0644);
+	if (fd == -EEXIST) {
+		*created = false;
 		/* not emptied here: only once there is something to write */
-		fd = open(path, flags);
+		fd = open_no_links(path, flags, 0);
+	}
+	return fd;
+}
+
+/*
+ * As the sudo user, in a child that is that user and nothing more (its
+ * groups, no capability), so the kernel checks the user's rights on
+ * every directory and file of @path: a user allowed only "sudo tdbpf"
+ * gets no file where they could not make one. The fd, or -errno, comes
+ * back over a socket pair. @groups are looked up before the fork.
+ */
+static int open_as(const char *path, uid_t uid, gid_t gid,
+		   const gid_t *groups, int ngroups, bool *created)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))], byte = 0;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+			    .msg_control = cbuf,
+			    .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c;
+	int sv[2], fd = -EIO, st;
+	pid_t pid;
+
+	memset(cbuf, 0, sizeof(cbuf));
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv))
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		fd = -errno;
+		goto out;
+	}
+	if (pid == 0) {
+		if (setgroups((size_t)ngroups, groups) ||
+		    setresgid(gid, gid, gid) || setresuid(uid, uid, uid))
+			_exit(EPERM);
+		fd = open_output(path, created);
+		if (fd < 0)
+			_exit(-fd);
+		byte = *created;
+		c = CMSG_FIRSTHDR(&m);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+		_exit(sendmsg(sv[1], &m, 0) == 1 ? 0 : EIO);
+	}
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		fd = WIFEXITED(st) ? -WEXITSTATUS(st) : -EIO;
+		goto out;
+	}
+	if (recvmsg(sv[0], &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) != 1 ||
+	    !(c = CMSG_FIRSTHDR(&m)) || c->cmsg_type != SCM_RIGHTS)
+		goto out;
+	memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	*created = byte;
+out:
+	close(sv[0]);
+	close(sv[1]);
+	return fd;
+}
+
+bool privs_output_uid(uid_t *uid)
+{
+	gid_t gid;
+
+	return sudo_ids(uid, &gid) == 0;
+}
+
+int privs_create_output(const char *path, bool *made)
+{
+	gid_t groups[256];
+	int ngroups = 256, fd;
+	bool created = false;
+	struct passwd *pw;
+	uid_t uid;
+	gid_t gid;
+
+	if (sudo_ids(&uid, &gid) == 0) {
+		pw = getpwuid(uid);
+		if (!pw || getgrouplist(pw->pw_name, gid, groups, &ngroups) < 0)
+			ngroups = 0;	/* their primary group alone */
+		fd = open_as(path, uid, gid, groups, ngroups, &created);
+	} else {
+		fd = open_output(path, &created);
 	}
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (fcntl(fd, F_SETFL, 0) < 0) {
 		close(fd);
 		return -EIO;
 	}
-	/*
-	 * The sudo user gets the file we created; failing that it stays
-	 * root's. A file that was there keeps its owner: chowning it would
-	 * hand the user whatever root file the path names.
-	 */
-	if (created && sudo_ids(&uid, &gid) == 0 && fchown(fd, uid, gid) < 0)
-		errno = 0;
 	if (made)
 		*made = created;
 	return fd;

@@ -35,12 +35,15 @@ void privs_drop_after_setup(void);
  */
 void privs_keep_kill(bool keep);
 /*
- * Open @path for writing, creating it if needed, without following a
- * symlink, and hand a file it creates to the sudo user when root through
- * sudo. An existing file is not emptied (out_open() does that when the
- * first report comes). Returns an fd or -errno; *@made: it was created.
+ * Open @path for writing, creating it if needed, refused (-ELOOP) when
+ * any component of it is a symlink; when root through sudo, with the
+ * sudo user's rights (a file it creates is theirs). An existing file is
+ * not emptied (out_open() does that when the first report comes).
+ * Returns an fd or -errno; *@made: it was created.
  */
 int privs_create_output(const char *path, bool *made);
+/* Outputs are created as the sudo user: true, with their uid. */
+bool privs_output_uid(uid_t *uid);
 /*
  * Before privs_drop_after_setup(): @keep true to keep CAP_SYS_PTRACE and
  * CAP_DAC_READ_SEARCH, to read the traced processes' /proc/PID/fd (their
