@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <unistd.h>
 #include <malloc.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include "commands/cmd.h"
@@ -50,6 +51,14 @@ int main(int argc, char **argv)
 	off_t mark = -1;
 	int rc, fd = 0;
 	bool out_closed = fill_std_fds();
+
+	/*
+	 * A write past the file-size limit (ulimit -f) would end tdbpf
+	 * with SIGXFSZ, before or after the run's signal loop and with no
+	 * word: ignored, the write fails with EFBIG and is said as any
+	 * write error is (the loop still takes a kill -XFSZ as a stop).
+	 */
+	signal(SIGXFSZ, SIG_IGN);
 
 	/*
 	 * Keep freed memory for the next report: a report of 10,000 tasks

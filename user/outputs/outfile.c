@@ -12,6 +12,7 @@
 #include <stdio_ext.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "outputs/outfile.h"
@@ -153,8 +154,19 @@ off_t out_mark(FILE *f)
 	return off;
 }
 
+/* EFBIG from the file-size limit (ulimit -f), not the file system's */
+static bool fsize_limited(void)
+{
+	struct rlimit rl;
+
+	return !getrlimit(RLIMIT_FSIZE, &rl) && rl.rlim_cur != RLIM_INFINITY;
+}
+
 static const char *hint(int e, bool report)
 {
+	if (e == EFBIG && fsize_limited())
+		return report ? "the file-size limit (ulimit -f, RLIMIT_FSIZE) stops it; raise the limit or write elsewhere (-o FILE)" :
+				"the file-size limit (ulimit -f, RLIMIT_FSIZE) stops it; raise the limit";
 	switch (e) {
 	case ENOSPC:
 	case EDQUOT:
