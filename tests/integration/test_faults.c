@@ -10,6 +10,7 @@
  * conservation of CPU time is test_conservation.c's, privileges
  * test_privs.c's.
  */
+#include <sys/resource.h>
 #include "helpers.h"
 #include "faults_helpers.h"
 
@@ -166,6 +167,185 @@ static void test_sigkill_leaves_nothing(void **state)
 	assert_nothing_left();
 }
 
+/* ---- a file-size limit (ulimit -f) ---------------------------------------- */
+
+/*
+ * Run @argv with RLIMIT_FSIZE at @bytes, stderr to @err_path (NULL: a
+ * pipe, returned in *@err) and stdout to /dev/null: the exit status.
+ */
+static int run_fsize(char *const argv[], rlim_t bytes, const char *err_path,
+		     char **err)
+{
+	struct rlimit rl = { bytes, bytes };
+	int ep[2], st, fd;
+	pid_t pid;
+
+	assert_int_equal(pipe(ep), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		fd = err_path ? open(err_path, O_WRONLY | O_CREAT | O_TRUNC,
+				     0644) : ep[1];
+		dup2(fd, 2);
+		fd = open("/dev/null", O_WRONLY);
+		dup2(fd, 1);
+		close(ep[0]);
+		if (setrlimit(RLIMIT_FSIZE, &rl))
+			_exit(125);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(ep[1]);
+	*err = read_all(ep[0]);
+	close(ep[0]);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/*
+ * A file-size limit must not kill tdbpf with SIGXFSZ (exit 153, no word):
+ * the write fails with EFBIG and is said, naming the limit as the cause;
+ * with stderr itself the limited file, the report still goes to -o.
+ */
+static void test_file_size_limit(void **state)
+{
+	char *o1 = tmp_path("fsize1.txt"), *o2 = tmp_path("fsize2.txt");
+	char *e = tmp_path("fsize.err"), *err;
+	char *list[] = { (char *)tdbpf_bin(), "list", "--model", "software",
+			 "-o", o1, NULL };
+	char *tr[] = { (char *)tdbpf_bin(), "-d", "0.2", "-o", o2, "--",
+		       "/bin/true", NULL };
+	struct stat st;
+	int rc;
+
+	(void)state;
+	rc = run_fsize(list, 100, NULL, &err);
+	print_message("list -o under ulimit -f 100 bytes: exit %d: %s", rc, err);
+	assert_int_equal(rc, 1);
+	assert_int_equal(count_lines(err), 1);
+	assert_non_null(strstr(err, "File too large"));
+	assert_non_null(strstr(err, "ulimit -f"));
+	free(err);
+	NEED_BPF();
+	/* stderr is the limited file: its lines are cut, the run goes on */
+	rc = run_fsize(tr, 150, e, &err);
+	free(err);
+	print_message("a run with stderr under the limit: exit %d\n", rc);
+	assert_int_equal(rc, 1);	/* -o is limited too: said, exit 1 */
+	assert_int_equal(stat(e, &st), 0);
+	assert_true(st.st_size <= 150);
+	unlink(o1);
+	unlink(o2);
+	unlink(e);
+}
+
+/* ---- the command ends with tdbpf ---------------------------------------- */
+
+/* Is @pid alive (not a zombie)? */
+static bool alive(pid_t pid)
+{
+	char path[64], *s;
+	bool live;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	s = file_text(path);
+	if (!s)
+		return false;
+	live = !strstr(s, ") Z ");
+	free(s);
+	return live;
+}
+
+/* The pids of processes whose command line is exactly @word then @arg. */
+static int pids_of(const char *word, const char *arg, pid_t *out, int max)
+{
+	DIR *d = opendir("/proc");
+	char path[300], buf[256];
+	struct dirent *e;
+	size_t wl = strlen(word);
+	ssize_t n;
+	int fd, nr = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)) && nr < max) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/cmdline", e->d_name);
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = 0;
+		if (!strcmp(buf, word) && (size_t)n > wl + 1 &&
+		    !strcmp(buf + wl + 1, arg) && alive(atoi(e->d_name)))
+			out[nr++] = atoi(e->d_name);
+	}
+	closedir(d);
+	return nr;
+}
+
+/*
+ * The command ends with tdbpf: after kill -9 of tdbpf, `-- sleep N` (the
+ * kernel's parent-death signal); at the end of a run, `--children -d 0.5
+ * -- sh -c 'sleep N & sleep N'`, both sleeps, the command's own children
+ * (handed to tdbpf, the subreaper, when sh ends). The sleeps' N is this
+ * test's own, so no other process is taken for them.
+ */
+static void test_command_ends_with_tdbpf(void **state)
+{
+	char n1[16], n2[16], script[64];
+	char *one[] = { (char *)tdbpf_bin(), "-v", "-o", "/dev/null", "--",
+			"sleep", n1, NULL };
+	char *tree[] = { (char *)tdbpf_bin(), "-v", "--children", "-d", "0.5",
+			 "-o", "/dev/null", "--", "sh", "-c", script, NULL };
+	pid_t pids[4];
+	struct proc d;
+	int i, nr = 0;
+
+	(void)state;
+	NEED_BPF();
+	snprintf(n1, sizeof(n1), "%d.%d", 300 + getpid() % 97, getpid());
+	snprintf(n2, sizeof(n2), "%d.%d", 301 + getpid() % 97, getpid());
+	snprintf(script, sizeof(script), "sleep %s & sleep %s", n2, n2);
+	objects_before();
+	d = start(one, NULL);
+	assert_true(wait_line(d.err, "attached", 60000));
+	for (i = 0; i < 100 && !pids_of("sleep", n1, pids, 4); i++)
+		usleep(20000);
+	assert_int_equal(pids_of("sleep", n1, pids, 4), 1);
+	kill(d.pid, SIGKILL);
+	assert_int_equal(wait_for(d.pid, 10), 128 + SIGKILL);
+	for (i = 0; i < 100 && pids_of("sleep", n1, pids, 4); i++)
+		usleep(20000);
+	nr = pids_of("sleep", n1, pids, 4);
+	print_message("-- sleep: %d left after kill -9 of tdbpf\n", nr);
+	for (i = 0; i < nr; i++)
+		kill(pids[i], SIGKILL);
+	assert_int_equal(nr, 0);
+	close(d.out);
+	close(d.err);
+
+	d = start(tree, NULL);
+	assert_true(wait_line(d.err, "attached", 60000));
+	for (i = 0; i < 100 && pids_of("sleep", n2, pids, 4) < 2; i++)
+		usleep(20000);
+	assert_int_equal(pids_of("sleep", n2, pids, 4), 2);
+	/* -d expired: tdbpf's own end, exit 0 */
+	assert_int_equal(wait_for(d.pid, 30), 0);
+	nr = pids_of("sleep", n2, pids, 4);
+	print_message("--children -d 0.5 sh -c 'sleep & sleep': %d left at the end\n",
+		      nr);
+	for (i = 0; i < nr; i++)
+		kill(pids[i], SIGKILL);
+	assert_int_equal(nr, 0);
+	close(d.out);
+	close(d.err);
+	assert_nothing_left();
+}
+
 /* ---- the task map fills --------------------------------------------------- */
 
 /*
@@ -206,6 +386,8 @@ int main(void)
 		cmocka_unit_test(test_closed_pipe),
 		cmocka_unit_test(test_sigterm_stops_command),
 		cmocka_unit_test(test_sigkill_leaves_nothing),
+		cmocka_unit_test(test_file_size_limit),
+		cmocka_unit_test(test_command_ends_with_tdbpf),
 		cmocka_unit_test(test_small_map_counts_losses),
 	};
 

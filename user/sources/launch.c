@@ -5,12 +5,15 @@
  * privilege drop or exec through a second, close-on-exec pipe, which
  * reads empty once exec succeeded.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include "sources/launch.h"
 #include "support/limits.h"
@@ -23,8 +26,8 @@
 int launch_fork(struct launch *c, char *const *argv, const sigset_t *mask,
 		char *err, size_t len)
 {
+	pid_t pid, self = getpid();
 	int go[2], ep[2];
-	pid_t pid;
 
 	memset(c, 0, sizeof(*c));
 	c->go_fd = c->err_fd = -1;
@@ -33,6 +36,11 @@ int launch_fork(struct launch *c, char *const *argv, const sigset_t *mask,
 			 strerror(errno));
 		return -1;
 	}
+	/*
+	 * The command's own children that outlive it come to us, not to
+	 * init, so that the end of the run ends them too (end_orphans()).
+	 */
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	pid = fork();
 	if (pid < 0) {
 		snprintf(err, len, "cannot fork the command: %s; check the process limit (ulimit -u)",
@@ -62,6 +70,15 @@ int launch_fork(struct launch *c, char *const *argv, const sigset_t *mask,
 				_exit(126);
 			_exit(126);
 		}
+		/*
+		 * Killed with tdbpf, however it ends (kill -9 included).
+		 * Set after the drop: a change of uid clears it; an exec of
+		 * a set-uid program clears it too (docs/usage.md). Our
+		 * parent may be gone already: then nobody would send it.
+		 */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) ||
+		    getppid() != self)
+			_exit(126);
 		execvp(argv[0], argv);
 		e = errno;
 		if (write(ep[1], &e, sizeof(e)) < 0)
@@ -128,19 +145,75 @@ bool launch_reap(struct launch *c)
 	return c->exited;
 }
 
+/* Send @sig to every child of ours (/proc: ppid); how many there were. */
+static int signal_children(int sig)
+{
+	char path[300], buf[512], *p;
+	DIR *d = opendir("/proc");
+	int me = (int)getpid(), ppid, n = 0, fd;
+	struct dirent *e;
+	ssize_t got;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		got = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (got <= 0)
+			continue;
+		buf[got] = 0;
+		/* "pid (comm) S ppid ...": comm may hold anything but ')' last */
+		p = strrchr(buf, ')');
+		if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1 || ppid != me)
+			continue;
+		kill(atoi(e->d_name), sig);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * The command's descendants that outlived it were handed to us (the
+ * subreaper): they end with the run as the command does, SIGTERM first,
+ * then SIGKILL; each round reaps them, and their own orphans come next.
+ */
+static void end_orphans(void)
+{
+	int i;
+
+	for (i = 0; i < STOP_POLLS; i++) {
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		if (!signal_children(i < STOP_POLLS / 2 ? SIGTERM : SIGKILL))
+			return;
+		usleep(STOP_POLL_US);
+	}
+}
+
 void launch_stop(struct launch *c)
 {
 	int i;
 
-	if (c->pid <= 0 || c->exited)
+	if (c->pid <= 0)
 		return;
+	if (c->exited)
+		goto out;
 	kill(c->pid, SIGTERM);
 	for (i = 0; i < STOP_POLLS; i++) {
 		if (launch_reap(c))
-			return;
+			goto out;
 		usleep(STOP_POLL_US);
 	}
 	kill(c->pid, SIGKILL);
 	waitpid(c->pid, &c->status, 0);
 	c->exited = true;
+out:
+	end_orphans();
 }

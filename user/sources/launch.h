@@ -35,7 +35,10 @@ int launch_release(struct launch *c, char *const *argv, char *err,
 void launch_abort(struct launch *c);
 /* Reap it if it has exited (WNOHANG); true once it has. */
 bool launch_reap(struct launch *c);
-/* SIGTERM, then SIGKILL after 1 s; reap. Nothing if it already exited. */
+/*
+ * SIGTERM, then SIGKILL after 1 s; reap. Then the same for its descendants
+ * that outlived it (reparented to tdbpf, the subreaper).
+ */
 void launch_stop(struct launch *c);
 
 #endif /* TDBPF_LAUNCH_H */
