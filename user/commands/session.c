@@ -254,8 +254,13 @@ int session_open(struct session *s, const struct options *o,
 	take_base(s);
 	/* no command to stop: CAP_KILL goes too */
 	privs_keep_kill(o->argv != NULL);
-	/* the sockets of the traced processes, with wakeups (flows_proc.c) */
-	privs_keep_ptrace(o->wakeups || o->graph);
+	/*
+	 * The sockets of the traced processes, with wakeups (flows_proc.c).
+	 * Not with --listen: the process that answers the network holds
+	 * no override to read others' files; the flows are then those of
+	 * the processes its uid may read (docs/usage.md).
+	 */
+	privs_keep_ptrace((o->wakeups || o->graph) && !o->listen);
 	privs_drop_after_setup();
 	if (o->argv) {
 		s->released = true;	/* released or reaped, either way */

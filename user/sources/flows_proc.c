@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "sources/flows_proc.h"
+#include "support/privs.h"
 
 struct sock_ent {
 	unsigned long ino;
@@ -210,6 +211,8 @@ int flows_collect(struct flow_table *out, const struct task_table *t)
 			pids[nr_pids++] = r->pid;
 	}
 	qsort(pids, nr_pids, sizeof(*pids), cmp_u32);
+	/* other users' /proc/PID/fd: the overrides, for this walk only */
+	privs_peers_raise(true);
 	for (i = 0; i < nr_pids && !err; i++) {
 		char path[64], comm[TDBPF_COMM_LEN + 2] = "";
 		struct ns_socks *ns = NULL;
@@ -263,6 +266,7 @@ int flows_collect(struct flow_table *out, const struct task_table *t)
 		}
 		free(inos);
 	}
+	privs_peers_raise(false);
 	for (j = 0; j < nr_ns; j++)
 		free(nss[j].v);
 	free(nss);

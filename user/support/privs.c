@@ -168,7 +168,11 @@ static void keep_only(const cap_value_t *keep, unsigned int n)
 			    have != CAP_SET)
 				continue;
 			cap_set_flag(nc, CAP_PERMITTED, 1, &keep[i], CAP_SET);
-			cap_set_flag(nc, CAP_EFFECTIVE, 1, &keep[i], CAP_SET);
+			/* the /proc overrides: raised only while used */
+			if (keep[i] != CAP_SYS_PTRACE &&
+			    keep[i] != CAP_DAC_READ_SEARCH)
+				cap_set_flag(nc, CAP_EFFECTIVE, 1, &keep[i],
+					     CAP_SET);
 		}
 		/*
 		 * The bounding set too (needs CAP_SETPCAP, so first): we stay
@@ -185,6 +189,13 @@ static void keep_only(const cap_value_t *keep, unsigned int n)
 		/* uid 0 goes too, while CAP_SETUID is still there */
 		leave_root();
 		cap_set_proc(nc);
+		/*
+		 * The uid change made us non-dumpable already: say it, so
+		 * that no later change makes us dumpable (no core with the
+		 * maps' data, no ptrace by uid 65534). Its signals still
+		 * reach us: the uid is shared (docs/usage.md).
+		 */
+		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	}
 	cap_free(nc);
 	cap_free(cur);
@@ -200,6 +211,25 @@ void privs_keep_kill(bool keep)
 void privs_keep_ptrace(bool keep)
 {
 	keep_ptrace = keep;
+}
+
+void privs_peers_raise(bool on)
+{
+	static const cap_value_t peers[] = { CAP_SYS_PTRACE,
+					     CAP_DAC_READ_SEARCH };
+	cap_t c = cap_get_proc();
+	cap_flag_value_t have;
+	unsigned int i;
+
+	if (!c)
+		return;
+	for (i = 0; i < 2; i++)
+		if (!cap_get_flag(c, peers[i], CAP_PERMITTED, &have) &&
+		    have == CAP_SET)
+			cap_set_flag(c, CAP_EFFECTIVE, 1, &peers[i],
+				     on ? CAP_SET : CAP_CLEAR);
+	cap_set_proc(c);
+	cap_free(c);
 }
 
 void privs_drop_after_setup(void)
@@ -219,7 +249,11 @@ void privs_drop_after_setup(void)
 	 * The sockets of the traced processes (flows_proc.c): once tdbpf
 	 * has left uid 0, /proc/PID/fd of another user's process (mode
 	 * 0500) takes CAP_DAC_READ_SEARCH to open, and the kernel's ptrace
-	 * check CAP_SYS_PTRACE. Read-only use; held only with wakeups.
+	 * check CAP_SYS_PTRACE. Read-only use; held only with wakeups,
+	 * in the permitted set of the main thread alone (the --listen
+	 * server's threads, made before the uid change without
+	 * PR_SET_KEEPCAPS, lose every capability in it), and effective only
+	 * while flows_collect() reads /proc (privs_peers_raise()).
 	 */
 	if (keep_ptrace) {
 		keep[n++] = CAP_SYS_PTRACE;

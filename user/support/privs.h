@@ -50,5 +50,11 @@ bool privs_output_uid(uid_t *uid);
  * sockets: the flows that join hosts' graphs).
  */
 void privs_keep_ptrace(bool keep);
+/*
+ * After the drop, in the calling thread: CAP_SYS_PTRACE and
+ * CAP_DAC_READ_SEARCH into the effective set (@on), or out of it, when
+ * they were kept; the rest of the time no thread holds them effective.
+ */
+void privs_peers_raise(bool on);
 
 #endif /* TDBPF_PRIVS_H */
