@@ -167,7 +167,7 @@ static void test_sigkill_leaves_nothing(void **state)
 	assert_nothing_left();
 }
 
-/* ---- a file-size limit (ulimit -f) ---------------------------------------- */
+/* ---- a file-size limit (ulimit -f) ------------------------------------- */
 
 /*
  * Run @argv with RLIMIT_FSIZE at @bytes, stderr to @err_path (NULL: a

@@ -53,7 +53,7 @@ int launch_fork(struct launch *c, char *const *argv, const sigset_t *mask,
 
 		close(go[1]);
 		close(ep[0]);
-		/* ignored signals stay ignored across exec: not the command's */
+		/* ignored stays ignored across exec: not the command's */
 		signal(SIGPIPE, SIG_DFL);
 		signal(SIGXFSZ, SIG_DFL);
 		if (mask)
