@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -539,13 +540,18 @@ static __u64 range_ns(const char *r)
 		{ 'h', 3600000000000ULL }, { 'd', 86400000000000ULL },
 	};
 	char *end;
-	unsigned long v = strtoul(r, &end, 10);
+	unsigned long v;
 	size_t i;
 
-	if (end == r || !v || end[1])
+	/* strtoul() takes a sign (and negates "-5"), spaces, and wraps */
+	if (*r < '0' || *r > '9')
+		return 0;
+	errno = 0;
+	v = strtoul(r, &end, 10);
+	if (errno || !v || end[1])
 		return 0;
 	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (*end == units[i].unit)
+		if (*end == units[i].unit && v <= UINT64_MAX / units[i].ns)
 			return v * units[i].ns;
 	return 0;
 }
