@@ -59,6 +59,19 @@ static void test_malformed(void **state)
 	REFUSED(ARGS("-x", ",", "-j", "-a"),
 		WORDS("-x", "-j", "exclude each other"));
 	REFUSED(ARGS("-p", "1", "-a"), WORDS("exclude each other", "only one"));
+	/* a window Prometheus would refuse: before connecting anywhere */
+	REFUSED(ARGS("graph", "--prometheus", "http://127.0.0.1:1", "--range",
+		     "-5m"),
+		WORDS("--range '-5m'", "5m"));
+	REFUSED(ARGS("graph", "--prometheus", "http://127.0.0.1:1", "--range",
+		     "5"),
+		WORDS("--range '5'"));
+	REFUSED(ARGS("graph", "--prometheus", "http://127.0.0.1:1", "--range",
+		     "0m"),
+		WORDS("--range '0m'"));
+	REFUSED(ARGS("graph", "--prometheus", "http://127.0.0.1:1", "--range",
+		     "99999999999999d"),
+		WORDS("--range '99999999999999d'"));
 	/* a bad value names its option */
 	REFUSED(ARGS("-a", "-d", "x"), WORDS("-d:", "invalid duration 'x'"));
 	REFUSED(ARGS("-a", "-I", "x"), WORDS("-I:", "invalid interval 'x'"));

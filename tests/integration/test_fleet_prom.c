@@ -280,6 +280,80 @@ static void test_graph_from_prometheus(void **state)
 	stop_exporter(&ex[1]);
 }
 
+/* ---- issue 34 point 6: an answer without end ------------------------ */
+
+static volatile int huge_stop;
+
+/* Answers every request with the start of a result vector, 150 MB long. */
+static void *huge_main(void *arg)
+{
+	static const char head[] =
+		"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+		"Connection: close\r\n\r\n"
+		"{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[";
+	static char chunk[65536];
+	int lfd = *(int *)arg, c;
+	struct pollfd p = { .fd = lfd, .events = POLLIN };
+	size_t sent, i;
+	char req[4096];
+
+	for (i = 0; i + 30 < sizeof(chunk); i += 30)
+		memcpy(chunk + i, "{\"metric\":{},\"value\":[1,\"1\"]},", 30);
+	while (!huge_stop) {
+		if (poll(&p, 1, 100) != 1 || (c = accept(lfd, NULL, NULL)) < 0)
+			continue;
+		if (recv(c, req, sizeof(req), 0) > 0 &&
+		    send(c, head, sizeof(head) - 1, MSG_NOSIGNAL) > 0)
+			for (sent = 0; sent < (150u << 20) && !huge_stop &&
+				       send(c, chunk, i, MSG_NOSIGNAL) > 0;
+			     sent += i)
+				;
+		close(c);
+	}
+	return NULL;
+}
+
+/*
+ * 150 MB of answer, under a 1 GiB address-space limit: the graph stops
+ * reading at its cap and says so, naming the size and what to narrow.
+ * Unbounded, the answer took 3.5 GB to parse, and under the limit the
+ * failed allocation was reported as "not Prometheus' query API".
+ */
+static void test_graph_huge_answer(void **state)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t alen = sizeof(a);
+	struct run_result r;
+	pthread_t th;
+	int lfd;
+	char cmd[600];
+	char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+
+	(void)state;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(lfd >= 0);
+	assert_int_equal(bind(lfd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(lfd, 8), 0);
+	assert_int_equal(getsockname(lfd, (struct sockaddr *)&a, &alen), 0);
+	huge_stop = 0;
+	assert_int_equal(pthread_create(&th, NULL, huge_main, &lfd), 0);
+	snprintf(cmd, sizeof(cmd),
+		 "ulimit -v 1048576; exec '%s' graph --prometheus http://127.0.0.1:%d --range 1m",
+		 tdbpf_bin(), ntohs(a.sin_port));
+	run_capture(argv, NULL, (uid_t)-1, (gid_t)-1, 60, &r);
+	huge_stop = 1;
+	pthread_join(th, NULL);
+	close(lfd);
+	print_message("a 150 MB answer: exit %d, %s", r.status, r.err);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "answered more than 64 MiB"));
+	assert_non_null(strstr(r.err, "--range"));
+	assert_int_equal(strchr(r.err, '\n') - r.err + 1, (long)strlen(r.err));
+	free(r.out);
+	free(r.err);
+}
+
 static int teardown(void **state)
 {
 	char cmd[300];
@@ -300,6 +374,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_graph_from_prometheus, teardown),
+		cmocka_unit_test_teardown(test_graph_huge_answer, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

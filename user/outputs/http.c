@@ -30,7 +30,12 @@
  *   backlog), so its total is set one above ours and it has no per
  *   address limit;
  * - the listen backlog (HTTP_BACKLOG) holds more than the slots: a SYN
- *   dropped for a full backlog costs a second (TCP's retransmission).
+ *   dropped for a full backlog costs a second (TCP's retransmission);
+ * - at its limit MHD takes its listening socket off its epoll set and
+ *   puts it back only at the start of a run, and nothing would wake
+ *   one: a run in which a connection ended is followed by another at
+ *   once (200 half-open connections from as many addresses held every
+ *   scrape for a slow client's whole time).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -65,6 +70,7 @@ struct http_server {
 	/* one more than MHD's limit: a closing one may linger a run */
 	struct conn conns[HTTP_MAX_CONNECTIONS + 2];
 	int epoll_fd;
+	bool closed;		/* a connection ended in the last run */
 	http_scrape_fn scrape;
 	http_release_fn release;
 	void *ctx;
@@ -170,6 +176,8 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **sock,
 		if (k)
 			memset(k, 0, sizeof(*k));
 		*sock = NULL;
+		/* MHD may have taken its listening socket off epoll: run again */
+		h->closed = true;
 		return;
 	}
 	for (k = h->conns; k < h->conns + HTTP_SLOTS && k->used; k++)
@@ -469,6 +477,9 @@ int http_timeout_ms(struct http_server *h)
 	MHD_UNSIGNED_LONG_LONG t;
 	int ms = h ? expire(h) : -1;
 
+	/* MHD puts its listening socket back only at its next run */
+	if (h && h->closed)
+		return 0;
 	if (h && MHD_get_timeout(h->d, &t) == MHD_YES &&
 	    (ms < 0 || t < (MHD_UNSIGNED_LONG_LONG)ms))
 		ms = t > 60000 ? 60000 : (int)t;
@@ -480,6 +491,7 @@ void http_run(struct http_server *h)
 	if (!h)
 		return;
 	expire(h);
+	h->closed = false;
 	MHD_run(h->d);
 }
 

@@ -15,7 +15,7 @@
 #define HTTP_MAX_CONNECTIONS	64
 #define HTTP_MAX_PER_IP		16
 #define HTTP_REQUEST_S		10	/* a request's whole time */
-#define HTTP_BACKLOG		128
+#define HTTP_BACKLOG		512
 #define HTTP_MEMORY_LIMIT	(16 * 1024)	/* per connection: the request */
 
 /*

@@ -18,7 +18,9 @@
  * other labels a scrape config adds (job, ...) fold away.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,28 +86,61 @@ static int load_curl(char *err, size_t len)
 	return 0;
 }
 
+/*
+ * An answer's bytes at most: json-c takes about 20 times an answer's size
+ * to parse it (150 MB took 3.5 GB), and the series of a graph's window
+ * are a few MB even for thousands of threads.
+ */
+#define PROM_ANSWER_MAX	(64u << 20)
+
 struct body {
 	char *p;
-	size_t n;
+	size_t n, cap;
+	bool big;		/* over PROM_ANSWER_MAX: stopped */
+	bool nomem;		/* a growth failed: stopped */
 };
 
 static size_t on_data(char *d, size_t sz, size_t nm, void *arg)
 {
 	struct body *b = arg;
-	size_t n = sz * nm;
+	size_t n = sz * nm, cap;
 	char *p;
 
-	/* a runaway answer is not a tdbpf one: 256 MiB at most */
-	if (b->n + n > (256u << 20))
+	if (n > PROM_ANSWER_MAX - b->n) {
+		b->big = true;
 		return 0;
-	p = realloc(b->p, b->n + n + 1);
-	if (!p)
-		return 0;
-	memcpy(p + b->n, d, n);
-	b->p = p;
+	}
+	if (b->n + n + 1 > b->cap) {
+		/* doubling: growth by each piece copied the answer each time */
+		for (cap = b->cap ? b->cap : 65536; cap < b->n + n + 1; cap *= 2)
+			;
+		p = realloc(b->p, cap);
+		if (!p) {
+			b->nomem = true;
+			return 0;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->n, d, n);
 	b->n += n;
-	p[b->n] = 0;
+	b->p[b->n] = 0;
 	return n;
+}
+
+/* The answer could not be read whole: why, in @err; -1. */
+static int body_failed(const struct prom_query *q, const struct body *b,
+		       char *err, size_t len)
+{
+	if (b->big)
+		snprintf(err, len,
+			 "Prometheus at %s answered more than %u MiB; ask for less: a shorter --range or a narrower --match",
+			 q->url, PROM_ANSWER_MAX >> 20);
+	else
+		snprintf(err, len,
+			 "out of memory reading Prometheus' answer (%zu MiB read); ask for less (a shorter --range or a narrower --match) or raise the memory limit (ulimit -v)",
+			 b->n >> 20);
+	return -1;
 }
 
 /*
@@ -144,6 +179,10 @@ static int query(const struct prom_query *q, const char *promql,
 	rc = cu.easy_perform(c);
 	cu.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
 	cu.easy_cleanup(c);
+	if (b.big || b.nomem) {
+		free(b.p);
+		return body_failed(q, &b, err, len);
+	}
 	if (rc != CURLE_OK) {
 		snprintf(err, len,
 			 "cannot reach Prometheus at %s: %s; check the URL (http://HOST:9090) and that Prometheus runs there",
@@ -151,7 +190,14 @@ static int query(const struct prom_query *q, const char *promql,
 		free(b.p);
 		return -1;
 	}
+	/* json-c tells no failed allocation apart: malloc()'s errno does */
+	errno = 0;
 	*doc = b.p ? json_tokener_parse(b.p) : NULL;
+	if (!*doc && b.p && errno == ENOMEM) {
+		b.nomem = true;
+		free(b.p);
+		return body_failed(q, &b, err, len);
+	}
 	if (!*doc || !json_object_object_get_ex(*doc, "status", &st)) {
 		snprintf(err, len,
 			 "%s answered HTTP %ld, not Prometheus' query API; give the URL of a Prometheus server (http://HOST:9090)",
@@ -494,13 +540,18 @@ static __u64 range_ns(const char *r)
 		{ 'h', 3600000000000ULL }, { 'd', 86400000000000ULL },
 	};
 	char *end;
-	unsigned long v = strtoul(r, &end, 10);
+	unsigned long v;
 	size_t i;
 
-	if (end == r || !v || end[1])
+	/* strtoul() takes a sign (and negates "-5"), spaces, and wraps */
+	if (*r < '0' || *r > '9')
+		return 0;
+	errno = 0;
+	v = strtoul(r, &end, 10);
+	if (errno || !v || end[1])
 		return 0;
 	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (*end == units[i].unit)
+		if (*end == units[i].unit && v <= UINT64_MAX / units[i].ns)
 			return v * units[i].ns;
 	return 0;
 }
