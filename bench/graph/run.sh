@@ -85,7 +85,7 @@ run_traced() {
 	# shellcheck disable=SC2086
 	# long enough for tdbpf's start on a loaded machine (BPF load and
 	# verification can take a second or two) and its window
-	nice -n "$NICE" "$W" $opts -w 0.5 -d $((secs + 3)) $stages >"$out" 2>>"$TMP/err" &
+	nice -n "$NICE" "$W" $opts -w 0.5 -d $((secs + 8)) $stages >"$out" 2>>"$TMP/err" &
 	local wpid=$!
 	for _ in $(seq 100); do
 		grep -q '^ready' "$out" 2>/dev/null && break
@@ -100,12 +100,17 @@ run_traced() {
 	jq -r '.graph.bottleneck[]? | "\(.tid)\t\(.comm)\t\(.share)\t\(.reason)"' \
 		"$TMP/$name.$mode.json" 2>/dev/null >"$TMP/$name.$mode.cands"
 	tied=$(jq -r '.graph.tied // 0' "$TMP/$name.$mode.json" 2>/dev/null)
-	awk -F'\t' -v name="$name" -v mode="$mode" -v tied="${tied:-0}" '
+	# a report shorter than its window: tdbpf started after the graph
+	# ended (BPF loading on a loaded machine), nothing to judge
+	short=$(jq -r --argjson s "$secs" 'if .duration_ns < 0.8 * $s * 1e9 then 1 else 0 end' \
+		"$TMP/$name.$mode.json" 2>/dev/null || echo 1)
+	awk -F'\t' -v name="$name" -v mode="$mode" -v tied="${tied:-0}" -v short="${short:-1}" '
 		NR == FNR { split($0, a, " "); st[a[1]] = a[2]; next }
 		FNR == 1 { top = $2 " " int($3 * 100 + 0.5) "%" }
 		!pick && ($1 in st) { pick = st[$1]; share = $3 }
 		END {
 			if (!pick) pick = "-"
+			if (short) { pick = "untraced"; top = "report shorter than its window" }
 			if (tied > 1) top = top " (a tie of " tied ")"
 			printf "%s\t%s\t%s\t%s\t%s\n", name, mode, pick, share, top
 		}' "$TMP/$name.tids" "$TMP/$name.$mode.cands"
@@ -187,7 +192,7 @@ accuracy() {
 			return sprintf("%.0f%% (%.0f-%.0f%%)", 100 * p, 100 * (c - h), 100 * (c + h))
 		}
 		$8 == mode { k = f ? $f : "all"; if (!(k in n)) order[++m] = k; n[k]++
-			if ($16 == "yes") { c[k]++; if ($9 == $12) a[k]++ } }
+			if ($16 == "yes" && $9 != "untraced") { c[k]++; if ($9 == $12) a[k]++ } }
 		END { for (i = 1; i <= m; i++) { q = order[i]
 			printf "| %s | %s | %s | %d | %d | %d | %s |\n", mode, label, q, n[q],
 				c[q], a[q], wilson(a[q], c[q]) } }' "$TMP/all"
@@ -218,10 +223,12 @@ table() {
 	echo
 	echo "Misses (clear truth, another verdict), with tdbpf's first candidate:"
 	echo
-	awk -F'\t' '$16 == "yes" && $9 != $12 {
+	awk -F'\t' '$16 == "yes" && $9 != $12 && $9 != "untraced" {
 		printf "- %s, %s: truth %s (+%.0f%%), said %s; first candidate %s\n",
 			$1, $8, $12, $13 * 100, $9, $10; m++ }
 		END { if (!m) print "- none" }' "$TMP/all"
+	echo
+	echo "Traced too late (tdbpf's report shorter than its window, not scored): $(awk -F'\t' '$9 == "untraced" { printf "%s%s %s", n++ ? ", " : "", $1, $8 }' "$TMP/all")"
 	echo
 	echo "No clear truth (not scored): $(awk -F'\t' '$8 == "wakeups" && $16 != "yes"' "$TMP/all" | wc -l) of $N"
 	echo
