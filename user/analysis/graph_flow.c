@@ -35,8 +35,8 @@
  * keep or send elsewhere, and that falls geometrically.
  * What still circulates after GRAPH_MAX_STEPS (a closed cycle of tasks
  * that wait on each other and do next to no work) stops where it is,
- * and those nodes are marked as in a cycle. The candidates are ranked by the blocked
- * time that reached them.
+ * and those nodes are marked as in a cycle. The candidates are ranked by
+ * the blocked time that reached them.
  */
 #include <errno.h>
 #include <stdlib.h>
