@@ -64,7 +64,9 @@ command -v jq >/dev/null || die "'jq' not found; run 'make deps'"
 [ -x "$TDBPF" ] || die "$TDBPF not built; run 'make bench-graph'"
 [ -x "$W" ] || die "$W not built; run 'make bench-graph'"
 [[ $SEED =~ ^[0-9]+$ ]] || die "BENCH_GRAPH_SEED is a number, not '$SEED'"
-[[ $N =~ ^[0-9]+$ ]] && [ "$N" -ge 1 ] || die "BENCH_GRAPH_N is a count of 1 or more, not '$N'"
+if ! [[ $N =~ ^[0-9]+$ ]] || [ "$N" -lt 1 ]; then
+	die "BENCH_GRAPH_N is a count of 1 or more, not '$N'"
+fi
 
 TMP=$(mktemp -d /tmp/tdbpf-bench-graph.XXXXXX) || die "no temporary directory"
 trap 'rm -rf "$TMP"' EXIT
@@ -93,7 +95,7 @@ run_traced() {
 	done
 	pids=$(sed -n 's/^stage=[^ ]* pid=\([0-9]*\) tid=[0-9]*$/\1/p' "$out" | sort -u | paste -sd,)
 	# at the graph's nice: a busy graph at -19 would starve tdbpf's start
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2046 # the mode's options, split on purpose
 	nice -n "$NICE" "$TDBPF" $(opts_of "$mode") -j -o "$TMP/$name.$mode.json" -p "$pids" 2>>"$TMP/err" >/dev/null
 	wait "$wpid"
 	sed -n 's/^stage=\([^ ]*\) pid=[0-9]* tid=\([0-9]*\)$/\2 \1/p' "$out" >"$TMP/$name.tids"
@@ -122,12 +124,12 @@ log "seed $SEED, $N configurations (replay: BENCH_GRAPH_SEED=$SEED BENCH_GRAPH_N
 awk -v seed="$SEED" -v n="$N" -f "$DRAW" >"$TMP/configs"
 : >"$TMP/truth"
 : >"$TMP/verdict"
-while IFS='|' read -r name shape tr slow by f opts stages; do
+while IFS='|' read -r name _ _ _ _ _ opts stages; do
 	names=$(for s in $stages; do echo "${s%%:*}"; done)
 	log "$name: $stages"
 	# each sped-up run beside a run as given: the pair's ratio holds
 	# while the load of the machine's other users drifts
-	for r in $(seq "$ROUNDS"); do
+	for _ in $(seq "$ROUNDS"); do
 		for n in $names; do
 			b=$(run_tp "$opts" "$stages")
 			echo "$name base $b" >>"$TMP/truth"
