@@ -53,21 +53,6 @@
  */
 #define GRAPH_DONE	1e-12
 
-/*
- * A task that ran less than GRAPH_MIN_SHARE of its life (the share a
- * candidate needs to be listed) did next to no work: its waits held up
- * none, so they are no source (Flink's idle, DS2's useful time). On a
- * whole host a JVM's timer pool wakes its workers every 2 ms and they
- * run 0.1% of their time: their waits would otherwise make the timer
- * thread the bottleneck.
- */
-static bool graph_idle(const struct graph_node *n)
-{
-	double life = (double)(n->on_cpu_ns + n->runq_ns + n->blocked_ns);
-
-	return (double)n->on_cpu_ns < GRAPH_MIN_SHARE * life;
-}
-
 static enum sched_verdict judge(const struct graph_node *n)
 {
 	return sched_judge(n->on_cpu_ns, n->runq_ns, n->blocked_ns);
@@ -372,12 +357,8 @@ int graph_flow(struct graph *g)
 	for (i = 0; i < g->nr_nodes; i++) {
 		struct graph_node *s = &g->nodes[i];
 
-		/*
-		 * a running task's waits on others delay it as a blocked
-		 * one's do; an idle one's (a pool woken every few ms to do
-		 * nothing, a runtime's housekeeping) delay no work
-		 */
-		if (!s->blocked_ns || graph_idle(s))
+		/* a running task's waits on others delay it as a blocked one's */
+		if (!s->blocked_ns)
 			continue;
 		flow_from(g, i, &f);
 	}
