@@ -7,7 +7,8 @@
 #   make test     deps, build, unit + reference + integration tests
 #   make check-layers  fail on an #include that goes up the data flow
 #   make bench    overhead and scale benchmarks -> bench/results.md
-#   make bench-graph  the verdict against measured truth -> bench/results.md
+#   make bench-graph  the verdict against measured truth on random graphs
+#                 (BENCH_GRAPH_SEED=, BENCH_GRAPH_N=) -> bench/results.md
 #   make asan     ASan/UBSan build in build-asan/, unit and error tests on it
 #   make fuzz     libFuzzer targets for 300 s each (make test: 30 s each)
 #   make static   one static binary, build/static/tdbpf (no --listen)

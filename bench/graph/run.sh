@@ -4,113 +4,72 @@
 # bench/graph/run.sh: tdbpf's bottleneck verdict against causal truth
 # -> a section of bench/results.md (make bench-graph)
 #
-# For each stream graph below (tests/workloads/stagegraph), the truth is
+# Its stream graphs are drawn at random at every run (bench/graph/draw.awk:
+# shape, transport, per-record work, which stage is slow, by what and how
+# much), from a seed it prints; BENCH_GRAPH_SEED=S replays a run. Truth is
 # measured, never assumed: the graph runs as given, then with each stage
 # sped up 2x in turn (its CPU work, lock hold and sleep per record halved),
-# each beside a run as given (the gain is the median of the pairs' ratios);
-# the true bottleneck is the stage whose speed-up raises throughput most (Coz's virtual speed-ups, done for real). A
-# config has a clear winner when that gain is >= GAIN_MIN and the
-# runner-up's gain is at most RUNNER_UP times it; others are reported as
-# having none and not scored. Then the graph runs once more under
-# `tdbpf -j -p PIDS` (the default graph, from windows of wakeups, 4 s) or
-# `tdbpf --wakeups -j -p PIDS` (every wakeup, 2 s); tdbpf's verdict is
-# the first of its ranked candidates that is a stage of the graph.
+# each beside a run as given (the gain is the median of the pairs'
+# ratios); the true bottleneck is the stage whose speed-up raises
+# throughput most (Coz's virtual speed-ups, done for real). A config has
+# a clear truth when that gain is >= GAIN_MIN and the runner-up's gain is
+# at most RUNNER_UP times it; the others are counted and listed, not
+# scored. The one truth serves both of tdbpf's modes: the graph runs once
+# more under `tdbpf --wakeups -j -p PIDS` (every wakeup, 2 s) and once
+# under `tdbpf -j -p PIDS` (the default graph, from windows of wakeups,
+# 4 s); a verdict is the first of its ranked candidates that is a stage.
+# Accuracy per shape, transport, slowed-by and overall, with 95% Wilson
+# intervals.
 #
 # Environment (defaults in brackets):
+#   BENCH_GRAPH_SEED [random] the draw's seed (printed; replays a run)
+#   BENCH_GRAPH_N [30]        configurations drawn
 #   BENCH_GRAPH_ROUNDS [3]    runs of every variant, interleaved
 #   BENCH_GRAPH_SECS [1.2]    throughput window of a run (after 0.3 s warm-up)
-#   BENCH_GRAPH_WAKEUPS [all] all: --wakeups; sampled: tdbpf's default,
-#                             scored in a section of its own
-#   BENCH_GRAPH_ONLY [all]    a kind (chain, fan-out, ...): run those alone,
-#                             print the tables, leave results.md as it is
 #   BENCH_GRAPH_NICE [-19]    the graphs' nice value: well above the
 #                             machine's other work (builds, tests), whose
 #                             load would otherwise swamp a 2x speed-up
+#   BENCH_GRAPH_KEEP [yes]    no: print the tables, leave results.md as it is
 #   OUT [build]               make's build directory
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 
 OUT=${OUT:-build}
+SEED=${BENCH_GRAPH_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+N=${BENCH_GRAPH_N:-30}
 ROUNDS=${BENCH_GRAPH_ROUNDS:-3}
 SECS=${BENCH_GRAPH_SECS:-1.2}
-ONLY=${BENCH_GRAPH_ONLY:-all}
 NICE=${BENCH_GRAPH_NICE:--19}
+KEEP=${BENCH_GRAPH_KEEP:-yes}
 BEGIN_MARK='<!-- bench-graph: begin -->'
 END_MARK='<!-- bench-graph: end -->'
-SECTION="7. The verdict against causal truth (make bench-graph)"
-WAKEUPS=${BENCH_GRAPH_WAKEUPS:-all}
-# sampled (the default): the windows hold a tenth of the time, eight of them in 4 s
-case $WAKEUPS in
-sampled)
-	TRACE_OPTS="-d 4" TRACE_SECS=4
-	# a section of its own: the one of every wakeup stays
-	BEGIN_MARK='<!-- bench-graph-sampled: begin -->'
-	END_MARK='<!-- bench-graph-sampled: end -->'
-	SECTION="8. The sampled graph's verdict against causal truth (BENCH_GRAPH_WAKEUPS=sampled make bench-graph)" ;;
-all) TRACE_OPTS="--wakeups -d 2" TRACE_SECS=2 ;;
-*) echo "bench-graph: BENCH_GRAPH_WAKEUPS is sampled or all, not '$WAKEUPS'" >&2; exit 1 ;;
-esac
+SECTION="7. The verdict against causal truth, on random graphs (make bench-graph)"
+# the modes: every wakeup, and the default (windows of a tenth of the
+# time, eight of them in 4 s)
+MODES="wakeups sampled"
+opts_of() { [ "$1" = wakeups ] && echo "--wakeups -d 2" || echo "-d 4"; }
+secs_of() { [ "$1" = wakeups ] && echo 2 || echo 4; }
 GAIN_MIN=0.10
 RUNNER_UP=0.67
 W=$OUT/tests/workloads/stagegraph
 TDBPF=${TDBPF:-./tdbpf}
 RESULTS=bench/results.md
+DRAW=bench/graph/draw.awk
 
 die() { echo "bench-graph: $*" >&2; exit 1; }
 log() { echo "bench-graph: $*" >&2; }
 
-[ "$(id -u)" = 0 ] || die "must run as root (sudo make bench-graph): it loads BPF programs and makes a cgroup"
+[ "$(id -u)" = 0 ] || die "must run as root (sudo make bench-graph): it loads BPF programs"
 command -v jq >/dev/null || die "'jq' not found; run 'make deps'"
 [ -x "$TDBPF" ] || die "$TDBPF not built; run 'make bench-graph'"
 [ -x "$W" ] || die "$W not built; run 'make bench-graph'"
+[[ $SEED =~ ^[0-9]+$ ]] || die "BENCH_GRAPH_SEED is a number, not '$SEED'"
+if ! [[ $N =~ ^[0-9]+$ ]] || [ "$N" -lt 1 ]; then
+	die "BENCH_GRAPH_N is a count of 1 or more, not '$N'"
+fi
 
 TMP=$(mktemp -d /tmp/tdbpf-bench-graph.XXXXXX) || die "no temporary directory"
-CG=
-cleanup() {
-	[ -n "$CG" ] && rmdir "$CG" 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-# A cgroup whose CPU limit is 20% of one CPU: under v1's cpu controller
-# (these machines) or v2's, whichever mounts it. Prints "DIR LIMIT".
-make_cgroup() {
-	local v1 v2 d
-	v1=$(awk '$3 == "cgroup" && $4 ~ /(^|,)cpu(,|$)/ { print $2; exit }' /proc/mounts)
-	if [ -n "$v1" ]; then
-		d=$v1/tdbpf-bench-graph-$$
-		mkdir "$d" && echo 100000 >"$d/cpu.cfs_period_us" &&
-			echo 20000 >"$d/cpu.cfs_quota_us" || return 1
-		echo "$d v1:cpu.cfs_quota_us=20000/cpu.cfs_period_us=100000"
-		return 0
-	fi
-	v2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
-	[ -n "$v2" ] && grep -qw cpu "$v2/cgroup.controllers" || return 1
-	grep -qw cpu "$v2/cgroup.subtree_control" ||
-		echo +cpu >"$v2/cgroup.subtree_control" || return 1
-	d=$v2/tdbpf-bench-graph-$$
-	mkdir "$d" && echo "20000 100000" >"$d/cpu.max" || return 1
-	echo "$d v2:cpu.max=20000/100000"
-}
-
-# kind|name|stagegraph options|stages (@CG@: the limited cgroup)
-CONFIGS='chain|chain-cpu|-m threads|src:cpu=20 parse:cpu=40 enrich:cpu=300 agg:cpu=60 sink:cpu=10
-chain|chain-sleep|-m threads|src:cpu=20 parse:cpu=40 enrich:cpu=40 agg:sleep=400 sink:cpu=10
-chain|chain-source|-m threads|src:cpu=300 parse:cpu=40 enrich:cpu=40 sink:cpu=10
-fan-out|fanout-cpu|-m threads|src:cpu=20 a:cpu=60,from=src b:cpu=600,from=src sa:from=a sb:from=b
-fan-out|fanout-sleep|-m threads|src:cpu=20 a:sleep=800,from=src b:cpu=60,from=src sa:from=a sb:from=b
-fan-in|fanin-cpu|-m threads|s1:cpu=40 s2:cpu=300,from= j:cpu=20,from=s1+s2 sink:cpu=10
-fan-in|fanin-sleep|-m threads|s1:sleep=400 s2:cpu=40,from= j:cpu=20,from=s1+s2 sink:cpu=10
-unix|unix-cpu|-m unix|src:cpu=20 a:cpu=40 b:cpu=300 sink:cpu=10
-unix|unix-sleep|-m unix|src:cpu=20 a:sleep=400 b:cpu=40 sink:cpu=10
-tcp|tcp-cpu|-m tcp|src:cpu=20 a:cpu=40 b:cpu=300 sink:cpu=10
-tcp|tcp-sleep|-m tcp|src:cpu=20 a:sleep=400 b:cpu=40 sink:cpu=10
-udp|udp-cpu|-m udp|src:cpu=20 a:cpu=300 b:cpu=40 sink:cpu=10
-noisy|noisy-pinned|-m threads -x 2@1|src:cpu=20,pin=0 a:cpu=40,pin=0 b:cpu=100,pin=1 c:cpu=40,pin=0 sink:pin=0
-lock|lock-shared|-m threads|src:cpu=20 a:cpu=30,lock=300 b:cpu=30 c:cpu=30,lock=100 sink
-cgroup|cgroup-limit|-m unix|src:cpu=20 a:cpu=40 b:cpu=100,cg=@CG@ c:cpu=40 sink
-oversub|three-busy|-m threads|src:cpu=20 parse:cpu=150 enrich:cpu=400 agg:cpu=250 sink:cpu=10
-oversub|enrich-agg|-m threads|src:cpu=20 parse:cpu=60 enrich:cpu=350 agg:cpu=250 out:cpu=20'
+trap 'rm -rf "$TMP"' EXIT
 
 # throughput of one run: run OPTS STAGES [-S NAME:2]
 run_tp() {
@@ -120,13 +79,15 @@ run_tp() {
 		sed -n 's/^throughput=\([0-9.]*\).*/\1/p'
 }
 
-# One traced run: the verdict's lines into $TMP/verdict
+# One traced run in MODE: "name mode verdict share top" on stdout
 run_traced() {
-	local name=$1 opts=$2 stages=$3 out=$TMP/$1.trace pids tids
+	local name=$1 mode=$2 opts=$3 stages=$4 out=$TMP/$1.$2.trace pids
+	local secs tied
+	secs=$(secs_of "$mode")
 	# shellcheck disable=SC2086
 	# long enough for tdbpf's start on a loaded machine (BPF load and
 	# verification can take a second or two) and its window
-	nice -n "$NICE" "$W" $opts -w 0.5 -d $((TRACE_SECS + 3)) $stages >"$out" 2>>"$TMP/err" &
+	nice -n "$NICE" "$W" $opts -w 0.5 -d $((secs + 8)) $stages >"$out" 2>>"$TMP/err" &
 	local wpid=$!
 	for _ in $(seq 100); do
 		grep -q '^ready' "$out" 2>/dev/null && break
@@ -134,45 +95,41 @@ run_traced() {
 	done
 	pids=$(sed -n 's/^stage=[^ ]* pid=\([0-9]*\) tid=[0-9]*$/\1/p' "$out" | sort -u | paste -sd,)
 	# at the graph's nice: a busy graph at -19 would starve tdbpf's start
-	# shellcheck disable=SC2086
-	nice -n "$NICE" "$TDBPF" $TRACE_OPTS -j -o "$TMP/$name.json" -p "$pids" 2>>"$TMP/err" >/dev/null
+	# shellcheck disable=SC2046 # the mode's options, split on purpose
+	nice -n "$NICE" "$TDBPF" $(opts_of "$mode") -j -o "$TMP/$name.$mode.json" -p "$pids" 2>>"$TMP/err" >/dev/null
 	wait "$wpid"
-	# stage tids -> names; the first ranked candidate that is a stage
 	sed -n 's/^stage=\([^ ]*\) pid=[0-9]* tid=\([0-9]*\)$/\2 \1/p' "$out" >"$TMP/$name.tids"
 	jq -r '.graph.bottleneck[]? | "\(.tid)\t\(.comm)\t\(.share)\t\(.reason)"' \
-		"$TMP/$name.json" 2>/dev/null >"$TMP/$name.cands"
-	tied=$(jq -r '.graph.tied // 0' "$TMP/$name.json" 2>/dev/null)
-	awk -F'\t' -v name="$name" -v tied="${tied:-0}" '
+		"$TMP/$name.$mode.json" 2>/dev/null >"$TMP/$name.$mode.cands"
+	tied=$(jq -r '.graph.tied // 0' "$TMP/$name.$mode.json" 2>/dev/null)
+	# a report shorter than its window: tdbpf started after the graph
+	# ended (BPF loading on a loaded machine), nothing to judge
+	short=$(jq -r --argjson s "$secs" 'if .duration_ns < 0.8 * $s * 1e9 then 1 else 0 end' \
+		"$TMP/$name.$mode.json" 2>/dev/null || echo 1)
+	awk -F'\t' -v name="$name" -v mode="$mode" -v tied="${tied:-0}" -v short="${short:-1}" '
 		NR == FNR { split($0, a, " "); st[a[1]] = a[2]; next }
-		FNR == 1 { top = $2 " (" $4 ")" }
-		!pick && ($1 in st) { pick = st[$1]; why = $4; share = $3 }
+		FNR == 1 { top = $2 " " int($3 * 100 + 0.5) "%" }
+		!pick && ($1 in st) { pick = st[$1]; share = $3 }
 		END {
 			if (!pick) pick = "-"
-			if (tied > 1) top = top " [a tie of " tied "]"
-			printf "%s\t%s\t%s\t%s\n", name, pick, share, top
-		}' "$TMP/$name.tids" "$TMP/$name.cands"
+			if (short) { pick = "untraced"; top = "report shorter than its window" }
+			if (tied > 1) top = top " (a tie of " tied ")"
+			printf "%s\t%s\t%s\t%s\t%s\n", name, mode, pick, share, top
+		}' "$TMP/$name.tids" "$TMP/$name.$mode.cands"
 }
 
 T0=$(date +%s)
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
-CGINFO=
-if echo "$CONFIGS" | grep -q '@CG@' && [[ $ONLY == all || $ONLY == cgroup ]]; then
-	CGINFO=$(make_cgroup) || log "no cgroup with a cpu controller: the cgroup config is skipped"
-	CG=${CGINFO%% *}
-fi
+log "seed $SEED, $N configurations (replay: BENCH_GRAPH_SEED=$SEED BENCH_GRAPH_N=$N)"
+awk -v seed="$SEED" -v n="$N" -f "$DRAW" >"$TMP/configs"
 : >"$TMP/truth"
 : >"$TMP/verdict"
-while IFS='|' read -r kind name opts stages; do
-	[ "$ONLY" = all ] || [ "$ONLY" = "$kind" ] || continue
-	if [[ $stages == *@CG@* ]]; then
-		[ -n "$CG" ] || continue
-		stages=${stages//@CG@/$CG}
-	fi
+while IFS='|' read -r name _ _ _ _ _ opts stages; do
 	names=$(for s in $stages; do echo "${s%%:*}"; done)
-	log "$name: $(echo $names | wc -w) stages x $ROUNDS rounds"
+	log "$name: $stages"
 	# each sped-up run beside a run as given: the pair's ratio holds
 	# while the load of the machine's other users drifts
-	for r in $(seq "$ROUNDS"); do
+	for _ in $(seq "$ROUNDS"); do
 		for n in $names; do
 			b=$(run_tp "$opts" "$stages")
 			echo "$name base $b" >>"$TMP/truth"
@@ -180,9 +137,10 @@ while IFS='|' read -r kind name opts stages; do
 				'BEGIN { print (b > 0 ? s / b : 0) }')" >>"$TMP/truth"
 		done
 	done
-	printf '%s\t%s\t' "$kind" "$opts" >>"$TMP/verdict"
-	run_traced "$name" "$opts" "$stages" >>"$TMP/verdict"
-done <<<"$CONFIGS"
+	for m in $MODES; do
+		run_traced "$name" "$m" "$opts" "$stages" >>"$TMP/verdict"
+	done
+done <"$TMP/configs"
 
 # truth per config: the median of each stage's paired ratios (a run the
 # machine's other work froze is one outlier, not a shifted mean), the
@@ -202,54 +160,82 @@ awk -v gmin=$GAIN_MIN -v ru=$RUNNER_UP '
 	END {
 		for (i = 1; i <= nc; i++) {
 			c = order[i]; base = sum[c " base"] / cnt[c " base"]
-			n = split(stl[c], s, " "); b1 = ""; g1 = -9; b2 = ""; g2 = -9
+			n = split(stl[c], s, " "); b1 = ""; g1 = -9; b2 = "-"; g2 = 0
 			for (k = 1; k <= n; k++) {
 				g = median(c " " s[k]) - 1
 				if (g > g1) { b2 = b1; g2 = g1; b1 = s[k]; g1 = g }
-				else if (g > g2) { b2 = s[k]; g2 = g }
+				else if (g > g2 || b2 == "-") { b2 = s[k]; g2 = g }
 			}
+			if (b2 == "") { b2 = "-"; g2 = 0 }
 			clear = (g1 >= gmin && g2 <= ru * g1) ? "yes" : "no"
 			printf "%s\t%.0f\t%s\t%.3f\t%s\t%.3f\t%s\n", c, base, b1, g1, b2, g2, clear
 		}
 	}' "$TMP/truth" >"$TMP/truth.tab"
 
-# join: kind opts name verdict share top | base winner gain second gain2 clear
-join -t "$(printf '\t')" -1 3 -2 1 \
-	<(sort -t "$(printf '\t')" -k3,3 "$TMP/verdict") \
-	<(sort -t "$(printf '\t')" -k1,1 "$TMP/truth.tab") >"$TMP/all"
+# one line per config and mode:
+# name shape transport slow by factor stages mode verdict top | base winner gain second gain2 clear
+awk -F'|' -v OFS='\t' '{ print $1, $2, $3, $4, $5, $6, $8 }' "$TMP/configs" >"$TMP/configs.tab"
+awk -F'\t' -v OFS='\t' '
+	FILENAME == ARGV[1] { cf[$1] = $0; next }
+	FILENAME == ARGV[2] { tt[$1] = $2 OFS $3 OFS $4 OFS $5 OFS $6 OFS $7; next }
+	($1 in cf) && ($1 in tt) { print cf[$1], $2, $3, $5, tt[$1] }' \
+	"$TMP/configs.tab" "$TMP/truth.tab" "$TMP/verdict" >"$TMP/all"
+# fields: 1 name 2 shape 3 transport 4 slow 5 by 6 factor 7 stages 8 mode
+# 9 verdict 10 top 11 base 12 winner 13 gain 14 second 15 gain2 16 clear
+
+# accuracy with a 95% Wilson interval, by field F (0: all), one mode
+accuracy() {
+	awk -F'\t' -v f="$1" -v mode="$2" -v label="$3" '
+		function wilson(a, n,    p, z, d, c, h) {
+			if (!n) return "-"
+			p = a / n; z = 1.96; d = 1 + z * z / n
+			c = (p + z * z / (2 * n)) / d
+			h = z * sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+			return sprintf("%.0f%% (%.0f-%.0f%%)", 100 * p, 100 * (c - h), 100 * (c + h))
+		}
+		$8 == mode { k = f ? $f : "all"; if (!(k in n)) order[++m] = k; n[k]++
+			if ($16 == "yes" && $9 != "untraced") { c[k]++; if ($9 == $12) a[k]++ } }
+		END { for (i = 1; i <= m; i++) { q = order[i]
+			printf "| %s | %s | %s | %d | %d | %d | %s |\n", mode, label, q, n[q],
+				c[q], a[q], wilson(a[q], c[q]) } }' "$TMP/all"
+}
 
 table() {
-	echo "| kind | config | stagegraph | throughput (rec/s) | truth: best 2x speed-up | runner-up | clear | tdbpf's verdict | agrees |"
+	echo "| config | stages | slowed (drawn) | throughput (rec/s) | truth: best 2x speed-up | runner-up | clear | --wakeups says | default says |"
 	echo "|---|---|---|---:|---|---|---|---|---|"
-	awk -F'\t' '{
-		agree = $12 != "yes" ? "n/a" : ($4 == $8 ? "yes" : "**no**")
-		printf "| %s | %s | `%s` | %s | %s (+%.0f%%) | %s (+%.0f%%) | %s | %s | %s |\n",
-			$2, $1, $3, $7, $8, $9 * 100, $10, $11 * 100, $12, $4, agree
-	}' "$TMP/all"
+	awk -F'\t' '
+		$8 == "wakeups" { w[$1] = $9; wt[$1] = $10 } $8 == "sampled" { s[$1] = $9; st[$1] = $10 }
+		!($1 in row) { row[$1] = $0; order[++k] = $1 }
+		function mark(v, t, ok) { return ok == "yes" && v != t ? "**" v "**" : v }
+		END { for (i = 1; i <= k; i++) { split(row[order[i]], r, "\t")
+			printf "| %s | `%s` | %s by %s x%s | %s | %s (+%.0f%%) | %s (+%.0f%%) | %s | %s | %s |\n",
+				r[1], r[7], r[4], r[5], r[6], r[11], r[12], r[13] * 100, r[14], r[15] * 100,
+				r[16], mark(w[r[1]], r[12], r[16]), mark(s[r[1]], r[12], r[16]) } }' "$TMP/all"
 	echo
-	echo "| kind | configs | with a clear winner | tdbpf agrees | agreement |"
-	echo "|---|---:|---:|---:|---:|"
-	awk -F'\t' '{ n[$2]++; if ($12 == "yes") { c[$2]++; if ($4 == $8) a[$2]++ }
-		if (!($2 in seen)) { seen[$2] = 1; order[++k] = $2 } }
-		END { for (i = 1; i <= k; i++) { q = order[i]
-			printf "| %s | %d | %d | %d | %s |\n", q, n[q], c[q], a[q],
-				c[q] ? sprintf("%.0f%%", 100 * a[q] / c[q]) : "-"
-			tn += n[q]; tc += c[q]; ta += a[q] }
-		printf "| all | %d | %d | %d | %s |\n", tn, tc, ta,
-			tc ? sprintf("%.0f%%", 100 * ta / tc) : "-" }' "$TMP/all"
+	echo "Accuracy: configurations with a clear truth whose verdict names it, with a 95% Wilson interval."
 	echo
-	echo "Misses (clear winner, other verdict), with tdbpf's first candidate and its reason:"
+	echo "| mode | by | kind | configs | clear truth | tdbpf right | accuracy (95% interval) |"
+	echo "|---|---|---|---:|---:|---:|---|"
+	for m in $MODES; do
+		accuracy 0 "$m" all
+		accuracy 2 "$m" shape
+		accuracy 3 "$m" transport
+		accuracy 5 "$m" "slowed by"
+	done
 	echo
-	awk -F'\t' '$12 == "yes" && $4 != $8 {
-		printf "- %s (%s): truth %s (+%.0f%%), tdbpf %s; first candidate: %s\n",
-			$1, $2, $8, $9 * 100, $4, $6; m++ }
+	echo "Misses (clear truth, another verdict), with tdbpf's first candidate:"
+	echo
+	awk -F'\t' '$16 == "yes" && $9 != $12 && $9 != "untraced" {
+		printf "- %s, %s: truth %s (+%.0f%%), said %s; first candidate %s\n",
+			$1, $8, $12, $13 * 100, $9, $10; m++ }
 		END { if (!m) print "- none" }' "$TMP/all"
 	echo
-	echo "No clear winner (not scored):"
+	echo "Traced too late (tdbpf's report shorter than its window, not scored): $(awk -F'\t' '$9 == "untraced" { printf "%s%s %s", n++ ? ", " : "", $1, $8 }' "$TMP/all")"
 	echo
-	awk -F'\t' '$12 != "yes" {
-		printf "- %s (%s): %s +%.0f%%, %s +%.0f%%\n", $1, $2, $8, $9 * 100, $10, $11 * 100; m++ }
-		END { if (!m) print "- none" }' "$TMP/all"
+	echo "No clear truth (not scored): $(awk -F'\t' '$8 == "wakeups" && $16 != "yes"' "$TMP/all" | wc -l) of $N"
+	echo
+	awk -F'\t' '$8 == "wakeups" && $16 != "yes" {
+		printf "- %s: %s +%.0f%%, %s +%.0f%%\n", $1, $12, $13 * 100, $14, $15 * 100 }' "$TMP/all"
 }
 
 section() {
@@ -257,13 +243,12 @@ section() {
 	echo "## $SECTION"
 	echo
 	echo "Generated by bench/graph/run.sh at $(git describe --always --dirty 2>/dev/null) on $(date -u '+%Y-%m-%d %H:%M UTC'), in $(($(date +%s) - T0)) s; do not edit by hand."
+	echo "Seed $SEED, $N configurations drawn by bench/graph/draw.awk (replay: \`BENCH_GRAPH_SEED=$SEED BENCH_GRAPH_N=$N make bench-graph\`)."
 	echo "Each graph ran as given and with each stage sped up 2x in turn, each beside a run as given ($ROUNDS rounds, ${SECS} s windows, the median of the pairs' ratios);"
 	echo "the truth is the stage whose speed-up raised throughput most, clear when it gained >= $(awk -v g=$GAIN_MIN 'BEGIN{print g*100}')%"
-	echo "and the runner-up at most $(awk -v r=$RUNNER_UP 'BEGIN{print r*100}')% of that. tdbpf's verdict: the first stage among"
-	echo "the ranked candidates of \`tdbpf $TRACE_OPTS -j -p PIDS\` on the graph as given$([ "$WAKEUPS" = sampled ] && echo " (the default: the graph from the wakeups of 50 ms of every 500)")."
-	echo "The graphs run at nice $NICE, so that the machine's other work (this 2-CPU machine is shared) disturbs them less;"
-	echo "load average at the start: $LOAD0, at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
-	[ -n "$CGINFO" ] && echo "The cgroup config's limit: ${CGINFO#* }."
+	echo "and the runner-up at most $(awk -v r=$RUNNER_UP 'BEGIN{print r*100}')% of that. The same truth scores both modes: \`tdbpf --wakeups -d 2 -j -p PIDS\`"
+	echo "and the default \`tdbpf -d 4 -j -p PIDS\` (the graph from the wakeups of 50 ms of every 500), each on a run of its own; a verdict is the first stage among the ranked candidates."
+	echo "The graphs run at nice $NICE; this 2-CPU machine is shared: load average at the start $LOAD0, at the end $(cut -d' ' -f1-3 /proc/loadavg)."
 	echo
 	table
 	echo "$END_MARK"
@@ -271,16 +256,19 @@ section() {
 
 section >"$TMP/section.md"
 cat "$TMP/section.md"
-if [ "$ONLY" = all ]; then
-	# replace the section of an earlier run, else append it
+if [ "$KEEP" = yes ]; then
+	# replace the section of an earlier run, else append it; the fixed
+	# configurations' sampled section (8) is gone: both modes are here
 	if grep -qF "$BEGIN_MARK" "$RESULTS" 2>/dev/null; then
 		awk -v b="$BEGIN_MARK" -v e="$END_MARK" -v f="$TMP/section.md" '
 			$0 == b { while ((getline l < f) > 0) print l; skip = 1; next }
 			$0 == e { skip = 0; next }
+			$0 == "<!-- bench-graph-sampled: begin -->" { skip = 1; next }
+			$0 == "<!-- bench-graph-sampled: end -->" { skip = 0; next }
 			!skip' "$RESULTS" >"$TMP/results.md"
 	else
 		{ cat "$RESULTS"; echo; cat "$TMP/section.md"; } >"$TMP/results.md"
 	fi
 	cp "$TMP/results.md" "$RESULTS" || die "cannot write $RESULTS"
-	log "done in $(($(date +%s) - T0)) s; section ${SECTION%%.*} of $RESULTS"
+	log "done in $(($(date +%s) - T0)) s; section ${SECTION%%.*} of $RESULTS; seed $SEED"
 fi

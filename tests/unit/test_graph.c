@@ -26,9 +26,12 @@ struct w {
 	__u64 wakeups, wait_ms;
 };
 
-/* A task of @on/@runq/@off ms whose waits were ended by @w (kind 0 ends). */
-static void add(struct task_table *t, __u32 tid, const char *comm, __u64 on,
-		__u64 runq, __u64 off, const struct w *w)
+/*
+ * A task of @on/@runq/@off ms whose waits were ended by @w (kind 0 ends),
+ * @si ms of its on-CPU time network softirqs run in its context.
+ */
+static void add_si(struct task_table *t, __u32 tid, const char *comm,
+		   __u64 on, __u64 si, __u64 runq, __u64 off, const struct w *w)
 {
 	struct tdbpf_wait ws[TDBPF_NR_WAITS];
 	struct tdbpf_task s;
@@ -42,6 +45,7 @@ static void add(struct task_table *t, __u32 tid, const char *comm, __u64 on,
 	s.sched.on_cpu_ns = on * MS;
 	s.sched.runq_wait_ns = runq * MS;
 	s.sched.off_cpu_ns = off * MS;
+	s.sched.softirq_ns = si * MS;
 	for (i = 0; w && w[i].kind; i++) {
 		ws[i].kind = w[i].kind;
 		ws[i].tid = w[i].tid;
@@ -49,6 +53,12 @@ static void add(struct task_table *t, __u32 tid, const char *comm, __u64 on,
 		ws[i].wait_ns = w[i].wait_ms * MS;
 	}
 	assert_int_equal(tasks_add(t, &s, ws, 0), 0);
+}
+
+static void add(struct task_table *t, __u32 tid, const char *comm, __u64 on,
+		__u64 runq, __u64 off, const struct w *w)
+{
+	add_si(t, tid, comm, on, 0, runq, off, w);
 }
 
 /* An empty table whose rows carry waker slots and no counters. */
@@ -104,15 +114,58 @@ static void test_running_bottleneck(void **state)
 	assert_int_equal(g.rank[0], e);
 	/*
 	 * source's own 50 ms of timer waits lead to no task: not counted;
-	 * all the rest leads to enrich
+	 * enrich's 40 ms on parse do: parse keeps them (its own waits are
+	 * on enrich). Of source's 900 ms, parse keeps 50/1000, enrich 950/990
+	 * of the rest, 40/990 comes back: parse 123 ms, enrich 2707 ms
 	 */
-	assert_true(fabs(g.blocked_ns - 2790.0 * MS) < 1e-3);
-	assert_true(graph_share(&g, e) > 1 - 1e-9);
+	assert_true(fabs(g.blocked_ns - 2830.0 * MS) < 1e-3);
+	assert_true(fabs(g.nodes[e].led_ns - 2707.02 * MS) < 0.01 * MS);
 	assert_int_equal(g.nodes[e].nr_sources, 3);
 	reason(&g, e, why, sizeof(why));
 	assert_non_null(strstr(why, "runs (on-CPU 95%)"));
 	graph_reason(&g, e, "Backend.Memory.DRAM", why, sizeof(why));
 	assert_non_null(strstr(why, "Backend.Memory.DRAM"));
+	graph_free(&g);
+	tasks_free(&t);
+}
+
+/*
+ * The issue's loopback TCP chain gen -> relay -> sink, sink doing ten
+ * times the work: relay runs 1100 ms of 2500 (300 of them the loopback
+ * stack delivering to sink, in its context) and waits 800 ms on sink,
+ * gen waits 1800 ms on relay. Relay's own waits on sink count though it
+ * is not mostly blocked; what gen's waits bring it splits over relay's
+ * time less its waits on gen, its softirqs left out: sink. (The flow
+ * before: relay kept 44% of gen's 1800 ms, its waits on sink were no
+ * source, sink got 32% of them: relay.)
+ */
+static void test_running_chain(void **state)
+{
+	struct task_table t;
+	struct graph g;
+	int s, r;
+
+	(void)state;
+	waits_table(&t);
+	add(&t, 1, "gen", 350, 150, 2000, (struct w[]){ T(2, 1800), K(TDBPF_WAKER_TIMER, 200), {0} });
+	add_si(&t, 2, "relay", 1100, 300, 160, 1240, (struct w[]){ T(3, 800), T(1, 440), {0} });
+	add(&t, 3, "sink", 1700, 100, 700, (struct w[]){ T(2, 700), {0} });
+	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
+	s = node(&g, "sink");
+	r = node(&g, "relay");
+	assert_int_equal(g.nodes[r].role, ROLE_RUNNING);
+	assert_int_equal(g.rank[0], s);
+	/*
+	 * gen's 1800: relay's time less its waits on gen is 800 of its own
+	 * work and 800 on sink: it keeps 900, sink 900 (its waits are on
+	 * relay). relay's 800 go to sink, its 440 to gen, which keeps them.
+	 * sink's 700: relay keeps 800/1240 (451.6), gen the rest (248.4)
+	 */
+	assert_true(fabs(g.nodes[s].led_ns - 1700.0 * MS) < 1e-3);
+	assert_true(fabs(g.nodes[r].led_ns - 1351.61 * MS) < 0.01 * MS);
+	assert_true(fabs(g.nodes[node(&g, "gen")].led_ns - 688.39 * MS) <
+		    0.01 * MS);
+	assert_int_equal(g.nr_tied, 1);
 	graph_free(&g);
 	tasks_free(&t);
 }
@@ -138,12 +191,13 @@ static void test_io_bottleneck(void **state)
 	/*
 	 * the others' 1900 ms, and its own 100 ms on them (they wait on it):
 	 * its own 800 ms on timers lead nowhere, a task's own blocked time
-	 * never counts for itself, and are not in the graph's total
+	 * never counts for itself, and are not in the graph's total. Its
+	 * 100 ms stay with source and sink: they wait on nobody else
 	 */
-	assert_true(fabs(g.nodes[e].led_ns - 2000.0 * MS) < 1e-3);
+	assert_true(fabs(g.nodes[e].led_ns - 1800.0 * MS) < 1e-3);
 	assert_true(fabs(g.blocked_ns - 2000.0 * MS) < 1e-3);
-	assert_true(graph_share(&g, e) > 1 - 1e-9);
-	assert_int_equal(g.nodes[e].nr_sources, 3);
+	/* source and sink: its own waits stay with them */
+	assert_int_equal(g.nodes[e].nr_sources, 2);
 	reason(&g, e, why, sizeof(why));
 	assert_string_equal(why, "waits on timers (sleeps, timerfd, timeouts) (89% of its blocked time)");
 	graph_free(&g);
@@ -195,7 +249,12 @@ static void test_starved_but_blocked(void **state)
 	assert_int_equal(g.nodes[j].role, ROLE_PASS);
 	assert_int_equal(g.nodes[p].role, ROLE_STARVED);
 	assert_int_equal(g.rank[0], p);
-	assert_true(graph_share(&g, p) > 1 - 1e-9);
+	/*
+	 * its run-queue wait on no task seen is left out: join keeps 110/730
+	 * of filter's 990 ms, 149 ms; parse 350/440 of what reaches it
+	 */
+	assert_true(fabs(g.nodes[j].led_ns - 149.18 * MS) < 0.01 * MS);
+	assert_true(fabs(graph_share(&g, p) - 0.800) < 1e-3);
 	graph_free(&g);
 	tasks_free(&t);
 }
@@ -225,9 +284,13 @@ static void test_starved_half_blocked(void **state)
 	s = node(&g, "score");
 	assert_int_equal(g.nodes[s].role, ROLE_STARVED);
 	assert_int_equal(g.rank[0], e);
-	/* score keeps 510/1000 of format's and sink's 1800 ms */
-	assert_true(fabs(g.nodes[s].led_ns - 0.51 * 1800 * MS) < 1e-3 * MS);
-	assert_true(graph_share(&g, e) + graph_share(&g, s) > 1 - 1e-6);
+	/*
+	 * run-queue waits no task was seen holding left out, score keeps
+	 * 20/510 of what format sends it: format's 900 ms and 900/910 of
+	 * sink's 900 ms: 70.2 ms
+	 */
+	assert_true(fabs(g.nodes[s].led_ns - 70.2 * MS) < 0.01 * MS);
+	assert_true(graph_share(&g, e) > 0.87);
 	graph_free(&g);
 	tasks_free(&t);
 }
@@ -246,20 +309,30 @@ static void test_cycle_with_exit(void **state)
 	(void)state;
 	waits_table(&t);
 	add(&t, 1, "prod", 100, 0, 900, (struct w[]){ T(2, 900), {0} });
-	add(&t, 2, "cons", 100, 0, 900, (struct w[]){ T(1, 800), T(3, 100), {0} });
+	add(&t, 2, "cons", 100, 0, 900, (struct w[]){ T(1, 100), T(3, 800), {0} });
 	add(&t, 3, "work", 990, 0, 10, NULL);
 	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
 	x = node(&g, "work");
 	assert_int_equal(g.rank[0], x);
-	/* work's own 10 ms is unseen, not a blocked node's (it runs) */
-	assert_true(graph_share(&g, x) > 1 - 1e-5);
+	/*
+	 * work's own 10 ms is unseen. prod's 900 ms: cons keeps 100/900
+	 * (its time less its waits on prod), work the rest; cons's 100 ms
+	 * on prod stay with prod (waiting on nobody else)
+	 */
+	assert_true(fabs(g.nodes[x].led_ns - 1600.0 * MS) < 1e-3);
 	assert_false(g.nodes[node(&g, "prod")].cycle);
-	assert_int_equal(g.nr_rank, 1);
+	assert_int_equal(g.nr_rank, 3);
+	assert_int_equal(g.rank[0], x);
 	graph_free(&g);
 	tasks_free(&t);
 }
 
-/* Two tasks that only ever wait on each other: flagged, split, finite. */
+/*
+ * Three tasks that only ever wait on each other in a ring, and do next to
+ * no work: flagged, split, finite. (Of two, each keeps what the other's
+ * waits bring it: while one waits on the other, that one is not waiting
+ * on it.)
+ */
 static void test_closed_cycle(void **state)
 {
 	struct task_table t;
@@ -269,14 +342,16 @@ static void test_closed_cycle(void **state)
 
 	(void)state;
 	waits_table(&t);
-	add(&t, 1, "ping", 100, 0, 900, (struct w[]){ T(2, 900), {0} });
-	add(&t, 2, "pong", 100, 0, 900, (struct w[]){ T(1, 900), {0} });
+	add(&t, 1, "ping", 1, 0, 999, (struct w[]){ T(2, 999), {0} });
+	add(&t, 2, "pong", 1, 0, 999, (struct w[]){ T(3, 999), {0} });
+	add(&t, 3, "pang", 1, 0, 999, (struct w[]){ T(1, 999), {0} });
 	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
 	a = node(&g, "ping");
 	b = node(&g, "pong");
 	assert_true(g.nodes[a].cycle && g.nodes[b].cycle);
-	assert_true(graph_share(&g, a) + graph_share(&g, b) > 1 - 1e-9);
-	assert_int_equal(g.nr_rank, 2);
+	assert_true(fabs(graph_share(&g, a) - 1.0 / 3) < 1e-3);
+	assert_true(fabs(graph_share(&g, b) - 1.0 / 3) < 1e-3);
+	assert_int_equal(g.nr_rank, 3);
 	reason(&g, a, why, sizeof(why));
 	assert_non_null(strstr(why, "wait cycle"));
 	graph_free(&g);
@@ -308,7 +383,8 @@ static void test_per_name(void **state)
 	assert_int_equal(g.nodes[w].nr_tasks, 3);
 	assert_int_equal(g.nodes[w].tid, 0);
 	assert_int_equal(g.rank[0], w);
-	assert_true(graph_share(&g, w) > 1 - 1e-9);
+	/* source keeps the workers' 150 ms on it, and 50/1000 of sink's */
+	assert_true(fabs(g.nodes[w].led_ns - 1850.0 * MS) < 1e-3);
 	/* one edge work-* -> source of 950 ms, 30 wakeups */
 	for (i = 0; i < g.nr_edges; i++) {
 		const struct graph_edge *e = &g.edges[i];
@@ -432,7 +508,11 @@ static void test_starved_by_outsider(void **state)
 	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
 	b = node(&g, "b");
 	assert_int_equal(g.rank[0], b);
-	assert_true(graph_share(&g, b) > 1 - 1e-9);
+	/*
+	 * src keeps b's 100 ms on it; of sink's 950, b keeps 300/400 (the
+	 * CPU others held left out), src the rest
+	 */
+	assert_true(fabs(g.nodes[b].led_ns - 1662.5 * MS) < 1e-3);
 	reason(&g, b, why, sizeof(why));
 	assert_string_equal(why, "CPU-starved by tid 999 (outside the targets) (90% of its run-queue wait)");
 	graph_tid_name = fake_name;
@@ -539,7 +619,8 @@ static void test_one_off_waits(void **state)
 		if (!i) {
 			/* the main thread: nobody's waits bring it anything */
 			assert_true(g.nodes[m].led_ns == 0);
-			assert_int_equal(g.nr_rank, 1);
+			/* and queue0's 50 ms on videotestsrc0 stay there */
+			assert_int_equal(g.nr_rank, 2);
 			assert_int_equal(g.rank[0], q);
 		} else {
 			assert_true(g.nodes[m].led_ns == 1400.0 * MS);
@@ -600,9 +681,12 @@ static void test_hold_cycle(void **state)
 	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
 	a = node(&g, "a");
 	b = node(&g, "b");
-	/* a keeps 1/2, sends 1/2 to b, which keeps 1/2 of that...: 2/3 */
-	assert_true(fabs(graph_share(&g, a) - 2.0 / 3) < 1e-6);
-	assert_true(fabs(graph_share(&g, b) - 1.0 / 3) < 1e-6);
+	/*
+	 * a keeps 1/2, sends 1/2 to b, which keeps it: it waited on a, and
+	 * its time less that is its own work
+	 */
+	assert_true(fabs(graph_share(&g, a) - 0.5) < 1e-6);
+	assert_true(fabs(graph_share(&g, b) - 0.5) < 1e-6);
 	assert_false(g.nodes[a].cycle);
 	graph_free(&g);
 	tasks_free(&t);
@@ -882,6 +966,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_running_bottleneck),
+		cmocka_unit_test(test_running_chain),
 		cmocka_unit_test(test_io_bottleneck),
 		cmocka_unit_test(test_starved_bottleneck),
 		cmocka_unit_test(test_starved_but_blocked),

@@ -399,12 +399,13 @@ static void test_graph_banner_waits_on(void **state)
 	draw(&g, 160, 24, &st, &fr);
 	/*
 	 * src's 950 ms reach enrich, which keeps its on-CPU 70% and sends
-	 * its run-queue 30% to agg; agg keeps 90% of that and sends its
-	 * blocked 10% back to enrich, and so on (a ratio of 0.03 a round):
-	 * enrich keeps 0.7 x 950 / 0.97 = 686 ms of 950
+	 * its run-queue 30% (285 ms) to agg, which keeps it (its time less
+	 * its waits on enrich is its own work); agg's own 100 ms on enrich
+	 * stay there (enrich's time less agg's holds is its own work):
+	 * enrich keeps 665 + 100 ms of 1050, from 2 tasks
 	 */
 	assert_string_equal(text(&g, 1),
-			    "bottleneck: enrich (tid 2): runs (on-CPU 70%): no PMU breakdown; 1 task's waits lead to it (72% of their blocked time)");
+			    "bottleneck: enrich (tid 2): runs (on-CPU 70%): no PMU breakdown; 2 tasks' waits lead to it (73% of their blocked time)");
 	assert_int_equal(g.a[1][0], TOP_BANNER);
 	assert_non_null(strstr(text(&g, 3), "BREAKDOWN  WAITS ON          VERDICT"));
 	y = find_row(&g, "      2 enrich");

@@ -125,6 +125,8 @@ static int make_nodes(struct graph *g, const struct task_table *t,
 		n->on_cpu_ns += r->sched.on_cpu_ns;
 		n->runq_ns += r->sched.runq_wait_ns;
 		n->blocked_ns += r->sched.off_cpu_ns;
+		n->softirq_ns += r->sched.softirq_ns < r->sched.on_cpu_ns ?
+				 r->sched.softirq_ns : r->sched.on_cpu_ns;
 		rowmap[k[i].row] = g->nr_nodes - 1;
 	}
 	free(k);

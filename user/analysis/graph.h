@@ -75,6 +75,8 @@ struct graph_node {
 	const char *note;
 	int nr_tasks;
 	__u64 on_cpu_ns, runq_ns, blocked_ns;	/* blocked = off-CPU */
+	/* of on_cpu_ns, network softirqs run in its context: for others */
+	__u64 softirq_ns;
 	enum sched_verdict sched;
 	enum graph_role role;
 	unsigned int ext_kind;	/* the kind ending most of its other waits */

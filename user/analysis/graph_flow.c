@@ -15,28 +15,28 @@
  *   PASS      it is blocked, and tasks of the graph ended most of its
  *             waits: the reason lies with them.
  *
- * Then every blocked node's blocked time flows along its waits: a share
- * to each waker equal to the share of its blocked time that waker ended.
- * The part no task ended is dropped (so is a wait graph_edge_leads()
- * does not count: ended by itself, or a one-off start or shutdown): a task's
- * own blocked time (a JVM's GC thread asleep on a timer) never makes it
- * a candidate, only what other tasks' waits bring to it. A flow stops at an EXTERNAL node, and
- * at any node for the part of its waits ended by no task; at a PASS node
- * it goes on, split by that node's own waits. A RUNNING or STARVED node
- * keeps the share of its time it runs; the share it waits for a CPU goes
- * on to the tasks that held that CPU meanwhile (its holds: run-queue
- * wait charged at its switch-in to the CPU's last slices), so starvation
- * is followed to the tasks taking the CPU; what a task outside the graph
- * or its cgroup's CPU limit held stops there, as its reason; the share
- * it is blocked goes on like a blocked node's. This is an
- * absorbing Markov chain walked one step at a time, so a producer and a
- * consumer that wake each other do not loop forever: each pass round the
- * cycle carries only what the cycle does not send elsewhere, and that
- * falls geometrically.
- * What still circulates after GRAPH_MAX_STEPS (a closed cycle: tasks
- * that only ever wait on each other) stops where it is, and those nodes
- * are marked as in a cycle. The candidates are ranked by the blocked
- * time that reached them.
+ * Then every node's blocked time flows along its waits, whatever its
+ * role (a running relay's waits on its consumer delay it as a blocked
+ * one's do): a share to each waker equal to the share of its blocked
+ * time that waker ended. The part no task ended is dropped (so is a wait
+ * graph_edge_leads() does not count: ended by itself, or a one-off start
+ * or shutdown): a task's own blocked time (a JVM's GC thread asleep on a
+ * timer) never makes it a candidate, only what other tasks' waits bring
+ * to it. At every node what arrives from a task splits over the node's
+ * time less its waits on that task (while that task waited on it, it did
+ * not wait on that task), and less its waits for a CPU held outside the
+ * graph (they stretch its time whoever it waits on): the share of its
+ * own work (on-CPU less the network softirqs it ran for others), of its
+ * cgroup's throttling and of its waits on no task stays; the share it
+ * waited for a CPU a task of the graph held goes to that task, the share
+ * it was blocked on a task to that task (arrive()). This is an absorbing
+ * Markov chain on edges, walked one step at a time, so a cycle does not
+ * loop forever: each pass round it carries only what the cycle does not
+ * keep or send elsewhere, and that falls geometrically.
+ * What still circulates after GRAPH_MAX_STEPS (a closed cycle of tasks
+ * that wait on each other and do next to no work) stops where it is,
+ * and those nodes are marked as in a cycle. The candidates are ranked by
+ * the blocked time that reached them.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -140,7 +140,10 @@ void graph_judge_nodes(struct graph *g)
 	}
 }
 
-/* Scratch for one flow: mass by node now and next step, and who has it. */
+/*
+ * Scratch for one flow: mass by edge now and next step (mass on edge e is
+ * at its waker, come from its wakee), who has it, and what each node got.
+ */
 struct flow {
 	double *cur, *next, *got;
 	int *cur_at, *next_at, *touched;
@@ -158,28 +161,46 @@ static void absorb(struct graph *g, struct flow *f, int node, double amt)
 	g->nodes[node].led_ns += amt;
 }
 
-static void push(struct flow *f, int node, double amt)
+static void push(struct flow *f, int edge, double amt)
 {
 	if (amt == 0)
 		return;
-	if (f->next[node] == 0)
-		f->next_at[f->nr_next++] = node;
-	f->next[node] += amt;
+	if (f->next[edge] == 0)
+		f->next_at[f->nr_next++] = edge;
+	f->next[edge] += amt;
 	f->moving += amt;
+}
+
+/* What node @n's waits (@holds false) or holds on node @from add up to. */
+static double edges_on(const struct graph *g, const struct graph_node *n,
+		       int from, bool holds)
+{
+	double s = 0;
+	int j;
+
+	for (j = 0; from >= 0 && j < n->nr_in; j++) {
+		const struct graph_edge *e = &g->edges[n->first_in + j];
+
+		if (e->waker == from && graph_edge_holds(e) == holds)
+			s += (double)e->wait_ns;
+	}
+	return s;
 }
 
 /*
  * Send @amt of node @at along its waits (@holds false: to the tasks that
  * ended its blocked time) or its holds (true: to the tasks that held the
- * CPU it waited for), each by its share. What no task of the graph
- * caused stops at @at, the task it delays, unless @at is where the flow
- * began (@own): a task's own blocked time never makes it a candidate.
+ * CPU it waited for), each by its share, leaving out those on @from (the
+ * task the amount came from, or -1). What no task of the graph caused
+ * stops at @at, the task it delays, unless @at is where the flow began
+ * (@own): a task's own blocked time never makes it a candidate.
  */
 static void spread(struct graph *g, struct flow *f, int at, double amt,
-		   bool holds, bool own)
+		   bool holds, bool own, int from)
 {
 	const struct graph_node *n = &g->nodes[at];
-	double sum = holds ? n->holds_ns : n->waits_ns;
+	double sum = (holds ? n->holds_ns : n->waits_ns) -
+		     edges_on(g, n, from, holds);
 	int j;
 
 	if (sum <= 0) {
@@ -191,49 +212,63 @@ static void spread(struct graph *g, struct flow *f, int at, double amt,
 		const struct graph_edge *e = &g->edges[n->first_in + j];
 		double a = amt * (double)e->wait_ns / sum;
 
-		if (graph_edge_holds(e) != holds)
+		if (graph_edge_holds(e) != holds || (from >= 0 &&
+						     e->waker == from))
 			continue;
 		if (graph_edge_leads(g, e))
-			push(f, e->waker, a);
+			push(f, n->first_in + j, a);
 		else if (!own)
 			absorb(g, f, at, a);
 	}
 }
 
 /*
- * What reaches node @at (not where it began) goes where its time went: a
- * task blocked on tasks (PASS) passes all of it along its waits; one that
- * waits on no task (EXTERNAL) or did nothing keeps it; one that runs or
- * is starved keeps the share of its life it ran, sends the share it
- * waited for a CPU to the tasks that held the CPU (its cgroup's limit or
- * a task outside the graph: kept, with that reason), and the share it
- * was blocked along its waits.
+ * What reaches a node goes where its time went, the same rule for every
+ * node. Its time here is its own work (on-CPU, less the network softirqs
+ * it ran for others: a loopback sender delivers what it sent), its
+ * cgroup's throttling, its waits for a CPU held by tasks of the graph
+ * and its blocked time, less its waits on the task the amount came from
+ * (while that task waited on it, it was not waiting on that task). Its
+ * waits for a CPU held outside the graph are left out: they stretch its
+ * time, whoever it waits on. Of that time, the share of its own work,
+ * its throttling and its waits on no task of the graph (timers, I/O)
+ * stays; the share it waited for a CPU a task held goes to that task,
+ * the share it was blocked on a task to that task. @edge: the edge the
+ * amount @m came along.
  */
-static void arrive(struct graph *g, struct flow *f, int at, double m)
+static void arrive(struct graph *g, struct flow *f, int edge, double m)
 {
+	int at = g->edges[edge].waker, from = g->edges[edge].wakee, j;
 	const struct graph_node *n = &g->nodes[at];
-	double on = (double)n->on_cpu_ns, rq = (double)n->runq_ns;
-	double life = on + rq + (double)n->blocked_ns;
+	double own = (double)(n->on_cpu_ns - n->softirq_ns), keep = own;
+	double bl = (double)n->blocked_ns - edges_on(g, n, from, false);
+	double life;
 
-	switch (n->role) {
-	case ROLE_PASS:
-		spread(g, f, at, m, false, false);
-		return;
-	case ROLE_RUNNING:
-	case ROLE_STARVED:
-		if (life <= 0)
-			break;
-		absorb(g, f, at, m * on / life);
-		spread(g, f, at, m * rq / life, true, false);
-		spread(g, f, at, m * (double)n->blocked_ns / life, false,
-		       false);
-		return;
-	case ROLE_EXTERNAL:
-	case ROLE_IDLE:
-	default:
-		break;
+	bl = bl > 0 ? bl : 0;
+	life = own + bl;
+	for (j = 0; j < n->nr_in; j++) {
+		const struct graph_edge *e = &g->edges[n->first_in + j];
+
+		if (!graph_edge_holds(e) || (from >= 0 && e->waker == from))
+			continue;
+		if (graph_edge_leads(g, e))
+			life += (double)e->wait_ns;
+		else if (e->kind == TDBPF_HOLDER_LIMIT)
+			life += (double)e->wait_ns, keep += (double)e->wait_ns;
 	}
-	absorb(g, f, at, m);
+	if (n->role == ROLE_IDLE || life <= 0) {
+		absorb(g, f, at, m);
+		return;
+	}
+	absorb(g, f, at, m * keep / life);
+	for (j = 0; j < n->nr_in; j++) {
+		const struct graph_edge *e = &g->edges[n->first_in + j];
+
+		if (graph_edge_holds(e) && graph_edge_leads(g, e) &&
+		    e->waker != from)
+			push(f, n->first_in + j, m * (double)e->wait_ns / life);
+	}
+	spread(g, f, at, m * bl / life, false, false, from);
 }
 
 /* Follow the blocked time of node @s to where its waits end. */
@@ -247,8 +282,8 @@ static void flow_from(struct graph *g, int s, struct flow *f)
 	f->nr_next = 0;
 	f->moving = 0;
 	/* its own waits: what tasks caused moves on, the rest is dropped */
-	spread(g, f, s, mass, false, true);
-	/* only the nodes holding some of it are visited: a step is cheap */
+	spread(g, f, s, mass, false, true, -1);
+	/* only the edges holding some of it are visited: a step is cheap */
 	for (step = 0; step < GRAPH_MAX_STEPS && f->nr_next; step++) {
 		if (f->moving <= mass * GRAPH_DONE)
 			break;
@@ -267,12 +302,12 @@ static void flow_from(struct graph *g, int s, struct flow *f)
 	}
 	/* a closed cycle: what still goes round stops where it is */
 	for (i = 0; i < f->nr_next; i++) {
-		int at = f->next_at[i];
+		int e = f->next_at[i], at = g->edges[e].waker;
 
-		if (f->next[at] > mass * GRAPH_EPSILON)
+		if (f->next[e] > mass * GRAPH_EPSILON)
 			g->nodes[at].cycle = true;
-		absorb(g, f, at, f->next[at]);
-		f->next[at] = 0;
+		absorb(g, f, at, f->next[e]);
+		f->next[e] = 0;
 	}
 	f->nr_next = 0;
 	for (i = 0; i < f->nr_touched; i++) {
@@ -296,13 +331,13 @@ static int cmp_rank(const void *a, const void *b, void *arg)
 
 int graph_flow(struct graph *g)
 {
-	size_t n = (size_t)g->nr_nodes + 1;
+	size_t n = (size_t)g->nr_nodes + 1, m = (size_t)g->nr_edges + 1;
 	struct flow f = {
-		.cur = calloc(n, sizeof(double)),
-		.next = calloc(n, sizeof(double)),
+		.cur = calloc(m, sizeof(double)),
+		.next = calloc(m, sizeof(double)),
 		.got = calloc(n, sizeof(double)),
-		.cur_at = calloc(n, sizeof(int)),
-		.next_at = calloc(n, sizeof(int)),
+		.cur_at = calloc(m, sizeof(int)),
+		.next_at = calloc(m, sizeof(int)),
 		.touched = calloc(n, sizeof(int)),
 	};
 	int i, err = 0;
@@ -322,8 +357,8 @@ int graph_flow(struct graph *g)
 	for (i = 0; i < g->nr_nodes; i++) {
 		struct graph_node *s = &g->nodes[i];
 
-		if ((s->role != ROLE_PASS && s->role != ROLE_EXTERNAL) ||
-		    !s->blocked_ns)
+		/* a running task's waits on others delay it as a blocked one's */
+		if (!s->blocked_ns)
 			continue;
 		flow_from(g, i, &f);
 	}
