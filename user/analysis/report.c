@@ -230,6 +230,34 @@ static int sort_rows(const struct task_row **rows, size_t n,
 	return 0;
 }
 
+static int cmp_pid(const void *a, const void *b)
+{
+	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The processes the tasks are of: what a launched command forked shows
+ * here (the header says how many were followed). 0 when out of memory.
+ */
+static int count_procs(const struct task_row **rows, size_t n)
+{
+	__u32 *pids = malloc((n ? n : 1) * sizeof(*pids));
+	size_t i;
+	int nr = 0;
+
+	if (!pids)
+		return 0;
+	for (i = 0; i < n; i++)
+		pids[i] = rows[i]->pid;
+	qsort(pids, n, sizeof(*pids), cmp_pid);
+	for (i = 0; i < n; i++)
+		nr += !i || pids[i] != pids[i - 1];
+	free(pids);
+	return nr;
+}
+
 int report_build(struct report *rep, const struct task_table *t,
 		 const struct event_plan *plan, int level, __u64 duration_ns,
 		 enum sort_key sort, int top)
@@ -261,6 +289,7 @@ int report_build(struct report *rep, const struct task_table *t,
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
 		rows[i] = tasks_row(t, i);
+	rep->nr_procs = count_procs(rows, n);
 	if (sort != SORT_NONE && sort_rows(rows, n, sort)) {
 		free(rows);
 		return -ENOMEM;

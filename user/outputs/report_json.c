@@ -15,6 +15,7 @@
  *                                  no sched_switch event showed: their
  *                                  counts are extrapolated (uncounted_ns)
  *   "nr_total": 14,                tasks before --top
+ *   "nr_processes": 3,             processes those tasks are of
  *   "host": "db-3",                the tracing host's name (gethostname;
  *                                  tdbpf graph names its nodes by it)
  *   "end_ns": integer,             CLOCK_REALTIME when the report was
@@ -473,6 +474,7 @@ void report_write_json(FILE *f, const struct report *rep, bool line)
 	jw_u64(&w, "sockets_evicted", rep->lost.sock_evicted);
 	jw_obj_end(&w);
 	jw_int(&w, "nr_total", rep->nr_total);
+	jw_int(&w, "nr_processes", rep->nr_procs);
 	if (rep->host && rep->host[0])
 		jw_str(&w, "host", rep->host);
 	if (rep->wall_ns)
