@@ -386,9 +386,11 @@ void report_decode_row(const struct report *rep, const struct task_row *row,
 	d->bottleneck[0] = '\0';
 	d->mark_at = -1;
 	decode_counts(d, plan);
+	/* a folded row's share is its threads' mean, never N x 100 */
 	if (rep->duration_ns)
 		d->on_cpu_pct = 100.0 * (double)d->row->sched.on_cpu_ns /
-				(double)rep->duration_ns;
+				(double)rep->duration_ns /
+				(row->nr_tasks > 1 ? row->nr_tasks : 1);
 	d->sched = sched_judge(d->row->sched.on_cpu_ns,
 			       d->row->sched.runq_wait_ns,
 			       d->row->sched.off_cpu_ns);
@@ -437,7 +439,16 @@ static void put_candidate(const struct graph *g, int node, char *buf,
 	text_printable(name, sizeof(name), c->name, NULL, TEXT_ASCII);
 	if (c->tid)
 		*n += snprintf(buf + *n, len - *n, "%s (tid %u)", name, c->tid);
-	else
+	else if (c->hot_tid) {
+		char hot[sizeof(c->hot_name)];
+
+		/* folded: which instance is hot is the question (skew) */
+		text_printable(hot, sizeof(hot), c->hot_name, NULL,
+			       TEXT_ASCII);
+		*n += snprintf(buf + *n, len - *n,
+			       "%s (%d tasks; hot: %s, tid %u)", name,
+			       c->nr_tasks, hot, c->hot_tid);
+	} else
 		*n += snprintf(buf + *n, len - *n, "%s (%d tasks)", name,
 			       c->nr_tasks);
 }

@@ -36,7 +36,9 @@
  *                  "waker_pid": a socket's peer in another process,
  *                  "endpoint": "ip:port", a peer on another host or
  *                  network namespace } ],
- *     "bottleneck": [ { "tid", "comm", "nr_tasks", "share" (of
+ *     "bottleneck": [ { "tid", "comm", "nr_tasks", "hot_tid" and
+ *                  "hot_comm" (--per-name, a node of several: its task
+ *                  of most on-CPU + run-queue time), "share" (of
  *                  blocked_ns, 0..1), "sources", "reason" } ] best first,
  *     "tied": the first N candidates too close to tell apart
  *   },
@@ -220,6 +222,10 @@ static void write_graph(struct jw *w, const struct report *rep)
 		jw_u64(w, "tid", n->tid);
 		jw_str(w, "comm", n->name);
 		jw_int(w, "nr_tasks", n->nr_tasks);
+		if (!n->tid && n->hot_tid) {
+			jw_u64(w, "hot_tid", n->hot_tid);
+			jw_str(w, "hot_comm", n->hot_name);
+		}
 		jw_num(w, "share", graph_share(g, rep->verdict[i].node), 6);
 		jw_int(w, "sources", n->nr_sources);
 		jw_str(w, "reason", rep->verdict[i].reason);
