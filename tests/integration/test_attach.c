@@ -208,14 +208,25 @@ static void test_tid(void **state)
 	unlink(json);
 }
 
-/* --children follows a process the target forks; without it, not. */
+/*
+ * A launched command is followed with what it forks, as perf stat does;
+ * --no-children and perf's -i/--no-inherit trace it alone; with -p,
+ * --children follows.
+ */
 static void test_children(void **state)
 {
 	char *json = tmp_path("ch.json"), script[256];
+	char *deflt[] = { (char *)tdbpf_bin(), "-j", "-o", json, "--",
+			  "/bin/sh", "-c", script, NULL };
 	char *with[] = { (char *)tdbpf_bin(), "-j", "--children", "-o", json,
 			 "--", "/bin/sh", "-c", script, NULL };
-	char *without[] = { (char *)tdbpf_bin(), "-j", "-o", json, "--",
+	char *without[] = { (char *)tdbpf_bin(), "-j", "--no-children", "-o",
+			    json, "--", "/bin/sh", "-c", script, NULL };
+	char *inherit[] = { (char *)tdbpf_bin(), "-j", "--no-inherit", "-o",
+			    json, "--", "/bin/sh", "-c", script, NULL };
+	char *short_i[] = { (char *)tdbpf_bin(), "-j", "-i", "-o", json, "--",
 			    "/bin/sh", "-c", script, NULL };
+	char **runs[] = { deflt, with, without, inherit, short_i };
 	json_object *doc, *tasks, *c;
 	int k, found;
 	size_t i;
@@ -224,8 +235,8 @@ static void test_children(void **state)
 	NEED_BPF();
 	snprintf(script, sizeof(script), "%s -n 1 -d 0.5 >/dev/null; true",
 		 workload("spinners"));
-	for (k = 0; k < 2; k++) {
-		assert_int_equal(run(k ? without : with, NULL, 30), 0);
+	for (k = 0; k < 5; k++) {
+		assert_int_equal(run(runs[k], NULL, 30), 0);
 		doc = json_file(json);
 		assert_non_null(doc);
 		assert_true(json_object_object_get_ex(doc, "tasks", &tasks));
@@ -236,10 +247,67 @@ static void test_children(void **state)
 				    "comm", &c) &&
 			    !strcmp(json_object_get_string(c), "spin-0"))
 				found++;
-		assert_int_equal(found, k ? 0 : 1);
+		assert_int_equal(found, k < 2 ? 1 : 0);
+		/* sh and spinners followed, or sh alone */
+		assert_int_equal(jint(doc, "nr_processes"), k < 2 ? 2 : 1);
 		json_object_put(doc);
 	}
 	unlink(json);
+}
+
+/* The row of the table whose COMM is @comm: its ON-CPU ms, -1 if none. */
+static double row_on_cpu(const char *out, const char *comm)
+{
+	const char *l;
+	char name[32];
+	double on;
+	int tid;
+
+	for (l = out; l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+		if (sscanf(l, " %d %31s %lf", &tid, name, &on) == 3 &&
+		    !strcmp(name, comm))
+			return on;
+	return -1;
+}
+
+/*
+ * Issue 37: tdbpf -- sh -c 'PIPELINE' reports every stage of a shell
+ * pipeline of real programs, and the bottleneck line names the slow one
+ * (gzip -9, against seq, base64, cat and wc that wait on it). Every
+ * wakeup traced, so that the verdict does not hang on which wakeups a
+ * busy machine sampled.
+ */
+static void test_pipeline(void **state)
+{
+	char *argv[] = { (char *)tdbpf_bin(), "--wakeups", "--", "/bin/sh",
+			 "-c",
+			 "seq 1 300000 | base64 | gzip -9 | cat | wc -c >/dev/null",
+			 NULL };
+	static const char *const stages[] = { "sh",  "seq", "base64",
+					      "gzip", "cat", "wc" };
+	char *out = NULL, *b;
+	size_t i;
+
+	(void)state;
+	NEED_BPF();
+	assert_int_equal(run(argv, &out, 120), 0);
+	assert_non_null(out);
+	for (i = 0; i < sizeof(stages) / sizeof(stages[0]); i++)
+		if (row_on_cpu(out, stages[i]) < 0)
+			fail_msg("no row for stage %s in:\n%s", stages[i], out);
+	assert_non_null(strstr(out, "6 of 6 tasks shown"));
+	assert_non_null(strstr(out, ", 6 processes"));
+	/* gzip -9 does the work: more CPU than all the others together */
+	assert_true(row_on_cpu(out, "gzip") >
+		    row_on_cpu(out, "seq") + row_on_cpu(out, "base64") +
+			    row_on_cpu(out, "cat") + row_on_cpu(out, "wc"));
+	b = strstr(out, "bottleneck: ");
+	assert_non_null(b);
+	if (strncmp(b, "bottleneck: gzip (tid ", 22) &&
+	    strncmp(b, "bottleneck: a tie: gzip (tid ", 29))
+		fail_msg("the bottleneck line does not name gzip first:\n%s",
+			 out);
+	free(out);
 }
 
 /*
@@ -367,6 +435,7 @@ int main(void)
 		cmocka_unit_test(test_short_slices),
 		cmocka_unit_test(test_tid),
 		cmocka_unit_test(test_children),
+		cmocka_unit_test(test_pipeline),
 		cmocka_unit_test(test_churn_sum),
 		cmocka_unit_test(test_exit_work),
 	};

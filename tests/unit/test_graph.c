@@ -15,6 +15,7 @@
 #include <math.h>
 #include <arpa/inet.h>
 #include "analysis/graph.h"
+#include "analysis/report.h"
 #include "outputs/sink.h"
 #include "unit_helpers.h"
 
@@ -402,6 +403,51 @@ static void test_per_name(void **state)
 	for (i = 0; i < g.nodes[w].nr_in; i++)
 		sum += g.edges[g.nodes[w].first_in + i].wait_ns;
 	assert_int_equal(sum, 150 * MS);
+	graph_free(&g);
+	tasks_free(&t);
+}
+
+/*
+ * Data skew, the classic Flink bottleneck: three subtasks of one
+ * operator, the second given the hot key. Folded, the node is the
+ * operator "Map (*\/3)#0" of 3 tasks, and the verdict line names the hot
+ * subtask with its tid; a lone numbered name stays whole.
+ */
+static void test_per_name_hot_instance(void **state)
+{
+	struct task_table t, folded;
+	struct report rep;
+	struct graph g;
+	char line[1024];
+	int m;
+
+	(void)state;
+	waits_table(&t);
+	add(&t, 1, "Source (1/1)#0", 50, 0, 950,
+	    (struct w[]){ T(11, 100), T(12, 750), T(13, 100), {0} });
+	add(&t, 11, "Map (1/3)#0", 600, 0, 400, (struct w[]){ T(1, 40), {0} });
+	add(&t, 12, "Map (2/3)#0", 950, 30, 20, (struct w[]){ T(1, 20), {0} });
+	add(&t, 13, "Map (3/3)#0", 600, 0, 400, (struct w[]){ T(1, 40), {0} });
+	assert_int_equal(graph_build(&g, &t, true, NULL), 0);
+	assert_int_equal(g.nr_nodes, 2);
+	m = node(&g, "Map (*/3)#0");
+	assert_int_equal(g.nodes[m].nr_tasks, 3);
+	assert_int_equal(g.nodes[m].hot_tid, 12);
+	assert_string_equal(g.nodes[m].hot_name, "Map (2/3)#0");
+	/* the source, alone under its name, keeps it */
+	assert_int_equal(g.nodes[node(&g, "Source (1/1)#0")].nr_tasks, 1);
+	assert_int_equal(g.rank[0], m);
+
+	tasks_init(&folded);
+	assert_int_equal(tasks_fold(&t, &folded, 0), 0);
+	assert_int_equal(report_build(&rep, &folded, NULL, 0, 1000 * MS,
+				      SORT_CPU, 0), 0);
+	report_set_graph(&rep, &g, &folded);
+	report_verdict_line(&rep, line, sizeof(line));
+	if (strncmp(line, "bottleneck: Map (*/3)#0 (3 tasks; hot: Map (2/3)#0, tid 12)", 59))
+		fail_msg("verdict line: %s", line);
+	report_free(&rep);
+	tasks_free(&folded);
 	graph_free(&g);
 	tasks_free(&t);
 }
@@ -974,6 +1020,7 @@ int main(void)
 		cmocka_unit_test(test_cycle_with_exit),
 		cmocka_unit_test(test_closed_cycle),
 		cmocka_unit_test(test_per_name),
+		cmocka_unit_test(test_per_name_hot_instance),
 		cmocka_unit_test(test_unseen),
 		cmocka_unit_test(test_starved_by_task),
 		cmocka_unit_test(test_starved_by_outsider),

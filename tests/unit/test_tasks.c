@@ -41,6 +41,53 @@ static void test_fold_name(void **state)
 	check_fold("abcdefghijklm99", "abcdefghijklm*");	/* 15 bytes */
 	check_fold("abcdefghijklmno", "abcdefghijklmno");
 	check_fold("\xff\x01" "9", "\xff\x01*");	/* any byte is a name */
+	/* a Flink subtask: its index, wherever it stands, and the attempt */
+	check_fold("Map (1/3)#0", "Map (*/3)#*");
+	check_fold("Map (12/30)", "Map (*/30)");
+	check_fold("a (x/3)", "a (x/3)");	/* no index, no star */
+	check_fold("G1 Conc#0", "G1 Conc#*");	/* the key; rows: fold_join */
+	check_fold("gst-launch-1.0", "gst-launch-*");
+	/* a folded name folds to itself: a folded table folds again */
+	check_fold("worker-*", "worker-*");
+	check_fold("kworker/*:*", "kworker/*");
+	check_fold("Map (*/3)#0", "Map (*/3)#*");
+	check_fold("Map (*/3)#*", "Map (*/3)#*");
+	check_fold("*", "*");
+}
+
+static void check_join(const char *a, const char *b, const char *want)
+{
+	char disp[TDBPF_COMM_LEN + 2], ka[sizeof(disp)], kb[sizeof(disp)];
+
+	/* the rule joins names of one key only */
+	fold_name(a, ka, sizeof(ka));
+	fold_name(b, kb, sizeof(kb));
+	assert_string_equal(ka, kb);
+	snprintf(disp, sizeof(disp), "%s", a);
+	fold_join(disp, sizeof(disp), b);
+	if (strcmp(disp, want))
+		fail_msg("fold_join(\"%s\", \"%s\") = \"%s\", want \"%s\"",
+			 a, b, disp, want);
+}
+
+/* A folded row shows what its threads share, stars where they differ. */
+static void test_fold_join(void **state)
+{
+	(void)state;
+	check_join("Map (1/3)#0", "Map (2/3)#0", "Map (*/3)#0");
+	check_join("Map (*/3)#0", "Map (3/3)#0", "Map (*/3)#0");
+	check_join("Map (1/3)#0", "Map (2/3)#1", "Map (*/3)#*");
+	check_join("worker-1", "worker-12", "worker-*");
+	check_join("worker-*", "worker-7", "worker-*");
+	check_join("pool-2-thread-5", "pool-2-thread-6", "pool-2-thread-*");
+	check_join("G1 Conc#0", "G1 Conc#1", "G1 Conc#*");
+	check_join("kworker/0:1", "kworker/0:2", "kworker/0:*");
+	/* the same name twice is that name: two gst-launch-1.0 processes */
+	check_join("gst-launch-1.0", "gst-launch-1.0", "gst-launch-1.0");
+	check_join("sink", "sink", "sink");
+	/* suffixes that do not line up: the key */
+	check_join("worker-1.2", "worker-3", "worker-*");
+	check_join("kworker/0:1", "kworker/1", "kworker/*");
 }
 
 static void test_fold_name_short_buffer(void **state)
@@ -476,7 +523,7 @@ static void test_fold(void **state)
 	struct task_table in, out;
 	struct tdbpf_task s;
 	size_t i;
-	int w = -1, p = -1, k = -1, m = -1;
+	int w = -1, p = -1, k = -1, m = -1, f = -1, lone = 0;
 	__u32 tid;
 
 	(void)state;
@@ -500,20 +547,44 @@ static void test_fold(void **state)
 	tasks_add(&in, &s, NULL, 2);
 	s = mk(40, 40, "sink", 3);
 	tasks_add(&in, &s, NULL, 2);
+	/* a Flink operator of three subtasks; a lone name with numbers */
+	for (tid = 50; tid <= 52; tid++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "Map (%u/3)#0", tid - 49);
+		s = mk(tid, 50, name, tid);
+		tasks_add(&in, &s, NULL, 2);
+	}
+	s = mk(60, 60, "gst-launch-1.0", 1);
+	tasks_add(&in, &s, NULL, 2);
+	s = mk(61, 60, "G1 Conc#0", 1);
+	tasks_add(&in, &s, NULL, 2);
 
 	assert_int_equal(tasks_fold(&in, &out, 2), 0);
-	assert_int_equal(out.nr, 4);
+	assert_int_equal(out.nr, 7);
 	for (i = 0; i < out.nr; i++) {
-		if (!strcmp(tasks_row(&out, i)->comm, "worker-*"))
+		const char *c = tasks_row(&out, i)->comm;
+
+		if (!strcmp(c, "worker-*"))
 			w = i;
-		else if (!strcmp(tasks_row(&out, i)->comm, "parse*"))
+		else if (!strcmp(c, "parse3"))	/* alone: left whole */
 			p = i;
+		else if (!strcmp(c, "Map (*/3)#0"))
+			f = i;
+		else if (!strcmp(c, "gst-launch-1.0") ||
+			 !strcmp(c, "G1 Conc#0"))
+			lone++;
 		else if (!strcmp(tasks_row(&out, i)->comm, "mix*"))
 			m = i;
 		else if (!strcmp(tasks_row(&out, i)->comm, "sink"))
 			k = i;
 	}
-	assert_true(w >= 0 && p >= 0 && m >= 0 && k >= 0);
+	assert_true(w >= 0 && p >= 0 && m >= 0 && k >= 0 && f >= 0);
+	assert_int_equal(lone, 2);
+	assert_int_equal(tasks_row(&out, f)->nr_tasks, 3);
+	assert_int_equal(tasks_row(&out, f)->pid, 50);
+	assert_int_equal(tasks_row(&out, f)->sched.on_cpu_ns,
+			 (50 + 1) + (51 + 1) + (52 + 1));
 	/* worker-1..8: tids 11..18, base = tid: on = sum(tid + 1) */
 	assert_int_equal(tasks_row(&out, w)->nr_tasks, 8);
 	assert_int_equal(tasks_row(&out, w)->tid, 0);
@@ -549,10 +620,13 @@ static void test_fold(void **state)
 
 		tasks_init(&again);
 		assert_int_equal(tasks_fold(&out, &again, 2), 0);
-		assert_int_equal(again.nr, 4);
-		for (i = 0; i < again.nr; i++)
+		assert_int_equal(again.nr, 7);
+		for (i = 0; i < again.nr; i++) {
 			if (!strcmp(tasks_row(&again, i)->comm, "worker-*"))
 				assert_int_equal(tasks_row(&again, i)->nr_tasks, 8);
+			if (!strcmp(tasks_row(&again, i)->comm, "Map (*/3)#0"))
+				assert_int_equal(tasks_row(&again, i)->nr_tasks, 3);
+		}
 		tasks_free(&again);
 	}
 	tasks_free(&in);
@@ -564,6 +638,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fold_name),
 		cmocka_unit_test(test_fold_name_short_buffer),
+		cmocka_unit_test(test_fold_join),
 		cmocka_unit_test(test_add_sums),
 		cmocka_unit_test(test_add_comm_and_exit),
 		cmocka_unit_test(test_merge),

@@ -203,13 +203,17 @@ static void test_keys_sort_fold(void **state)
 	assert_int_equal(top_next_sort(SORT_COMM), SORT_TID);
 	assert_int_equal(top_next_sort(SORT_TID), SORT_CPU);
 
-	/* f: one row for worker-*, its sums added, tid column "(2)" */
+	/*
+	 * f: one row for worker-*, tid column "(2)", its shares the two
+	 * threads' means: CPU (900 + 300) / 2 of 1000 ms, run queue
+	 * (50 + 600) / 2, off-CPU (50 + 100) / 2 (a sum read 120% and more)
+	 */
 	assert_int_equal(top_key(&st, 'f'), TOP_KEY_REDRAW);
 	draw(&g, 80, 24, &st, &fr);
 	assert_non_null(strstr(text(&g, 0), "by name"));
 	assert_int_equal(find_row(&g, "worker-1"), -1);
 	assert_string_equal(text(&g, 4),
-			    "    (2) worker-*         120.0  65.0  15.0 ######+++. on-CPU (no PMU breakdown)");
+			    "    (2) worker-*          60.0  32.5   7.5 ######+++. on-CPU (no PMU breakdown)");
 	assert_int_equal(find_row(&g, "sink"), 5);
 	assert_int_equal(top_key(&st, 'f'), TOP_KEY_REDRAW);
 	draw(&g, 80, 24, &st, &fr);

@@ -112,14 +112,24 @@ static int make_nodes(struct graph *g, const struct task_table *t,
 		if (!g->per_name || !i || strcmp(k[i].name, k[i - 1].name)) {
 			n = &g->nodes[g->nr_nodes++];
 			memset(n, 0, sizeof(*n));
-			snprintf(n->name, sizeof(n->name), "%s", k[i].name);
+			/* a name one task carries stays whole (tasks_fold) */
+			snprintf(n->name, sizeof(n->name), "%s", r->comm);
+			snprintf(n->key, sizeof(n->key), "%s", k[i].name);
 			n->tid = r->tid;
 			n->pid = r->pid;
 		} else {
 			n = &g->nodes[g->nr_nodes - 1];
 			n->tid = 0;
+			fold_join(n->name, sizeof(n->name), r->comm);
 			if (n->pid != r->pid)
 				n->pid = 0;
+		}
+		if (!n->hot_tid ||
+		    r->sched.on_cpu_ns + r->sched.runq_wait_ns > n->hot_ns) {
+			n->hot_ns = r->sched.on_cpu_ns + r->sched.runq_wait_ns;
+			n->hot_tid = r->tid;
+			snprintf(n->hot_name, sizeof(n->hot_name), "%s",
+				 r->comm);
 		}
 		n->nr_tasks += r->nr_tasks > 0 ? r->nr_tasks : 1;
 		n->on_cpu_ns += r->sched.on_cpu_ns;
@@ -391,7 +401,7 @@ int graph_node_of(const struct graph *g, const struct task_row *r)
 		int mid = (lo + hi) / 2;
 		const struct graph_node *n = &g->nodes[g->index[mid]];
 
-		c = g->per_name ? strcmp(n->name, name) :
+		c = g->per_name ? strcmp(n->key, name) :
 				  (n->tid < r->tid ? -1 : n->tid > r->tid);
 		if (c < 0)
 			lo = mid + 1;
@@ -401,7 +411,7 @@ int graph_node_of(const struct graph *g, const struct task_row *r)
 	if (lo >= g->nr_nodes)
 		return -1;
 	c = g->index[lo];
-	if (g->per_name ? strcmp(g->nodes[c].name, name) :
+	if (g->per_name ? strcmp(g->nodes[c].key, name) :
 			  g->nodes[c].tid != r->tid)
 		return -1;
 	return c;

@@ -74,6 +74,15 @@ struct graph_node {
 	int cluster;
 	const char *note;
 	int nr_tasks;
+	/*
+	 * per_name: the key its tasks share (fold_name()), and the hot one
+	 * of them, most on-CPU and run-queue time: the instance the verdict
+	 * names when the node is an operator of several (data skew).
+	 */
+	char key[TDBPF_COMM_LEN + 2];
+	__u32 hot_tid;
+	char hot_name[TDBPF_COMM_LEN + 2];
+	__u64 hot_ns;
 	__u64 on_cpu_ns, runq_ns, blocked_ns;	/* blocked = off-CPU */
 	/* of on_cpu_ns, network softirqs run in its context: for others */
 	__u64 softirq_ns;

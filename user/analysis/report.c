@@ -230,6 +230,34 @@ static int sort_rows(const struct task_row **rows, size_t n,
 	return 0;
 }
 
+static int cmp_pid(const void *a, const void *b)
+{
+	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The processes the tasks are of: what a launched command forked shows
+ * here (the header says how many were followed). 0 when out of memory.
+ */
+static int count_procs(const struct task_row **rows, size_t n)
+{
+	__u32 *pids = malloc((n ? n : 1) * sizeof(*pids));
+	size_t i;
+	int nr = 0;
+
+	if (!pids)
+		return 0;
+	for (i = 0; i < n; i++)
+		pids[i] = rows[i]->pid;
+	qsort(pids, n, sizeof(*pids), cmp_pid);
+	for (i = 0; i < n; i++)
+		nr += !i || pids[i] != pids[i - 1];
+	free(pids);
+	return nr;
+}
+
 int report_build(struct report *rep, const struct task_table *t,
 		 const struct event_plan *plan, int level, __u64 duration_ns,
 		 enum sort_key sort, int top)
@@ -261,6 +289,7 @@ int report_build(struct report *rep, const struct task_table *t,
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
 		rows[i] = tasks_row(t, i);
+	rep->nr_procs = count_procs(rows, n);
 	if (sort != SORT_NONE && sort_rows(rows, n, sort)) {
 		free(rows);
 		return -ENOMEM;
@@ -357,9 +386,11 @@ void report_decode_row(const struct report *rep, const struct task_row *row,
 	d->bottleneck[0] = '\0';
 	d->mark_at = -1;
 	decode_counts(d, plan);
+	/* a folded row's share is its threads' mean, never N x 100 */
 	if (rep->duration_ns)
 		d->on_cpu_pct = 100.0 * (double)d->row->sched.on_cpu_ns /
-				(double)rep->duration_ns;
+				(double)rep->duration_ns /
+				(row->nr_tasks > 1 ? row->nr_tasks : 1);
 	d->sched = sched_judge(d->row->sched.on_cpu_ns,
 			       d->row->sched.runq_wait_ns,
 			       d->row->sched.off_cpu_ns);
@@ -408,7 +439,16 @@ static void put_candidate(const struct graph *g, int node, char *buf,
 	text_printable(name, sizeof(name), c->name, NULL, TEXT_ASCII);
 	if (c->tid)
 		*n += snprintf(buf + *n, len - *n, "%s (tid %u)", name, c->tid);
-	else
+	else if (c->hot_tid) {
+		char hot[sizeof(c->hot_name)];
+
+		/* folded: which instance is hot is the question (skew) */
+		text_printable(hot, sizeof(hot), c->hot_name, NULL,
+			       TEXT_ASCII);
+		*n += snprintf(buf + *n, len - *n,
+			       "%s (%d tasks; hot: %s, tid %u)", name,
+			       c->nr_tasks, hot, c->hot_tid);
+	} else
 		*n += snprintf(buf + *n, len - *n, "%s (%d tasks)", name,
 			       c->nr_tasks);
 }

@@ -70,6 +70,7 @@ struct report {
 	 */
 	const struct task_row **rows;
 	int nr_total;			/* tasks before --top */
+	int nr_procs;			/* processes those tasks are of */
 	/* the wait-for graph (wakeups traced), NULL without */
 	const struct graph *graph;
 	struct graph_verdict verdict[REPORT_MAX_VERDICTS];

@@ -24,6 +24,7 @@ enum {
 	OPT_MODEL,
 	OPT_SMT,
 	OPT_CHILDREN,
+	OPT_NO_CHILDREN,
 	OPT_MAX_TASKS,
 	OPT_SOCK_MAX,
 	OPT_GRAPH,
@@ -62,6 +63,8 @@ static const struct option long_opts[] = {
 	{ "model", required_argument, NULL, OPT_MODEL },
 	{ "smt", required_argument, NULL, OPT_SMT },
 	{ "children", no_argument, NULL, OPT_CHILDREN },
+	{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
+	{ "no-inherit", no_argument, NULL, 'i' },
 	{ "max-tasks", required_argument, NULL, OPT_MAX_TASKS },
 	{ "sock-max", required_argument, NULL, OPT_SOCK_MAX },
 	{ "graph", required_argument, NULL, OPT_GRAPH },
@@ -231,8 +234,8 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 	 */
 	while ((c = getopt_long(argc, argv,
 				o->cmd == CMD_REPORT || o->cmd == CMD_GRAPH ?
-					":p:t:ad:I:x:jo:l:vhVe:" :
-						       "+:p:t:ad:I:x:jo:l:vhVe:",
+					":p:t:aid:I:x:jo:l:vhVe:" :
+						       "+:p:t:aid:I:x:jo:l:vhVe:",
 				long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
@@ -366,6 +369,10 @@ int parse_options(int argc, char **argv, struct options *o, char *err,
 			break;
 		case OPT_CHILDREN:
 			o->children = true;
+			break;
+		case OPT_NO_CHILDREN:
+		case 'i':
+			o->no_children = true;
 			break;
 		case OPT_MAX_TASKS:
 			if (parse_long(optarg, TDBPF_MAX_TASKS_MIN,

@@ -54,7 +54,12 @@ struct options {
 	const char *model;	/* NULL = detect */
 	int smt;		/* -1 = detect, 0 off, 1 on */
 	int level;		/* 0 = deepest the model has */
+	/*
+	 * Follow forks: -- COMMAND does by default, as perf stat does;
+	 * --no-children (-i) turns it off, --children turns it on for -p.
+	 */
 	bool children;
+	bool no_children;
 	long max_tasks;
 	long sock_max;		/* --sock-max: socket registry flows */
 	const char *graph;	/* --graph FILE.dot */

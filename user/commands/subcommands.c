@@ -42,6 +42,12 @@ static int check_trace(struct options *o, int argc, char **argv, int optind,
 	if (o->children && !o->nr_pids && !o->argv)
 		return options_fail(err, len,
 				    "--children follows processes forked by -p or -- COMMAND targets; add one of them");
+	if (o->children && o->no_children)
+		return options_fail(err, len,
+				    "--children and --no-children (-i) exclude each other; give one of them");
+	/* as perf stat: a launched command is counted with what it forks */
+	if (o->argv && !o->no_children)
+		o->children = true;
 	if (o->wakeups_given & (o->wakeups_given - 1))
 		return options_fail(err, len,
 				    "--wakeups (every wakeup), --sampled-wakeups (those of windows, the default) and --no-wakeups (none) exclude each other; give one of them");
@@ -89,10 +95,10 @@ static int check_report(struct options *o, int argc, char **argv, int optind,
 		return options_fail(err, len,
 				    "report needs a recording; give the FILE that tdbpf -j -o FILE wrote");
 	if (o->nr_pids || o->nr_tids || o->all || o->duration > 0 ||
-	    o->interval_ms || o->children || o->model || o->smt >= 0 ||
-	    o->record)
+	    o->interval_ms || o->children || o->no_children || o->model ||
+	    o->smt >= 0 || o->record)
 		return options_fail(err, len,
-				    "report reads a recording; drop -p/-t/-a/-d/-I/--children/--model/--smt/--record");
+				    "report reads a recording; drop -p/-t/-a/-d/-I/--children/--no-children/--model/--smt/--record");
 	if (o->sep && o->json)
 		return options_fail(err, len,
 				    "-x (CSV) and -j (JSON) exclude each other; pick one");
@@ -181,10 +187,10 @@ static int check_graph(struct options *o, int argc, char **argv, int optind,
 	if (o->prometheus && !o->range)
 		o->range = "5m";
 	if (o->nr_pids || o->nr_tids || o->all || o->duration > 0 ||
-	    o->interval_ms || o->children || o->model || o->smt >= 0 ||
-	    o->record || o->from >= 0 || o->to >= 0)
+	    o->interval_ms || o->children || o->no_children || o->model ||
+	    o->smt >= 0 || o->record || o->from >= 0 || o->to >= 0)
 		return options_fail(err, len,
-				    "graph joins reports already written; drop -p/-t/-a/-d/-I/--children/--model/--smt/--record/--from/--to");
+				    "graph joins reports already written; drop -p/-t/-a/-d/-I/--children/--no-children/--model/--smt/--record/--from/--to");
 	if (o->per_name)
 		return options_fail(err, len,
 				    "graph names its nodes host/process/thread and does not fold them; drop --per-name");

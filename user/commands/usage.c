@@ -28,14 +28,17 @@ void print_usage(FILE *f)
 	      "                         pmu/term=val/, {a,b}); alone, without\n"
 	      "                         --model, only these\n"
 	      "  -- COMMAND [ARGS]      launch COMMAND (as the sudo user) and trace it\n"
-	      "      --children         also follow processes the targets fork\n"
+	      "                         and the processes it forks, as perf stat\n"
+	      "  -i, --no-children      trace COMMAND alone, not what it forks\n"
+	      "      --no-inherit       the same, as perf spells it\n"
+	      "      --children         with -p: also follow what the targets fork\n"
 	      "  -d, --duration SECS    stop after SECS seconds (at most 365 days)\n"
 	      "  -I, --interval MS      print a report every MS milliseconds (at most\n"
 	      "                         a day)\n"
 	      "  -x, --field-separator SEP  CSV output, perf stat -x style\n"
 	      "  -j, --json             JSON output (one object per line with -I)\n"
 	      "  -o, --output FILE      write the report to FILE\n"
-	      "      --per-name         one row per thread name, instance numbers folded\n",
+	      "      --per-name         one row per operator: instance numbers folded\n",
 	      f);
 	/* the keys from their table; the first is the default */
 	fprintf(f, "      --sort KEY         %s (default)", sort_names[0]);

@@ -15,6 +15,7 @@
  *                                  no sched_switch event showed: their
  *                                  counts are extrapolated (uncounted_ns)
  *   "nr_total": 14,                tasks before --top
+ *   "nr_processes": 3,             processes those tasks are of
  *   "host": "db-3",                the tracing host's name (gethostname;
  *                                  tdbpf graph names its nodes by it)
  *   "end_ns": integer,             CLOCK_REALTIME when the report was
@@ -35,7 +36,9 @@
  *                  "waker_pid": a socket's peer in another process,
  *                  "endpoint": "ip:port", a peer on another host or
  *                  network namespace } ],
- *     "bottleneck": [ { "tid", "comm", "nr_tasks", "share" (of
+ *     "bottleneck": [ { "tid", "comm", "nr_tasks", "hot_tid" and
+ *                  "hot_comm" (--per-name, a node of several: its task
+ *                  of most on-CPU + run-queue time), "share" (of
  *                  blocked_ns, 0..1), "sources", "reason" } ] best first,
  *     "tied": the first N candidates too close to tell apart
  *   },
@@ -219,6 +222,10 @@ static void write_graph(struct jw *w, const struct report *rep)
 		jw_u64(w, "tid", n->tid);
 		jw_str(w, "comm", n->name);
 		jw_int(w, "nr_tasks", n->nr_tasks);
+		if (!n->tid && n->hot_tid) {
+			jw_u64(w, "hot_tid", n->hot_tid);
+			jw_str(w, "hot_comm", n->hot_name);
+		}
 		jw_num(w, "share", graph_share(g, rep->verdict[i].node), 6);
 		jw_int(w, "sources", n->nr_sources);
 		jw_str(w, "reason", rep->verdict[i].reason);
@@ -473,6 +480,7 @@ void report_write_json(FILE *f, const struct report *rep, bool line)
 	jw_u64(&w, "sockets_evicted", rep->lost.sock_evicted);
 	jw_obj_end(&w);
 	jw_int(&w, "nr_total", rep->nr_total);
+	jw_int(&w, "nr_processes", rep->nr_procs);
 	if (rep->host && rep->host[0])
 		jw_str(&w, "host", rep->host);
 	if (rep->wall_ns)

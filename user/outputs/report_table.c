@@ -127,6 +127,9 @@ static void print_header(FILE *f, const struct report *rep,
 		rep->nr, rep->nr_total);
 	if (exited)
 		fprintf(f, " (%d exited)", exited);
+	/* a launched pipeline is followed whole: say how far */
+	if (rep->nr_procs > 1)
+		fprintf(f, ", %d processes", rep->nr_procs);
 	if (rep->lost.map_full || rep->lost.read_errors ||
 	    rep->lost.wakeups_missed || rep->lost.sock_evicted) {
 		const char *sep = "";

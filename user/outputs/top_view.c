@@ -5,8 +5,8 @@
  *
  *     TID COMM              CPU%  RUNQ%  OFF% BREAKDOWN    IPC VERDICT
  *
- * CPU%, RUNQ% and OFF% are shares of the interval (a folded row of N
- * threads can reach N x 100); BREAKDOWN is a 10-cell bar of the level-1
+ * CPU%, RUNQ% and OFF% are shares of the interval (a folded row's: the
+ * mean of its threads', so that none reads 200%); BREAKDOWN is a 10-cell bar of the level-1
  * TMA nodes (clamped to 0-100% for display, as the table clamps them),
  * or without a TMA tree of the task's observed life: on-CPU, run-queue
  * wait, off-CPU. Its glyphs carry the meaning without colour. IPC only
@@ -360,7 +360,10 @@ static void row(const struct screen *sc, int y, const struct report *rep,
 	double v[8];
 	int n, c, x;
 	enum top_attr va;
+	__u64 win;
 
+	/* a folded row: the threads' mean share, as N windows of them */
+	win = rep->duration_ns * (__u64)(r->nr_tasks > 1 ? r->nr_tasks : 1);
 	/* fixed-width columns count bytes: ASCII only */
 	text_printable(comm, sizeof(comm), r->comm, NULL, TEXT_ASCII);
 	if (r->nr_tasks > 1)
@@ -379,9 +382,9 @@ static void row(const struct screen *sc, int y, const struct report *rep,
 	}
 	n = snprintf(buf, sizeof(buf), "%7s %-15.15s %s %s %s %s%s ", tid,
 		     comm,
-		     pct_str(p1, sizeof(p1), pct(r->sched.on_cpu_ns, rep->duration_ns), 6),
-		     pct_str(p2, sizeof(p2), pct(r->sched.runq_wait_ns, rep->duration_ns), 5),
-		     pct_str(p3, sizeof(p3), pct(r->sched.off_cpu_ns, rep->duration_ns), 5),
+		     pct_str(p1, sizeof(p1), pct(r->sched.on_cpu_ns, win), 6),
+		     pct_str(p2, sizeof(p2), pct(r->sched.runq_wait_ns, win), 5),
+		     pct_str(p3, sizeof(p3), pct(r->sched.off_cpu_ns, win), 5),
 		     bar, ipc);
 	if (rep->graph) {
 		char cell[64];

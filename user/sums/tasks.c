@@ -491,40 +491,114 @@ static bool is_digit(char c)
 }
 
 /*
- * The instance suffix is the longest tail of the form DIGITS, then any
- * number of (SEP DIGITS), that follows a non-digit, where SEP is one of
+ * An instance number, or the '*' that stood for one in a folded name
+ * (so that folding a folded name keeps it): the length of the run that
+ * ends before @end (0: none).
+ */
+static size_t run_before(const char *s, size_t end)
+{
+	size_t b = end;
+
+	if (b && s[b - 1] == '*')
+		return 1;
+	while (b && is_digit(s[b - 1]))
+		b--;
+	return end - b;
+}
+
+/* The length of the run at @s (digits, or one '*'), 0 if none. */
+static size_t run_at(const char *s)
+{
+	size_t n = 0;
+
+	if (*s == '*')
+		return 1;
+	while (is_digit(s[n]))
+		n++;
+	return n;
+}
+
+/*
+ * The key that instances of one thread name share. The instance suffix
+ * is the longest tail of the form RUN, then any number of (SEP RUN),
+ * that follows a non-digit, where RUN is digits and SEP one of
  * - _ . : / #. It becomes a star: "worker-12" -> "worker-STAR", "parse3"
  * -> "parse" STAR, "kworker/0:1" -> "kworker/" STAR, "worker-1.2" ->
  * "worker-" STAR (STAR being '*', spelled out to keep this a comment).
- * The separator before the suffix stays, so "worker-3" and "worker3" remain
- * two names. A name made only of digits (or with no trailing digits) is
- * not an instance number of anything and stays as it is.
+ * A Flink subtask index, "(N/M)", is one too: "Map (2/3)#0" -> "Map
+ * (STAR/3)#STAR". The separator before the suffix stays, so "worker-3"
+ * and "worker3" remain two keys. A name made only of digits (or with no
+ * trailing digits) is not an instance number of anything and stays.
  */
 void fold_name(const char *comm, char *out, size_t outlen)
 {
-	size_t len = strlen(comm), end = len, cut;
+	size_t len = strlen(comm), end = len, cut, r, i, n = 0;
 
 	if (!outlen)
 		return;
-	/* strip DIGITS, then (SEP DIGITS) pairs while they continue */
-	while (end && is_digit(comm[end - 1]))
-		end--;
+	/* strip RUN, then (SEP RUN) pairs while they continue */
+	end -= run_before(comm, end);
 	cut = end;
 	while (cut < len && end >= 2 && is_sep(comm[end - 1]) &&
-	       is_digit(comm[end - 2])) {
-		size_t e = end - 1;
-
-		while (e && is_digit(comm[e - 1]))
-			e--;
-		end = e;
-		cut = e;
+	       (r = run_before(comm, end - 1)) > 0) {
+		end = end - 1 - r;
+		cut = end;
 	}
-	if (cut == len || cut == 0) {
-		/* no instance number, or nothing left to name */
-		snprintf(out, outlen, "%s", comm);
+	if (cut == len || cut == 0)
+		cut = len;	/* no instance number, or nothing left to name */
+	for (i = 0; i < cut && n + 1 < outlen; i++) {
+		out[n++] = comm[i];
+		/* "(N/": a subtask index, wherever it stands */
+		if (comm[i] == '(' && (r = run_at(comm + i + 1)) &&
+		    comm[i + 1 + r] == '/' && i + 1 + r < cut) {
+			if (n + 1 < outlen)
+				out[n++] = '*';
+			i += r;
+		}
+	}
+	if (cut < len && n + 1 < outlen)
+		out[n++] = '*';
+	out[n] = '\0';
+}
+
+/*
+ * @disp, the name a folded row shows, joined with @name, a name of the
+ * same key: the instance numbers they share stay, those that differ
+ * become a star ("Map (1/3)#0" and "Map (2/3)#0" show "Map (STAR/3)#0";
+ * two "gst-launch-1.0" stay "gst-launch-1.0"). Runs that do not line up
+ * give the key itself.
+ */
+void fold_join(char *disp, size_t len, const char *name)
+{
+	char out[TDBPF_NAME_MAX];
+	size_t i = 0, j = 0, n = 0, a, b;
+
+	while ((disp[i] || name[j]) && n + 2 < sizeof(out)) {
+		a = run_at(disp + i);
+		b = run_at(name + j);
+		if (a && b) {
+			if (a == b && !strncmp(disp + i, name + j, a)) {
+				memcpy(out + n, disp + i, a);
+				n += a;
+			} else {
+				out[n++] = '*';
+			}
+			i += a;
+			j += b;
+		} else if (disp[i] == name[j] && !a && !b) {
+			out[n++] = disp[i++];
+			j++;
+		} else {
+			fold_name(name, disp, len);
+			return;
+		}
+	}
+	if (disp[i] || name[j]) {
+		fold_name(name, disp, len);
 		return;
 	}
-	snprintf(out, outlen, "%.*s*", (int)cut, comm);
+	out[n] = '\0';
+	snprintf(disp, len, "%s", out);
 }
 
 /* Is row @row of the folded table the one named @ctx's name? */
@@ -536,8 +610,11 @@ struct name_key {
 static bool name_is(const void *ctx, size_t row)
 {
 	const struct name_key *k = ctx;
+	char key[TDBPF_COMM_LEN + 2];
 
-	return !strcmp(tasks_row(k->t, row)->comm, k->name);
+	/* a row shows its members' name, not the key (fold_join()) */
+	fold_name(tasks_row(k->t, row)->comm, key, sizeof(key));
+	return !strcmp(key, k->name);
 }
 
 int tasks_fold(const struct task_table *in, struct task_table *out,
@@ -573,7 +650,8 @@ int tasks_fold(const struct task_table *in, struct task_table *out,
 				break;
 			}
 			*slot = out->nr;
-			memcpy(d->comm, name, sizeof(d->comm));
+			/* one thread of a name: its name, unfolded */
+			memcpy(d->comm, s->comm, sizeof(d->comm));
 			d->tid = s->tid;
 			d->pid = s->pid;
 			d->exited = s->exited;
@@ -581,6 +659,7 @@ int tasks_fold(const struct task_table *in, struct task_table *out,
 		} else {
 			/* several tasks: no single tid; pid only if shared */
 			d->tid = 0;
+			fold_join(d->comm, sizeof(d->comm), s->comm);
 			if (d->pid != s->pid)
 				d->pid = 0;
 			d->exited = d->exited && s->exited;

@@ -153,11 +153,24 @@ int tasks_diff(const struct task_table *cur, const struct task_table *prev,
 int tasks_sub(struct task_table *cur, const struct task_table *prev);
 
 /*
- * Fold names: strip a trailing instance number and its separator-less digits
- * ("worker-12" -> "worker-*", "parse3" -> "parse*", "sink" -> "sink").
+ * Fold names: the key instances share, their instance numbers starred
+ * ("worker-12" -> "worker-*", "parse3" -> "parse*", "sink" -> "sink",
+ * and a Flink subtask "Map (2/3)#0" -> "Map (" STAR "/3)#" STAR).
+ * Folding a key keeps it.
  */
 void fold_name(const char *comm, char *out, size_t outlen);
-/* Build @out with one row per folded name of @in. */
+/* The longest name fold_join() joins */
+#define TDBPF_NAME_MAX	128
+/*
+ * What a folded row shows: @disp (a member's name, or what joins so far
+ * gave) joined with @name of the same key, only the instance numbers
+ * that differ starred.
+ */
+void fold_join(char *disp, size_t len, const char *name);
+/*
+ * Build @out with one row per folded name of @in: a name only one
+ * thread carries stays whole; a row of several shows fold_join().
+ */
 int tasks_fold(const struct task_table *in, struct task_table *out,
 	       int nr_ev);
 
