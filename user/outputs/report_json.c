@@ -24,9 +24,11 @@
  *   "graph": {                     with wakeups traced (docs/graph.md):
  *     "blocked_ns",                the blocked tasks' time that led
  *                                  to some task (the shares' whole),
- *     "sampled": { "scale": 10,    sampled: the waits seen in
- *       "windows_ns" },            windows (their time so far), scaled
- *                                  by "scale" into estimates
+ *     "sampled": { "scale": 10,    sampled: the windows are 1/scale
+ *       "windows_ns",              of the time (their time so far);
+ *       "wakeups_seen" },          the wakeups seen in them (the
+ *                                  sample's size) share out each task's
+ *                                  exact blocked and run-queue time
  *     "edges": [ { "waker_tid", "waker_comm", "kind" ("wakeup": the
  *                  waker ended blocked time; "cpu": it held the CPU the
  *                  wakee waited for, run-queue time; waker_tid a
@@ -267,6 +269,7 @@ static void write_graph(struct jw *w, const struct report *rep)
 		jw_obj(w, "sampled");
 		jw_u64(w, "scale", rep->lost.wake_scale);
 		jw_u64(w, "windows_ns", rep->lost.sampled_ns);
+		jw_u64(w, "wakeups_seen", rep->lost.sampled_wakeups);
 		jw_obj_end(w);
 	}
 	jw_open(w, "edges", '[');

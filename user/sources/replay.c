@@ -398,6 +398,8 @@ static int parse_graph(json_object *obj, struct replay_report *r)
 		r->lost.wake_scale = x;
 	if (v && !get_u64(v, "windows_ns", &x))
 		r->lost.sampled_ns = x;
+	if (v && !get_u64(v, "wakeups_seen", &x))
+		r->lost.sampled_wakeups = x;
 	a = member(g, "edges", json_type_array);
 	for (i = 0; a && i < json_object_array_length(a); i++)
 		if (peer_name(r, json_object_array_get_idx(a, i)))
