@@ -375,7 +375,7 @@ static void test_bad_input(void **state)
 	expect_error(twice, "both come from host 'hA'; name them apart with --host NAME=FILE");
 	/* traced with --no-wakeups */
 	write_host("c.json", "hC", END, 10 * S, SW, tc, 1, NULL, 0, sc, 2);
-	expect_error(abc, "c.json: the report has no wait-for graph; trace the host without --no-wakeups");
+	expect_error(abc, "c.json: the report has no wait-for graph (traced with --no-wakeups, or recorded by a tdbpf that left it out of --record files); trace the host again with wakeups, the default");
 }
 
 /*

@@ -282,6 +282,21 @@ static void test_decode_keys(void **state)
  * each with and without wakeups (--wakeups: the graph, waits_on), a
  * blocked task waiting on a worker and on a timer.
  */
+
+/* What a live run's lookups answer (targets.c, cgroup_cpu.c) */
+static const char *stub_tid_name(__u32 tid, char *buf, size_t len)
+{
+	snprintf(buf, len, "holder-%u", tid);
+	return buf;
+}
+
+static const char *stub_cpu_limit(__u32 tid, char *buf, size_t len)
+{
+	(void)tid;
+	snprintf(buf, len, "/sg, 20%% of a CPU");
+	return buf;
+}
+
 static void writer_reports(const struct model *m, const struct keyset *doc,
 			   struct keyset *got)
 {
@@ -335,6 +350,24 @@ static void writer_reports(const struct model *m, const struct keyset *doc,
 
 		assert_int_equal(tasks_add_waits(&snap.tasks, w, ws, 4), 0);
 	}
+	/*
+	 * the first candidate's CPU held by a task outside the targets and
+	 * throttled by its cgroup: the names its reasons looked up
+	 */
+	{
+		const struct tdbpf_wait hs[] = {
+			{ .kind = TDBPF_HOLDER_OTHER, .tid = 555, .wakeups = 3,
+			  .wait_ns = 300000 },
+			{ .kind = TDBPF_HOLDER_LIMIT, .wakeups = 2,
+			  .wait_ns = 200000 },
+		};
+		struct task_row *r = tasks_get(&snap.tasks, 100);
+
+		r->sched.runq_wait_ns = 500000;
+		assert_int_equal(tasks_add_waits(&snap.tasks, r, hs, 2), 0);
+	}
+	graph_tid_name = stub_tid_name;
+	graph_cpu_limit = stub_cpu_limit;
 	/* a socket of the process: the sockets[] keys, with wakeups */
 	{
 		struct sock_flow f = { .pid = 100, .comm = "worker",

@@ -20,10 +20,8 @@ static void write_file(const char *path, const char *s, size_t n)
 }
 
 /*
- * Run tdbpf with @args (NULL-terminated) and the spinners workload. No
- * graph: a replay rebuilds reports from the rows' sums, which do not
- * carry the waker slots (docs/graph.md, Replay), so the live run it is
- * held to has none either.
+ * Run tdbpf with @args (NULL-terminated) and the spinners workload, no
+ * graph (test_graph_replayed has it): spinners never wait on each other.
  */
 static void live(const char *const *args, const char *secs)
 {
@@ -328,6 +326,121 @@ static void test_endless_line_bounded(void **state)
 	}
 }
 
+/*
+ * Run tdbpf @mode (NULL: the default, sampled graph) with @args over a
+ * three-stage stream graph (stagegraph, threads: gen -> relay -> sink),
+ * whose waits make a wait-for graph.
+ */
+static void live_graph(const char *mode, const char *const *args)
+{
+	char *argv[40];
+	struct run_result r;
+	int n = 0, i;
+
+	argv[n++] = (char *)tdbpf_bin();
+	if (mode)
+		argv[n++] = (char *)mode;
+	for (i = 0; args[i]; i++)
+		argv[n++] = (char *)args[i];
+	argv[n++] = "--";
+	argv[n++] = (char *)workload("stagegraph");
+	argv[n++] = "-d";
+	argv[n++] = "1.2";
+	argv[n++] = "-w";
+	argv[n++] = "0.1";
+	argv[n++] = "gen:cpu=300";
+	argv[n++] = "relay:sleep=400";
+	argv[n++] = "sink:cpu=100";
+	argv[n] = NULL;
+	/* the command's time: a loaded machine stretches its warm-up */
+	run_capture(argv, NULL, (uid_t)-1, 0, 120, &r);
+	if (r.status) {
+		print_error("live run exit %d: %s\n", r.status, r.err);
+		fail();
+	}
+	run_result_free(&r);
+}
+
+/* `tdbpf report @args` prints the file @want, which has the graph's verdict */
+static void same_graph(const char *want_path, const char *const *args,
+		       const char *verdict)
+{
+	char *want = file_text(want_path);
+	struct run_result r;
+
+	report(&r, args);
+	if (r.status || strcmp(r.out, want)) {
+		print_error("report %s: exit %d, stderr %s\n--- live run (%s)\n%s--- report\n%s",
+			    args[0], r.status, r.err, want_path, want, r.out);
+		fail();
+	}
+	/* the live run had the graph to compare, and its stages */
+	if (!strstr(want, verdict) || !strstr(want, "relay")) {
+		print_error("live run (%s) has no '%s' or no relay:\n%s",
+			    want_path, verdict, want);
+		fail();
+	}
+	free(want);
+	run_result_free(&r);
+}
+
+/*
+ * Issue 38: a recording carries the graph in every mode. The default
+ * (sampled) mode recorded no waker slots, so a replay had no graph, no
+ * WAITS ON and no bottleneck line, and `tdbpf graph` refused the file.
+ */
+static void test_graph_replayed(void **state)
+{
+	static const char *const modes[] = { NULL, "--wakeups" };
+	const char *rec = tmp_path("g.rec"), *t = tmp_path("g.txt");
+	const char *c = tmp_path("g.csv"), *j = tmp_path("g.json");
+	struct run_result r;
+	char *text;
+	size_t m;
+	int iv;
+
+	(void)state;
+	NEED_BPF();
+	for (m = 0; m < 2; m++) {
+		for (iv = 0; iv < 2; iv++) {
+			/* no -d: the run is the command's, whose stdout ends then */
+			const char *i_opt = iv ? "-I" : "--sort";
+			const char *i_arg = iv ? "400" : "cpu";
+
+			live_graph(modes[m], ARGS(i_opt, i_arg, "-o", t,
+						  "--record", rec));
+			same_graph(t, ARGS(rec), "bottleneck: ");
+			live_graph(modes[m], ARGS(i_opt, i_arg, "-x", ",",
+						  "-o", c, "--record", rec));
+			same_graph(c, ARGS(rec, "-x", ","), "wait_ns:");
+			live_graph(modes[m], ARGS(i_opt, i_arg, "-j", "-o", j));
+			same_graph(j, ARGS(j, "-j"), "\"graph\":");
+			if (iv)
+				continue;
+			/* the whole run's document: the graph tdbpf graph joins */
+			text = file_text(rec);
+			assert_non_null(strstr(text, "\"graph\": {"));
+			/* sampled: a loaded machine may open few windows */
+			if (modes[m])
+				assert_non_null(strstr(text, "\"waits\": [\n"));
+			free(text);
+			{
+				char *argv[] = { (char *)tdbpf_bin(), "graph",
+						 (char *)rec, NULL };
+
+				run_capture(argv, NULL, (uid_t)-1, 0, 30, &r);
+				assert_int_equal(r.status, 0);
+				assert_non_null(strstr(r.out, "bottleneck: "));
+				run_result_free(&r);
+			}
+		}
+	}
+	unlink(rec);
+	unlink(t);
+	unlink(c);
+	unlink(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -336,6 +449,7 @@ int main(void)
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_events_replayed),
 		cmocka_unit_test(test_endless_line_bounded),
+		cmocka_unit_test(test_graph_replayed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <math.h>
+#include <unistd.h>
 #include <arpa/inet.h>
 #include "analysis/graph.h"
 #include "analysis/report.h"
@@ -832,6 +833,29 @@ static void test_waits_slots(void **state)
 	assert_null(waker_kind_name(TDBPF_WAKER_TASK));
 }
 
+/* Graphviz accepts @s, when it is installed (Debian: graphviz). */
+static void dot_accepts(const char *s)
+{
+	char path[] = "/tmp/tdbpf-dot-XXXXXX", cmd[128];
+	int fd;
+
+	if (access("/usr/bin/dot", X_OK))
+		return;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, s, strlen(s)), (ssize_t)strlen(s));
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "/usr/bin/dot -Tsvg %s >/dev/null", path);
+	assert_int_equal(system(cmd), 0);
+	unlink(path);
+}
+
+/*
+ * Issue 38: arrows run the way data flows, from the task that waited to
+ * what it waited on (source waits on enrich: source -> enrich), edges of
+ * one kind into a task are one arrow, an idle task's unseen time is
+ * left out, and a legend says what the lines are.
+ */
 static void test_dot(void **state)
 {
 	struct task_table t;
@@ -842,17 +866,31 @@ static void test_dot(void **state)
 	(void)state;
 	waits_table(&t);
 	add(&t, 1, "source", 50, 0, 950, (struct w[]){ T(2, 950), {0} });
-	add(&t, 2, "en\"rich", 100, 0, 900, (struct w[]){ K(TDBPF_WAKER_TIMER, 880), T(1, 5), {0} });
+	add(&t, 2, "en\"rich", 100, 300, 885,
+	    (struct w[]){ K(TDBPF_WAKER_TIMER, 880), T(1, 5),
+			  { TDBPF_HOLDER_OTHER, 4001, 3, 100 },
+			  { TDBPF_HOLDER_OTHER, 4002, 2, 150 }, {0} });
+	/* never woken: its life is unseen blocked time */
+	add(&t, 3, "idler", 0, 0, 1000, NULL);
 	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
 	assert_int_equal(graph_write_dot(f, &g), 0);
 	s = slurp(f);
 	assert_non_null(strstr(s, "digraph tdbpf {"));
 	assert_non_null(strstr(s, "BOTTLENECK\\nen\\\"rich\\ntid 2"));
-	assert_non_null(strstr(s, "n1 -> n0 [label=\"950.0 ms\\n10 wakeups\""));
-	assert_non_null(strstr(s, "k7 -> n1 [label=\"880.0 ms\\n10 wakeups\""));
+	/* nodes by tid: source n0, enrich n1 */
+	assert_non_null(strstr(s, "n0 -> n1 [label=\"950.0 ms\\n10 wakeups\""));
+	assert_null(strstr(s, "n1 -> n0"));
+	assert_non_null(strstr(s, "n1 -> k7 [label=\"880.0 ms\\n10 wakeups\""));
 	assert_non_null(strstr(s, "k7 [label=\"timer\", shape=ellipse"));
-	/* under 1% of the wakee's blocked time: left out of the picture */
-	assert_null(strstr(s, "n0 -> n1"));
+	/* the two holders outside the targets: one cpu-other arrow */
+	assert_non_null(strstr(s, "n1 -> k13 [label=\"250.0 ms on CPU\\n5 waits\", style=dotted"));
+	assert_null(strstr(s, "100.0 ms on CPU"));
+	/* the idle task: no unseen arrow, so no unseen ellipse */
+	assert_null(strstr(s, "n2 -> "));
+	assert_null(strstr(s, "label=\"unseen\""));
+	assert_non_null(strstr(s, "subgraph cluster_legend"));
+	assert_non_null(strstr(s, "dotted: run-queue time"));
+	dot_accepts(s);
 	free(s);
 	graph_free(&g);
 	tasks_free(&t);

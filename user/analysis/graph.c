@@ -52,17 +52,43 @@ static int cmp_edge(const void *a, const void *b)
 	return strcmp(x->ext_name, y->ext_name);
 }
 
-static int cmp_edge_wait(const void *a, const void *b)
+/*
+ * Nodes by what they are (tid, then name), not by their index: the
+ * index follows the table's row order, which a recording (written
+ * sorted) does not keep, and the graph of a replay must list its edges
+ * as the live run's did.
+ */
+static int cmp_node(const struct graph *g, int a, int b)
+{
+	if (a == b)
+		return 0;
+	if (a < 0 || b < 0)
+		return a < b ? -1 : 1;
+	if (g->nodes[a].tid != g->nodes[b].tid)
+		return g->nodes[a].tid < g->nodes[b].tid ? -1 : 1;
+	return strcmp(g->nodes[a].name, g->nodes[b].name);
+}
+
+static int cmp_edge_wait(const void *a, const void *b, void *arg)
 {
 	const struct graph_edge *x = a, *y = b;
+	const struct graph *g = arg;
+	int c = cmp_node(g, x->wakee, y->wakee);
 
-	if (x->wakee != y->wakee)
-		return x->wakee < y->wakee ? -1 : 1;
+	if (c)
+		return c;
 	if (x->wait_ns != y->wait_ns)
 		return x->wait_ns > y->wait_ns ? -1 : 1;
-	if (x->waker != y->waker)
-		return x->waker < y->waker ? -1 : 1;
-	return x->kind < y->kind ? -1 : x->kind > y->kind;
+	c = cmp_node(g, x->waker, y->waker);
+	if (c)
+		return c;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->ext_pid != y->ext_pid)
+		return x->ext_pid < y->ext_pid ? -1 : 1;
+	if (x->ext_tid != y->ext_tid)
+		return x->ext_tid < y->ext_tid ? -1 : 1;
+	return strcmp(x->ext_name, y->ext_name);
 }
 
 /* The node of the row with @tid, from the table sorted by tid; -1. */
@@ -102,8 +128,12 @@ static int make_nodes(struct graph *g, const struct task_table *t,
 		k[i].tid = r->tid;
 		k[i].row = (int)i;
 	}
-	if (g->per_name)
-		qsort(k, t->nr, sizeof(*k), cmp_key_name);
+	/*
+	 * Nodes in an order of their own, not the table's: a replay's rows
+	 * come in the recording's (sorted) order, and its graph, sums of
+	 * doubles over nodes included, must be the live run's
+	 */
+	qsort(k, t->nr, sizeof(*k), g->per_name ? cmp_key_name : cmp_key_tid);
 	g->nr_nodes = 0;
 	for (i = 0; i < t->nr; i++) {
 		const struct task_row *r = tasks_row(t, k[i].row);
@@ -308,7 +338,7 @@ static int make_edges(struct graph *g, const struct task_table *t,
 		}
 	}
 	g->nr_edges = m;
-	qsort(g->edges, m, sizeof(*g->edges), cmp_edge_wait);
+	qsort_r(g->edges, m, sizeof(*g->edges), cmp_edge_wait, g);
 	for (j = 0; j < g->nr_nodes; j++)
 		g->nodes[j].first_in = -1;
 	for (j = 0; j < m; j++) {

@@ -267,6 +267,7 @@ int report_build(struct report *rep, const struct task_table *t,
 
 	memset(rep, 0, sizeof(*rep));
 	rep->plan = plan;
+	rep->tasks = t;
 	rep->duration_ns = duration_ns;
 	rep->interval = -1;
 	rep->nr_total = (int)n;

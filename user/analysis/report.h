@@ -69,6 +69,8 @@ struct report {
 	 * decoding 10,000 of them up front cost more than writing them.
 	 */
 	const struct task_row **rows;
+	/* the table the rows point into (their waker slots) */
+	const struct task_table *tasks;
 	int nr_total;			/* tasks before --top */
 	int nr_procs;			/* processes those tasks are of */
 	/* the wait-for graph (wakeups traced), NULL without */

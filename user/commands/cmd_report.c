@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "analysis/graph.h"
 #include "analysis/report.h"
 #include "commands/cmd.h"
 #include "outputs/sink.h"
@@ -40,6 +41,7 @@ static int emit(struct replay_run *x, struct replay_report *rr)
 	const struct options *o = x->o;
 	const struct task_table *src = &rr->tasks;
 	struct task_table folded;
+	struct graph graph;
 	struct report rep;
 	int level = rr->plan.level, err;
 
@@ -51,10 +53,17 @@ static int emit(struct replay_run *x, struct replay_report *rr)
 			level, level);
 		x->warned_level = true;
 	}
+	/* the graph as sink_emit() builds it live: over tasks, then fold */
+	memset(&graph, 0, sizeof(graph));
+	replay_use_names(rr);
+	if (rr->graph &&
+	    graph_build(&graph, &rr->tasks, o->per_name, replay_peer))
+		return -ENOMEM;
 	tasks_init(&folded);
 	if (o->per_name) {
 		if (tasks_fold(&rr->tasks, &folded, rr->plan.nr)) {
 			tasks_free(&folded);
+			graph_free(&graph);
 			return -ENOMEM;
 		}
 		src = &folded;
@@ -63,8 +72,11 @@ static int emit(struct replay_run *x, struct replay_report *rr)
 			   o->sort, o->top);
 	if (err) {
 		tasks_free(&folded);
+		graph_free(&graph);
 		return err;
 	}
+	if (rr->graph)
+		report_set_graph(&rep, &graph, src);
 	/*
 	 * The live run counted its tasks before its --top cut; a recording
 	 * holds only the rows it printed. Folded again, the count is of
@@ -83,6 +95,7 @@ static int emit(struct replay_run *x, struct replay_report *rr)
 	err = sink_write(&x->sink, &rep);
 	report_free(&rep);
 	tasks_free(&folded);
+	graph_free(&graph);
 	return err;
 }
 
@@ -130,6 +143,9 @@ int cmd_report(const struct options *o, FILE *out)
 	long line;
 	FILE *in;
 
+	/* the reasons' lookups, from the recording (replay.h) */
+	graph_tid_name = replay_tid_name;
+	graph_cpu_limit = replay_cpu_limit;
 	in = open_input(o->input);
 	if (!in) {
 		snprintf(err, sizeof(err),

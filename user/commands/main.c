@@ -88,7 +88,23 @@ int main(int argc, char **argv)
 		errorf("%s", err);
 		return 1;
 	}
-	if (out_closed && !o.output) {
+	/*
+	 * A launched command's report goes to stderr, as perf stat's: the
+	 * command's own output keeps stdout, and neither is cut into the
+	 * other's lines (-o FILE puts it anywhere else)
+	 */
+	if (o.cmd == CMD_TRACE && o.argv && !o.output) {
+		/* buffered as stdout is: stderr's own FILE writes unbuffered */
+		fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+		out = fd >= 0 ? fdopen(fd, "w") : NULL;
+		if (!out) {
+			if (fd >= 0)
+				close(fd);
+			out = stderr;
+		}
+		fd = 0;
+	}
+	if (out_closed && !o.output && out == stdout) {
 		errorf("standard output is closed, and the report would be lost; give -o FILE, or run tdbpf with its output open");
 		return 2;
 	}
@@ -113,7 +129,8 @@ int main(int argc, char **argv)
 	rc = subcommands[o.cmd].run(&o, out);
 	if (o.cmd != CMD_TRACE && !rc && out_check(out, o.output, mark))
 		rc = 1;
-	if (out != stdout && out_close(out) && !rc) {
+	if (out != stdout && out != stderr && out_close(out) && !rc &&
+	    o.output) {
 		errorf("cannot write the report to '%s': %s; check the file system",
 		       o.output, strerror(errno));
 		rc = 1;

@@ -15,6 +15,7 @@
 #include "commands/session.h"
 #include "model/detect.h"
 #include "outputs/prom_server.h"
+#include "sources/peers.h"
 #include "sources/tracer.h"
 #include "support/error.h"
 #include "support/privs.h"
@@ -237,6 +238,9 @@ int session_open(struct session *s, const struct options *o,
 	/* created as -o is, and checked before anything is loaded */
 	if (record_open(&s->rec, o->record, o->interval_ms > 0, o->sort, plan))
 		return 2;
+	/* every mode's graph is recorded, as the reports beside it show it */
+	if (c->wakeups)
+		record_wakeups(&s->rec, peer_comm);
 	/* bound while tdbpf has its privileges, and before the command runs */
 	if (o->listen &&
 	    !(s->prom = prom_server_open(o->listen, err, sizeof(err))))

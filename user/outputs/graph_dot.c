@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The wait-for graph in Graphviz DOT (--graph FILE.dot): an edge per
- * waker -> wakee, labelled with the blocked time it ended and its
- * wakeups; tasks (or folded names) as boxes filled by role, wakers that
+ * wait, from the task that waited to its waker (the way data flows
+ * through a pipeline), labelled with the blocked time it ended and its
+ * wakeups, the edges from one kind of waker into a task merged, an idle
+ * task's unseen time left out, and a legend; tasks (or folded names) as boxes filled by role, wakers that
  * are no task (timer, irq, ...) as dashed ellipses, the bottleneck drawn
  * thick and named in its label. Each process is a cluster of its tasks;
  * a socket's peer in a process not traced is a dashed box in a cluster
@@ -125,19 +127,121 @@ static void write_node(FILE *f, const struct graph *g, int i, int best)
 	fprintf(f, "];\n");
 }
 
+/* An edge from a kind of waker (timer, cpu-other, ...), no node's. */
+static bool kind_edge(const struct graph_edge *e)
+{
+	return e->waker < 0 && !e->ext_name[0];
+}
+
+/*
+ * Edges from one kind into one wakee are one arrow (the holders outside
+ * the targets are one cpu-other, whatever their tids): @e, edge @i, takes
+ * the later ones of its wakee, which are marked in @merged not to be
+ * drawn again. Edges are grouped by wakee (graph.h).
+ */
+static void merge_kind(const struct graph *g, int i, struct graph_edge *e,
+		       bool *merged)
+{
+	int j;
+
+	if (!kind_edge(e))
+		return;
+	for (j = i + 1; j < g->nr_edges && g->edges[j].wakee == e->wakee;
+	     j++) {
+		const struct graph_edge *o = &g->edges[j];
+
+		if (kind_edge(o) && o->kind == e->kind && !merged[j]) {
+			e->wakeups += o->wakeups;
+			e->wait_ns += o->wait_ns;
+			merged[j] = true;
+		}
+	}
+}
+
+/*
+ * The unseen time of a task no seen wakeup ever woke (an idle thread, a
+ * shell waiting on its children): an arrow with 0 wakeups that says
+ * only what its box says, blocked.
+ */
+static bool left_out(const struct graph *g, const struct graph_edge *e)
+{
+	const struct graph_node *n = &g->nodes[e->wakee];
+	int j;
+
+	if (e->kind != WAKER_UNSEEN)
+		return false;
+	for (j = 0; j < n->nr_in; j++) {
+		const struct graph_edge *o = &g->edges[n->first_in + j];
+
+		if (!graph_edge_holds(o) && o->kind != WAKER_UNSEEN &&
+		    o->wakeups)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * One arrow in the direction data flows: from the task that waited to
+ * what it waited on (its waker, or the holder of its CPU), so that
+ * `head | base64 | gzip` reads head -> base64 -> gzip.
+ */
+static void write_edge(FILE *f, const struct graph_edge *e, int i, int best,
+		       bool *used)
+{
+	if (e->waker >= 0) {
+		fprintf(f, "\tn%d -> n%d", e->wakee, e->waker);
+	} else if (e->ext_name[0]) {
+		fprintf(f, "\tn%d -> x%d", e->wakee, i);
+	} else {
+		used[e->kind < WAKER_KINDS ? e->kind : WAKER_UNSEEN] = true;
+		fprintf(f, "\tn%d -> k%u", e->wakee, e->kind);
+	}
+	fprintf(f, " [label=\"");
+	dot_time(f, e->wait_ns);
+	/* a hold: run-queue time while the waker held the CPU */
+	if (graph_edge_holds(e))
+		fprintf(f, " on CPU\\n%llu waits\", style=dotted",
+			(unsigned long long)e->wakeups);
+	else
+		fprintf(f, "\\n%llu wakeups\"",
+			(unsigned long long)e->wakeups);
+	if (e->waker >= 0 && e->waker == best)
+		fprintf(f, ", penwidth=2");
+	fprintf(f, "];\n");
+}
+
+/* What the picture's lines mean, in a box of its own. */
+static void write_legend(FILE *f)
+{
+	fprintf(f, "\tsubgraph cluster_legend {\n"
+		"\t\tlabel=\"legend\"; style=dashed;\n"
+		"\t\tlegend [shape=plaintext, style=\"\", label=\""
+		"A -> B: A waited on B (data flows this way)\\l"
+		"solid: blocked time B's wakeups ended\\l"
+		"dotted: run-queue time while B held A's CPU\\l"
+		"dashed ellipse: no task (timer, irq, unseen, ...)\\l"
+		"thick box: the bottleneck\\l\"];\n"
+		"\t}\n");
+}
+
 int graph_write_dot(FILE *f, const struct graph *g)
 {
 	bool used[WAKER_KINDS] = { false };
 	int best = g->nr_rank ? g->rank[0] : -1;
 	bool *done = calloc((size_t)g->nr_nodes + 1, sizeof(bool));
+	bool *merged = calloc((size_t)g->nr_edges + 1, sizeof(bool));
 	int i, j;
 
-	if (!done)
+	if (!done || !merged) {
+		free(done);
+		free(merged);
 		return -1;
+	}
 	fprintf(f, "digraph tdbpf {\n"
 		"\trankdir=LR;\n"
 		"\tnode [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\"];\n"
 		"\tedge [fontname=\"Helvetica\", fontsize=10];\n");
+	write_legend(f);
 	/* tdbpf graph: one cluster per host, around its processes */
 	for (j = 1; j <= g->nr_clusters; j++) {
 		fprintf(f, "\tsubgraph cluster_%d {\n\t\tlabel=\"", j);
@@ -191,31 +295,16 @@ int graph_write_dot(FILE *f, const struct graph *g)
 		}
 	}
 	for (i = 0; i < g->nr_edges; i++) {
-		const struct graph_edge *e = &g->edges[i];
+		struct graph_edge e = g->edges[i];
 
-		if (!drawn(g, e))
+		if (merged[i])
 			continue;
-		if (e->waker >= 0) {
-			fprintf(f, "\tn%d -> n%d", e->waker, e->wakee);
-		} else if (e->ext_name[0]) {
-			fprintf(f, "\tx%d -> n%d", i, e->wakee);
-		} else {
-			used[e->kind < WAKER_KINDS ? e->kind : WAKER_UNSEEN] = true;
-			fprintf(f, "\tk%u -> n%d", e->kind, e->wakee);
-		}
-		fprintf(f, " [label=\"");
-		dot_time(f, e->wait_ns);
-		/* a hold: run-queue time while the waker held the CPU */
-		if (graph_edge_holds(e))
-			fprintf(f, " on CPU\\n%llu waits\", style=dotted",
-				(unsigned long long)e->wakeups);
-		else
-			fprintf(f, "\\n%llu wakeups\"",
-				(unsigned long long)e->wakeups);
-		if (e->waker >= 0 && e->waker == best)
-			fprintf(f, ", penwidth=2");
-		fprintf(f, "];\n");
+		merge_kind(g, i, &e, merged);
+		if (!drawn(g, &e) || left_out(g, &e))
+			continue;
+		write_edge(f, &e, i, best, used);
 	}
+	free(merged);
 	for (i = 0; i < WAKER_KINDS; i++)
 		if (used[i])
 			fprintf(f, "\tk%d [label=\"%s\", shape=ellipse, style=dashed];\n",

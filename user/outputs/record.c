@@ -30,6 +30,12 @@ int record_open(struct record *r, const char *path, bool intervals,
 	return 0;
 }
 
+void record_wakeups(struct record *r, graph_peer_fn peer)
+{
+	r->rc.wakeups = true;
+	r->rc.peer = peer;
+}
+
 void record_emit(struct record *r, const struct snapshot *snap,
 		 __u64 duration_ns, int interval)
 {

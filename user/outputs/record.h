@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include "analysis/graph.h"
 #include "outputs/sink.h"
 
 struct record {
@@ -27,6 +28,11 @@ struct record {
  */
 int record_open(struct record *r, const char *path, bool intervals,
 		enum sort_key sort, const struct event_plan *plan);
+/*
+ * The run traces wakeups: its reports carry the graph, each row's waker
+ * slots and the names @peer gave (socket peers not traced), as live.
+ */
+void record_wakeups(struct record *r, graph_peer_fn peer);
 /*
  * Record one report of @snap (@interval -1: the whole run). A write that
  * fails is said once and makes record_close() return 1.

@@ -25,9 +25,11 @@
  *   "graph": {                     with wakeups traced (docs/graph.md):
  *     "blocked_ns",                the blocked tasks' time that led
  *                                  to some task (the shares' whole),
- *     "sampled": { "scale": 10,    sampled: the waits seen in
- *       "windows_ns" },            windows (their time so far), scaled
- *                                  by "scale" into estimates
+ *     "sampled": { "scale": 10,    sampled: the windows are 1/scale
+ *       "windows_ns",              of the time (their time so far);
+ *       "wakeups_seen" },          the wakeups seen in them (the
+ *                                  sample's size) share out each task's
+ *                                  exact blocked and run-queue time
  *     "edges": [ { "waker_tid", "waker_comm", "kind" ("wakeup": the
  *                  waker ended blocked time; "cpu": it held the CPU the
  *                  wakee waited for, run-queue time; waker_tid a
@@ -40,7 +42,12 @@
  *                  "hot_comm" (--per-name, a node of several: its task
  *                  of most on-CPU + run-queue time), "share" (of
  *                  blocked_ns, 0..1), "sources", "reason" } ] best first,
- *     "tied": the first N candidates too close to tell apart
+ *     "tied": the first N candidates too close to tell apart,
+ *     "names": [ { "tid", "comm" } ], "cpu_limits": [ { "tid",
+ *                  "limit" } ]     what the live run looked up for the
+ *                                  verdict's reasons (a CPU holder
+ *                                  outside the targets, a cgroup's CPU
+ *                                  limit), so that a replay says the same
  *   },
  *   "sockets": [ { "pid", "comm",  with wakeups traced: the traced
  *                  "proto": "tcp"|"udp", processes' sockets, each one
@@ -95,6 +102,11 @@
  *     "waits_on": [ { "tid", "comm", "kind", "wait_ns", "wakeups", "pid"
  *                  of a socket's peer not traced } ] largest
  *                  first, with wakeups traced
+ *     "waits": [ [kind, tid, tgid, wakeups, wait_ns] ]  with wakeups
+ *                                  traced: the task's waker slots as
+ *                                  summed (kind: enum tdbpf_waker_kind),
+ *                                  which `tdbpf report` builds the graph
+ *                                  from again, as the live run did
  *   } ]
  * }
  *
@@ -153,6 +165,77 @@ static void write_waits_on(struct jw *w, const struct report *rep,
 	jw_close(w, ']');
 }
 
+/* A task's waker slots as summed: what a replay builds the graph from. */
+static void write_waits(struct jw *w, const struct report *rep,
+			const struct task_row *r)
+{
+	const struct tdbpf_wait *ws;
+	uint64_t v[5];
+	int n, i;
+
+	if (!rep->tasks || !rep->tasks->waits)
+		return;
+	ws = tasks_waits(rep->tasks, r, &n);
+	jw_open(w, "waits", '[');
+	for (i = 0; i < n; i++) {
+		/* an interval's slot with nothing new says nothing */
+		if (ws[i].kind == TDBPF_WAKER_NONE ||
+		    (!ws[i].wakeups && !ws[i].wait_ns))
+			continue;
+		v[0] = ws[i].kind;
+		v[1] = ws[i].tid;
+		v[2] = ws[i].tgid;
+		v[3] = ws[i].wakeups;
+		v[4] = ws[i].wait_ns;
+		jw_u64_list(w, NULL, v, 5, sizeof(v[0]));
+	}
+	jw_close(w, ']');
+}
+
+/*
+ * The names the verdict's reasons looked up outside the graph (the
+ * holders of ranked nodes' CPUs, their cgroups' limits): a replay has
+ * no /proc of the run to ask.
+ */
+static void write_names(struct jw *w, const struct report *rep)
+{
+	const struct graph *g = rep->graph;
+	char buf[640];
+	const char *s;
+	int i, j, pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		jw_open(w, pass ? "cpu_limits" : "names", '[');
+		for (i = 0; i < rep->nr_verdict; i++) {
+			const struct graph_node *n = &g->nodes[rep->verdict[i].node];
+
+			for (j = 0; j < n->nr_in; j++) {
+				const struct graph_edge *e =
+					&g->edges[n->first_in + j];
+				__u32 tid = pass ? n->tid : e->ext_tid;
+
+				if (e->kind != (pass ? TDBPF_HOLDER_LIMIT :
+						       TDBPF_HOLDER_OTHER) ||
+				    !tid)
+					continue;
+				s = pass ? (graph_cpu_limit ?
+					    graph_cpu_limit(tid, buf, sizeof(buf)) :
+					    NULL) :
+					   (graph_tid_name ?
+					    graph_tid_name(tid, buf, sizeof(buf)) :
+					    NULL);
+				if (!s)
+					continue;
+				jw_open(w, NULL, '{');
+				jw_u64(w, "tid", tid);
+				jw_str(w, pass ? "limit" : "comm", s);
+				jw_close(w, '}');
+			}
+		}
+		jw_close(w, ']');
+	}
+}
+
 /* The traced processes' sockets: the halves of their flows. */
 static void write_sockets(struct jw *w, const struct flow_table *t)
 {
@@ -189,6 +272,7 @@ static void write_graph(struct jw *w, const struct report *rep)
 		jw_obj(w, "sampled");
 		jw_u64(w, "scale", rep->lost.wake_scale);
 		jw_u64(w, "windows_ns", rep->lost.sampled_ns);
+		jw_u64(w, "wakeups_seen", rep->lost.sampled_wakeups);
 		jw_obj_end(w);
 	}
 	jw_open(w, "edges", '[');
@@ -233,6 +317,7 @@ static void write_graph(struct jw *w, const struct report *rep)
 	}
 	jw_close(w, ']');
 	jw_int(w, "tied", g->nr_tied);
+	write_names(w, rep);
 	jw_close(w, '}');
 }
 
@@ -435,8 +520,10 @@ static void write_task(struct jw *w, struct json_ctx *x,
 		jw_obj_end(w);
 	}
 	task_str(w, x, K_BOTTLENECK, d->bottleneck);
-	if (rep->graph)
+	if (rep->graph) {
 		write_waits_on(w, rep, r);
+		write_waits(w, rep, r);
+	}
 	jw_obj_end(w);
 }
 

@@ -156,9 +156,9 @@ static void print_header(FILE *f, const struct report *rep,
 	}
 	/* an estimate, and said so where the figures are */
 	if (rep->graph && rep->lost.wake_scale)
-		fprintf(f, "; waits sampled: wakeups of %.0f%% of the time, x%llu",
-			100.0 / (double)rep->lost.wake_scale,
-			(unsigned long long)rep->lost.wake_scale);
+		fprintf(f, "; waits sampled: %llu wakeups in %.0f%% of the time share out the blocked time",
+			(unsigned long long)rep->lost.sampled_wakeups,
+			100.0 / (double)rep->lost.wake_scale);
 	fputc('\n', f);
 	if (rep->graph)
 		print_verdict(f, rep);

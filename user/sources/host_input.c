@@ -42,7 +42,7 @@ static int parse_edges(json_object *obj, struct host_report *h, char *err,
 
 	if (!g || !(edges = member(g, "edges", json_type_array))) {
 		snprintf(err, len,
-			 "the report has no wait-for graph; trace the host without --no-wakeups");
+			 "the report has no wait-for graph (traced with --no-wakeups, or recorded by a tdbpf that left it out of --record files); trace the host again with wakeups, the default");
 		return -1;
 	}
 	n = json_object_array_length(edges);

@@ -21,6 +21,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include "sources/replay.h"
@@ -38,6 +39,9 @@ void replay_report_free(struct replay_report *r)
 {
 	tasks_free(&r->tasks);
 	flows_free(&r->flows);
+	free(r->names);
+	r->names = NULL;
+	r->nr_names = r->cap_names = 0;
 }
 
 /* ---- one report object ------------------------------------------------ */
@@ -173,6 +177,43 @@ static int parse_plan(json_object *obj, struct replay_report *r, char *err,
 	return 0;
 }
 
+/* "waits": the row's waker slots, [kind, tid, tgid, wakeups, wait_ns] */
+static int parse_waits(json_object *t, struct task_table *tab,
+		       struct task_row *row, const char *which, char *err,
+		       size_t len)
+{
+	json_object *ws = member(t, "waits", json_type_array), *s;
+	struct tdbpf_wait w;
+	__u64 x[5];
+	size_t i, k;
+
+	if (!ws || !tab->waits)
+		return 0;
+	for (i = 0; i < json_object_array_length(ws); i++) {
+		s = json_object_array_get_idx(ws, i);
+		for (k = 0; k < 5; k++)
+			if (!json_object_is_type(s, json_type_array) ||
+			    json_object_array_length(s) != 5 ||
+			    u64_at(s, k, &x[k]) ||
+			    (k < 3 && x[k] > UINT32_MAX) ||
+			    (k == 0 && x[k] >= TDBPF_NR_WAKER_KINDS))
+				return bad(err, len, "task %s: \"waits\" holds something that is not [kind, tid, tgid, wakeups, wait_ns]%s; give a file written by tdbpf -j",
+					   which, "");
+		memset(&w, 0, sizeof(w));
+		w.kind = (__u32)x[0];
+		w.tid = (__u32)x[1];
+		w.tgid = (__u32)x[2];
+		w.wakeups = x[3];
+		w.wait_ns = x[4];
+		if (tasks_add_waits(tab, row, &w, 1)) {
+			bad(err, len, "out of memory for its waits%s%s; raise the memory limit (ulimit -v)",
+			    "", "");
+			return -2;
+		}
+	}
+	return 0;
+}
+
 static int parse_task(json_object *t, const struct event_plan *p,
 		      struct task_table *tab, size_t n, char *err,
 		      size_t len)
@@ -251,7 +292,7 @@ static int parse_task(json_object *t, const struct event_plan *p,
 		row->ctr[s].enabled = e;
 		row->ctr[s].running = r;
 	}
-	return 0;
+	return parse_waits(t, tab, row, which, err, len);
 }
 
 /* sockets[]: the flow halves a run with wakeups wrote (report_json.c) */
@@ -295,6 +336,126 @@ static int parse_sockets(json_object *obj, struct flow_table *t, char *err,
 	return 0;
 }
 
+static int add_name(struct replay_report *r, __u32 pid, __u32 tid,
+		    bool limit, const char *text)
+{
+	struct replay_name *n;
+
+	if (r->nr_names == r->cap_names) {
+		size_t cap = r->cap_names ? r->cap_names * 2 : 16;
+
+		n = realloc(r->names, cap * sizeof(*n));
+		if (!n)
+			return -1;
+		r->names = n;
+		r->cap_names = cap;
+	}
+	n = &r->names[r->nr_names++];
+	n->pid = pid;
+	n->tid = tid;
+	n->limit = limit;
+	snprintf(n->text, sizeof(n->text), "%s", text);
+	return 0;
+}
+
+/*
+ * A socket peer's name as the live run's lookup gave it: the edge's
+ * "waker_comm" is "COMM (PID)" then, "pid PID" when it found none.
+ */
+static int peer_name(struct replay_report *r, json_object *e)
+{
+	json_object *c = member(e, "waker_comm", json_type_string);
+	__u64 pid, tid;
+	char suffix[32], comm[sizeof(r->names[0].text)];
+	size_t n, k;
+
+	if (!c || get_u64(e, "waker_pid", &pid) || get_u64(e, "waker_tid", &tid))
+		return 0;
+	snprintf(comm, sizeof(comm), "%s", json_object_get_string(c));
+	snprintf(suffix, sizeof(suffix), " (%llu)", (unsigned long long)pid);
+	n = strlen(comm);
+	k = strlen(suffix);
+	if (n <= k || strcmp(comm + n - k, suffix))
+		return 0;
+	comm[n - k] = 0;
+	return add_name(r, (__u32)pid, (__u32)tid, false, comm);
+}
+
+/* "graph": that it was there, its sample, the names it looked up */
+static int parse_graph(json_object *obj, struct replay_report *r)
+{
+	json_object *g = member(obj, "graph", json_type_object), *a, *e, *v;
+	static const char *const lists[] = { "names", "cpu_limits" };
+	__u64 x, tid;
+	size_t i, l;
+
+	r->nr_names = 0;
+	r->graph = g != NULL;
+	if (!g)
+		return 0;
+	v = member(g, "sampled", json_type_object);
+	if (v && !get_u64(v, "scale", &x))
+		r->lost.wake_scale = x;
+	if (v && !get_u64(v, "windows_ns", &x))
+		r->lost.sampled_ns = x;
+	if (v && !get_u64(v, "wakeups_seen", &x))
+		r->lost.sampled_wakeups = x;
+	a = member(g, "edges", json_type_array);
+	for (i = 0; a && i < json_object_array_length(a); i++)
+		if (peer_name(r, json_object_array_get_idx(a, i)))
+			return -1;
+	for (l = 0; l < 2; l++) {
+		a = member(g, lists[l], json_type_array);
+		for (i = 0; a && i < json_object_array_length(a); i++) {
+			e = json_object_array_get_idx(a, i);
+			v = member(e, l ? "limit" : "comm", json_type_string);
+			if (v && !get_u64(e, "tid", &tid) &&
+			    add_name(r, 0, (__u32)tid, l,
+				     json_object_get_string(v)))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static const struct replay_report *names_from;
+
+void replay_use_names(const struct replay_report *r)
+{
+	names_from = r;
+}
+
+static const char *find_name(__u32 pid, __u32 tid, bool limit, char *buf,
+			     size_t len)
+{
+	size_t i;
+
+	for (i = 0; names_from && i < names_from->nr_names; i++) {
+		const struct replay_name *n = &names_from->names[i];
+
+		if (n->pid == pid && n->tid == tid && n->limit == limit) {
+			snprintf(buf, len, "%s", n->text);
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+const char *replay_peer(__u32 pid, __u32 tid, char *buf, size_t len)
+{
+	return pid ? find_name(pid, tid, false, buf, len) : NULL;
+}
+
+const char *replay_tid_name(__u32 tid, char *buf, size_t len)
+{
+	return find_name(0, tid, false, buf, len);
+}
+
+const char *replay_cpu_limit(__u32 tid, char *buf, size_t len)
+{
+	return find_name(0, tid, true, buf, len);
+}
+
 int replay_parse(json_object *obj, struct replay_report *r, char *err,
 		 size_t len)
 {
@@ -310,7 +471,9 @@ int replay_parse(json_object *obj, struct replay_report *r, char *err,
 	if (parse_plan(obj, r, err, len))
 		return -1;
 	tasks_reset(&r->tasks);
-	if (tasks_set_events(&r->tasks, r->plan.nr))
+	/* recorded with wakeups: rows have waker slots, as live */
+	if (tasks_set_layout(&r->tasks, r->plan.nr,
+			     member(obj, "graph", json_type_object) != NULL))
 		return bad(err, len, "internal: table not empty%s%s", "", "");
 	if (get_u64(obj, "duration_ns", &r->duration_ns))
 		return bad(err, len, "\"duration_ns\" is not a whole number >= 0%s%s; give a file written by tdbpf -j",
@@ -328,7 +491,18 @@ int replay_parse(json_object *obj, struct replay_report *r, char *err,
 			r->lost.read_errors = x;
 		if (!get_u64(lost, "unseen_switch_ins", &x))
 			r->lost.unseen_switch_ins = x;
+		if (!get_u64(lost, "wakers", &x))
+			r->lost.wakers = x;
+		if (!get_u64(lost, "wakeups_missed", &x))
+			r->lost.wakeups_missed = x;
+		if (!get_u64(lost, "sockets_unresolved", &x))
+			r->lost.sock_unresolved = x;
+		if (!get_u64(lost, "sockets_evicted", &x))
+			r->lost.sock_evicted = x;
 	}
+	if (parse_graph(obj, r))
+		return bad(err, len, "out of memory%s%s; raise the memory limit (ulimit -v)",
+			   "", "");
 	tasks = member(obj, "tasks", json_type_array);
 	for (i = 0; i < json_object_array_length(tasks); i++) {
 		int e = parse_task(json_object_array_get_idx(tasks, i),

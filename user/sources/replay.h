@@ -17,6 +17,13 @@
 #include "sums/snapshot.h"
 #include "sums/tasks.h"
 
+/* A name the live run looked up outside its graph (report_json.c). */
+struct replay_name {
+	__u32 pid, tid;		/* pid: a socket's peer; 0: by tid alone */
+	bool limit;		/* a cgroup's CPU limit, not a comm */
+	char text[640];
+};
+
 /* One report as recorded. */
 struct replay_report {
 	struct event_plan plan;		/* model, smt, level, groups */
@@ -32,6 +39,10 @@ struct replay_report {
 	char host[65];
 	__u64 end_ns;
 	struct flow_table flows;	/* sockets[] */
+	/* recorded with wakeups: "graph", and the rows' "waits" */
+	bool graph;
+	struct replay_name *names;	/* peers, CPU holders, limits */
+	size_t nr_names, cap_names;
 };
 
 void replay_report_init(struct replay_report *r);
@@ -44,6 +55,16 @@ void replay_report_free(struct replay_report *r);
  */
 int replay_parse(json_object *obj, struct replay_report *r, char *err,
 		 size_t len);
+
+/*
+ * The live run's lookups (graph_peer_fn, graph_tid_name,
+ * graph_cpu_limit), answered from the recording @r that
+ * replay_use_names() names: a replay has no /proc of the run.
+ */
+void replay_use_names(const struct replay_report *r);
+const char *replay_peer(__u32 pid, __u32 tid, char *buf, size_t len);
+const char *replay_tid_name(__u32 tid, char *buf, size_t len);
+const char *replay_cpu_limit(__u32 tid, char *buf, size_t len);
 
 /*
  * Reads report objects one by one from a stream, with line numbers, so

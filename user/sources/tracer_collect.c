@@ -304,27 +304,21 @@ static int read_exiting(struct tracer *t, struct task_table *to, __u64 now)
 /*
  * Sampled: every wait whose wakeup fell in a window was seen, and a
  * moment is in a window with the chance 1 / TRACER_SAMPLE_SCALE
- * (tracer_sample.c): the waits and wakeups seen, times that, estimate
- * all of them, waker by waker; the same for the softirq time the socket
- * hooks measure. A fixed factor, not the windows' measured
- * share: sums stay additive across reports (an interval's is the
- * difference of two) and a Prometheus counter never goes down.
+ * (tracer_sample.c). The waits seen share out each task's exact blocked
+ * time, waker by waker (sums/wait_share.h): never more than it, and
+ * growing, so that sums stay additive across reports (an interval's is
+ * the difference of two) and a Prometheus counter never goes down. The
+ * softirq time the socket hooks measure is scaled, bounded by on-CPU.
  */
-static void scale_sampled(struct task_table *tasks, struct lost_stats *lost,
-			  __u64 seen_ns)
+static int scale_sampled(struct tracer *t, struct task_table *tasks,
+			 struct lost_stats *lost, __u64 seen_ns)
 {
 	size_t i;
-	int j, n;
 
 	for (i = 0; i < tasks->nr; i++) {
 		struct task_row *r = tasks_row(tasks, i);
-		struct tdbpf_wait *w = tasks_waits(tasks, r, &n);
 		__u64 soft = r->sched.softirq_ns * TRACER_SAMPLE_SCALE;
 
-		for (j = 0; j < n; j++) {
-			w[j].wakeups *= TRACER_SAMPLE_SCALE;
-			w[j].wait_ns *= TRACER_SAMPLE_SCALE;
-		}
 		/* the softirq hooks run in the windows too; part of on-CPU */
 		r->sched.softirq_ns = soft < r->sched.on_cpu_ns ?
 					      soft :
@@ -332,6 +326,10 @@ static void scale_sampled(struct task_table *tasks, struct lost_stats *lost,
 	}
 	lost->wake_scale = TRACER_SAMPLE_SCALE;
 	lost->sampled_ns = seen_ns;
+	if (wait_share_apply(&t->shares, tasks, TRACER_SAMPLE_SCALE))
+		return -ENOMEM;
+	lost->sampled_wakeups = t->shares.wakeups_seen;
+	return 0;
 }
 
 void tracer_settle(struct tracer *t, int max_ms, bool targets_gone)
@@ -388,7 +386,8 @@ int tracer_collect(struct tracer *t, struct snapshot *out)
 	}
 	read_lost(t, &out->lost);
 	if (!err && t->sample.nr)
-		scale_sampled(&out->tasks, &out->lost, sampler_seen_ns(t));
+		err = scale_sampled(t, &out->tasks, &out->lost,
+				    sampler_seen_ns(t));
 	out->at_ns = loop_now_ns();
 	out->wall_ns = wall_now_ns();
 	if (gethostname(out->host, sizeof(out->host) - 1))

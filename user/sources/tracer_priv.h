@@ -14,6 +14,7 @@
 #include "sources/counters.h"
 #include "sources/tracer.h"
 #include "sums/tasks.h"
+#include "sums/wait_share.h"
 #include "tdbpf.skel.h"
 
 /* Task iterator records read per read(): a seq_file buffer's worth. */
@@ -58,6 +59,7 @@ struct tracer {
 	bool no_sockets;		/* the socket hooks failed to load */
 	__u32 fold_key;			/* next key of a folded exited row */
 	struct sampler sample;		/* sampled wakeups */
+	struct wait_share shares;	/* sampled: estimates so far */
 };
 
 /* Charge what runs on every CPU up to now (tracer_collect.c). */

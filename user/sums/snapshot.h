@@ -27,12 +27,17 @@ struct lost_stats {
 	__u64 sock_unresolved;	/* socket wakes whose peer was not told */
 	__u64 sock_evicted;	/* flows pushed out of the socket registry */
 	/*
-	 * sampled: the waits were seen in windows and are scaled
-	 * by this (the windows' share of the time, inverted); 0: every
-	 * wakeup was seen. @sampled_ns: the windows' time so far.
+	 * sampled: the waits were seen in windows, which are this share
+	 * of the time, inverted (10); 0: every wakeup was seen.
+	 * @sampled_ns: the windows' time so far.
 	 */
 	__u64 wake_scale;
 	__u64 sampled_ns;
+	/*
+	 * sampled: the wakeups the windows saw (the sample's size), whose
+	 * proportions split each task's exact blocked time (wait_share.h)
+	 */
+	__u64 sampled_wakeups;
 };
 
 struct snapshot {

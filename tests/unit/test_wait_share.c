@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Sampled waits as shares of exact totals (sums/wait_share.c): the
+ * blocked time split by the proportions the windows saw, never more
+ * than it, per waker never decreasing, new time with nothing seen left
+ * unseen.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "sums/wait_share.h"
+
+#define TID 100
+
+/* One task's table as a collect gives it: sums so far, waits seen. */
+static void collect(struct task_table *t, __u64 off, __u64 runq, __u64 vol,
+		    const struct tdbpf_wait *w, int n)
+{
+	struct task_row *r;
+
+	tasks_reset(t);
+	r = tasks_get(t, TID);
+	assert_non_null(r);
+	r->sched.off_cpu_ns = off;
+	r->sched.runq_wait_ns = runq;
+	r->sched.nvcsw = vol;
+	assert_int_equal(tasks_add_waits(t, r, w, n), 0);
+}
+
+static const struct tdbpf_wait *slot(const struct task_table *t, __u32 kind,
+				     __u32 tid)
+{
+	const struct task_row *r = tasks_find(t, TID);
+	const struct tdbpf_wait *w;
+	int n, i;
+
+	assert_non_null(r);
+	w = tasks_waits(t, r, &n);
+	for (i = 0; i < n; i++)
+		if (w[i].kind == kind && w[i].tid == tid)
+			return &w[i];
+	fail_msg("no slot kind %u tid %u", kind, tid);
+	return NULL;
+}
+
+#define W(k, id, n, ns) { .kind = (k), .tid = (id), .tgid = (id), \
+			  .wakeups = (n), .wait_ns = (ns) }
+
+static void test_split(void **state)
+{
+	struct tdbpf_wait seen1[] = {
+		W(TDBPF_WAKER_TASK, 7, 3, 30), W(TDBPF_WAKER_TIMER, 0, 1, 10),
+		W(TDBPF_HOLDER_TASK, 7, 2, 5),
+	};
+	/* the timer's seen waits grow, the task's do not */
+	struct tdbpf_wait seen2[] = {
+		W(TDBPF_WAKER_TASK, 7, 3, 30), W(TDBPF_WAKER_TIMER, 0, 2, 20),
+		W(TDBPF_HOLDER_TASK, 7, 2, 5),
+	};
+	struct wait_share s;
+	struct task_table t;
+
+	(void)state;
+	wait_share_init(&s);
+	tasks_init(&t);
+	tasks_set_layout(&t, 0, true);
+
+	/* 1000 ns blocked, seen 30:10: 750 and 250; 40 switches 3:1 */
+	collect(&t, 1000, 80, 40, seen1, 3);
+	assert_int_equal(wait_share_apply(&s, &t, 10), 0);
+	assert_int_equal(slot(&t, TDBPF_WAKER_TASK, 7)->wait_ns, 750);
+	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wait_ns, 250);
+	assert_int_equal(slot(&t, TDBPF_WAKER_TASK, 7)->wakeups, 30);
+	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wakeups, 10);
+	/* the holds: all the run-queue time, the count by the windows' share */
+	assert_int_equal(slot(&t, TDBPF_HOLDER_TASK, 7)->wait_ns, 80);
+	assert_int_equal(slot(&t, TDBPF_HOLDER_TASK, 7)->wakeups, 20);
+	assert_int_equal(s.wakeups_seen, 4);
+
+	/* 500 more, only the timer seen since: all of it the timer's */
+	collect(&t, 1500, 80, 50, seen2, 3);
+	assert_int_equal(wait_share_apply(&s, &t, 10), 0);
+	assert_int_equal(slot(&t, TDBPF_WAKER_TASK, 7)->wait_ns, 750);
+	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wait_ns, 750);
+	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wakeups, 20);
+
+	/* 700 more with nothing seen: unsplit (unseen), nothing goes down */
+	collect(&t, 2200, 90, 60, seen2, 3);
+	assert_int_equal(wait_share_apply(&s, &t, 10), 0);
+	assert_int_equal(slot(&t, TDBPF_WAKER_TASK, 7)->wait_ns, 750);
+	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wait_ns, 750);
+	assert_int_equal(slot(&t, TDBPF_HOLDER_TASK, 7)->wait_ns, 80);
+	/* and that time is not split later: the next interval gets its own */
+	seen2[1].wait_ns = 25;
+	collect(&t, 2300, 90, 61, seen2, 3);
+	assert_int_equal(wait_share_apply(&s, &t, 10), 0);
+	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wait_ns, 850);
+	assert_true(slot(&t, TDBPF_WAKER_TASK, 7)->wait_ns +
+			    slot(&t, TDBPF_WAKER_TIMER, 0)->wait_ns <=
+		    2300);
+	/* blocked time given back to the run queue: shown within it */
+	collect(&t, 1200, 1200, 61, seen2, 3);
+	assert_int_equal(wait_share_apply(&s, &t, 10), 0);
+	assert_true(slot(&t, TDBPF_WAKER_TASK, 7)->wait_ns +
+			    slot(&t, TDBPF_WAKER_TIMER, 0)->wait_ns <=
+		    1200);
+	assert_true(slot(&t, TDBPF_WAKER_TASK, 7)->wait_ns >= 500);
+	tasks_free(&t);
+	wait_share_free(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_split),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
