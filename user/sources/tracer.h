@@ -37,6 +37,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include "model/model.h"
+#include "sources/sock_hooks.h"
 #include "sums/snapshot.h"
 
 struct tracer;
@@ -70,6 +71,8 @@ struct tracer_conf {
 	bool wakeups;		/* sched_waking: who ended each wait */
 	bool sampled;		/* ... in windows only (sampled: the default) */
 	bool verbose;		/* libbpf's messages, a setup line */
+	/* the first kind of socket hook tried (TDBPF_SOCK_HOOKS) */
+	enum sock_hook_kind sock_hooks;
 };
 
 /*

@@ -20,7 +20,7 @@
 #define ITER_BATCH	2048
 
 /* sampled: the windows' programs and state (tracer_sample.c) */
-#define SAMPLE_MAX_PROGS	8
+#define SAMPLE_MAX_PROGS	20
 
 struct sampler {
 	struct bpf_program *progs[SAMPLE_MAX_PROGS];
