@@ -264,6 +264,32 @@ static void configure(struct tracer *t)
 	sampled_progs(t);
 }
 
+/*
+ * Linux 5.18 gave sched_switch its prev_state argument, which tells a
+ * block from a preemption (tdbpf_switch reads it): false on a kernel
+ * whose BTF says the tracepoint has three arguments (its typedef is a
+ * pointer to a prototype with the context first). No BTF: told later.
+ */
+static bool switch_has_state(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_type *p;
+	bool ok = true;
+	int id;
+
+	if (!btf)
+		return true;
+	id = btf__find_by_name_kind(btf, "btf_trace_sched_switch",
+				    BTF_KIND_TYPEDEF);
+	p = id < 0 ? NULL : btf__type_by_id(btf, btf__type_by_id(btf, id)->type);
+	if (p && btf_is_ptr(p))
+		p = btf__type_by_id(btf, p->type);
+	if (p && btf_is_func_proto(p))
+		ok = btf_vlen(p) >= 5;
+	btf__free(btf);
+	return ok;
+}
+
 static int setup(struct tracer *t, char *err, size_t len)
 {
 	int e;
@@ -285,6 +311,10 @@ static int setup(struct tracer *t, char *err, size_t len)
 
 	if (counters_open(&t->ctr, t->c.plan, t->ncpu, err, len))
 		return -1;
+	if (!switch_has_state()) {
+		snprintf(err, len, "this kernel's sched_switch tracepoint has no prev_state argument (Linux before 5.18); tdbpf needs Linux 5.18 or later (docs/kernels.md)");
+		return -1;
+	}
 
 	t->skel = tdbpf_bpf__open();
 	if (!t->skel) {
