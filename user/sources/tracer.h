@@ -27,8 +27,8 @@
  * flag to struct tracer_conf, turn autoload on in tracer.c's open when
  * the flag is set, size its map there, and read it in tracer_collect()
  * (tracer_collect.c) into a new member of struct snapshot. Nothing
- * outside tracer.c, tracer_collect.c and tracer_priv.h sees the
- * skeleton.
+ * outside tracer.c, tracer_collect.c, tracer_sample.c, sock_hooks.c
+ * (the socket hooks' choice) and tracer_priv.h sees the skeleton.
  */
 #ifndef TDBPF_TRACER_H
 #define TDBPF_TRACER_H
