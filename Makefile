@@ -110,7 +110,7 @@ $(OUT)/%.o: %.c
 
 # only the tracer includes the skeleton (tracer_priv.h)
 $(OUT)/user/sources/tracer.o $(OUT)/user/sources/tracer_collect.o \
-$(OUT)/user/sources/tracer_sample.o: $(SKEL)
+$(OUT)/user/sources/tracer_sample.o $(OUT)/user/sources/sock_hooks.o: $(SKEL)
 
 tdbpf: $(USER_OBJ)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)

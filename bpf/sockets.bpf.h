@@ -16,10 +16,11 @@
  *    it last sent on.
  * Each resolves through a registry of every receiving end's last writer
  * and last reader, fed by sock:sock_send_length and sock_recv_length (the
- * end of each send and receive, any family). Only tracepoints: this is
- * what loads where fentry and kprobes do not (no trampolines or kprobes
- * in some VMs' kernels); each is looked up before load and the rest
- * falls back to the waker's context.
+ * end of each send and receive, any family). Before these tracepoints
+ * (6.3; tcp_sendmsg_locked 6.12) the same handlers run from the kernel
+ * functions they sit in, through fentry/fexit or kprobes, whichever the
+ * kernel takes (user/sources/sock_hooks.c); with none, the rest falls
+ * back to the waker's context.
  *
  * The registry is keyed by the receiving end: its network namespace and
  * 4-tuple for TCP (the sender's tuple reversed), its namespace and port

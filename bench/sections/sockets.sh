@@ -137,4 +137,24 @@ write_sockets() {
 	echo "| untracked send <= 1.5x the empty sock_send_length program | $(ratio "$tu" "$fl" %.2fx) | 1.50x | $(pass "$(le "$(ratio "$tu" "$fl" %.4f)" 1.5)") |"
 	echo "| the default graph's addition to the TCP ping-pong's CPU time (over --no-wakeups) | $(addition_row "$p0" "$p1" "$p3" 3) |"
 	echo "| --wakeups' addition, the same (every wakeup: opt-in) | $(addition_row "$p0" "$p1" "$p2" 3) |"
+	echo
+	echo "The programs above are the tracepoints' ($(uname -r) has them). Before"
+	echo "Linux 6.3 the same handlers run from kernel functions, through fentry/fexit"
+	echo "or kprobes (docs/graph.md, where the tracepoints are missing): $(fn_hooks_here)."
+	echo "They run in make vmtest's 6.1 guest, under TCG, whose times say nothing"
+	echo "of a real CPU's."
+}
+
+# why this kernel cannot run the function hooks, for the table's note
+fn_hooks_here() {
+	local k=no f=refused
+	[ -e /sys/bus/event_source/devices/kprobe/type ] ||
+		[ -e /sys/kernel/tracing/kprobe_events ] && k=yes
+	TDBPF_SOCK_HOOKS=fentry "$TDBPF" -v --wakeups -a -d 0.1 -o /dev/null 2>&1 |
+		grep -q 'socket hook sk_data_ready: fentry' && f=taken
+	if [ $k = no ] && [ $f = refused ]; then
+		echo "this kernel cannot time them (no kprobes, fentry refused)"
+	else
+		echo "not timed here (kprobes: $k, fentry: $f); this section times the tracepoints"
+	fi
 }

@@ -243,7 +243,8 @@ static char *read_line(int fd, char *buf, size_t len, int timeout_ms)
 
 /*
  * Start a workload that prints "pid=N" first (stdin on a pipe when
- * @with_stdin) into @w; that N.
+ * @with_stdin) into @w; that N. Up to 30 s: make vmtest's emulated CPUs
+ * on a loaded host took more than 5 to start one.
  */
 static pid_t start_workload(char *const argv[], int with_stdin,
 			    struct child *w)
@@ -253,7 +254,7 @@ static pid_t start_workload(char *const argv[], int with_stdin,
 
 	*w = spawn(argv, with_stdin);
 	assert_true(w->pid > 0);
-	assert_non_null(read_line(w->out, line, sizeof(line), 5000));
+	assert_non_null(read_line(w->out, line, sizeof(line), 30000));
 	assert_int_equal(sscanf(line, "pid=%d", &pid), 1);
 	return pid;
 }

@@ -67,8 +67,14 @@ initramfs() {
 		for t in $(echo $VM_TESTS | tr , " "); do
 			cp build/tests/integration/$t "$root/vm/build/tests/integration/"
 		done
+		# the socket checks: their cases of test_sockets, ip for its
+		# network namespaces, veth (a module in Debian's kernel)
+		cp build/tests/integration/test_sockets \
+			"$root/vm/build/tests/integration/"
+		mkdir -p "$root/sbin" && cp /usr/sbin/ip "$root/sbin/"
+		find "$kdir/lib/modules" -name veth.ko -exec cp {} "$root/vm/" \;
 		copy_libs "$root" build/tests/integration/* \
-			build/tests/workloads/* build/demo/streamgraph
+			build/tests/workloads/* build/demo/streamgraph /usr/sbin/ip
 		# pthread_exit() unwinds with libgcc_s, which glibc dlopens
 		copy_libs "$root" /lib/x86_64-linux-gnu/libgcc_s.so.1
 		cp -L /lib/x86_64-linux-gnu/libgcc_s.so.1 \

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -212,6 +213,7 @@ int session_open(struct session *s, const struct options *o,
 		.sampled = c->wakeups && o->wakeups_sampled,
 		.verbose = o->verbose,
 	};
+	const char *hooks;
 	char err[512];
 	int e;
 
@@ -224,6 +226,13 @@ int session_open(struct session *s, const struct options *o,
 	snapshot_init(&s->prev, plan->nr);
 	snapshot_init(&s->base, plan->nr);
 
+	/* a test's choice of the older kernels' socket hooks (docs/graph.md) */
+	hooks = getenv("TDBPF_SOCK_HOOKS");
+	if (hooks && sock_hooks_kind(hooks, &tc.sock_hooks)) {
+		errorf("TDBPF_SOCK_HOOKS=%s: not a kind of hook; set it to tracepoint, fentry or kprobe, or unset it",
+		       hooks);
+		return 1;
+	}
 	s->loop = loop_new();
 	if (!s->loop) {
 		errorf("cannot create the event loop: %s", strerror(errno));

@@ -14,6 +14,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "sources/percpu.h"
+#include "sources/sock_hooks.h"
 #include "sources/targets.h"
 #include "sources/tracer_priv.h"
 #include "sums/archive.h"
@@ -153,55 +154,6 @@ static void waker_context(struct tracer *t)
 }
 
 /*
- * The socket hooks (bpf/sockets.bpf.h), loaded with the graph: tracepoint
- * programs, each looked up in the kernel's BTF first. Without the data
- * marks or the send and receive ends none loads, and socket wakes are
- * judged by the waker's context as before; without tcp_sendmsg_locked
- * (before 6.12) back-pressure waits over TCP are. Returns what is
- * missing, for -v, or NULL.
- */
-static const char *sock_hooks(struct tracer *t, bool on)
-{
-	struct tdbpf_bpf *skel = t->skel;
-	const struct {
-		struct bpf_program *prog;
-		const char *tp;
-		bool needed;
-	} hooks[] = {
-		{ skel->progs.tdbpf_data_ready, "sk_data_ready", true },
-		{ skel->progs.tdbpf_sock_send, "sock_send_length", true },
-		{ skel->progs.tdbpf_sock_recv, "sock_recv_length", true },
-		{ skel->progs.tdbpf_softirq_entry, "softirq_entry", true },
-		{ skel->progs.tdbpf_softirq_exit, "softirq_exit", true },
-		{ skel->progs.tdbpf_tcp_send, "tcp_sendmsg_locked", false },
-	};
-	struct btf *btf = on ? btf__load_vmlinux_btf() : NULL;
-	static char missing[160];
-	bool have[sizeof(hooks) / sizeof(hooks[0])];
-	char name[64];
-	size_t i, n;
-
-	missing[0] = 0;
-	for (i = 0; i < sizeof(hooks) / sizeof(hooks[0]); i++) {
-		snprintf(name, sizeof(name), "btf_trace_%s", hooks[i].tp);
-		have[i] = btf && btf__find_by_name_kind(btf, name,
-							BTF_KIND_TYPEDEF) >= 0;
-		if (on && !have[i]) {
-			n = strlen(missing);
-			snprintf(missing + n, sizeof(missing) - n, "%s%s",
-				 n ? ", " : "", hooks[i].tp);
-			if (hooks[i].needed)
-				on = false;
-		}
-	}
-	for (i = 0; i < sizeof(hooks) / sizeof(hooks[0]); i++)
-		bpf_program__set_autoload(hooks[i].prog, on && have[i]);
-	skel->rodata->track_sockets = on;
-	btf__free(btf);
-	return missing[0] ? missing : NULL;
-}
-
-/*
  * Sampled (the default graph): the programs the windows attach
  * (tracer_sample.c), not the skeleton: the waking program, the socket
  * hooks that load, and the switch program when it has nothing else to
@@ -211,10 +163,23 @@ static void sampled_progs(struct tracer *t)
 {
 	struct tdbpf_bpf *skel = t->skel;
 	struct bpf_program *all[] = {
-		skel->progs.tdbpf_switch,      skel->progs.tdbpf_waking,
-		skel->progs.tdbpf_data_ready,  skel->progs.tdbpf_sock_send,
-		skel->progs.tdbpf_sock_recv,   skel->progs.tdbpf_softirq_entry,
-		skel->progs.tdbpf_softirq_exit, skel->progs.tdbpf_tcp_send,
+		skel->progs.tdbpf_switch,
+		skel->progs.tdbpf_waking,
+		skel->progs.tdbpf_data_ready,
+		skel->progs.tdbpf_data_ready_fentry,
+		skel->progs.tdbpf_data_ready_kprobe,
+		skel->progs.tdbpf_sock_send,
+		skel->progs.tdbpf_sock_send_fexit,
+		skel->progs.tdbpf_sock_send_kprobe,
+		skel->progs.tdbpf_sock_sent_kretprobe,
+		skel->progs.tdbpf_sock_recv,
+		skel->progs.tdbpf_sock_recv_fexit,
+		skel->progs.tdbpf_sock_recv_kprobe,
+		skel->progs.tdbpf_softirq_entry,
+		skel->progs.tdbpf_softirq_exit,
+		skel->progs.tdbpf_tcp_send,
+		skel->progs.tdbpf_tcp_send_fentry,
+		skel->progs.tdbpf_tcp_send_kprobe,
 	};
 	struct sampler *s = &t->sample;
 	size_t i;
@@ -239,7 +204,6 @@ static void configure(struct tracer *t)
 	const struct tracer_conf *c = &t->c;
 	const struct event_plan *plan = c->plan;
 	struct tdbpf_bpf *skel = t->skel;
-	const char *missing;
 	int i;
 
 	skel->rodata->nr_cpus = (__u32)t->ncpu;
@@ -296,13 +260,34 @@ static void configure(struct tracer *t)
 	bpf_map__set_max_entries(skel->maps.sock_ends,
 				 c->wakeups && !t->no_sockets ?
 					 (__u32)c->sock_max : 1);
-	missing = sock_hooks(t, c->wakeups && !t->no_sockets);
+	sock_hooks_choose(t, c->wakeups && !t->no_sockets);
 	sampled_progs(t);
-	if (c->verbose && c->wakeups && missing)
-		fprintf(stderr, "tdbpf: no tracepoint %s in this kernel: %s\n",
-			missing, skel->rodata->track_sockets ?
-			"TCP back-pressure waits are judged by the waker's context" :
-			"socket wakes are judged by the waker's context (softirq over TCP and UDP)");
+}
+
+/*
+ * Linux 5.18 gave sched_switch its prev_state argument, which tells a
+ * block from a preemption (tdbpf_switch reads it): false on a kernel
+ * whose BTF says the tracepoint has three arguments (its typedef is a
+ * pointer to a prototype with the context first). No BTF: told later.
+ */
+static bool switch_has_state(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_type *p;
+	bool ok = true;
+	int id;
+
+	if (!btf)
+		return true;
+	id = btf__find_by_name_kind(btf, "btf_trace_sched_switch",
+				    BTF_KIND_TYPEDEF);
+	p = id < 0 ? NULL : btf__type_by_id(btf, btf__type_by_id(btf, id)->type);
+	if (p && btf_is_ptr(p))
+		p = btf__type_by_id(btf, p->type);
+	if (p && btf_is_func_proto(p))
+		ok = btf_vlen(p) >= 5;
+	btf__free(btf);
+	return ok;
 }
 
 static int setup(struct tracer *t, char *err, size_t len)
@@ -326,6 +311,10 @@ static int setup(struct tracer *t, char *err, size_t len)
 
 	if (counters_open(&t->ctr, t->c.plan, t->ncpu, err, len))
 		return -1;
+	if (!switch_has_state()) {
+		snprintf(err, len, "this kernel's sched_switch tracepoint has no prev_state argument (Linux before 5.18); tdbpf needs Linux 5.18 or later (docs/kernels.md)");
+		return -1;
+	}
 
 	t->skel = tdbpf_bpf__open();
 	if (!t->skel) {

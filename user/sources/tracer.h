@@ -27,8 +27,8 @@
  * flag to struct tracer_conf, turn autoload on in tracer.c's open when
  * the flag is set, size its map there, and read it in tracer_collect()
  * (tracer_collect.c) into a new member of struct snapshot. Nothing
- * outside tracer.c, tracer_collect.c and tracer_priv.h sees the
- * skeleton.
+ * outside tracer.c, tracer_collect.c, tracer_sample.c, sock_hooks.c
+ * (the socket hooks' choice) and tracer_priv.h sees the skeleton.
  */
 #ifndef TDBPF_TRACER_H
 #define TDBPF_TRACER_H
@@ -37,6 +37,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include "model/model.h"
+#include "sources/sock_hooks.h"
 #include "sums/snapshot.h"
 
 struct tracer;
@@ -70,6 +71,8 @@ struct tracer_conf {
 	bool wakeups;		/* sched_waking: who ended each wait */
 	bool sampled;		/* ... in windows only (sampled: the default) */
 	bool verbose;		/* libbpf's messages, a setup line */
+	/* the first kind of socket hook tried (TDBPF_SOCK_HOOKS) */
+	enum sock_hook_kind sock_hooks;
 };
 
 /*

@@ -2,7 +2,9 @@
 /*
  * The tracer's own state, for its two halves alone: tracer.c sets the
  * counters and BPF programs up and tears them down, tracer_collect.c
- * reads the per-task sums they keep. Nothing else sees the skeleton.
+ * reads the per-task sums they keep (tracer_sample.c: the windows;
+ * sock_hooks.c: which socket programs load). Nothing else sees the
+ * skeleton.
  */
 #ifndef TDBPF_TRACER_PRIV_H
 #define TDBPF_TRACER_PRIV_H
@@ -21,7 +23,7 @@
 #define ITER_BATCH	2048
 
 /* sampled: the windows' programs and state (tracer_sample.c) */
-#define SAMPLE_MAX_PROGS	8
+#define SAMPLE_MAX_PROGS	20
 
 struct sampler {
 	struct bpf_program *progs[SAMPLE_MAX_PROGS];

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Choosing the socket hooks' programs (sock_hooks.h). The tracepoints
+ * came in 6.3 (sk_data_ready, sock_send_length, sock_recv_length) and
+ * 6.12 (tcp_sendmsg_locked); before them the same handler runs from the
+ * function each tracepoint sits in (bpf/sockets.bpf.c says which).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "sources/fnhooks.h"
+#include "sources/sock_hooks.h"
+#include "sources/tracer_priv.h"
+
+static const char *const kind_name[] = {
+	[SOCK_HOOK_TRACEPOINT] = "tracepoint",
+	[SOCK_HOOK_FENTRY] = "fentry",
+	[SOCK_HOOK_KPROBE] = "kprobe",
+	[SOCK_HOOK_NONE] = "none",
+};
+
+int sock_hooks_kind(const char *word, enum sock_hook_kind *kind)
+{
+	int k;
+
+	for (k = SOCK_HOOK_TRACEPOINT; k < SOCK_HOOK_NONE; k++)
+		if (!strcmp(word, kind_name[k])) {
+			*kind = (enum sock_hook_kind)k;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/* one hook: its tracepoint, its function and the programs of each kind */
+struct hook {
+	const char *tp;
+	const char *fn;		/* NULL: a tracepoint every kernel has */
+	const char *fentry;	/* "fentry" or "fexit", as the program is */
+	bool needed;		/* the others are of no use without it */
+	struct bpf_program *prog[SOCK_HOOK_NONE][2];	/* entry, return */
+};
+
+#define NR_HOOKS 6
+
+static void hooks_of(struct tdbpf_bpf *s, struct hook *h)
+{
+	const struct hook all[NR_HOOKS] = {
+		{ "sk_data_ready", "sock_def_readable", "fentry", true,
+		  { { s->progs.tdbpf_data_ready },
+		    { s->progs.tdbpf_data_ready_fentry },
+		    { s->progs.tdbpf_data_ready_kprobe } } },
+		{ "sock_send_length", "sock_sendmsg", "fexit", true,
+		  { { s->progs.tdbpf_sock_send },
+		    { s->progs.tdbpf_sock_send_fexit },
+		    { s->progs.tdbpf_sock_send_kprobe,
+		      s->progs.tdbpf_sock_sent_kretprobe } } },
+		{ "sock_recv_length", "sock_recvmsg", "fexit", true,
+		  { { s->progs.tdbpf_sock_recv },
+		    { s->progs.tdbpf_sock_recv_fexit },
+		    { s->progs.tdbpf_sock_recv_kprobe } } },
+		{ "softirq_entry", NULL, NULL, true,
+		  { { s->progs.tdbpf_softirq_entry } } },
+		{ "softirq_exit", NULL, NULL, true,
+		  { { s->progs.tdbpf_softirq_exit } } },
+		{ "tcp_sendmsg_locked", "tcp_sendmsg_locked", "fentry", false,
+		  { { s->progs.tdbpf_tcp_send },
+		    { s->progs.tdbpf_tcp_send_fentry },
+		    { s->progs.tdbpf_tcp_send_kprobe } } },
+	};
+
+	memcpy(h, all, sizeof(all));
+}
+
+/* The first kind from @first that the kernel has for @h. */
+static enum sock_hook_kind choose(const struct hook *h, const struct btf *btf,
+				  bool kprobe, enum sock_hook_kind first)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "btf_trace_%s", h->tp);
+	if ((first == SOCK_HOOK_TRACEPOINT || !h->fn) && btf &&
+	    btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) >= 0)
+		return SOCK_HOOK_TRACEPOINT;
+	if (!h->fn)
+		return SOCK_HOOK_NONE;
+	if (first <= SOCK_HOOK_FENTRY && fnhooks_fentry(btf, h->fn))
+		return SOCK_HOOK_FENTRY;
+	return kprobe ? SOCK_HOOK_KPROBE : SOCK_HOOK_NONE;
+}
+
+/* -v: what each hook runs from, or what is missing and what it costs */
+static void say(const struct hook *h, const enum sock_hook_kind *k, bool on,
+		enum sock_hook_kind first)
+{
+	/* what was tried for a missing hook */
+	const char *tried = first == SOCK_HOOK_TRACEPOINT ?
+				    "no tracepoint, fentry or kprobe" :
+			    first == SOCK_HOOK_FENTRY ? "no fentry or kprobe" :
+							"no kprobe";
+	size_t i;
+
+	for (i = 0; i < NR_HOOKS; i++) {
+		if (!on && k[i] == SOCK_HOOK_NONE && h[i].needed)
+			fprintf(stderr, "tdbpf: socket hook %s: %s in this kernel: socket wakes are judged by the waker's context (softirq over TCP and UDP)\n",
+				h[i].tp, h[i].fn ? tried : "no tracepoint");
+		else if (!on)
+			continue;
+		else if (k[i] == SOCK_HOOK_TRACEPOINT)
+			fprintf(stderr, "tdbpf: socket hook %s: tracepoint\n",
+				h[i].tp);
+		else if (k[i] != SOCK_HOOK_NONE)
+			fprintf(stderr, "tdbpf: socket hook %s: %s %s\n",
+				h[i].tp,
+				k[i] == SOCK_HOOK_FENTRY ? h[i].fentry :
+							   "kprobe",
+				h[i].fn);
+		else
+			fprintf(stderr, "tdbpf: socket hook %s: %s in this kernel: TCP back-pressure waits are judged by the waker's context\n",
+				h[i].tp, tried);
+	}
+}
+
+void sock_hooks_choose(struct tracer *t, bool on)
+{
+	struct hook h[NR_HOOKS];
+	enum sock_hook_kind k[NR_HOOKS];
+	const char *fns[NR_HOOKS];
+	bool kp[NR_HOOKS], ask = on;
+	struct btf *btf = on ? btf__load_vmlinux_btf() : NULL;
+	size_t i, j;
+	int m;
+
+	hooks_of(t->skel, h);
+	for (i = 0; i < NR_HOOKS; i++)
+		fns[i] = h[i].fn ? h[i].fn : "";
+	if (on)
+		fnhooks_kprobes(fns, kp, NR_HOOKS);
+	for (i = 0; i < NR_HOOKS; i++) {
+		k[i] = ask ? choose(&h[i], btf, kp[i], t->c.sock_hooks) :
+			     SOCK_HOOK_NONE;
+		if (k[i] == SOCK_HOOK_NONE && h[i].needed)
+			on = false;
+	}
+	for (i = 0; i < NR_HOOKS; i++)
+		for (m = 0; m < SOCK_HOOK_NONE; m++)
+			for (j = 0; j < 2; j++)
+				if (h[i].prog[m][j])
+					bpf_program__set_autoload(
+						h[i].prog[m][j],
+						on && k[i] == (enum sock_hook_kind)m);
+	t->skel->rodata->track_sockets = on;
+	if (ask && t->c.verbose && t->c.wakeups)
+		say(h, k, on, t->c.sock_hooks);
+	btf__free(btf);
+}
