@@ -279,18 +279,22 @@ static double row_on_cpu(const char *out, const char *comm)
  */
 static void test_pipeline(void **state)
 {
-	char *argv[] = { (char *)tdbpf_bin(), "--wakeups", "--", "/bin/sh",
-			 "-c",
+	char *txt = tmp_path("pipeline.txt");
+	char *argv[] = { (char *)tdbpf_bin(), "--wakeups", "-o", txt, "--",
+			 "/bin/sh", "-c",
 			 "seq 1 300000 | base64 | gzip -9 | cat | wc -c >/dev/null",
 			 NULL };
 	static const char *const stages[] = { "sh",  "seq", "base64",
 					      "gzip", "cat", "wc" };
-	char *out = NULL, *b;
+	char *log = NULL, *out, *b;
 	size_t i;
 
 	(void)state;
 	NEED_BPF();
-	assert_int_equal(run(argv, &out, 120), 0);
+	/* the report in a file: a launched command's goes to stderr */
+	assert_int_equal(run(argv, &log, 120), 0);
+	free(log);
+	out = file_text(txt);
 	assert_non_null(out);
 	for (i = 0; i < sizeof(stages) / sizeof(stages[0]); i++)
 		if (row_on_cpu(out, stages[i]) < 0)
@@ -308,6 +312,8 @@ static void test_pipeline(void **state)
 		fail_msg("the bottleneck line does not name gzip first:\n%s",
 			 out);
 	free(out);
+	unlink(txt);
+	free(txt);
 }
 
 /*

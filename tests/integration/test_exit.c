@@ -99,13 +99,14 @@ static void test_command_status(void **state)
 /* A full device as stdout or as -o: one line, exit 1, for every format. */
 static void test_dev_full(void **state)
 {
-	char *trace_stdout[][8] = {
-		{ (char *)tdbpf_bin(), "--model", "software", "-j", "--",
-		  "/bin/true", NULL },
-		{ (char *)tdbpf_bin(), "--model", "software", "--", "/bin/true",
+	/* -a: a launched command's report goes to stderr, not stdout */
+	char *trace_stdout[][10] = {
+		{ (char *)tdbpf_bin(), "--model", "software", "-j", "-a", "-d",
+		  "0.1", NULL },
+		{ (char *)tdbpf_bin(), "--model", "software", "-a", "-d", "0.1",
 		  NULL },
-		{ (char *)tdbpf_bin(), "--model", "software", "-x", ",", "--",
-		  "/bin/true", NULL },
+		{ (char *)tdbpf_bin(), "--model", "software", "-x", ",", "-a",
+		  "-d", "0.1", NULL },
 	};
 	char *trace_o[] = { (char *)tdbpf_bin(), "--model", "software", "-j",
 			    "-o", "/dev/full", "--", "/bin/true", NULL };

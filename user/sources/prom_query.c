@@ -568,7 +568,7 @@ int prom_query_hosts(const struct prom_query *q, struct host_report **hosts,
 	*n = 0;
 	if (!dur) {
 		snprintf(err, len,
-			 "--range '%s': give a duration as PromQL writes one, e.g. 30s, 5m, 1h",
+			 "--range '%s' is not a duration; give one as PromQL writes it, e.g. 30s, 5m, 1h",
 			 q->range);
 		return -1;
 	}
