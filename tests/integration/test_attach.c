@@ -313,7 +313,6 @@ static void test_pipeline(void **state)
 			 out);
 	free(out);
 	unlink(txt);
-	free(txt);
 }
 
 /*
