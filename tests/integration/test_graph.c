@@ -867,10 +867,10 @@ static int check_bounded(json_object *doc, const char *what)
 static void test_sampled_bounded(void **state)
 {
 	char *json = tmp_path("sb.json"), *text, *line, *save = NULL;
-	/* -I 100: the pipeline may take less than half a second */
-	char *pipe_argv[] = { (char *)tdbpf_bin(), "--children", "-I", "100",
+	/* 24 MB: 1-2 s, intervals of it (6 MB ran 0.4 s: no interval) */
+	char *pipe_argv[] = { (char *)tdbpf_bin(), "--children", "-I", "500",
 			      "-j", "-o", json, "--", "/bin/sh", "-c",
-			      "head -c 6000000 /dev/urandom | base64 | gzip -1 | cat >/dev/null",
+			      "head -c 24000000 /dev/urandom | base64 | gzip -1 | cat >/dev/null",
 			      NULL };
 	char *stage_argv[] = { (char *)tdbpf_bin(), "-I", "500", "-j", "-o",
 			       json, "--", (char *)workload("stagegraph"), "-d",

@@ -161,6 +161,13 @@ static int copy_rows(struct fleet *f, int hi)
 
 		if (!dst || tasks_copy_row(&f->tasks, dst, &h->tasks, src))
 			return -ENOMEM;
+		/*
+		 * The row's own waker slots (a report's "waits", by its
+		 * host's tids) out: join_edges() adds the same waits from
+		 * graph.edges, moved into the fleet's tids and resolved
+		 * across hosts; kept, each wait would count twice
+		 */
+		dst->w_nr = 0;
 		dst->tid = tid;
 		idx = row_index(&f->tasks, dst);
 		if (grow_rows(f, f->tasks.nr))
