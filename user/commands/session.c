@@ -273,7 +273,7 @@ int session_open(struct session *s, const struct options *o,
 	 * no override to read others' files; the flows are then those of
 	 * the processes its uid may read (docs/usage.md).
 	 */
-	privs_keep_ptrace((o->wakeups || o->graph) && !o->listen);
+	privs_keep_ptrace(o->wakeups || o->graph);
 	privs_drop_after_setup();
 	if (o->argv) {
 		s->released = true;	/* released or reaped, either way */
