@@ -73,9 +73,17 @@ static void hooks_of(struct tdbpf_bpf *s, struct hook *h)
 	memcpy(h, all, sizeof(all));
 }
 
-/* The first kind from @first that the kernel has for @h. */
+/*
+ * The first kind from @first that the kernel has for @h; a function
+ * only when @fn_ok. The sampled graph attaches its programs at each
+ * window's start and detaches them at its end: a trampoline or a kprobe
+ * takes the kernel's RCU grace periods to attach and detach, which ate
+ * most of each 50 ms window on 6.1 (windows 4% of the run, not 10%), so
+ * function hooks are for --wakeups, attached once.
+ */
 static enum sock_hook_kind choose(const struct hook *h, const struct btf *btf,
-				  bool kprobe, enum sock_hook_kind first)
+				  bool kprobe, enum sock_hook_kind first,
+				  bool fn_ok)
 {
 	char name[64];
 
@@ -83,7 +91,7 @@ static enum sock_hook_kind choose(const struct hook *h, const struct btf *btf,
 	if ((first == SOCK_HOOK_TRACEPOINT || !h->fn) && btf &&
 	    btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) >= 0)
 		return SOCK_HOOK_TRACEPOINT;
-	if (!h->fn)
+	if (!h->fn || !fn_ok)
 		return SOCK_HOOK_NONE;
 	if (first <= SOCK_HOOK_FENTRY && fnhooks_fentry(btf, h->fn))
 		return SOCK_HOOK_FENTRY;
@@ -92,10 +100,11 @@ static enum sock_hook_kind choose(const struct hook *h, const struct btf *btf,
 
 /* -v: what each hook runs from, or what is missing and what it costs */
 static void say(const struct hook *h, const enum sock_hook_kind *k, bool on,
-		enum sock_hook_kind first)
+		enum sock_hook_kind first, bool sampled)
 {
 	/* what was tried for a missing hook */
-	const char *tried = first == SOCK_HOOK_TRACEPOINT ?
+	const char *tried = sampled ? "no tracepoint (its function's hook only with --wakeups)" :
+			    first == SOCK_HOOK_TRACEPOINT ?
 				    "no tracepoint, fentry or kprobe" :
 			    first == SOCK_HOOK_FENTRY ? "no fentry or kprobe" :
 							"no kprobe";
@@ -138,7 +147,8 @@ void sock_hooks_choose(struct tracer *t, bool on)
 	if (on)
 		fnhooks_kprobes(fns, kp, NR_HOOKS);
 	for (i = 0; i < NR_HOOKS; i++) {
-		k[i] = ask ? choose(&h[i], btf, kp[i], t->c.sock_hooks) :
+		k[i] = ask ? choose(&h[i], btf, kp[i], t->c.sock_hooks,
+				    !t->c.sampled) :
 			     SOCK_HOOK_NONE;
 		if (k[i] == SOCK_HOOK_NONE && h[i].needed)
 			on = false;
@@ -152,6 +162,6 @@ void sock_hooks_choose(struct tracer *t, bool on)
 						on && k[i] == (enum sock_hook_kind)m);
 	t->skel->rodata->track_sockets = on;
 	if (ask && t->c.verbose && t->c.wakeups)
-		say(h, k, on, t->c.sock_hooks);
+		say(h, k, on, t->c.sock_hooks, t->c.sampled);
 	btf__free(btf);
 }
