@@ -278,6 +278,9 @@ static int final_report(struct top *t, FILE *out)
 		.sort = o->sort,
 		.top = o->top,
 		.per_name = o->per_name,
+		/* the graph as tdbpf -o and the recording give it */
+		.wakeups = o->wakeups,
+		.peer = peer_comm,
 	};
 	struct snapshot whole;
 	__u64 now;
