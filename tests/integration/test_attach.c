@@ -112,6 +112,25 @@ static void test_attach_pid(void **state)
  * a switch on average, several times the idle exits and preemption
  * delays measured in such VMs (4-10 us; docs/accuracy.md).
  */
+/*
+ * Steal of all CPUs from /proc/stat, in ns: time the hypervisor ran
+ * something else on a vCPU with a task on it. PARAVIRT_TIME_ACCOUNTING
+ * leaves it out of on-CPU time, while cpu-clock (the local clock) holds
+ * it, so it widens the gap beyond its cause in the guest itself.
+ */
+static double steal_ns(void)
+{
+	unsigned long long v[8] = { 0 };
+	FILE *f = fopen("/proc/stat", "r");
+
+	assert_non_null(f);
+	if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
+		   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) != 8)
+		v[7] = 0;
+	fclose(f);
+	return (double)v[7] * 1e9 / (double)sysconf(_SC_CLK_TCK);
+}
+
 static void test_short_slices(void **state)
 {
 	char *json = tmp_path("short.json"), *out = NULL, what[96];
@@ -124,13 +143,15 @@ static void test_short_slices(void **state)
 	char **argv[2] = { pinned, free_ };
 	struct thread_line t[4];
 	json_object *doc, *task;
-	double on, clk, gap, sw;
+	double on, clk, gap, sw, steal;
 	int k, i, n;
 
 	(void)state;
 	NEED_BPF();
 	for (k = 0; k < 2; k++) {
+		steal = steal_ns();
 		assert_int_equal(run(argv[k], &out, 120), 0);
+		steal = steal_ns() - steal;
 		n = 2;
 		doc = threads_and_report(out, t, 4, n, json);
 		for (i = 0; i < n; i++) {
@@ -151,10 +172,10 @@ static void test_short_slices(void **state)
 				 "%s %s cpu-clock vs on-CPU - window_gap_ns",
 				 k ? "free" : "pinned", t[i].name);
 			assert_close(what, clk, on - gap, REL, ABS_NS);
-			if (fabs(gap) > sw * 20e3) {
-				print_error("%s %s: window_gap_ns %.0f over %.0f switches\n",
+			if (fabs(gap) > sw * 20e3 + steal) {
+				print_error("%s %s: window_gap_ns %.0f over %.0f switches, steal %.0f ns\n",
 					    k ? "free" : "pinned", t[i].name,
-					    gap, sw);
+					    gap, sw, steal);
 				fail();
 			}
 		}
