@@ -34,14 +34,9 @@ static int cmp_key_name(const void *a, const void *b)
 	return c ? c : x->row - y->row;
 }
 
-static int cmp_edge(const void *a, const void *b)
+/* Two edges of the same wakee and waker: by kind, then what is outside. */
+static int cmp_edge_rest(const struct graph_edge *x, const struct graph_edge *y)
 {
-	const struct graph_edge *x = a, *y = b;
-
-	if (x->wakee != y->wakee)
-		return x->wakee < y->wakee ? -1 : 1;
-	if (x->waker != y->waker)
-		return x->waker < y->waker ? -1 : 1;
 	if (x->kind != y->kind)
 		return x->kind < y->kind ? -1 : 1;
 	if (x->ext_pid != y->ext_pid)
@@ -50,6 +45,17 @@ static int cmp_edge(const void *a, const void *b)
 		return x->ext_tid < y->ext_tid ? -1 : 1;
 	/* endpoints: one edge per address, not one for all of a wakee's */
 	return strcmp(x->ext_name, y->ext_name);
+}
+
+static int cmp_edge(const void *a, const void *b)
+{
+	const struct graph_edge *x = a, *y = b;
+
+	if (x->wakee != y->wakee)
+		return x->wakee < y->wakee ? -1 : 1;
+	if (x->waker != y->waker)
+		return x->waker < y->waker ? -1 : 1;
+	return cmp_edge_rest(x, y);
 }
 
 /*
@@ -80,15 +86,7 @@ static int cmp_edge_wait(const void *a, const void *b, void *arg)
 	if (x->wait_ns != y->wait_ns)
 		return x->wait_ns > y->wait_ns ? -1 : 1;
 	c = cmp_node(g, x->waker, y->waker);
-	if (c)
-		return c;
-	if (x->kind != y->kind)
-		return x->kind < y->kind ? -1 : 1;
-	if (x->ext_pid != y->ext_pid)
-		return x->ext_pid < y->ext_pid ? -1 : 1;
-	if (x->ext_tid != y->ext_tid)
-		return x->ext_tid < y->ext_tid ? -1 : 1;
-	return strcmp(x->ext_name, y->ext_name);
+	return c ? c : cmp_edge_rest(x, y);
 }
 
 /* The node of the row with @tid, from the table sorted by tid; -1. */
