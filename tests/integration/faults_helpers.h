@@ -255,20 +255,27 @@ static void stop_workload(struct child *w)
 	close(w->out);
 }
 
-static unsigned long long status_hex(pid_t pid, const char *key)
+/* The hex value after @key ("CapEff:") in status file @path; ~0 if none. */
+static unsigned long long proc_hex(const char *path, const char *key)
 {
-	char path[64], line[256];
 	unsigned long long v = ~0ULL;
-	FILE *f;
+	char line[256];
+	FILE *f = fopen(path, "r");
 
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "r");
 	while (f && fgets(line, sizeof(line), f))
 		if (!strncmp(line, key, strlen(key)))
 			sscanf(line + strlen(key), "%llx", &v);
 	if (f)
 		fclose(f);
 	return v;
+}
+
+static unsigned long long status_hex(pid_t pid, const char *key)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	return proc_hex(path, key);
 }
 
 #endif /* TDBPF_TEST_FAULTS_HELPERS_H */

@@ -206,18 +206,10 @@ static void test_caps_with_graph(void **state)
 /* "Cap...:" of thread @tid of @pid, ~0 when it cannot be read. */
 static unsigned long long task_hex(pid_t pid, const char *tid, const char *key)
 {
-	char path[320], line[256];
-	unsigned long long v = ~0ULL;
-	FILE *f;
+	char path[320];
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%s/status", pid, tid);
-	f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, strlen(key)))
-			sscanf(line + strlen(key), "%llx", &v);
-	if (f)
-		fclose(f);
-	return v;
+	return proc_hex(path, key);
 }
 
 /*
