@@ -72,7 +72,7 @@ static void test_split(void **state)
 
 	/* 1000 ns blocked, seen 30:10: 750 and 250; 40 switches 3:1 */
 	collect(&t, 1000, 80, 40, seen1, 3);
-	assert_int_equal(wait_share_apply(&s, &t, 10), 0);
+	assert_int_equal(wait_share_apply(&s, &t, 10, 1), 0);
 	assert_int_equal(slot(&t, TDBPF_WAKER_TASK, 7)->wait_ns, 750);
 	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wait_ns, 250);
 	assert_int_equal(slot(&t, TDBPF_WAKER_TASK, 7)->wakeups, 30);
@@ -84,28 +84,28 @@ static void test_split(void **state)
 
 	/* 500 more, only the timer seen since: all of it the timer's */
 	collect(&t, 1500, 80, 50, seen2, 3);
-	assert_int_equal(wait_share_apply(&s, &t, 10), 0);
+	assert_int_equal(wait_share_apply(&s, &t, 10, 2), 0);
 	assert_int_equal(slot(&t, TDBPF_WAKER_TASK, 7)->wait_ns, 750);
 	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wait_ns, 750);
 	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wakeups, 20);
 
 	/* 700 more with nothing seen: unsplit (unseen), nothing goes down */
 	collect(&t, 2200, 90, 60, seen2, 3);
-	assert_int_equal(wait_share_apply(&s, &t, 10), 0);
+	assert_int_equal(wait_share_apply(&s, &t, 10, 3), 0);
 	assert_int_equal(slot(&t, TDBPF_WAKER_TASK, 7)->wait_ns, 750);
 	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wait_ns, 750);
 	assert_int_equal(slot(&t, TDBPF_HOLDER_TASK, 7)->wait_ns, 80);
 	/* and that time is not split later: the next interval gets its own */
 	seen2[1].wait_ns = 25;
 	collect(&t, 2300, 90, 61, seen2, 3);
-	assert_int_equal(wait_share_apply(&s, &t, 10), 0);
+	assert_int_equal(wait_share_apply(&s, &t, 10, 4), 0);
 	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wait_ns, 850);
 	assert_true(slot(&t, TDBPF_WAKER_TASK, 7)->wait_ns +
 			    slot(&t, TDBPF_WAKER_TIMER, 0)->wait_ns <=
 		    2300);
 	/* blocked time given back to the run queue: shown within it */
 	collect(&t, 1200, 1200, 61, seen2, 3);
-	assert_int_equal(wait_share_apply(&s, &t, 10), 0);
+	assert_int_equal(wait_share_apply(&s, &t, 10, 5), 0);
 	assert_true(slot(&t, TDBPF_WAKER_TASK, 7)->wait_ns +
 			    slot(&t, TDBPF_WAKER_TIMER, 0)->wait_ns <=
 		    1200);
@@ -114,10 +114,46 @@ static void test_split(void **state)
 	wait_share_free(&s);
 }
 
+/*
+ * Collects more often than windows come (a scrape every 50 ms, a window
+ * every 500 ms): time that no window has sampled yet waits for the next
+ * window's sample, instead of going unseen.
+ */
+static void test_no_window_yet(void **state)
+{
+	struct tdbpf_wait seen1[] = { W(TDBPF_WAKER_TIMER, 0, 1, 10) };
+	struct tdbpf_wait seen2[] = { W(TDBPF_WAKER_TIMER, 0, 1, 10),
+				      W(TDBPF_WAKER_TASK, 7, 1, 10) };
+	struct wait_share s;
+	struct task_table t;
+
+	(void)state;
+	wait_share_init(&s);
+	tasks_init(&t);
+	tasks_set_layout(&t, 0, true);
+	collect(&t, 100, 0, 4, seen1, 1);
+	assert_int_equal(wait_share_apply(&s, &t, 10, 50), 0);
+	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wait_ns, 100);
+	/* 300 more blocked, 6 switches, the window time unchanged */
+	collect(&t, 400, 0, 10, seen1, 1);
+	assert_int_equal(wait_share_apply(&s, &t, 10, 50), 0);
+	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wait_ns, 100);
+	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wakeups, 4);
+	/* a window saw one wait of the task's: the 300 (and 6) are split */
+	collect(&t, 400, 0, 10, seen2, 2);
+	assert_int_equal(wait_share_apply(&s, &t, 10, 100), 0);
+	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wait_ns, 100);
+	assert_int_equal(slot(&t, TDBPF_WAKER_TASK, 7)->wait_ns, 300);
+	assert_int_equal(slot(&t, TDBPF_WAKER_TASK, 7)->wakeups, 6);
+	tasks_free(&t);
+	wait_share_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_split),
+		cmocka_unit_test(test_no_window_yet),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

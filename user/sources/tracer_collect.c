@@ -326,7 +326,8 @@ static int scale_sampled(struct tracer *t, struct task_table *tasks,
 	}
 	lost->wake_scale = TRACER_SAMPLE_SCALE;
 	lost->sampled_ns = seen_ns;
-	if (wait_share_apply(&t->shares, tasks, TRACER_SAMPLE_SCALE))
+	if (wait_share_apply(&t->shares, tasks, TRACER_SAMPLE_SCALE,
+			     seen_ns))
 		return -ENOMEM;
 	lost->sampled_wakeups = t->shares.wakeups_seen;
 	return 0;

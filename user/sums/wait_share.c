@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Sampled waits as shares of exact totals (wait_share.h). */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include "sums/wait_share.h"
 #include "sums/waits.h"
@@ -100,18 +101,34 @@ static void clamp(struct tdbpf_wait *w, int n, bool holds, __u64 whole)
 			w[j].wait_ns = share(whole, w[j].wait_ns, sum);
 }
 
-static int apply_row(struct wait_share *s, struct task_table *t,
-		     struct task_row *r, __u64 scale)
+/*
+ * The voluntary switches a wakeup ended: the kernel counts a task's last
+ * switch, to TASK_DEAD, in nvcsw too, and nothing wakes it.
+ */
+static __u64 woken_switches(const struct task_row *r)
 {
-	struct tdbpf_wait d[TDBPF_NR_WAITS], inc[TDBPF_NR_WAITS];
-	const struct tdbpf_wait *pw = NULL, *ew, *p1;
-	struct task_row *p = tasks_find(&s->seen, r->tid), *e;
-	struct tdbpf_wait *w;
-	int n, pn = 0, en, j;
+	__u64 dead = r->exited ? (__u64)r->nr_tasks : 0;
+
+	return sub_sat(r->sched.nvcsw, dead);
+}
+
+/*
+ * Split row @r's new exact time by its waits seen new. A row's list is
+ * not BPF's 16 slots: a folded row keeps every holder its threads had.
+ */
+static int split_row(struct wait_share *s, struct task_table *t,
+		     struct task_row *r, struct task_row *e, __u64 scale)
+{
+	const struct tdbpf_wait *pw = NULL, *p1;
+	struct task_row *p = tasks_find(&s->seen, r->tid);
+	struct tdbpf_wait *w, *d, *inc;
+	int n, pn = 0, j, err = -ENOMEM;
 
 	w = tasks_waits(t, r, &n);
-	if (n > TDBPF_NR_WAITS)
-		n = TDBPF_NR_WAITS;
+	d = calloc((size_t)n * 2 + 1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	inc = d + n;
 	if (p)
 		pw = tasks_waits(&s->seen, p, &pn);
 	for (j = 0; j < n; j++) {
@@ -122,23 +139,38 @@ static int apply_row(struct wait_share *s, struct task_table *t,
 		inc[j] = w[j];
 		inc[j].wakeups = inc[j].wait_ns = 0;
 	}
-	e = tasks_get(&s->est, r->tid);
-	if (!e)
-		return -ENOMEM;
 	split_group(inc, d, n, false,
 		    (struct split){ r->sched.off_cpu_ns, &e->sched.off_cpu_ns,
-				    r->sched.nvcsw, &e->sched.nvcsw },
+				    woken_switches(r), &e->sched.nvcsw },
 		    scale);
 	split_group(inc, d, n, true,
 		    (struct split){ r->sched.runq_wait_ns,
 				    &e->sched.runq_wait_ns, 0, NULL },
 		    scale);
 	if (tasks_add_waits(&s->est, e, inc, n))
-		return -ENOMEM;
+		goto out;
 	if (!p && !(p = tasks_get(&s->seen, r->tid)))
+		goto out;
+	err = tasks_copy_row(&s->seen, p, t, r) ? -ENOMEM : 0;
+out:
+	free(d);
+	return err;
+}
+
+/* Row @r: split if @split, then its waits seen become the estimates. */
+static int apply_row(struct wait_share *s, struct task_table *t,
+		     struct task_row *r, __u64 scale, bool split)
+{
+	struct task_row *e = tasks_get(&s->est, r->tid);
+	const struct tdbpf_wait *ew, *p1;
+	struct tdbpf_wait *w;
+	int n, en, j;
+
+	if (!e)
 		return -ENOMEM;
-	if (tasks_copy_row(&s->seen, p, t, r))
+	if (split && split_row(s, t, r, e, scale))
 		return -ENOMEM;
+	w = tasks_waits(t, r, &n);
 	ew = tasks_waits(&s->est, e, &en);
 	for (j = 0; j < n; j++) {
 		p1 = ew ? find_slot(ew, en, &w[j]) : NULL;
@@ -151,8 +183,15 @@ static int apply_row(struct wait_share *s, struct task_table *t,
 }
 
 int wait_share_apply(struct wait_share *s, struct task_table *t,
-		     __u64 scale)
+		     __u64 scale, __u64 window_ns)
 {
+	/*
+	 * No window since the last split: nothing to split by yet. The
+	 * new time waits for the next window's sample, or collects more
+	 * often than windows come (a scrape every 50 ms) would leave
+	 * nine in ten intervals unseen.
+	 */
+	bool split = window_ns != s->window_ns;
 	__u64 seen = 0;
 	size_t i;
 	int j, n, err;
@@ -164,10 +203,11 @@ int wait_share_apply(struct wait_share *s, struct task_table *t,
 		for (j = 0; j < n; j++)
 			if (!TDBPF_KIND_HOLDS(w[j].kind))
 				seen += w[j].wakeups;
-		err = apply_row(s, t, r, scale);
+		err = apply_row(s, t, r, scale, split);
 		if (err)
 			return err;
 	}
 	s->wakeups_seen = seen;
+	s->window_ns = window_ns;
 	return 0;
 }

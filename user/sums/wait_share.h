@@ -8,9 +8,9 @@
  * run-queue time among the holders seen; its wakeups: its voluntary
  * switches among the wakers seen), never more than the whole.
  *
- * Per task and waker the estimate only grows: each collect splits what
- * is new since the last one by what the windows saw new since then,
- * and adds it. New blocked time that no window's wakeup ended stays
+ * Per task and waker the estimate only grows: each collect after a
+ * window splits what is new since the last split by what the windows
+ * saw new since then, and adds it. New blocked time that no window's wakeup ended stays
  * unsplit (unseen). So an interval's estimate is the difference of two
  * and never more than its own time, and a Prometheus counter made of
  * them never goes down but where the blocked time itself does: a task
@@ -26,7 +26,8 @@
 struct wait_share {
 	struct task_table seen;	/* the waits seen at the last split */
 	struct task_table est;	/* estimates so far; sched: what was split */
-	__u64 wakeups_seen;	/* in windows, all tasks, at the last split */
+	__u64 wakeups_seen;	/* in windows, all tasks, at the last apply */
+	__u64 window_ns;	/* window time at the last split */
 };
 
 void wait_share_init(struct wait_share *s);
@@ -35,9 +36,12 @@ void wait_share_free(struct wait_share *s);
  * Replace the waits seen of every row of @t (cumulative sums of one
  * tracer) with the estimates; the counts of holds, which no exact sum
  * bounds, times @scale (the windows' share of the time, inverted).
+ * @window_ns is the sampler's window time so far: while it stays where
+ * it was at the last split, nothing new is split (no sample to split
+ * by) and the estimates so far are shown.
  * 0 or -ENOMEM (rows from the failing one on are left as seen).
  */
 int wait_share_apply(struct wait_share *s, struct task_table *t,
-		     __u64 scale);
+		     __u64 scale, __u64 window_ns);
 
 #endif /* TDBPF_WAIT_SHARE_H */
