@@ -46,13 +46,55 @@ static void test_interval_lines(void **state)
 	for (i = 0; i < json_object_array_length(tasks); i++)
 		total += (double)jint(json_object_array_get_idx(tasks, i),
 				      "on_cpu_ns");
-	/* intervals cover the run up to the last tick; the tail is < 300 ms
-	 * of two threads */
-	assert_true(sum_iv <= total + 1);
-	assert_true(total - sum_iv <= 2 * 300e6 + 1e6);
+	/*
+	 * the intervals tile the run: the last, shorter one ends where the
+	 * run does (the command's exit), so they add up to the whole, to
+	 * the nanosecond (each is a difference of the same cumulative sums)
+	 */
+	assert_true(sum_iv == total);
 	json_object_put(last);
 	free(text);
 	unlink(json);
+}
+
+/*
+ * -d shorter than -I: the run is one short interval (perf stat -I
+ * prints it too), and its recording has it for report --from 0.
+ */
+static void test_interval_shorter_run(void **state)
+{
+	char *json = tmp_path("ivs.json"), *rec = tmp_path("ivs.tdbpf");
+	char *argv[] = { (char *)tdbpf_bin(), "-j", "-I", "1000", "-d", "0.5",
+			 "--record", rec, "-o", json, "--",
+			 (char *)workload("spinners"), "-n", "1", "-d", "3",
+			 NULL };
+	char *rep[] = { (char *)tdbpf_bin(), "report", "-j", "--from", "0",
+			rec, NULL };
+	char *text, *out = NULL, *second;
+	json_object *doc;
+
+	(void)state;
+	NEED_BPF();
+	assert_int_equal(run(argv, NULL, 60), 0);
+	text = file_text(json);
+	second = strchr(text, '\n');
+	assert_non_null(second);
+	*second = 0;
+	doc = json_tokener_parse(text);
+	assert_non_null(doc);
+	assert_int_equal(jint(doc, "interval"), 0);
+	/* 0.5 s, less than a tick of the loop either way */
+	assert_true(llabs(jint(doc, "duration_ns") - 500000000LL) < 20000000);
+	json_object_put(doc);
+	assert_int_equal(run(rep, &out, 60), 0);
+	doc = json_tokener_parse(out);
+	assert_non_null(doc);
+	assert_int_equal(jint(doc, "interval"), 0);
+	json_object_put(doc);
+	free(out);
+	free(text);
+	unlink(json);
+	unlink(rec);
 }
 
 /* --per-name folds spin-0..3 into one row "spin-*" of 4 tasks. */
@@ -375,6 +417,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_interval_lines),
+		cmocka_unit_test(test_interval_shorter_run),
 		cmocka_unit_test(test_per_name),
 		cmocka_unit_test(test_programs_per_mode),
 		cmocka_unit_test(test_windows_attach),

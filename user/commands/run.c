@@ -17,6 +17,7 @@
  * Whatever stops the loop, the whole run's report is written after it.
  */
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,7 @@ struct run {
 	struct report_conf rc;
 	struct snapshot iv;	/* the window a report covers */
 	__u64 last_iv;		/* the previous interval's end */
+	__u64 last_due;		/* when the previous interval was due */
 	int n_iv;
 	struct loop_source *http_fd, *http_timer;
 	struct snapshot scrape;	/* a scrape's collect */
@@ -56,7 +58,7 @@ static int on_interval(struct loop *l, uint64_t n, void *arg)
 	__u64 now = loop_now_ns();
 	int e;
 
-	(void)n;
+	r->last_due += n * (__u64)r->o->interval_ms * NS_PER_MS;
 	/* a report failed (said): the stop may still find one due */
 	if (r->wr)
 		return 0;
@@ -199,8 +201,36 @@ static void stop_serving(struct run *r, struct loop *l)
 	r->s.prom = NULL;
 }
 
+/*
+ * -I: the run stopped between two intervals (the command ended, a
+ * signal, a -d that is no multiple of -I): the time since the last one
+ * is an interval too, shorter, as perf stat -I prints it, so that the
+ * intervals add up to the whole run. A -d due with an interval ends
+ * none.
+ */
+static void last_interval(struct run *r, __u64 stop_ns, __u64 end_ns)
+{
+	const struct options *o = r->o;
+	__u64 due = stop_ns;
+	int e;
+
+	if (o->duration > 0 &&
+	    r->s.start_ns + (__u64)llround(o->duration * 1e9) < due)
+		due = r->s.start_ns + (__u64)llround(o->duration * 1e9);
+	if (!o->interval_ms || r->wr || due <= r->last_due)
+		return;
+	e = snapshot_diff(&r->s.cur, &r->s.prev, &r->iv);
+	if (!e) {
+		record_emit(&r->s.rec, &r->iv, end_ns - r->last_iv, r->n_iv);
+		e = sink_emit(&r->sink, &r->rc, &r->iv, end_ns - r->last_iv,
+			      r->n_iv++);
+	}
+	if (e)
+		r->wr = e;
+}
+
 /* The whole run's report, after the loop; the process exit code. */
-static int final_report(struct run *r, __u64 start)
+static int final_report(struct run *r, __u64 start, __u64 stop_ns)
 {
 	__u64 t0, t1, t2;
 	int rc = 0, e;
@@ -220,6 +250,8 @@ static int final_report(struct run *r, __u64 start)
 	/* detaching waits for the trampolines to drain: not report time */
 	tracer_detach(r->s.tracer);
 	t2 = loop_now_ns();
+	if (!e)
+		last_interval(r, stop_ns, t1);
 	/*
 	 * The run ends once the sums are read (t1): a task that switches out
 	 * while they are read is charged up to then, so an end taken before
@@ -277,6 +309,7 @@ int run_trace(const struct options *o, const struct event_plan *plan,
 	struct session *s = &r.s;
 	char err[512];
 	bool child_done;
+	__u64 stop_ns;
 	int rc, e;
 
 	r.sink = (struct sink){
@@ -297,13 +330,14 @@ int run_trace(const struct options *o, const struct event_plan *plan,
 	rc = session_open(s, o, plan, &sc);
 	if (rc)
 		goto out;
-	r.last_iv = s->start_ns;
+	r.last_iv = r.last_due = s->start_ns;
 	if (s->prom && serve(&r, s->loop, plan, err, sizeof(err))) {
 		errorf("%s", err);
 		rc = 1;
 		goto out;
 	}
 	e = loop_run(s->loop);
+	stop_ns = loop_now_ns();
 	stop_serving(&r, s->loop);
 	if (e)
 		errorf("the run stopped: %s; the report shows what was read",
@@ -314,7 +348,7 @@ int run_trace(const struct options *o, const struct event_plan *plan,
 	 * reader gone) does not set it.
 	 */
 	child_done = s->child.pid > 0 && launch_reap(&s->child);
-	rc = final_report(&r, s->start_ns) || e;
+	rc = final_report(&r, s->start_ns, stop_ns) || e;
 	if (!rc && child_done)
 		rc = out_child_status(s->child.status);
 out:
