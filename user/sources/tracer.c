@@ -123,7 +123,10 @@ static const char *bpf_hint(int err)
 		return "run as root, or grant CAP_BPF and CAP_PERFMON";
 	if (err == -ENOENT || err == -ESRCH)
 		return "the kernel lacks BTF (/sys/kernel/btf/vmlinux) or a sched tracepoint; tdbpf needs Linux >= 5.18 with CONFIG_DEBUG_INFO_BTF";
-	if (err == -E2BIG || err == -ENOMEM)
+	/* the verifier's "program is too large" is E2BIG too */
+	if (err == -E2BIG)
+		return "a map or a program is too large: lower --max-tasks, raise the locked-memory limit, or give fewer -e events (-v says which)";
+	if (err == -ENOMEM)
 		return "lower --max-tasks or raise the locked-memory limit";
 	return "run with -v to see libbpf's messages";
 }
