@@ -23,15 +23,18 @@ static void test_command_threads(void **state)
 			 (char *)workload("spinners"), "-n", "4", "-e", "2",
 			 "-s", "2", "-d", "2", NULL };
 	json_object *doc;
+	double steal;
 	int n, i;
 
 	(void)state;
 	NEED_BPF();
+	steal = steal_ns();
 	assert_int_equal(run(argv, &out, 60), 0);
+	steal = steal_ns() - steal;
 	n = 8;
 	doc = threads_and_report(out, t, 64, n, json);
 	assert_int_equal(jint(doc, "lost") == INT64_MIN, 0);
-	check_threads(doc, t, n, true);
+	check_threads(doc, t, n, true, steal);
 	/* the software model reads no counter: no window, none outside */
 	for (i = 0; i < n; i++)
 		assert_int_equal(jint(report_task(doc, t[i].tid, t[i].name),
@@ -57,9 +60,11 @@ static void test_attach_pid(void **state)
 	struct child w, d;
 	json_object *doc;
 	int n, pid = 0;
+	double steal;
 
 	(void)state;
 	NEED_BPF();
+	steal = steal_ns();
 	pid = start_workload(wl, 1, &w);
 	assert_non_null(read_line(w.out, line, sizeof(line), 5000));
 	assert_string_equal(line, "ready");
@@ -72,6 +77,7 @@ static void test_attach_pid(void **state)
 	/* tdbpf stops by itself when its target has exited */
 	free(read_all(d.out));
 	assert_int_equal(wait_for(d.pid, 10), 0);
+	steal = steal_ns() - steal;
 
 	n = parse_thread_lines(rest, t, 64);
 	assert_int_equal(n, 6);
@@ -84,7 +90,7 @@ static void test_attach_pid(void **state)
 	 * once cost it 8% of coverage, which check_coverage() accounts for
 	 * and its scaled cpu-clock extrapolates over.
 	 */
-	check_threads(doc, t, n, true);
+	check_threads(doc, t, n, true, steal);
 	json_object_put(doc);
 	free(rest);
 	unlink(json);
@@ -112,25 +118,6 @@ static void test_attach_pid(void **state)
  * a switch on average, several times the idle exits and preemption
  * delays measured in such VMs (4-10 us; docs/accuracy.md).
  */
-/*
- * Steal of all CPUs from /proc/stat, in ns: time the hypervisor ran
- * something else on a vCPU with a task on it. PARAVIRT_TIME_ACCOUNTING
- * leaves it out of on-CPU time, while cpu-clock (the local clock) holds
- * it, so it widens the gap beyond its cause in the guest itself.
- */
-static double steal_ns(void)
-{
-	unsigned long long v[8] = { 0 };
-	FILE *f = fopen("/proc/stat", "r");
-
-	assert_non_null(f);
-	if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
-		   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) != 8)
-		v[7] = 0;
-	fclose(f);
-	return (double)v[7] * 1e9 / (double)sysconf(_SC_CLK_TCK);
-}
-
 static void test_short_slices(void **state)
 {
 	char *json = tmp_path("short.json"), *out = NULL, what[96];

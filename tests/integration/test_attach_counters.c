@@ -244,7 +244,7 @@ static void test_other_perf_user(void **state)
 	json_object *doc, *lost, *tasks, *task;
 	struct child a, b;
 	int n, rc, ra, rb, with_unc = 0;
-	double clk = 0;
+	double clk = 0, steal;
 	size_t i;
 	FILE *f;
 
@@ -257,7 +257,9 @@ static void test_other_perf_user(void **state)
 	a = spawn(ps, 0);
 	b = spawn(pr, 0);
 	sleep(1);
+	steal = steal_ns();
 	rc = run(argv, &out, 60);
+	steal = steal_ns() - steal;
 	/* stop them before any assertion, so that a failure leaves none */
 	if (a.pid > 0)
 		kill(a.pid, SIGINT);
@@ -276,7 +278,7 @@ static void test_other_perf_user(void **state)
 	doc = threads_and_report(out, t, 64, n, json);
 	assert_true(json_object_object_get_ex(doc, "lost", &lost));
 	assert_int_equal(jint(lost, "read_errors"), 0);
-	check_threads(doc, t, n, true);
+	check_threads(doc, t, n, true, steal);
 	assert_true(json_object_object_get_ex(doc, "tasks", &tasks));
 	/*
 	 * Every coverage lost is a slice whose switch-in was unseen, none
