@@ -321,12 +321,114 @@ static void test_many_addresses(void **state)
 	assert_int_equal(stop_tdbpf(&s), 0);
 }
 
+/* ---- issue 34 point 5: clients that ask and never read -------------- */
+
+#define NR_UNREAD	60
+
+/* A field of /proc/@pid/status in bytes ("VmRSS", "VmHWM"). */
+static double status_bytes(pid_t pid, const char *key)
+{
+	char path[64], line[256];
+	double kb = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key)) && line[strlen(key)] == ':')
+			kb = strtod(line + strlen(key) + 1, NULL);
+	fclose(f);
+	assert_true(kb >= 0);
+	return kb * 1024;
+}
+
+/*
+ * A series per thread of 3,000 (a body of 5 MB), and 60 clients
+ * that send a GET and never read: each answer stays in tdbpf until its
+ * client reads it (60 held 300 MB). Bodies unread are bounded: past
+ * HTTP_UNREAD_MAX (32 MiB) a scrape gets 503 with Retry-After, so the
+ * peak RSS stays within the baseline, that bound and two bodies (the
+ * one let out past it and the one being built); once those clients go,
+ * a scrape gets its 200 again.
+ */
+static void test_unread_answers(void **state)
+{
+	static const char req[] = "GET /metrics HTTP/1.1\r\nHost: u\r\n\r\n";
+	char *wl[] = { (char *)workload("manythreads"), "-n", "3000", "-d",
+		       "120", "-p", "1000", NULL };
+	const char *args[] = { "--listen-labels", "pid,tid",
+			       "--listen-max-series", "10000", "-p", NULL,
+			       NULL };
+	int fd[NR_UNREAD], i, rcv = 4096, status = 0;
+	double base, peak, body;
+	char line[64], pidarg[32];
+	struct server s = { 0 };
+	struct child w;
+	struct reply r;
+
+	(void)state;
+	NEED_BPF();
+	snprintf(pidarg, sizeof(pidarg), "%d", start_workload(wl, 0, &w));
+	track(w.pid);
+	assert_non_null(read_line(w.out, line, sizeof(line), 60000));
+	assert_string_equal(line, "ready");
+	args[5] = pidarg;
+	start_tdbpf(&s, args);
+	/* a thread's series once it has run since the attach: a period */
+	usleep(3000000);
+	get_expect(s.port, "/metrics", NULL, 200, &r);
+	body = (double)strlen(r.body);
+	print_message("a body of %.2f MB\n", body / 1e6);
+	reply_free(&r);
+	/* enough clients to hold twice the bound, were it not there */
+	assert_true(body * NR_UNREAD > 2 * 32.0 * 1024 * 1024);
+	base = status_bytes(s.pid, "VmRSS");
+	for (i = 0; i < NR_UNREAD; i++) {
+		fd[i] = connect_from(s.port, 512 + i);
+		assert_true(fd[i] >= 0);
+		/* a small window: the answers stay in tdbpf, not in ours */
+		setsockopt(fd[i], SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
+		assert_int_equal(write(fd[i], req, sizeof(req) - 1),
+				 (ssize_t)sizeof(req) - 1);
+	}
+	/* within a request's time (10 s), every one of them answered */
+	for (i = 0; i < 40 && status != 503; i++) {
+		usleep(200000);
+		if (http_get(s.port, "/metrics", NULL, &r))
+			continue;
+		status = r.status;
+		if (status == 503)
+			assert_non_null(strstr(r.head, "Retry-After: 1"));
+		reply_free(&r);
+	}
+	peak = status_bytes(s.pid, "VmHWM");
+	print_message("body %.1f MB; RSS %.1f MB before %d clients that never read, peak %.1f MB\n",
+		      body / 1e6, base / 1e6, NR_UNREAD, peak / 1e6);
+	assert_int_equal(status, 503);
+	assert_true(peak <= base + 32.0 * 1024 * 1024 + 2 * body);
+	for (i = 0; i < NR_UNREAD; i++)
+		close(fd[i]);
+	for (i = 0, status = 0; i < 20 && status != 200; i++) {
+		usleep(100000);
+		if (http_get(s.port, "/metrics", NULL, &r))
+			continue;
+		status = r.status;
+		reply_free(&r);
+	}
+	assert_int_equal(status, 200);
+	assert_int_equal(stop_tdbpf(&s), 0);
+	kill(w.pid, SIGTERM);
+	assert_int_equal(wait_for(w.pid, 30), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_bad_requests, teardown),
 		cmocka_unit_test_teardown(test_slow_clients, teardown),
 		cmocka_unit_test_teardown(test_many_addresses, teardown),
+		cmocka_unit_test_teardown(test_unread_answers, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

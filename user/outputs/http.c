@@ -31,6 +31,11 @@
  *   address limit;
  * - the listen backlog (HTTP_BACKLOG) holds more than the slots: a SYN
  *   dropped for a full backlog costs a second (TCP's retransmission);
+ * - each answer's body stays until its client has read it: clients that
+ *   ask and never read would each hold one (60 of them held 4.6 MB
+ *   each, 300 MB). Past HTTP_UNREAD_MAX bytes unread a scrape gets 503
+ *   with Retry-After, which a scraper acts on; one body is always let
+ *   out, however large;
  * - at its limit MHD takes its listening socket off its epoll set and
  *   puts it back only at the start of a run, and nothing would wake
  *   one: a run in which a connection ended is followed by another at
@@ -71,6 +76,7 @@ struct http_server {
 	struct conn conns[HTTP_MAX_CONNECTIONS + 2];
 	int epoll_fd;
 	bool closed;		/* a connection ended in the last run */
+	size_t unread;		/* bytes of bodies queued, not yet sent */
 	http_scrape_fn scrape;
 	http_release_fn release;
 	void *ctx;
@@ -80,12 +86,14 @@ struct http_server {
 struct sent_body {
 	struct http_server *h;
 	char *body;
+	size_t len;
 };
 
 static void body_sent(void *cls)
 {
 	struct sent_body *sb = cls;
 
+	sb->h->unread -= sb->len;
 	if (sb->h->release)
 		sb->h->release(sb->h->ctx, sb->body);
 	else
@@ -316,6 +324,8 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status,
 	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	if (status == MHD_HTTP_SERVICE_UNAVAILABLE)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "1");
 	ret = MHD_queue_response(c, status, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -339,6 +349,8 @@ static enum MHD_Result reply_body(struct MHD_Connection *c,
 	}
 	sb->h = h;
 	sb->body = body;
+	sb->len = n;
+	h->unread += n;
 	r = MHD_create_response_from_buffer_with_free_callback_cls(
 		n, body, body_sent, sb);
 	if (!r) {
@@ -398,6 +410,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	if (strcmp(url, "/metrics"))
 		return reply_text(c, MHD_HTTP_NOT_FOUND,
 				  "not found; the metrics are at /metrics\n");
+	if (h->unread >= HTTP_UNREAD_MAX)
+		return reply_text(c, MHD_HTTP_SERVICE_UNAVAILABLE,
+				  "too many answers not yet read by their clients; retry in a second\n");
 	accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 					     MHD_HTTP_HEADER_ACCEPT);
 	if (h->scrape(h->ctx, accept, &body, &n, &type)) {

@@ -17,6 +17,8 @@
 #define HTTP_REQUEST_S		10	/* a request's whole time */
 #define HTTP_BACKLOG		512
 #define HTTP_MEMORY_LIMIT	(16 * 1024)	/* per connection: the request */
+/* bodies answered and not yet read by their clients, at most (http.c) */
+#define HTTP_UNREAD_MAX		(32 * 1024 * 1024)
 
 /*
  * Bind and listen on @a (before privileges are dropped: a port below 1024
