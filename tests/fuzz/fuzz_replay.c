@@ -39,7 +39,7 @@ static void print_all(struct replay_report *rr, FILE *out)
 			abort();
 		rep.interval = rr->interval;
 		report_write_table(out, &rep);
-		report_write_csv(out, &rep, ",");
+		report_write_csv(out, &rep, ",", false);
 		report_write_json(out, &rep, fold);
 		report_free(&rep);
 		tasks_free(&folded);

@@ -107,20 +107,31 @@ static void test_whole_run(void **state)
 	unlink(c);
 }
 
-/* The lines of @text whose interval field (CSV, before ';') is in range. */
+/*
+ * The lines of @text in intervals @from to @to. -I's CSV starts a line
+ * with its interval's end in seconds (before ';'), as perf stat -I -x:
+ * interval k is the k-th time in the file; "summary" lines are the
+ * whole run's, in none.
+ */
 static char *csv_intervals(const char *text, int from, int to)
 {
-	char *out = calloc(1, strlen(text) + 1), *o = out;
+	char *out = calloc(1, strlen(text) + 1), *o = out, last[32] = "";
 	const char *p = text, *e;
+	int iv = -1;
 
 	for (; *p; p = e + 1) {
-		int iv;
+		char t[32];
 
 		e = strchr(p, '\n');
 		if (!e)
 			break;
-		if (sscanf(p, "%d;", &iv) == 1 && iv >= from && iv <= to &&
-		    strchr(p, ';') < e) {
+		if (sscanf(p, "%31[0-9.];", t) != 1 || strchr(p, ';') > e)
+			continue;
+		if (strcmp(t, last)) {
+			iv++;
+			snprintf(last, sizeof(last), "%s", t);
+		}
+		if (iv >= from && iv <= to) {
 			memcpy(o, p, (size_t)(e - p + 1));
 			o += e - p + 1;
 		}
@@ -133,7 +144,7 @@ static void test_intervals(void **state)
 	const char *rec = tmp_path("irec.jsonl"), *c = tmp_path("i.csv");
 	const char *t = tmp_path("i.txt"), *j = tmp_path("i.jsonl");
 	struct run_result r;
-	char *csv, *want, *js, *nl;
+	char *csv, *want, *two, *js, *nl;
 
 	(void)state;
 	NEED_BPF();
@@ -144,8 +155,25 @@ static void test_intervals(void **state)
 
 	/* --from 1 --to 2: those intervals' lines, and no whole-run report */
 	csv = file_text(c);
+	/* one record shape: 7 fields on every line but '#' comments */
+	for (nl = csv; *nl; nl = strchr(nl, '\n') + 1) {
+		const char *q;
+		int fields = 1;
+
+		if (!strchr(nl, '\n'))
+			break;
+		for (q = nl; *q != '\n'; q++)
+			fields += *q == ';';
+		if (*nl != '#')
+			assert_int_equal(fields, 7);
+	}
 	want = csv_intervals(csv, 1, 2);
-	assert_non_null(strstr(want, "\n2;"));
+	two = csv_intervals(csv, 2, 2);
+	/* both intervals are in, and a whole run's line is not */
+	assert_true(*two && strstr(want, two) && strstr(want, two) != want);
+	assert_null(strstr(want, "summary;"));
+	assert_non_null(strstr(csv, "\nsummary;"));
+	free(two);
 	report(&r, ARGS(rec, "-x", ";", "--from", "1", "--to", "2"));
 	assert_int_equal(r.status, 0);
 	assert_string_equal(r.out, want);

@@ -196,6 +196,16 @@ static int split(char *line, char sep, char **f)
 	}
 }
 
+/* CSV of @rep as one of an -I series (sink.intervals): its text in *@s. */
+static void f_csv_series(const struct report *rep, const char *sep, char **s)
+{
+	FILE *f = tmpfile();
+
+	assert_non_null(f);
+	report_write_csv(f, rep, sep, true);
+	*s = slurp(f);
+}
+
 static void test_csv(void **state)
 {
 	struct event_plan plan;
@@ -256,14 +266,25 @@ static void test_csv(void **state)
 	assert_true(seen_on && seen_ctr && seen_unc && seen_gap);
 	free(s);
 
-	/* interval reports put the interval first: one more field */
+	/*
+	 * interval reports put the interval's end first, in seconds since
+	 * the run's start (perf stat -I -x): one more field
+	 */
 	rep.interval = 2;
+	rep.elapsed_ns = 1500000001;
 	rep.lost.read_errors = 0;
 	s = render_report(&rep, FMT_CSV, ";");
 	assert_int_equal(count_lines(s), 3 * per_task);
 	line = strtok_r(s, "\n", &save);
 	assert_int_equal(split(line, ';', f), 7);
-	assert_string_equal(f[0], "2");
+	assert_string_equal(f[0], "1.500000001");
+	free(s);
+	/* and the whole run's report after them is marked "summary" */
+	rep.interval = -1;
+	f_csv_series(&rep, ";", &s);
+	line = strtok_r(s, "\n", &save);
+	assert_int_equal(split(line, ';', f), 7);
+	assert_string_equal(f[0], "summary");
 	free(s);
 	report_free(&rep);
 	tasks_free(&t);

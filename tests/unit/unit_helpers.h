@@ -64,7 +64,7 @@ static inline char *render_report(const struct report *rep, enum fmt fmt,
 	if (fmt == FMT_TABLE)
 		report_write_table(f, rep);
 	else if (fmt == FMT_CSV)
-		report_write_csv(f, rep, sep);
+		report_write_csv(f, rep, sep, false);
 	else
 		report_write_json(f, rep, fmt == FMT_JSON_LINE);
 	return slurp(f);

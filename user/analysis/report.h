@@ -62,6 +62,7 @@ struct report {
 	int level;
 	__u64 duration_ns;	/* window this report covers */
 	int interval;		/* -1 final report, else interval number */
+	__u64 elapsed_ns;	/* the window's end, from the run's start */
 	struct lost_stats lost;	/* cumulative, from the run's start */
 	int nr;
 	/*

@@ -23,6 +23,7 @@ struct replay_run {
 	struct sink sink;	/* table, CSV or JSON, as -x/-j pick */
 	bool lines;		/* an -I recording: one object per line */
 	bool warned_level;
+	__u64 elapsed_ns;	/* the intervals' durations read so far */
 };
 
 static void say(const char *file, const char *msg)
@@ -85,6 +86,7 @@ static int emit(struct replay_run *x, struct replay_report *rr)
 	if (!o->per_name && rr->nr_total > rep.nr_total)
 		rep.nr_total = rr->nr_total;
 	rep.interval = rr->interval;
+	rep.elapsed_ns = rr->interval >= 0 ? x->elapsed_ns : rr->duration_ns;
 	rep.lost = rr->lost;
 	/* the run's state, written back as it was recorded */
 	rep.host = rr->host;
@@ -178,6 +180,8 @@ int cmd_report(const struct options *o, FILE *out)
 			if (first < 0)
 				first = rr.interval;
 			last = rr.interval;
+			/* the intervals tile the run: each ends where this is */
+			x.elapsed_ns += rr.duration_ns;
 		}
 		if (!picked(o, rr.interval))
 			continue;

@@ -208,8 +208,9 @@ static void stop_serving(struct run *r, struct loop *l)
  * intervals add up to the whole run. A -d due with an interval ends
  * none.
  */
-static void last_interval(struct run *r, __u64 stop_ns, __u64 end_ns)
+static void last_interval(struct run *r, __u64 stop_ns)
 {
+	__u64 end_ns = r->s.cur.at_ns;	/* as on_interval(): the collect's */
 	const struct options *o = r->o;
 	__u64 due = stop_ns;
 	int e;
@@ -251,7 +252,7 @@ static int final_report(struct run *r, __u64 start, __u64 stop_ns)
 	tracer_detach(r->s.tracer);
 	t2 = loop_now_ns();
 	if (!e)
-		last_interval(r, stop_ns, t1);
+		last_interval(r, stop_ns);
 	/*
 	 * The run ends once the sums are read (t1): a task that switches out
 	 * while they are read is charged up to then, so an end taken before
@@ -331,6 +332,7 @@ int run_trace(const struct options *o, const struct event_plan *plan,
 	if (rc)
 		goto out;
 	r.last_iv = r.last_due = s->start_ns;
+	r.rc.start_ns = s->start_ns;
 	if (s->prom && serve(&r, s->loop, plan, err, sizeof(err))) {
 		errorf("%s", err);
 		rc = 1;

@@ -3,9 +3,12 @@
  * CSV in the conventions of perf stat -x SEP --per-thread: one line per
  * task and value, the task named first as perf does ("comm-tid"):
  *
- *   [INTERVAL SEP] COMM-TID SEP VALUE SEP UNIT SEP EVENT SEP RUN SEP PCT
+ *   [TIME SEP] COMM-TID SEP VALUE SEP UNIT SEP EVENT SEP RUN SEP PCT
  *
- * INTERVAL   only in interval reports (-I): the interval number, from 0.
+ * TIME       only with -I, as perf stat -I -x: an interval's end in seconds
+ *            since the run's start ("%.9f"), "summary" for the whole run's
+ *            lines that follow the intervals (perf stat --summary's mark),
+ *            so that every line of the file has the same fields.
  * COMM-TID   the thread name, '-', the tid; a folded row (--per-name) of
  *            several tasks has tid 0 ("worker-*-0").
  * VALUE      counters: the scaled count (sum(value) * sum(enabled) /
@@ -40,7 +43,7 @@
  * starts -x output with '#' comment lines.
  *
  * Names can hold any byte: control bytes and every character of SEP are
- * written as '?', so each line has exactly 6 fields (7 with INTERVAL).
+ * written as '?', so each line has exactly 6 fields (7 with -I).
  */
 #include <math.h>
 #include <stdio.h>
@@ -53,7 +56,8 @@
 struct csv_ctx {
 	FILE *f;
 	const char *sep;
-	char prefix[96];	/* "[INTERVAL SEP] COMM-TID" */
+	bool series;		/* -I: every line starts with its window */
+	char prefix[96];	/* "[TIME SEP] COMM-TID" */
 };
 
 static void line_u64(const struct csv_ctx *x, __u64 v, const char *unit,
@@ -142,8 +146,11 @@ static void write_task(struct csv_ctx *x, const struct report *rep,
 
 	text_printable(comm, sizeof(comm), r->comm, x->sep, 0);
 	if (rep->interval >= 0)
-		n = snprintf(x->prefix, sizeof(x->prefix), "%d%s",
-			     rep->interval, x->sep);
+		n = snprintf(x->prefix, sizeof(x->prefix), "%.9f%s",
+			     rep->elapsed_ns / 1e9, x->sep);
+	else if (x->series)
+		n = snprintf(x->prefix, sizeof(x->prefix), "summary%s",
+			     x->sep);
 	snprintf(x->prefix + n, sizeof(x->prefix) - n, "%s-%u", comm, r->tid);
 
 	line_u64(x, r->sched.on_cpu_ns, "ns", "on_cpu_ns", r->sched.on_cpu_ns);
@@ -186,9 +193,11 @@ static void write_task(struct csv_ctx *x, const struct report *rep,
 	}
 }
 
-void report_write_csv(FILE *f, const struct report *rep, const char *sep)
+void report_write_csv(FILE *f, const struct report *rep, const char *sep,
+		      bool series)
 {
-	struct csv_ctx x = { .f = f, .sep = sep && *sep ? sep : "," };
+	struct csv_ctx x = { .f = f, .sep = sep && *sep ? sep : ",",
+			     .series = series };
 	const struct task_decoded *d;
 	struct report_ahead a;
 
@@ -216,7 +225,7 @@ void report_write_csv(FILE *f, const struct report *rep, const char *sep)
 
 static void csv_write(struct sink *s, const struct report *rep)
 {
-	report_write_csv(s->f, rep, s->sep);
+	report_write_csv(s->f, rep, s->sep, s->intervals);
 }
 
 const struct sink_ops sink_csv = {

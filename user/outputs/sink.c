@@ -70,6 +70,10 @@ int sink_emit(struct sink *s, const struct report_conf *rc,
 		if (rc->wakeups)
 			report_set_graph(&rep, &graph, src);
 		rep.interval = interval;
+		/* a window ends at its collect: what -I's CSV prints */
+		rep.elapsed_ns = rc->start_ns && snap->at_ns > rc->start_ns ?
+					 snap->at_ns - rc->start_ns :
+					 duration_ns;
 		rep.lost = snap->lost;
 		rep.host = snap->host;
 		rep.wall_ns = snap->wall_ns;

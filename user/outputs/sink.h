@@ -58,6 +58,7 @@ struct report_conf {
 	bool per_name;		/* fold rows by thread name */
 	bool wakeups;		/* the wait-for graph and its verdict */
 	graph_peer_fn peer;	/* names socket peers not traced (live) */
+	__u64 start_ns;		/* the run's start, for a window's end */
 };
 
 /*
@@ -85,7 +86,8 @@ int sink_emit(struct sink *s, const struct report_conf *rc,
  */
 void report_write_table(FILE *f, const struct report *rep);
 /* perf stat -x conventions: one line per task and counter/metric. */
-void report_write_csv(FILE *f, const struct report *rep, const char *sep);
+void report_write_csv(FILE *f, const struct report *rep, const char *sep,
+		      bool series);
 /* @line: one JSON object on one line (interval mode); else pretty. */
 void report_write_json(FILE *f, const struct report *rep, bool line);
 /* Graphviz DOT: nodes coloured by role, the bottleneck marked. */
