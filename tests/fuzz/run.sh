@@ -24,6 +24,7 @@ mkdir -p "$out/artifacts"
 # fails.
 if ! { $clang $flags -DTDBPF_PARSE_ONLY tests/fuzz/fuzz_options.c \
 	user/commands/options.c user/commands/subcommands.c \
+	user/support/error.c \
 	user/outputs/listen_opts.c \
 	-o "$out/fuzz_options" &&
 	$clang $flags tests/fuzz/fuzz_decode.c user/sources/decode_input.c \
