@@ -161,16 +161,14 @@ static bool all_hex(const char *s, size_t len)
  * One event @s[0..len), group modifiers @gmods (or NULL), into the next
  * slot of the list, in group @group.
  */
-static int parse_event(struct evsel_ctx *c, const char *s, size_t len,
-		       const char *gmods, size_t gmlen, int group)
+/*
+ * Event @s (@len bytes) checked for what no event holds and copied into
+ * @ev (EVSEL_NAME_LEN); 0, or -1 with the error.
+ */
+static int event_text(struct evsel_ctx *c, const char *s, size_t len,
+		      char *ev)
 {
-	struct evsel_list *l = c->l;
-	struct model_event *e;
-	char ev[EVSEL_NAME_LEN], rename[EVSEL_NAME_LEN] = "";
-	const char *mods = NULL, *colon;
-	const struct named *n;
-	size_t base = len, mlen = 0, i;
-	int k;
+	size_t i;
 
 	if (!len)
 		return evsel_fail(c->err, c->errlen,
@@ -180,71 +178,144 @@ static int parse_event(struct evsel_ctx *c, const char *s, size_t len,
 			return evsel_fail(c->err, c->errlen,
 					  "bad character '%c' in event '%.*s'; see perf list for the syntax",
 					  s[i], (int)len, s);
-	if (len >= sizeof(ev) - 8)
+	if (len >= EVSEL_NAME_LEN - 8)
 		return evsel_fail(c->err, c->errlen, "event '%.40s...' is too long",
 				  s);
 	memcpy(ev, s, len);
 	ev[len] = '\0';
-	if (l->nr >= EVSEL_MAX)
+	if (c->l->nr >= EVSEL_MAX)
 		return evsel_fail(c->err, c->errlen,
 				  "too many events at '%s': tdbpf counts at most %d",
 				  ev, EVSEL_MAX);
+	return 0;
+}
+
+/*
+ * An event by name: perf's software or hardware names, rNNNN, or a
+ * tracepoint sys:name, into @e; @end: where its name ends in @s (@len
+ * bytes, @ev its copy), a ':' and its modifiers after it. 0, or -1 with
+ * the error.
+ */
+static int parse_named(struct evsel_ctx *c, const char *ev, const char *s,
+		       size_t len, struct model_event *e, size_t *end)
+{
+	const char *colon = memchr(s, ':', len);
+	size_t nlen = colon ? (size_t)(colon - s) : len;
+	const struct named *n;
+
+	*end = nlen;
+	if ((n = lookup(sw_names, N(sw_names), s, nlen))) {
+		e->type = PERF_TYPE_SOFTWARE;
+		e->config = n->config;
+		if (n->config == PERF_COUNT_SW_CPU_CLOCK ||
+		    n->config == PERF_COUNT_SW_TASK_CLOCK)
+			e->unit = "msec";	/* counts ns */
+	} else if ((n = lookup(hw_names, N(hw_names), s, nlen))) {
+		e->type = PERF_TYPE_HARDWARE;
+		e->config = n->config;
+	} else if (nlen == 10 && !strncmp(s, "bpf-output", 10)) {
+		return evsel_fail(c->err, c->errlen,
+				  "event 'bpf-output' is an output channel for BPF programs, not a count; drop it");
+	} else if (nlen >= 2 && nlen <= 17 && s[0] == 'r' &&
+		   all_hex(s + 1, nlen - 1)) {
+		e->type = PERF_TYPE_RAW;
+		e->config = strtoull(s + 1, NULL, 16);
+	} else if (colon) {
+		/* sys:name[:mods] */
+		const char *name = colon + 1;
+		size_t rest = len - nlen - 1;
+		const char *c2 = memchr(name, ':', rest);
+		size_t tlen = c2 ? (size_t)(c2 - name) : rest;
+
+		if (evsel_parse_tracepoint(c, ev, s, nlen, name, tlen, e))
+			return -1;
+		*end = nlen + 1 + tlen;
+	} else {
+		return evsel_fail(c->err, c->errlen,
+				  "unknown event '%s'; give a perf software or hardware event name (cpu-clock, cycles, ...), a tracepoint sys:name, rNNNN or pmu/term=value/",
+				  ev);
+	}
+	return 0;
+}
+
+/*
+ * The name of the event being added: as written (@ev, @len bytes), with
+ * its group's modifiers @gmods (@gmlen bytes; NULL: none) added, or its
+ * name= (@rename). 0, or -1 with the error.
+ */
+static int name_event(struct evsel_ctx *c, const char *ev, size_t len,
+		      const char *rename, const char *gmods, size_t gmlen)
+{
+	char *d = c->l->name[c->l->nr];
+
+	if (rename[0]) {
+		snprintf(d, EVSEL_NAME_LEN, "%s", rename);
+	} else if (gmods && len + gmlen + 2 <= EVSEL_NAME_LEN) {
+		memcpy(d, ev, len);
+		d[len] = ':';
+		memcpy(d + len + 1, gmods, gmlen);
+		d[len + 1 + gmlen] = '\0';
+	} else if (gmods) {
+		return evsel_fail(c->err, c->errlen, "event '%s' is too long", ev);
+	} else {
+		snprintf(d, EVSEL_NAME_LEN, "%s", ev);
+	}
+	return 0;
+}
+
+/* @e given before, by name or as the same count: the error, -1. */
+static int given_before(struct evsel_ctx *c, const struct model_event *e)
+{
+	int k;
+
+	for (k = 0; k < c->l->nr; k++) {
+		const struct model_event *o = &c->l->ev[k];
+
+		if (!strcmp(o->name, e->name) ||
+		    (o->type == e->type && o->config == e->config &&
+		     o->config1 == e->config1 && o->config2 == e->config2 &&
+		     o->excl == e->excl))
+			return evsel_fail(c->err, c->errlen,
+					  "event '%s' is the same as '%s', given before; give each event once",
+					  e->name, o->name);
+	}
+	return 0;
+}
+
+static int parse_event(struct evsel_ctx *c, const char *s, size_t len,
+		       const char *gmods, size_t gmlen, int group)
+{
+	struct evsel_list *l = c->l;
+	char ev[EVSEL_NAME_LEN], rename[EVSEL_NAME_LEN] = "";
+	const char *mods = NULL;
+	struct model_event *e;
+	size_t mlen = 0, n;
+
+	if (event_text(c, s, len, ev))
+		return -1;
 	e = &l->ev[l->nr];
 	memset(e, 0, sizeof(*e));
 	e->kind = EV_USER;
 	e->fixed = -1;
 	e->unit = "";
 
-	if (s[len - 1] != '/' && memchr(s, '/', len)) {
+	if (memchr(s, '/', len)) {
 		/* pmu/terms/mods or pmu/terms/:mods, as perf writes them */
-		const char *last = s + len;
-
-		while (last > s && last[-1] != '/')
-			last--;
-		base = (size_t)(last - s);
-		mods = last + (last[0] == ':');
-		mlen = len - (size_t)(mods - s);
-	}
-	if (memchr(s, '/', base)) {
-		if (evsel_parse_pmu(c, ev, s, base, e, rename))
+		n = len;
+		while (s[n - 1] != '/')
+			n--;
+		if (n < len) {
+			mods = s + n + (s[n] == ':');
+			mlen = len - (size_t)(mods - s);
+		}
+		if (evsel_parse_pmu(c, ev, s, n, e, rename))
 			return -1;
 	} else {
-		colon = memchr(s, ':', len);
-		base = colon ? (size_t)(colon - s) : len;
-		if ((n = lookup(sw_names, N(sw_names), s, base))) {
-			e->type = PERF_TYPE_SOFTWARE;
-			e->config = n->config;
-			if (n->config == PERF_COUNT_SW_CPU_CLOCK ||
-			    n->config == PERF_COUNT_SW_TASK_CLOCK)
-				e->unit = "msec";	/* counts ns */
-		} else if ((n = lookup(hw_names, N(hw_names), s, base))) {
-			e->type = PERF_TYPE_HARDWARE;
-			e->config = n->config;
-		} else if (base == 10 && !strncmp(s, "bpf-output", 10)) {
-			return evsel_fail(c->err, c->errlen,
-					  "event 'bpf-output' is an output channel for BPF programs, not a count; drop it");
-		} else if (base >= 2 && base <= 17 && s[0] == 'r' &&
-			   all_hex(s + 1, base - 1)) {
-			e->type = PERF_TYPE_RAW;
-			e->config = strtoull(s + 1, NULL, 16);
-		} else if (colon) {
-			/* sys:name[:mods] */
-			const char *name = colon + 1;
-			size_t rest = len - base - 1;
-			const char *c2 = memchr(name, ':', rest);
-			size_t nlen = c2 ? (size_t)(c2 - name) : rest;
-
-			if (evsel_parse_tracepoint(c, ev, s, base, name, nlen, e))
-				return -1;
-			base += 1 + nlen;
-		} else {
-			return evsel_fail(c->err, c->errlen,
-					  "unknown event '%s'; give a perf software or hardware event name (cpu-clock, cycles, ...), a tracepoint sys:name, rNNNN or pmu/term=value/",
-					  ev);
-		}
-		if (base < len) {
-			mods = ev + base + 1;
-			mlen = len - base - 1;
+		if (parse_named(c, ev, s, len, e, &n))
+			return -1;
+		if (n < len) {
+			mods = ev + n + 1;
+			mlen = len - n - 1;
 		}
 	}
 	if (mods && memchr(mods, ':', mlen))
@@ -255,33 +326,11 @@ static int parse_event(struct evsel_ctx *c, const char *s, size_t len,
 		return -1;
 	if (!mods && gmods && parse_mods(c, ev, gmods, gmlen, &e->excl))
 		return -1;
-
-	/* its name: as written, a group's modifier added, or name= */
-	if (rename[0])
-		snprintf(l->name[l->nr], EVSEL_NAME_LEN, "%s", rename);
-	else if (!mods && gmods && len + gmlen + 2 <= EVSEL_NAME_LEN) {
-		char *d = l->name[l->nr];
-
-		memcpy(d, ev, len);
-		d[len] = ':';
-		memcpy(d + len + 1, gmods, gmlen);
-		d[len + 1 + gmlen] = '\0';
-	} else if (!mods && gmods)
-		return evsel_fail(c->err, c->errlen, "event '%s' is too long", ev);
-	else
-		snprintf(l->name[l->nr], EVSEL_NAME_LEN, "%s", ev);
+	if (name_event(c, ev, len, rename, mods ? NULL : gmods, gmlen))
+		return -1;
 	e->name = l->name[l->nr];
-	for (k = 0; k < l->nr; k++) {
-		const struct model_event *o = &l->ev[k];
-
-		if (!strcmp(o->name, e->name) ||
-		    (o->type == e->type && o->config == e->config &&
-		     o->config1 == e->config1 && o->config2 == e->config2 &&
-		     o->excl == e->excl))
-			return evsel_fail(c->err, c->errlen,
-					  "event '%s' is the same as '%s', given before; give each event once",
-					  e->name, o->name);
-	}
+	if (given_before(c, e))
+		return -1;
 	l->group[l->nr] = group;
 	l->nr++;
 	return 0;
