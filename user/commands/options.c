@@ -14,10 +14,9 @@
 #include <string.h>
 #include "commands/options.h"
 #include "outputs/listen_opts.h"
+#include "support/array.h"
 #include "support/error.h"
 #include "tdbpf.h"
-
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 struct opt_desc;
 /* Set what @d says from @arg (NULL: no argument). 0, 1 to stop, or -1. */

@@ -17,6 +17,8 @@
 #include <zlib.h>
 
 #include "model/detect.h"
+#include "support/array.h"
+#include "support/readfile.h"
 
 #define EVSRC	"/sys/bus/event_source/devices"
 #define SW_ONLY	"using the software model (scheduling breakdown only)"
@@ -35,26 +37,13 @@ static bool exists(const char *root, const char *p)
 	return stat(path, &st) == 0;
 }
 
-/* first line of a small sysfs/procfs file, trimmed; -1 if unreadable */
+/* a one-line sysfs/procfs file under @root, trimmed; -1 if unreadable */
 static int read_line(const char *root, const char *p, char *buf, size_t len)
 {
 	char path[512];
-	FILE *f;
-	size_t n;
 
 	path_of(path, sizeof(path), root, p);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (!fgets(buf, len, f)) {
-		fclose(f);
-		return -1;
-	}
-	fclose(f);
-	n = strlen(buf);
-	while (n && isspace((unsigned char)buf[n - 1]))
-		buf[--n] = 0;
-	return 0;
+	return read_small(path, buf, len) || !buf[0] ? -1 : 0;
 }
 
 /* what the CPU says it is: CPUID on x86, MIDR on Arm */
@@ -135,7 +124,7 @@ static int read_cpuinfo(const char *root, struct cpuinfo *ci)
 			ci->cores = atoi(v);
 		else if (!strcmp(k, "flags"))
 			snprintf(ci->flags, sizeof(ci->flags), " %s ", v);
-		for (i = 0; i < sizeof(midr_keys) / sizeof(midr_keys[0]); i++) {
+		for (i = 0; i < ARRAY_SIZE(midr_keys); i++) {
 			if (strcmp(k, midr_keys[i].key))
 				continue;
 			ci->midr |= ((unsigned int)strtoul(v, NULL, 0) &

@@ -28,7 +28,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
+#include "model/evsel.h"
 #include "model/evsel_terms.h"
+#include "support/array.h"
+#include "support/error.h"
 
 struct named {
 	const char *name;
@@ -70,50 +73,16 @@ static const struct named hw_names[] = {
 	{ "ref-cycles", PERF_COUNT_HW_REF_CPU_CYCLES },
 };
 
-int evsel_fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	char *p;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	/* it quotes the user's text: one printable line */
-	for (p = err; len && *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
-	return -1;
-}
-
-static const struct named *lookup(const struct named *t, int n,
+static const struct named *lookup(const struct named *t, size_t n,
 				  const char *name, size_t len)
 {
-	int i;
+	size_t i;
 
 	for (i = 0; i < n; i++)
 		if (strlen(t[i].name) == len && !strncmp(t[i].name, name, len))
 			return &t[i];
 	return NULL;
 }
-
-/* A whole file of at most @len - 1 bytes, trailing newline cut. */
-int evsel_read_small(const char *path, char *buf, size_t len)
-{
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -EIO;
-	buf[n] = '\0';
-	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		buf[--n] = '\0';
-	return 0;
-}
-
 
 /* ---- one event ------------------------------------------------------- */
 
@@ -128,18 +97,18 @@ static int parse_mods(struct evsel_ctx *c, const char *ev,
 	size_t i;
 
 	if (!len)
-		return evsel_fail(c->err, c->errlen,
-				  "empty modifier in event '%s'; give :u, :k or none",
-				  ev);
+		return error_set(c->err, c->errlen,
+				 "empty modifier in event '%s'; give :u, :k or none",
+				 ev);
 	for (i = 0; i < len; i++) {
 		if (mods[i] == 'u')
 			u = true;
 		else if (mods[i] == 'k')
 			k = true;
 		else
-			return evsel_fail(c->err, c->errlen,
-					  "modifier '%c' of event '%s' is not supported by tdbpf; use :u (user only), :k (kernel only) or none",
-					  mods[i], ev);
+			return error_set(c->err, c->errlen,
+					 "modifier '%c' of event '%s' is not supported by tdbpf; use :u (user only), :k (kernel only) or none",
+					 mods[i], ev);
 	}
 	*excl = (u ? 0 : EVF_EXCL_USER) | (k ? 0 : EVF_EXCL_KERNEL);
 	return 0;
@@ -171,22 +140,22 @@ static int event_text(struct evsel_ctx *c, const char *s, size_t len,
 	size_t i;
 
 	if (!len)
-		return evsel_fail(c->err, c->errlen,
-				  "empty event in -e; give EVENT[,EVENT...], e.g. -e cpu-clock,sched:sched_switch");
+		return error_set(c->err, c->errlen,
+				 "empty event in -e; give EVENT[,EVENT...], e.g. -e cpu-clock,sched:sched_switch");
 	for (i = 0; i < len; i++)
 		if (!word_char(s[i]) && !strchr(":/=,", s[i]))
-			return evsel_fail(c->err, c->errlen,
-					  "bad character '%c' in event '%.*s'; see perf list for the syntax",
-					  s[i], (int)len, s);
+			return error_set(c->err, c->errlen,
+					 "bad character '%c' in event '%.*s'; see perf list for the syntax",
+					 s[i], (int)len, s);
 	if (len >= EVSEL_NAME_LEN - 8)
-		return evsel_fail(c->err, c->errlen, "event '%.40s...' is too long",
-				  s);
+		return error_set(c->err, c->errlen, "event '%.40s...' is too long",
+				 s);
 	memcpy(ev, s, len);
 	ev[len] = '\0';
 	if (c->l->nr >= EVSEL_MAX)
-		return evsel_fail(c->err, c->errlen,
-				  "too many events at '%s': tdbpf counts at most %d",
-				  ev, EVSEL_MAX);
+		return error_set(c->err, c->errlen,
+				 "too many events at '%s': tdbpf counts at most %d",
+				 ev, EVSEL_MAX);
 	return 0;
 }
 
@@ -204,18 +173,18 @@ static int parse_named(struct evsel_ctx *c, const char *ev, const char *s,
 	const struct named *n;
 
 	*end = nlen;
-	if ((n = lookup(sw_names, N(sw_names), s, nlen))) {
+	if ((n = lookup(sw_names, ARRAY_SIZE(sw_names), s, nlen))) {
 		e->type = PERF_TYPE_SOFTWARE;
 		e->config = n->config;
 		if (n->config == PERF_COUNT_SW_CPU_CLOCK ||
 		    n->config == PERF_COUNT_SW_TASK_CLOCK)
 			e->unit = "msec";	/* counts ns */
-	} else if ((n = lookup(hw_names, N(hw_names), s, nlen))) {
+	} else if ((n = lookup(hw_names, ARRAY_SIZE(hw_names), s, nlen))) {
 		e->type = PERF_TYPE_HARDWARE;
 		e->config = n->config;
 	} else if (nlen == 10 && !strncmp(s, "bpf-output", 10)) {
-		return evsel_fail(c->err, c->errlen,
-				  "event 'bpf-output' is an output channel for BPF programs, not a count; drop it");
+		return error_set(c->err, c->errlen,
+				 "event 'bpf-output' is an output channel for BPF programs, not a count; drop it");
 	} else if (nlen >= 2 && nlen <= 17 && s[0] == 'r' &&
 		   all_hex(s + 1, nlen - 1)) {
 		e->type = PERF_TYPE_RAW;
@@ -231,9 +200,9 @@ static int parse_named(struct evsel_ctx *c, const char *ev, const char *s,
 			return -1;
 		*end = nlen + 1 + tlen;
 	} else {
-		return evsel_fail(c->err, c->errlen,
-				  "unknown event '%s'; give a perf software or hardware event name (cpu-clock, cycles, ...), a tracepoint sys:name, rNNNN or pmu/term=value/",
-				  ev);
+		return error_set(c->err, c->errlen,
+				 "unknown event '%s'; give a perf software or hardware event name (cpu-clock, cycles, ...), a tracepoint sys:name, rNNNN or pmu/term=value/",
+				 ev);
 	}
 	return 0;
 }
@@ -256,7 +225,7 @@ static int name_event(struct evsel_ctx *c, const char *ev, size_t len,
 		memcpy(d + len + 1, gmods, gmlen);
 		d[len + 1 + gmlen] = '\0';
 	} else if (gmods) {
-		return evsel_fail(c->err, c->errlen, "event '%s' is too long", ev);
+		return error_set(c->err, c->errlen, "event '%s' is too long", ev);
 	} else {
 		snprintf(d, EVSEL_NAME_LEN, "%s", ev);
 	}
@@ -275,9 +244,9 @@ static int given_before(struct evsel_ctx *c, const struct model_event *e)
 		    (o->type == e->type && o->config == e->config &&
 		     o->config1 == e->config1 && o->config2 == e->config2 &&
 		     o->excl == e->excl))
-			return evsel_fail(c->err, c->errlen,
-					  "event '%s' is the same as '%s', given before; give each event once",
-					  e->name, o->name);
+			return error_set(c->err, c->errlen,
+					 "event '%s' is the same as '%s', given before; give each event once",
+					 e->name, o->name);
 	}
 	return 0;
 }
@@ -319,9 +288,9 @@ static int parse_event(struct evsel_ctx *c, const char *s, size_t len,
 		}
 	}
 	if (mods && memchr(mods, ':', mlen))
-		return evsel_fail(c->err, c->errlen,
-				  "bad event '%s': one modifier list at most, e.g. cycles:u",
-				  ev);
+		return error_set(c->err, c->errlen,
+				 "bad event '%s': one modifier list at most, e.g. cycles:u",
+				 ev);
 	if (mods && parse_mods(c, ev, mods, mlen, &e->excl))
 		return -1;
 	if (!mods && gmods && parse_mods(c, ev, gmods, gmlen, &e->excl))
@@ -362,15 +331,18 @@ static size_t event_len(const char *s)
 int evsel_parse(struct evsel_list *l, const char *spec,
 		const struct evsel_env *env, char *err, size_t errlen)
 {
-	struct evsel_ctx c = { .l = l, .env = env, .err = err, .errlen = errlen,
-			 .tracefs = env->tracefs };
+	struct evsel_ctx c = {
+		.l = l, .env = env, .err = err, .errlen = errlen,
+		.tracefs = env->tracefs,
+		.mounted = l->tracefs, .mounted_len = sizeof(l->tracefs),
+	};
 	const char *p = spec, *body, *gm;
 	size_t n, gmlen;
 	int first, k;
 
 	if (!*spec)
-		return evsel_fail(err, errlen,
-				  "empty -e; give EVENT[,EVENT...], e.g. -e cpu-clock,sched:sched_switch");
+		return error_set(err, errlen,
+				 "empty -e; give EVENT[,EVENT...], e.g. -e cpu-clock,sched:sched_switch");
 	if (l->tracefs[0])
 		c.tracefs = l->tracefs;
 	while (*p) {
@@ -380,21 +352,21 @@ int evsel_parse(struct evsel_list *l, const char *spec,
 			while (*p && *p != '}' && *p != '{')
 				p += *p == ',' ? 1 : (event_len(p) ? event_len(p) : 1);
 			if (*p != '}')
-				return evsel_fail(err, errlen,
-						  "unbalanced '{' in -e '%s'; write groups as {a,b}, not nested",
-						  spec);
+				return error_set(err, errlen,
+						 "unbalanced '{' in -e '%s'; write groups as {a,b}, not nested",
+						 spec);
 			if (p == body)
-				return evsel_fail(err, errlen,
-						  "empty group {} in -e '%s'", spec);
+				return error_set(err, errlen,
+						 "empty group {} in -e '%s'", spec);
 			gm = NULL;
 			gmlen = 0;
 			if (p[1] == ':') {
 				gm = p + 2;
 				gmlen = event_len(gm);
 				if (!gmlen)
-					return evsel_fail(err, errlen,
-							  "empty group modifier in -e '%s'; give :u or :k",
-							  spec);
+					return error_set(err, errlen,
+							 "empty group modifier in -e '%s'; give :u or :k",
+							 spec);
 			}
 			first = l->nr;
 			while (body < p) {
@@ -408,22 +380,22 @@ int evsel_parse(struct evsel_list *l, const char *spec,
 				if (*body == ',')
 					body++;
 				if (body == p && body[-1] == ',')
-					return evsel_fail(err, errlen,
-							  "empty event in group of -e '%s'",
-							  spec);
+					return error_set(err, errlen,
+							 "empty event in group of -e '%s'",
+							 spec);
 			}
 			if (l->nr - first > GROUP_MAX_EVENTS)
-				return evsel_fail(err, errlen,
-						  "group of %d events in -e '%s'; at most %d",
-						  l->nr - first, spec,
-						  GROUP_MAX_EVENTS);
+				return error_set(err, errlen,
+						 "group of %d events in -e '%s'; at most %d",
+						 l->nr - first, spec,
+						 GROUP_MAX_EVENTS);
 			l->nr_groups++;
 			p++;
 			if (gm)
 				p = gm + gmlen;
 		} else if (*p == '}') {
-			return evsel_fail(err, errlen,
-					  "unbalanced '}' in -e '%s'", spec);
+			return error_set(err, errlen,
+					 "unbalanced '}' in -e '%s'", spec);
 		} else {
 			n = event_len(p);
 			if (parse_event(&c, p, n, NULL, 0, l->nr_groups))
@@ -434,15 +406,15 @@ int evsel_parse(struct evsel_list *l, const char *spec,
 		if (*p == ',') {
 			p++;
 			if (!*p)
-				return evsel_fail(err, errlen,
-						  "trailing ',' in -e '%s'", spec);
+				return error_set(err, errlen,
+						 "trailing ',' in -e '%s'", spec);
 		} else if (*p == '}') {
-			return evsel_fail(err, errlen,
-					  "unbalanced '}' in -e '%s'", spec);
+			return error_set(err, errlen,
+					 "unbalanced '}' in -e '%s'", spec);
 		} else if (*p) {
-			return evsel_fail(err, errlen,
-					  "expected ',' before '%s' in -e '%s'", p,
-					  spec);
+			return error_set(err, errlen,
+					 "expected ',' before '%s' in -e '%s'", p,
+					 spec);
 		}
 	}
 	for (k = 0; k < l->nr; k++)

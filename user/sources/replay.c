@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include "sources/replay.h"
+#include "support/array.h"
 #include "support/text.h"
 
 void replay_report_init(struct replay_report *r)
@@ -223,7 +224,7 @@ static int parse_task(json_object *t, const struct event_plan *p,
 		"voluntary", "involuntary", "migrations", "uncounted_ns",
 	};
 	json_object *raw, *vals, *ena, *run, *v;
-	__u64 x[sizeof(keys) / sizeof(keys[0])], e, r;
+	__u64 x[ARRAY_SIZE(keys)], e, r;
 	struct task_row *row;
 	char which[32];
 	size_t i;
@@ -233,7 +234,7 @@ static int parse_task(json_object *t, const struct event_plan *p,
 	if (!json_object_is_type(t, json_type_object))
 		return bad(err, len, "task %s is not an object%s; give a file written by tdbpf -j",
 			   which, "");
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(keys); i++)
 		if (get_u64(t, keys[i], &x[i]))
 			return bad(err, len, "task %s: \"%s\" missing or not a whole number >= 0; give a file written by tdbpf -j",
 				   which, keys[i]);

@@ -18,6 +18,7 @@
 #include "sources/targets.h"
 #include "sources/tracer_priv.h"
 #include "sums/archive.h"
+#include "support/array.h"
 #include "support/limits.h"
 #include "support/loop.h"
 
@@ -184,12 +185,12 @@ static void sampled_progs(struct tracer *t)
 	struct sampler *s = &t->sample;
 	size_t i;
 
-	_Static_assert(sizeof(all) / sizeof(all[0]) <= SAMPLE_MAX_PROGS,
+	_Static_assert(ARRAY_SIZE(all) <= SAMPLE_MAX_PROGS,
 		       "SAMPLE_MAX_PROGS holds them");
 	s->nr = 0;
 	if (!skel->rodata->sampled)
 		return;
-	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(all); i++) {
 		if (!bpf_program__autoload(all[i]) ||
 		    (all[i] == skel->progs.tdbpf_switch && !t->read_free))
 			continue;
