@@ -6,7 +6,8 @@
 #   make demo     deps, build, trace the bundled stream-graph demo
 #   make test     deps, build, unit + reference + integration tests
 #   make test-open  the open cases: requirements not met yet (they fail)
-#   make check-layers  fail on an #include that goes up the data flow
+#   make check-layers  fail on an #include that goes up the data flow, or
+#                 a function in user/ or bpf/ longer than 100 lines
 #   make bench    overhead and scale benchmarks -> bench/results.md
 #   make bench-graph  the verdict against measured truth on random graphs
 #                 (BENCH_GRAPH_SEED=, BENCH_GRAPH_N=) -> bench/results.md
@@ -190,9 +191,11 @@ bench-graph: deps
 	@$(MAKE) --no-print-directory tdbpf $(OUT)/tests/workloads/stagegraph
 	OUT=$(OUT) ./bench/graph/run.sh
 
-# an #include that goes up the data flow (the rules are the script's)
+# an #include that goes up the data flow (the rules are the script's),
+# a function longer than a screen
 check-layers:
 	@./scripts/check-layers.sh
+	@./scripts/check-functions.sh
 
 clean:
 	rm -rf $(OUT) build-asan tdbpf

@@ -199,6 +199,59 @@ static long hold_step(__u64 i, void *ctx)
 }
 
 /*
+ * Waits on queues @next was moved off since its last switch-in: the
+ * kernel added each to run_delay as it left that queue
+ * (sched_info_dequeue), and this switch-in sees the last queue's part
+ * only (@wait). Who held those CPUs is not known now: cpu-unseen, so
+ * that its holds add up to its run-queue wait.
+ */
+static __always_inline void charge_moved(struct tdbpf_wake *k,
+					 struct task_struct *next, __u64 wait)
+{
+	__u64 delay = next->sched_info.run_delay;
+
+	if (k->delay_seen && delay > k->delay_seen)
+		charge_wait(k, TDBPF_HOLDER_UNSEEN, 0, 0,
+			    delay - k->delay_seen);
+	/* sched_info_arrive() adds this wait after the tracepoint */
+	k->delay_seen = delay + wait;
+}
+
+/*
+ * How long the task was throttled: since it left its CPU so, or its
+ * queue's throttled time, whichever is longer; the marks cleared.
+ */
+static __always_inline __u64 throttled_for(struct tdbpf_wake *k)
+{
+	__u64 throttled = 0, now = 0;
+
+	if (k->throttle_ns) {
+		throttled = bpf_ktime_get_ns() - k->throttle_ns;
+		k->throttle_ns = 0;
+	}
+	/*
+	 * the queue it became runnable on, even if it was moved since to
+	 * another CPU's: a group's queues live as long as the group, and a
+	 * read of one that went is a failed or capped one, never a fault
+	 */
+	if (k->throttle_rq &&
+	    bpf_core_field_exists(struct cfs_rq___self,
+				  throttled_clock_self_time)) {
+		bpf_probe_read_kernel(
+			&now, sizeof(now),
+			(void *)(k->throttle_rq +
+				 bpf_core_field_offset(
+					 struct cfs_rq___self,
+					 throttled_clock_self_time)));
+		if (now > k->throttle_base &&
+		    now - k->throttle_base > throttled)
+			throttled = now - k->throttle_base;
+	}
+	k->throttle_rq = 0;
+	return throttled;
+}
+
+/*
  * @next, tracked, is switched in after waiting on this run queue: charge
  * that wait to its cgroup's limit for as long as it was throttled, a
  * share to the tasks holding the other CPUs it may run on, the rest to
@@ -207,11 +260,11 @@ static long hold_step(__u64 i, void *ctx)
 static __always_inline void charge_holders(struct task_struct *prev,
 					   struct task_struct *next)
 {
-	__u64 queued = next->sched_info.last_queued, clock, delay;
-	__u64 throttled = 0, mask = 0;
+	__u64 queued = next->sched_info.last_queued, clock, throttled;
 	struct hold_walk w = {};
 	struct tdbpf_slice *sl;
 	__u32 z = 0, n;
+	__u64 mask = 0;
 
 	if (!queued && !sampled)
 		return;
@@ -231,45 +284,8 @@ static __always_inline void charge_holders(struct task_struct *prev,
 	w.tid = next->pid;
 	clock = rq_clock_now(prev);
 	w.wait = clock > queued ? clock - queued : 0;
-	/*
-	 * Waits on queues it was moved off since its last switch-in: the
-	 * kernel added each to run_delay as it left that queue
-	 * (sched_info_dequeue), and this switch-in sees the last queue's
-	 * part only. Who held those CPUs is not known now: cpu-unseen, so
-	 * that its holds add up to its run-queue wait.
-	 */
-	delay = next->sched_info.run_delay;
-	if (w.k->delay_seen && delay > w.k->delay_seen)
-		charge_wait(w.k, TDBPF_HOLDER_UNSEEN, 0, 0,
-			    delay - w.k->delay_seen);
-	/* sched_info_arrive() adds this wait after the tracepoint */
-	w.k->delay_seen = delay + w.wait;
-	/* throttled: since it left its CPU so, or its queue's throttled time */
-	if (w.k->throttle_ns) {
-		throttled = bpf_ktime_get_ns() - w.k->throttle_ns;
-		w.k->throttle_ns = 0;
-	}
-	/*
-	 * the queue it became runnable on, even if it was moved since to
-	 * another CPU's: a group's queues live as long as the group, and a
-	 * read of one that went is a failed or capped one, never a fault
-	 */
-	if (w.k->throttle_rq &&
-	    bpf_core_field_exists(struct cfs_rq___self,
-				  throttled_clock_self_time)) {
-		__u64 now = 0;
-
-		bpf_probe_read_kernel(
-			&now, sizeof(now),
-			(void *)(w.k->throttle_rq +
-				 bpf_core_field_offset(
-					 struct cfs_rq___self,
-					 throttled_clock_self_time)));
-		if (now > w.k->throttle_base &&
-		    now - w.k->throttle_base > throttled)
-			throttled = now - w.k->throttle_base;
-	}
-	w.k->throttle_rq = 0;
+	charge_moved(w.k, next, w.wait);
+	throttled = throttled_for(w.k);
 	if (!w.wait)
 		return;
 	if (throttled) {

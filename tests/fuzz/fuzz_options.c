@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "commands/options.h"
+#include "commands/subcommands.h"
 
 #define MAX_ARGS	64
 

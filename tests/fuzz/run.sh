@@ -24,13 +24,14 @@ mkdir -p "$out/artifacts"
 # fails.
 if ! { $clang $flags -DTDBPF_PARSE_ONLY tests/fuzz/fuzz_options.c \
 	user/commands/options.c user/commands/subcommands.c \
+	user/support/error.c \
 	user/outputs/listen_opts.c \
 	-o "$out/fuzz_options" &&
 	$clang $flags tests/fuzz/fuzz_decode.c user/sources/decode_input.c \
 	user/model/model.c user/model/tma.c user/model/plan.c user/model/cpus/*.c \
 	-o "$out/fuzz_decode" -lm &&
 	$clang $flags tests/fuzz/fuzz_evsel.c user/model/evsel.c \
-	user/model/evsel_terms.c \
+	user/model/evsel_terms.c user/support/error.c user/support/readfile.c \
 	-o "$out/fuzz_evsel" &&
 	$clang $flags tests/fuzz/fuzz_replay.c user/sources/replay.c \
 	user/analysis/report.c user/analysis/report_ahead.c user/analysis/graph.c \

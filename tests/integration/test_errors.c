@@ -3,7 +3,7 @@
  * Every invalid invocation of ./tdbpf: non-zero exit within a second, no
  * output on stdout, exactly one line on stderr that names the problem and
  * the fix ("tdbpf: <problem>; <fix>"). The key words asserted are those of
- * the real messages in user/commands/options.c, user/commands/main.c
+ * the real messages in user/commands/options.c, subcommands.c, main.c
  * and user/sources/decode_input.c.
  *
  * Most cases need no privileges; the ones about root (symlink, FIFO and

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "commands/options.h"
+#include "commands/subcommands.h"
 #include "model/model.h"
 
 #define MANPAGE "docs/tdbpf.8.scd"
@@ -190,7 +191,7 @@ static void test_options_both_ways(void **state)
 	report_missing(&help, &page, "option (from --help)",
 		       MANPAGE " (add a \"*-x*, *--long* _ARG_\" entry)", &bad);
 	report_missing(&page, &help, "option (from " MANPAGE ")",
-		       "tdbpf --help (user/options.c print_usage)", &bad);
+		       "tdbpf --help (user/commands/usage.c print_usage)", &bad);
 	names_free(&help);
 	names_free(&page);
 	free(usage);

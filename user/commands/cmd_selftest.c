@@ -347,96 +347,110 @@ static int run_window(struct work *w, struct tracer *tr,
 	return 0;
 }
 
+/*
+ * How far tdbpf's count @t of @e may be from the kernel's @k, given @sw
+ * switches of @per_sw instructions each and the shares of the time each
+ * side's counter ran (@ft, @fk; @mux: either side multiplexed), and why,
+ * into @how.
+ */
+static double slot_bound(const struct model_event *e, double t, double k,
+			 double ft, double fk, bool mux, double sw, int per_sw,
+			 char *how, size_t len)
+{
+	if (mux) {
+		snprintf(how, len, "multiplexed: ran %.0f%% (tdbpf), %.0f%% (kernel) of the time; %.0f switches x %d + %.0f%% x %.2f",
+			 100 * ft, 100 * fk, sw, per_sw, MUX_DEV * 100,
+			 2 - ft - fk);
+		return sw * per_sw + MUX_DEV * (2 - ft - fk) * fmax(t, k);
+	}
+	switch (classify(e)) {
+	case CLS_INSN:
+		snprintf(how, len, "%.0f switches x %d", sw, per_sw);
+		return sw * per_sw;
+	case CLS_NS:
+		snprintf(how, len, "%.0f switches x %d ns + %.0f%%", sw,
+			 SWITCH_NS, NS_REL * 100);
+		return sw * SWITCH_NS + NS_REL * k;
+	case CLS_MIGR:
+		snprintf(how, len, "perf: once per switch-in, %.0f%% + 2",
+			 MIGR_REL * 100);
+		return floor(MIGR_REL * k) + 2;
+	case CLS_COUNT:
+		snprintf(how, len, "the same count");
+		return 0;
+	default:
+		snprintf(how, len, "%.0f switches x %d or %.0f%%", sw, per_sw,
+			 OTHER_REL * 100);
+		return fmax(sw * per_sw, OTHER_REL * k);
+	}
+}
+
+/* Slot @s of one thread against the kernel's count of its event. */
+static void check_slot(FILE *out, struct check_stats *st, const char *who,
+		       const struct event_plan *plan, int s,
+		       const struct st_thread *th, const struct task_row *r0,
+		       const struct task_row *r1, double sw)
+{
+	int per_sw = SWITCH_INSNS_BASE +
+		     SWITCH_INSNS_PER_CTR * plan->nr_counters;
+	const struct model_event *e = plan->evd[s];
+	struct tdbpf_count c = r1->ctr[s], kc = { 0 };
+	double t, k, ft, fk, bound;
+	bool mux_t, mux_k;
+	char how[160];
+	__u64 v[3];
+
+	if (r0) {
+		c.value -= r0->ctr[s].value;
+		c.enabled -= r0->ctr[s].enabled;
+		c.running -= r0->ctr[s].running;
+	}
+	if (read(th->fd[s], v, sizeof(v)) != sizeof(v)) {
+		skip(st, "%s %s: reading the kernel's count failed", who,
+		     e->name);
+		return;
+	}
+	kc.value = v[0];
+	kc.enabled = v[1];
+	kc.running = v[2];
+	if (!kc.running) {
+		/* once per event, not per thread */
+		if (!strstr(st->skipped, e->name))
+			skip(st, "%s: the kernel's per-thread event never ran",
+			     e->name);
+		return;
+	}
+	t = scaled(&c, &mux_t);
+	k = scaled(&kc, &mux_k);
+	ft = c.enabled ? (double)c.running / c.enabled : 1;
+	fk = kc.enabled ? (double)kc.running / kc.enabled : 1;
+	bound = slot_bound(e, t, k, ft, fk, mux_t || mux_k, sw, per_sw, how,
+			   sizeof(how));
+	check(out, st, who, e->name, t, k, bound, how);
+	if (e->kind == EV_TASK && e->config1 == TF_FAULTS)
+		check(out, st, who, "page-faults", t,
+		      (double)(th->p1.faults - th->p0.faults), 0,
+		      "/proc stat minflt + majflt");
+}
+
 /* The checks of one thread: every slot, then its own accounting. */
 static void check_thread(FILE *out, struct check_stats *st,
 			 const struct event_plan *plan,
 			 const struct st_thread *th, const struct task_row *r0,
 			 const struct task_row *r1)
 {
-	int per_sw = SWITCH_INSNS_BASE +
-		     SWITCH_INSNS_PER_CTR * plan->nr_counters;
-	char who[48], how[160];
 	struct tdbpf_sched sd;
-	double sw, t, k, bound;
-	bool mux_t, mux_k;
+	char who[48];
+	double sw;
 	int s;
 
 	snprintf(who, sizeof(who), "%s/%d", th->t->name, th->t->tid);
 	sched_sub(&sd, &r1->sched, r0 ? &r0->sched : &(struct tdbpf_sched){});
 	/* the thread's switches in the window: each is one gap */
 	sw = (double)(sd.nvcsw + sd.nivcsw) + 1;
-	for (s = 0; s < plan->nr; s++) {
-		const struct model_event *e = plan->evd[s];
-		struct tdbpf_count c = r1->ctr[s], kc = { 0 };
-		__u64 v[3];
-
-		if (th->fd[s] < 0)
-			continue;
-		if (r0) {
-			c.value -= r0->ctr[s].value;
-			c.enabled -= r0->ctr[s].enabled;
-			c.running -= r0->ctr[s].running;
-		}
-		if (read(th->fd[s], v, sizeof(v)) != sizeof(v)) {
-			skip(st, "%s %s: reading the kernel's count failed",
-			     who, e->name);
-			continue;
-		}
-		kc.value = v[0];
-		kc.enabled = v[1];
-		kc.running = v[2];
-		if (!kc.running) {
-			/* once per event, not per thread */
-			if (!strstr(st->skipped, e->name))
-				skip(st, "%s: the kernel's per-thread event never ran",
-				     e->name);
-			continue;
-		}
-		t = scaled(&c, &mux_t);
-		k = scaled(&kc, &mux_k);
-		if (mux_t || mux_k) {
-			double ft = c.enabled ? (double)c.running / c.enabled : 1;
-			double fk = kc.enabled ? (double)kc.running / kc.enabled : 1;
-
-			bound = sw * per_sw +
-				MUX_DEV * (2 - ft - fk) * fmax(t, k);
-			snprintf(how, sizeof(how), "multiplexed: ran %.0f%% (tdbpf), %.0f%% (kernel) of the time; %.0f switches x %d + %.0f%% x %.2f",
-				 100 * ft, 100 * fk, sw, per_sw,
-				 MUX_DEV * 100, 2 - ft - fk);
-		} else {
-			switch (classify(e)) {
-			case CLS_INSN:
-				bound = sw * per_sw;
-				snprintf(how, sizeof(how), "%.0f switches x %d",
-					 sw, per_sw);
-				break;
-			case CLS_NS:
-				bound = sw * SWITCH_NS + NS_REL * k;
-				snprintf(how, sizeof(how), "%.0f switches x %d ns + %.0f%%",
-					 sw, SWITCH_NS, NS_REL * 100);
-				break;
-			case CLS_MIGR:
-				bound = floor(MIGR_REL * k) + 2;
-				snprintf(how, sizeof(how), "perf: once per switch-in, %.0f%% + 2",
-					 MIGR_REL * 100);
-				break;
-			case CLS_COUNT:
-				bound = 0;
-				snprintf(how, sizeof(how), "the same count");
-				break;
-			default:
-				bound = fmax(sw * per_sw, OTHER_REL * k);
-				snprintf(how, sizeof(how), "%.0f switches x %d or %.0f%%",
-					 sw, per_sw, OTHER_REL * 100);
-				break;
-			}
-		}
-		check(out, st, who, e->name, t, k, bound, how);
-		if (e->kind == EV_TASK && e->config1 == TF_FAULTS)
-			check(out, st, who, "page-faults", t,
-			      (double)(th->p1.faults - th->p0.faults), 0,
-			      "/proc stat minflt + majflt");
-	}
+	for (s = 0; s < plan->nr; s++)
+		if (th->fd[s] >= 0)
+			check_slot(out, st, who, plan, s, th, r0, r1, sw);
 	/* the task's own accounting, as /proc shows it: exactly tdbpf's */
 	check(out, st, who, "on-cpu-ns", (double)sd.on_cpu_ns,
 	      (double)(th->p1.exec_ns - th->p0.exec_ns), 0,
@@ -452,6 +466,90 @@ static void check_thread(FILE *out, struct check_stats *st,
 		skip(st, "migrations against /proc sched (no CONFIG_SCHED_DEBUG)");
 }
 
+/*
+ * The kernel's own per-thread counters for the workload's threads,
+ * opened while they are parked (@parked), each beside tdbpf's slot;
+ * when tdbpf multiplexes, only the first MUX_REFS hardware events get
+ * one, pinned.
+ */
+static void open_references(FILE *out, struct check_stats *st,
+			    const struct event_plan *plan,
+			    const struct detect_info *d, struct work *w,
+			    struct st_thread *th, bool parked)
+{
+	char noref[256] = "";
+	size_t nref = 0;
+	int i, s, hw;
+	bool mux;
+
+	/* more hardware events than counters (+1: a cycle counter)? */
+	for (s = 0, hw = 0; s < plan->nr; s++)
+		hw += hw_event(plan->evd[s]);
+	mux = d->gp_counters && hw > d->gp_counters + 1;
+	if (mux)
+		fprintf(out, "tdbpf selftest: %d hardware events for %d counters: tdbpf multiplexes; the kernel's reference is pinned for the first %d\n",
+			hw, d->gp_counters + 1, MUX_REFS);
+	for (i = 0; parked && i < w->nr; i++) {
+		th[i].t = &w->t[i];
+		for (s = 0, hw = 0; s < plan->nr; s++) {
+			const struct model_event *e = plan->evd[s];
+			bool is_hw = hw_event(e);
+
+			hw += is_hw;
+			if (mux && is_hw && hw > MUX_REFS) {
+				if (i == 0)
+					nref += snprintf(noref + nref,
+							 nref < sizeof(noref) ? sizeof(noref) - nref : 0,
+							 "%s%s", nref ? ", " : "", e->name);
+				continue;
+			}
+			th[i].fd[s] = open_thread_event(e, w->t[i].tid,
+							mux && is_hw);
+			if (th[i].fd[s] < 0 && i == 0)
+				skip(st, "%s: the kernel's per-thread event does not open (%s)",
+				     e->name, strerror(errno));
+		}
+	}
+	if (nref)
+		skip(st, "%s: no counter left for the kernel's reference while tdbpf multiplexes",
+		     noref);
+}
+
+/* Every thread's checks and the summary; the exit status. */
+static int check_all(FILE *out, struct check_stats *st,
+		     const struct event_plan *plan, const struct work *w,
+		     const struct st_thread *th, const struct snapshot *s0,
+		     const struct snapshot *s1)
+{
+	int i;
+
+	fprintf(out, "tdbpf selftest: %d threads (long, short, migrating slices) on %d CPUs\n",
+		w->nr, w->ncpu);
+	for (i = 0; i < w->nr; i++) {
+		const struct task_row *r0 = tasks_find(&s0->tasks, w->t[i].tid);
+		const struct task_row *r1 = tasks_find(&s1->tasks, w->t[i].tid);
+
+		if (!r1) {
+			st->fail++;
+			fprintf(out, "  FAIL  %s/%d: tdbpf charged it nothing\n",
+				w->t[i].name, w->t[i].tid);
+			continue;
+		}
+		check_thread(out, st, plan, &th[i], r0, r1);
+	}
+	if (s1->lost.read_errors || s1->lost.map_full) {
+		st->fail++;
+		fprintf(out, "  FAIL  tdbpf lost data: %llu read errors, %llu tasks without sums\n",
+			(unsigned long long)s1->lost.read_errors,
+			(unsigned long long)s1->lost.map_full);
+	}
+	fprintf(out, "tdbpf selftest: %d passed, %d failed\n", st->pass,
+		st->fail);
+	if (st->skipped_len)
+		fprintf(out, "tdbpf selftest: not checked: %s\n", st->skipped);
+	return st->fail ? 1 : 0;
+}
+
 int cmd_selftest(const struct options *o, FILE *out)
 {
 	struct st_thread th[WORK_MAX_THREADS];
@@ -463,10 +561,7 @@ int cmd_selftest(const struct options *o, FILE *out)
 	struct work w;
 	pid_t self = getpid();
 	char err[512];
-	char noref[256] = "";
-	size_t nref = 0;
-	int rc, i, s, nthreads, hw;
-	bool mux;
+	int rc, i, s, nthreads;
 
 	if (targets_pid_ns_problem()) {
 		errorf("%s", targets_pid_ns_problem());
@@ -508,38 +603,7 @@ int cmd_selftest(const struct options *o, FILE *out)
 	snapshot_init(&s0, plan.nr);
 	snapshot_init(&s1, plan.nr);
 	rc = work_wait_parked(&w, 60000);
-	/* more hardware events than counters (+1: a cycle counter)? */
-	for (s = 0, hw = 0; s < plan.nr; s++)
-		hw += hw_event(plan.evd[s]);
-	mux = d.gp_counters && hw > d.gp_counters + 1;
-	if (mux)
-		fprintf(out, "tdbpf selftest: %d hardware events for %d counters: tdbpf multiplexes; the kernel's reference is pinned for the first %d\n",
-			hw, d.gp_counters + 1, MUX_REFS);
-	/* the kernel's own per-thread counters, opened while parked */
-	for (i = 0; !rc && i < w.nr; i++) {
-		th[i].t = &w.t[i];
-		for (s = 0, hw = 0; s < plan.nr; s++) {
-			const struct model_event *e = plan.evd[s];
-			bool is_hw = hw_event(e);
-
-			hw += is_hw;
-			if (mux && is_hw && hw > MUX_REFS) {
-				if (i == 0)
-					nref += snprintf(noref + nref,
-							 nref < sizeof(noref) ? sizeof(noref) - nref : 0,
-							 "%s%s", nref ? ", " : "", e->name);
-				continue;
-			}
-			th[i].fd[s] = open_thread_event(e, w.t[i].tid,
-							mux && is_hw);
-			if (th[i].fd[s] < 0 && i == 0)
-				skip(&st, "%s: the kernel's per-thread event does not open (%s)",
-				     e->name, strerror(errno));
-		}
-	}
-	if (nref)
-		skip(&st, "%s: no counter left for the kernel's reference while tdbpf multiplexes",
-		     noref);
+	open_references(out, &st, &plan, &d, &w, th, !rc);
 	if (!rc)
 		rc = run_window(&w, tr, th, &s0, &s1);
 	if (rc) {
@@ -548,31 +612,7 @@ int cmd_selftest(const struct options *o, FILE *out)
 		rc = 1;
 		goto out;
 	}
-	fprintf(out, "tdbpf selftest: %d threads (long, short, migrating slices) on %d CPUs\n",
-		w.nr, w.ncpu);
-	for (i = 0; i < w.nr; i++) {
-		const struct task_row *r0 = tasks_find(&s0.tasks, w.t[i].tid);
-		const struct task_row *r1 = tasks_find(&s1.tasks, w.t[i].tid);
-
-		if (!r1) {
-			st.fail++;
-			fprintf(out, "  FAIL  %s/%d: tdbpf charged it nothing\n",
-				w.t[i].name, w.t[i].tid);
-			continue;
-		}
-		check_thread(out, &st, &plan, &th[i], r0, r1);
-	}
-	if (s1.lost.read_errors || s1.lost.map_full) {
-		st.fail++;
-		fprintf(out, "  FAIL  tdbpf lost data: %llu read errors, %llu tasks without sums\n",
-			(unsigned long long)s1.lost.read_errors,
-			(unsigned long long)s1.lost.map_full);
-	}
-	fprintf(out, "tdbpf selftest: %d passed, %d failed\n", st.pass,
-		st.fail);
-	if (st.skipped_len)
-		fprintf(out, "tdbpf selftest: not checked: %s\n", st.skipped);
-	rc = st.fail ? 1 : 0;
+	rc = check_all(out, &st, &plan, &w, th, &s0, &s1);
 out:
 	work_stop(&w);
 	for (i = 0; i < w.nr; i++)

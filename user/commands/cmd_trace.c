@@ -165,25 +165,14 @@ static int make_room(const struct options *o, const struct event_plan *plan,
 	return limits_nofile(need, err, len);
 }
 
-int cmd_trace(const struct options *o, FILE *out)
+/*
+ * What can be refused before any BPF: privileges, the targets and the
+ * command. 0, or the exit status after the error.
+ */
+static int check_targets(const struct options *o)
 {
-	struct detect_info d = { 0 };
-	FILE *graph = NULL;
-	const struct model *m;
-	struct event_plan plan;
-	char err[512];
-	bool smt;
-	int i;
+	int i, e;
 
-	/* live: the CPU's holders outside the targets are named from /proc */
-	graph_tid_name = targets_comm;
-	graph_cpu_limit = cgroup_cpu_describe;
-
-	/* top without a terminal: said before anything is set up */
-	if (o->cmd == CMD_TOP && !top_has_terminal()) {
-		errorf("top needs a terminal on stdin and stdout; for reports in a pipe or file use tdbpf -I MS");
-		return 2;
-	}
 	if (!(has_cap(CAP_SYS_ADMIN) ||
 	      (has_cap(CAP_BPF) && has_cap(CAP_PERFMON)))) {
 		errorf("tracing needs root, or CAP_BPF and CAP_PERFMON; run it with sudo");
@@ -215,75 +204,112 @@ int cmd_trace(const struct options *o, FILE *out)
 			       o->tids[i]);
 			return 2;
 		}
-	i = o->argv ? command_found(o->argv[0]) : 0;
-	if (i) {
-		errorf(i == ENOENT ? "command '%s' not found; check its name and PATH" :
-		       i == EISDIR ? "command '%s' is a directory; give the program in it" :
+	e = o->argv ? command_found(o->argv[0]) : 0;
+	if (e) {
+		errorf(e == ENOENT ? "command '%s' not found; check its name and PATH" :
+		       e == EISDIR ? "command '%s' is a directory; give the program in it" :
 				     "command '%s' is not executable; chmod +x it, or run it through its interpreter (-- sh FILE)",
 		       o->argv[0]);
 		return 2;
 	}
-	if (o->graph && !(graph = open_graph(o->graph)))
-		return 2;
+	return 0;
+}
 
-	detect_machine("", &d);
+/*
+ * The model to trace with into @m (NULL: -e alone, those events and
+ * nothing else): --model, else the detected one. 0, or 2 after the
+ * error.
+ */
+static int trace_model(const struct options *o, const struct detect_info *d,
+		       const struct model **m)
+{
 	if (o->model) {
-		m = find_model_or_say(o->model);
-		if (!m) {
-			if (graph)
-				out_close(graph);
+		*m = find_model_or_say(o->model);
+		if (!*m)
 			return 2;
-		}
-		if (m != &model_software && d.model != m) {
+		if (*m != &model_software && d->model != *m) {
 			/* never program events for a PMU that is not there */
-			if (d.reason[0])
-				errorf("--model %s: %s", m->name, d.reason);
+			if (d->reason[0])
+				errorf("--model %s: %s", (*m)->name, d->reason);
 			else
 				errorf("the %s model does not match this machine (%s); using the %s model",
-				       m->name, d.cpu_desc, d.model->name);
-			m = d.model;
+				       (*m)->name, d->cpu_desc, d->model->name);
+			*m = d->model;
 		}
 	} else if (o->nr_events) {
-		/* -e alone: those events and nothing else */
-		m = NULL;
+		*m = NULL;
 	} else {
-		m = d.model;
-		if (m == &model_software && d.reason[0])
-			errorf("%s", d.reason);
+		*m = d->model;
+		if (*m == &model_software && d->reason[0])
+			errorf("%s", d->reason);
 	}
 	/* NMI watchdog holding a counter, hybrid part: said once, up front */
-	if (m && m == d.model && d.note[0])
-		errorf("%s", d.note);
+	if (*m && *m == d->model && d->note[0])
+		errorf("%s", d->note);
+	return 0;
+}
+
+/*
+ * The events to count into @plan: the model's, then -e's, and the open
+ * files they need. 0, or the exit status after the error.
+ */
+static int trace_plan(const struct options *o, struct event_plan *plan)
+{
+	struct detect_info d = { 0 };
+	const struct model *m;
+	char err[512];
+	bool smt;
+	int rc;
+
+	detect_machine("", &d);
+	rc = trace_model(o, &d, &m);
+	if (rc)
+		return rc;
 	smt = o->smt >= 0 ? o->smt : d.smt;
 	if (!m) {
-		memset(&plan, 0, sizeof(plan));
-		plan.smt = smt;
+		memset(plan, 0, sizeof(*plan));
+		plan->smt = smt;
 	} else if (plan_events(m, level_for(m, o->level), smt,
-			       gp_budget(m, smt, &d), &plan, err,
+			       gp_budget(m, smt, &d), plan, err,
 			       sizeof(err))) {
 		errorf("%s", err);
-		if (graph)
-			out_close(graph);
 		return 1;
 	}
-	i = cmd_add_events(o, &plan, err, sizeof(err));
-	if (i) {
+	rc = cmd_add_events(o, plan, err, sizeof(err));
+	if (!rc && make_room(o, plan, err, sizeof(err)))
+		rc = 1;
+	if (rc)
 		errorf("%s", err);
-		if (graph)
-			out_close(graph);
-		return i;
+	return rc;
+}
+
+int cmd_trace(const struct options *o, FILE *out)
+{
+	struct event_plan plan;
+	FILE *graph = NULL;
+	int rc;
+
+	/* live: the CPU's holders outside the targets are named from /proc */
+	graph_tid_name = targets_comm;
+	graph_cpu_limit = cgroup_cpu_describe;
+
+	/* top without a terminal: said before anything is set up */
+	if (o->cmd == CMD_TOP && !top_has_terminal()) {
+		errorf("top needs a terminal on stdin and stdout; for reports in a pipe or file use tdbpf -I MS");
+		return 2;
 	}
-	if (make_room(o, &plan, err, sizeof(err))) {
-		errorf("%s", err);
-		if (graph)
-			out_close(graph);
-		return 1;
-	}
+	rc = check_targets(o);
+	if (rc)
+		return rc;
+	if (o->graph && !(graph = open_graph(o->graph)))
+		return 2;
+	rc = trace_plan(o, &plan);
 	/* top traces the same targets with the same plan; it draws them */
-	if (o->cmd == CMD_TOP) {
+	if (rc || o->cmd == CMD_TOP) {
 		if (graph)
 			out_close(graph);
-		return top_run(o, &plan, out);
+		return rc ? rc : top_run(o, &plan, out);
 	}
+	/* the run owns the graph file from here */
 	return run_trace(o, &plan, out, graph);
 }

@@ -16,6 +16,7 @@
 #include "commands/complete.h"
 #include "commands/options.h"
 #include "commands/outpaths.h"
+#include "commands/subcommands.h"
 #include "outputs/outfile.h"
 #include "support/limits.h"
 #include "support/privs.h"

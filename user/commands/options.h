@@ -16,11 +16,8 @@
 #define OPT_MAX_HOSTS		64	/* graph: reports joined */
 
 /*
- * Subcommands. Each has an entry in subcommands[] (subcommands.c: its name,
- * synopsis and its own validation, all pure, so they are fuzzed, and
- * what it runs), indexed by this enum. A new subcommand: an enum value
- * here, an entry in the table, and its cmd_NAME.c. Messages that list
- * the subcommands are made from subcommands[].
+ * Subcommands, indexed so: each has its entry in subcommands[]
+ * (subcommands.h).
  */
 enum command {
 	CMD_TRACE,	/* the default: no subcommand word */
@@ -85,6 +82,8 @@ struct options {
 	const char *listen;	/* --listen ADDR:PORT, NULL = no /metrics */
 	unsigned int listen_labels;	/* enum listen_labels */
 	long listen_max_series;
+	/* the last option given that shapes --listen's series, its name */
+	const char *listen_shaper;
 	/* graph: the reports, each named by --host NAME=FILE or itself */
 	struct {
 		char name[65];		/* "": the report's "host" */
@@ -96,31 +95,14 @@ struct options {
 	const char *match;	/* --match: label matchers */
 };
 
-struct options;
-
-struct subcommand {
-	enum command id;
-	const char *name;	/* the first word; NULL: -p/-t/-a/-- tracing */
-	const char *synopsis;	/* what follows "tdbpf " in the usage */
-	bool hidden;		/* accepted, not listed (help) */
-	bool stdout_only;	/* prints on stdout: -o is not opened */
-	/*
-	 * After the options are read: take operands (@argv from @optind)
-	 * and refuse what this subcommand does not take. 0, or -1 with
-	 * @err (one line: problem; fix).
-	 */
-	int (*check)(struct options *o, int argc, char **argv, int optind,
-		     char *err, size_t len);
-	/* Run it: the exit status (cmd.h). */
-	int (*run)(const struct options *o, FILE *out);
+/*
+ * Options that only some subcommands take: each subcommand's entry says
+ * which groups it takes (subcommands.c).
+ */
+enum option_group {
+	OPTG_GRAPH = 1,		/* --host, --prometheus, --range, --match */
+	OPTG_LISTEN = 2,	/* --listen and what shapes its series */
 };
-
-/* Every subcommand, indexed by enum command (subcommands.c). */
-extern const struct subcommand subcommands[];
-/* The subcommand named @word, or NULL. */
-const struct subcommand *find_subcommand(const char *word);
-/* "'list', 'decode', ": the words a user is told about, into @buf. */
-void subcommand_names(char *buf, size_t len);
 
 /* The sort keys' names, indexed by enum sort_key (SORT_NR of them). */
 extern const char *const sort_names[];
@@ -132,19 +114,19 @@ extern const char *const sort_names[];
 void join_names(char *buf, size_t len, const char *const *names, int n,
 		const char *sep, const char *last);
 
+/* @o as no option sets it, for the subcommand @cmd. */
+void options_defaults(struct options *o, enum command cmd);
 /*
- * Parse argv into @o. Returns 0, or -1 with @err holding one line naming
- * the problem and the fix (no "tdbpf: " prefix).
+ * The options of @argv into @o (options.c's table), @argv[0] the word
+ * before them. A subcommand takes the groups in @takes (enum
+ * option_group); @anywhere: operands may come before options (a
+ * recording is a file), else the first operand ends them (-- COMMAND's
+ * own options stay its own). -h and -V set @o->cmd and stop. Returns
+ * the index of the first operand, or -1 with @err (one line: problem;
+ * fix).
  */
-int parse_options(int argc, char **argv, struct options *o, char *err,
-		  size_t errlen);
-/*
- * -1 after @fmt into @err, made one printable line (it quotes the user's
- * argument): for the parser and the subcommands' checks.
- */
-int options_fail(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-void print_usage(FILE *f);	/* usage.c */
+int options_read(int argc, char **argv, struct options *o,
+		 unsigned int takes, bool anywhere, char *err, size_t len);
 /*
  * graph: add report @file of host @name (@name_len bytes; 0: the name
  * the report gives). 0, or -1 with @err.

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The subcommands (options.h): what each takes once the options are
- * read, and the one command table. Pure, like the parser: fuzzed with it.
+ * The subcommands (subcommands.h): the one command table, what each
+ * takes once the options are read, and the command line read through
+ * it. Pure, like the option table: fuzzed with it.
  */
 #include <string.h>
 #include "commands/cmd.h"
 #include "commands/options.h"
+#include "commands/subcommands.h"
+#include "support/error.h"
 
 static int no_events(const struct options *o, const char *cmd, char *err,
 		     size_t len);
@@ -24,46 +27,46 @@ static int check_trace(struct options *o, int argc, char **argv, int optind,
 		 */
 		if (strcmp(argv[optind - 1], "--") &&
 		    find_subcommand(argv[optind]))
-			return options_fail(err, len,
-					    "'%s' is a command: put it first (tdbpf %s [options]); to launch a program named %s, put -- before it",
-					    argv[optind], argv[optind], argv[optind]);
+			return error_set(err, len,
+					 "'%s' is a command: put it first (tdbpf %s [options]); to launch a program named %s, put -- before it",
+					 argv[optind], argv[optind], argv[optind]);
 		o->argv = &argv[optind];
 	}
 	n = (o->nr_pids > 0) + (o->nr_tids > 0) + o->all + (o->argv != NULL);
 	if (n == 0)
-		return options_fail(err, len,
-				    "nothing to trace; give -p PID, -t TID, -a, or -- COMMAND (see tdbpf --help)");
+		return error_set(err, len,
+				 "nothing to trace; give -p PID, -t TID, -a, or -- COMMAND (see tdbpf --help)");
 	if (n > 1)
-		return options_fail(err, len,
-				    "-p, -t, -a and -- COMMAND exclude each other; give only one of them");
+		return error_set(err, len,
+				 "-p, -t, -a and -- COMMAND exclude each other; give only one of them");
 	if (o->sep && o->json)
-		return options_fail(err, len,
-				    "-x (CSV) and -j (JSON) exclude each other; pick one");
+		return error_set(err, len,
+				 "-x (CSV) and -j (JSON) exclude each other; pick one");
 	if (o->children && !o->nr_pids && !o->argv)
-		return options_fail(err, len,
-				    "--children follows processes forked by -p or -- COMMAND targets; add one of them");
+		return error_set(err, len,
+				 "--children follows processes forked by -p or -- COMMAND targets; add one of them");
 	if (o->children && o->no_children)
-		return options_fail(err, len,
-				    "--children and --no-children (-i) exclude each other; give one of them");
+		return error_set(err, len,
+				 "--children and --no-children (-i) exclude each other; give one of them");
 	/* as perf stat: a launched command is counted with what it forks */
 	if (o->argv && !o->no_children)
 		o->children = true;
 	if (o->wakeups_given & (o->wakeups_given - 1))
-		return options_fail(err, len,
-				    "--wakeups (every wakeup), --sampled-wakeups (those of windows, the default) and --no-wakeups (none) exclude each other; give one of them");
+		return error_set(err, len,
+				 "--wakeups (every wakeup), --sampled-wakeups (those of windows, the default) and --no-wakeups (none) exclude each other; give one of them");
 	/* the graph is made of wakeups */
 	if (o->graph && o->wakeups_mode == WAKEUPS_OFF)
-		return options_fail(err, len,
-				    "--graph writes the wait-for graph, which --no-wakeups turns off; drop one of them");
+		return error_set(err, len,
+				 "--graph writes the wait-for graph, which --no-wakeups turns off; drop one of them");
 	o->wakeups = o->wakeups_mode != WAKEUPS_OFF;
 	o->wakeups_sampled = o->wakeups_mode == WAKEUPS_SAMPLED;
 	if (o->from >= 0 || o->to >= 0)
-		return options_fail(err, len,
-				    "--from and --to pick intervals of a recording; use them with tdbpf report FILE");
+		return error_set(err, len,
+				 "--from and --to pick intervals of a recording; use them with tdbpf report FILE");
 	if (o->record && o->output && !strcmp(o->record, o->output))
-		return options_fail(err, len,
-				    "--record and -o name the same file '%s'; give two files",
-				    o->record);
+		return error_set(err, len,
+				 "--record and -o name the same file '%s'; give two files",
+				 o->record);
 	return 0;
 }
 
@@ -74,8 +77,8 @@ static int check_top(struct options *o, int argc, char **argv, int optind,
 	if (check_trace(o, argc, argv, optind, err, len))
 		return -1;
 	if ((o->sep || o->json) && !o->output)
-		return options_fail(err, len,
-				    "top draws on the terminal; -x and -j are for the final report: add -o FILE");
+		return error_set(err, len,
+				 "top draws on the terminal; -x and -j are for the final report: add -o FILE");
 	if (!o->interval_ms)
 		o->interval_ms = 1000;
 	return 0;
@@ -88,24 +91,24 @@ static int check_report(struct options *o, int argc, char **argv, int optind,
 	if (optind < argc)
 		o->input = argv[optind++];
 	if (optind < argc)
-		return options_fail(err, len,
-				    "report takes one recording, got '%s' too; give FILE or - for stdin",
-				    argv[optind]);
+		return error_set(err, len,
+				 "report takes one recording, got '%s' too; give FILE or - for stdin",
+				 argv[optind]);
 	if (!o->input)
-		return options_fail(err, len,
-				    "report needs a recording; give the FILE that tdbpf -j -o FILE wrote");
+		return error_set(err, len,
+				 "report needs a recording; give the FILE that tdbpf -j -o FILE wrote");
 	if (o->nr_pids || o->nr_tids || o->all || o->duration > 0 ||
 	    o->interval_ms || o->children || o->no_children || o->model ||
 	    o->smt >= 0 || o->record)
-		return options_fail(err, len,
-				    "report reads a recording; drop -p/-t/-a/-d/-I/--children/--no-children/--model/--smt/--record");
+		return error_set(err, len,
+				 "report reads a recording; drop -p/-t/-a/-d/-I/--children/--no-children/--model/--smt/--record");
 	if (o->sep && o->json)
-		return options_fail(err, len,
-				    "-x (CSV) and -j (JSON) exclude each other; pick one");
+		return error_set(err, len,
+				 "-x (CSV) and -j (JSON) exclude each other; pick one");
 	if (o->from >= 0 && o->to >= 0 && o->from > o->to)
-		return options_fail(err, len,
-				    "--from %ld is after --to %ld; give --from <= --to",
-				    o->from, o->to);
+		return error_set(err, len,
+				 "--from %ld is after --to %ld; give --from <= --to",
+				 o->from, o->to);
 	/* without --sort, rows keep the order the live run printed */
 	if (!o->sort_given)
 		o->sort = SORT_NONE;
@@ -117,9 +120,9 @@ static int no_events(const struct options *o, const char *cmd, char *err,
 		     size_t len)
 {
 	if (o->nr_events)
-		return options_fail(err, len,
-				    "-e names events to count while tracing; drop it from %s",
-				    cmd);
+		return error_set(err, len,
+				 "-e names events to count while tracing; drop it from %s",
+				 cmd);
 	return 0;
 }
 
@@ -129,9 +132,9 @@ static int check_list(struct options *o, int argc, char **argv, int optind,
 	if (no_events(o, "list", err, len))
 		return -1;
 	if (optind < argc)
-		return options_fail(err, len,
-				    "unexpected argument '%s' to list; use tdbpf %s",
-				    argv[optind], subcommands[CMD_LIST].synopsis);
+		return error_set(err, len,
+				 "unexpected argument '%s' to list; use tdbpf %s",
+				 argv[optind], subcommands[CMD_LIST].synopsis);
 	return 0;
 }
 
@@ -141,15 +144,15 @@ static int check_decode(struct options *o, int argc, char **argv,
 	if (optind < argc)
 		o->input = argv[optind++];
 	if (optind < argc)
-		return options_fail(err, len,
-				    "decode takes one input file, got '%s' too; give FILE or - for stdin",
-				    argv[optind]);
+		return error_set(err, len,
+				 "decode takes one input file, got '%s' too; give FILE or - for stdin",
+				 argv[optind]);
 	if (!o->model)
-		return options_fail(err, len,
-				    "decode needs --model M; see 'tdbpf list --help' for the models");
+		return error_set(err, len,
+				 "decode needs --model M; see 'tdbpf list --help' for the models");
 	if (o->nr_pids || o->nr_tids || o->all)
-		return options_fail(err, len,
-				    "decode reads counts from a file; drop -p/-t/-a");
+		return error_set(err, len,
+				 "decode reads counts from a file; drop -p/-t/-a");
 	return no_events(o, "decode", err, len);
 }
 
@@ -158,13 +161,13 @@ static int check_selftest(struct options *o, int argc, char **argv,
 			  int optind, char *err, size_t len)
 {
 	if (optind < argc)
-		return options_fail(err, len,
-				    "unexpected argument '%s' to selftest; use tdbpf %s",
-				    argv[optind],
-				    subcommands[CMD_SELFTEST].synopsis);
+		return error_set(err, len,
+				 "unexpected argument '%s' to selftest; use tdbpf %s",
+				 argv[optind],
+				 subcommands[CMD_SELFTEST].synopsis);
 	if (o->nr_pids || o->nr_tids || o->all)
-		return options_fail(err, len,
-				    "selftest traces its own threads; drop -p/-t/-a");
+		return error_set(err, len,
+				 "selftest traces its own threads; drop -p/-t/-a");
 	return 0;
 }
 
@@ -176,27 +179,27 @@ static int check_graph(struct options *o, int argc, char **argv, int optind,
 		if (options_add_graph_input(o, "", 0, argv[optind], err, len))
 			return -1;
 	if (o->prometheus && o->nr_graph_in)
-		return options_fail(err, len,
-				    "graph reads either reports or --prometheus; give one of them");
+		return error_set(err, len,
+				 "graph reads either reports or --prometheus; give one of them");
 	if ((o->range || o->match) && !o->prometheus)
-		return options_fail(err, len,
-				    "--range and --match select series of --prometheus URL; add it, or drop them");
+		return error_set(err, len,
+				 "--range and --match select series of --prometheus URL; add it, or drop them");
 	if (!o->nr_graph_in && !o->prometheus)
-		return options_fail(err, len,
-				    "graph needs the hosts' reports; give FILE... (written by tdbpf --wakeups -j or --record), --host NAME=FILE, or --prometheus URL");
+		return error_set(err, len,
+				 "graph needs the hosts' reports; give FILE... (written by tdbpf --wakeups -j or --record), --host NAME=FILE, or --prometheus URL");
 	if (o->prometheus && !o->range)
 		o->range = "5m";
 	if (o->nr_pids || o->nr_tids || o->all || o->duration > 0 ||
 	    o->interval_ms || o->children || o->no_children || o->model ||
 	    o->smt >= 0 || o->record || o->from >= 0 || o->to >= 0)
-		return options_fail(err, len,
-				    "graph joins reports already written; drop -p/-t/-a/-d/-I/--children/--no-children/--model/--smt/--record/--from/--to");
+		return error_set(err, len,
+				 "graph joins reports already written; drop -p/-t/-a/-d/-I/--children/--no-children/--model/--smt/--record/--from/--to");
 	if (o->per_name)
-		return options_fail(err, len,
-				    "graph names its nodes host/process/thread and does not fold them; drop --per-name");
+		return error_set(err, len,
+				 "graph names its nodes host/process/thread and does not fold them; drop --per-name");
 	if (o->sep && o->json)
-		return options_fail(err, len,
-				    "-x (CSV) and -j (JSON) exclude each other; pick one");
+		return error_set(err, len,
+				 "-x (CSV) and -j (JSON) exclude each other; pick one");
 	o->wakeups = true;
 	return no_events(o, "graph", err, len);
 }
@@ -213,35 +216,57 @@ static int check_graph(struct options *o, int argc, char **argv, int optind,
 
 /*
  * The one command table, indexed by enum command: each subcommand's
- * word, synopsis, checks and what it runs. -V is an option, not a word.
+ * word, synopsis, the option groups it takes, checks and what it runs.
+ * -V is an option, not a word.
  */
 const struct subcommand subcommands[] = {
-	[CMD_TRACE] = { CMD_TRACE, NULL,
-			"[options] -p PID[,PID] | -t TID[,TID] | -a | -- COMMAND [ARGS]",
-			false, false, check_trace, RUN(cmd_trace) },
-	[CMD_LIST] = { CMD_LIST, "list",
-		       "list [--model M] [--smt on|off] [-l N] [-j]", false,
-		       false, check_list, RUN(cmd_list) },
-	[CMD_DECODE] = { CMD_DECODE, "decode",
-			 "decode --model M [--smt on|off] [-l N] [-j] [FILE|-]",
-			 false, false, check_decode, RUN(cmd_decode) },
-	[CMD_REPORT] = { CMD_REPORT, "report",
-			 "report [-x SEP|-j] [--per-name] [--sort KEY] [--top N] [-l N] [--from N] [--to N] FILE|-",
-			 false, false, check_report, RUN(cmd_report) },
+	[CMD_TRACE] = {
+		.id = CMD_TRACE,
+		.synopsis = "[options] -p PID[,PID] | -t TID[,TID] | -a | -- COMMAND [ARGS]",
+		.takes = OPTG_LISTEN,
+		.check = check_trace, .run = RUN(cmd_trace),
+	},
+	[CMD_LIST] = {
+		.id = CMD_LIST, .name = "list",
+		.synopsis = "list [--model M] [--smt on|off] [-l N] [-j]",
+		.check = check_list, .run = RUN(cmd_list),
+	},
+	[CMD_DECODE] = {
+		.id = CMD_DECODE, .name = "decode",
+		.synopsis = "decode --model M [--smt on|off] [-l N] [-j] [FILE|-]",
+		.check = check_decode, .run = RUN(cmd_decode),
+	},
+	[CMD_REPORT] = {
+		.id = CMD_REPORT, .name = "report",
+		.synopsis = "report [-x SEP|-j] [--per-name] [--sort KEY] [--top N] [-l N] [--from N] [--to N] FILE|-",
+		.operands_anywhere = true,
+		.check = check_report, .run = RUN(cmd_report),
+	},
 	/* the same targets as tracing, another driver (top.c) */
-	[CMD_TOP] = { CMD_TOP, "top",
-		      "top [-I MS] [--per-name] [--sort KEY] [options] -p PID | -t TID | -a | -- COMMAND",
-		      false, false, check_top, RUN(cmd_trace) },
-	[CMD_SELFTEST] = { CMD_SELFTEST, "selftest",
-			   "selftest [--model M] [-e EVENT[,EVENT...]] [-v]",
-			   false, false, check_selftest, RUN(cmd_selftest) },
-	[CMD_GRAPH] = { CMD_GRAPH, "graph",
-			"graph [-x SEP|-j] [--graph FILE.dot] [--sort KEY] [--top N] [--host NAME=FILE]... [FILE...] | --prometheus URL [--range DUR] [--match SEL]",
-			false, false, check_graph, RUN(cmd_graph) },
-	[CMD_HELP] = { CMD_HELP, "help", NULL, true, true, NULL,
-		       RUN(cmd_help) },
-	[CMD_VERSION] = { CMD_VERSION, NULL, NULL, true, true, NULL,
-			  RUN(cmd_version) },
+	[CMD_TOP] = {
+		.id = CMD_TOP, .name = "top",
+		.synopsis = "top [-I MS] [--per-name] [--sort KEY] [options] -p PID | -t TID | -a | -- COMMAND",
+		.check = check_top, .run = RUN(cmd_trace),
+	},
+	[CMD_SELFTEST] = {
+		.id = CMD_SELFTEST, .name = "selftest",
+		.synopsis = "selftest [--model M] [-e EVENT[,EVENT...]] [-v]",
+		.check = check_selftest, .run = RUN(cmd_selftest),
+	},
+	[CMD_GRAPH] = {
+		.id = CMD_GRAPH, .name = "graph",
+		.synopsis = "graph [-x SEP|-j] [--graph FILE.dot] [--sort KEY] [--top N] [--host NAME=FILE]... [FILE...] | --prometheus URL [--range DUR] [--match SEL]",
+		.operands_anywhere = true, .takes = OPTG_GRAPH,
+		.check = check_graph, .run = RUN(cmd_graph),
+	},
+	[CMD_HELP] = {
+		.id = CMD_HELP, .name = "help", .hidden = true,
+		.stdout_only = true, .run = RUN(cmd_help),
+	},
+	[CMD_VERSION] = {
+		.id = CMD_VERSION, .hidden = true, .stdout_only = true,
+		.run = RUN(cmd_version),
+	},
 };
 
 const struct subcommand *find_subcommand(const char *word)
@@ -265,4 +290,53 @@ void subcommand_names(char *buf, size_t len)
 		if (subcommands[i].name && !subcommands[i].hidden)
 			n += (size_t)snprintf(buf + n, len - n, "'%s', ",
 					      subcommands[i].name);
+}
+
+/* The subcommand @argv[1] names; tracing if it is an option. */
+static const struct subcommand *command_of(int argc, char **argv,
+					   char *err, size_t len)
+{
+	const struct subcommand *sc;
+	char names[256];
+
+	if (argc <= 1 || argv[1][0] == '-')
+		return &subcommands[CMD_TRACE];
+	sc = find_subcommand(argv[1]);
+	if (!sc) {
+		subcommand_names(names, sizeof(names));
+		error_set(err, len,
+			  "unknown command '%s'; use %sor -p/-t/-a/-- COMMAND to trace (see tdbpf --help)",
+			  argv[1], names);
+	}
+	return sc;
+}
+
+int parse_options(int argc, char **argv, struct options *o, char *err,
+		  size_t len)
+{
+	const struct subcommand *sc = command_of(argc, argv, err, len);
+	int first = sc && sc->name ? 2 : 1, optind;
+
+	options_defaults(o, CMD_TRACE);
+	if (!sc)
+		return -1;
+	o->cmd = sc->id;
+	if (!sc->check)		/* help: nothing more to read */
+		return 0;
+	argc -= first - 1;
+	argv += first - 1;
+	optind = options_read(argc, argv, o, sc->takes, sc->operands_anywhere,
+			      err, len);
+	if (optind < 0)
+		return -1;
+	if (o->cmd != sc->id)	/* -h, -V */
+		return 0;
+	if (!(sc->takes & OPTG_LISTEN) && (o->listen || o->listen_shaper))
+		return error_set(err, len,
+				 "--listen serves a tracing run; drop it, or trace with -p/-t/-a/-- COMMAND");
+	if (o->listen_shaper && !o->listen)
+		return error_set(err, len,
+				 "--%s shapes the /metrics of --listen; add --listen [ADDR:]PORT",
+				 o->listen_shaper);
+	return sc->check(o, argc, argv, optind, err, len);
 }

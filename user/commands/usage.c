@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include "commands/cmd.h"
 #include "commands/options.h"
+#include "commands/subcommands.h"
 #include "outputs/listen_opts.h"
 #include "tdbpf.h"
 

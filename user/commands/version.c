@@ -24,6 +24,7 @@
 #include <bpf/libbpf_version.h>
 #include "commands/cmd.h"
 #include "commands/version.h"
+#include "support/array.h"
 #include "tdbpf_version.h"
 
 /* the kernel's own "not supported", which user headers do not define */
@@ -231,7 +232,7 @@ int version_print(FILE *out)
 
 	vmlinux = btf__load_vmlinux_btf();	/* NULL without BTF */
 	fprintf(out, "BPF features (probed now):\n");
-	for (i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(probes); i++) {
 		r = run_probe(&probes[i], vmlinux);
 		if (r > 0)
 			fprintf(out, "  %-42s yes\n", probes[i].what);

@@ -17,6 +17,8 @@
 #include <zlib.h>
 
 #include "model/detect.h"
+#include "support/array.h"
+#include "support/readfile.h"
 
 #define EVSRC	"/sys/bus/event_source/devices"
 #define SW_ONLY	"using the software model (scheduling breakdown only)"
@@ -35,26 +37,13 @@ static bool exists(const char *root, const char *p)
 	return stat(path, &st) == 0;
 }
 
-/* first line of a small sysfs/procfs file, trimmed; -1 if unreadable */
+/* a one-line sysfs/procfs file under @root, trimmed; -1 if unreadable */
 static int read_line(const char *root, const char *p, char *buf, size_t len)
 {
 	char path[512];
-	FILE *f;
-	size_t n;
 
 	path_of(path, sizeof(path), root, p);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (!fgets(buf, len, f)) {
-		fclose(f);
-		return -1;
-	}
-	fclose(f);
-	n = strlen(buf);
-	while (n && isspace((unsigned char)buf[n - 1]))
-		buf[--n] = 0;
-	return 0;
+	return read_small(path, buf, len) || !buf[0] ? -1 : 0;
 }
 
 /* what the CPU says it is: CPUID on x86, MIDR on Arm */
@@ -135,7 +124,7 @@ static int read_cpuinfo(const char *root, struct cpuinfo *ci)
 			ci->cores = atoi(v);
 		else if (!strcmp(k, "flags"))
 			snprintf(ci->flags, sizeof(ci->flags), " %s ", v);
-		for (i = 0; i < sizeof(midr_keys) / sizeof(midr_keys[0]); i++) {
+		for (i = 0; i < ARRAY_SIZE(midr_keys); i++) {
 			if (strcmp(k, midr_keys[i].key))
 				continue;
 			ci->midr |= ((unsigned int)strtoul(v, NULL, 0) &
@@ -355,9 +344,8 @@ static int armv8_fallback(const char *root, struct detect_info *d,
 	int i;
 
 	if (gone)
-		return software(d, "%s: %s, and %s/%s/events has no %s for "
-				"the generic Arm model", d->cpu_desc, why,
-				EVSRC, d->pmu, gone);
+		return software(d, "%s: %s, and %s/%s/events has no %s for the generic Arm model",
+				d->cpu_desc, why, EVSRC, d->pmu, gone);
 	for (i = 0; i < nv->nr_events; i++) {
 		snprintf(p, sizeof(p), EVSRC "/%s/events/%s", d->pmu,
 			 nv->events[i].name);
@@ -367,18 +355,124 @@ static int armv8_fallback(const char *root, struct detect_info *d,
 	}
 	d->model = &model_armv8;
 	d->gp_counters = model_armv8.gp_smt_off;
-	snprintf(d->note, sizeof(d->note), "%s: %s; %s%s: using the generic "
-		 "Arm model (cycles, instructions, IPC)", d->cpu_desc, why,
+	snprintf(d->note, sizeof(d->note), "%s: %s; %s%s: using the generic Arm model (cycles, instructions, IPC)",
+		 d->cpu_desc, why,
 		 n ? "its PMU lacks the Neoverse events " : "", miss);
 	return 0;
+}
+
+/* A CPU without a model of its own: why, or the generic Arm model. */
+static int no_model(const char *root, const struct cpuinfo *ci,
+		    struct detect_info *d)
+{
+	const struct model *later = NULL;
+	const struct model_match *mm = later_revision(ci, &later);
+	char names[512];
+
+	if (mm)
+		return software(d, "%s: the %s model is for r%up%u and later, where perf's formulas differ",
+				d->cpu_desc, later->name, mm->rev_lo >> 4,
+				mm->rev_lo & 0xf);
+	if (ci->has_midr)
+		return armv8_fallback(root, d, "no TopDown model in tdbpf for it");
+	vendor_models(ci->v, names, sizeof(names));
+	return software(d, "%s%s has no TopDown model in tdbpf (models: %s)",
+			d->hybrid ? "hybrid " : "", d->cpu_desc, names);
+}
+
+/*
+ * Does the kernel's PMU run @m: its driver, its events, its slots per
+ * cycle? True if so; else false with @rc what detect_machine() returns,
+ * after the fallback (software, or the generic Arm model).
+ */
+static bool pmu_runs(const char *root, const struct model *m,
+		     const struct cpuinfo *ci, struct detect_info *d, int *rc)
+{
+	char buf[128], p[256], pmu_name[64] = "";
+	unsigned long slots = 0;
+	const char *miss;
+
+	snprintf(p, sizeof(p), EVSRC "/%s/caps/pmu_name", d->pmu);
+	read_line(root, p, pmu_name, sizeof(pmu_name));
+	/*
+	 * A driver that does not know the CPU (e.g. "generic_arch_v4" in some
+	 * VMs) has no counter constraints for it: the raw events would be
+	 * scheduled on counters that cannot count them.
+	 */
+	if (m->pmu_name && pmu_name[0] && strcmp(pmu_name, m->pmu_name)) {
+		*rc = software(d, "the kernel's PMU driver is '%s', not '%s' as %s implies",
+			       pmu_name, m->pmu_name, d->cpu_desc);
+		return false;
+	}
+	miss = m->pmu_events ? missing_event(root, d->pmu, m->pmu_events) :
+			       NULL;
+	if (miss && ci->has_midr) {
+		snprintf(buf, sizeof(buf), "the %s model needs %s", m->name,
+			 miss);
+		*rc = armv8_fallback(root, d, buf);
+		return false;
+	}
+	if (miss) {
+		*rc = software(d, "the %s model needs the kernel's %s event, absent from %s/%s/events",
+			       m->name, miss, EVSRC, d->pmu);
+		return false;
+	}
+	if (!m->slots)
+		return true;
+	snprintf(p, sizeof(p), EVSRC "/%s/caps/slots", d->pmu);
+	if (read_line(root, p, buf, sizeof(buf)) == 0)
+		slots = strtoul(buf, NULL, 0);
+	/* perf's #slots: a width other than the formulas' is wrong */
+	if (slots && slots != (unsigned long)m->slots) {
+		*rc = software(d, "%s reports %lu slots per cycle in %s/%s/caps/slots, but the %s model has %d",
+			       d->cpu_desc, slots, EVSRC, d->pmu, m->name,
+			       m->slots);
+		return false;
+	}
+	if (!slots)
+		snprintf(d->note, sizeof(d->note), "no slots in %s/%s/caps/slots (kernel before 6.2, or a PMU before v3.4): using the %s's %d slots per cycle",
+			 EVSRC, d->pmu, m->name, m->slots);
+	return true;
+}
+
+/* The GP counters @m may use here, and the notes on why fewer. */
+static void gp_counters(const struct model *m, const struct cpuinfo *ci,
+			struct detect_info *d)
+{
+	size_t n;
+
+	d->gp_counters = d->smt ? m->gp_smt_on : m->gp_smt_off;
+	if (m->gp_flag) {
+		char want[64];
+
+		n = strlen(d->note);
+		snprintf(want, sizeof(want), " %s ", m->gp_flag);
+		if (!strstr(ci->flags, want) && m->gp_legacy < d->gp_counters) {
+			d->gp_counters = m->gp_legacy;
+			snprintf(d->note + n, sizeof(d->note) - n, "%sno '%s' in /proc/cpuinfo (a hypervisor hiding it?): the PMU has %d counters, packing for them",
+				 n ? "; " : "", m->gp_flag, m->gp_legacy);
+		}
+	}
+	if (d->nmi_watchdog && d->gp_counters > 1) {
+		n = strlen(d->note);
+		d->gp_counters--;
+		snprintf(d->note + n, sizeof(d->note) - n, "%sthe NMI watchdog holds a counter: packing for %d general counters; 'sysctl kernel.nmi_watchdog=0' frees it",
+			 n ? "; " : "", d->gp_counters);
+	}
+	if (d->hybrid) {
+		n = strlen(d->note);
+		snprintf(d->note + n, sizeof(d->note) - n, "%shybrid CPU: only the P-cores (cpu_core PMU) are counted",
+			 n ? "; " : "");
+	}
 }
 
 int detect_machine(const char *root, struct detect_info *d)
 {
 	struct cpuinfo ci;
-	char buf[128], p[256], pmu_name[64] = "", names[512];
 	const struct model *m;
-	const char *pmu, *miss;
+	const char *pmu;
+	char buf[128];
+	int rc;
 
 	memset(d, 0, sizeof(*d));
 	if (!root)
@@ -403,101 +497,17 @@ int detect_machine(const char *root, struct detect_info *d)
 		/* hybrid x86: only the P-cores run the big-core events */
 		if (strcmp(pmu, "cpu") ||
 		    !find_pmu(root, "cpu_core", d->pmu, sizeof(d->pmu)))
-			return software(d, "%s%s%s: no hardware PMU exposed "
-					"(no %s/%s)", d->cpu_desc,
-					m ? ", model " : "", m ? m->name : "",
-					EVSRC, pmu);
+			return software(d, "%s%s%s: no hardware PMU exposed (no %s/%s)",
+					d->cpu_desc, m ? ", model " : "",
+					m ? m->name : "", EVSRC, pmu);
 		d->hybrid = true;
 	}
-	snprintf(p, sizeof(p), EVSRC "/%s/caps/pmu_name", d->pmu);
-	read_line(root, p, pmu_name, sizeof(pmu_name));
-
-	if (!m) {
-		const struct model *later = NULL;
-		const struct model_match *mm = later_revision(&ci, &later);
-
-		if (mm)
-			return software(d, "%s: the %s model is for r%up%u and "
-					"later, where perf's formulas differ",
-					d->cpu_desc, later->name,
-					mm->rev_lo >> 4, mm->rev_lo & 0xf);
-		if (ci.has_midr)
-			return armv8_fallback(root, d, "no TopDown model in "
-					      "tdbpf for it");
-		vendor_models(ci.v, names, sizeof(names));
-		return software(d, "%s%s has no TopDown model in tdbpf "
-				"(models: %s)", d->hybrid ? "hybrid " : "",
-				d->cpu_desc, names);
-	}
-	/*
-	 * A driver that does not know the CPU (e.g. "generic_arch_v4" in some
-	 * VMs) has no counter constraints for it: the raw events would be
-	 * scheduled on counters that cannot count them.
-	 */
-	if (m->pmu_name && pmu_name[0] && strcmp(pmu_name, m->pmu_name))
-		return software(d, "the kernel's PMU driver is '%s', not '%s' "
-				"as %s implies", pmu_name, m->pmu_name,
-				d->cpu_desc);
-	miss = m->pmu_events ? missing_event(root, d->pmu, m->pmu_events) :
-			       NULL;
-	if (miss && ci.has_midr) {
-		snprintf(buf, sizeof(buf), "the %s model needs %s", m->name,
-			 miss);
-		return armv8_fallback(root, d, buf);
-	}
-	if (miss)
-		return software(d, "the %s model needs the kernel's %s event, "
-				"absent from %s/%s/events", m->name, miss,
-				EVSRC, d->pmu);
-	if (m->slots) {
-		unsigned long slots = 0;
-
-		snprintf(p, sizeof(p), EVSRC "/%s/caps/slots", d->pmu);
-		if (read_line(root, p, buf, sizeof(buf)) == 0)
-			slots = strtoul(buf, NULL, 0);
-		/* perf's #slots: a width other than the formulas' is wrong */
-		if (slots && slots != (unsigned long)m->slots)
-			return software(d, "%s reports %lu slots per cycle in "
-					"%s/%s/caps/slots, but the %s model "
-					"has %d", d->cpu_desc, slots, EVSRC,
-					d->pmu, m->name, m->slots);
-		if (!slots)
-			snprintf(d->note, sizeof(d->note), "no slots in %s/%s/"
-				 "caps/slots (kernel before 6.2, or a PMU "
-				 "before v3.4): using the %s's %d slots per "
-				 "cycle", EVSRC, d->pmu, m->name, m->slots);
-	}
+	if (!m)
+		return no_model(root, &ci, d);
+	if (!pmu_runs(root, m, &ci, d, &rc))
+		return rc;
 	d->model = m;
-	d->gp_counters = d->smt ? m->gp_smt_on : m->gp_smt_off;
-	if (m->gp_flag) {
-		char want[64];
-		size_t n = strlen(d->note);
-
-		snprintf(want, sizeof(want), " %s ", m->gp_flag);
-		if (!strstr(ci.flags, want) && m->gp_legacy < d->gp_counters) {
-			d->gp_counters = m->gp_legacy;
-			snprintf(d->note + n, sizeof(d->note) - n, "%sno '%s' "
-				 "in /proc/cpuinfo (a hypervisor hiding it?): "
-				 "the PMU has %d counters, packing for them",
-				 n ? "; " : "", m->gp_flag, m->gp_legacy);
-		}
-	}
-	if (d->nmi_watchdog && d->gp_counters > 1) {
-		size_t n = strlen(d->note);
-
-		d->gp_counters--;
-		snprintf(d->note + n, sizeof(d->note) - n, "%sthe NMI "
-			 "watchdog holds a counter: packing for %d general "
-			 "counters; 'sysctl kernel.nmi_watchdog=0' frees it",
-			 n ? "; " : "", d->gp_counters);
-	}
-	if (d->hybrid) {
-		size_t n = strlen(d->note);
-
-		snprintf(d->note + n, sizeof(d->note) - n, "%shybrid CPU: "
-			 "only the P-cores (cpu_core PMU) are counted",
-			 n ? "; " : "");
-	}
+	gp_counters(m, &ci, d);
 	return 0;
 }
 

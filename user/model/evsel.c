@@ -28,7 +28,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
+#include "model/evsel.h"
 #include "model/evsel_terms.h"
+#include "support/array.h"
+#include "support/error.h"
 
 struct named {
 	const char *name;
@@ -70,50 +73,16 @@ static const struct named hw_names[] = {
 	{ "ref-cycles", PERF_COUNT_HW_REF_CPU_CYCLES },
 };
 
-int evsel_fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	char *p;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	/* it quotes the user's text: one printable line */
-	for (p = err; len && *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
-	return -1;
-}
-
-static const struct named *lookup(const struct named *t, int n,
+static const struct named *lookup(const struct named *t, size_t n,
 				  const char *name, size_t len)
 {
-	int i;
+	size_t i;
 
 	for (i = 0; i < n; i++)
 		if (strlen(t[i].name) == len && !strncmp(t[i].name, name, len))
 			return &t[i];
 	return NULL;
 }
-
-/* A whole file of at most @len - 1 bytes, trailing newline cut. */
-int evsel_read_small(const char *path, char *buf, size_t len)
-{
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -EIO;
-	buf[n] = '\0';
-	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		buf[--n] = '\0';
-	return 0;
-}
-
 
 /* ---- one event ------------------------------------------------------- */
 
@@ -128,18 +97,18 @@ static int parse_mods(struct evsel_ctx *c, const char *ev,
 	size_t i;
 
 	if (!len)
-		return evsel_fail(c->err, c->errlen,
-				  "empty modifier in event '%s'; give :u, :k or none",
-				  ev);
+		return error_set(c->err, c->errlen,
+				 "empty modifier in event '%s'; give :u, :k or none",
+				 ev);
 	for (i = 0; i < len; i++) {
 		if (mods[i] == 'u')
 			u = true;
 		else if (mods[i] == 'k')
 			k = true;
 		else
-			return evsel_fail(c->err, c->errlen,
-					  "modifier '%c' of event '%s' is not supported by tdbpf; use :u (user only), :k (kernel only) or none",
-					  mods[i], ev);
+			return error_set(c->err, c->errlen,
+					 "modifier '%c' of event '%s' is not supported by tdbpf; use :u (user only), :k (kernel only) or none",
+					 mods[i], ev);
 	}
 	*excl = (u ? 0 : EVF_EXCL_USER) | (k ? 0 : EVF_EXCL_KERNEL);
 	return 0;
@@ -161,127 +130,176 @@ static bool all_hex(const char *s, size_t len)
  * One event @s[0..len), group modifiers @gmods (or NULL), into the next
  * slot of the list, in group @group.
  */
+/*
+ * Event @s (@len bytes) checked for what no event holds and copied into
+ * @ev (EVSEL_NAME_LEN); 0, or -1 with the error.
+ */
+static int event_text(struct evsel_ctx *c, const char *s, size_t len,
+		      char *ev)
+{
+	size_t i;
+
+	if (!len)
+		return error_set(c->err, c->errlen,
+				 "empty event in -e; give EVENT[,EVENT...], e.g. -e cpu-clock,sched:sched_switch");
+	for (i = 0; i < len; i++)
+		if (!word_char(s[i]) && !strchr(":/=,", s[i]))
+			return error_set(c->err, c->errlen,
+					 "bad character '%c' in event '%.*s'; see perf list for the syntax",
+					 s[i], (int)len, s);
+	if (len >= EVSEL_NAME_LEN - 8)
+		return error_set(c->err, c->errlen, "event '%.40s...' is too long",
+				 s);
+	memcpy(ev, s, len);
+	ev[len] = '\0';
+	if (c->l->nr >= EVSEL_MAX)
+		return error_set(c->err, c->errlen,
+				 "too many events at '%s': tdbpf counts at most %d",
+				 ev, EVSEL_MAX);
+	return 0;
+}
+
+/*
+ * An event by name: perf's software or hardware names, rNNNN, or a
+ * tracepoint sys:name, into @e; @end: where its name ends in @s (@len
+ * bytes, @ev its copy), a ':' and its modifiers after it. 0, or -1 with
+ * the error.
+ */
+static int parse_named(struct evsel_ctx *c, const char *ev, const char *s,
+		       size_t len, struct model_event *e, size_t *end)
+{
+	const char *colon = memchr(s, ':', len);
+	size_t nlen = colon ? (size_t)(colon - s) : len;
+	const struct named *n;
+
+	*end = nlen;
+	if ((n = lookup(sw_names, ARRAY_SIZE(sw_names), s, nlen))) {
+		e->type = PERF_TYPE_SOFTWARE;
+		e->config = n->config;
+		if (n->config == PERF_COUNT_SW_CPU_CLOCK ||
+		    n->config == PERF_COUNT_SW_TASK_CLOCK)
+			e->unit = "msec";	/* counts ns */
+	} else if ((n = lookup(hw_names, ARRAY_SIZE(hw_names), s, nlen))) {
+		e->type = PERF_TYPE_HARDWARE;
+		e->config = n->config;
+	} else if (nlen == 10 && !strncmp(s, "bpf-output", 10)) {
+		return error_set(c->err, c->errlen,
+				 "event 'bpf-output' is an output channel for BPF programs, not a count; drop it");
+	} else if (nlen >= 2 && nlen <= 17 && s[0] == 'r' &&
+		   all_hex(s + 1, nlen - 1)) {
+		e->type = PERF_TYPE_RAW;
+		e->config = strtoull(s + 1, NULL, 16);
+	} else if (colon) {
+		/* sys:name[:mods] */
+		const char *name = colon + 1;
+		size_t rest = len - nlen - 1;
+		const char *c2 = memchr(name, ':', rest);
+		size_t tlen = c2 ? (size_t)(c2 - name) : rest;
+
+		if (evsel_parse_tracepoint(c, ev, s, nlen, name, tlen, e))
+			return -1;
+		*end = nlen + 1 + tlen;
+	} else {
+		return error_set(c->err, c->errlen,
+				 "unknown event '%s'; give a perf software or hardware event name (cpu-clock, cycles, ...), a tracepoint sys:name, rNNNN or pmu/term=value/",
+				 ev);
+	}
+	return 0;
+}
+
+/*
+ * The name of the event being added: as written (@ev, @len bytes), with
+ * its group's modifiers @gmods (@gmlen bytes; NULL: none) added, or its
+ * name= (@rename). 0, or -1 with the error.
+ */
+static int name_event(struct evsel_ctx *c, const char *ev, size_t len,
+		      const char *rename, const char *gmods, size_t gmlen)
+{
+	char *d = c->l->name[c->l->nr];
+
+	if (rename[0]) {
+		snprintf(d, EVSEL_NAME_LEN, "%s", rename);
+	} else if (gmods && len + gmlen + 2 <= EVSEL_NAME_LEN) {
+		memcpy(d, ev, len);
+		d[len] = ':';
+		memcpy(d + len + 1, gmods, gmlen);
+		d[len + 1 + gmlen] = '\0';
+	} else if (gmods) {
+		return error_set(c->err, c->errlen, "event '%s' is too long", ev);
+	} else {
+		snprintf(d, EVSEL_NAME_LEN, "%s", ev);
+	}
+	return 0;
+}
+
+/* @e given before, by name or as the same count: the error, -1. */
+static int given_before(struct evsel_ctx *c, const struct model_event *e)
+{
+	int k;
+
+	for (k = 0; k < c->l->nr; k++) {
+		const struct model_event *o = &c->l->ev[k];
+
+		if (!strcmp(o->name, e->name) ||
+		    (o->type == e->type && o->config == e->config &&
+		     o->config1 == e->config1 && o->config2 == e->config2 &&
+		     o->excl == e->excl))
+			return error_set(c->err, c->errlen,
+					 "event '%s' is the same as '%s', given before; give each event once",
+					 e->name, o->name);
+	}
+	return 0;
+}
+
 static int parse_event(struct evsel_ctx *c, const char *s, size_t len,
 		       const char *gmods, size_t gmlen, int group)
 {
 	struct evsel_list *l = c->l;
-	struct model_event *e;
 	char ev[EVSEL_NAME_LEN], rename[EVSEL_NAME_LEN] = "";
-	const char *mods = NULL, *colon;
-	const struct named *n;
-	size_t base = len, mlen = 0, i;
-	int k;
+	const char *mods = NULL;
+	struct model_event *e;
+	size_t mlen = 0, n;
 
-	if (!len)
-		return evsel_fail(c->err, c->errlen,
-				  "empty event in -e; give EVENT[,EVENT...], e.g. -e cpu-clock,sched:sched_switch");
-	for (i = 0; i < len; i++)
-		if (!word_char(s[i]) && !strchr(":/=,", s[i]))
-			return evsel_fail(c->err, c->errlen,
-					  "bad character '%c' in event '%.*s'; see perf list for the syntax",
-					  s[i], (int)len, s);
-	if (len >= sizeof(ev) - 8)
-		return evsel_fail(c->err, c->errlen, "event '%.40s...' is too long",
-				  s);
-	memcpy(ev, s, len);
-	ev[len] = '\0';
-	if (l->nr >= EVSEL_MAX)
-		return evsel_fail(c->err, c->errlen,
-				  "too many events at '%s': tdbpf counts at most %d",
-				  ev, EVSEL_MAX);
+	if (event_text(c, s, len, ev))
+		return -1;
 	e = &l->ev[l->nr];
 	memset(e, 0, sizeof(*e));
 	e->kind = EV_USER;
 	e->fixed = -1;
 	e->unit = "";
 
-	if (s[len - 1] != '/' && memchr(s, '/', len)) {
+	if (memchr(s, '/', len)) {
 		/* pmu/terms/mods or pmu/terms/:mods, as perf writes them */
-		const char *last = s + len;
-
-		while (last > s && last[-1] != '/')
-			last--;
-		base = (size_t)(last - s);
-		mods = last + (last[0] == ':');
-		mlen = len - (size_t)(mods - s);
-	}
-	if (memchr(s, '/', base)) {
-		if (evsel_parse_pmu(c, ev, s, base, e, rename))
+		n = len;
+		while (s[n - 1] != '/')
+			n--;
+		if (n < len) {
+			mods = s + n + (s[n] == ':');
+			mlen = len - (size_t)(mods - s);
+		}
+		if (evsel_parse_pmu(c, ev, s, n, e, rename))
 			return -1;
 	} else {
-		colon = memchr(s, ':', len);
-		base = colon ? (size_t)(colon - s) : len;
-		if ((n = lookup(sw_names, N(sw_names), s, base))) {
-			e->type = PERF_TYPE_SOFTWARE;
-			e->config = n->config;
-			if (n->config == PERF_COUNT_SW_CPU_CLOCK ||
-			    n->config == PERF_COUNT_SW_TASK_CLOCK)
-				e->unit = "msec";	/* counts ns */
-		} else if ((n = lookup(hw_names, N(hw_names), s, base))) {
-			e->type = PERF_TYPE_HARDWARE;
-			e->config = n->config;
-		} else if (base == 10 && !strncmp(s, "bpf-output", 10)) {
-			return evsel_fail(c->err, c->errlen,
-					  "event 'bpf-output' is an output channel for BPF programs, not a count; drop it");
-		} else if (base >= 2 && base <= 17 && s[0] == 'r' &&
-			   all_hex(s + 1, base - 1)) {
-			e->type = PERF_TYPE_RAW;
-			e->config = strtoull(s + 1, NULL, 16);
-		} else if (colon) {
-			/* sys:name[:mods] */
-			const char *name = colon + 1;
-			size_t rest = len - base - 1;
-			const char *c2 = memchr(name, ':', rest);
-			size_t nlen = c2 ? (size_t)(c2 - name) : rest;
-
-			if (evsel_parse_tracepoint(c, ev, s, base, name, nlen, e))
-				return -1;
-			base += 1 + nlen;
-		} else {
-			return evsel_fail(c->err, c->errlen,
-					  "unknown event '%s'; give a perf software or hardware event name (cpu-clock, cycles, ...), a tracepoint sys:name, rNNNN or pmu/term=value/",
-					  ev);
-		}
-		if (base < len) {
-			mods = ev + base + 1;
-			mlen = len - base - 1;
+		if (parse_named(c, ev, s, len, e, &n))
+			return -1;
+		if (n < len) {
+			mods = ev + n + 1;
+			mlen = len - n - 1;
 		}
 	}
 	if (mods && memchr(mods, ':', mlen))
-		return evsel_fail(c->err, c->errlen,
-				  "bad event '%s': one modifier list at most, e.g. cycles:u",
-				  ev);
+		return error_set(c->err, c->errlen,
+				 "bad event '%s': one modifier list at most, e.g. cycles:u",
+				 ev);
 	if (mods && parse_mods(c, ev, mods, mlen, &e->excl))
 		return -1;
 	if (!mods && gmods && parse_mods(c, ev, gmods, gmlen, &e->excl))
 		return -1;
-
-	/* its name: as written, a group's modifier added, or name= */
-	if (rename[0])
-		snprintf(l->name[l->nr], EVSEL_NAME_LEN, "%s", rename);
-	else if (!mods && gmods && len + gmlen + 2 <= EVSEL_NAME_LEN) {
-		char *d = l->name[l->nr];
-
-		memcpy(d, ev, len);
-		d[len] = ':';
-		memcpy(d + len + 1, gmods, gmlen);
-		d[len + 1 + gmlen] = '\0';
-	} else if (!mods && gmods)
-		return evsel_fail(c->err, c->errlen, "event '%s' is too long", ev);
-	else
-		snprintf(l->name[l->nr], EVSEL_NAME_LEN, "%s", ev);
+	if (name_event(c, ev, len, rename, mods ? NULL : gmods, gmlen))
+		return -1;
 	e->name = l->name[l->nr];
-	for (k = 0; k < l->nr; k++) {
-		const struct model_event *o = &l->ev[k];
-
-		if (!strcmp(o->name, e->name) ||
-		    (o->type == e->type && o->config == e->config &&
-		     o->config1 == e->config1 && o->config2 == e->config2 &&
-		     o->excl == e->excl))
-			return evsel_fail(c->err, c->errlen,
-					  "event '%s' is the same as '%s', given before; give each event once",
-					  e->name, o->name);
-	}
+	if (given_before(c, e))
+		return -1;
 	l->group[l->nr] = group;
 	l->nr++;
 	return 0;
@@ -313,15 +331,18 @@ static size_t event_len(const char *s)
 int evsel_parse(struct evsel_list *l, const char *spec,
 		const struct evsel_env *env, char *err, size_t errlen)
 {
-	struct evsel_ctx c = { .l = l, .env = env, .err = err, .errlen = errlen,
-			 .tracefs = env->tracefs };
+	struct evsel_ctx c = {
+		.l = l, .env = env, .err = err, .errlen = errlen,
+		.tracefs = env->tracefs,
+		.mounted = l->tracefs, .mounted_len = sizeof(l->tracefs),
+	};
 	const char *p = spec, *body, *gm;
 	size_t n, gmlen;
 	int first, k;
 
 	if (!*spec)
-		return evsel_fail(err, errlen,
-				  "empty -e; give EVENT[,EVENT...], e.g. -e cpu-clock,sched:sched_switch");
+		return error_set(err, errlen,
+				 "empty -e; give EVENT[,EVENT...], e.g. -e cpu-clock,sched:sched_switch");
 	if (l->tracefs[0])
 		c.tracefs = l->tracefs;
 	while (*p) {
@@ -331,21 +352,21 @@ int evsel_parse(struct evsel_list *l, const char *spec,
 			while (*p && *p != '}' && *p != '{')
 				p += *p == ',' ? 1 : (event_len(p) ? event_len(p) : 1);
 			if (*p != '}')
-				return evsel_fail(err, errlen,
-						  "unbalanced '{' in -e '%s'; write groups as {a,b}, not nested",
-						  spec);
+				return error_set(err, errlen,
+						 "unbalanced '{' in -e '%s'; write groups as {a,b}, not nested",
+						 spec);
 			if (p == body)
-				return evsel_fail(err, errlen,
-						  "empty group {} in -e '%s'", spec);
+				return error_set(err, errlen,
+						 "empty group {} in -e '%s'", spec);
 			gm = NULL;
 			gmlen = 0;
 			if (p[1] == ':') {
 				gm = p + 2;
 				gmlen = event_len(gm);
 				if (!gmlen)
-					return evsel_fail(err, errlen,
-							  "empty group modifier in -e '%s'; give :u or :k",
-							  spec);
+					return error_set(err, errlen,
+							 "empty group modifier in -e '%s'; give :u or :k",
+							 spec);
 			}
 			first = l->nr;
 			while (body < p) {
@@ -359,22 +380,22 @@ int evsel_parse(struct evsel_list *l, const char *spec,
 				if (*body == ',')
 					body++;
 				if (body == p && body[-1] == ',')
-					return evsel_fail(err, errlen,
-							  "empty event in group of -e '%s'",
-							  spec);
+					return error_set(err, errlen,
+							 "empty event in group of -e '%s'",
+							 spec);
 			}
 			if (l->nr - first > GROUP_MAX_EVENTS)
-				return evsel_fail(err, errlen,
-						  "group of %d events in -e '%s'; at most %d",
-						  l->nr - first, spec,
-						  GROUP_MAX_EVENTS);
+				return error_set(err, errlen,
+						 "group of %d events in -e '%s'; at most %d",
+						 l->nr - first, spec,
+						 GROUP_MAX_EVENTS);
 			l->nr_groups++;
 			p++;
 			if (gm)
 				p = gm + gmlen;
 		} else if (*p == '}') {
-			return evsel_fail(err, errlen,
-					  "unbalanced '}' in -e '%s'", spec);
+			return error_set(err, errlen,
+					 "unbalanced '}' in -e '%s'", spec);
 		} else {
 			n = event_len(p);
 			if (parse_event(&c, p, n, NULL, 0, l->nr_groups))
@@ -385,15 +406,15 @@ int evsel_parse(struct evsel_list *l, const char *spec,
 		if (*p == ',') {
 			p++;
 			if (!*p)
-				return evsel_fail(err, errlen,
-						  "trailing ',' in -e '%s'", spec);
+				return error_set(err, errlen,
+						 "trailing ',' in -e '%s'", spec);
 		} else if (*p == '}') {
-			return evsel_fail(err, errlen,
-					  "unbalanced '}' in -e '%s'", spec);
+			return error_set(err, errlen,
+					 "unbalanced '}' in -e '%s'", spec);
 		} else if (*p) {
-			return evsel_fail(err, errlen,
-					  "expected ',' before '%s' in -e '%s'", p,
-					  spec);
+			return error_set(err, errlen,
+					 "expected ',' before '%s' in -e '%s'", p,
+					 spec);
 		}
 	}
 	for (k = 0; k < l->nr; k++)

@@ -11,23 +11,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "model/evsel_env.h"
 #include "model/model.h"
 
 #define EVSEL_MAX	TDBPF_MAX_EVENTS
-#define EVSEL_NAME_LEN	128
-
-struct evsel_env {
-	/* event sources: "/sys/bus/event_source/devices" or a fixture */
-	const char *pmu_dir;
-	/* a tracefs mount (holding events/), NULL when none was found */
-	const char *tracefs;
-	/*
-	 * Called once when a tracepoint is named and @tracefs is NULL: may
-	 * mount tracefs (as perf does) and fill @dir; returns 0 if it did.
-	 * NULL: tracepoints need @tracefs.
-	 */
-	int (*mount_tracefs)(char *dir, size_t len);
-};
 
 /*
  * Events in the order given, as the plan takes them: ev[i] is what
@@ -53,14 +40,5 @@ void evsel_init(struct evsel_list *l);
  */
 int evsel_parse(struct evsel_list *l, const char *spec,
 		const struct evsel_env *env, char *err, size_t errlen);
-
-/*
- * Shared with the probe (sources/evsel_probe.c): @err as one printable
- * line (it quotes the user's text); returns -1.
- */
-int evsel_fail(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-/* A whole file of at most @len - 1 bytes, trailing newline cut; -errno. */
-int evsel_read_small(const char *path, char *buf, size_t len);
 
 #endif /* TDBPF_EVSEL_H */

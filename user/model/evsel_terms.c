@@ -14,6 +14,9 @@
 #include <sys/stat.h>
 #include <linux/perf_event.h>
 #include "model/evsel_terms.h"
+#include "support/array.h"
+#include "support/error.h"
+#include "support/readfile.h"
 
 /* perf terms tdbpf has no use for: it counts, it never samples */
 static const char *const unsupported_terms[] = {
@@ -58,9 +61,9 @@ static int place_bits(struct evsel_ctx *c, const char *ev,
 		dst = &e->config2;
 		p = fmt + 8;
 	} else {
-		return evsel_fail(c->err, c->errlen,
-				  "term '%s' of event '%s' goes to '%s', which tdbpf cannot program; use config=, config1= or config2=",
-				  term, ev, fmt);
+		return error_set(c->err, c->errlen,
+				 "term '%s' of event '%s' goes to '%s', which tdbpf cannot program; use config=, config1= or config2=",
+				 term, ev, fmt);
 	}
 	while (*p) {
 		if (sscanf(p, "%d%n", &lo, &n) != 1 || lo < 0 || lo > 63)
@@ -85,15 +88,15 @@ static int place_bits(struct evsel_ctx *c, const char *ev,
 			goto bad;
 	}
 	if (bits < 64 && v >> bits)
-		return evsel_fail(c->err, c->errlen,
-				  "value 0x%llx of term '%s' in event '%s' does not fit its %d bits (%s)",
-				  (unsigned long long)v, term, ev, bits, fmt);
+		return error_set(c->err, c->errlen,
+				 "value 0x%llx of term '%s' in event '%s' does not fit its %d bits (%s)",
+				 (unsigned long long)v, term, ev, bits, fmt);
 	*dst |= placed;
 	return 0;
 bad:
-	return evsel_fail(c->err, c->errlen,
-			  "cannot read the format of term '%s' ('%s') for event '%s'",
-			  term, fmt, ev);
+	return error_set(c->err, c->errlen,
+			 "cannot read the format of term '%s' ('%s') for event '%s'",
+			 term, fmt, ev);
 }
 
 static int apply_terms(struct evsel_ctx *c, const char *ev,
@@ -109,34 +112,35 @@ static int apply_term(struct evsel_ctx *c, const char *ev,
 	size_t klen = eq ? (size_t)(eq - t) : len;
 	char key[64], path[512], buf[512];
 	__u64 v = 1;
-	int i, r;
+	size_t i;
+	int r;
 
 	if (!klen || klen >= sizeof(key) || !is_word(t, klen))
-		return evsel_fail(c->err, c->errlen,
-				  "bad term '%.*s' in event '%s'; write pmu/term=value,.../",
-				  (int)len, t, ev);
+		return error_set(c->err, c->errlen,
+				 "bad term '%.*s' in event '%s'; write pmu/term=value,.../",
+				 (int)len, t, ev);
 	memcpy(key, t, klen);
 	key[klen] = '\0';
 	if (!strcmp(key, "name")) {
 		size_t vlen = eq ? len - klen - 1 : 0;
 
 		if (!vlen || vlen >= EVSEL_NAME_LEN || !is_word(eq + 1, vlen))
-			return evsel_fail(c->err, c->errlen,
-					  "bad name= in event '%s'; give letters, digits, '_', '-' or '.'",
-					  ev);
+			return error_set(c->err, c->errlen,
+					 "bad name= in event '%s'; give letters, digits, '_', '-' or '.'",
+					 ev);
 		memcpy(rename, eq + 1, vlen);
 		rename[vlen] = '\0';
 		return 0;
 	}
-	for (i = 0; i < N(unsupported_terms); i++)
+	for (i = 0; i < ARRAY_SIZE(unsupported_terms); i++)
 		if (!strcmp(key, unsupported_terms[i]))
-			return evsel_fail(c->err, c->errlen,
-					  "term '%s' of event '%s' is not supported by tdbpf (it counts, it does not sample); drop it",
-					  key, ev);
+			return error_set(c->err, c->errlen,
+					 "term '%s' of event '%s' is not supported by tdbpf (it counts, it does not sample); drop it",
+					 key, ev);
 	if (eq && parse_num(eq + 1, len - klen - 1, &v))
-		return evsel_fail(c->err, c->errlen,
-				  "value '%.*s' of term '%s' in event '%s' is not a number; give e.g. %s=0x1c",
-				  (int)(len - klen - 1), eq + 1, key, ev, key);
+		return error_set(c->err, c->errlen,
+				 "value '%.*s' of term '%s' in event '%s' is not a number; give e.g. %s=0x1c",
+				 (int)(len - klen - 1), eq + 1, key, ev, key);
 	if (!strcmp(key, "config") || !strcmp(key, "config1") ||
 	    !strcmp(key, "config2")) {
 		__u64 *dst = key[6] == '1' ? &e->config1 :
@@ -147,17 +151,17 @@ static int apply_term(struct evsel_ctx *c, const char *ev,
 	}
 	snprintf(path, sizeof(path), "%s/%s/format/%s", c->env->pmu_dir, pmu,
 		 key);
-	if (!evsel_read_small(path, buf, sizeof(buf)))
+	if (!read_small(path, buf, sizeof(buf)))
 		return place_bits(c, ev, key, buf, v, e);
 	/* an alias: events/NAME holds "event=0x3c,umask=0x1" */
 	snprintf(path, sizeof(path), "%s/%s/events/%s", c->env->pmu_dir, pmu,
 		 key);
-	r = evsel_read_small(path, buf, sizeof(buf));
+	r = read_small(path, buf, sizeof(buf));
 	if (!r && !eq && depth == 0)
 		return apply_terms(c, ev, pmu, buf, strlen(buf), 1, e, rename);
-	return evsel_fail(c->err, c->errlen,
-			  "unknown term '%s' in event '%s': PMU '%s' has no format/%s nor events/%s; see %s/%s/format and events",
-			  key, ev, pmu, key, key, c->env->pmu_dir, pmu);
+	return error_set(c->err, c->errlen,
+			 "unknown term '%s' in event '%s': PMU '%s' has no format/%s nor events/%s; see %s/%s/format and events",
+			 key, ev, pmu, key, key, c->env->pmu_dir, pmu);
 }
 
 static int apply_terms(struct evsel_ctx *c, const char *ev,
@@ -170,16 +174,16 @@ static int apply_terms(struct evsel_ctx *c, const char *ev,
 		for (j = i; j < len && terms[j] != ','; j++)
 			;
 		if (j == i)
-			return evsel_fail(c->err, c->errlen,
-					  "empty term in event '%s'; write pmu/term=value,term/",
-					  ev);
+			return error_set(c->err, c->errlen,
+					 "empty term in event '%s'; write pmu/term=value,term/",
+					 ev);
 		if (apply_term(c, ev, pmu, terms + i, j - i, depth, e, rename))
 			return -1;
 		i = j + 1;
 		if (j < len && i == len)
-			return evsel_fail(c->err, c->errlen,
-					  "empty term in event '%s'; write pmu/term=value,term/",
-					  ev);
+			return error_set(c->err, c->errlen,
+					 "empty term in event '%s'; write pmu/term=value,term/",
+					 ev);
 	}
 	return 0;
 }
@@ -196,25 +200,25 @@ int evsel_parse_pmu(struct evsel_ctx *c, const char *ev, const char *s,
 
 	if (len < 3 || s[len - 1] != '/' || slash >= s + len - 2 ||
 	    memchr(slash + 1, '/', (size_t)(s + len - 1 - (slash + 1))))
-		return evsel_fail(c->err, c->errlen,
-				  "bad event '%s'; write pmu/term=value,.../ (e.g. cpu/event=0xc2,umask=0x1/)",
-				  ev);
+		return error_set(c->err, c->errlen,
+				 "bad event '%s'; write pmu/term=value,.../ (e.g. cpu/event=0xc2,umask=0x1/)",
+				 ev);
 	if (plen >= sizeof(pmu) || !is_word(s, plen))
-		return evsel_fail(c->err, c->errlen,
-				  "bad PMU name in event '%s'; see %s for the PMUs",
-				  ev, c->env->pmu_dir);
+		return error_set(c->err, c->errlen,
+				 "bad PMU name in event '%s'; see %s for the PMUs",
+				 ev, c->env->pmu_dir);
 	memcpy(pmu, s, plen);
 	pmu[plen] = '\0';
 	snprintf(path, sizeof(path), "%s/%s/type", c->env->pmu_dir, pmu);
-	r = evsel_read_small(path, buf, sizeof(buf));
+	r = read_small(path, buf, sizeof(buf));
 	if (r == -EACCES || r == -EPERM)
-		return evsel_fail(c->err, c->errlen,
-				  "cannot read %s for event '%s': needs privileges; run as root",
-				  path, ev);
+		return error_set(c->err, c->errlen,
+				 "cannot read %s for event '%s': needs privileges; run as root",
+				 path, ev);
 	if (r || parse_num(buf, strlen(buf), &type) || type > 0xffffffffULL)
-		return evsel_fail(c->err, c->errlen,
-				  "no PMU '%s' on this machine for event '%s' (no %s/%s); see that directory for the PMUs there",
-				  pmu, ev, c->env->pmu_dir, pmu);
+		return error_set(c->err, c->errlen,
+				 "no PMU '%s' on this machine for event '%s' (no %s/%s); see that directory for the PMUs there",
+				 pmu, ev, c->env->pmu_dir, pmu);
 	e->type = (__u32)type;
 	return apply_terms(c, ev, pmu, slash + 1,
 			   (size_t)(s + len - 1 - (slash + 1)), 0, e, rename);
@@ -230,37 +234,37 @@ int evsel_parse_tracepoint(struct evsel_ctx *c, const char *ev,
 	int r;
 
 	if (!is_word(sys, slen) || !is_word(name, nlen))
-		return evsel_fail(c->err, c->errlen,
-				  "bad tracepoint '%s'; write subsystem:event, e.g. sched:sched_switch",
-				  ev);
+		return error_set(c->err, c->errlen,
+				 "bad tracepoint '%s'; write subsystem:event, e.g. sched:sched_switch",
+				 ev);
 	if (!c->tracefs && c->env->mount_tracefs &&
-	    !c->env->mount_tracefs(c->l->tracefs, sizeof(c->l->tracefs)))
-		c->tracefs = c->l->tracefs;
+	    !c->env->mount_tracefs(c->mounted, c->mounted_len))
+		c->tracefs = c->mounted;
 	if (!c->tracefs)
-		return evsel_fail(c->err, c->errlen,
-				  "tracepoint '%s' needs tracefs, which is not mounted; mount it: mount -t tracefs nodev /sys/kernel/tracing",
-				  ev);
+		return error_set(c->err, c->errlen,
+				 "tracepoint '%s' needs tracefs, which is not mounted; mount it: mount -t tracefs nodev /sys/kernel/tracing",
+				 ev);
 	snprintf(path, sizeof(path), "%s/events/%.*s/%.*s/id", c->tracefs,
 		 (int)slen, sys, (int)nlen, name);
-	r = evsel_read_small(path, buf, sizeof(buf));
+	r = read_small(path, buf, sizeof(buf));
 	if (r == -EACCES || r == -EPERM)
-		return evsel_fail(c->err, c->errlen,
-				  "cannot read the id of tracepoint '%s' (%s): needs privileges; run as root",
-				  ev, path);
+		return error_set(c->err, c->errlen,
+				 "cannot read the id of tracepoint '%s' (%s): needs privileges; run as root",
+				 ev, path);
 	if (r) {
 		snprintf(path, sizeof(path), "%s/events/%.*s", c->tracefs,
 			 (int)slen, sys);
 		if (stat(path, &st))
-			return evsel_fail(c->err, c->errlen,
-					  "unknown tracepoint '%s': no subsystem '%.*s' in %s/events; list them with perf list tracepoint",
-					  ev, (int)slen, sys, c->tracefs);
-		return evsel_fail(c->err, c->errlen,
-				  "unknown tracepoint '%s': subsystem '%.*s' has no event '%.*s'; list them with ls %s",
-				  ev, (int)slen, sys, (int)nlen, name, path);
+			return error_set(c->err, c->errlen,
+					 "unknown tracepoint '%s': no subsystem '%.*s' in %s/events; list them with perf list tracepoint",
+					 ev, (int)slen, sys, c->tracefs);
+		return error_set(c->err, c->errlen,
+				 "unknown tracepoint '%s': subsystem '%.*s' has no event '%.*s'; list them with ls %s",
+				 ev, (int)slen, sys, (int)nlen, name, path);
 	}
 	if (parse_num(buf, strlen(buf), &id))
-		return evsel_fail(c->err, c->errlen,
-				  "tracepoint '%s' has a bad id '%s'", ev, buf);
+		return error_set(c->err, c->errlen,
+				 "tracepoint '%s' has a bad id '%s'", ev, buf);
 	e->type = PERF_TYPE_TRACEPOINT;
 	e->config = id;
 	return 0;

@@ -3,23 +3,27 @@
  * What the two halves of the -e parser share: model/evsel.c reads the
  * grammar (names, groups, modifiers), model/evsel_terms.c what a PMU's
  * terms and a tracepoint mean on this machine (sysfs and tracefs files).
- * For those two files only.
+ * For those two files only; the terms know nothing of the grammar.
  */
 #ifndef TDBPF_EVSEL_TERMS_H
 #define TDBPF_EVSEL_TERMS_H
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "model/evsel.h"
+#include "model/evsel_env.h"
+#include "model/model.h"
 
-#define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
+struct evsel_list;
 
 struct evsel_ctx {
-	struct evsel_list *l;
+	struct evsel_list *l;	/* the grammar's: what was read so far */
 	const struct evsel_env *env;
 	char *err;
 	size_t errlen;
 	const char *tracefs;
+	/* where a tracefs that env->mount_tracefs mounts is named */
+	char *mounted;
+	size_t mounted_len;
 };
 
 static inline bool word_char(char c)

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 #include "model/model.h"
+#include "support/array.h"
 
 const struct model *const models[] = {
 	&model_broadwellx,
@@ -61,7 +62,7 @@ const struct model *model_find(const char *name)
 	for (i = 0; models[i]; i++)
 		if (!strcasecmp(models[i]->name, name))
 			return models[i];
-	for (i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(aliases); i++)
 		if (!strcasecmp(aliases[i].alias, name))
 			return aliases[i].model;
 	return NULL;

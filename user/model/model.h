@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/types.h>
+#include "support/array.h"
 #include "tdbpf.h"
 
 #define MODEL_MAX_EVENTS	96	/* events a model may define */
@@ -133,7 +134,7 @@ struct model_match {
 
 /* .match and .nr_match of a model from an array of struct model_match */
 #define MODEL_MATCHES(a)						\
-	.match = a, .nr_match = (int)(sizeof(a) / sizeof((a)[0]))
+	.match = a, .nr_match = (int)ARRAY_SIZE(a)
 
 struct model {
 	const char *name;	/* "broadwellx", "icelake", "software", ... */

@@ -289,13 +289,120 @@ static int plan_fixed(const struct model *m, struct event_plan *p,
 	return 0;
 }
 
+/*
+ * The GP events levels 1..@level need with @smt into @evs, by gp_cmp().
+ * Their number, or -1 with @err.
+ */
+static int gp_events(const struct event_plan *p, int *evs, char *err,
+		     size_t errlen)
+{
+	const struct model *m = p->model;
+	int nr = 0, i;
+
+	for (i = 0; i < m->nr_events && i < MODEL_MAX_EVENTS; i++) {
+		const struct model_event *e = &m->events[i];
+
+		if (e->kind != EV_GP || !needed(e, p->level, p->smt))
+			continue;
+		if (!ev_mask(e, p->gp)) {
+			snprintf(err, errlen, "model %s: %s can only count on counters 0x%x, but only %d are available",
+				 m->name, e->name, e->counters, p->gp);
+			return -1;
+		}
+		evs[nr++] = i;
+	}
+	if (p->nr + nr > TDBPF_MAX_EVENTS) {
+		snprintf(err, errlen, "model %s level %d needs %d counters, more than the %d tdbpf can program; use a lower level",
+			 m->name, p->level, p->nr + nr, TDBPF_MAX_EVENTS);
+		return -1;
+	}
+	qsort_r(evs, nr, sizeof(evs[0]), gp_cmp, (void *)m);
+	return nr;
+}
+
+/*
+ * The matched groups that hold an event into @order, by their lowest
+ * level (stable on the group number). Their number.
+ */
+static int order_groups(const struct matcher *mt, int *order)
+{
+	int minlvl[MODEL_MAX_GROUPS];
+	int n = 0, i, g, c;
+
+	for (g = 0; g < mt->groups; g++) {
+		bool used = false;
+		int lvl = 0;
+
+		for (c = 0; c < mt->gp; c++) {
+			int o = mt->owner[g * mt->gp + c];
+			int l = o >= 0 ? mt->m->events[mt->evs[o]].level : 0;
+
+			if (o >= 0 && (!used || l < lvl))
+				lvl = l;
+			used |= o >= 0;
+		}
+		if (!used)
+			continue;
+		/* insertion sort, stable on group number */
+		for (i = n; i > 0 && minlvl[i - 1] > lvl; i--) {
+			order[i] = order[i - 1];
+			minlvl[i] = minlvl[i - 1];
+		}
+		order[i] = g;
+		minlvl[i] = lvl;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * The @nr GP events @evs in as few groups as the counters allow, after
+ * the @p->nr_groups groups already made. 0, or -1 with @err.
+ */
+static int plan_gp(struct event_plan *p, const int *evs, int nr, char *err,
+		   size_t errlen)
+{
+	int order[MODEL_MAX_GROUPS];
+	int first = p->nr_groups, ngroups, i, c, rc = -1;
+	struct matcher *mt;
+
+	mt = calloc(1, sizeof(*mt));
+	if (!mt) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	mt->m = p->model;
+	mt->evs = evs;
+	mt->nr = nr;
+	mt->gp = p->gp;
+	/* nr groups of one event always match: the loop ends */
+	for (mt->groups = (nr + p->gp - 1) / p->gp; !match_all(mt);
+	     mt->groups++)
+		;
+	ngroups = order_groups(mt, order);
+	if (first + ngroups > MODEL_MAX_GROUPS) {
+		snprintf(err, errlen, "model %s: too many groups", mt->m->name);
+		goto out;
+	}
+	for (i = 0; i < ngroups; i++)
+		for (c = 0; c < p->gp; c++) {
+			int o = mt->owner[order[i] * p->gp + c];
+
+			if (o >= 0 && add_slot(p, evs[o], first + i, c, err,
+					       errlen))
+				goto out;
+		}
+	rc = 0;
+out:
+	free(mt);
+	return rc;
+}
+
 int plan_events(const struct model *m, int level, bool smt, int gp,
 		struct event_plan *p, char *err, size_t errlen)
 {
-	int evs[MODEL_MAX_EVENTS], order[MODEL_MAX_GROUPS];
-	int minlvl[MODEL_MAX_GROUPS];
-	int nr = 0, i, g, c, first, ngroups;
-	struct matcher *mt;
+	int evs[MODEL_MAX_EVENTS];
+	int nr;
 
 	memset(p, 0, sizeof(*p));
 	p->model = m;
@@ -311,102 +418,21 @@ int plan_events(const struct model *m, int level, bool smt, int gp,
 		plan_finish(p);
 		return 0;
 	}
-
 	if (level < 1 || level > m->max_level) {
 		snprintf(err, errlen, "model %s: level %d is not in 1..%d",
 			 m->name, level, m->max_level);
 		return -1;
 	}
 	if (gp < 1 || gp > 8) {
-		snprintf(err, errlen, "model %s: %d general-purpose counters "
-			 "(need 1..8)", m->name, gp);
+		snprintf(err, errlen, "model %s: %d general-purpose counters (need 1..8)",
+			 m->name, gp);
 		return -1;
 	}
 	if (plan_fixed(m, p, err, errlen))
 		return -1;
-	first = p->nr_groups;
-
-	for (i = 0; i < m->nr_events && i < MODEL_MAX_EVENTS; i++) {
-		const struct model_event *e = &m->events[i];
-
-		if (e->kind != EV_GP || !needed(e, level, smt))
-			continue;
-		if (!ev_mask(e, gp)) {
-			snprintf(err, errlen, "model %s: %s can only count on "
-				 "counters 0x%x, but only %d are available",
-				 m->name, e->name, e->counters, gp);
-			return -1;
-		}
-		evs[nr++] = i;
-	}
-	if (!nr) {
-		plan_finish(p);
-		return 0;
-	}
-	if (p->nr + nr > TDBPF_MAX_EVENTS) {
-		snprintf(err, errlen, "model %s level %d needs %d counters, "
-			 "more than the %d tdbpf can program; use a lower "
-			 "level", m->name, level, p->nr + nr,
-			 TDBPF_MAX_EVENTS);
+	nr = gp_events(p, evs, err, errlen);
+	if (nr < 0 || (nr && plan_gp(p, evs, nr, err, errlen)))
 		return -1;
-	}
-	qsort_r(evs, nr, sizeof(evs[0]), gp_cmp, (void *)m);
-
-	mt = calloc(1, sizeof(*mt));
-	if (!mt) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	mt->m = m;
-	mt->evs = evs;
-	mt->nr = nr;
-	mt->gp = gp;
-	for (mt->groups = (nr + gp - 1) / gp; ; mt->groups++) {
-		/* nr groups of one event always match: the loop ends */
-		if (match_all(mt))
-			break;
-	}
-
-	/* Only non-empty groups count; order them by their lowest level. */
-	ngroups = 0;
-	for (g = 0; g < mt->groups; g++) {
-		int lvl = 99;
-
-		for (c = 0; c < gp; c++) {
-			int o = mt->owner[g * gp + c];
-
-			if (o >= 0 && m->events[evs[o]].level < lvl)
-				lvl = m->events[evs[o]].level;
-		}
-		if (lvl == 99)
-			continue;
-		/* insertion sort, stable on group number */
-		for (i = ngroups; i > 0 && minlvl[i - 1] > lvl; i--) {
-			order[i] = order[i - 1];
-			minlvl[i] = minlvl[i - 1];
-		}
-		order[i] = g;
-		minlvl[i] = lvl;
-		ngroups++;
-	}
-	if (first + ngroups > MODEL_MAX_GROUPS) {
-		snprintf(err, errlen, "model %s: too many groups", m->name);
-		free(mt);
-		return -1;
-	}
-	for (i = 0; i < ngroups; i++) {
-		g = order[i];
-		for (c = 0; c < gp; c++) {
-			int o = mt->owner[g * gp + c];
-
-			if (o >= 0 && add_slot(p, evs[o], first + i, c,
-					       err, errlen)) {
-				free(mt);
-				return -1;
-			}
-		}
-	}
-	free(mt);
 	plan_finish(p);
 	return 0;
 }

@@ -78,11 +78,90 @@ static void series_begin(const struct prom_state *st, struct prom_series *s)
 	memset(s->delta, 0, (size_t)st->plan->nr * sizeof(*s->delta));
 }
 
+/* A task's increment @ds, @d into its series @s. */
+static void series_add(struct prom_series *s, const struct tdbpf_sched *ds,
+		       const struct tdbpf_count *d, int nr, bool any)
+{
+	s->on_cpu_ns += ds->on_cpu_ns;
+	s->runq_wait_ns += ds->runq_wait_ns;
+	s->off_cpu_ns += ds->off_cpu_ns;
+	s->nvcsw += ds->nvcsw;
+	s->nivcsw += ds->nivcsw;
+	s->migrations += ds->migrations;
+	s->uncounted_ns += ds->uncounted_ns;
+	s->softirq_ns += ds->softirq_ns;
+	counts_add(s->delta, d, nr);
+	s->changed |= any;
+}
+
+/*
+ * Task @r of @cur: what it counted since the last update, into its
+ * series, and the base of the next update. 0 or -ENOMEM.
+ */
+static int prom_task(struct prom_state *st, const struct task_table *cur,
+		     const struct task_row *r)
+{
+	int nr = st->plan->nr, i;
+	struct tdbpf_count d[TDBPF_MAX_EVENTS];
+	struct task_row *p, *n;
+	struct prom_series *s;
+	struct tdbpf_sched ds;
+	struct prom_key k;
+	bool any, restart, was_exited;
+
+	n = tasks_get(&st->next, r->tid);
+	p = tasks_get(&st->last, r->tid);	/* zeroed when new */
+	if (!n || !p)
+		return -ENOMEM;
+	/* smaller sums: the source restarted this tid, count anew */
+	restart = r->sched.on_cpu_ns < p->sched.on_cpu_ns ||
+		  r->sched.nvcsw < p->sched.nvcsw ||
+		  r->sched.nivcsw < p->sched.nivcsw;
+	if (restart)
+		memset(p, 0, st->last.row_size);
+	was_exited = p->exited;
+	sched_sub(&ds, &r->sched, &p->sched);
+	any = ds.on_cpu_ns | ds.runq_wait_ns | ds.off_cpu_ns | ds.nvcsw |
+	      ds.nivcsw | ds.migrations | ds.uncounted_ns | ds.softirq_ns;
+	for (i = 0; i < nr && !any; i++)
+		any = r->ctr[i].value != p->ctr[i].value ||
+		      r->ctr[i].enabled != p->ctr[i].enabled ||
+		      r->ctr[i].running != p->ctr[i].running;
+
+	memcpy(n, r, st->next.row_size);
+	/*
+	 * Off-CPU time includes a run-queue wait still in progress; when
+	 * it ends it moves to run-queue wait. Remember the most counted,
+	 * so the series never gives it back.
+	 */
+	if (p->sched.off_cpu_ns > r->sched.off_cpu_ns)
+		n->sched.off_cpu_ns = p->sched.off_cpu_ns;
+	if (!any && (r->exited || !r->sched.on_cpu_ns))
+		return 0;	/* nothing new, nothing alive to show */
+
+	prom_key_of(st, r, &k);
+	s = prom_series_get(st, &k);
+	if (!s)
+		return -ENOMEM;
+	if (s == st->other)
+		st->overflow_tasks++;
+	if (!r->exited) {
+		s->live = true;
+		s->threads++;
+	} else if (!was_exited) {
+		s->exited++;
+	}
+	counts_sub(d, r->ctr, p->ctr, nr);
+	series_add(s, &ds, d, nr, any);
+	if (cur->waits && prom_waits_update(st, cur, r, s))
+		return -ENOMEM;
+	return 0;
+}
+
 int prom_update(struct prom_state *st, const struct task_table *cur)
 {
-	const struct event_plan *plan = st->plan;
 	struct task_table tmp;
-	int nr = plan->nr, i, e;
+	int nr = st->plan->nr, i, e;
 	size_t r_i;
 
 	if (cur->nr_ev < nr || st->last.nr_ev < nr)
@@ -100,72 +179,13 @@ int prom_update(struct prom_state *st, const struct task_table *cur)
 
 	for (r_i = 0; r_i < cur->nr; r_i++) {
 		const struct task_row *r = tasks_row(cur, r_i);
-		struct task_row *p, *n;
-		struct prom_series *s;
-		struct prom_key k;
-		struct tdbpf_count d[TDBPF_MAX_EVENTS];
-		struct tdbpf_sched ds;
-		bool any, restart, was_exited;
 
 		/* exited tasks folded by name: counted before they were */
 		if (archive_is_folded(r))
 			continue;
-		n = tasks_get(&st->next, r->tid);
-		p = tasks_get(&st->last, r->tid);	/* zeroed when new */
-		if (!n || !p)
-			return -ENOMEM;
-		/* smaller sums: the source restarted this tid, count anew */
-		restart = r->sched.on_cpu_ns < p->sched.on_cpu_ns ||
-			  r->sched.nvcsw < p->sched.nvcsw ||
-			  r->sched.nivcsw < p->sched.nivcsw;
-		if (restart)
-			memset(p, 0, st->last.row_size);
-		was_exited = p->exited;
-		sched_sub(&ds, &r->sched, &p->sched);
-		any = ds.on_cpu_ns | ds.runq_wait_ns | ds.off_cpu_ns |
-		      ds.nvcsw | ds.nivcsw | ds.migrations | ds.uncounted_ns |
-		      ds.softirq_ns;
-		for (i = 0; i < nr && !any; i++)
-			any = r->ctr[i].value != p->ctr[i].value ||
-			      r->ctr[i].enabled != p->ctr[i].enabled ||
-			      r->ctr[i].running != p->ctr[i].running;
-
-		memcpy(n, r, st->next.row_size);
-		/*
-		 * Off-CPU time includes a run-queue wait still in progress;
-		 * when it ends it moves to run-queue wait. Remember the most
-		 * counted, so the series never gives it back.
-		 */
-		if (p->sched.off_cpu_ns > r->sched.off_cpu_ns)
-			n->sched.off_cpu_ns = p->sched.off_cpu_ns;
-		if (!any && (r->exited || !r->sched.on_cpu_ns))
-			continue;	/* nothing new, nothing alive to show */
-
-		prom_key_of(st, r, &k);
-		s = prom_series_get(st, &k);
-		if (!s)
-			return -ENOMEM;
-		if (s == st->other)
-			st->overflow_tasks++;
-		if (!r->exited) {
-			s->live = true;
-			s->threads++;
-		} else if (!was_exited) {
-			s->exited++;
-		}
-		s->on_cpu_ns += ds.on_cpu_ns;
-		s->runq_wait_ns += ds.runq_wait_ns;
-		s->off_cpu_ns += ds.off_cpu_ns;
-		s->nvcsw += ds.nvcsw;
-		s->nivcsw += ds.nivcsw;
-		s->migrations += ds.migrations;
-		s->uncounted_ns += ds.uncounted_ns;
-		s->softirq_ns += ds.softirq_ns;
-		counts_sub(d, r->ctr, p->ctr, nr);
-		counts_add(s->delta, d, nr);
-		s->changed |= any;
-		if (cur->waits && prom_waits_update(st, cur, r, s))
-			return -ENOMEM;
+		e = prom_task(st, cur, r);
+		if (e)
+			return e;
 	}
 	for (i = 0; i < st->nr_series; i++)
 		if (st->series[i]->changed)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "outputs/prom.h"
+#include "support/array.h"
 #include "support/outbuf.h"
 
 struct pw {
@@ -159,7 +160,7 @@ static void write_u64_families(struct pw *w, const struct prom_state *st)
 	size_t f;
 	int i;
 
-	for (f = 0; f < sizeof(u64_families) / sizeof(u64_families[0]); f++) {
+	for (f = 0; f < ARRAY_SIZE(u64_families); f++) {
 		const struct u64_family *uf = &u64_families[f];
 
 		family(w, uf->name, uf->type, uf->ns ? "seconds" : NULL,
@@ -381,7 +382,7 @@ static void write_waits(struct pw *w, const struct prom_state *st)
 	size_t k;
 	int i;
 
-	for (k = 0; k < sizeof(wait_families) / sizeof(wait_families[0]);
+	for (k = 0; k < ARRAY_SIZE(wait_families);
 	     k++) {
 		const struct wait_family *f = &wait_families[k];
 		const struct prom_wait *other = f->holds ? st->hold_other :

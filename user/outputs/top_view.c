@@ -19,6 +19,7 @@
 #include <string.h>
 #include "analysis/graph.h"
 #include "outputs/top_view.h"
+#include "support/array.h"
 #include "support/text.h"
 
 #define BAR_CELLS	10
@@ -42,7 +43,7 @@ const char *top_sort_name(enum sort_key k)
 
 enum sort_key top_next_sort(enum sort_key k)
 {
-	size_t i, n = sizeof(sort_cycle) / sizeof(sort_cycle[0]);
+	size_t i, n = ARRAY_SIZE(sort_cycle);
 
 	for (i = 0; i < n; i++)
 		if (sort_cycle[i] == k)
@@ -202,7 +203,7 @@ static char pick_glyph(const char *label, const char *taken)
 	size_t i;
 	const char *p;
 
-	for (i = 0; i < sizeof(known_glyphs) / sizeof(known_glyphs[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(known_glyphs); i++)
 		if (!strcmp(label, known_glyphs[i].label) &&
 		    !strchr(taken, known_glyphs[i].glyph))
 			return known_glyphs[i].glyph;
@@ -491,7 +492,7 @@ int top_render(const struct top_state *st, const struct top_frame *fr,
 	header(&sc, ipc_inst >= 0 && ipc_clk >= 0, built && rep.graph);
 	y = 4;
 	if (st->help) {
-		for (i = 0; i < (int)(sizeof(help_text) / sizeof(help_text[0])) &&
+		for (i = 0; i < (int)ARRAY_SIZE(help_text) &&
 			    y < sc.h - 1;
 		     i++)
 			line(&sc, y++, help_text[i], TOP_NORMAL);

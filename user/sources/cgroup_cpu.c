@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sources/cgroup_cpu.h"
+#include "support/readfile.h"
 
 /* Where hierarchy @v2 (or v1's cpu controller) is mounted; 0 or -1. */
 static int cgroup_mount(bool v2, char *mnt, size_t len)
@@ -88,19 +89,13 @@ static int task_group(__u32 tid, bool *v2, char *path, size_t len)
 	return found;
 }
 
+/* The one-line file @name of group @dir; -1 if unreadable or empty. */
 static int read_line(const char *dir, const char *name, char *buf, size_t len)
 {
-	char path[1100];
-	FILE *f;
-	int ok;
+	char path[1100 + 32];	/* a group's dir (cgroup_cpu_limit) and @name */
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	ok = fgets(buf, (int)len, f) ? 0 : -1;
-	fclose(f);
-	return ok;
+	return read_small(path, buf, len) || !buf[0] ? -1 : 0;
 }
 
 /* cpu.stat's @key ("throttled_time", "throttled_usec"); -1 without. */

@@ -14,6 +14,9 @@
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
 #include "sources/evsel_probe.h"
+#include "support/array.h"
+#include "support/error.h"
+#include "support/readfile.h"
 
 static const char *const tracefs_dirs[] = {
 	"/sys/kernel/tracing",
@@ -46,7 +49,7 @@ void evsel_env_system(struct evsel_env *env)
 	env->pmu_dir = "/sys/bus/event_source/devices";
 	env->tracefs = NULL;
 	env->mount_tracefs = mount_tracefs;
-	for (i = 0; i < sizeof(tracefs_dirs) / sizeof(tracefs_dirs[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(tracefs_dirs); i++)
 		if (has_events(tracefs_dirs[i])) {
 			env->tracefs = tracefs_dirs[i];
 			break;
@@ -57,9 +60,9 @@ static int paranoid(void)
 {
 	char buf[16];
 
-	if (evsel_read_small("/proc/sys/kernel/perf_event_paranoid", buf,
-			     sizeof(buf)))
-		      return 2;
+	if (read_small("/proc/sys/kernel/perf_event_paranoid", buf,
+		       sizeof(buf)))
+		return 2;
 	return atoi(buf);
 }
 
@@ -70,42 +73,42 @@ int evsel_why(const struct model_event *e, int e2, const char *lead,
 		  e->type == PERF_TYPE_HW_CACHE;
 
 	if (lead)
-		return evsel_fail(err, len,
-				  "event '%s' cannot be counted in one group with '%s' (%s); put it in its own group",
-				  e->name, lead, strerror(e2));
+		return error_set(err, len,
+				 "event '%s' cannot be counted in one group with '%s' (%s); put it in its own group",
+				 e->name, lead, strerror(e2));
 	switch (e2) {
 	case EACCES:
 	case EPERM:
-		return evsel_fail(err, len,
-				  "event '%s' needs privileges (%s, kernel.perf_event_paranoid is %d); run as root or grant CAP_PERFMON",
-				  e->name, strerror(e2), paranoid());
+		return error_set(err, len,
+				 "event '%s' needs privileges (%s, kernel.perf_event_paranoid is %d); run as root or grant CAP_PERFMON",
+				 e->name, strerror(e2), paranoid());
 	case ENOENT:
 	case ENODEV:
 	case EOPNOTSUPP:
 		if (hw)
-			return evsel_fail(err, len,
-					  "event '%s' cannot be counted here: no hardware PMU (%s; a VM without a virtual PMU?); drop it, or count it on a machine that has one",
-					  e->name, strerror(e2));
-		return evsel_fail(err, len,
-				  "event '%s' cannot be counted here: no PMU takes type %u config 0x%llx (%s); check the event against perf list",
-				  e->name, e->type, (unsigned long long)e->config,
-				  strerror(e2));
+			return error_set(err, len,
+					 "event '%s' cannot be counted here: no hardware PMU (%s; a VM without a virtual PMU?); drop it, or count it on a machine that has one",
+					 e->name, strerror(e2));
+		return error_set(err, len,
+				 "event '%s' cannot be counted here: no PMU takes type %u config 0x%llx (%s); check the event against perf list",
+				 e->name, e->type, (unsigned long long)e->config,
+				 strerror(e2));
 	case EINVAL:
-		return evsel_fail(err, len,
-				  "event '%s' was rejected by its PMU (type %u config 0x%llx: %s); check its terms and modifiers against perf list",
-				  e->name, e->type, (unsigned long long)e->config,
-				  strerror(e2));
+		return error_set(err, len,
+				 "event '%s' was rejected by its PMU (type %u config 0x%llx: %s); check its terms and modifiers against perf list",
+				 e->name, e->type, (unsigned long long)e->config,
+				 strerror(e2));
 	case EMFILE:
-		return evsel_fail(err, len,
-				  "event '%s': too many open files; raise the limit with ulimit -n",
-				  e->name);
+		return error_set(err, len,
+				 "event '%s': too many open files; raise the limit with ulimit -n",
+				 e->name);
 	case EBUSY:
-		return evsel_fail(err, len,
-				  "event '%s': its PMU is held exclusively by another user; stop it and retry",
-				  e->name);
+		return error_set(err, len,
+				 "event '%s': its PMU is held exclusively by another user; stop it and retry",
+				 e->name);
 	default:
-		return evsel_fail(err, len, "event '%s' cannot be counted: %s",
-				  e->name, strerror(e2));
+		return error_set(err, len, "event '%s' cannot be counted: %s",
+				 e->name, strerror(e2));
 	}
 }
 

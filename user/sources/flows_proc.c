@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "sources/flows_proc.h"
+#include "support/array.h"
 #include "support/privs.h"
 
 struct sock_ent {
@@ -130,7 +131,7 @@ static int read_ns(struct ns_socks *ns, __u32 pid)
 	size_t i;
 	int err = 0;
 
-	for (i = 0; i < sizeof(tables) / sizeof(tables[0]) && !err; i++)
+	for (i = 0; i < ARRAY_SIZE(tables) && !err; i++)
 		err = read_table(ns, pid, tables[i].name, tables[i].proto,
 				 tables[i].family);
 	return err;

@@ -11,6 +11,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include "sources/fnhooks.h"
+#include "support/array.h"
 
 bool fnhooks_fentry(const struct btf *btf, const char *fn)
 {
@@ -28,7 +29,7 @@ bool fnhooks_fentry(const struct btf *btf, const char *fn)
 		return false;
 	o.attach_btf_id = (__u32)id;
 	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "tdbpf_probe", "GPL", insns,
-			   sizeof(insns) / sizeof(insns[0]), &o);
+			   ARRAY_SIZE(insns), &o);
 	if (fd < 0)
 		return false;
 	link = bpf_raw_tracepoint_open(NULL, fd);
@@ -84,7 +85,7 @@ void fnhooks_kprobes(const char *const *fns, bool *have, size_t n)
 	memset(have, 0, n * sizeof(*have));
 	if (!kprobes_on())
 		return;
-	for (i = 0; i < sizeof(ftrace) / sizeof(ftrace[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(ftrace); i++)
 		if (scan(ftrace[i], false, fns, have, n))
 			return;
 	scan("/proc/kallsyms", true, fns, have, n);

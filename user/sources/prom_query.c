@@ -29,6 +29,7 @@
 #include <json-c/json.h>
 #include "sources/prom_query.h"
 #include "sums/waits.h"
+#include "support/array.h"
 
 /* libcurl's entry points, from dlopen() */
 static struct {
@@ -72,7 +73,7 @@ static int load_curl(char *err, size_t len)
 			 dlerror());
 		return -1;
 	}
-	for (i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(syms); i++) {
 		void *f = dlsym(h, syms[i].name);
 
 		if (!f) {
@@ -550,7 +551,7 @@ static __u64 range_ns(const char *r)
 	v = strtoul(r, &end, 10);
 	if (errno || !v || end[1])
 		return 0;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(units); i++)
 		if (*end == units[i].unit && v <= UINT64_MAX / units[i].ns)
 			return v * units[i].ns;
 	return 0;

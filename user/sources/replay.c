@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include "sources/replay.h"
+#include "support/array.h"
 #include "support/text.h"
 
 void replay_report_init(struct replay_report *r)
@@ -223,7 +224,7 @@ static int parse_task(json_object *t, const struct event_plan *p,
 		"voluntary", "involuntary", "migrations", "uncounted_ns",
 	};
 	json_object *raw, *vals, *ena, *run, *v;
-	__u64 x[sizeof(keys) / sizeof(keys[0])], e, r;
+	__u64 x[ARRAY_SIZE(keys)], e, r;
 	struct task_row *row;
 	char which[32];
 	size_t i;
@@ -233,7 +234,7 @@ static int parse_task(json_object *t, const struct event_plan *p,
 	if (!json_object_is_type(t, json_type_object))
 		return bad(err, len, "task %s is not an object%s; give a file written by tdbpf -j",
 			   which, "");
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(keys); i++)
 		if (get_u64(t, keys[i], &x[i]))
 			return bad(err, len, "task %s: \"%s\" missing or not a whole number >= 0; give a file written by tdbpf -j",
 				   which, keys[i]);
@@ -546,59 +547,124 @@ static bool blank(char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
+/*
+ * More of the file into the buffer. 1 when there is more to read (or
+ * it just ended), 0 at its end between reports, -1 with @err at its end
+ * inside one, or when it cannot be read.
+ */
+static int refill(struct replay_reader *r, char *err, size_t len)
+{
+	if (r->eof || feof(r->f) || ferror(r->f)) {
+		if (ferror(r->f)) {
+			snprintf(err, len, "line %ld: cannot read on: %s",
+				 r->line, strerror(errno));
+			return -1;
+		}
+		if (!r->in_obj)
+			return 0;
+		/* the last line with something on it */
+		snprintf(err, len,
+			 "line %ld: the file ends inside the report that starts on line %ld: truncated (was tdbpf killed while writing?); the reports before it were printed",
+			 r->line - (r->line > r->obj_line && r->last_nl),
+			 r->obj_line);
+		return -1;
+	}
+	r->len = fread(r->buf, 1, sizeof(r->buf), r->f);
+	r->off = 0;
+	if (!r->len)
+		r->eof = true;
+	else
+		r->last_nl = r->buf[r->len - 1] == '\n';
+	return 1;
+}
+
+/*
+ * The blanks between reports skipped: 1 when the next report starts in
+ * the buffer, 0 when the buffer ran out first, -1 with @err.
+ */
+static int start_report(struct replay_reader *r, char *err, size_t len)
+{
+	while (r->off < r->len && blank(r->buf[r->off]))
+		if (r->buf[r->off++] == '\n')
+			r->line++;
+	if (r->off == r->len)
+		return 0;
+	if (!r->buf[r->off]) {
+		snprintf(err, len,
+			 "line %ld: a NUL byte: not a tdbpf JSON recording; give a file written by tdbpf -j",
+			 r->line);
+		return -1;
+	}
+	r->in_obj = true;
+	r->multiline = false;
+	r->obj_line = r->line;
+	r->obj_bytes = 0;
+	return 1;
+}
+
+/* json-c ran out of memory in the report: say so, with the limit. -2. */
+static int out_of_memory(const struct replay_reader *r, json_object *o,
+			 char *err, size_t len)
+{
+	struct rlimit rl;
+	char lim[64] = "";
+
+	if (o)
+		json_object_put(o);
+	if (!getrlimit(RLIMIT_AS, &rl) && rl.rlim_cur != RLIM_INFINITY)
+		snprintf(lim, sizeof(lim), " (ulimit -v is %llu KiB)",
+			 (unsigned long long)rl.rlim_cur >> 10);
+	snprintf(err, len,
+		 "line %ld: out of memory reading the report that starts on line %ld%s; raise the memory limit (ulimit -v)",
+		 r->line, r->obj_line, lim);
+	return -2;
+}
+
+/*
+ * The lines of the @used bytes json-c read; a report is multi-line if
+ * one ends inside it (@done: it ended in them, its trailing blanks not
+ * in it).
+ */
+static void count_lines(struct replay_reader *r, size_t used, bool done)
+{
+	size_t end, i;
+
+	/* json-c may eat blanks after the object: they are not in it */
+	for (end = used; done && end && blank(r->buf[r->off + end - 1]);
+	     end--)
+		;
+	for (i = 0; i < used; i++)
+		if (r->buf[r->off + i] == '\n') {
+			r->line++;
+			r->multiline |= i < end;
+		}
+	r->off += used;
+}
+
 int replay_next(struct replay_reader *r, json_object **obj, long *line,
 		bool *multiline, char *err, size_t len)
 {
 	enum json_tokener_error je;
 	json_object *o;
-	size_t used, end, i;
+	size_t used;
+	int rc;
 
 	*obj = NULL;
 	for (;;) {
 		if (r->off == r->len) {
-			if (r->eof || feof(r->f) || ferror(r->f)) {
-				if (ferror(r->f)) {
-					snprintf(err, len, "line %ld: cannot read on: %s",
-						 r->line, strerror(errno));
-					return -1;
-				}
-				if (!r->in_obj)
-					return 0;
-				/* the last line with something on it */
-				snprintf(err, len,
-					 "line %ld: the file ends inside the report that starts on line %ld: truncated (was tdbpf killed while writing?); the reports before it were printed",
-					 r->line - (r->line > r->obj_line &&
-						    r->last_nl),
-					 r->obj_line);
-				return -1;
-			}
-			r->len = fread(r->buf, 1, sizeof(r->buf), r->f);
-			r->off = 0;
-			if (!r->len)
-				r->eof = true;
-			else
-				r->last_nl = r->buf[r->len - 1] == '\n';
+			rc = refill(r, err, len);
+			if (rc <= 0)
+				return rc;
 			continue;
 		}
 		if (!r->in_obj) {
-			while (r->off < r->len && blank(r->buf[r->off]))
-				if (r->buf[r->off++] == '\n')
-					r->line++;
-			if (r->off == r->len)
-				continue;
-			if (!r->buf[r->off]) {
-				snprintf(err, len,
-					 "line %ld: a NUL byte: not a tdbpf JSON recording; give a file written by tdbpf -j",
-					 r->line);
+			rc = start_report(r, err, len);
+			if (rc < 0)
 				return -1;
-			}
-			r->in_obj = true;
-			r->multiline = false;
-			r->obj_line = r->line;
-			r->obj_bytes = 0;
+			if (!rc)
+				continue;
 		}
-		if (r->obj_bytes >
-		    (size_t)REPLAY_MAX_REPORT_MIB << 20) {
+		if (r->obj_bytes > (size_t)REPLAY_MAX_REPORT_MIB << 20) {
 			snprintf(err, len,
 				 "line %ld: the report that starts here is larger than %d MiB, more than tdbpf report reads (it holds a report whole, at many times its size); split the run into intervals (-I) when recording",
 				 r->obj_line, REPLAY_MAX_REPORT_MIB);
@@ -611,32 +677,9 @@ int replay_next(struct replay_reader *r, json_object **obj, long *line,
 		je = json_tokener_get_error(r->tok);
 		used = json_tokener_get_parse_end(r->tok);
 		r->obj_bytes += used;
-		if (errno == ENOMEM) {
-			struct rlimit rl;
-			char lim[64] = "";
-
-			if (o)
-				json_object_put(o);
-			if (!getrlimit(RLIMIT_AS, &rl) &&
-			    rl.rlim_cur != RLIM_INFINITY)
-				snprintf(lim, sizeof(lim), " (ulimit -v is %llu KiB)",
-					 (unsigned long long)rl.rlim_cur >> 10);
-			snprintf(err, len,
-				 "line %ld: out of memory reading the report that starts on line %ld%s; raise the memory limit (ulimit -v)",
-				 r->line, r->obj_line, lim);
-			return -2;
-		}
-		/* json-c may eat blanks after the object: they are not in it */
-		for (end = used; je == json_tokener_success && end &&
-				 blank(r->buf[r->off + end - 1]);
-		     end--)
-			;
-		for (i = 0; i < used; i++)
-			if (r->buf[r->off + i] == '\n') {
-				r->line++;
-				r->multiline |= i < end;
-			}
-		r->off += used;
+		if (errno == ENOMEM)
+			return out_of_memory(r, o, err, len);
+		count_lines(r, used, je == json_tokener_success);
 		if (je == json_tokener_continue)
 			continue;
 		if (je != json_tokener_success) {

@@ -18,6 +18,7 @@
 #include "sources/targets.h"
 #include "sources/tracer_priv.h"
 #include "sums/archive.h"
+#include "support/array.h"
 #include "support/limits.h"
 #include "support/loop.h"
 
@@ -187,12 +188,12 @@ static void sampled_progs(struct tracer *t)
 	struct sampler *s = &t->sample;
 	size_t i;
 
-	_Static_assert(sizeof(all) / sizeof(all[0]) <= SAMPLE_MAX_PROGS,
+	_Static_assert(ARRAY_SIZE(all) <= SAMPLE_MAX_PROGS,
 		       "SAMPLE_MAX_PROGS holds them");
 	s->nr = 0;
 	if (!skel->rodata->sampled)
 		return;
-	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(all); i++) {
 		if (!bpf_program__autoload(all[i]) ||
 		    (all[i] == skel->progs.tdbpf_switch && !t->read_free))
 			continue;
@@ -293,32 +294,9 @@ static bool switch_has_state(void)
 	return ok;
 }
 
-static int setup(struct tracer *t, char *err, size_t len)
+/* The BPF object opened and configured for @t. 0, or -1 with @err. */
+static int open_bpf(struct tracer *t, char *err, size_t len)
 {
-	int e;
-
-	t->ncpu = libbpf_num_possible_cpus();
-	if (t->ncpu <= 0 || t->ncpu > TDBPF_MAX_CPUS) {
-		snprintf(err, len, "cannot count the possible CPUs: %s; %s",
-			 t->ncpu < 0 ? strerror(-t->ncpu) : "none found",
-			 bpf_hint(t->ncpu));
-		return -1;
-	}
-	t->online = calloc((size_t)t->ncpu, sizeof(*t->online));
-	t->vals = calloc(1, sizeof(*t->vals));
-	if (!t->online || !t->vals) {
-		snprintf(err, len, "out of memory");
-		return -1;
-	}
-	cpus_online(t->online, t->ncpu);
-
-	if (counters_open(&t->ctr, t->c.plan, t->ncpu, err, len))
-		return -1;
-	if (!switch_has_state()) {
-		snprintf(err, len, "this kernel's sched_switch tracepoint has no prev_state argument (Linux before 5.18); tdbpf needs Linux 5.18 or later (docs/kernels.md)");
-		return -1;
-	}
-
 	t->skel = tdbpf_bpf__open();
 	if (!t->skel) {
 		snprintf(err, len, "cannot open the BPF object: %s; %s",
@@ -326,6 +304,19 @@ static int setup(struct tracer *t, char *err, size_t len)
 		return -1;
 	}
 	configure(t);
+	return 0;
+}
+
+/*
+ * The BPF object loaded; without the socket hooks if the kernel refuses
+ * one. 0, or -1 with @err.
+ */
+static int load_bpf(struct tracer *t, char *err, size_t len)
+{
+	int e;
+
+	if (open_bpf(t, err, len))
+		return -1;
 	e = tdbpf_bpf__load(t->skel);
 	if (e && t->skel->rodata->track_sockets) {
 		/*
@@ -337,13 +328,8 @@ static int setup(struct tracer *t, char *err, size_t len)
 				strerror(-e));
 		tdbpf_bpf__destroy(t->skel);
 		t->no_sockets = true;
-		t->skel = tdbpf_bpf__open();
-		if (!t->skel) {
-			snprintf(err, len, "cannot open the BPF object: %s; %s",
-				 strerror(errno), bpf_hint(-errno));
+		if (open_bpf(t, err, len))
 			return -1;
-		}
-		configure(t);
 		e = tdbpf_bpf__load(t->skel);
 	}
 	if (e) {
@@ -355,6 +341,17 @@ static int setup(struct tracer *t, char *err, size_t len)
 				 bpf_hint(e));
 		return -1;
 	}
+	return 0;
+}
+
+/*
+ * The loaded object's maps filled, its programs attached and the task
+ * iterator made. 0, or -1 with @err.
+ */
+static int attach_bpf(struct tracer *t, char *err, size_t len)
+{
+	int e;
+
 	t->tasks_fd = bpf_map__fd(t->skel->maps.tasks);
 	t->stats_fd = bpf_map__fd(t->skel->maps.stats);
 	t->exited_fd = bpf_map__fd(t->skel->maps.exited);
@@ -385,6 +382,36 @@ static int setup(struct tracer *t, char *err, size_t len)
 			 strerror(-e), bpf_hint(e));
 		return -1;
 	}
+	return 0;
+}
+
+static int setup(struct tracer *t, char *err, size_t len)
+{
+	int e;
+
+	t->ncpu = libbpf_num_possible_cpus();
+	if (t->ncpu <= 0 || t->ncpu > TDBPF_MAX_CPUS) {
+		snprintf(err, len, "cannot count the possible CPUs: %s; %s",
+			 t->ncpu < 0 ? strerror(-t->ncpu) : "none found",
+			 bpf_hint(t->ncpu));
+		return -1;
+	}
+	t->online = calloc((size_t)t->ncpu, sizeof(*t->online));
+	t->vals = calloc(1, sizeof(*t->vals));
+	if (!t->online || !t->vals) {
+		snprintf(err, len, "out of memory");
+		return -1;
+	}
+	cpus_online(t->online, t->ncpu);
+
+	if (counters_open(&t->ctr, t->c.plan, t->ncpu, err, len))
+		return -1;
+	if (!switch_has_state()) {
+		snprintf(err, len, "this kernel's sched_switch tracepoint has no prev_state argument (Linux before 5.18); tdbpf needs Linux 5.18 or later (docs/kernels.md)");
+		return -1;
+	}
+	if (load_bpf(t, err, len) || attach_bpf(t, err, len))
+		return -1;
 	/* baseline every CPU now, so the first slices are charged whole */
 	tracer_flush_cpus(t);
 	if (t->sample.nr) {

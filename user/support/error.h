@@ -7,6 +7,14 @@
 #ifndef TDBPF_ERROR_H
 #define TDBPF_ERROR_H
 
+#include <stddef.h>
+
 void errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * The same line, without "tdbpf: ", into @err (@len bytes) for a caller
+ * to print: the parsers' and checks' way to fail. Returns -1.
+ */
+int error_set(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 #endif /* TDBPF_ERROR_H */

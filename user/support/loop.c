@@ -16,6 +16,7 @@
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
+#include "support/array.h"
 #include "support/loop.h"
 
 #define LOOP_BATCH	16	/* events taken per epoll_wait */
@@ -291,7 +292,7 @@ int loop_add_stop_signals(struct loop *l, loop_signal_fn fn, void *arg)
 	size_t i;
 	int sig;
 
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(sigs); i++)
 		if (!loop_add_signal(l, sigs[i], fn, arg))
 			return -errno;
 	/* real-time signals end a process too */

@@ -9,6 +9,7 @@
  */
 #include <linux/perf_event.h>
 #include "model/model.h"
+#include "support/array.h"
 
 /* .type and .config: the perf event it stands for, for tdbpf list */
 #define SW(n, cfg, field, u)						\
@@ -25,7 +26,7 @@ static const struct model_event sw_events[] = {
 	SW("cpu-migrations", PERF_COUNT_SW_CPU_MIGRATIONS, TF_MIGRATIONS, ""),
 };
 
-#define NR_SW_EVENTS ((int)(sizeof(sw_events) / sizeof(sw_events[0])))
+#define NR_SW_EVENTS ((int)ARRAY_SIZE(sw_events))
 
 const struct model model_software = {
 	.name = "software",
