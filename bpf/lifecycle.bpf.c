@@ -51,6 +51,7 @@ int BPF_PROG(tdbpf_exit, struct task_struct *p)
 	tid = t->tid;
 	/* counted before it is in the map (read_exiting() trusts a zero) */
 	__sync_fetch_and_add(&track.nr_exiting, 1);
+	__sync_fetch_and_add(&track.nr_exited, 1);
 	__sync_fetch_and_add(&track.nr_live, (__u32)-1);
 	/* sampled: its waits, taken with its sums once freed */
 	if (track_wakeups) {
@@ -65,6 +66,7 @@ int BPF_PROG(tdbpf_exit, struct task_struct *p)
 		bpf_map_delete_elem(&dead_wakes, &tid);
 		bpf_task_storage_delete(&task_store, p);
 		__sync_fetch_and_add(&track.nr_exiting, (__u32)-1);
+		__sync_fetch_and_add(&track.nr_settled, 1);
 	}
 	return 0;
 }
@@ -87,12 +89,13 @@ static __always_inline void task_freed(struct task_struct *p,
 	t->flags &= ~TDBPF_TASK_EXITING;
 	task_publish(tid, t);
 	/*
-	 * Only once it is queued: the last collect waits for no task
-	 * exiting, then reads the queue. Counted down first, a program
-	 * preempted here (PREEMPT_RT) or a slow vCPU left a task in
+	 * Only once it is queued: the last collect waits for the exits
+	 * before it to be settled, then reads the queue. Counted first, a
+	 * program preempted here (PREEMPT_RT) or a slow vCPU left a task in
 	 * neither place: a report without it.
 	 */
 	__sync_fetch_and_add(&track.nr_exiting, (__u32)-1);
+	__sync_fetch_and_add(&track.nr_settled, 1);
 }
 
 /*

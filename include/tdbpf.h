@@ -322,6 +322,13 @@ struct tdbpf_filter {
 	__u64 track_bits[TDBPF_TRACK_WORDS];
 	/* read-free: tasks exited and not yet freed (TDBPF_TASK_EXITING) */
 	__u32 nr_exiting;
+	/*
+	 * Read-free, counts since the start (wrapping): exits, and exits
+	 * settled (freed, or never in the map). The last report waits for
+	 * the exits before its stop, not for the machine to stop exiting.
+	 */
+	__u32 nr_exited;
+	__u32 nr_settled;
 };
 
 /* The size claims above, checked wherever this header compiles. */

@@ -97,6 +97,50 @@ static void test_interval_shorter_run(void **state)
 	unlink(rec);
 }
 
+/*
+ * perf's habit: a command beside -p (or -a) bounds the run and is not
+ * traced (perf stat -p PID -- sleep 1). The run ends with it, however
+ * long its target lives, and tdbpf exits with its status. The bound on
+ * the window: the command's own time at least; at most that, a tick of
+ * the loop (100 ms) and the wait for the exits before the stop (at most
+ * TRACER_SETTLE_MS, 1 s).
+ */
+static void test_command_bounds_run(void **state)
+{
+	char *json = tmp_path("bound.json"), line[64], pidarg[32];
+	char *wl[] = { (char *)workload("spinners"), "-n", "1", "-d", "30",
+		       NULL };
+	char *tr[] = { (char *)tdbpf_bin(), "-j", "-o", json, "-p", pidarg,
+		       "--", "sh", "-c", "sleep 0.5; exit 3", NULL };
+	json_object *doc, *tasks, *t;
+	struct child w;
+	double dur;
+	size_t i;
+
+	(void)state;
+	NEED_BPF();
+	snprintf(pidarg, sizeof(pidarg), "%d", start_workload(wl, 0, &w));
+	assert_non_null(read_line(w.out, line, sizeof(line), 5000));
+	assert_int_equal(run(tr, NULL, 60), 3);
+	doc = json_file(json);
+	assert_non_null(doc);
+	dur = (double)jint(doc, "duration_ns") / 1e9;
+	print_message("-p PID -- sleep 0.5: a window of %.3f s\n", dur);
+	assert_true(dur >= 0.5 && dur < 0.5 + 0.1 + 1.0);
+	assert_true(json_object_object_get_ex(doc, "tasks", &tasks));
+	for (i = 0; i < json_object_array_length(tasks); i++) {
+		t = json_object_array_get_idx(tasks, i);
+		assert_int_equal(jint(t, "pid"), atoi(pidarg));
+	}
+	assert_true(json_object_array_length(tasks) >= 2);
+	json_object_put(doc);
+	/* the target lives on: the run ended with the command */
+	assert_int_equal(kill(w.pid, 0), 0);
+	kill(w.pid, SIGTERM);
+	wait_for(w.pid, 10);
+	unlink(json);
+}
+
 /* --per-name folds spin-0..3 into one row "spin-*" of 4 tasks. */
 static void test_per_name(void **state)
 {
@@ -418,6 +462,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_interval_lines),
 		cmocka_unit_test(test_interval_shorter_run),
+		cmocka_unit_test(test_command_bounds_run),
 		cmocka_unit_test(test_per_name),
 		cmocka_unit_test(test_programs_per_mode),
 		cmocka_unit_test(test_windows_attach),

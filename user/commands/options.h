@@ -40,6 +40,11 @@ struct options {
 	int nr_tids;
 	bool all;
 	char **argv;		/* -- COMMAND [ARGS], NULL-terminated */
+	/*
+	 * The command only bounds the run (-p/-t/-a given with it, as perf
+	 * stat -p PID -- sleep 5): launched, waited for, not traced.
+	 */
+	bool argv_bounds;
 	double duration;	/* seconds, 0 = until stopped */
 	long interval_ms;	/* 0 = no interval reports */
 	const char *sep;	/* -x: CSV separator */

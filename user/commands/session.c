@@ -260,7 +260,8 @@ int session_open(struct session *s, const struct options *o,
 					    loop_orig_sigmask(s->loop), err,
 					    sizeof(err))))
 		goto fail;
-	tc.targets.child = s->child.pid;
+	/* a command that only bounds the run is not traced */
+	tc.targets.child = o->argv_bounds ? 0 : s->child.pid;
 	s->tracer = tracer_open(&tc, err, sizeof(err));
 	if (!s->tracer)
 		goto fail;

@@ -32,13 +32,15 @@ static int check_trace(struct options *o, int argc, char **argv, int optind,
 					 argv[optind], argv[optind], argv[optind]);
 		o->argv = &argv[optind];
 	}
-	n = (o->nr_pids > 0) + (o->nr_tids > 0) + o->all + (o->argv != NULL);
-	if (n == 0)
+	n = (o->nr_pids > 0) + (o->nr_tids > 0) + o->all;
+	/* as perf stat: a command beside -p/-t/-a only says how long */
+	o->argv_bounds = n && o->argv;
+	if (n == 0 && !o->argv)
 		return error_set(err, len,
 				 "nothing to trace; give -p PID, -t TID, -a, or -- COMMAND (see tdbpf --help)");
 	if (n > 1)
 		return error_set(err, len,
-				 "-p, -t, -a and -- COMMAND exclude each other; give only one of them");
+				 "-p, -t and -a exclude each other; give only one of them");
 	if (o->sep && o->json)
 		return error_set(err, len,
 				 "-x (CSV) and -j (JSON) exclude each other; pick one");
@@ -49,7 +51,7 @@ static int check_trace(struct options *o, int argc, char **argv, int optind,
 		return error_set(err, len,
 				 "--children and --no-children (-i) exclude each other; give one of them");
 	/* as perf stat: a launched command is counted with what it forks */
-	if (o->argv && !o->no_children)
+	if (o->argv && !o->argv_bounds && !o->no_children)
 		o->children = true;
 	if (o->wakeups_given & (o->wakeups_given - 1))
 		return error_set(err, len,

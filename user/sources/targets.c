@@ -54,10 +54,11 @@ static bool named_alive(struct targets *t)
 	const struct target_ids *o = &t->ids;
 	int i;
 
-	if (o->all)
-		return true;
+	/* first: a command that bounds -a (or -p) ends the run with it */
 	if (t->child)
 		return !launch_reap(t->child);
+	if (o->all)
+		return true;
 	for (i = 0; i < o->nr_pids; i++) {
 		if (t->watched[i] ? !t->gone[i] :
 				    /* no pidfd (old kernel): ask kill() */

@@ -333,13 +333,27 @@ static int scale_sampled(struct tracer *t, struct task_table *tasks,
 	return 0;
 }
 
+/*
+ * Read-free: the exits until now settled? Counted, not "none exiting":
+ * with -a on a busy machine tasks never stop exiting, and waiting for
+ * none made every -a run a second longer.
+ */
+static bool exits_settled(const struct tdbpf_filter *tr, __u32 exited)
+{
+	__u32 settled = __atomic_load_n(&tr->nr_settled, __ATOMIC_RELAXED);
+
+	return (__s32)(settled - exited) >= 0;
+}
+
 void tracer_settle(struct tracer *t, int max_ms, bool targets_gone)
 {
+	const struct tdbpf_filter *tr = &t->skel->bss->track;
 	__u64 end = loop_now_ns() + (__u64)max_ms * 1000000ULL;
+	__u32 exited = __atomic_load_n(&tr->nr_exited, __ATOMIC_RELAXED);
 
 	while (loop_now_ns() < end &&
-	       (t->read_free ? t->skel->bss->track.nr_exiting :
-			       targets_gone && t->skel->bss->track.nr_live))
+	       (t->read_free ? !exits_settled(tr, exited) :
+			       targets_gone && tr->nr_live))
 		usleep(2000);
 }
 
