@@ -132,6 +132,29 @@ static int no_mount(char *dir, size_t len)
 	return -1;
 }
 
+/*
+ * perf's tracepoint globs: every match of the subsystem, in name order,
+ * with the modifiers and the group of the glob; none is an error.
+ */
+static void test_tracepoint_glob(void **state)
+{
+	(void)state;
+	parse_ok("sched:sched_*");
+	assert_int_equal(l.nr, 2);
+	assert_string_equal(l.ev[0].name, "sched:sched_switch");
+	assert_string_equal(l.ev[1].name, "sched:sched_wakeup");
+	assert_int_equal(l.ev[0].type, PERF_TYPE_TRACEPOINT);
+	assert_int_equal(l.ev[0].config, 316);
+	assert_int_equal(l.ev[1].config, 317);
+	parse_ok("{sched:sched_w?keup:u,cs}");
+	assert_int_equal(l.nr, 2);
+	assert_string_equal(l.ev[0].name, "sched:sched_wakeup:u");
+	assert_int_equal(l.group[0], l.group[1]);
+	parse_bad(&env, "sched:nothing*", "no tracepoint matches",
+		  "sched:nothing*", NULL);
+	parse_bad(&env, "nosys:a*", "no subsystem 'nosys'", NULL);
+}
+
 static void test_tracefs_missing(void **state)
 {
 	struct evsel_env e = { .pmu_dir = FIX "/pmu" };
@@ -349,6 +372,7 @@ int main(void)
 		cmocka_unit_test(test_software_names),
 		cmocka_unit_test(test_hardware_and_raw),
 		cmocka_unit_test(test_tracepoints),
+		cmocka_unit_test(test_tracepoint_glob),
 		cmocka_unit_test(test_tracefs_missing),
 		cmocka_unit_test(test_pmu_terms),
 		cmocka_unit_test(test_pmu_errors),

@@ -252,6 +252,63 @@ static int given_before(struct evsel_ctx *c, const struct model_event *e)
 }
 
 static int parse_event(struct evsel_ctx *c, const char *s, size_t len,
+		       const char *gmods, size_t gmlen, int group);
+
+/* A tracepoint glob's matches, each parsed as if written out. */
+struct glob_each {
+	const char *sys, *mods;	/* "sys", ":mods" or "" */
+	size_t slen, mlen;
+	const char *gmods;
+	size_t gmlen;
+	int group;
+};
+
+static int glob_one(struct evsel_ctx *c, const char *name, void *arg)
+{
+	const struct glob_each *g = arg;
+	char ev[EVSEL_NAME_LEN];
+	int n;
+
+	n = snprintf(ev, sizeof(ev), "%.*s:%s%.*s", (int)g->slen, g->sys,
+		     name, (int)g->mlen, g->mods);
+	if (n < 0 || (size_t)n >= sizeof(ev))
+		return error_set(c->err, c->errlen,
+				 "event '%.*s:%s' is too long", (int)g->slen,
+				 g->sys, name);
+	return parse_event(c, ev, (size_t)n, g->gmods, g->gmlen, g->group);
+}
+
+/* sys:pat[:mods], pat with * ? or [: a glob (no PMU term has them) */
+static bool is_glob(const char *s, size_t len)
+{
+	const char *colon = memchr(s, ':', len);
+
+	return colon && !memchr(s, '/', len) &&
+	       (memchr(colon, '*', len - (size_t)(colon - s)) ||
+		memchr(colon, '?', len - (size_t)(colon - s)) ||
+		memchr(colon, '[', len - (size_t)(colon - s)));
+}
+
+static int parse_glob(struct evsel_ctx *c, const char *s, size_t len,
+		      const char *gmods, size_t gmlen, int group)
+{
+	const char *colon = memchr(s, ':', len), *pat = colon + 1, *m;
+	struct glob_each g = { .sys = s, .slen = (size_t)(colon - s),
+			       .mods = "", .gmods = gmods, .gmlen = gmlen,
+			       .group = group };
+	size_t plen = len - g.slen - 1;
+
+	m = memchr(pat, ':', plen);
+	if (m) {
+		g.mods = m;
+		g.mlen = len - (size_t)(m - s);
+		plen = (size_t)(m - pat);
+	}
+	return evsel_glob_tracepoints(c, g.sys, g.slen, pat, plen, glob_one,
+				      &g);
+}
+
+static int parse_event(struct evsel_ctx *c, const char *s, size_t len,
 		       const char *gmods, size_t gmlen, int group)
 {
 	struct evsel_list *l = c->l;
@@ -260,6 +317,8 @@ static int parse_event(struct evsel_ctx *c, const char *s, size_t len,
 	struct model_event *e;
 	size_t mlen = 0, n;
 
+	if (is_glob(s, len))
+		return parse_glob(c, s, len, gmods, gmlen, group);
 	if (event_text(c, s, len, ev))
 		return -1;
 	e = &l->ev[l->nr];

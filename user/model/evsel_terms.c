@@ -3,10 +3,13 @@
  * PMU terms and tracepoints of -e (evsel_terms.h): "cpu/event=0xc2,
  * umask=0x1/" placed into config bits by the PMU's format/ files (or
  * taken from its events/ aliases), "sched:sched_switch" resolved to its
- * id in tracefs. Reads files only: fixtures stand in for a machine.
+ * id in tracefs, "syscalls:sys_enter_*" expanded over it. Reads files
+ * and directories only: fixtures stand in for a machine.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,6 +227,84 @@ int evsel_parse_pmu(struct evsel_ctx *c, const char *ev, const char *s,
 			   (size_t)(s + len - 1 - (slash + 1)), 0, e, rename);
 }
 
+/* tracefs, mounted as perf does if it is not; else -1 with the error */
+static int need_tracefs(struct evsel_ctx *c, const char *ev)
+{
+	if (!c->tracefs && c->env->mount_tracefs &&
+	    !c->env->mount_tracefs(c->mounted, c->mounted_len))
+		c->tracefs = c->mounted;
+	if (!c->tracefs)
+		return error_set(c->err, c->errlen,
+				 "tracepoint '%s' needs tracefs, which is not mounted; mount it: mount -t tracefs nodev /sys/kernel/tracing",
+				 ev);
+	return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int evsel_glob_tracepoints(struct evsel_ctx *c, const char *sys, size_t slen,
+			   const char *pat, size_t plen,
+			   int (*each)(struct evsel_ctx *c, const char *name,
+				       void *arg),
+			   void *arg)
+{
+	char dir[512], glob[EVSEL_NAME_LEN], ev[EVSEL_NAME_LEN];
+	char *names[TDBPF_MAX_EVENTS + 1];
+	struct dirent *d;
+	size_t n = 0, i;
+	int ret = -1;
+	DIR *dp;
+
+	snprintf(ev, sizeof(ev), "%.*s:%.*s", (int)slen, sys, (int)plen, pat);
+	if (!is_word(sys, slen) || plen >= sizeof(glob))
+		return error_set(c->err, c->errlen,
+				 "bad tracepoint '%s'; write subsystem:event, e.g. syscalls:sys_enter_*",
+				 ev);
+	if (need_tracefs(c, ev))
+		return -1;
+	snprintf(glob, sizeof(glob), "%.*s", (int)plen, pat);
+	snprintf(dir, sizeof(dir), "%s/events/%.*s", c->tracefs, (int)slen,
+		 sys);
+	dp = opendir(dir);
+	if (!dp)
+		return error_set(c->err, c->errlen,
+				 "unknown tracepoint '%s': no subsystem '%.*s' in %s/events; list them with perf list tracepoint",
+				 ev, (int)slen, sys, c->tracefs);
+	while ((d = readdir(dp))) {
+		if (d->d_name[0] == '.' || fnmatch(glob, d->d_name, 0))
+			continue;
+		if (n < ARRAY_SIZE(names) && !(names[n] = strdup(d->d_name)))
+			goto out;
+		n++;
+	}
+	if (!n) {
+		error_set(c->err, c->errlen,
+			  "no tracepoint matches '%s'; list them with ls %s",
+			  ev, dir);
+		goto out;
+	}
+	if (n > ARRAY_SIZE(names) - 1) {
+		error_set(c->err, c->errlen,
+			  "'%s' matches %zu tracepoints; tdbpf counts at most %d events: narrow the pattern",
+			  ev, n, TDBPF_MAX_EVENTS);
+		n = ARRAY_SIZE(names);
+		goto out;
+	}
+	qsort(names, n, sizeof(names[0]), by_name);
+	for (i = 0; i < n; i++)
+		if (each(c, names[i], arg))
+			goto out;
+	ret = 0;
+out:
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	closedir(dp);
+	return ret;
+}
+
 int evsel_parse_tracepoint(struct evsel_ctx *c, const char *ev,
 			   const char *sys, size_t slen, const char *name,
 			   size_t nlen, struct model_event *e)
@@ -237,13 +318,8 @@ int evsel_parse_tracepoint(struct evsel_ctx *c, const char *ev,
 		return error_set(c->err, c->errlen,
 				 "bad tracepoint '%s'; write subsystem:event, e.g. sched:sched_switch",
 				 ev);
-	if (!c->tracefs && c->env->mount_tracefs &&
-	    !c->env->mount_tracefs(c->mounted, c->mounted_len))
-		c->tracefs = c->mounted;
-	if (!c->tracefs)
-		return error_set(c->err, c->errlen,
-				 "tracepoint '%s' needs tracefs, which is not mounted; mount it: mount -t tracefs nodev /sys/kernel/tracing",
-				 ev);
+	if (need_tracefs(c, ev))
+		return -1;
 	snprintf(path, sizeof(path), "%s/events/%.*s/%.*s/id", c->tracefs,
 		 (int)slen, sys, (int)nlen, name);
 	r = read_small(path, buf, sizeof(buf));

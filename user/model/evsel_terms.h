@@ -57,4 +57,16 @@ int evsel_parse_tracepoint(struct evsel_ctx *c, const char *ev,
 			   const char *sys, size_t slen, const char *name,
 			   size_t nlen, struct model_event *e);
 
+/*
+ * The tracepoints of subsystem @sys (@slen bytes) whose names match the
+ * glob @pat (@plen bytes, fnmatch(3): * ? [...]), as perf expands
+ * -e 'sys:pat*': @each called with each name, in name order, until it
+ * fails. 0, or -1 with the error (none matches, no tracefs).
+ */
+int evsel_glob_tracepoints(struct evsel_ctx *c, const char *sys, size_t slen,
+			   const char *pat, size_t plen,
+			   int (*each)(struct evsel_ctx *c, const char *name,
+				       void *arg),
+			   void *arg);
+
 #endif /* TDBPF_EVSEL_TERMS_H */
