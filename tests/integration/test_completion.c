@@ -182,10 +182,21 @@ static void test_subcommands(void **state)
 	NEED_BASH_COMPLETION();
 	complete(&c, "", NULL);
 	assert_true(offered(&c, "list") && offered(&c, "decode"));
-	for (i = 0; i < c.nr; i++)
-		if (tdbpf(NULL, c.w[i], "--help", NULL) != 0)
+	for (i = 0; i < c.nr; i++) {
+		char *argv[] = { (char *)tdbpf_bin(), c.w[i], "--help", NULL };
+		char *out = NULL, want[64];
+
+		if (run(argv, &out, 10) != 0)
 			fail_msg("offered subcommand '%s' but 'tdbpf %s --help' fails",
 				 c.w[i], c.w[i]);
+		/* its own usage, as perf top -h is perf top's; help's all */
+		snprintf(want, sizeof(want), "usage: tdbpf %s ",
+			 strcmp(c.w[i], "help") ? c.w[i] : "[options]");
+		if (strncmp(out, want, strlen(want)))
+			fail_msg("'tdbpf %s --help' begins '%.40s', not its usage",
+				 c.w[i], out);
+		free(out);
+	}
 	words_free(&c);
 	/* list takes options only: no targets among them */
 	complete(&c, "list", "-", NULL);

@@ -96,6 +96,9 @@ static int set_command(struct options *o, const struct opt_desc *d,
 		       const char *arg, char *err, size_t len)
 {
 	(void)arg, (void)err, (void)len;
+	/* tdbpf top --help: top's usage, as perf top -h gives perf top's */
+	if (d->lo == CMD_HELP)
+		o->help_for = o->cmd;
 	o->cmd = (enum command)d->lo;
 	return 1;
 }

@@ -34,6 +34,7 @@ enum command {
 
 struct options {
 	enum command cmd;
+	enum command help_for;	/* --help after a subcommand's name */
 	pid_t pids[OPT_MAX_TARGETS];
 	int nr_pids;
 	pid_t tids[OPT_MAX_TARGETS];

@@ -231,16 +231,19 @@ const struct subcommand subcommands[] = {
 	[CMD_LIST] = {
 		.id = CMD_LIST, .name = "list",
 		.synopsis = "list [--model M] [--smt on|off] [-l N] [-j]",
+		.summary = "the CPU models, and the events and TopDown tree of this machine's (or --model M's)",
 		.check = check_list, .run = RUN(cmd_list),
 	},
 	[CMD_DECODE] = {
 		.id = CMD_DECODE, .name = "decode",
 		.synopsis = "decode --model M [--smt on|off] [-l N] [-j] [FILE|-]",
+		.summary = "the TopDown tree of counts gathered elsewhere (EVENT VALUE lines, or perf stat -x, CSV)",
 		.check = check_decode, .run = RUN(cmd_decode),
 	},
 	[CMD_REPORT] = {
 		.id = CMD_REPORT, .name = "report",
 		.synopsis = "report [-x SEP|-j] [--per-name] [--sort KEY] [--top N] [-l N] [--from N] [--to N] FILE|-",
+		.summary = "a recording (--record, or tdbpf -j's output) printed again, as the live run printed it",
 		.operands_anywhere = true,
 		.check = check_report, .run = RUN(cmd_report),
 	},
@@ -248,16 +251,19 @@ const struct subcommand subcommands[] = {
 	[CMD_TOP] = {
 		.id = CMD_TOP, .name = "top",
 		.synopsis = "top [-I MS] [--per-name] [--sort KEY] [options] -p PID | -t TID | -a | -- COMMAND",
+		.summary = "a live full-screen view, redrawn every -I milliseconds (keys: q quits, s sorts, f folds names, p pauses, h helps)",
 		.check = check_top, .run = RUN(cmd_trace),
 	},
 	[CMD_SELFTEST] = {
 		.id = CMD_SELFTEST, .name = "selftest",
 		.synopsis = "selftest [--model M] [-e EVENT[,EVENT...]] [-v]",
+		.summary = "checks what tdbpf charges each thread against the kernel's own per-thread counts, here",
 		.check = check_selftest, .run = RUN(cmd_selftest),
 	},
 	[CMD_GRAPH] = {
 		.id = CMD_GRAPH, .name = "graph",
 		.synopsis = "graph [-x SEP|-j] [--graph FILE.dot] [--sort KEY] [--top N] [--host NAME=FILE]... [FILE...] | --prometheus URL [--range DUR] [--match SEL]",
+		.summary = "one wait-for graph and its verdict from several hosts' reports, or their series in Prometheus",
 		.operands_anywhere = true, .takes = OPTG_GRAPH,
 		.check = check_graph, .run = RUN(cmd_graph),
 	},

@@ -19,6 +19,7 @@ struct subcommand {
 	enum command id;
 	const char *name;	/* the first word; NULL: -p/-t/-a/-- tracing */
 	const char *synopsis;	/* what follows "tdbpf " in the usage */
+	const char *summary;	/* what it does, one line (its --help) */
 	bool hidden;		/* accepted, not listed (help) */
 	bool stdout_only;	/* prints on stdout: -o is not opened */
 	/* operands may come before options (a file, not a command) */

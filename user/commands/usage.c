@@ -82,7 +82,15 @@ void print_usage(FILE *f)
 
 int cmd_help(const struct options *o, FILE *out)
 {
-	(void)o;
+	const struct subcommand *s = &subcommands[o->help_for];
+
+	/* a subcommand's own: its synopsis, what it does, where the rest is */
+	if (o->help_for != CMD_TRACE && s->summary) {
+		fprintf(out, "usage: tdbpf %s\n\n%s.\n\n", s->synopsis,
+			s->summary);
+		fprintf(out, "Its options are those of tdbpf --help; man tdbpf, section COMMANDS, says\nwhich it takes.\n");
+		return 0;
+	}
 	print_usage(out);
 	return 0;
 }
