@@ -141,6 +141,48 @@ static void test_command_bounds_run(void **state)
 	unlink(json);
 }
 
+/*
+ * -q: the model's fallback note (this VM has no PMU: said every run) is
+ * not said; without -q it is, in one line. Errors stay either way.
+ */
+static void test_quiet(void **state)
+{
+	char *json = tmp_path("q.json");
+	char *loud[] = { (char *)tdbpf_bin(), "-j", "-o", json, "-d", "0.2",
+			 "--", "true", NULL };
+	char *quiet[] = { (char *)tdbpf_bin(), "-q", "-j", "-o", json, "-d",
+			  "0.2", "--", "true", NULL };
+	char *bad[] = { (char *)tdbpf_bin(), "-q", "-d", "x", "--", "true",
+			NULL };
+	struct run_result r;
+	json_object *doc;
+
+	(void)state;
+	NEED_BPF();
+	run_capture(loud, NULL, (uid_t)-1, 0, 60, &r);
+	assert_int_equal(r.status, 0);
+	/* detected, the software model is a fallback, said in one line */
+	doc = json_file(json);
+	assert_non_null(doc);
+	if (!strcmp(json_object_get_string(json_object_object_get(doc,
+								  "model")),
+		    "software")) {
+		assert_non_null(strstr(r.err, "using the software model"));
+		assert_int_equal(count_lines(r.err), 1);
+	}
+	json_object_put(doc);
+	run_result_free(&r);
+	run_capture(quiet, NULL, (uid_t)-1, 0, 60, &r);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.err, "");
+	run_result_free(&r);
+	run_capture(bad, NULL, (uid_t)-1, 0, 60, &r);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "-d"));
+	run_result_free(&r);
+	unlink(json);
+}
+
 /* --per-name folds spin-0..3 into one row "spin-*" of 4 tasks. */
 static void test_per_name(void **state)
 {
@@ -463,6 +505,7 @@ int main(void)
 		cmocka_unit_test(test_interval_lines),
 		cmocka_unit_test(test_interval_shorter_run),
 		cmocka_unit_test(test_command_bounds_run),
+		cmocka_unit_test(test_quiet),
 		cmocka_unit_test(test_per_name),
 		cmocka_unit_test(test_programs_per_mode),
 		cmocka_unit_test(test_windows_attach),

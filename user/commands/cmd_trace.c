@@ -240,11 +240,12 @@ static int trace_model(const struct options *o, const struct detect_info *d,
 		*m = NULL;
 	} else {
 		*m = d->model;
-		if (*m == &model_software && d->reason[0])
+		/* -q: the fallback is known (a VM without a PMU, every run) */
+		if (*m == &model_software && d->reason[0] && !o->quiet)
 			errorf("%s", d->reason);
 	}
 	/* NMI watchdog holding a counter, hybrid part: said once, up front */
-	if (*m && *m == d->model && d->note[0])
+	if (*m && *m == d->model && d->note[0] && !o->quiet)
 		errorf("%s", d->note);
 	return 0;
 }

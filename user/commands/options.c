@@ -316,6 +316,7 @@ static const struct opt_desc opts[] = {
 	NUMBER("level", 'l', level, 1, 3,
 	       "-l: invalid level '%s'; give 1, 2 or 3"),
 	FLAG("verbose", 'v', verbose),
+	FLAG("quiet", 'q', quiet),
 	{ .name = "help", .letter = 'h', .set = set_command, .lo = CMD_HELP },
 	{ .name = "version", .letter = 'V', .set = set_command,
 	  .lo = CMD_VERSION },

@@ -85,6 +85,7 @@ struct options {
 	const char *events[OPT_MAX_EVENT_ARGS];	/* -e EVENT[,EVENT...] */
 	int nr_events;
 	bool verbose;
+	bool quiet;		/* -q: no notes (the model's fallback) */
 	const char *listen;	/* --listen ADDR:PORT, NULL = no /metrics */
 	unsigned int listen_labels;	/* enum listen_labels */
 	long listen_max_series;

@@ -39,6 +39,7 @@ void print_usage(FILE *f)
 	      "  -x, --field-separator SEP  CSV output, perf stat -x style\n"
 	      "  -j, --json             JSON output (one object per line with -I)\n"
 	      "  -o, --output FILE      write the report to FILE\n"
+	      "  -q, --quiet            no notes (the software model's fallback)\n"
 	      "      --per-name         one row per operator: instance numbers folded\n",
 	      f);
 	/* the keys from their table; the first is the default */
