@@ -16,6 +16,7 @@
 #include <cmocka.h>
 #include <linux/perf_event.h>
 #include "model/evsel.h"
+#include "sources/event_names.h"
 #include "sources/evsel_probe.h"
 
 #define FIX "tests/fixtures/evsel"
@@ -153,6 +154,37 @@ static void test_tracepoint_glob(void **state)
 	parse_bad(&env, "sched:nothing*", "no tracepoint matches",
 		  "sched:nothing*", NULL);
 	parse_bad(&env, "nosys:a*", "no subsystem 'nosys'", NULL);
+}
+
+/* What tdbpf list --events shows, -e takes: each name parses. */
+static void takes_listed(void *ctx, enum event_kind kind, const char *name)
+{
+	int *n = ctx;
+
+	(void)kind;
+	parse_ok(name);
+	assert_int_equal(l.nr, 1);
+	(*n)++;
+}
+
+static void test_listed_events_parse(void **state)
+{
+	const char *name;
+	int n = 0;
+	size_t i;
+
+	(void)state;
+	for (i = 0; (name = evsel_known_name(false, i)); i++) {
+		/* bpf-output is refused by design, and never listed */
+		assert_string_not_equal(name, "bpf-output");
+		parse_ok(name);
+	}
+	for (i = 0; (name = evsel_known_name(true, i)); i++)
+		parse_ok(name);
+	event_names_each(&env, takes_listed, &n);
+	/* the fixture's: cpu's two events, msr/tsc/, three tracepoints */
+	assert_int_equal(n, 6);
+	assert_true(event_names_have_cpu_pmu(&env));
 }
 
 static void test_tracefs_missing(void **state)
@@ -373,6 +405,7 @@ int main(void)
 		cmocka_unit_test(test_hardware_and_raw),
 		cmocka_unit_test(test_tracepoints),
 		cmocka_unit_test(test_tracepoint_glob),
+		cmocka_unit_test(test_listed_events_parse),
 		cmocka_unit_test(test_tracefs_missing),
 		cmocka_unit_test(test_pmu_terms),
 		cmocka_unit_test(test_pmu_errors),

@@ -17,6 +17,7 @@
 
 int cmd_trace(const struct options *o, FILE *out);	/* cmd_trace.c */
 int cmd_list(const struct options *o, FILE *out);	/* cmd_list.c */
+int cmd_list_events(const struct options *o, FILE *out); /* cmd_list_events.c */
 int cmd_decode(const struct options *o, FILE *out);	/* cmd_decode.c */
 int cmd_report(const struct options *o, FILE *out);	/* cmd_report.c */
 int cmd_selftest(const struct options *o, FILE *out);	/* cmd_selftest.c */

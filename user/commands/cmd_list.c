@@ -100,6 +100,8 @@ int cmd_list(const struct options *o, FILE *out)
 	char err[256];
 	bool smt;
 
+	if (o->list_events)
+		return cmd_list_events(o, out);
 	detect_machine("", &d);
 	m = o->model ? find_model_or_say(o->model) : d.model;
 	if (!m)

@@ -86,6 +86,7 @@ struct options {
 	int nr_events;
 	bool verbose;
 	bool quiet;		/* -q: no notes (the model's fallback) */
+	bool list_events;	/* list --events: what -e takes here */
 	const char *listen;	/* --listen ADDR:PORT, NULL = no /metrics */
 	unsigned int listen_labels;	/* enum listen_labels */
 	long listen_max_series;
@@ -109,6 +110,7 @@ struct options {
 enum option_group {
 	OPTG_GRAPH = 1,		/* --host, --prometheus, --range, --match */
 	OPTG_LISTEN = 2,	/* --listen and what shapes its series */
+	OPTG_LIST = 4,		/* list --events */
 };
 
 /* The sort keys' names, indexed by enum sort_key (SORT_NR of them). */

@@ -230,8 +230,9 @@ const struct subcommand subcommands[] = {
 	},
 	[CMD_LIST] = {
 		.id = CMD_LIST, .name = "list",
-		.synopsis = "list [--model M] [--smt on|off] [-l N] [-j]",
-		.summary = "the CPU models, and the events and TopDown tree of this machine's (or --model M's)",
+		.synopsis = "list [--model M] [--smt on|off] [-l N] [-j] | list --events [-j]",
+		.summary = "the CPU models, and the events and TopDown tree of this machine's (or --model M's); --events: what -e takes here",
+		.takes = OPTG_LIST,
 		.check = check_list, .run = RUN(cmd_list),
 	},
 	[CMD_DECODE] = {

@@ -364,6 +364,13 @@ static int parse_event(struct evsel_ctx *c, const char *s, size_t len,
 	return 0;
 }
 
+const char *evsel_known_name(bool hw, size_t i)
+{
+	if (hw)
+		return i < ARRAY_SIZE(hw_names) ? hw_names[i].name : NULL;
+	return i < ARRAY_SIZE(sw_names) ? sw_names[i].name : NULL;
+}
+
 /* ---- the list --------------------------------------------------------- */
 
 void evsel_init(struct evsel_list *l)

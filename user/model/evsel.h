@@ -34,6 +34,12 @@ struct evsel_list {
 void evsel_init(struct evsel_list *l);
 
 /*
+ * perf's software (@hw false) or hardware event names -e takes, @i from
+ * 0 until NULL; aliases included (faults, cs, cycles, ...).
+ */
+const char *evsel_known_name(bool hw, size_t i);
+
+/*
  * Add the events of one -e argument @spec to @l (-e may be given more
  * than once). Returns 0, or -1 with @err holding one line that names the
  * event, what is wrong and what to do (no "tdbpf: " prefix).
