@@ -255,6 +255,41 @@ static void test_bad_files(void **state)
 	assert_string_equal(r.out, "");
 	run_result_free(&r);
 
+	/*
+	 * values no run writes: a tid over 32 bits (shown as another
+	 * thread), a group running longer than it was enabled
+	 */
+	{
+		json_object *doc = json_tokener_parse(js), *t, *raw, *run;
+		const char *txt;
+
+		assert_non_null(doc);
+		t = json_object_array_get_idx(
+			json_object_object_get(doc, "tasks"), 0);
+		json_object_object_add(t, "tid",
+				       json_object_new_int64(1LL << 40));
+		txt = json_object_to_json_string(doc);
+		write_file(cut, txt, strlen(txt));
+		report(&r, ARGS(cut));
+		assert_int_equal(r.status, 2);
+		assert_non_null(strstr(r.err, "\"tid\" is over 2^32"));
+		run_result_free(&r);
+		json_object_object_add(t, "tid", json_object_new_int64(1));
+		raw = json_object_object_get(t, "raw");
+		run = json_object_array_get_idx(
+			json_object_object_get(raw, "enabled"), 0);
+		json_object_array_put_idx(
+			json_object_object_get(raw, "running"), 0,
+			json_object_new_int64(json_object_get_int64(run) + 1));
+		txt = json_object_to_json_string(doc);
+		write_file(cut, txt, strlen(txt));
+		report(&r, ARGS(cut));
+		assert_int_equal(r.status, 2);
+		assert_non_null(strstr(r.err, "ran longer than it was enabled"));
+		run_result_free(&r);
+		json_object_put(doc);
+	}
+
 	/* a foreign file: its table, a CSV, nothing */
 	write_file(cut, "tdbpf: model software, 1.00 s\n", 30);
 	report(&r, ARGS(cut));

@@ -20,6 +20,7 @@
  * streamed.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,6 +239,10 @@ static int parse_task(json_object *t, const struct event_plan *p,
 		if (get_u64(t, keys[i], &x[i]))
 			return bad(err, len, "task %s: \"%s\" missing or not a whole number >= 0; give a file written by tdbpf -j",
 				   which, keys[i]);
+	/* ids are the kernel's 32 bits: 2^40 would show as another */
+	if (x[0] > UINT32_MAX || x[1] > UINT32_MAX)
+		return bad(err, len, "task %s: \"%s\" is over 2^32, no thread id; give a file written by tdbpf -j",
+			   which, x[0] > UINT32_MAX ? "tid" : "pid");
 	raw = member(t, "raw", json_type_object);
 	if (!raw)
 		return bad(err, len, "task %s has no raw sums (\"raw\"): recorded by an older tdbpf%s; record it again with this one",
@@ -288,6 +293,10 @@ static int parse_task(json_object *t, const struct event_plan *p,
 		if (u64_at(vals, (size_t)s, &row->ctr[s].value) ||
 		    u64_at(ena, (size_t)g, &e) || u64_at(run, (size_t)g, &r))
 			return bad(err, len, "task %s: a raw sum is not a whole number >= 0%s; give a file written by tdbpf -j",
+				   which, "");
+		/* a counter runs only while enabled: the other way is no sum */
+		if (r > e)
+			return bad(err, len, "task %s: a group ran longer than it was enabled (\"running\" over \"enabled\")%s; give a file written by tdbpf -j",
 				   which, "");
 		/* members count with their leader: its times are theirs */
 		row->ctr[s].enabled = e;
