@@ -421,6 +421,32 @@ static void test_6_55_stepping_split(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/*
+ * A /proc/cpuinfo that names no vendor (garbled) is not a missing one:
+ * the description says which it was.
+ */
+static void test_cpuinfo_garbled_or_missing(void **state)
+{
+	char root[] = "/tmp/tdbpf-cpuinfo-XXXXXX", cmd[512], path[300];
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	snprintf(cmd, sizeof(cmd), "cp -r " FIX "skx-gold-6148/. '%s'",
+		 root);
+	assert_int_equal(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/proc/cpuinfo", root);
+	snprintf(cmd, sizeof(cmd), "printf 'garbage\\n\\001\\002:x\\n' > '%s'",
+		 path);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(detect_machine(root, &d), 1);
+	has(d.cpu_desc, "names no vendor_id");
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(detect_machine(root, &d), 1);
+	has(d.cpu_desc, "no /proc/cpuinfo: No such file");
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
+}
+
 /* CPUID says BDX, but the driver does not know it: no raw events */
 static void test_generic_pmu_driver(void **state)
 {
@@ -529,6 +555,7 @@ int main(void)
 		cmocka_unit_test(test_clx_smt_off),
 		cmocka_unit_test(test_skl_client),
 		cmocka_unit_test(test_6_55_stepping_split),
+		cmocka_unit_test(test_cpuinfo_garbled_or_missing),
 		cmocka_unit_test(test_generic_pmu_driver),
 		cmocka_unit_test(test_empty_root),
 		cmocka_unit_test(test_hz),

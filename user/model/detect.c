@@ -6,6 +6,7 @@
  * something else without any error.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -79,7 +80,10 @@ static const struct {
 	{ "CPU revision", 0, 0xf },
 };
 
-/* the first processor's block of /proc/cpuinfo */
+/*
+ * The first processor's block of /proc/cpuinfo: 0, -errno when it cannot
+ * be read, -EINVAL when it names neither a vendor nor a CPU implementer
+ */
 static int read_cpuinfo(const char *root, struct cpuinfo *ci)
 {
 	char path[512], *line = NULL;
@@ -92,7 +96,7 @@ static int read_cpuinfo(const char *root, struct cpuinfo *ci)
 	path_of(path, sizeof(path), root, "/proc/cpuinfo");
 	f = fopen(path, "r");
 	if (!f)
-		return -1;
+		return -errno;
 	/* getline: a flags line is longer than any fixed buffer we'd pick */
 	while (getline(&line, &cap, f) > 0) {
 		char *colon = strchr(line, ':'), *k = line, *v, *e;
@@ -139,7 +143,7 @@ static int read_cpuinfo(const char *root, struct cpuinfo *ci)
 	/* cpuinfo's "CPU architecture: 8"; the register says 0xf on arm64 */
 	if (ci->has_midr)
 		ci->midr |= 0xfu << 16;
-	return seen ? 0 : -1;
+	return seen ? 0 : -EINVAL;
 }
 
 /*
@@ -185,9 +189,12 @@ static void cpu_identify(const char *root, struct cpuinfo *ci,
 		snprintf(d->cpu_desc, sizeof(d->cpu_desc), "%.80s (%.16s %d-%02X)",
 			 ci->name[0] ? ci->name : "unknown CPU", ci->vendor,
 			 ci->family, ci->model < 0 ? 0 : ci->model);
+	else if (ok == -EINVAL)
+		snprintf(d->cpu_desc, sizeof(d->cpu_desc),
+			 "unknown CPU (/proc/cpuinfo names no vendor_id or CPU implementer)");
 	else
 		snprintf(d->cpu_desc, sizeof(d->cpu_desc),
-			 "unknown CPU (no /proc/cpuinfo)");
+			 "unknown CPU (no /proc/cpuinfo: %s)", strerror(-ok));
 }
 
 static bool match_one(const struct model_match *mm, const struct cpuinfo *ci)
