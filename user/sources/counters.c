@@ -87,17 +87,18 @@ static const char *open_hint(int err)
 	case EACCES:
 	case EPERM:
 		return "run as root or grant CAP_PERFMON (and check kernel.perf_event_paranoid)";
+	/* a PMU that will not count: the scheduling breakdown still can */
 	case ENOENT:
 	case EOPNOTSUPP:
-		return "this PMU does not have that event: pick the right --model or let tdbpf detect it";
+		return "this PMU does not have that event: pick the right --model or let tdbpf detect it, or trace without counters: --model software";
 	case EINVAL:
-		return "the PMU rejected the encoding or the group: check --model and --smt";
+		return "the PMU rejected the encoding or the group: check --model and --smt, or trace without counters: --model software";
 	case EMFILE:
 		return "too many open files: raise the limit with ulimit -n";
 	case EBUSY:
-		return "another user holds the PMU exclusively (stop it and retry)";
+		return "another user holds the PMU exclusively (stop it and retry), or trace without counters: --model software";
 	default:
-		return "see perf_event_open(2)";
+		return "see perf_event_open(2), or trace without counters: --model software";
 	}
 }
 
