@@ -528,8 +528,10 @@ static void test_starved_by_task(void **state)
 	tasks_free(&t);
 }
 
-static const char *fake_name(__u32 tid, char *buf, size_t len)
+static const char *fake_name(const void *ctx, __u32 tid, char *buf,
+			     size_t len)
 {
+	(void)ctx;
 	if (tid != 999)
 		return NULL;
 	snprintf(buf, len, "noisy");
@@ -562,9 +564,8 @@ static void test_starved_by_outsider(void **state)
 	assert_true(fabs(g.nodes[b].led_ns - 1662.5 * MS) < 1e-3);
 	reason(&g, b, why, sizeof(why));
 	assert_string_equal(why, "CPU-starved by tid 999 (outside the targets) (90% of its run-queue wait)");
-	graph_tid_name = fake_name;
+	g.look = &(struct graph_lookups){ .tid_name = fake_name };
 	reason(&g, b, why, sizeof(why));
-	graph_tid_name = NULL;
 	assert_string_equal(why, "CPU-starved by noisy (outside the targets) (90% of its run-queue wait)");
 	graph_free(&g);
 	tasks_free(&t);
@@ -945,8 +946,10 @@ static void test_endpoints_apart(void **state)
 	tasks_free(&t);
 }
 
-static const char *fake_peer(__u32 pid, __u32 tid, char *buf, size_t len)
+static const char *fake_peer(const void *ctx, __u32 pid, __u32 tid,
+			     char *buf, size_t len)
 {
+	(void)ctx;
 	if (pid != 70 || tid != 77)
 		return NULL;
 	snprintf(buf, len, "kafka");
@@ -994,7 +997,9 @@ static void test_processes(void **state)
 		  (struct tdbpf_wait){ .kind = TDBPF_WAKER_ENDPOINT,
 				       .tid = 9092, .tgid = htonl(0x0a010203),
 				       .wakeups = 2, .wait_ns = 40 * MS });
-	assert_int_equal(graph_build(&g, &t, false, fake_peer), 0);
+	assert_int_equal(graph_build(&g, &t, false,
+				     &(struct graph_lookups){
+					     .peer = fake_peer }), 0);
 	node(&g, "relay (20)");
 	node(&g, "relay (30)");
 	node(&g, "gen");

@@ -230,7 +230,7 @@ static int label_processes(struct graph *g)
 
 /* Who a waker outside the graph is, when a socket told (see graph.h). */
 static void ext_waker(struct graph_edge *e, const struct tdbpf_wait *w,
-		      graph_peer_fn peer)
+		      const struct graph_lookups *look)
 {
 	const unsigned char *a = (const unsigned char *)&w->tgid;
 	char comm[TDBPF_COMM_LEN + 2];
@@ -242,7 +242,8 @@ static void ext_waker(struct graph_edge *e, const struct tdbpf_wait *w,
 	if (e->kind == TDBPF_WAKER_PROCESS && w->tgid) {
 		e->ext_tid = w->tid;
 		e->ext_pid = w->tgid;
-		c = peer ? peer(w->tgid, w->tid, comm, sizeof(comm)) : NULL;
+		c = look && look->peer ? look->peer(look->ctx, w->tgid, w->tid,
+						    comm, sizeof(comm)) : NULL;
 		if (c)
 			snprintf(e->ext_name, sizeof(e->ext_name), "%.16s (%u)",
 				 c, w->tgid);
@@ -258,7 +259,7 @@ static void ext_waker(struct graph_edge *e, const struct tdbpf_wait *w,
 
 /* Raw edges from every row's slots, then merged by (wakee, waker, kind). */
 static int make_edges(struct graph *g, const struct task_table *t,
-		      const int *rowmap, graph_peer_fn peer)
+		      const int *rowmap, const struct graph_lookups *look)
 {
 	struct key *by_tid = calloc(t->nr ? t->nr : 1, sizeof(*by_tid));
 	size_t i, cap = 1;
@@ -305,7 +306,7 @@ static int make_edges(struct graph *g, const struct task_table *t,
 					e->kind = TDBPF_HOLDER_OTHER;
 			}
 			if (e->waker < 0)
-				ext_waker(e, w, peer);
+				ext_waker(e, w, look);
 			/* a holder outside the graph: its tid, named later */
 			if (e->kind == TDBPF_HOLDER_OTHER)
 				e->ext_tid = w->tid;
@@ -378,13 +379,14 @@ static int make_index(struct graph *g)
 }
 
 int graph_build(struct graph *g, const struct task_table *t, bool per_name,
-		graph_peer_fn peer)
+		const struct graph_lookups *look)
 {
 	char (*names)[TDBPF_COMM_LEN + 2];
 	int *rowmap, err;
 
 	memset(g, 0, sizeof(*g));
 	g->per_name = per_name;
+	g->look = look;
 	g->nodes = calloc(t->nr ? t->nr : 1, sizeof(*g->nodes));
 	rowmap = calloc(t->nr ? t->nr : 1, sizeof(*rowmap));
 	names = calloc(t->nr ? t->nr : 1, sizeof(*names));
@@ -394,7 +396,7 @@ int graph_build(struct graph *g, const struct task_table *t, bool per_name,
 	if (!err && !per_name)
 		err = label_processes(g);
 	if (!err)
-		err = make_edges(g, t, rowmap, peer);
+		err = make_edges(g, t, rowmap, look);
 	if (!err) {
 		graph_judge_nodes(g);
 		err = graph_flow(g);

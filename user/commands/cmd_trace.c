@@ -14,12 +14,10 @@
 #include "commands/cmd.h"
 #include "commands/run.h"
 #include "commands/top.h"
-#include "analysis/graph.h"
 #include "model/evsel.h"
 #include "outputs/http.h"
 #include "outputs/outfile.h"
 #include "sources/counters.h"
-#include "sources/cgroup_cpu.h"
 #include "sources/evsel_probe.h"
 #include "sources/targets.h"
 #include "support/limits.h"
@@ -289,10 +287,6 @@ int cmd_trace(const struct options *o, FILE *out)
 	struct event_plan plan;
 	FILE *graph = NULL;
 	int rc;
-
-	/* live: the CPU's holders outside the targets are named from /proc */
-	graph_tid_name = targets_comm;
-	graph_cpu_limit = cgroup_cpu_describe;
 
 	/* top without a terminal: said before anything is set up */
 	if (o->cmd == CMD_TOP && !top_has_terminal()) {

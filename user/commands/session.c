@@ -16,7 +16,6 @@
 #include "commands/session.h"
 #include "model/detect.h"
 #include "outputs/prom_server.h"
-#include "sources/peers.h"
 #include "sources/tracer.h"
 #include "support/error.h"
 #include "support/privs.h"
@@ -249,7 +248,7 @@ int session_open(struct session *s, const struct options *o,
 		return 2;
 	/* every mode's graph is recorded, as the reports beside it show it */
 	if (c->wakeups)
-		record_wakeups(&s->rec, peer_comm);
+		record_wakeups(&s->rec, &live_lookups);
 	/* bound while tdbpf has its privileges, and before the command runs */
 	if (o->listen &&
 	    !(s->prom = prom_server_open(o->listen, err, sizeof(err))))

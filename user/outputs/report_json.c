@@ -218,12 +218,10 @@ static void write_names(struct jw *w, const struct report *rep)
 						       TDBPF_HOLDER_OTHER) ||
 				    !tid)
 					continue;
-				s = pass ? (graph_cpu_limit ?
-					    graph_cpu_limit(tid, buf, sizeof(buf)) :
-					    NULL) :
-					   (graph_tid_name ?
-					    graph_tid_name(tid, buf, sizeof(buf)) :
-					    NULL);
+				s = pass ? graph_cpu_limit(g, tid, buf,
+							   sizeof(buf)) :
+					   graph_tid_name(g, tid, buf,
+							  sizeof(buf));
 				if (!s)
 					continue;
 				jw_open(w, NULL, '{');

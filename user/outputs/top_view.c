@@ -453,7 +453,7 @@ int top_render(const struct top_state *st, const struct top_frame *fr,
 	rep.plan = fr->plan;
 	/* wakeups traced: the graph's verdict of this interval, over tasks */
 	if (fr->valid && src && src->waits) {
-		if (graph_build(&graph, src, st->per_name, fr->peer)) {
+		if (graph_build(&graph, src, st->per_name, fr->look)) {
 			err = -ENOMEM;
 			goto out;
 		}
