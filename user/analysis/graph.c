@@ -108,7 +108,7 @@ static int node_of_tid(const struct key *by_tid, size_t n, const int *rowmap,
 
 /* Nodes: one per row, or one per folded name; rowmap[row] = node. */
 static int make_nodes(struct graph *g, const struct task_table *t,
-		      int *rowmap, char (*names)[TDBPF_COMM_LEN + 2])
+		      int *rowmap, char (*names)[TDBPF_NAME_MAX])
 {
 	struct key *k = calloc(t->nr ? t->nr : 1, sizeof(*k));
 	size_t i;
@@ -118,11 +118,12 @@ static int make_nodes(struct graph *g, const struct task_table *t,
 	for (i = 0; i < t->nr; i++) {
 		const struct task_row *r = tasks_row(t, i);
 
-		if (g->per_name)
-			fold_name(r->comm, names[i], sizeof(names[i]));
-		else
-			snprintf(names[i], sizeof(names[i]), "%s", r->comm);
-		k[i].name = names[i];
+		if (g->per_name) {
+			fold_name(task_name(r), names[i], sizeof(names[i]));
+			k[i].name = names[i];
+		} else {
+			k[i].name = task_name(r);
+		}
 		k[i].tid = r->tid;
 		k[i].row = (int)i;
 	}
@@ -141,14 +142,15 @@ static int make_nodes(struct graph *g, const struct task_table *t,
 			n = &g->nodes[g->nr_nodes++];
 			memset(n, 0, sizeof(*n));
 			/* a name one task carries stays whole (tasks_fold) */
-			snprintf(n->name, sizeof(n->name), "%s", r->comm);
+			snprintf(n->name, sizeof(n->name), "%s",
+				 task_name(r));
 			snprintf(n->key, sizeof(n->key), "%s", k[i].name);
 			n->tid = r->tid;
 			n->pid = r->pid;
 		} else {
 			n = &g->nodes[g->nr_nodes - 1];
 			n->tid = 0;
-			fold_join(n->name, sizeof(n->name), r->comm);
+			fold_join(n->name, sizeof(n->name), task_name(r));
 			if (n->pid != r->pid)
 				n->pid = 0;
 		}
@@ -157,7 +159,7 @@ static int make_nodes(struct graph *g, const struct task_table *t,
 			n->hot_ns = r->sched.on_cpu_ns + r->sched.runq_wait_ns;
 			n->hot_tid = r->tid;
 			snprintf(n->hot_name, sizeof(n->hot_name), "%s",
-				 r->comm);
+				 task_name(r));
 		}
 		n->nr_tasks += r->nr_tasks > 0 ? r->nr_tasks : 1;
 		n->on_cpu_ns += r->sched.on_cpu_ns;
@@ -191,7 +193,7 @@ static int cmp_node_name(const void *a, const void *b, void *arg)
 static int label_processes(struct graph *g)
 {
 	int *o = calloc((size_t)g->nr_nodes + 1, sizeof(int));
-	char base[TDBPF_COMM_LEN + 2];
+	char base[TDBPF_NAME_MAX];
 	int i, j, k;
 
 	if (!o)
@@ -217,9 +219,9 @@ static int label_processes(struct graph *g)
 		for (k = i; several && k < j; k++) {
 			struct graph_node *n = &g->nodes[o[k]];
 
-			/* a name not folded: a comm, TDBPF_COMM_LEN at most */
-			snprintf(base, sizeof(base), "%.*s", TDBPF_COMM_LEN,
-				 n->name);
+			/* a name not folded: TDBPF_NAME_MAX at most */
+			snprintf(base, sizeof(base), "%.*s",
+				 TDBPF_NAME_MAX - 1, n->name);
 			snprintf(n->name, sizeof(n->name), "%s (%u)", base,
 				 n->pid);
 		}
@@ -381,7 +383,7 @@ static int make_index(struct graph *g)
 int graph_build(struct graph *g, const struct task_table *t, bool per_name,
 		const struct graph_lookups *look)
 {
-	char (*names)[TDBPF_COMM_LEN + 2];
+	char (*names)[TDBPF_NAME_MAX] = NULL;
 	int *rowmap, err;
 
 	memset(g, 0, sizeof(*g));
@@ -389,8 +391,10 @@ int graph_build(struct graph *g, const struct task_table *t, bool per_name,
 	g->look = look;
 	g->nodes = calloc(t->nr ? t->nr : 1, sizeof(*g->nodes));
 	rowmap = calloc(t->nr ? t->nr : 1, sizeof(*rowmap));
-	names = calloc(t->nr ? t->nr : 1, sizeof(*names));
-	err = !g->nodes || !rowmap || !names ? -ENOMEM : 0;
+	/* folded keys; unfolded, nodes take the rows' own names */
+	if (per_name)
+		names = calloc(t->nr ? t->nr : 1, sizeof(*names));
+	err = !g->nodes || !rowmap || (per_name && !names) ? -ENOMEM : 0;
 	if (!err)
 		err = make_nodes(g, t, rowmap, names);
 	if (!err && !per_name)
@@ -421,12 +425,12 @@ void graph_free(struct graph *g)
 
 int graph_node_of(const struct graph *g, const struct task_row *r)
 {
-	char name[TDBPF_COMM_LEN + 2];
+	char name[TDBPF_NAME_MAX];
 	int lo = 0, hi = g->nr_nodes, c;
 
 	/* a folded row's name is folded already; folding it again keeps it */
 	if (g->per_name)
-		fold_name(r->comm, name, sizeof(name));
+		fold_name(task_name(r), name, sizeof(name));
 	while (lo < hi) {
 		int mid = (lo + hi) / 2;
 		const struct graph_node *n = &g->nodes[g->index[mid]];

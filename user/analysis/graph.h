@@ -31,7 +31,8 @@ enum graph_role {
  * A node's or an outside waker's label: its name, and "(pid)" after it
  * where another process has a task of that name ("relay (4242)").
  */
-#define GRAPH_NAME_LEN	96	/* tdbpf graph's "host/process/thread" too */
+/* tdbpf graph's "host/process/thread" too, and a whole name's "(pid)" */
+#define GRAPH_NAME_LEN	(TDBPF_NAME_MAX + 32)
 
 /*
  * What the graph asks of whoever made its task table about tasks it
@@ -94,9 +95,9 @@ struct graph_node {
 	 * of them, most on-CPU and run-queue time: the instance the verdict
 	 * names when the node is an operator of several (data skew).
 	 */
-	char key[TDBPF_COMM_LEN + 2];
+	char key[TDBPF_NAME_MAX];
 	__u32 hot_tid;
-	char hot_name[TDBPF_COMM_LEN + 2];
+	char hot_name[TDBPF_NAME_MAX];
 	__u64 hot_ns;
 	__u64 on_cpu_ns, runq_ns, blocked_ns;	/* blocked = off-CPU */
 	/* of on_cpu_ns, network softirqs run in its context: for others */

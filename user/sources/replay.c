@@ -274,6 +274,13 @@ static int parse_task(json_object *t, const struct event_plan *p,
 	if (v)
 		snprintf(row->comm, sizeof(row->comm), "%s",
 			 json_object_get_string(v));
+	/* the whole name the live run had (a JVM's), where it had one */
+	v = member(t, "name", json_type_string);
+	if (v && !(row->name = names_intern(json_object_get_string(v)))) {
+		bad(err, len, "out of memory for its tasks%s%s; raise the memory limit (ulimit -v)",
+		    "", "");
+		return -2;
+	}
 	v = member(t, "exited", json_type_boolean);
 	row->exited = v && json_object_get_boolean(v);
 	/* signed; a recording from before it has none: 0 */
