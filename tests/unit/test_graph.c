@@ -385,8 +385,18 @@ static void test_per_name(void **state)
 	assert_int_equal(g.nodes[w].nr_tasks, 3);
 	assert_int_equal(g.nodes[w].tid, 0);
 	assert_int_equal(g.rank[0], w);
-	/* source keeps the workers' 150 ms on it, and 50/1000 of sink's */
-	assert_true(fabs(g.nodes[w].led_ns - 1850.0 * MS) < 1e-3);
+	/*
+	 * what led to the three workers in the graph over tasks: all but
+	 * what the source keeps. A worker's 50 ms on the source reach it
+	 * while it waits on the other two (its life less its waits on that
+	 * worker: 50 of 700, or 650 for work-3), which keep the rest; of
+	 * sink's 500 and 450 ms, work-1 and work-3 pass 50/950 on to the
+	 * source, which keeps 50/700 and 50/650 of that
+	 */
+	assert_true(fabs(g.nodes[w].led_ns -
+			 (2050.0 - 2 * 50.0 * 50 / 700 - 50.0 * 50 / 650 -
+			  500.0 * 50 / 950 * 50 / 700 -
+			  450.0 * 50 / 950 * 50 / 650) * MS) < 1e-3);
 	/* one edge work-* -> source of 950 ms, 30 wakeups */
 	for (i = 0; i < g.nr_edges; i++) {
 		const struct graph_edge *e = &g.edges[i];

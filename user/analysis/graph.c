@@ -141,6 +141,7 @@ static int make_nodes(struct graph *g, const struct task_table *t,
 		if (!g->per_name || !i || strcmp(k[i].name, k[i - 1].name)) {
 			n = &g->nodes[g->nr_nodes++];
 			memset(n, 0, sizeof(*n));
+			n->hot_node = -1;
 			/* a name one task carries stays whole (tasks_fold) */
 			snprintf(n->name, sizeof(n->name), "%s",
 				 task_name(r));
@@ -380,6 +381,53 @@ static int make_index(struct graph *g)
 	return 0;
 }
 
+/*
+ * --per-name: the verdict of the graph over tasks, folded. A name's
+ * share is what led to its tasks, its hot instance the task most of
+ * that led to, and its reason that task's (its sources stay those of
+ * the folded flow: blocked names that send it some): an operator whose one
+ * subtask carries the hot key is judged by that subtask, not by the
+ * idle ones beside it, which folded into its sums make it look blocked
+ * on its own source.
+ */
+static int fold_verdict(struct graph *g, const struct task_table *t,
+			const int *rowmap, const struct graph_lookups *look)
+{
+	struct graph *tg = calloc(1, sizeof(*tg));
+	size_t i;
+	int j;
+
+	if (!tg || graph_build(tg, t, false, look)) {
+		free(tg);
+		return -ENOMEM;
+	}
+	for (j = 0; j < g->nr_nodes; j++) {
+		g->nodes[j].led_ns = 0;
+		g->nodes[j].cycle = false;
+	}
+	for (i = 0; i < t->nr; i++) {
+		const struct task_row *r = tasks_row(t, i);
+		int k = graph_node_of(tg, r);
+		struct graph_node *n = &g->nodes[rowmap[i]];
+		const struct graph_node *x = k >= 0 ? &tg->nodes[k] : NULL;
+
+		if (!x)
+			continue;
+		n->led_ns += x->led_ns;
+		n->cycle |= x->cycle;
+		if (x->led_ns > 0 && (n->hot_node < 0 ||
+		    x->led_ns > tg->nodes[n->hot_node].led_ns)) {
+			n->hot_node = k;
+			n->hot_tid = r->tid;
+			snprintf(n->hot_name, sizeof(n->hot_name), "%s",
+				 task_name(r));
+		}
+	}
+	g->tasks = tg;
+	graph_rank(g);
+	return 0;
+}
+
 int graph_build(struct graph *g, const struct task_table *t, bool per_name,
 		const struct graph_lookups *look)
 {
@@ -407,6 +455,8 @@ int graph_build(struct graph *g, const struct task_table *t, bool per_name,
 	}
 	if (!err)
 		err = make_index(g);
+	if (!err && per_name)
+		err = fold_verdict(g, t, rowmap, look);
 	free(rowmap);
 	free(names);
 	if (err)
@@ -416,6 +466,9 @@ int graph_build(struct graph *g, const struct task_table *t, bool per_name,
 
 void graph_free(struct graph *g)
 {
+	if (g->tasks)
+		graph_free(g->tasks);
+	free(g->tasks);
 	free(g->nodes);
 	free(g->edges);
 	free(g->rank);

@@ -92,13 +92,17 @@ struct graph_node {
 	int nr_tasks;
 	/*
 	 * per_name: the key its tasks share (fold_name()), and the hot one
-	 * of them, most on-CPU and run-queue time: the instance the verdict
-	 * names when the node is an operator of several (data skew).
+	 * of them: the task most of the blocked time leading to the node
+	 * led to in the graph over tasks (else the one of most on-CPU and
+	 * run-queue time), the instance the verdict names when the node is
+	 * an operator of several (data skew); hot_node: its node in
+	 * graph.tasks, -1 none.
 	 */
 	char key[TDBPF_NAME_MAX];
 	__u32 hot_tid;
 	char hot_name[TDBPF_NAME_MAX];
 	__u64 hot_ns;
+	int hot_node;
 	__u64 on_cpu_ns, runq_ns, blocked_ns;	/* blocked = off-CPU */
 	/* of on_cpu_ns, network softirqs run in its context: for others */
 	__u64 softirq_ns;
@@ -125,6 +129,11 @@ struct graph {
 	int nr_tied;			/* the first ones too close to tell apart */
 	int *index;			/* nodes by tid, or by name */
 	bool per_name;
+	/*
+	 * per_name: the graph over the tasks, whose verdict the folded one
+	 * takes (a name's share: what led to its tasks); NULL otherwise
+	 */
+	struct graph *tasks;
 	const char *const *clusters;	/* names of node.cluster - 1 */
 	/* graph_build()'s, for the reasons' names: outlives the graph */
 	const struct graph_lookups *look;

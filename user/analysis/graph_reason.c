@@ -128,6 +128,11 @@ void graph_reason(const struct graph *g, int i, const char *path, char *buf,
 	double kind_ns = 0;
 	int j, peer = -1;
 
+	/* an operator of several tasks: its hot instance's reason */
+	if (!n->note && n->nr_tasks > 1 && n->hot_node >= 0 && g->tasks) {
+		graph_reason(g->tasks, n->hot_node, path, buf, len);
+		return;
+	}
 	if (n->note) {
 		snprintf(buf, len, "%s", n->note);
 		return;
