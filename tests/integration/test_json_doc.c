@@ -333,6 +333,8 @@ static void writer_reports(const struct model *m, const struct keyset *doc,
 			r->ctr[s].running = 10000;
 		}
 	}
+	/* a JVM thread, its whole name beside its comm: "name" written */
+	tasks_get(&snap.tasks, 101)->name = names_intern("worker-1 (2/3)#0");
 	w = tasks_get(&snap.tasks, 110);
 	w->pid = 100;
 	snprintf(w->comm, sizeof(w->comm), "sink");

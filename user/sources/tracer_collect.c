@@ -399,6 +399,9 @@ int tracer_collect(struct tracer *t, struct snapshot *out)
 		if (!err)
 			err = tasks_merge(&out->tasks, &t->archive, nr);
 	}
+	/* a runtime's whole names (a JVM's), where it told them */
+	if (!err && t->c.names)
+		thread_names_apply(t->c.names, &out->tasks);
 	read_lost(t, &out->lost);
 	if (!err && t->sample.nr)
 		err = scale_sampled(t, &out->tasks, &out->lost,
