@@ -98,8 +98,9 @@ $(OUT)/vmlinux.h: | $(VMLINUX_BTF)
 	mv $@.tmp $@
 
 # libbpf's usdt.bpf.h includes <linux/errno.h>, whose <asm/errno.h> is
-# in the multiarch directory (every architecture's is asm-generic's)
-BPF_ASM_INC := $(shell $(CC) -print-multiarch 2>/dev/null)
+# in the multiarch directory: the build machine's (every architecture's
+# is asm-generic's, so a cross build needs no other)
+BPF_ASM_INC := $(shell gcc -print-multiarch 2>/dev/null)
 $(OUT)/bpf/%.bpf.o: bpf/%.bpf.c $(OUT)/vmlinux.h
 	@mkdir -p $(@D)
 	$(CLANG) -g -O2 -Wall $(WERROR) -target bpf -D__TARGET_ARCH_$(ARCH) \
