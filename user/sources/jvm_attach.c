@@ -16,7 +16,9 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
+#include <linux/openat2.h>
 #include "sources/jvm_attach.h"
 
 /* how long the listener may take to start, and the dump to come */
@@ -91,17 +93,48 @@ static int connect_to(const char *path)
 }
 
 /*
+ * The trigger file /tmp/.attach_pidNS in @pid's root, made new: its
+ * links resolved inside that root (RESOLVE_IN_ROOT), never one there
+ * already (O_EXCL), so that a process that plants a link cannot make
+ * root create a file elsewhere. 0, 1 when one is there already (another
+ * attacher's: left to it), or -errno.
+ */
+static int make_trigger(pid_t pid, pid_t ns, char *rel, size_t len)
+{
+	struct open_how how = {
+		.flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+		.mode = 0600,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	char root[64];
+	int dir, fd;
+
+	snprintf(root, sizeof(root), "/proc/%d/root", pid);
+	snprintf(rel, len, "tmp/.attach_pid%d", ns);
+	dir = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return -errno;
+	fd = (int)syscall(SYS_openat2, dir, rel, &how, sizeof(how));
+	if (fd < 0)
+		fd = -errno;
+	else
+		close(fd);
+	close(dir);
+	return fd == -EEXIST ? 1 : fd < 0 ? fd : 0;
+}
+
+/*
  * The listener's socket, started if need be: the trigger file, SIGQUIT,
  * then wait for the socket to appear. An fd or -errno.
  */
 static int open_listener(pid_t pid)
 {
-	char sock[96], trig[96];
+	char sock[96], trig[96], rel[48];
 	struct timespec ms = { .tv_nsec = 10 * 1000000L };
 	struct stat st;
 	pid_t ns = pid;
 	bool quit = false;
-	int e, i, fd;
+	int e, i, made;
 
 	e = jvm_status(pid, &ns, &quit);
 	if (e)
@@ -112,12 +145,9 @@ static int open_listener(pid_t pid)
 	/* no handler: SIGQUIT's default action would end the process */
 	if (!quit)
 		return -ENOTSUP;
-	snprintf(trig, sizeof(trig), "/proc/%d/root/tmp/.attach_pid%d", pid,
-		 ns);
-	fd = open(trig, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	close(fd);
+	made = make_trigger(pid, ns, rel, sizeof(rel));
+	if (made < 0)
+		return made;
 	e = kill(pid, SIGQUIT) ? -errno : -ETIMEDOUT;
 	for (i = 0; e == -ETIMEDOUT && i < START_WAIT_MS / 10; i++) {
 		if (!stat(sock, &st) && S_ISSOCK(st.st_mode))
@@ -125,7 +155,9 @@ static int open_listener(pid_t pid)
 		else
 			nanosleep(&ms, NULL);
 	}
-	unlink(trig);
+	snprintf(trig, sizeof(trig), "/proc/%d/root/%s", pid, rel);
+	if (!made)
+		unlink(trig);
 	return e ? e : connect_to(sock);
 }
 
