@@ -20,10 +20,17 @@
 #include <sys/un.h>
 #include <linux/openat2.h>
 #include "sources/jvm_attach.h"
+#include "tdbpf.h"
 
-/* how long the listener may take to start, and the dump to come */
+/*
+ * How long the listener may take to start, and the dump to come (in
+ * all, and between two reads: the threads named by then are kept); the
+ * threads one dump may name. What the other end sends is the target's
+ * to choose: bounded in time and size.
+ */
 #define START_WAIT_MS	2000
 #define ANSWER_WAIT_S	5
+#define DUMP_MAX_THREADS	TDBPF_MAX_TASKS_DEFAULT
 
 bool jvm_is_jvm(pid_t pid)
 {
@@ -187,11 +194,20 @@ bool jvm_dump_line(const char *line, char *name, size_t len, __u32 *tid)
 	return true;
 }
 
+static time_t now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec;
+}
+
 /* The dump from @fd, each thread's line into @n; the threads named. */
 static int read_dump(int fd, pid_t pid, struct thread_names *n)
 {
 	FILE *f = fdopen(fd, "r");
 	char line[1024], name[TDBPF_NAME_MAX];
+	time_t end = now_s() + ANSWER_WAIT_S;
 	int got = 0, e = 0;
 	__u32 tid;
 
@@ -202,11 +218,15 @@ static int read_dump(int fd, pid_t pid, struct thread_names *n)
 	/* the result code: 0, or the listener refused the command */
 	if (!fgets(line, sizeof(line), f) || atoi(line) != 0)
 		e = -EPROTO;
-	while (!e && fgets(line, sizeof(line), f))
+	while (!e && got < DUMP_MAX_THREADS && fgets(line, sizeof(line), f)) {
+		/* a dump that never ends: what it named so far */
+		if (now_s() > end)
+			break;
 		if (jvm_dump_line(line, name, sizeof(name), &tid)) {
 			e = thread_names_add(n, (__u32)pid, tid, name);
 			got++;
 		}
+	}
 	fclose(f);
 	return e ? e : got;
 }
