@@ -127,7 +127,9 @@ int jvm_probe_collect(int fd, struct thread_names *n)
 	for (i = 0; i < nr && !e; i++) {
 		if (bpf_map_lookup_elem(fd, &keys[i], &v))
 			continue;
-		v.name[v.len < TDBPF_JNAME_LEN ? v.len : TDBPF_JNAME_LEN - 1] = 0;
+		if (v.len >= TDBPF_JNAME_LEN)
+			v.len = TDBPF_JNAME_LEN - 1;
+		v.name[v.len] = 0;
 		e = thread_names_add(n, v.tgid, keys[i], v.name);
 		/* kept here now: the map holds only those started since */
 		bpf_map_delete_elem(fd, &keys[i]);

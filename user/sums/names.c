@@ -16,7 +16,7 @@ static struct {
 	const char **v;
 	size_t nr, cap;
 	struct hash_index index;
-	char *block;		/* the newest block: its first 'used' bytes */
+	char *block;		/* the newest block, its first 'used' in use */
 	size_t used;
 } store;
 
