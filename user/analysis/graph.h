@@ -72,7 +72,12 @@ struct graph_edge {
 	 * otherwise. Edges are told apart by all three.
 	 */
 	__u32 ext_tid, ext_pid;
-	char ext_name[GRAPH_NAME_LEN];
+	/*
+	 * a peer's "comm (pid)" or an endpoint: not GRAPH_NAME_LEN, which
+	 * whole names widened, since there are up to TDBPF_NR_WAITS edges
+	 * a task
+	 */
+	char ext_name[96];
 	int wakee;		/* node index */
 	__u64 wakeups;
 	__u64 wait_ns;
