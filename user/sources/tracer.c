@@ -202,6 +202,15 @@ static void sampled_progs(struct tracer *t)
 	}
 }
 
+/*
+ * May a JVM that is not running yet be traced: a command, the processes
+ * that the targets fork (--children), every task (-a)?
+ */
+static bool jvm_may_start(const struct tracer_targets *tg)
+{
+	return tg->child > 0 || tg->children || tg->all;
+}
+
 /* Before load: what the programs are built for, and the map sizes. */
 static void configure(struct tracer *t)
 {
@@ -239,8 +248,7 @@ static void configure(struct tracer *t)
 				  c->names &&
 				  jvm_probe_wanted(c->targets.pids,
 						   c->targets.nr_pids,
-						   c->targets.child > 0 ||
-							   c->targets.all));
+						   jvm_may_start(&c->targets)));
 	skel->rodata->max_tasks = (__u32)c->max_tasks;
 	/* no graph (--no-wakeups): the waking program is not even loaded */
 	skel->rodata->track_wakeups = c->wakeups;
@@ -395,8 +403,8 @@ static int attach_bpf(struct tracer *t, char *err, size_t len)
 
 /*
  * Java threads started from now on, named as they start: the -p JVMs'
- * own libjvm.so, and with a command or -a the installed JDKs' (a JVM
- * not started yet). Best effort, said with -v.
+ * own libjvm.so, and the installed JDKs' where a JVM not started yet
+ * may be traced (jvm_may_start()). Best effort, said with -v.
  */
 static void name_jvm_threads(struct tracer *t)
 {
@@ -404,7 +412,7 @@ static void name_jvm_threads(struct tracer *t)
 	int n;
 
 	n = jvm_probe_attach(&t->jvm, t->skel->progs.tdbpf_jthread, tg->pids,
-			     tg->nr_pids, tg->child > 0 || tg->all);
+			     tg->nr_pids, jvm_may_start(tg));
 	if (t->c.verbose && n)
 		fprintf(stderr, "tdbpf: hotspot:thread__start probed in %d libjvm.so\n",
 			n);
