@@ -1061,6 +1061,58 @@ static void test_processes(void **state)
 	tasks_free(&t);
 }
 
+/*
+ * Data skew as it runs: the two cold subtasks idle, blocked on the
+ * source, which waits on the hot one. Folded sums would make the
+ * operator look blocked on its source (1,950 of its 3,000 ms); the
+ * verdict over tasks, folded, names it. By hand: the source's 950 ms
+ * stay with (2/3), which has no other wait; each cold subtask's 950
+ * reach the source, which keeps its 50 of 1,000 (47.5) and passes the
+ * rest to (2/3); (2/3)'s own 50 stay with the source, whose only wait
+ * is on it. The operator: 950 + 2 x 902.5 = 2,755 of 2,900 ms.
+ */
+static void test_per_name_idle_siblings(void **state)
+{
+	struct task_table t, folded;
+	struct report rep;
+	struct graph g;
+	char line[1024];
+	int m, s;
+
+	(void)state;
+	waits_table(&t);
+	add(&t, 1, "Source (1/1)#0", 50, 0, 950, (struct w[]){ T(12, 950), {0} });
+	add(&t, 11, "Map (1/3)#0", 50, 0, 950, (struct w[]){ T(1, 950), {0} });
+	add(&t, 12, "Map (2/3)#0", 950, 0, 50, (struct w[]){ T(1, 50), {0} });
+	add(&t, 13, "Map (3/3)#0", 50, 0, 950, (struct w[]){ T(1, 950), {0} });
+	assert_int_equal(graph_build(&g, &t, true, NULL), 0);
+	m = node(&g, "Map (*/3)#0");
+	s = node(&g, "Source (1/1)#0");
+	assert_int_equal(g.rank[0], m);
+	assert_int_equal(g.nodes[m].hot_tid, 12);
+	assert_true(fabs(g.nodes[m].led_ns - 2755.0 * MS) < 1e-3);
+	assert_true(fabs(g.nodes[s].led_ns - 145.0 * MS) < 1e-3);
+	assert_true(fabs(graph_share(&g, m) - 2755.0 / 2900) < 1e-9);
+
+	tasks_init(&folded);
+	assert_int_equal(tasks_fold(&t, &folded, 0), 0);
+	assert_int_equal(report_build(&rep, &folded, NULL, 0, 1000 * MS,
+				      SORT_CPU, 0), 0);
+	report_set_graph(&rep, &g, &folded);
+	report_verdict_line(&rep, line, sizeof(line));
+	/* the hot subtask's reason, not the folded sums' "waits on" */
+	{
+		const char *want = "bottleneck: Map (*/3)#0 (3 tasks; hot: Map (2/3)#0, tid 12): runs (on-CPU 95%)";
+
+		if (strncmp(line, want, strlen(want)))
+			fail_msg("verdict line: %s", line);
+	}
+	report_free(&rep);
+	tasks_free(&folded);
+	graph_free(&g);
+	tasks_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1074,6 +1126,7 @@ int main(void)
 		cmocka_unit_test(test_closed_cycle),
 		cmocka_unit_test(test_per_name),
 		cmocka_unit_test(test_per_name_hot_instance),
+		cmocka_unit_test(test_per_name_idle_siblings),
 		cmocka_unit_test(test_unseen),
 		cmocka_unit_test(test_starved_by_task),
 		cmocka_unit_test(test_starved_by_outsider),
