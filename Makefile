@@ -55,6 +55,7 @@ BPF_SRC  += bpf/switch.bpf.c
 BPF_SRC  += bpf/wakeups.bpf.c
 BPF_SRC  += bpf/lifecycle.bpf.c
 BPF_SRC  += bpf/sockets.bpf.c
+BPF_SRC  += bpf/jvm.bpf.c
 BPF_OBJ  := $(patsubst bpf/%.c,$(OUT)/bpf/%.o,$(BPF_SRC))
 SKEL     := $(OUT)/tdbpf.skel.h
 # user/: one folder per stage (scripts/check-layers.sh says which may
@@ -96,10 +97,16 @@ $(OUT)/vmlinux.h: | $(VMLINUX_BTF)
 	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp
 	mv $@.tmp $@
 
+# libbpf's usdt.bpf.h includes <linux/errno.h>, whose <asm/errno.h> is
+# in the multiarch directory: the build machine's (every architecture's
+# is asm-generic's, so a cross build needs no other)
+BPF_ASM_INC := $(shell gcc -print-multiarch 2>/dev/null)
 $(OUT)/bpf/%.bpf.o: bpf/%.bpf.c $(OUT)/vmlinux.h
 	@mkdir -p $(@D)
 	$(CLANG) -g -O2 -Wall $(WERROR) -target bpf -D__TARGET_ARCH_$(ARCH) \
-		$(DEPFLAGS) -Iinclude -I$(OUT) -c $< -o $@
+		$(DEPFLAGS) -Iinclude -I$(OUT) \
+		$(if $(BPF_ASM_INC),-idirafter /usr/include/$(BPF_ASM_INC)) \
+		-c $< -o $@
 
 # static linking: every extern map and variable resolved against its one
 # definition, the programs' sections as they were in one object

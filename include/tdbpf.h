@@ -333,6 +333,20 @@ struct tdbpf_filter {
 
 /* The size claims above, checked wherever this header compiles. */
 _Static_assert(TDBPF_MAX_EVENTS >= 65, "Granite Rapids L1-L3 needs 65");
+/*
+ * A Java thread's name as HotSpot's thread__start USDT probe gives it,
+ * recorded by the new thread itself (bpf/jvm.bpf.c), keyed by its tid:
+ * threads a JVM starts after the attach, named whole (the kernel keeps
+ * 15 bytes). @len: the name's bytes, cut to TDBPF_JNAME_LEN - 1.
+ */
+#define TDBPF_JNAME_LEN		128	/* a power of two (BPF masks by it) */
+#define TDBPF_JNAMES_MAX	16384	/* threads started between collects */
+struct tdbpf_jname {
+	__u32 tgid;
+	__u32 len;
+	char name[TDBPF_JNAME_LEN];
+};
+
 _Static_assert(sizeof(struct tdbpf_count) == 24, "24 bytes per counter");
 _Static_assert(TDBPF_TASK_HDR_SIZE == 176, "176 bytes of ours per task");
 _Static_assert(sizeof(struct tdbpf_task) ==

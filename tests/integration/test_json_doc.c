@@ -284,14 +284,18 @@ static void test_decode_keys(void **state)
  */
 
 /* What a live run's lookups answer (targets.c, cgroup_cpu.c) */
-static const char *stub_tid_name(__u32 tid, char *buf, size_t len)
+static const char *stub_tid_name(const void *ctx, __u32 tid, char *buf,
+				 size_t len)
 {
+	(void)ctx;
 	snprintf(buf, len, "holder-%u", tid);
 	return buf;
 }
 
-static const char *stub_cpu_limit(__u32 tid, char *buf, size_t len)
+static const char *stub_cpu_limit(const void *ctx, __u32 tid, char *buf,
+				  size_t len)
 {
+	(void)ctx;
 	(void)tid;
 	snprintf(buf, len, "/sg, 20%% of a CPU");
 	return buf;
@@ -329,6 +333,8 @@ static void writer_reports(const struct model *m, const struct keyset *doc,
 			r->ctr[s].running = 10000;
 		}
 	}
+	/* a JVM thread, its whole name beside its comm: "name" written */
+	tasks_get(&snap.tasks, 101)->name = names_intern("worker-1 (2/3)#0");
 	w = tasks_get(&snap.tasks, 110);
 	w->pid = 100;
 	snprintf(w->comm, sizeof(w->comm), "sink");
@@ -366,8 +372,8 @@ static void writer_reports(const struct model *m, const struct keyset *doc,
 		r->sched.runq_wait_ns = 500000;
 		assert_int_equal(tasks_add_waits(&snap.tasks, r, hs, 2), 0);
 	}
-	graph_tid_name = stub_tid_name;
-	graph_cpu_limit = stub_cpu_limit;
+	rc.look.tid_name = stub_tid_name;
+	rc.look.cpu_limit = stub_cpu_limit;
 	/* a socket of the process: the sockets[] keys, with wakeups */
 	{
 		struct sock_flow f = { .pid = 100, .comm = "worker",

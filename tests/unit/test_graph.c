@@ -385,8 +385,18 @@ static void test_per_name(void **state)
 	assert_int_equal(g.nodes[w].nr_tasks, 3);
 	assert_int_equal(g.nodes[w].tid, 0);
 	assert_int_equal(g.rank[0], w);
-	/* source keeps the workers' 150 ms on it, and 50/1000 of sink's */
-	assert_true(fabs(g.nodes[w].led_ns - 1850.0 * MS) < 1e-3);
+	/*
+	 * what led to the three workers in the graph over tasks: all but
+	 * what the source keeps. A worker's 50 ms on the source reach it
+	 * while it waits on the other two (its life less its waits on that
+	 * worker: 50 of 700, or 650 for work-3), which keep the rest; of
+	 * sink's 500 and 450 ms, work-1 and work-3 pass 50/950 on to the
+	 * source, which keeps 50/700 and 50/650 of that
+	 */
+	assert_true(fabs(g.nodes[w].led_ns -
+			 (2050.0 - 2 * 50.0 * 50 / 700 - 50.0 * 50 / 650 -
+			  500.0 * 50 / 950 * 50 / 700 -
+			  450.0 * 50 / 950 * 50 / 650) * MS) < 1e-3);
 	/* one edge work-* -> source of 950 ms, 30 wakeups */
 	for (i = 0; i < g.nr_edges; i++) {
 		const struct graph_edge *e = &g.edges[i];
@@ -528,8 +538,10 @@ static void test_starved_by_task(void **state)
 	tasks_free(&t);
 }
 
-static const char *fake_name(__u32 tid, char *buf, size_t len)
+static const char *fake_name(const void *ctx, __u32 tid, char *buf,
+			     size_t len)
 {
+	(void)ctx;
 	if (tid != 999)
 		return NULL;
 	snprintf(buf, len, "noisy");
@@ -562,9 +574,8 @@ static void test_starved_by_outsider(void **state)
 	assert_true(fabs(g.nodes[b].led_ns - 1662.5 * MS) < 1e-3);
 	reason(&g, b, why, sizeof(why));
 	assert_string_equal(why, "CPU-starved by tid 999 (outside the targets) (90% of its run-queue wait)");
-	graph_tid_name = fake_name;
+	g.look = &(struct graph_lookups){ .tid_name = fake_name };
 	reason(&g, b, why, sizeof(why));
-	graph_tid_name = NULL;
 	assert_string_equal(why, "CPU-starved by noisy (outside the targets) (90% of its run-queue wait)");
 	graph_free(&g);
 	tasks_free(&t);
@@ -945,8 +956,10 @@ static void test_endpoints_apart(void **state)
 	tasks_free(&t);
 }
 
-static const char *fake_peer(__u32 pid, __u32 tid, char *buf, size_t len)
+static const char *fake_peer(const void *ctx, __u32 pid, __u32 tid,
+			     char *buf, size_t len)
 {
+	(void)ctx;
 	if (pid != 70 || tid != 77)
 		return NULL;
 	snprintf(buf, len, "kafka");
@@ -994,7 +1007,9 @@ static void test_processes(void **state)
 		  (struct tdbpf_wait){ .kind = TDBPF_WAKER_ENDPOINT,
 				       .tid = 9092, .tgid = htonl(0x0a010203),
 				       .wakeups = 2, .wait_ns = 40 * MS });
-	assert_int_equal(graph_build(&g, &t, false, fake_peer), 0);
+	assert_int_equal(graph_build(&g, &t, false,
+				     &(struct graph_lookups){
+					     .peer = fake_peer }), 0);
 	node(&g, "relay (20)");
 	node(&g, "relay (30)");
 	node(&g, "gen");
@@ -1046,6 +1061,58 @@ static void test_processes(void **state)
 	tasks_free(&t);
 }
 
+/*
+ * Data skew as it runs: the two cold subtasks idle, blocked on the
+ * source, which waits on the hot one. Folded sums would make the
+ * operator look blocked on its source (1,950 of its 3,000 ms); the
+ * verdict over tasks, folded, names it. By hand: the source's 950 ms
+ * stay with (2/3), which has no other wait; each cold subtask's 950
+ * reach the source, which keeps its 50 of 1,000 (47.5) and passes the
+ * rest to (2/3); (2/3)'s own 50 stay with the source, whose only wait
+ * is on it. The operator: 950 + 2 x 902.5 = 2,755 of 2,900 ms.
+ */
+static void test_per_name_idle_siblings(void **state)
+{
+	struct task_table t, folded;
+	struct report rep;
+	struct graph g;
+	char line[1024];
+	int m, s;
+
+	(void)state;
+	waits_table(&t);
+	add(&t, 1, "Source (1/1)#0", 50, 0, 950, (struct w[]){ T(12, 950), {0} });
+	add(&t, 11, "Map (1/3)#0", 50, 0, 950, (struct w[]){ T(1, 950), {0} });
+	add(&t, 12, "Map (2/3)#0", 950, 0, 50, (struct w[]){ T(1, 50), {0} });
+	add(&t, 13, "Map (3/3)#0", 50, 0, 950, (struct w[]){ T(1, 950), {0} });
+	assert_int_equal(graph_build(&g, &t, true, NULL), 0);
+	m = node(&g, "Map (*/3)#0");
+	s = node(&g, "Source (1/1)#0");
+	assert_int_equal(g.rank[0], m);
+	assert_int_equal(g.nodes[m].hot_tid, 12);
+	assert_true(fabs(g.nodes[m].led_ns - 2755.0 * MS) < 1e-3);
+	assert_true(fabs(g.nodes[s].led_ns - 145.0 * MS) < 1e-3);
+	assert_true(fabs(graph_share(&g, m) - 2755.0 / 2900) < 1e-9);
+
+	tasks_init(&folded);
+	assert_int_equal(tasks_fold(&t, &folded, 0), 0);
+	assert_int_equal(report_build(&rep, &folded, NULL, 0, 1000 * MS,
+				      SORT_CPU, 0), 0);
+	report_set_graph(&rep, &g, &folded);
+	report_verdict_line(&rep, line, sizeof(line));
+	/* the hot subtask's reason, not the folded sums' "waits on" */
+	{
+		const char *want = "bottleneck: Map (*/3)#0 (3 tasks; hot: Map (2/3)#0, tid 12): runs (on-CPU 95%)";
+
+		if (strncmp(line, want, strlen(want)))
+			fail_msg("verdict line: %s", line);
+	}
+	report_free(&rep);
+	tasks_free(&folded);
+	graph_free(&g);
+	tasks_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1059,6 +1126,7 @@ int main(void)
 		cmocka_unit_test(test_closed_cycle),
 		cmocka_unit_test(test_per_name),
 		cmocka_unit_test(test_per_name_hot_instance),
+		cmocka_unit_test(test_per_name_idle_siblings),
 		cmocka_unit_test(test_unseen),
 		cmocka_unit_test(test_starved_by_task),
 		cmocka_unit_test(test_starved_by_outsider),

@@ -370,6 +370,55 @@ static void test_tid_labels(void **state)
 	stop(&st, &t);
 }
 
+/*
+ * Whole names (a JVM's): the thread label folds them as it folds comms,
+ * one series per operator, its tasks' times summed (1 + 2 + 4 s); with
+ * tid labels each subtask's own; a name longer than the label's bound
+ * is cut to its 63 bytes.
+ */
+static void test_whole_names(void **state)
+{
+	static const char *const sub[] = { "Map -> Filter (1/3)#0",
+					   "Map -> Filter (2/3)#0",
+					   "Map -> Filter (3/3)#0" };
+	char longer[100], want[160];
+	struct event_plan plan;
+	struct prom_state st;
+	struct task_table t;
+	unsigned int l;
+	char *txt;
+	int i;
+
+	(void)state;
+	sw_plan(&plan);
+	memset(longer, 'x', sizeof(longer) - 1);
+	longer[sizeof(longer) - 1] = 0;
+	for (l = 0; l < 2; l++) {
+		start(&st, &t, &plan, l ? LISTEN_LABEL_TID : 0, 0);
+		row(&t, 100, 100, "java", 1000000);
+		for (i = 0; i < 3; i++)
+			row(&t, 101 + i, 100, "Map -> Filter (",
+			    (1000000000ULL << i))->name = names_intern(sub[i]);
+		row(&t, 110, 100, "xxxxxxxxxxxxxxx", 1000000000)->name =
+			names_intern(longer);
+		txt = scrape(&st, &t);
+		if (!l)
+			assert_double_equal(value(txt, ON("comm=\"java\",thread=\"Map -> Filter (*/3)#*\"")),
+					    7, 0);
+		for (i = 0; l && i < 3; i++) {
+			snprintf(want, sizeof(want),
+				 ON("comm=\"java\",thread=\"%s\",pid=\"100\",tid=\"%d\""),
+				 sub[i], 101 + i);
+			assert_double_equal(value(txt, want), 1 << i, 0);
+		}
+		snprintf(want, sizeof(want), ON("comm=\"java\",thread=\"%.63s\"%s"),
+			 longer, l ? ",pid=\"100\",tid=\"110\"" : "");
+		assert_double_equal(value(txt, want), 1, 0);
+		free(txt);
+		stop(&st, &t);
+	}
+}
+
 /* Names hold any byte: escaped, and always valid UTF-8. */
 static void test_escaping(void **state)
 {
@@ -769,6 +818,7 @@ int main(void)
 		cmocka_unit_test(test_scaled_increments),
 		cmocka_unit_test(test_series_limit),
 		cmocka_unit_test(test_tid_labels),
+		cmocka_unit_test(test_whole_names),
 		cmocka_unit_test(test_escaping),
 		cmocka_unit_test(test_process_name),
 		cmocka_unit_test(test_formats),

@@ -633,6 +633,57 @@ static void test_fold(void **state)
 	tasks_free(&out);
 }
 
+/*
+ * Three subtasks whose comms are all "Map -> Filter (" (the kernel's 15
+ * bytes) and whose whole names differ only in the subtask index fold by
+ * the whole names: one row "Map -> Filter (STAR/3)#0" of three, its comm
+ * the comms' join; a thread with only a comm keeps its row; the names
+ * survive a diff, and two tables' rows share one interned copy.
+ */
+static void test_fold_whole_names(void **state)
+{
+	struct task_table in, out, prev, d;
+	struct tdbpf_task s;
+	const struct task_row *r;
+	char name[32];
+	__u32 tid;
+
+	(void)state;
+	tasks_init(&in);
+	tasks_init(&out);
+	tasks_init(&prev);
+	tasks_init(&d);
+	for (tid = 70; tid <= 72; tid++) {
+		s = mk(tid, 69, "Map -> Filter (", tid);
+		tasks_add(&in, &s, NULL, 2);
+		snprintf(name, sizeof(name), "Map -> Filter (%u/3)#0", tid - 69);
+		tasks_get(&in, tid)->name = names_intern(name);
+	}
+	s = mk(73, 69, "Window agg", 1);
+	tasks_add(&in, &s, NULL, 2);
+	assert_ptr_equal(names_intern("Map -> Filter (2/3)#0"),
+			 tasks_find(&in, 71)->name);
+	assert_string_equal(task_name(tasks_find(&in, 73)), "Window agg");
+	assert_int_equal(tasks_fold(&in, &out, 2), 0);
+	assert_int_equal(out.nr, 2);
+	r = tasks_row(&out, 0);
+	assert_string_equal(r->name, "Map -> Filter (*/3)#0");
+	assert_string_equal(r->comm, "Map -> Filter (");
+	assert_int_equal(r->nr_tasks, 3);
+	assert_int_equal(r->tid, 0);
+	assert_int_equal(r->sched.on_cpu_ns, (70 + 1) + (71 + 1) + (72 + 1));
+	assert_null(tasks_row(&out, 1)->name);
+	assert_string_equal(task_name(tasks_row(&out, 1)), "Window agg");
+	/* an interval's rows keep the names */
+	assert_int_equal(tasks_diff(&in, &prev, &d, 2), 0);
+	assert_string_equal(task_name(tasks_find(&d, 72)),
+			    "Map -> Filter (3/3)#0");
+	tasks_free(&in);
+	tasks_free(&out);
+	tasks_free(&prev);
+	tasks_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -648,6 +699,7 @@ int main(void)
 		cmocka_unit_test(test_waits_compact),
 		cmocka_unit_test(test_index_growth),
 		cmocka_unit_test(test_fold),
+		cmocka_unit_test(test_fold_whole_names),
 	};
 
 	return cmocka_run_group_tests_name("tasks", tests, NULL, NULL);

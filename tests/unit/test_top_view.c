@@ -173,6 +173,39 @@ static void test_rows_80x24(void **state)
 	tasks_free(&t);
 }
 
+/*
+ * A whole name longer than COMM's 15 columns (a JVM's) keeps its head
+ * and its tail, the subtask index; one that fits shows whole.
+ */
+static void test_whole_names(void **state)
+{
+	struct event_plan p;
+	struct task_table t;
+	struct top_state st;
+	struct top_frame fr = { 0 };
+	struct grid g;
+
+	(void)state;
+	sw_plan(&p);
+	tasks_init(&t);
+	tasks_set_events(&t, p.nr);
+	add(&t, 21, "Map -> Filter (", 500, 0, 500)->name =
+		names_intern("Map -> Filter (2/3)#0");
+	add(&t, 22, "Window agg", 100, 0, 900)->name =
+		names_intern("Window agg 2");
+	top_state_init(&st, SORT_CPU, false, 0, 1000);
+	fr.plan = &p;
+	fr.tasks = &t;
+	fr.window_ns = 1000000000ULL;
+	fr.ncpu = 2;
+	fr.valid = true;
+	draw(&g, 80, 24, &st, &fr);
+	assert_string_equal(text(&g, 4),
+			    "     21 Map ->~ (2/3)#0   50.0   0.0  50.0 #####..... blocked (off-CPU 50%)");
+	assert_non_null(strstr(text(&g, 5), "     22 Window agg 2      10.0"));
+	tasks_free(&t);
+}
+
 static void test_keys_sort_fold(void **state)
 {
 	struct event_plan p;
@@ -456,6 +489,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rows_80x24),
+		cmocka_unit_test(test_whole_names),
 		cmocka_unit_test(test_keys_sort_fold),
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_tma_bar_ipc_banner),

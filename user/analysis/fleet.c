@@ -173,12 +173,13 @@ static int copy_rows(struct fleet *f, int hi)
 		if (grow_rows(f, f->tasks.nr))
 			return -ENOMEM;
 		f->host_of[idx] = hi;
-		snprintf(f->label[idx], sizeof(f->label[idx]), "%.58s/%.17s/%.17s",
+		/* the thread by its whole name where its report has one */
+		snprintf(f->label[idx], sizeof(f->label[idx]), "%.58s/%.17s/%.64s",
 			 h->name,
 			 h->pcomm ? h->pcomm[i] :
 				    process_name(h, src->pid, pbuf,
 						 sizeof(pbuf)),
-			 src->comm);
+			 task_name(src));
 	}
 	return 0;
 }

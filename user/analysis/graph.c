@@ -108,7 +108,7 @@ static int node_of_tid(const struct key *by_tid, size_t n, const int *rowmap,
 
 /* Nodes: one per row, or one per folded name; rowmap[row] = node. */
 static int make_nodes(struct graph *g, const struct task_table *t,
-		      int *rowmap, char (*names)[TDBPF_COMM_LEN + 2])
+		      int *rowmap, char (*names)[TDBPF_NAME_MAX])
 {
 	struct key *k = calloc(t->nr ? t->nr : 1, sizeof(*k));
 	size_t i;
@@ -118,11 +118,12 @@ static int make_nodes(struct graph *g, const struct task_table *t,
 	for (i = 0; i < t->nr; i++) {
 		const struct task_row *r = tasks_row(t, i);
 
-		if (g->per_name)
-			fold_name(r->comm, names[i], sizeof(names[i]));
-		else
-			snprintf(names[i], sizeof(names[i]), "%s", r->comm);
-		k[i].name = names[i];
+		if (g->per_name) {
+			fold_name(task_name(r), names[i], sizeof(names[i]));
+			k[i].name = names[i];
+		} else {
+			k[i].name = task_name(r);
+		}
 		k[i].tid = r->tid;
 		k[i].row = (int)i;
 	}
@@ -140,15 +141,17 @@ static int make_nodes(struct graph *g, const struct task_table *t,
 		if (!g->per_name || !i || strcmp(k[i].name, k[i - 1].name)) {
 			n = &g->nodes[g->nr_nodes++];
 			memset(n, 0, sizeof(*n));
+			n->hot_node = -1;
 			/* a name one task carries stays whole (tasks_fold) */
-			snprintf(n->name, sizeof(n->name), "%s", r->comm);
+			snprintf(n->name, sizeof(n->name), "%s",
+				 task_name(r));
 			snprintf(n->key, sizeof(n->key), "%s", k[i].name);
 			n->tid = r->tid;
 			n->pid = r->pid;
 		} else {
 			n = &g->nodes[g->nr_nodes - 1];
 			n->tid = 0;
-			fold_join(n->name, sizeof(n->name), r->comm);
+			fold_join(n->name, sizeof(n->name), task_name(r));
 			if (n->pid != r->pid)
 				n->pid = 0;
 		}
@@ -157,7 +160,7 @@ static int make_nodes(struct graph *g, const struct task_table *t,
 			n->hot_ns = r->sched.on_cpu_ns + r->sched.runq_wait_ns;
 			n->hot_tid = r->tid;
 			snprintf(n->hot_name, sizeof(n->hot_name), "%s",
-				 r->comm);
+				 task_name(r));
 		}
 		n->nr_tasks += r->nr_tasks > 0 ? r->nr_tasks : 1;
 		n->on_cpu_ns += r->sched.on_cpu_ns;
@@ -191,7 +194,7 @@ static int cmp_node_name(const void *a, const void *b, void *arg)
 static int label_processes(struct graph *g)
 {
 	int *o = calloc((size_t)g->nr_nodes + 1, sizeof(int));
-	char base[TDBPF_COMM_LEN + 2];
+	char base[TDBPF_NAME_MAX];
 	int i, j, k;
 
 	if (!o)
@@ -217,9 +220,9 @@ static int label_processes(struct graph *g)
 		for (k = i; several && k < j; k++) {
 			struct graph_node *n = &g->nodes[o[k]];
 
-			/* a name not folded: a comm, TDBPF_COMM_LEN at most */
-			snprintf(base, sizeof(base), "%.*s", TDBPF_COMM_LEN,
-				 n->name);
+			/* a name not folded: TDBPF_NAME_MAX at most */
+			snprintf(base, sizeof(base), "%.*s",
+				 TDBPF_NAME_MAX - 1, n->name);
 			snprintf(n->name, sizeof(n->name), "%s (%u)", base,
 				 n->pid);
 		}
@@ -230,7 +233,7 @@ static int label_processes(struct graph *g)
 
 /* Who a waker outside the graph is, when a socket told (see graph.h). */
 static void ext_waker(struct graph_edge *e, const struct tdbpf_wait *w,
-		      graph_peer_fn peer)
+		      const struct graph_lookups *look)
 {
 	const unsigned char *a = (const unsigned char *)&w->tgid;
 	char comm[TDBPF_COMM_LEN + 2];
@@ -242,7 +245,8 @@ static void ext_waker(struct graph_edge *e, const struct tdbpf_wait *w,
 	if (e->kind == TDBPF_WAKER_PROCESS && w->tgid) {
 		e->ext_tid = w->tid;
 		e->ext_pid = w->tgid;
-		c = peer ? peer(w->tgid, w->tid, comm, sizeof(comm)) : NULL;
+		c = look && look->peer ? look->peer(look->ctx, w->tgid, w->tid,
+						    comm, sizeof(comm)) : NULL;
 		if (c)
 			snprintf(e->ext_name, sizeof(e->ext_name), "%.16s (%u)",
 				 c, w->tgid);
@@ -258,7 +262,7 @@ static void ext_waker(struct graph_edge *e, const struct tdbpf_wait *w,
 
 /* Raw edges from every row's slots, then merged by (wakee, waker, kind). */
 static int make_edges(struct graph *g, const struct task_table *t,
-		      const int *rowmap, graph_peer_fn peer)
+		      const int *rowmap, const struct graph_lookups *look)
 {
 	struct key *by_tid = calloc(t->nr ? t->nr : 1, sizeof(*by_tid));
 	size_t i, cap = 1;
@@ -305,7 +309,7 @@ static int make_edges(struct graph *g, const struct task_table *t,
 					e->kind = TDBPF_HOLDER_OTHER;
 			}
 			if (e->waker < 0)
-				ext_waker(e, w, peer);
+				ext_waker(e, w, look);
 			/* a holder outside the graph: its tid, named later */
 			if (e->kind == TDBPF_HOLDER_OTHER)
 				e->ext_tid = w->tid;
@@ -377,30 +381,82 @@ static int make_index(struct graph *g)
 	return 0;
 }
 
-int graph_build(struct graph *g, const struct task_table *t, bool per_name,
-		graph_peer_fn peer)
+/*
+ * --per-name: the verdict of the graph over tasks, folded. A name's
+ * share is what led to its tasks, its hot instance the task most of
+ * that led to, and its reason that task's (its sources stay those of
+ * the folded flow: blocked names that send it some): an operator whose one
+ * subtask carries the hot key is judged by that subtask, not by the
+ * idle ones beside it, which folded into its sums make it look blocked
+ * on its own source.
+ */
+static int fold_verdict(struct graph *g, const struct task_table *t,
+			const int *rowmap, const struct graph_lookups *look)
 {
-	char (*names)[TDBPF_COMM_LEN + 2];
+	struct graph *tg = calloc(1, sizeof(*tg));
+	size_t i;
+	int j;
+
+	if (!tg || graph_build(tg, t, false, look)) {
+		free(tg);
+		return -ENOMEM;
+	}
+	for (j = 0; j < g->nr_nodes; j++) {
+		g->nodes[j].led_ns = 0;
+		g->nodes[j].cycle = false;
+	}
+	for (i = 0; i < t->nr; i++) {
+		const struct task_row *r = tasks_row(t, i);
+		int k = graph_node_of(tg, r);
+		struct graph_node *n = &g->nodes[rowmap[i]];
+		const struct graph_node *x = k >= 0 ? &tg->nodes[k] : NULL;
+
+		if (!x)
+			continue;
+		n->led_ns += x->led_ns;
+		n->cycle |= x->cycle;
+		if (x->led_ns > 0 && (n->hot_node < 0 ||
+		    x->led_ns > tg->nodes[n->hot_node].led_ns)) {
+			n->hot_node = k;
+			n->hot_tid = r->tid;
+			snprintf(n->hot_name, sizeof(n->hot_name), "%s",
+				 task_name(r));
+		}
+	}
+	g->tasks = tg;
+	graph_rank(g);
+	return 0;
+}
+
+int graph_build(struct graph *g, const struct task_table *t, bool per_name,
+		const struct graph_lookups *look)
+{
+	char (*names)[TDBPF_NAME_MAX] = NULL;
 	int *rowmap, err;
 
 	memset(g, 0, sizeof(*g));
 	g->per_name = per_name;
+	g->look = look;
 	g->nodes = calloc(t->nr ? t->nr : 1, sizeof(*g->nodes));
 	rowmap = calloc(t->nr ? t->nr : 1, sizeof(*rowmap));
-	names = calloc(t->nr ? t->nr : 1, sizeof(*names));
-	err = !g->nodes || !rowmap || !names ? -ENOMEM : 0;
+	/* folded keys; unfolded, nodes take the rows' own names */
+	if (per_name)
+		names = calloc(t->nr ? t->nr : 1, sizeof(*names));
+	err = !g->nodes || !rowmap || (per_name && !names) ? -ENOMEM : 0;
 	if (!err)
 		err = make_nodes(g, t, rowmap, names);
 	if (!err && !per_name)
 		err = label_processes(g);
 	if (!err)
-		err = make_edges(g, t, rowmap, peer);
+		err = make_edges(g, t, rowmap, look);
 	if (!err) {
 		graph_judge_nodes(g);
 		err = graph_flow(g);
 	}
 	if (!err)
 		err = make_index(g);
+	if (!err && per_name)
+		err = fold_verdict(g, t, rowmap, look);
 	free(rowmap);
 	free(names);
 	if (err)
@@ -410,6 +466,9 @@ int graph_build(struct graph *g, const struct task_table *t, bool per_name,
 
 void graph_free(struct graph *g)
 {
+	if (g->tasks)
+		graph_free(g->tasks);
+	free(g->tasks);
 	free(g->nodes);
 	free(g->edges);
 	free(g->rank);
@@ -419,12 +478,12 @@ void graph_free(struct graph *g)
 
 int graph_node_of(const struct graph *g, const struct task_row *r)
 {
-	char name[TDBPF_COMM_LEN + 2];
+	char name[TDBPF_NAME_MAX];
 	int lo = 0, hi = g->nr_nodes, c;
 
 	/* a folded row's name is folded already; folding it again keeps it */
 	if (g->per_name)
-		fold_name(r->comm, name, sizeof(name));
+		fold_name(task_name(r), name, sizeof(name));
 	while (lo < hi) {
 		int mid = (lo + hi) / 2;
 		const struct graph_node *n = &g->nodes[g->index[mid]];

@@ -31,15 +31,31 @@ enum graph_role {
  * A node's or an outside waker's label: its name, and "(pid)" after it
  * where another process has a task of that name ("relay (4242)").
  */
-#define GRAPH_NAME_LEN	96	/* tdbpf graph's "host/process/thread" too */
+/* tdbpf graph's "host/process/thread" too, and a whole name's "(pid)" */
+#define GRAPH_NAME_LEN	(TDBPF_NAME_MAX + 32)
 
 /*
- * The name of task @tid of process @pid, which is not traced, into @buf
- * (NULL: unknown, e.g. it exited). The caller of graph_build() gives it
- * (a live run reads /proc): the graph itself does no I/O.
+ * What the graph asks of whoever made its task table about tasks it
+ * does not trace (a live run reads /proc, a replay its recording): the
+ * graph itself does no I/O. Each answer goes into @buf and is returned;
+ * NULL (or a NULL member) when unknown, and the graph says "pid N" or
+ * "tid N" instead. @ctx is given back to each.
  */
-typedef const char *(*graph_peer_fn)(__u32 pid, __u32 tid, char *buf,
-				     size_t len);
+struct graph_lookups {
+	const void *ctx;
+	/* task @tid of process @pid, a socket's peer (e.g. it exited) */
+	const char *(*peer)(const void *ctx, __u32 pid, __u32 tid, char *buf,
+			    size_t len);
+	/* any task by tid: a holder of the CPU outside the targets */
+	const char *(*tid_name)(const void *ctx, __u32 tid, char *buf,
+				size_t len);
+	/*
+	 * the cgroup CPU limit of task @tid in words ("/sg, 20% of a CPU
+	 * ..."), for a throttled one's reason
+	 */
+	const char *(*cpu_limit)(const void *ctx, __u32 tid, char *buf,
+				 size_t len);
+};
 
 /*
  * An edge is a wait (kind TDBPF_WAKER_*: the waker ended the wakee's
@@ -56,7 +72,12 @@ struct graph_edge {
 	 * otherwise. Edges are told apart by all three.
 	 */
 	__u32 ext_tid, ext_pid;
-	char ext_name[GRAPH_NAME_LEN];
+	/*
+	 * a peer's "comm (pid)" or an endpoint: not GRAPH_NAME_LEN, which
+	 * whole names widened, since there are up to TDBPF_NR_WAITS edges
+	 * a task
+	 */
+	char ext_name[96];
 	int wakee;		/* node index */
 	__u64 wakeups;
 	__u64 wait_ns;
@@ -76,13 +97,17 @@ struct graph_node {
 	int nr_tasks;
 	/*
 	 * per_name: the key its tasks share (fold_name()), and the hot one
-	 * of them, most on-CPU and run-queue time: the instance the verdict
-	 * names when the node is an operator of several (data skew).
+	 * of them: the task most of the blocked time leading to the node
+	 * led to in the graph over tasks (else the one of most on-CPU and
+	 * run-queue time), the instance the verdict names when the node is
+	 * an operator of several (data skew); hot_node: its node in
+	 * graph.tasks, -1 none.
 	 */
-	char key[TDBPF_COMM_LEN + 2];
+	char key[TDBPF_NAME_MAX];
 	__u32 hot_tid;
-	char hot_name[TDBPF_COMM_LEN + 2];
+	char hot_name[TDBPF_NAME_MAX];
 	__u64 hot_ns;
+	int hot_node;
 	__u64 on_cpu_ns, runq_ns, blocked_ns;	/* blocked = off-CPU */
 	/* of on_cpu_ns, network softirqs run in its context: for others */
 	__u64 softirq_ns;
@@ -109,7 +134,14 @@ struct graph {
 	int nr_tied;			/* the first ones too close to tell apart */
 	int *index;			/* nodes by tid, or by name */
 	bool per_name;
+	/*
+	 * per_name: the graph over the tasks, whose verdict the folded one
+	 * takes (a name's share: what led to its tasks); NULL otherwise
+	 */
+	struct graph *tasks;
 	const char *const *clusters;	/* names of node.cluster - 1 */
+	/* graph_build()'s, for the reasons' names: outlives the graph */
+	const struct graph_lookups *look;
 	int nr_clusters;
 };
 
@@ -125,11 +157,17 @@ struct graph {
 /*
  * Build the graph of @t (rows by tid, with their waker slots) and judge
  * it: the tasks of every traced process in one graph. @per_name: nodes
- * are folded names (fold_name()), across processes. @peer: names a
- * socket's peer in a process not traced (NULL: "pid N"). 0 or -ENOMEM.
+ * are folded names (fold_name()), across processes. @look: names of
+ * tasks not traced (NULL: none known), kept for graph_reason(); it
+ * must outlive @g. 0 or -ENOMEM.
  */
 int graph_build(struct graph *g, const struct task_table *t, bool per_name,
-		graph_peer_fn peer);
+		const struct graph_lookups *look);
+/* @look's answer, NULL when it has no such lookup or no answer */
+const char *graph_tid_name(const struct graph *g, __u32 tid, char *buf,
+			   size_t len);
+const char *graph_cpu_limit(const struct graph *g, __u32 tid, char *buf,
+			    size_t len);
 void graph_free(struct graph *g);
 
 /* The node of a report row (by tid, or by name for --per-name); -1 none. */
@@ -149,18 +187,6 @@ static inline bool graph_edge_holds(const struct graph_edge *e)
 {
 	return TDBPF_KIND_HOLDS(e->kind);
 }
-
-/*
- * The name of a task outside the targets by tid (a holder of the CPU):
- * set by whoever can look it up (the live tracer); NULL or a NULL
- * answer: "tid N" is said instead.
- */
-extern const char *(*graph_tid_name)(__u32 tid, char *buf, size_t len);
-/*
- * The cgroup CPU limit of a task by tid, in words ("/sg, 20% of a CPU
- * ..."), for a throttled one's reason; set like graph_tid_name.
- */
-extern const char *(*graph_cpu_limit)(__u32 tid, char *buf, size_t len);
 
 /*
  * Why node @n is where waits lead, in a few words: "runs (on-CPU 97%):

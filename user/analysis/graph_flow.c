@@ -329,6 +329,31 @@ static int cmp_rank(const void *a, const void *b, void *arg)
 	return strcmp(x->name, y->name);
 }
 
+void graph_rank(struct graph *g)
+{
+	int i;
+
+	/*
+	 * Shares are of the blocked time that led to some task: what a
+	 * task's own waits on no task (a JVM thread asleep on a timer) drop
+	 * would only make every share smaller.
+	 */
+	g->blocked_ns = 0;
+	g->nr_rank = 0;
+	g->nr_tied = 0;
+	for (i = 0; i < g->nr_nodes; i++)
+		g->blocked_ns += g->nodes[i].led_ns;
+	for (i = 0; i < g->nr_nodes; i++)
+		if (g->blocked_ns > 0 &&
+		    g->nodes[i].led_ns >= GRAPH_MIN_SHARE * g->blocked_ns)
+			g->rank[g->nr_rank++] = i;
+	qsort_r(g->rank, g->nr_rank, sizeof(int), cmp_rank, g);
+	for (i = 0; i < g->nr_rank; i++)
+		if (g->nodes[g->rank[i]].led_ns >=
+		    GRAPH_TIE * g->nodes[g->rank[0]].led_ns)
+			g->nr_tied = i + 1;
+}
+
 int graph_flow(struct graph *g)
 {
 	size_t n = (size_t)g->nr_nodes + 1, m = (size_t)g->nr_edges + 1;
@@ -362,22 +387,7 @@ int graph_flow(struct graph *g)
 			continue;
 		flow_from(g, i, &f);
 	}
-	/*
-	 * Shares are of the blocked time that led to some task: what a
-	 * task's own waits on no task (a JVM thread asleep on a timer) drop
-	 * would only make every share smaller.
-	 */
-	for (i = 0; i < g->nr_nodes; i++)
-		g->blocked_ns += g->nodes[i].led_ns;
-	for (i = 0; i < g->nr_nodes; i++)
-		if (g->blocked_ns > 0 &&
-		    g->nodes[i].led_ns >= GRAPH_MIN_SHARE * g->blocked_ns)
-			g->rank[g->nr_rank++] = i;
-	qsort_r(g->rank, g->nr_rank, sizeof(int), cmp_rank, g);
-	for (i = 0; i < g->nr_rank; i++)
-		if (g->nodes[g->rank[i]].led_ns >=
-		    GRAPH_TIE * g->nodes[g->rank[0]].led_ns)
-			g->nr_tied = i + 1;
+	graph_rank(g);
 out:
 	free(f.cur), free(f.next), free(f.got);
 	free(f.cur_at), free(f.next_at), free(f.touched);

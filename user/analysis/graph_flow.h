@@ -13,5 +13,7 @@
 void graph_judge_nodes(struct graph *g);
 /* The flow: waits_ns, led_ns, cycle, blocked_ns, rank. 0 or -ENOMEM. */
 int graph_flow(struct graph *g);
+/* blocked_ns and the rank, from each node's led_ns (graph_flow()'s end) */
+void graph_rank(struct graph *g);
 
 #endif /* TDBPF_GRAPH_FLOW_H */

@@ -42,8 +42,21 @@ static double pct(double part, double whole)
 	return whole > 0 ? 100.0 * part / whole : 0;
 }
 
-const char *(*graph_tid_name)(__u32 tid, char *buf, size_t len);
-const char *(*graph_cpu_limit)(__u32 tid, char *buf, size_t len);
+const char *graph_tid_name(const struct graph *g, __u32 tid, char *buf,
+			   size_t len)
+{
+	const struct graph_lookups *l = g->look;
+
+	return l && l->tid_name ? l->tid_name(l->ctx, tid, buf, len) : NULL;
+}
+
+const char *graph_cpu_limit(const struct graph *g, __u32 tid, char *buf,
+			    size_t len)
+{
+	const struct graph_lookups *l = g->look;
+
+	return l && l->cpu_limit ? l->cpu_limit(l->ctx, tid, buf, len) : NULL;
+}
 
 /*
  * Who held the CPU a starved node waited for most: "CPU-starved by enrich
@@ -78,8 +91,8 @@ static void starved_reason(const struct graph *g, const struct graph_node *n,
 	}
 	if (top->kind == TDBPF_HOLDER_LIMIT) {
 		char lim[640];
-		const char *l = graph_cpu_limit && n->tid ?
-			graph_cpu_limit(n->tid, lim, sizeof(lim)) : NULL;
+		const char *l = n->tid ?
+			graph_cpu_limit(g, n->tid, lim, sizeof(lim)) : NULL;
 
 		snprintf(buf, len,
 			 "throttled by its cgroup's CPU limit (%.0f%% of its run-queue wait)%s%s",
@@ -90,8 +103,7 @@ static void starved_reason(const struct graph *g, const struct graph_node *n,
 	if (top->waker >= 0) {
 		who = g->nodes[top->waker].name;
 	} else if (top->kind == TDBPF_HOLDER_OTHER && top->ext_tid) {
-		if (graph_tid_name)
-			who = graph_tid_name(top->ext_tid, name, sizeof(name));
+		who = graph_tid_name(g, top->ext_tid, name, sizeof(name));
 		if (!who) {
 			snprintf(name, sizeof(name), "tid %u", top->ext_tid);
 			who = name;
@@ -116,6 +128,11 @@ void graph_reason(const struct graph *g, int i, const char *path, char *buf,
 	double kind_ns = 0;
 	int j, peer = -1;
 
+	/* an operator of several tasks: its hot instance's reason */
+	if (!n->note && n->nr_tasks > 1 && n->hot_node >= 0 && g->tasks) {
+		graph_reason(g->tasks, n->hot_node, path, buf, len);
+		return;
+	}
 	if (n->note) {
 		snprintf(buf, len, "%s", n->note);
 		return;

@@ -163,7 +163,7 @@ static int cmp_by_name(const void *pa, const void *pb)
 {
 	const struct task_row *a = *(const struct task_row *const *)pa;
 	const struct task_row *b = *(const struct task_row *const *)pb;
-	int c = strcmp(a->comm, b->comm);
+	int c = strcmp(task_name(a), task_name(b));
 
 	return c ? c : cmp_tie(a->tid, a->comm, b->tid, b->comm);
 }

@@ -9,6 +9,7 @@
 #define TDBPF_CMD_H
 
 #include <stdio.h>
+#include "analysis/graph.h"
 #include "commands/options.h"
 #include "model/detect.h"
 #include "model/model.h"
@@ -43,5 +44,7 @@ int cmd_add_events(const struct options *o, struct event_plan *plan,
 int level_for(const struct model *m, int asked);
 /* The targets @o names (-p, -t, -a), for sources/targets.c. */
 void target_ids_of(struct target_ids *ids, const struct options *o);
+/* A live run's names of tasks not traced, from /proc (live_lookups.c) */
+extern const struct graph_lookups live_lookups;
 
 #endif /* TDBPF_CMD_H */

@@ -41,6 +41,13 @@ static int emit(struct replay_run *x, struct replay_report *rr)
 {
 	const struct options *o = x->o;
 	const struct task_table *src = &rr->tasks;
+	/* the reasons' names, from the recording (replay.h) */
+	const struct graph_lookups look = {
+		.ctx = rr,
+		.peer = replay_peer,
+		.tid_name = replay_tid_name,
+		.cpu_limit = replay_cpu_limit,
+	};
 	struct task_table folded;
 	struct graph graph;
 	struct report rep;
@@ -56,9 +63,7 @@ static int emit(struct replay_run *x, struct replay_report *rr)
 	}
 	/* the graph as sink_emit() builds it live: over tasks, then fold */
 	memset(&graph, 0, sizeof(graph));
-	replay_use_names(rr);
-	if (rr->graph &&
-	    graph_build(&graph, &rr->tasks, o->per_name, replay_peer))
+	if (rr->graph && graph_build(&graph, &rr->tasks, o->per_name, &look))
 		return -ENOMEM;
 	tasks_init(&folded);
 	if (o->per_name) {
@@ -145,9 +150,6 @@ int cmd_report(const struct options *o, FILE *out)
 	long line;
 	FILE *in;
 
-	/* the reasons' lookups, from the recording (replay.h) */
-	graph_tid_name = replay_tid_name;
-	graph_cpu_limit = replay_cpu_limit;
 	in = open_input(o->input);
 	if (!in) {
 		snprintf(err, sizeof(err),

@@ -14,13 +14,12 @@
 #include "commands/cmd.h"
 #include "commands/run.h"
 #include "commands/top.h"
-#include "analysis/graph.h"
 #include "model/evsel.h"
 #include "outputs/http.h"
 #include "outputs/outfile.h"
 #include "sources/counters.h"
-#include "sources/cgroup_cpu.h"
 #include "sources/evsel_probe.h"
+#include "sources/jvm_probe.h"
 #include "sources/targets.h"
 #include "support/limits.h"
 #include "support/privs.h"
@@ -145,8 +144,9 @@ int cmd_add_events(const struct options *o, struct event_plan *plan,
  * more (BPF maps, programs and links, the loop's timers and signalfd,
  * the outputs: 38 measured with -e cpu-clock on 2 CPUs, --no-wakeups),
  * the graph's programs, maps and links (52 with it, every wakeup or in a
- * sampled window: 14 more), a pidfd per -p target, and the /metrics
- * server's connections. Raised to that when the hard limit allows,
+ * sampled window: 14 more), a pidfd per -p target, the JVMs' thread
+ * start probes (a link each, JVM_PROBE_MAX_LINKS at most) and the
+ * /metrics server's connections. Raised to that when the hard limit allows,
  * refused in one line when not, rather than failing halfway with EMFILE
  * under another name.
  */
@@ -154,7 +154,7 @@ static int make_room(const struct options *o, const struct event_plan *plan,
 		     char *err, size_t len)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
-	size_t need = 48 + (size_t)o->nr_pids;
+	size_t need = 48 + (size_t)o->nr_pids + JVM_PROBE_MAX_LINKS;
 
 	if (o->wakeups)
 		need += 24;
@@ -289,10 +289,6 @@ int cmd_trace(const struct options *o, FILE *out)
 	struct event_plan plan;
 	FILE *graph = NULL;
 	int rc;
-
-	/* live: the CPU's holders outside the targets are named from /proc */
-	graph_tid_name = targets_comm;
-	graph_cpu_limit = cgroup_cpu_describe;
 
 	/* top without a terminal: said before anything is set up */
 	if (o->cmd == CMD_TOP && !top_has_terminal()) {

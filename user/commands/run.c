@@ -30,7 +30,6 @@
 #include "outputs/outfile.h"
 #include "outputs/prom_server.h"
 #include "outputs/sink.h"
-#include "sources/peers.h"
 #include "sources/tracer.h"
 #include "sums/archive.h"
 
@@ -325,7 +324,8 @@ int run_trace(const struct options *o, const struct event_plan *plan,
 			       .what = "the graph" };
 	r.rc = (struct report_conf){ .plan = plan, .sort = o->sort,
 				     .top = o->top, .per_name = o->per_name,
-				     .wakeups = o->wakeups, .peer = peer_comm };
+				     .wakeups = o->wakeups,
+				     .look = live_lookups };
 	snapshot_init(&r.iv, plan->nr);
 	snapshot_init(&r.scrape, plan->nr);
 	rc = session_open(s, o, plan, &sc);

@@ -16,7 +16,7 @@
 #include "commands/session.h"
 #include "model/detect.h"
 #include "outputs/prom_server.h"
-#include "sources/peers.h"
+#include "sources/jvm_attach.h"
 #include "sources/tracer.h"
 #include "support/error.h"
 #include "support/privs.h"
@@ -148,6 +148,30 @@ static void take_base(struct session *s)
 }
 
 /*
+ * The -p targets that are JVMs: their threads' Java names, asked of each
+ * JVM once, now, while tdbpf may still signal it and open its files, and
+ * before the run starts (the dump is not charged to the run).
+ * Best effort: a JVM that does not answer keeps its comms.
+ */
+static void name_jvms(struct session *s)
+{
+	const struct options *o = s->o;
+	int i, got;
+
+	for (i = 0; i < o->nr_pids; i++) {
+		if (!jvm_is_jvm(o->pids[i]))
+			continue;
+		got = jvm_thread_names(o->pids[i], &s->names);
+		if (o->verbose && got >= 0)
+			fprintf(stderr, "tdbpf: JVM %d: %d thread names from its thread dump\n",
+				o->pids[i], got);
+		else if (got < 0)
+			fprintf(stderr, "tdbpf: JVM %d: no thread names (%s); its threads keep their kernel names\n",
+				o->pids[i], strerror(-got));
+	}
+}
+
+/*
  * The sources every driver has: the targets (a pidfd where the kernel
  * gives one, else polled on the tick: no failure to check), -d, -I, the
  * tick, the tracer's drain.
@@ -212,6 +236,7 @@ int session_open(struct session *s, const struct options *o,
 		.wakeups = c->wakeups,
 		.sampled = c->wakeups && o->wakeups_sampled,
 		.verbose = o->verbose,
+		.names = &s->names,
 	};
 	const char *hooks;
 	char err[512];
@@ -249,7 +274,7 @@ int session_open(struct session *s, const struct options *o,
 		return 2;
 	/* every mode's graph is recorded, as the reports beside it show it */
 	if (c->wakeups)
-		record_wakeups(&s->rec, peer_comm);
+		record_wakeups(&s->rec, &live_lookups);
 	/* bound while tdbpf has its privileges, and before the command runs */
 	if (o->listen &&
 	    !(s->prom = prom_server_open(o->listen, err, sizeof(err))))
@@ -262,6 +287,7 @@ int session_open(struct session *s, const struct options *o,
 		goto fail;
 	/* a command that only bounds the run is not traced */
 	tc.targets.child = o->argv_bounds ? 0 : s->child.pid;
+	name_jvms(s);
 	s->tracer = tracer_open(&tc, err, sizeof(err));
 	if (!s->tracer)
 		goto fail;
@@ -309,4 +335,5 @@ void session_close(struct session *s)
 	snapshot_free(&s->cur);
 	snapshot_free(&s->prev);
 	snapshot_free(&s->base);
+	thread_names_free(&s->names);
 }

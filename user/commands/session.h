@@ -21,6 +21,7 @@
 #include "outputs/record.h"
 #include "sources/launch.h"
 #include "sources/targets.h"
+#include "sources/thread_names.h"
 #include "sums/snapshot.h"
 #include "support/loop.h"
 
@@ -50,6 +51,7 @@ struct session {
 	struct tracer *tracer;
 	struct record rec;		/* --record FILE */
 	struct targets targets;
+	struct thread_names names;	/* a JVM's threads' whole names */
 	struct snapshot cur;		/* the last collect */
 	struct snapshot prev;		/* at the previous interval */
 	struct snapshot base;		/* charged before the start */

@@ -26,7 +26,6 @@
 #include "commands/top.h"
 #include "outputs/sink.h"
 #include "outputs/top_view.h"
-#include "sources/peers.h"
 #include "sources/tracer.h"
 
 struct top {
@@ -280,7 +279,7 @@ static int final_report(struct top *t, FILE *out)
 		.per_name = o->per_name,
 		/* the graph as tdbpf -o and the recording give it */
 		.wakeups = o->wakeups,
-		.peer = peer_comm,
+		.look = live_lookups,
 	};
 	struct snapshot whole;
 	__u64 now;
@@ -328,7 +327,7 @@ int top_run(const struct options *o, const struct event_plan *plan, FILE *out)
 	top_state_init(&t.st, o->sort, o->per_name, o->level, o->interval_ms);
 	t.fr.plan = plan;
 	t.fr.ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	t.fr.peer = peer_comm;		/* live: socket peers from /proc */
+	t.fr.look = &live_lookups;	/* live: names from /proc */
 	rc = session_open(&t.s, o, plan, &sc);
 	if (rc)
 		goto out;

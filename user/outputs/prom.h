@@ -40,10 +40,16 @@ struct prom_health {
 	} progs[PROM_MAX_PROGS];
 };
 
+/*
+ * The thread label's bytes at most: a whole name (a JVM's) is cut there,
+ * so that a series' labels stay bounded as its count is (by folding).
+ */
+#define PROM_THREAD_LEN	64
+
 /* One label set and what its tasks have done since the run started. */
 struct prom_series {
 	char comm[TDBPF_COMM_LEN + 1];	/* the process's name */
-	char thread[TDBPF_COMM_LEN + 2];	/* folded unless tid labels */
+	char thread[PROM_THREAD_LEN];	/* folded unless tid labels */
 	__u32 pid, tid;			/* 0 unless those labels are on */
 	char *labels;			/* escaped: comm="..",thread=".." */
 	int idle;			/* updates without a live task */

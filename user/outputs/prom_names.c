@@ -162,9 +162,9 @@ void prom_key_of(const struct prom_state *st, const struct task_row *r,
 	if (e)
 		memcpy(k->comm, e->comm, sizeof(k->comm));
 	if (st->labels & LISTEN_LABEL_TID)
-		copy_name(k->thread, sizeof(k->thread), r->comm);
+		copy_name(k->thread, sizeof(k->thread), task_name(r));
 	else
-		fold_name(r->comm, k->thread, sizeof(k->thread));
+		fold_name(task_name(r), k->thread, sizeof(k->thread));
 	if (st->labels & (LISTEN_LABEL_PID | LISTEN_LABEL_TID))
 		k->pid = r->pid;
 	if (st->labels & LISTEN_LABEL_TID)

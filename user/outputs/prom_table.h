@@ -12,7 +12,7 @@
 /* A label set: what a series is found by. */
 struct prom_key {
 	char comm[TDBPF_COMM_LEN + 1];
-	char thread[TDBPF_COMM_LEN + 2];
+	char thread[PROM_THREAD_LEN];
 	__u32 pid, tid;
 };
 

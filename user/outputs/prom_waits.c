@@ -150,7 +150,9 @@ int prom_waits_update(struct prom_state *st, const struct task_table *cur,
 	const struct tdbpf_wait *now = tasks_waits(cur, r, &nw), *was;
 	struct tdbpf_wait d[TDBPF_NR_WAITS];
 	struct task_row *p, *n;
-	size_t len = strlen(s->labels) + 3 * 2 * TDBPF_COMM_LEN + 64;
+	/* escaped, a byte is 3 at most: the waker's comm and thread labels */
+	size_t len = strlen(s->labels) +
+		     3 * (sizeof(s->comm) + sizeof(s->thread)) + 64;
 	char *labels;
 
 	if (!nw)

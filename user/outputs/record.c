@@ -30,10 +30,10 @@ int record_open(struct record *r, const char *path, bool intervals,
 	return 0;
 }
 
-void record_wakeups(struct record *r, graph_peer_fn peer)
+void record_wakeups(struct record *r, const struct graph_lookups *look)
 {
 	r->rc.wakeups = true;
-	r->rc.peer = peer;
+	r->rc.look = *look;
 }
 
 void record_emit(struct record *r, const struct snapshot *snap,

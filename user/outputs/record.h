@@ -32,7 +32,7 @@ int record_open(struct record *r, const char *path, bool intervals,
  * The run traces wakeups: its reports carry the graph, each row's waker
  * slots and the names @peer gave (socket peers not traced), as live.
  */
-void record_wakeups(struct record *r, graph_peer_fn peer);
+void record_wakeups(struct record *r, const struct graph_lookups *look);
 /*
  * Record one report of @snap (@interval -1: the whole run). A write that
  * fails is said once and makes record_close() return 1.

@@ -57,7 +57,7 @@ struct csv_ctx {
 	FILE *f;
 	const char *sep;
 	bool series;		/* -I: every line starts with its window */
-	char prefix[96];	/* "[TIME SEP] COMM-TID" */
+	char prefix[192];	/* "[TIME SEP] COMM-TID" */
 };
 
 static void line_u64(const struct csv_ctx *x, __u64 v, const char *unit,
@@ -140,11 +140,12 @@ static void write_task(struct csv_ctx *x, const struct report *rep,
 	const struct task_row *r = d->row;
 	const struct event_plan *p = rep->plan;
 	const struct model *m = p ? p->model : NULL;
-	char comm[sizeof(r->comm)], name[128];
+	char comm[TDBPF_NAME_MAX], name[128];
 	int order[TDBPF_MAX_EVENTS];
 	int n = 0, s, i, k;
 
-	text_printable(comm, sizeof(comm), r->comm, x->sep, 0);
+	/* the task as perf names it, "comm-tid": its whole name if any */
+	text_printable(comm, sizeof(comm), task_name(r), x->sep, 0);
 	if (rep->interval >= 0)
 		n = snprintf(x->prefix, sizeof(x->prefix), "%.9f%s",
 			     rep->elapsed_ns / 1e9, x->sep);

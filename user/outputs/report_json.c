@@ -42,6 +42,8 @@
  *                  "hot_comm" (--per-name, a node of several: its task
  *                  of most on-CPU + run-queue time), "share" (of
  *                  blocked_ns, 0..1), "sources", "reason" } ] best first,
+ *                  (a node's comm, waker_comm and wakee_comm are the
+ *                  names it shows: a task's whole name where it has one)
  *     "tied": the first N candidates too close to tell apart,
  *     "names": [ { "tid", "comm" } ], "cpu_limits": [ { "tid",
  *                  "limit" } ]     what the live run looked up for the
@@ -61,6 +63,9 @@
  *   "tasks": [ {
  *     "tid": 1234, "pid": 1230,    tid 0 for a folded row of several
  *     "comm": "worker-1",          tasks, pid 0 when they differ
+ *     "name": "Map -> Filter (2/3)#0",  only where a runtime names the
+ *                                  task longer than its comm (a JVM's
+ *                                  thread name; folded: joined)
  *     "on_cpu_ns", "runq_wait_ns", "off_cpu_ns": integers,
  *     "switches": voluntary + involuntary,
  *     "voluntary", "involuntary", "migrations": integers,
@@ -218,12 +223,10 @@ static void write_names(struct jw *w, const struct report *rep)
 						       TDBPF_HOLDER_OTHER) ||
 				    !tid)
 					continue;
-				s = pass ? (graph_cpu_limit ?
-					    graph_cpu_limit(tid, buf, sizeof(buf)) :
-					    NULL) :
-					   (graph_tid_name ?
-					    graph_tid_name(tid, buf, sizeof(buf)) :
-					    NULL);
+				s = pass ? graph_cpu_limit(g, tid, buf,
+							   sizeof(buf)) :
+					   graph_tid_name(g, tid, buf,
+							  sizeof(buf));
 				if (!s)
 					continue;
 				jw_open(w, NULL, '{');
@@ -366,7 +369,7 @@ static void write_groups(struct jw *w, const struct event_plan *p)
 
 /* A task's own members, in the order written (keyed once per report). */
 enum task_key {
-	K_TID, K_PID, K_COMM, K_ON, K_RUNQ, K_OFF, K_SWITCHES, K_VOL, K_INVOL,
+	K_TID, K_PID, K_COMM, K_NAME, K_ON, K_RUNQ, K_OFF, K_SWITCHES, K_VOL, K_INVOL,
 	K_MIGR, K_EXITED, K_NR_TASKS, K_UNCOUNTED, K_GAP, K_SOFTIRQ,
 	K_COVERAGE, K_LOW,
 	K_SCHED,
@@ -375,6 +378,7 @@ enum task_key {
 
 static const char *const task_keys[K_NR] = {
 	[K_TID] = "tid", [K_PID] = "pid", [K_COMM] = "comm",
+	[K_NAME] = "name",
 	[K_ON] = "on_cpu_ns", [K_RUNQ] = "runq_wait_ns",
 	[K_OFF] = "off_cpu_ns", [K_SWITCHES] = "switches",
 	[K_VOL] = "voluntary", [K_INVOL] = "involuntary",
@@ -469,6 +473,8 @@ static void write_task(struct jw *w, struct json_ctx *x,
 	task_u64(w, x, K_TID, r->tid);
 	task_u64(w, x, K_PID, r->pid);
 	task_str(w, x, K_COMM, r->comm);
+	if (r->name)
+		task_str(w, x, K_NAME, r->name);
 	task_u64(w, x, K_ON, r->sched.on_cpu_ns);
 	task_u64(w, x, K_RUNQ, r->sched.runq_wait_ns);
 	task_u64(w, x, K_OFF, r->sched.off_cpu_ns);

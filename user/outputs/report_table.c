@@ -37,7 +37,20 @@ struct columns {
 	int slot[TDBPF_MAX_EVENTS];	/* software model: plan slot */
 	int nr_slots;
 	int ipc_inst, ipc_clk;		/* plan slots, -1 when absent */
+	int name_w;			/* COMM: 17, or the longest whole name */
 };
+
+/* COMM's width: a comm's 17, wider where a runtime named a task longer. */
+static int name_width(const struct report *rep)
+{
+	int i, w = 17, n;
+
+	for (i = 0; i < rep->nr; i++)
+		if (rep->rows[i]->name &&
+		    (n = (int)strlen(rep->rows[i]->name) + 1) > w)
+			w = n;
+	return w;
+}
 
 static void pick_columns(const struct report *rep, struct columns *c)
 {
@@ -48,6 +61,7 @@ static void pick_columns(const struct report *rep, struct columns *c)
 
 	memset(c, 0, sizeof(*c));
 	c->ipc_inst = c->ipc_clk = -1;
+	c->name_w = name_width(rep);
 	if (!p)
 		return;
 	if (m && m->max_level > 0 && rep->level > 0) {
@@ -163,7 +177,7 @@ static void print_header(FILE *f, const struct report *rep,
 	if (rep->graph)
 		print_verdict(f, rep);
 
-	fprintf(f, "%7s %-17s %10s %6s %9s %10s %13s %6s", "TID", "COMM",
+	fprintf(f, "%7s %-*s %10s %6s %9s %10s %13s %6s", "TID", c->name_w, "COMM",
 		"ON-CPU ms", "CPU%", "RUNQ ms", "OFF-CPU ms", "SW vol/inv",
 		"MIGR");
 	for (i = 0; i < c->nr; i++)
@@ -192,11 +206,11 @@ static void print_row(struct outbuf *o, const struct report *rep,
 {
 	const struct task_row *r = d->row;
 	const struct event_plan *p = rep->plan;
-	char comm[sizeof(r->comm)], tid[16], sw[48];
+	char comm[TDBPF_NAME_MAX], tid[16], sw[48];
 	int i, n;
 
 	/* any byte: one line per task, columns as wide as their bytes */
-	text_printable(comm, sizeof(comm), r->comm, NULL, TEXT_ASCII);
+	text_printable(comm, sizeof(comm), task_name(r), NULL, TEXT_ASCII);
 	if (r->nr_tasks > 1) {
 		snprintf(tid, sizeof(tid), "(%d)", r->nr_tasks);
 		ob_str(o, tid, 7);				/* %7s */
@@ -204,7 +218,7 @@ static void print_row(struct outbuf *o, const struct report *rep,
 		ob_u64(o, r->tid, 7);
 	}
 	ob_putc(o, ' ');
-	ob_str(o, comm, -17);					/* %-17s */
+	ob_str(o, comm, -c->name_w);				/* %-17s */
 	ob_putc(o, ' ');
 	ob_fixed(o, r->sched.on_cpu_ns / 1e6, 10, 1);			/* %10.1f */
 	ob_putc(o, ' ');

@@ -50,7 +50,7 @@ int sink_emit(struct sink *s, const struct report_conf *rc,
 
 	memset(&graph, 0, sizeof(graph));
 	/* over tasks, whose waker slots name tasks; then over names */
-	if (rc->wakeups && graph_build(&graph, src, rc->per_name, rc->peer))
+	if (rc->wakeups && graph_build(&graph, src, rc->per_name, &rc->look))
 		return -ENOMEM;
 	tasks_init(&folded);
 	if (rc->per_name) {

@@ -57,7 +57,8 @@ struct report_conf {
 	int top;		/* 0: every row */
 	bool per_name;		/* fold rows by thread name */
 	bool wakeups;		/* the wait-for graph and its verdict */
-	graph_peer_fn peer;	/* names socket peers not traced (live) */
+	/* names of tasks not traced: /proc live, a recording's in replay */
+	struct graph_lookups look;
 	__u64 start_ns;		/* the run's start, for a window's end */
 };
 

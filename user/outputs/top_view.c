@@ -350,12 +350,28 @@ static void header(const struct screen *sc, bool ipc, bool waits)
 	line(sc, 3, buf, TOP_HEADER);
 }
 
+/*
+ * A name in the 15 columns of COMM: a whole name longer than that (a
+ * JVM's) keeps its head and its tail, where an instance number is
+ * ("Map ->~ (2/3)#0"); a comm fits as it is.
+ */
+static void fit_name(char *dst, size_t len, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n <= 15 || len < 16)
+		snprintf(dst, len, "%s", name);
+	else
+		snprintf(dst, len, "%.6s~%s", name, name + n - 8);
+}
+
 static void row(const struct screen *sc, int y, const struct report *rep,
 		const struct task_decoded *d, const struct bar_parts *b,
 		int ipc_inst, int ipc_clk)
 {
 	const struct task_row *r = d->row;
-	char buf[MAX_W + 1], comm[sizeof(r->comm)], tid[16], bar[BAR_CELLS + 1];
+	char buf[MAX_W + 1], name[TDBPF_NAME_MAX], comm[16], tid[16];
+	char bar[BAR_CELLS + 1];
 	char ipc[16] = "", p1[16], p2[16], p3[16];
 	enum top_attr at[BAR_CELLS];
 	double v[8];
@@ -366,7 +382,8 @@ static void row(const struct screen *sc, int y, const struct report *rep,
 	/* a folded row: the threads' mean share, as N windows of them */
 	win = rep->duration_ns * (__u64)(r->nr_tasks > 1 ? r->nr_tasks : 1);
 	/* fixed-width columns count bytes: ASCII only */
-	text_printable(comm, sizeof(comm), r->comm, NULL, TEXT_ASCII);
+	text_printable(name, sizeof(name), task_name(r), NULL, TEXT_ASCII);
+	fit_name(comm, sizeof(comm), name);
 	if (r->nr_tasks > 1)
 		snprintf(tid, sizeof(tid), "(%d)", r->nr_tasks);
 	else
@@ -453,7 +470,7 @@ int top_render(const struct top_state *st, const struct top_frame *fr,
 	rep.plan = fr->plan;
 	/* wakeups traced: the graph's verdict of this interval, over tasks */
 	if (fr->valid && src && src->waits) {
-		if (graph_build(&graph, src, st->per_name, fr->peer)) {
+		if (graph_build(&graph, src, st->per_name, fr->look)) {
 			err = -ENOMEM;
 			goto out;
 		}

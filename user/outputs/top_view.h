@@ -67,7 +67,7 @@ struct top_frame {
 	struct lost_stats lost;		/* cumulative, as the tracer counts */
 	int ncpu;			/* for the total CPU% line */
 	bool valid;			/* false before the first interval */
-	graph_peer_fn peer;		/* names socket peers (live), or NULL */
+	const struct graph_lookups *look;	/* names of tasks not traced */
 };
 
 void top_state_init(struct top_state *st, enum sort_key sort, bool per_name,

@@ -12,7 +12,7 @@
 
 /*
  * The name of task @tid of process @pid, from /proc, into @buf; NULL if
- * it is gone (or belongs to another pid now). Fits graph_peer_fn.
+ * it is gone (or belongs to another pid now): graph_lookups.peer live.
  */
 const char *peer_comm(__u32 pid, __u32 tid, char *buf, size_t len);
 

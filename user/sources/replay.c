@@ -279,6 +279,13 @@ static int parse_task(json_object *t, const struct event_plan *p,
 	if (v)
 		snprintf(row->comm, sizeof(row->comm), "%s",
 			 json_object_get_string(v));
+	/* the whole name the live run had (a JVM's), where it had one */
+	v = member(t, "name", json_type_string);
+	if (v && !(row->name = names_intern(json_object_get_string(v)))) {
+		bad(err, len, "out of memory for its tasks%s%s; raise the memory limit (ulimit -v)",
+		    "", "");
+		return -2;
+	}
 	v = member(t, "exited", json_type_boolean);
 	row->exited = v && json_object_get_boolean(v);
 	/* signed; a recording from before it has none: 0 */
@@ -428,20 +435,13 @@ static int parse_graph(json_object *obj, struct replay_report *r)
 	return 0;
 }
 
-static const struct replay_report *names_from;
-
-void replay_use_names(const struct replay_report *r)
-{
-	names_from = r;
-}
-
-static const char *find_name(__u32 pid, __u32 tid, bool limit, char *buf,
-			     size_t len)
+static const char *find_name(const struct replay_report *r, __u32 pid,
+			     __u32 tid, bool limit, char *buf, size_t len)
 {
 	size_t i;
 
-	for (i = 0; names_from && i < names_from->nr_names; i++) {
-		const struct replay_name *n = &names_from->names[i];
+	for (i = 0; r && i < r->nr_names; i++) {
+		const struct replay_name *n = &r->names[i];
 
 		if (n->pid == pid && n->tid == tid && n->limit == limit) {
 			snprintf(buf, len, "%s", n->text);
@@ -451,19 +451,20 @@ static const char *find_name(__u32 pid, __u32 tid, bool limit, char *buf,
 	return NULL;
 }
 
-const char *replay_peer(__u32 pid, __u32 tid, char *buf, size_t len)
+const char *replay_peer(const void *r, __u32 pid, __u32 tid, char *buf,
+			size_t len)
 {
-	return pid ? find_name(pid, tid, false, buf, len) : NULL;
+	return pid ? find_name(r, pid, tid, false, buf, len) : NULL;
 }
 
-const char *replay_tid_name(__u32 tid, char *buf, size_t len)
+const char *replay_tid_name(const void *r, __u32 tid, char *buf, size_t len)
 {
-	return find_name(0, tid, false, buf, len);
+	return find_name(r, 0, tid, false, buf, len);
 }
 
-const char *replay_cpu_limit(__u32 tid, char *buf, size_t len)
+const char *replay_cpu_limit(const void *r, __u32 tid, char *buf, size_t len)
 {
-	return find_name(0, tid, true, buf, len);
+	return find_name(r, 0, tid, true, buf, len);
 }
 
 int replay_parse(json_object *obj, struct replay_report *r, char *err,

@@ -57,14 +57,14 @@ int replay_parse(json_object *obj, struct replay_report *r, char *err,
 		 size_t len);
 
 /*
- * The live run's lookups (graph_peer_fn, graph_tid_name,
- * graph_cpu_limit), answered from the recording @r that
- * replay_use_names() names: a replay has no /proc of the run.
+ * The live run's lookups (struct graph_lookups: a socket's peer, a task
+ * by tid, a CPU limit), answered from the recording @r (a struct
+ * replay_report): a replay has no /proc of the run.
  */
-void replay_use_names(const struct replay_report *r);
-const char *replay_peer(__u32 pid, __u32 tid, char *buf, size_t len);
-const char *replay_tid_name(__u32 tid, char *buf, size_t len);
-const char *replay_cpu_limit(__u32 tid, char *buf, size_t len);
+const char *replay_peer(const void *r, __u32 pid, __u32 tid, char *buf,
+			size_t len);
+const char *replay_tid_name(const void *r, __u32 tid, char *buf, size_t len);
+const char *replay_cpu_limit(const void *r, __u32 tid, char *buf, size_t len);
 
 /*
  * Reads report objects one by one from a stream, with line numbers, so

@@ -64,7 +64,7 @@ size_t targets_threads(const struct target_ids *ids, pid_t child);
 /*
  * The name of any task on this host by tid (/proc/TID/comm), into @buf;
  * NULL when it is gone. For the verdict's holders of the CPU outside the
- * targets (graph_tid_name).
+ * targets (graph_lookups.tid_name, live).
  */
 const char *targets_comm(__u32 tid, char *buf, size_t len);
 

@@ -202,6 +202,15 @@ static void sampled_progs(struct tracer *t)
 	}
 }
 
+/*
+ * May a JVM that is not running yet be traced: a command, the processes
+ * that the targets fork (--children), every task (-a)?
+ */
+static bool jvm_may_start(const struct tracer_targets *tg)
+{
+	return tg->child > 0 || tg->children || tg->all;
+}
+
 /* Before load: what the programs are built for, and the map sizes. */
 static void configure(struct tracer *t)
 {
@@ -233,6 +242,13 @@ static void configure(struct tracer *t)
 	/* run on demand (flush) or through the iterator link (dump) */
 	bpf_program__set_autoattach(skel->progs.tdbpf_flush, false);
 	bpf_program__set_autoattach(skel->progs.tdbpf_dump, false);
+	/* attached to each libjvm.so found (jvm_probe.c), if names are kept */
+	bpf_program__set_autoattach(skel->progs.tdbpf_jthread, false);
+	bpf_program__set_autoload(skel->progs.tdbpf_jthread,
+				  c->names &&
+				  jvm_probe_wanted(c->targets.pids,
+						   c->targets.nr_pids,
+						   jvm_may_start(&c->targets)));
 	skel->rodata->max_tasks = (__u32)c->max_tasks;
 	/* no graph (--no-wakeups): the waking program is not even loaded */
 	skel->rodata->track_wakeups = c->wakeups;
@@ -385,6 +401,23 @@ static int attach_bpf(struct tracer *t, char *err, size_t len)
 	return 0;
 }
 
+/*
+ * Java threads started from now on, named as they start: the -p JVMs'
+ * own libjvm.so, and the installed JDKs' where a JVM not started yet
+ * may be traced (jvm_may_start()). Best effort, said with -v.
+ */
+static void name_jvm_threads(struct tracer *t)
+{
+	const struct tracer_targets *tg = &t->c.targets;
+	int n;
+
+	n = jvm_probe_attach(&t->jvm, t->skel->progs.tdbpf_jthread, tg->pids,
+			     tg->nr_pids, jvm_may_start(tg));
+	if (t->c.verbose && n)
+		fprintf(stderr, "tdbpf: hotspot:thread__start probed in %d libjvm.so\n",
+			n);
+}
+
 static int setup(struct tracer *t, char *err, size_t len)
 {
 	int e;
@@ -445,6 +478,8 @@ struct tracer *tracer_open(const struct tracer_conf *c, char *err,
 		tracer_close(t);
 		return NULL;
 	}
+	if (bpf_program__autoload(t->skel->progs.tdbpf_jthread))
+		name_jvm_threads(t);
 	if (c->verbose)
 		fprintf(stderr,
 			"tdbpf: attached: model %s, %d counters in %d groups on %d CPUs\n",
@@ -459,6 +494,7 @@ void tracer_detach(struct tracer *t)
 	/* the windows first: they attach */
 	sampler_stop(t);
 	/* detaching waits for the trampolines to drain */
+	jvm_probe_detach(&t->jvm);
 	if (t->skel && !t->detached)
 		tdbpf_bpf__detach(t->skel);
 	t->detached = true;
@@ -471,6 +507,7 @@ void tracer_close(struct tracer *t)
 	sampler_stop(t);
 	/* links, programs and maps go with the skeleton; counters after */
 	bpf_link__destroy(t->iter);
+	jvm_probe_detach(&t->jvm);
 	tdbpf_bpf__destroy(t->skel);
 	counters_close(&t->ctr);
 	tasks_free(&t->archive);

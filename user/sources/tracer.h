@@ -38,6 +38,7 @@
 #include <sys/types.h>
 #include "model/model.h"
 #include "sources/sock_hooks.h"
+#include "sources/thread_names.h"
 #include "sums/snapshot.h"
 
 struct tracer;
@@ -73,6 +74,12 @@ struct tracer_conf {
 	bool verbose;		/* libbpf's messages, a setup line */
 	/* the first kind of socket hook tried (TDBPF_SOCK_HOOKS) */
 	enum sock_hook_kind sock_hooks;
+	/*
+	 * whole thread names given to the rows at each collect, and where
+	 * the JVMs' thread__start probe adds those of threads started
+	 * later (jvm_probe.h); NULL: none, no probe
+	 */
+	struct thread_names *names;
 };
 
 /*

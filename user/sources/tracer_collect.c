@@ -399,6 +399,12 @@ int tracer_collect(struct tracer *t, struct snapshot *out)
 		if (!err)
 			err = tasks_merge(&out->tasks, &t->archive, nr);
 	}
+	/* a runtime's whole names (a JVM's), where it told them */
+	if (!err && t->jvm.nr)
+		err = jvm_probe_collect(bpf_map__fd(t->skel->maps.jnames),
+					t->c.names);
+	if (!err && t->c.names)
+		thread_names_apply(t->c.names, &out->tasks);
 	read_lost(t, &out->lost);
 	if (!err && t->sample.nr)
 		err = scale_sampled(t, &out->tasks, &out->lost,

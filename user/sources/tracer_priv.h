@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 #include "tdbpf.h"		/* the skeleton's .bss is a struct tdbpf_filter */
 #include "sources/counters.h"
+#include "sources/jvm_probe.h"
 #include "sources/tracer.h"
 #include "sums/tasks.h"
 #include "sums/wait_share.h"
@@ -62,6 +63,7 @@ struct tracer {
 	__u32 fold_key;			/* next key of a folded exited row */
 	struct sampler sample;		/* sampled wakeups */
 	struct wait_share shares;	/* sampled: estimates so far */
+	struct jvm_probe jvm;		/* hotspot:thread__start links */
 };
 
 /* Charge what runs on every CPU up to now (tracer_collect.c). */

@@ -378,6 +378,8 @@ int tasks_merge(struct task_table *dst, const struct task_table *src,
 		d->pid = s->pid;
 		if (s->comm[0])
 			memcpy(d->comm, s->comm, sizeof(d->comm));
+		if (s->name)
+			d->name = s->name;
 		d->exited |= s->exited;
 		if (add_row(dst, d, src, s, nr_ev))
 			return -ENOMEM;
@@ -416,6 +418,7 @@ static int diff_row(struct task_table *out, struct task_row *d,
 	if (d != c) {
 		d->pid = c->pid;
 		memcpy(d->comm, c->comm, sizeof(d->comm));
+		d->name = c->name;
 		d->exited = c->exited;
 		d->nr_tasks = c->nr_tasks;
 	}
@@ -610,11 +613,24 @@ struct name_key {
 static bool name_is(const void *ctx, size_t row)
 {
 	const struct name_key *k = ctx;
-	char key[TDBPF_COMM_LEN + 2];
+	char key[TDBPF_NAME_MAX];
 
 	/* a row shows its members' name, not the key (fold_join()) */
-	fold_name(tasks_row(k->t, row)->comm, key, sizeof(key));
+	fold_name(task_name(tasks_row(k->t, row)), key, sizeof(key));
 	return !strcmp(key, k->name);
+}
+
+/* Folded row @d's whole name joined with member @s's (fold_join()). */
+static int join_name(struct task_row *d, const struct task_row *s)
+{
+	char disp[TDBPF_NAME_MAX];
+
+	snprintf(disp, sizeof(disp), "%s", d->name ? d->name : "");
+	if (!d->name)	/* its first members had no whole name: the key */
+		fold_name(task_name(s), disp, sizeof(disp));
+	fold_join(disp, sizeof(disp), task_name(s));
+	d->name = names_intern(disp);
+	return d->name ? 0 : -ENOMEM;
 }
 
 int tasks_fold(const struct task_table *in, struct task_table *out,
@@ -633,12 +649,12 @@ int tasks_fold(const struct task_table *in, struct task_table *out,
 
 	for (i = 0; i < in->nr; i++) {
 		const struct task_row *s = tasks_row(in, i);
-		char name[sizeof(s->comm)];
+		char name[TDBPF_NAME_MAX];
 		struct name_key k = { out, name };
 		struct task_row *d = NULL;
 		size_t *slot;
 
-		fold_name(s->comm, name, sizeof(name));
+		fold_name(task_name(s), name, sizeof(name));
 		slot = hash_find(&ni, hash_str(HASH_FNV_INIT, name), name_is,
 				 &k);
 		if (*slot)
@@ -652,6 +668,7 @@ int tasks_fold(const struct task_table *in, struct task_table *out,
 			*slot = out->nr;
 			/* one thread of a name: its name, unfolded */
 			memcpy(d->comm, s->comm, sizeof(d->comm));
+			d->name = s->name;
 			d->tid = s->tid;
 			d->pid = s->pid;
 			d->exited = s->exited;
@@ -660,6 +677,10 @@ int tasks_fold(const struct task_table *in, struct task_table *out,
 			/* several tasks: no single tid; pid only if shared */
 			d->tid = 0;
 			fold_join(d->comm, sizeof(d->comm), s->comm);
+			if ((d->name || s->name) && join_name(d, s)) {
+				ret = -ENOMEM;
+				break;
+			}
 			if (d->pid != s->pid)
 				d->pid = 0;
 			d->exited = d->exited && s->exited;

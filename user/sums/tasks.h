@@ -10,12 +10,19 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
+#include "sums/names.h"
 #include "tdbpf.h"
 
 struct task_row {
 	__u32 tid;		/* 0 for a folded row */
 	__u32 pid;		/* tgid */
 	char comm[TDBPF_COMM_LEN + 2];	/* folded rows: "worker-*" */
+	/*
+	 * The whole name a runtime gives it (a JVM's thread name), longer
+	 * than comm, interned (names.h); NULL: comm is all there is.
+	 * Folded rows: their members' names joined (fold_join()).
+	 */
+	const char *name;
 	bool exited;
 	int nr_tasks;		/* tasks folded into this row (1 if none) */
 	struct tdbpf_sched sched;
@@ -114,6 +121,12 @@ int tasks_sub_waits(struct task_table *out, struct task_row *d,
 		    const struct task_table *cur, const struct task_row *c,
 		    const struct task_table *prev, const struct task_row *p);
 
+/* What a row is called: its whole name, else its comm. */
+static inline const char *task_name(const struct task_row *r)
+{
+	return r->name ? r->name : r->comm;
+}
+
 void tasks_free(struct task_table *t);
 void tasks_reset(struct task_table *t);
 /* Row for @tid, or NULL (never creates one). */
@@ -159,8 +172,6 @@ int tasks_sub(struct task_table *cur, const struct task_table *prev);
  * Folding a key keeps it.
  */
 void fold_name(const char *comm, char *out, size_t outlen);
-/* The longest name fold_join() joins */
-#define TDBPF_NAME_MAX	128
 /*
  * What a folded row shows: @disp (a member's name, or what joins so far
  * gave) joined with @name of the same key, only the instance numbers
@@ -168,8 +179,9 @@ void fold_name(const char *comm, char *out, size_t outlen);
  */
 void fold_join(char *disp, size_t len, const char *name);
 /*
- * Build @out with one row per folded name of @in: a name only one
- * thread carries stays whole; a row of several shows fold_join().
+ * Build @out with one row per folded name of @in (task_name()): a name
+ * only one thread carries stays whole; a row of several shows
+ * fold_join() of its members' names (and of their comms).
  */
 int tasks_fold(const struct task_table *in, struct task_table *out,
 	       int nr_ev);
