@@ -165,7 +165,7 @@ static void name_jvms(struct session *s)
 		if (o->verbose && got >= 0)
 			fprintf(stderr, "tdbpf: JVM %d: %d thread names from its thread dump\n",
 				o->pids[i], got);
-		else if (got < 0)
+		else if (got < 0 && !o->quiet)
 			fprintf(stderr, "tdbpf: JVM %d: no thread names (%s); its threads keep their kernel names\n",
 				o->pids[i], strerror(-got));
 	}
