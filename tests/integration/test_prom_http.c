@@ -321,6 +321,65 @@ static void test_many_addresses(void **state)
 	assert_int_equal(stop_tdbpf(&s), 0);
 }
 
+#define HTTP_SHARE	16	/* http.h's HTTP_MAX_PER_IP */
+
+/*
+ * 1,000 scrapes, 50 at a time from one address (more than its 16
+ * slots), each request sent at once: every one gets an answer, a 200 or
+ * a 503 with Retry-After that a scraper acts on; 518 were closed
+ * unanswered. Each round's first 16 fit the address's share: served.
+ */
+static void test_bursts(void **state)
+{
+	static const char req[] = "GET /metrics HTTP/1.1\r\nHost: b\r\n"
+				  "Connection: close\r\n\r\n";
+	enum { ROUNDS = 20, AT_ONCE = 50 };
+	int fd[AT_ONCE], i, k, ok = 0, busy = 0, none = 0, round_ok;
+	struct server s = { 0 };
+	char buf[4096];
+
+	(void)state;
+	NEED_BPF();
+	start_tdbpf_on(&s, getpid());
+	for (k = 0; k < ROUNDS; k++) {
+		for (i = 0; i < AT_ONCE; i++) {
+			fd[i] = connect_from(s.port, 1);
+			assert_true(fd[i] >= 0);
+			assert_int_equal(write(fd[i], req, sizeof(req) - 1),
+					 (ssize_t)sizeof(req) - 1);
+		}
+		for (i = 0, round_ok = 0; i < AT_ONCE; i++) {
+			char rest[4096];
+			ssize_t n, got = 0;
+
+			/* its head (the first 4 KiB), then on to the close */
+			while (got < (ssize_t)sizeof(buf) - 1 &&
+			       (n = read(fd[i], buf + got,
+					 sizeof(buf) - 1 - (size_t)got)) > 0)
+				got += n;
+			buf[got] = 0;
+			while (read(fd[i], rest, sizeof(rest)) > 0)
+				;
+			close(fd[i]);
+			if (!strncmp(buf, "HTTP/1.1 200", 12)) {
+				ok++;
+				round_ok++;
+			} else if (!strncmp(buf, "HTTP/1.1 503", 12) &&
+				   strstr(buf, "Retry-After: 1")) {
+				busy++;
+			} else {
+				none++;
+			}
+		}
+		assert_true(round_ok >= HTTP_SHARE);
+	}
+	print_message("%d scrapes, %d at a time from one address: %d answered 200, %d 503, %d unanswered\n",
+		      ROUNDS * AT_ONCE, AT_ONCE, ok, busy, none);
+	assert_int_equal(none, 0);
+	assert_int_equal(ok + busy, ROUNDS * AT_ONCE);
+	assert_int_equal(stop_tdbpf(&s), 0);
+}
+
 /* ---- issue 34 point 5: clients that ask and never read -------------- */
 
 #define NR_UNREAD	60
@@ -428,6 +487,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_bad_requests, teardown),
 		cmocka_unit_test_teardown(test_slow_clients, teardown),
 		cmocka_unit_test_teardown(test_many_addresses, teardown),
+		cmocka_unit_test_teardown(test_bursts, teardown),
 		cmocka_unit_test_teardown(test_unread_answers, teardown),
 	};
 

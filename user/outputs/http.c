@@ -21,14 +21,18 @@
  * - slots are shared: HTTP_MAX_CONNECTIONS in all (64: cheap, an fd and
  *   at most HTTP_MEMORY_LIMIT each, and more than a few stuck clients
  *   fill) and HTTP_MAX_PER_IP (16) per client address. A connection over
- *   its address's share takes the slot of that address's oldest request
- *   not being answered; over the total, that of the address holding
- *   most. So slow clients elsewhere never keep a scraper out, and its
- *   own address's only when they are more than 16. MHD's limits only
- *   refuse (8 slow clients of the scraper's address kept every scrape
- *   of it out; 16 filled the server and every scrape hung in the
- *   backlog), so its total is set one above ours and it has no per
- *   address limit;
+ *   its address's share takes the slot of that address's oldest slow
+ *   request (not being answered, nothing of it waiting to be read);
+ *   over the total, that of the address holding most. So slow clients
+ *   elsewhere never keep a scraper out, and its own address's only when
+ *   they are more than 16. With no slow request to take (a burst: 50
+ *   scrapes at once from one address, each request sent), the newcomer
+ *   is answered 503 with Retry-After, at once, and closed: it was
+ *   closed unanswered (518 of 1,000). MHD's limits only refuse (8 slow
+ *   clients of the scraper's address kept every scrape of it out; 16
+ *   filled the server and every scrape hung in the backlog), so its
+ *   total is ours twice over, the second half for the 503s, and it has
+ *   no per address limit;
  * - the listen backlog (HTTP_BACKLOG) holds more than the slots: a SYN
  *   dropped for a full backlog costs a second (TCP's retransmission);
  * - each answer's body stays until its client has read it: clients that
@@ -52,19 +56,22 @@
 #include <unistd.h>
 #include <stdint.h>
 #include <time.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <linux/types.h>
 #include <microhttpd.h>
 #include "outputs/http.h"
 #include "support/limits.h"
 
-#define HTTP_SLOTS (HTTP_MAX_CONNECTIONS + 2)
+/* as many again for connections turned away with a 503, one lingering */
+#define HTTP_SLOTS (2 * HTTP_MAX_CONNECTIONS + 2)
 
 /* A connection, while MHD has it: for the limits above. */
 struct conn {
 	bool used;
 	bool closing;		/* shut down by us, MHD has yet to see it */
 	bool answering;		/* its request is in: the answer is queued */
+	bool refuse;		/* no room: its request gets 503, then close */
 	int fd;
 	unsigned char addr[16];	/* the client's address, IPv4 or IPv6 */
 	__u64 since_ns;		/* its request's start: accepted or last answer */
@@ -73,7 +80,7 @@ struct conn {
 struct http_server {
 	struct MHD_Daemon *d;
 	/* one more than MHD's limit: a closing one may linger a run */
-	struct conn conns[HTTP_MAX_CONNECTIONS + 2];
+	struct conn conns[HTTP_SLOTS];
 	int epoll_fd;
 	bool closed;		/* a connection ended in the last run */
 	size_t unread;		/* bytes of bodies queued, not yet sent */
@@ -117,8 +124,20 @@ static void evict(struct conn *k)
 }
 
 /*
- * The oldest request in progress (not closing, not being answered) of
- * @addr (NULL: of any address), @except aside; NULL if none.
+ * Bytes of @k's request wait in its socket: it is in line, not slow (a
+ * burst of scrapers, each with its request sent, none read yet).
+ */
+static bool request_waiting(const struct conn *k)
+{
+	int n = 0;
+
+	return !ioctl(k->fd, FIONREAD, &n) && n > 0;
+}
+
+/*
+ * The oldest slow request (not closing, not being answered, nothing of
+ * it waiting to be read) of @addr (NULL: of any address), @except aside;
+ * NULL if none.
  */
 static struct conn *oldest(struct http_server *h, const unsigned char *addr,
 			   const struct conn *except)
@@ -126,26 +145,31 @@ static struct conn *oldest(struct http_server *h, const unsigned char *addr,
 	struct conn *k, *best = NULL;
 
 	for (k = h->conns; k < h->conns + HTTP_SLOTS; k++)
-		if (k->used && !k->closing && !k->answering && k != except &&
+		if (k->used && !k->closing && !k->answering && !k->refuse &&
+		    k != except && !request_waiting(k) &&
 		    (!addr || !memcmp(k->addr, addr, sizeof(k->addr))) &&
 		    (!best || k->since_ns < best->since_ns))
 			best = k;
 	return best;
 }
 
-/* Connections of @addr (NULL: all) that are not closing. */
+/* Connections of @addr (NULL: all) served: not closing, not refused. */
 static int holding(const struct http_server *h, const unsigned char *addr)
 {
 	const struct conn *k;
 	int n = 0;
 
 	for (k = h->conns; k < h->conns + HTTP_SLOTS; k++)
-		n += k->used && !k->closing &&
+		n += k->used && !k->closing && !k->refuse &&
 		     (!addr || !memcmp(k->addr, addr, sizeof(k->addr)));
 	return n;
 }
 
-/* @new came in: over a share, someone's oldest request makes room. */
+/*
+ * @new came in: over a share, someone's oldest slow request makes room;
+ * with none slow (a burst), @new is answered 503, which a scraper acts
+ * on, rather than closed unanswered.
+ */
 static void make_room(struct http_server *h, struct conn *new)
 {
 	struct conn *k, *most = NULL, *victim;
@@ -153,9 +177,11 @@ static void make_room(struct http_server *h, struct conn *new)
 
 	if (holding(h, new->addr) > HTTP_MAX_PER_IP) {
 		victim = oldest(h, new->addr, new);
-		evict(victim ? victim : new);
-		if (!victim)
+		if (!victim) {
+			new->refuse = true;
 			return;
+		}
+		evict(victim);
 	}
 	if (holding(h, NULL) <= HTTP_MAX_CONNECTIONS)
 		return;
@@ -170,7 +196,10 @@ static void make_room(struct http_server *h, struct conn *new)
 		}
 	}
 	victim = most ? oldest(h, most->addr, new) : NULL;
-	evict(victim ? victim : new);
+	if (victim)
+		evict(victim);
+	else
+		new->refuse = true;
 }
 
 static void on_connection(void *cls, struct MHD_Connection *c, void **sock,
@@ -230,8 +259,11 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req,
 	}
 }
 
-/* Its request is in: an answer is queued, it is no slow client. */
-static void answering(struct MHD_Connection *c)
+/*
+ * Its request is in: an answer is queued, it is no slow client. True
+ * if it came in with no room: its answer is a 503.
+ */
+static bool answering(struct MHD_Connection *c)
 {
 	const union MHD_ConnectionInfo *i =
 		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
@@ -239,6 +271,7 @@ static void answering(struct MHD_Connection *c)
 
 	if (k)
 		k->answering = true;
+	return k && k->refuse;
 }
 
 /* Requests past their whole time are closed; ms to the next deadline. */
@@ -383,7 +416,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 
 	(void)version;
 	(void)upload;
-	answering(c);
+	/* at once, with the headers: MHD closes the connection after it */
+	if (answering(c))
+		return reply_text(c, MHD_HTTP_SERVICE_UNAVAILABLE,
+				  "every connection slot is taken by requests in line; retry in a second\n");
 	/*
 	 * Another method is answered at the first call, when the headers
 	 * are in: its body is never read, and MHD closes the connection
@@ -446,7 +482,7 @@ struct http_server *http_start(int fd, http_scrape_fn scrape,
 		MHD_OPTION_LISTEN_SOCKET, fd,
 		/* ours are below (make_room()); MHD's only refuse */
 		MHD_OPTION_CONNECTION_LIMIT,
-		(unsigned int)HTTP_MAX_CONNECTIONS + 1,
+		(unsigned int)HTTP_SLOTS - 1,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_REQUEST_S,
 		MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
