@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The cgroups of the processes in a task table, read from
+ * /proc/PID/cgroup once per process (cgroup_path.h parses them).
+ */
+#ifndef TDBPF_CGROUPS_PROC_H
+#define TDBPF_CGROUPS_PROC_H
+
+#include "sums/cgroups.h"
+#include "sums/tasks.h"
+
+/*
+ * Give every process of @t that @known lacks an entry, read from
+ * @proc/PID/cgroup ("/proc"); one gone meanwhile gets an empty one, so
+ * that it is never read again (nor a reused pid taken for it). Leaves
+ * @known sorted. 0 or -ENOMEM.
+ */
+int cgroups_collect(struct cgroup_table *known, const struct task_table *t,
+		    const char *proc);
+
+#endif /* TDBPF_CGROUPS_PROC_H */
