@@ -469,6 +469,7 @@ struct tracer *tracer_open(const struct tracer_conf *c, char *err,
 	}
 	t->c = *c;
 	tasks_init(&t->archive);
+	cgroups_init(&t->cgroups);
 	wait_share_init(&t->shares);
 	t->fold_key = ARCHIVE_FOLDED_TID;
 	/* rows as wide as the counters programmed, not TDBPF_MAX_EVENTS */
@@ -511,6 +512,7 @@ void tracer_close(struct tracer *t)
 	tdbpf_bpf__destroy(t->skel);
 	counters_close(&t->ctr);
 	tasks_free(&t->archive);
+	cgroups_free(&t->cgroups);
 	wait_share_free(&t->shares);
 	free(t->online);
 	free(t->vals);
