@@ -13,6 +13,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <errno.h>
+#include <stdbool.h>
+#include "sources/cgroup_members.h"
 #include "sources/cgroup_path.h"
 #include "sources/cgroups_proc.h"
 #include "sums/cgroups.h"
@@ -175,12 +178,96 @@ static void test_collect(void **state)
 	tasks_free(&t);
 }
 
+/* Write @text to @root/@name. */
+static void put_file(const char *root, const char *name, const char *text)
+{
+	char p[512];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", root, name);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static bool has_pid(const struct cgroup_members *m, pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < m->nr; i++)
+		if (m->pids[i] == pid)
+			return true;
+	return false;
+}
+
+/*
+ * -G PATH on a made-up cgroupfs: v1 hierarchies and a v2 one, PATH found
+ * in v2 first, then name=systemd, then a controller; the processes of
+ * the cgroup and of those below it, read again when they change.
+ */
+static void test_members(void **state)
+{
+	char root[] = "/tmp/test_cgmembers.XXXXXX", mi[600], dir[512];
+	char err[512], cmd[600];
+	struct cgroup_members m;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p %s/memory/docker/a/sub %s/unified/x %s/systemd/docker/a",
+		 root, root, root);
+	assert_int_equal(system(cmd), 0);
+	snprintf(mi, sizeof(mi),
+		 "35 31 0:32 / %s/memory rw,relatime - cgroup cgroup rw,memory\n"
+		 "40 31 0:37 / %s/systemd rw,relatime - cgroup cgroup rw,name=systemd\n"
+		 "41 31 0:38 / %s/unified rw,relatime - cgroup2 cgroup2 rw\n"
+		 "22 1 0:21 / /proc rw - proc proc rw\n", root, root, root);
+	put_file(root, "mountinfo", mi);
+	put_file(root, "memory/docker/a/cgroup.procs", "10\n11\n");
+	put_file(root, "memory/docker/a/sub/cgroup.procs", "12\n");
+	put_file(root, "systemd/docker/a/cgroup.procs", "10\n");
+	put_file(root, "unified/x/cgroup.procs", "");
+	snprintf(mi, sizeof(mi), "%s/mountinfo", root);
+
+	/* name=systemd's before a controller's */
+	assert_int_equal(cgroup_members_open(&m, "/docker/a", mi, err,
+					     sizeof(err)), 0);
+	snprintf(dir, sizeof(dir), "%s/systemd/docker/a", root);
+	assert_string_equal(m.dir, dir);
+	cgroup_members_free(&m);
+	/* v2 first */
+	assert_int_equal(cgroup_members_open(&m, "x", mi, err, sizeof(err)), 0);
+	snprintf(dir, sizeof(dir), "%s/unified/x", root);
+	assert_string_equal(m.dir, dir);
+	cgroup_members_free(&m);
+	/* a directory as it is; the cgroups below it too */
+	snprintf(dir, sizeof(dir), "%s/memory/docker/a", root);
+	assert_int_equal(cgroup_members_open(&m, dir, mi, err, sizeof(err)), 0);
+	assert_int_equal(cgroup_members_read(&m), 0);
+	assert_int_equal(m.nr, 3);
+	assert_true(has_pid(&m, 10) && has_pid(&m, 11) && has_pid(&m, 12));
+	/* a process moved in from outside is there at the next reading */
+	put_file(root, "memory/docker/a/sub/cgroup.procs", "12\n13\n");
+	assert_int_equal(cgroup_members_read(&m), 0);
+	assert_int_equal(m.nr, 4);
+	assert_true(has_pid(&m, 13));
+	cgroup_members_free(&m);
+	/* nowhere: one line saying where it looked */
+	assert_int_equal(cgroup_members_open(&m, "/nope", mi, err, sizeof(err)),
+			 -ENOENT);
+	assert_non_null(strstr(err, "-G /nope"));
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_runtimes),
 		cmocka_unit_test(test_proc_lines),
 		cmocka_unit_test(test_collect),
+		cmocka_unit_test(test_members),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -82,6 +82,11 @@ bool tracer_followed_alive(void *tracer)
 	return false;
 }
 
+int tracer_track(struct tracer *t, pid_t tgid)
+{
+	return track_id(t, tgid);
+}
+
 static int fill_filter(struct tracer *t)
 {
 	const struct tracer_targets *g = &t->c.targets;

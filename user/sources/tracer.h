@@ -129,6 +129,13 @@ struct loop;
  */
 int tracer_watch(struct tracer *t, struct loop *l);
 
+/*
+ * Trace process @tgid from its next slice too (-G: a process that joined
+ * the cgroup from outside); with --children its forks are followed as
+ * the targets' are. 0, or -ERANGE for an id no kernel gives.
+ */
+int tracer_track(struct tracer *t, pid_t tgid);
+
 /* Detach the programs: nothing more is charged. Idempotent. */
 void tracer_detach(struct tracer *t);
 
