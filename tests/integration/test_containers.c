@@ -221,6 +221,9 @@ static void test_from_host(void **state)
 	char *argv[] = { (char *)tdbpf_bin(), "-d", "1", "-j", "-o",
 			 (char *)rep, "-p", pid, NULL };
 	char *targv[] = { (char *)tdbpf_bin(), "-d", "0.5", "-p", pid, NULL };
+	char *rargv[] = { (char *)tdbpf_bin(), "report", "-j", (char *)rep,
+			  NULL };
+	char *text;
 	struct server s = { .report = NULL };
 	struct reply r;
 	json_object *doc;
@@ -232,6 +235,13 @@ static void test_from_host(void **state)
 	doc = json_file(rep);
 	assert_rows_of_container(doc, "host");
 	json_object_put(doc);
+	/* tdbpf report gives the recording back, containers and all */
+	assert_int_equal(run(rargv, &out, 60), 0);
+	text = file_text(rep);
+	assert_non_null(text);
+	assert_string_equal(out, text);
+	free(out);
+	free(text);
 	unlink(rep);
 
 	/* the table: CONTAINER holds the id's first 12 digits */
