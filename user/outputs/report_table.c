@@ -221,6 +221,19 @@ static void print_header(FILE *f, const struct report *rep,
 	fprintf(f, " BOTTLENECK\n");
 }
 
+/* The CONTAINER cell and its space: the id's first digits, or "-". */
+static void print_container(struct outbuf *o, const struct report *rep,
+			    const struct task_row *r)
+{
+	const struct task_cgroup *cg = cgroups_find(rep->cgroups, r->pid);
+
+	if (cg && cg->id[0])
+		ob_strn(o, cg->id, CONTAINER_WIDTH, -CONTAINER_WIDTH);
+	else
+		ob_str(o, "-", -CONTAINER_WIDTH);
+	ob_putc(o, ' ');
+}
+
 /*
  * Every number goes through ob_fixed()/ob_u64(): the same text as the
  * printf conversions noted beside them, without printf's cost per call.
@@ -244,16 +257,8 @@ static void print_row(struct outbuf *o, const struct report *rep,
 	ob_putc(o, ' ');
 	ob_str(o, comm, -c->name_w);				/* %-17s */
 	ob_putc(o, ' ');
-	if (c->container) {
-		const struct task_cgroup *cg;
-
-		cg = cgroups_find(rep->cgroups, r->pid);
-		if (cg && cg->id[0])
-			ob_strn(o, cg->id, CONTAINER_WIDTH, -CONTAINER_WIDTH);
-		else
-			ob_str(o, "-", -CONTAINER_WIDTH);
-		ob_putc(o, ' ');
-	}
+	if (c->container)
+		print_container(o, rep, r);
 	ob_fixed(o, r->sched.on_cpu_ns / 1e6, 10, 1);			/* %10.1f */
 	ob_putc(o, ' ');
 	ob_fixed(o, d->on_cpu_pct, 6, 1);
