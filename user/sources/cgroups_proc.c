@@ -29,22 +29,39 @@ static void read_one(const char *proc, __u32 pid, struct task_cgroup *c)
 	cgroup_parse_proc(buf, c);
 }
 
+/* @pid's entry in @known, read now if it has none (pid 0: none). */
+static int add_new(struct cgroup_table *known, __u32 pid, const char *proc)
+{
+	struct task_cgroup c;
+
+	if (!pid || cgroups_find(known, pid))
+		return 0;
+	read_one(proc, pid, &c);
+	return cgroups_add(known, &c);
+}
+
 int cgroups_collect(struct cgroup_table *known, const struct task_table *t,
 		    const char *proc)
 {
-	struct task_cgroup c;
 	size_t i;
 	int err = 0;
 
-	for (i = 0; i < t->nr && !err; i++) {
-		const struct task_row *r = tasks_row(t, i);
+	/* a folded row (pid 0) is of processes already read */
+	for (i = 0; i < t->nr && !err; i++)
+		err = add_new(known, tasks_row(t, i)->pid, proc);
+	if (known->sorted != known->nr)
+		cgroups_sort(known);
+	return err;
+}
 
-		/* a folded row (pid 0) is of processes already read */
-		if (!r->pid || cgroups_find(known, r->pid))
-			continue;
-		read_one(proc, r->pid, &c);
-		err = cgroups_add(known, &c);
-	}
+int cgroups_collect_pids(struct cgroup_table *known, const pid_t *pids,
+			 size_t nr, const char *proc)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < nr && !err; i++)
+		err = add_new(known, (__u32)pids[i], proc);
 	if (known->sorted != known->nr)
 		cgroups_sort(known);
 	return err;

@@ -6,6 +6,8 @@
 #ifndef TDBPF_CGROUPS_PROC_H
 #define TDBPF_CGROUPS_PROC_H
 
+#include <stddef.h>
+#include <sys/types.h>
 #include "sums/cgroups.h"
 #include "sums/tasks.h"
 
@@ -17,5 +19,11 @@
  */
 int cgroups_collect(struct cgroup_table *known, const struct task_table *t,
 		    const char *proc);
+/*
+ * The same for processes @pids (-G: a cgroup's members, read on each
+ * tick), so that one gone before the next collect still has its cgroup.
+ */
+int cgroups_collect_pids(struct cgroup_table *known, const pid_t *pids,
+			 size_t nr, const char *proc);
 
 #endif /* TDBPF_CGROUPS_PROC_H */

@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "sources/cgroups_proc.h"
 #include "sources/percpu.h"
 #include "sources/sock_hooks.h"
 #include "sources/targets.h"
@@ -85,6 +86,11 @@ bool tracer_followed_alive(void *tracer)
 int tracer_track(struct tracer *t, pid_t tgid)
 {
 	return track_id(t, tgid);
+}
+
+int tracer_see_processes(struct tracer *t, const pid_t *pids, size_t nr)
+{
+	return cgroups_collect_pids(&t->cgroups, pids, nr, "/proc");
 }
 
 static int fill_filter(struct tracer *t)

@@ -136,6 +136,13 @@ int tracer_watch(struct tracer *t, struct loop *l);
  */
 int tracer_track(struct tracer *t, pid_t tgid);
 
+/*
+ * Read the cgroups of processes @pids now, those not read yet (a report
+ * reads each process's at its first collect; -G knows its members
+ * earlier, on each tick, and some are gone by the next collect).
+ */
+int tracer_see_processes(struct tracer *t, const pid_t *pids, size_t nr);
+
 /* Detach the programs: nothing more is charged. Idempotent. */
 void tracer_detach(struct tracer *t);
 
