@@ -57,7 +57,8 @@ static bool named_alive(struct targets *t)
 	/* first: a command that bounds -a (or -p) ends the run with it */
 	if (t->child)
 		return !launch_reap(t->child);
-	if (o->all)
+	/* a cgroup may be empty for a while: -G runs until stopped, as -a */
+	if (o->all || o->cgroup)
 		return true;
 	for (i = 0; i < o->nr_pids; i++) {
 		if (t->watched[i] ? !t->gone[i] :
