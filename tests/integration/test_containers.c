@@ -13,6 +13,8 @@
  *     (--pid=host, CAP_BPF, CAP_PERFMON, CAP_SYS_PTRACE,
  *     CAP_DAC_READ_SEARCH, CAP_KILL, CAP_SETUID, CAP_SETGID,
  *     CAP_SETPCAP, seccomp unconfined): the same rows;
+ *   - with -G and the container's cgroup: only its tasks, and those put
+ *     into it after the start, with what they fork there;
  *   - from a container with a PID namespace of its own: refused in one
  *     line that says what it needs.
  *
@@ -217,13 +219,13 @@ static void assert_rows_of_container(json_object *doc, const char *what)
 static void test_from_host(void **state)
 {
 	const char *rep = tmp_path("cg-host.json");
-	char pid[16], sel[256], *out;
+	char pid[16], sel[256], *out = NULL;
 	char *argv[] = { (char *)tdbpf_bin(), "-d", "1", "-j", "-o",
 			 (char *)rep, "-p", pid, NULL };
 	char *targv[] = { (char *)tdbpf_bin(), "-d", "0.5", "-p", pid, NULL };
 	char *rargv[] = { (char *)tdbpf_bin(), "report", "-j", (char *)rep,
 			  NULL };
-	char *text;
+	char *text = NULL;
 	struct server s = { .report = NULL };
 	struct reply r;
 	json_object *doc;
@@ -288,6 +290,80 @@ static void test_from_container(void **state)
 	free(out);
 }
 
+/*
+ * -G PATH, the container's cgroup as podman names it: only its tasks,
+ * not the host's spinning beside it; and a process put into it from
+ * outside after the start (podman exec) is traced, with the processes
+ * it forks there (stagegraph -m unix: a process per stage).
+ */
+static void test_cgroup_filter(void **state)
+{
+	const char *rep = tmp_path("cg-filter.json");
+	char cmd[512], *path, *spin_argv[] = { (char *)workload("spinners"),
+					       "-n", "1", "-d", "5", NULL };
+	char *argv[] = { (char *)tdbpf_bin(), "-G", NULL, "-d", "4", "-j",
+			 "-o", (char *)rep, NULL };
+	json_object *doc, *tasks, *t, *v;
+	struct child spin, tr;
+	int i, n, exec_rows = 0, exec_pids = 0, last_pid = 0;
+
+	(void)state;
+	NEED_CONTAINER();
+	snprintf(cmd, sizeof(cmd), "podman inspect --format '{{.State.CgroupPath}}' %s",
+		 workload_name);
+	path = sh_out(cmd);
+	assert_non_null(path);
+	argv[2] = path;
+	spin = spawn(spin_argv, 0);
+	assert_true(spin.pid > 0);
+	tr = spawn(argv, 0);
+	assert_true(tr.pid > 0);
+	/* after the start: a process from outside, and its stage processes */
+	assert_true(wait_attached(tr.pid, 20000));
+	usleep(300000);
+	snprintf(cmd, sizeof(cmd),
+		 "podman exec %s /stagegraph -m unix -d 1 -w 0.2 "
+		 "xa:cpu=30 xb:cpu=30 >/dev/null",
+		 workload_name);
+	assert_int_equal(sh(cmd), 0);
+	assert_int_equal(wait_for(tr.pid, 30), 0);
+	kill(spin.pid, SIGKILL);
+	wait_for(spin.pid, 5);
+	doc = json_file(rep);
+	assert_non_null(doc);
+	assert_true(json_object_object_get_ex(doc, "tasks", &tasks));
+	n = (int)json_object_array_length(tasks);
+	for (i = 0; i < n; i++) {
+		t = json_object_array_get_idx(tasks, i);
+		if (!json_object_object_get_ex(t, "container_id", &v))
+			fail_msg("-G: task %lld (pid %lld) is not the container's",
+				 (long long)jint(t, "tid"),
+				 (long long)jint(t, "pid"));
+		assert_string_equal(json_object_get_string(v), container_id);
+		assert_int_not_equal(jint(t, "pid"), spin.pid);
+		json_object_object_get_ex(t, "comm", &v);
+		if (jint(t, "pid") != container_pid &&
+		    (!strcmp(json_object_get_string(v), "xa") ||
+		     !strcmp(json_object_get_string(v), "xb")) &&
+		    jint(t, "on_cpu_ns") > 0) {
+			exec_rows++;
+			exec_pids += jint(t, "pid") != last_pid;
+			last_pid = (int)jint(t, "pid");
+		}
+	}
+	print_message("-G %s: %d rows, %d of the exec'd graph's stages in %d processes\n",
+		      path, n, exec_rows, exec_pids);
+	json_object_put(doc);
+	doc = json_file(rep);
+	assert_rows_of_container(doc, "-G");
+	json_object_put(doc);
+	/* both stages ran, each in a process of its own forked inside */
+	assert_true(exec_rows >= 2);
+	assert_true(exec_pids >= 2);
+	unlink(rep);
+	free(path);
+}
+
 /* In a PID namespace of its own: one line saying what it needs. */
 static void test_own_pid_ns(void **state)
 {
@@ -315,6 +391,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_from_host, teardown),
 		cmocka_unit_test(test_from_container),
+		cmocka_unit_test(test_cgroup_filter),
 		cmocka_unit_test(test_own_pid_ns),
 	};
 
