@@ -14,7 +14,8 @@
  *     CAP_DAC_READ_SEARCH, CAP_KILL, CAP_SETUID, CAP_SETGID,
  *     CAP_SETPCAP, seccomp unconfined): the same rows;
  *   - with -G and the container's cgroup: only its tasks, and those put
- *     into it after the start, with what they fork there;
+ *     into it after the start, with what they fork there; the same from
+ *     a container given the host's /sys/fs/cgroup read-only;
  *   - from a container with a PID namespace of its own: refused in one
  *     line that says what it needs.
  *
@@ -364,6 +365,43 @@ static void test_cgroup_filter(void **state)
 	free(path);
 }
 
+/*
+ * -G from a container beside it: the host's cgroupfs mounted read-only
+ * (its own shows only its cgroup), as the DaemonSet's hostPath does.
+ */
+static void test_cgroup_from_container(void **state)
+{
+	char cmd[1024], *path, *out;
+	json_object *doc, *tasks, *t, *v;
+	int i, n;
+
+	(void)state;
+	NEED_CONTAINER();
+	snprintf(cmd, sizeof(cmd), "podman inspect --format '{{.State.CgroupPath}}' %s",
+		 workload_name);
+	path = sh_out(cmd);
+	assert_non_null(path);
+	snprintf(cmd, sizeof(cmd),
+		 "podman run --rm %s --pid=host -v /sys/fs/cgroup:/sys/fs/cgroup:ro "
+		 AGENT_CAPS " %s /tdbpf -G %s -d 1 -j 2>/dev/null",
+		 run_opts, image, path);
+	out = sh_out(cmd);
+	if (!out)
+		fail_msg("-G in a container failed: %s", cmd);
+	doc = json_tokener_parse(out);
+	assert_rows_of_container(doc, "-G, in a container");
+	assert_true(json_object_object_get_ex(doc, "tasks", &tasks));
+	n = (int)json_object_array_length(tasks);
+	for (i = 0; i < n; i++) {
+		t = json_object_array_get_idx(tasks, i);
+		assert_true(json_object_object_get_ex(t, "container_id", &v));
+		assert_string_equal(json_object_get_string(v), container_id);
+	}
+	json_object_put(doc);
+	free(out);
+	free(path);
+}
+
 /* In a PID namespace of its own: one line saying what it needs. */
 static void test_own_pid_ns(void **state)
 {
@@ -392,6 +430,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_from_host, teardown),
 		cmocka_unit_test(test_from_container),
 		cmocka_unit_test(test_cgroup_filter),
+		cmocka_unit_test(test_cgroup_from_container),
 		cmocka_unit_test(test_own_pid_ns),
 	};
 

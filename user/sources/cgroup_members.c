@@ -89,7 +89,7 @@ int cgroup_members_open(struct cgroup_members *m, const char *path,
 		fclose(f);
 	m->dir[0] = 0;
 	snprintf(err, len,
-		 "-G %s: no such cgroup in any cgroup mount of %s; give a path as /proc/PID/cgroup prints it (/docker/ID, /machine.slice/libpod-ID.scope) or a directory under /sys/fs/cgroup",
+		 "-G %s: no such cgroup in any cgroup mount of %s; give a path as /proc/PID/cgroup prints it (/docker/ID, /machine.slice/libpod-ID.scope) or a directory under /sys/fs/cgroup (in a container: the host's, mounted there read-only)",
 		 path, mountinfo);
 	return -ENOENT;
 }
