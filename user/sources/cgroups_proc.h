@@ -14,7 +14,8 @@
 /*
  * Give every process of @t that @known lacks an entry, read from
  * @proc/PID/cgroup ("/proc"); one gone meanwhile gets an empty one, so
- * that it is never read again (nor a reused pid taken for it). Leaves
+ * that it is never read again. A pid the kernel gives again later keeps
+ * its first process's entry, as the rows of both are one pid's. Leaves
  * @known sorted. 0 or -ENOMEM.
  */
 int cgroups_collect(struct cgroup_table *known, const struct task_table *t,
