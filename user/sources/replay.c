@@ -223,12 +223,14 @@ static int parse_waits(json_object *t, struct task_table *tab,
 static int parse_cgroup(json_object *t, __u32 pid, struct cgroup_table *cg)
 {
 	static const struct { const char *key; size_t at, len; } keys[] = {
-		{ "cgroup", offsetof(struct task_cgroup, path), CGROUP_PATH_LEN },
+		{ "cgroup", offsetof(struct task_cgroup, path),
+		  CGROUP_PATH_LEN },
 		{ "container_id", offsetof(struct task_cgroup, id),
 		  CGROUP_ID_LEN },
 		{ "container_runtime", offsetof(struct task_cgroup, runtime),
 		  CGROUP_RUNTIME_LEN },
-		{ "pod_uid", offsetof(struct task_cgroup, pod), CGROUP_POD_LEN },
+		{ "pod_uid", offsetof(struct task_cgroup, pod),
+		  CGROUP_POD_LEN },
 	};
 	struct task_cgroup c = { .pid = pid };
 	json_object *v;

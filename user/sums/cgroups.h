@@ -25,14 +25,14 @@ struct task_cgroup {
 	__u32 pid;			/* tgid */
 	char path[CGROUP_PATH_LEN];	/* "" when unknown */
 	char id[CGROUP_ID_LEN];		/* container id, "" for none */
-	char runtime[CGROUP_RUNTIME_LEN];	/* "docker", "podman", ... */
+	char runtime[CGROUP_RUNTIME_LEN];	/* "podman", ... */
 	char pod[CGROUP_POD_LEN];	/* pod UID, "" for none */
 };
 
 struct cgroup_table {
-	struct task_cgroup *v;		/* sorted by pid once cgroups_sort() */
+	struct task_cgroup *v;		/* by pid after cgroups_sort() */
 	size_t nr, cap;
-	size_t sorted;			/* v[0..sorted) are in pid order */
+	size_t sorted;			/* v[0..sorted) in pid order */
 };
 
 void cgroups_init(struct cgroup_table *t);
