@@ -158,6 +158,15 @@ $(OUT)/tests/workloads/%: tests/workloads/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(DEPFLAGS) $< -o $@ -lpthread -lm
 
+# a container's workload: static, for an image that holds nothing but
+# its binaries (test_containers builds one with podman import)
+$(OUT)/tests/workloads/static/%: tests/workloads/%.c
+	@mkdir -p $(@D)
+	$(CC) -static $(CFLAGS) $(DEPFLAGS) $< -o $@ -lpthread -lm
+
+$(OUT)/tests/integration/test_containers: $(OUT)/static/tdbpf \
+	$(OUT)/tests/workloads/static/stagegraph
+
 $(DEMO_BIN): demo/streamgraph.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< -o $@ -lpthread -lm

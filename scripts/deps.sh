@@ -8,7 +8,9 @@ pkg-config libcmocka-dev libjson-c-dev libcap-dev libclang-rt-14-dev libmicrohtt
 libcurl4-openssl-dev \
 linux-perf procps libncurses-dev tmux scdoc bash-completion prometheus curl jq \
 graphviz gstreamer1.0-tools gstreamer1.0-plugins-base \
-gstreamer1.0-plugins-good openjdk-17-jdk-headless"
+gstreamer1.0-plugins-good openjdk-17-jdk-headless podman runc"
+# podman: test_containers' runtime; runc beside crun, which refuses a
+# cgroup v1 host with a cgroup2 hierarchy mounted too (hybrid)
 # "package": also what make deb and make test-package use
 [ "${1:-}" = package ] &&
 	pkgs="$pkgs build-essential debhelper dpkg-dev lintian man-db \

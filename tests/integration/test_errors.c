@@ -38,6 +38,11 @@ static void test_malformed(void **state)
 	REFUSED(ARGS("-p", "abc"), WORDS("invalid pid 'abc'", "-p 1234"));
 	REFUSED(ARGS("-p", "12x"), WORDS("invalid pid '12x'", "-p 1234"));
 	REFUSED(ARGS("-p", "-5"), WORDS("invalid pid '-5'"));
+	REFUSED(ARGS("-G", ""), WORDS("-G: empty cgroup path", "-G /docker/ID"));
+	REFUSED(ARGS("-G", "/no/such/tdbpf-cgroup", "-d", "1"),
+		WORDS("-G /no/such/tdbpf-cgroup: no such cgroup", "/sys/fs/cgroup"));
+	REFUSED(ARGS("-p", "1", "-G", "/"), WORDS("-p, -t, -a and -G exclude each other"));
+	REFUSED(ARGS("report", "-G", "/", "a.json"), WORDS("-G chooses the tasks to trace"));
 	REFUSED(ARGS("-t", "0"), WORDS("invalid tid '0'", "-t 1234"));
 	REFUSED(ARGS("-a", "-d", "-1"),
 		WORDS("invalid duration '-1'", "seconds > 0"));

@@ -383,6 +383,16 @@ static void writer_reports(const struct model *m, const struct keyset *doc,
 		assert_true(flow_end_parse("10.0.0.2:40000", &f.remote));
 		assert_int_equal(flows_add(&snap.flows, &f), 0);
 	}
+	/* the process's cgroup, a pod's container: the cgroup keys */
+	{
+		struct task_cgroup c = { .pid = 100, .runtime = "containerd",
+			.path = "/kubepods/burstable/pod8d7f1e2a-3b4c-4d5e-9f60-718293a4b5c6/3f1b",
+			.pod = "8d7f1e2a-3b4c-4d5e-9f60-718293a4b5c6",
+			.id = "3f1b9c2ad4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d" };
+
+		assert_int_equal(cgroups_add(&snap.cgroups, &c), 0);
+		cgroups_sort(&snap.cgroups);
+	}
 	/* the default graph's: waits seen in windows, scaled */
 	snap.lost.wake_scale = 10;
 	snap.lost.sampled_ns = 400000;

@@ -419,6 +419,49 @@ static void test_whole_names(void **state)
 	}
 }
 
+/*
+ * Tasks in containers: the id (and pod) among their labels, so that two
+ * containers running the same names are two series; the host's have none.
+ */
+static void test_container_labels(void **state)
+{
+	static const char id1[] = "aa11111111111111111111111111111111111111111111111111111111111111";
+	static const char id2[] = "bb22222222222222222222222222222222222222222222222222222222222222";
+	struct task_cgroup c = { .pid = 100 };
+	struct cgroup_table cg;
+	struct event_plan plan;
+	struct prom_state st;
+	struct task_table t;
+	char *txt;
+
+	(void)state;
+	sw_plan(&plan);
+	start(&st, &t, &plan, 0, 0);
+	cgroups_init(&cg);
+	memcpy(c.id, id1, sizeof(id1));
+	assert_int_equal(cgroups_add(&cg, &c), 0);
+	c.pid = 200;
+	memcpy(c.id, id2, sizeof(id2));
+	strcpy(c.pod, "8d7f1e2a-3b4c-4d5e-9f60-718293a4b5c6");
+	assert_int_equal(cgroups_add(&cg, &c), 0);
+	cgroups_sort(&cg);
+	st.cgroups = &cg;
+	row(&t, 101, 100, "worker-1", 1000000000);
+	row(&t, 201, 200, "worker-1", 2000000000);
+	row(&t, 301, 300, "worker-1", 4000000000);
+	txt = scrape(&st, &t);
+	assert_double_equal(value(txt, ON("comm=\"\",thread=\"worker-*\",container_id=\"aa11111111111111111111111111111111111111111111111111111111111111\"")),
+			    1, 0);
+	assert_double_equal(value(txt, ON("comm=\"\",thread=\"worker-*\",container_id=\"bb22222222222222222222222222222222222222222222222222222222222222\",pod_uid=\"8d7f1e2a-3b4c-4d5e-9f60-718293a4b5c6\"")),
+			    2, 0);
+	assert_double_equal(value(txt, ON("comm=\"\",thread=\"worker-*\"")),
+			    4, 0);
+	assert_double_equal(value(txt, "tdbpf_series"), 3, 0);
+	free(txt);
+	stop(&st, &t);
+	cgroups_free(&cg);
+}
+
 /* Names hold any byte: escaped, and always valid UTF-8. */
 static void test_escaping(void **state)
 {
@@ -819,6 +862,7 @@ int main(void)
 		cmocka_unit_test(test_series_limit),
 		cmocka_unit_test(test_tid_labels),
 		cmocka_unit_test(test_whole_names),
+		cmocka_unit_test(test_container_labels),
 		cmocka_unit_test(test_escaping),
 		cmocka_unit_test(test_process_name),
 		cmocka_unit_test(test_formats),

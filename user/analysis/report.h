@@ -82,6 +82,8 @@ struct report {
 	const char *host;
 	__u64 wall_ns;
 	const struct flow_table *flows;
+	/* the rows' processes' cgroups (by pid), NULL when unknown */
+	const struct cgroup_table *cgroups;
 };
 
 

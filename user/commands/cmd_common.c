@@ -43,4 +43,5 @@ void target_ids_of(struct target_ids *ids, const struct options *o)
 	memcpy(ids->tids, o->tids, o->nr_tids * sizeof(o->tids[0]));
 	ids->nr_tids = o->nr_tids;
 	ids->all = o->all;
+	ids->cgroup = o->cgroup != NULL;
 }

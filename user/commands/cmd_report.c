@@ -97,6 +97,7 @@ static int emit(struct replay_run *x, struct replay_report *rr)
 	rep.host = rr->host;
 	rep.wall_ns = rr->end_ns;
 	rep.flows = &rr->flows;
+	rep.cgroups = &rr->cgroups;
 	/* the sinks of a live run; an -I recording is a series, as live */
 	x->sink.intervals = x->lines;
 	err = sink_write(&x->sink, &rep);

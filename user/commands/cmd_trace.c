@@ -18,6 +18,7 @@
 #include "outputs/http.h"
 #include "outputs/outfile.h"
 #include "sources/counters.h"
+#include "sources/cgroup_members.h"
 #include "sources/evsel_probe.h"
 #include "sources/jvm_probe.h"
 #include "sources/targets.h"
@@ -165,6 +166,20 @@ static int make_room(const struct options *o, const struct event_plan *plan,
 	return limits_nofile(need, err, len);
 }
 
+/* -G PATH is a cgroup here; else false, said in one line. */
+static bool cgroup_exists(const char *path)
+{
+	struct cgroup_members m;
+	char err[512];
+
+	if (cgroup_members_open(&m, path, "/proc/self/mountinfo", err,
+				sizeof(err))) {
+		errorf("%s", err);
+		return false;
+	}
+	return true;
+}
+
 /*
  * What can be refused before any BPF: privileges, the targets and the
  * command. 0, or the exit status after the error.
@@ -204,6 +219,8 @@ static int check_targets(const struct options *o)
 			       o->tids[i]);
 			return 2;
 		}
+	if (o->cgroup && !cgroup_exists(o->cgroup))
+		return 2;
 	e = o->argv ? command_found(o->argv[0]) : 0;
 	if (e) {
 		errorf(e == ENOENT ? "command '%s' not found; check its name and PATH" :

@@ -40,6 +40,7 @@ struct options {
 	pid_t tids[OPT_MAX_TARGETS];
 	int nr_tids;
 	bool all;
+	const char *cgroup;	/* -G PATH: that cgroup's tasks */
 	char **argv;		/* -- COMMAND [ARGS], NULL-terminated */
 	/*
 	 * The command only bounds the run (-p/-t/-a given with it, as perf
@@ -111,6 +112,7 @@ enum option_group {
 	OPTG_GRAPH = 1,		/* --host, --prometheus, --range, --match */
 	OPTG_LISTEN = 2,	/* --listen and what shapes its series */
 	OPTG_LIST = 4,		/* list --events */
+	OPTG_CGROUP = 8,	/* -G: the tasks a tracing run or top takes */
 };
 
 /* The sort keys' names, indexed by enum sort_key (SORT_NR of them). */

@@ -51,11 +51,30 @@ static int on_deadline(struct loop *l, uint64_t n, void *arg)
 	return 0;
 }
 
+/*
+ * -G: the cgroup's processes now, each traced from its next slice. Forks
+ * inside it the tracer follows at once (--children); this finds the ones
+ * put into it from outside (podman exec, a new container of a pod).
+ */
+static void follow_cgroup(struct session *s)
+{
+	size_t i;
+
+	if (cgroup_members_read(&s->cg))
+		return;	/* out of memory: the next tick tries again */
+	for (i = 0; i < s->cg.nr; i++)
+		tracer_track(s->tracer, s->cg.pids[i]);
+	/* their containers now: a stage may be gone by the next collect */
+	tracer_see_processes(s->tracer, s->cg.pids, s->cg.nr);
+}
+
 static int on_tick(struct loop *l, uint64_t n, void *arg)
 {
 	struct session *s = arg;
 
 	(void)n;
+	if (s->o->cgroup && s->tracer)
+		follow_cgroup(s);
 	if (!targets_alive(&s->targets)) {
 		s->targets_gone = true;
 		loop_stop(l);
@@ -221,6 +240,30 @@ static int add_sources(struct session *s, const struct session_conf *c)
 	return tracer_watch(s->tracer, s->loop);
 }
 
+/*
+ * -G PATH: its processes are the targets, their forks followed, as perf
+ * -G counts a cgroup's tasks (perf uses the perf_event controller, which
+ * a cgroup v1 host may not mount: here the members are read instead).
+ */
+static int open_cgroup(struct session *s, struct tracer_conf *tc, char *err,
+		       size_t len)
+{
+	int e;
+
+	e = cgroup_members_open(&s->cg, s->o->cgroup, "/proc/self/mountinfo",
+				err, len);
+	if (!e)
+		e = cgroup_members_read(&s->cg);
+	if (e == -ENOMEM)
+		snprintf(err, len, "out of memory for the cgroup's processes");
+	if (e)
+		return e;
+	tc->targets.pids = s->cg.pids;
+	tc->targets.nr_pids = (int)s->cg.nr;
+	tc->targets.children = true;
+	return 0;
+}
+
 int session_open(struct session *s, const struct options *o,
 		 const struct event_plan *plan, const struct session_conf *c)
 {
@@ -288,6 +331,8 @@ int session_open(struct session *s, const struct options *o,
 	/* a command that only bounds the run is not traced */
 	tc.targets.child = o->argv_bounds ? 0 : s->child.pid;
 	name_jvms(s);
+	if (o->cgroup && open_cgroup(s, &tc, err, sizeof(err)))
+		goto fail;
 	s->tracer = tracer_open(&tc, err, sizeof(err));
 	if (!s->tracer)
 		goto fail;
@@ -336,4 +381,5 @@ void session_close(struct session *s)
 	snapshot_free(&s->prev);
 	snapshot_free(&s->base);
 	thread_names_free(&s->names);
+	cgroup_members_free(&s->cg);
 }

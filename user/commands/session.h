@@ -19,6 +19,7 @@
 #include "commands/options.h"
 #include "model/model.h"
 #include "outputs/record.h"
+#include "sources/cgroup_members.h"
 #include "sources/launch.h"
 #include "sources/targets.h"
 #include "sources/thread_names.h"
@@ -57,6 +58,7 @@ struct session {
 	struct snapshot base;		/* charged before the start */
 	__u64 start_ns;			/* the run starts: -d and -I count */
 	bool targets_gone;		/* the tick found no target left */
+	struct cgroup_members cg;	/* -G: its processes, read each tick */
 };
 
 /*

@@ -32,15 +32,18 @@ static int check_trace(struct options *o, int argc, char **argv, int optind,
 					 argv[optind], argv[optind], argv[optind]);
 		o->argv = &argv[optind];
 	}
-	n = (o->nr_pids > 0) + (o->nr_tids > 0) + o->all;
+	/* perf stat -a -G: -a there is the CPUs, -G the tasks on them */
+	if (o->cgroup)
+		o->all = false;
+	n = (o->nr_pids > 0) + (o->nr_tids > 0) + o->all + (o->cgroup != NULL);
 	/* as perf stat: a command beside -p/-t/-a only says how long */
 	o->argv_bounds = n && o->argv;
 	if (n == 0 && !o->argv)
 		return error_set(err, len,
-				 "nothing to trace; give -p PID, -t TID, -a, or -- COMMAND (see tdbpf --help)");
+				 "nothing to trace; give -p PID, -t TID, -a, -G PATH, or -- COMMAND (see tdbpf --help)");
 	if (n > 1)
 		return error_set(err, len,
-				 "-p, -t and -a exclude each other; give only one of them");
+				 "-p, -t, -a and -G exclude each other; give only one of them");
 	if (o->sep && o->json)
 		return error_set(err, len,
 				 "-x (CSV) and -j (JSON) exclude each other; pick one");
@@ -224,8 +227,8 @@ static int check_graph(struct options *o, int argc, char **argv, int optind,
 const struct subcommand subcommands[] = {
 	[CMD_TRACE] = {
 		.id = CMD_TRACE,
-		.synopsis = "[options] -p PID[,PID] | -t TID[,TID] | -a | -- COMMAND [ARGS]",
-		.takes = OPTG_LISTEN,
+		.synopsis = "[options] -p PID[,PID] | -t TID[,TID] | -a | -G PATH | -- COMMAND [ARGS]",
+		.takes = OPTG_LISTEN | OPTG_CGROUP,
 		.check = check_trace, .run = RUN(cmd_trace),
 	},
 	[CMD_LIST] = {
@@ -251,8 +254,9 @@ const struct subcommand subcommands[] = {
 	/* the same targets as tracing, another driver (top.c) */
 	[CMD_TOP] = {
 		.id = CMD_TOP, .name = "top",
-		.synopsis = "top [-I MS] [--per-name] [--sort KEY] [options] -p PID | -t TID | -a | -- COMMAND",
+		.synopsis = "top [-I MS] [--per-name] [--sort KEY] [options] -p PID | -t TID | -a | -G PATH | -- COMMAND",
 		.summary = "a live full-screen view, redrawn every -I milliseconds (keys: q quits, s sorts, f folds names, p pauses, h helps)",
+		.takes = OPTG_CGROUP,
 		.check = check_top, .run = RUN(cmd_trace),
 	},
 	[CMD_SELFTEST] = {

@@ -24,6 +24,8 @@ void print_usage(FILE *f)
 	      "  -p, --pid PID[,PID]    trace every thread of these processes\n"
 	      "  -t, --tid TID[,TID]    trace these threads only\n"
 	      "  -a, --all-cpus         trace every task on the machine\n"
+	      "  -G, --cgroup PATH      trace the tasks of this cgroup and those below\n"
+	      "                         it (/docker/ID, as /proc/PID/cgroup names it)\n"
 	      "  -e, --event EVENT[,EVENT...]  also count these, in perf's syntax\n"
 	      "                         (cpu-clock, sched:sched_switch, rNNNN,\n"
 	      "                         pmu/term=val/, {a,b}); alone, without\n"

@@ -15,6 +15,7 @@
 #include <linux/types.h>
 #include "model/model.h"
 #include "outputs/listen_opts.h"
+#include "sums/cgroups.h"
 #include "sums/flows.h"
 #include "sums/tasks.h"
 #include "support/hash.h"
@@ -33,6 +34,7 @@ struct prom_health {
 	int nr_progs;			/* 0 when kernel.bpf_stats_enabled is 0 */
 	/* with wakeups: the traced processes' sockets at this scrape */
 	const struct flow_table *flows;
+	const struct cgroup_table *cgroups;	/* the tasks' containers */
 	struct {
 		const char *name;
 		__u64 run_ns;
@@ -51,6 +53,8 @@ struct prom_series {
 	char comm[TDBPF_COMM_LEN + 1];	/* the process's name */
 	char thread[PROM_THREAD_LEN];	/* folded unless tid labels */
 	__u32 pid, tid;			/* 0 unless those labels are on */
+	char container[CGROUP_ID_LEN];	/* "" outside a container */
+	char pod[CGROUP_POD_LEN];	/* "" outside a pod */
 	char *labels;			/* escaped: comm="..",thread=".." */
 	int idle;			/* updates without a live task */
 	bool live;			/* a live task maps here now */
@@ -111,6 +115,11 @@ struct prom_state {
 	 * it, its port folded as tdbpf_socket_flows folds it.
 	 */
 	const struct flow_table *flows;
+	/*
+	 * The scrape's processes' cgroups, set before prom_update(): a task
+	 * in a container or pod has its id among its labels.
+	 */
+	const struct cgroup_table *cgroups;
 
 	int slots_slot;			/* plan slot weighting TMA nodes, -1 */
 	int slots_per_unit;		/* 1 (a slots event) or per cycle */

@@ -157,6 +157,7 @@ void prom_key_of(const struct prom_state *st, const struct task_row *r,
 		 struct prom_key *k)
 {
 	struct pcomm_entry *e = pcomm_find(st->pcomm, r->pid);
+	const struct task_cgroup *c;
 
 	memset(k, 0, sizeof(*k));
 	if (e)
@@ -169,4 +170,10 @@ void prom_key_of(const struct prom_state *st, const struct task_row *r,
 		k->pid = r->pid;
 	if (st->labels & LISTEN_LABEL_TID)
 		k->tid = r->tid;
+	/* bounded: as many more series as containers run these names */
+	c = st->cgroups ? cgroups_find(st->cgroups, r->pid) : NULL;
+	if (c) {
+		memcpy(k->container, c->id, sizeof(k->container));
+		memcpy(k->pod, c->pod, sizeof(k->pod));
+	}
 }

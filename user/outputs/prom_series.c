@@ -64,6 +64,8 @@ static uint64_t key_hash(const struct prom_key *k)
 
 	h = hash_mix(h, 0xff);	/* not a byte of a name */
 	h = hash_str(h, k->thread);
+	h = hash_str(h, k->container);
+	h = hash_str(h, k->pod);
 	h = hash_mix(h, k->pid);
 	return hash_mix(h, k->tid);
 }
@@ -71,7 +73,8 @@ static uint64_t key_hash(const struct prom_key *k)
 static bool key_is(const struct prom_series *s, const struct prom_key *k)
 {
 	return s->pid == k->pid && s->tid == k->tid &&
-	       !strcmp(s->comm, k->comm) && !strcmp(s->thread, k->thread);
+	       !strcmp(s->comm, k->comm) && !strcmp(s->thread, k->thread) &&
+	       !strcmp(s->container, k->container) && !strcmp(s->pod, k->pod);
 }
 
 struct series_key {
@@ -90,7 +93,8 @@ static struct prom_series *series_new(const struct prom_state *st,
 				      const struct prom_key *k, bool other)
 {
 	size_t nr = (size_t)st->plan->nr, nn = (size_t)prom_nr_nodes(st);
-	size_t labels = 3 * (sizeof(k->comm) + sizeof(k->thread)) + 64;
+	size_t labels = 3 * (sizeof(k->comm) + sizeof(k->thread)) +
+			sizeof(k->container) + sizeof(k->pod) + 96;
 	struct prom_series *s;
 	char *p;
 
@@ -105,6 +109,8 @@ static struct prom_series *series_new(const struct prom_state *st,
 	s->labels = (char *)(s->tma + nn);
 	memcpy(s->comm, k->comm, sizeof(s->comm));
 	memcpy(s->thread, k->thread, sizeof(s->thread));
+	memcpy(s->container, k->container, sizeof(s->container));
+	memcpy(s->pod, k->pod, sizeof(s->pod));
 	s->pid = k->pid;
 	s->tid = k->tid;
 	/* every series of a family carries the same label names */
@@ -123,10 +129,15 @@ static struct prom_series *series_new(const struct prom_state *st,
 	}
 	if (st->labels & LISTEN_LABEL_TID) {
 		if (other)
-			sprintf(p, ",tid=\"\"");
+			p += sprintf(p, ",tid=\"\"");
 		else
-			sprintf(p, ",tid=\"%u\"", k->tid);
+			p += sprintf(p, ",tid=\"%u\"", k->tid);
 	}
+	/* hex and a UUID: nothing to escape; only where there is one */
+	if (!other && k->container[0])
+		p += sprintf(p, ",container_id=\"%s\"", k->container);
+	if (!other && k->pod[0])
+		sprintf(p, ",pod_uid=\"%s\"", k->pod);
 	return s;
 }
 
@@ -144,6 +155,8 @@ static int index_rebuild(struct prom_state *st, size_t cap)
 		memset(&k, 0, sizeof(k));
 		memcpy(k.comm, s->comm, sizeof(k.comm));
 		memcpy(k.thread, s->thread, sizeof(k.thread));
+		memcpy(k.container, s->container, sizeof(k.container));
+		memcpy(k.pod, s->pod, sizeof(k.pod));
 		k.pid = s->pid;
 		k.tid = s->tid;
 		*hash_find(&x, key_hash(&k), NULL, NULL) = i + 1;

@@ -14,6 +14,8 @@ struct prom_key {
 	char comm[TDBPF_COMM_LEN + 1];
 	char thread[PROM_THREAD_LEN];
 	__u32 pid, tid;
+	char container[CGROUP_ID_LEN];	/* "" outside a container */
+	char pod[CGROUP_POD_LEN];	/* "" outside a pod */
 };
 
 /* TMA nodes each series keeps, 0 for a model without a tree. */

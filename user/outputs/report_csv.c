@@ -30,7 +30,10 @@
  * voluntary, involuntary, migrations, uncounted_ns (on-CPU ns whose
  * switch-in was unseen, so no counter was read for it), window_gap_ns
  * (on-CPU ns the kernel charged outside the counted slices' windows,
- * signed); one line per programmed counter;
+ * signed); for a task in a container, container_id and, where its cgroup
+ * names one, pod_uid, whose VALUE is the id itself (64 hex digits, a
+ * UUID: sources/cgroup_path.h), no unit, RUN the on-CPU ns; one line per
+ * programmed counter;
  * then, when the model has a TMA tree, one line per tma_* node down to
  * the report's level, in percent, neither clamped nor rounded beyond
  * "%.2f". With wakeups traced, the task's waits by waker follow its
@@ -51,6 +54,7 @@
 #include "analysis/graph.h"
 #include "analysis/report.h"
 #include "outputs/sink.h"
+#include "sums/cgroups.h"
 #include "support/text.h"
 
 struct csv_ctx {
@@ -134,6 +138,24 @@ static void write_waits(struct csv_ctx *x, const struct report *rep,
 	}
 }
 
+/* The container (and pod) of @r's process, as text values. */
+static void write_container(const struct csv_ctx *x, const struct report *rep,
+			    const struct task_row *r)
+{
+	const struct task_cgroup *c;
+
+	c = rep->cgroups ? cgroups_find(rep->cgroups, r->pid) : NULL;
+	if (!c || !c->id[0])
+		return;
+	fprintf(x->f, "%s%s%s%s%scontainer_id%s%llu%s100.00\n", x->prefix,
+		x->sep, c->id, x->sep, x->sep, x->sep,
+		(unsigned long long)r->sched.on_cpu_ns, x->sep);
+	if (c->pod[0])
+		fprintf(x->f, "%s%s%s%s%spod_uid%s%llu%s100.00\n", x->prefix,
+			x->sep, c->pod, x->sep, x->sep, x->sep,
+			(unsigned long long)r->sched.on_cpu_ns, x->sep);
+}
+
 static void write_task(struct csv_ctx *x, const struct report *rep,
 		       const struct task_decoded *d)
 {
@@ -163,6 +185,7 @@ static void write_task(struct csv_ctx *x, const struct report *rep,
 	line_u64(x, r->sched.migrations, "", "migrations", r->sched.on_cpu_ns);
 	line_u64(x, r->sched.uncounted_ns, "ns", "uncounted_ns", r->sched.on_cpu_ns);
 	line_i64(x, r->sched.window_gap_ns, "ns", "window_gap_ns", r->sched.on_cpu_ns);
+	write_container(x, rep, r);
 
 	if (p)
 		plan_display_order(p, order);

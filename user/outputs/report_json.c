@@ -66,6 +66,10 @@
  *     "name": "Map -> Filter (2/3)#0",  only where a runtime names the
  *                                  task longer than its comm (a JVM's
  *                                  thread name; folded: joined)
+ *     "cgroup": "/docker/ID",      its process's, when known (read once)
+ *     "container_id": ID,          64 hex digits, "container_runtime"
+ *     "pod_uid": UID,              and the pod's: only when the cgroup
+ *                                  path names them (sources/cgroup_path.h)
  *     "on_cpu_ns", "runq_wait_ns", "off_cpu_ns": integers,
  *     "switches": voluntary + involuntary,
  *     "voluntary", "involuntary", "migrations": integers,
@@ -140,6 +144,7 @@
 #include "analysis/graph.h"
 #include "analysis/report.h"
 #include "outputs/sink.h"
+#include "sums/cgroups.h"
 #include "sums/flows.h"
 #include "support/json.h"
 
@@ -369,7 +374,8 @@ static void write_groups(struct jw *w, const struct event_plan *p)
 
 /* A task's own members, in the order written (keyed once per report). */
 enum task_key {
-	K_TID, K_PID, K_COMM, K_NAME, K_ON, K_RUNQ, K_OFF, K_SWITCHES, K_VOL, K_INVOL,
+	K_TID, K_PID, K_COMM, K_NAME, K_CGROUP, K_CONTAINER, K_RUNTIME,
+	K_POD, K_ON, K_RUNQ, K_OFF, K_SWITCHES, K_VOL, K_INVOL,
 	K_MIGR, K_EXITED, K_NR_TASKS, K_UNCOUNTED, K_GAP, K_SOFTIRQ,
 	K_COVERAGE, K_LOW,
 	K_SCHED,
@@ -379,6 +385,8 @@ enum task_key {
 static const char *const task_keys[K_NR] = {
 	[K_TID] = "tid", [K_PID] = "pid", [K_COMM] = "comm",
 	[K_NAME] = "name",
+	[K_CGROUP] = "cgroup", [K_CONTAINER] = "container_id",
+	[K_RUNTIME] = "container_runtime", [K_POD] = "pod_uid",
 	[K_ON] = "on_cpu_ns", [K_RUNQ] = "runq_wait_ns",
 	[K_OFF] = "off_cpu_ns", [K_SWITCHES] = "switches",
 	[K_VOL] = "voluntary", [K_INVOL] = "involuntary",
@@ -459,6 +467,24 @@ static void task_obj(struct jw *w, const struct json_ctx *x,
 	w->first = true;
 }
 
+/* The cgroup of @r's process and its container and pod, where known. */
+static void write_cgroup(struct jw *w, const struct json_ctx *x,
+			 const struct report *rep, const struct task_row *r)
+{
+	const struct task_cgroup *c;
+
+	c = rep->cgroups ? cgroups_find(rep->cgroups, r->pid) : NULL;
+	if (!c || !c->path[0])
+		return;
+	task_str(w, x, K_CGROUP, c->path);
+	if (c->id[0]) {
+		task_str(w, x, K_CONTAINER, c->id);
+		task_str(w, x, K_RUNTIME, c->runtime);
+	}
+	if (c->pod[0])
+		task_str(w, x, K_POD, c->pod);
+}
+
 static void write_task(struct jw *w, struct json_ctx *x,
 		       const struct report *rep, const struct task_decoded *d)
 {
@@ -475,6 +501,7 @@ static void write_task(struct jw *w, struct json_ctx *x,
 	task_str(w, x, K_COMM, r->comm);
 	if (r->name)
 		task_str(w, x, K_NAME, r->name);
+	write_cgroup(w, x, rep, r);
 	task_u64(w, x, K_ON, r->sched.on_cpu_ns);
 	task_u64(w, x, K_RUNQ, r->sched.runq_wait_ns);
 	task_u64(w, x, K_OFF, r->sched.off_cpu_ns);

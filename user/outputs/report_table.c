@@ -4,6 +4,8 @@
  * and a note when some row's numbers rest on multiplexed counters.
  *
  * Columns: TID (a folded row shows its task count as "(N)"), COMM,
+ * CONTAINER (only when a row's process is in one: its id's first 12
+ * digits, as podman ps and docker ps show it; "-" for the host's),
  * ON-CPU ms, CPU% (of the window; a folded row can exceed 100), RUNQ ms,
  * OFF-CPU ms, SW (voluntary/involuntary switches), MIGR, then the model's
  * columns: for a TMA model the level-1 nodes in percent (clamped to
@@ -18,6 +20,7 @@
 #include "analysis/graph.h"
 #include "analysis/report.h"
 #include "outputs/sink.h"
+#include "sums/cgroups.h"
 #include "support/outbuf.h"
 #include "support/text.h"
 
@@ -38,6 +41,7 @@ struct columns {
 	int nr_slots;
 	int ipc_inst, ipc_clk;		/* plan slots, -1 when absent */
 	int name_w;			/* COMM: 17, or the longest whole name */
+	bool container;			/* a row's process is in one */
 };
 
 /* COMM's width: a comm's 17, wider where a runtime named a task longer. */
@@ -52,6 +56,22 @@ static int name_width(const struct report *rep)
 	return w;
 }
 
+#define CONTAINER_WIDTH	12
+
+/* Is any row's process in a container? */
+static bool any_container(const struct report *rep)
+{
+	const struct task_cgroup *cg;
+	int i;
+
+	for (i = 0; rep->cgroups && i < rep->nr; i++) {
+		cg = cgroups_find(rep->cgroups, rep->rows[i]->pid);
+		if (cg && cg->id[0])
+			return true;
+	}
+	return false;
+}
+
 static void pick_columns(const struct report *rep, struct columns *c)
 {
 	const struct event_plan *p = rep->plan;
@@ -62,6 +82,7 @@ static void pick_columns(const struct report *rep, struct columns *c)
 	memset(c, 0, sizeof(*c));
 	c->ipc_inst = c->ipc_clk = -1;
 	c->name_w = name_width(rep);
+	c->container = any_container(rep);
 	if (!p)
 		return;
 	if (m && m->max_level > 0 && rep->level > 0) {
@@ -177,7 +198,10 @@ static void print_header(FILE *f, const struct report *rep,
 	if (rep->graph)
 		print_verdict(f, rep);
 
-	fprintf(f, "%7s %-*s %10s %6s %9s %10s %13s %6s", "TID", c->name_w, "COMM",
+	fprintf(f, "%7s %-*s", "TID", c->name_w, "COMM");
+	if (c->container)
+		fprintf(f, " %-*s", CONTAINER_WIDTH, "CONTAINER");
+	fprintf(f, " %10s %6s %9s %10s %13s %6s",
 		"ON-CPU ms", "CPU%", "RUNQ ms", "OFF-CPU ms", "SW vol/inv",
 		"MIGR");
 	for (i = 0; i < c->nr; i++)
@@ -195,6 +219,19 @@ static void print_header(FILE *f, const struct report *rep,
 	if (rep->graph)
 		fprintf(f, " %-*s", WAITS_ON_WIDTH, "WAITS ON");
 	fprintf(f, " BOTTLENECK\n");
+}
+
+/* The CONTAINER cell and its space: the id's first digits, or "-". */
+static void print_container(struct outbuf *o, const struct report *rep,
+			    const struct task_row *r)
+{
+	const struct task_cgroup *cg = cgroups_find(rep->cgroups, r->pid);
+
+	if (cg && cg->id[0])
+		ob_strn(o, cg->id, CONTAINER_WIDTH, -CONTAINER_WIDTH);
+	else
+		ob_str(o, "-", -CONTAINER_WIDTH);
+	ob_putc(o, ' ');
 }
 
 /*
@@ -220,6 +257,8 @@ static void print_row(struct outbuf *o, const struct report *rep,
 	ob_putc(o, ' ');
 	ob_str(o, comm, -c->name_w);				/* %-17s */
 	ob_putc(o, ' ');
+	if (c->container)
+		print_container(o, rep, r);
 	ob_fixed(o, r->sched.on_cpu_ns / 1e6, 10, 1);			/* %10.1f */
 	ob_putc(o, ' ');
 	ob_fixed(o, d->on_cpu_pct, 6, 1);

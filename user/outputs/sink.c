@@ -78,6 +78,7 @@ int sink_emit(struct sink *s, const struct report_conf *rc,
 		rep.host = snap->host;
 		rep.wall_ns = snap->wall_ns;
 		rep.flows = &snap->flows;
+		rep.cgroups = &snap->cgroups;
 		err = sink_write(s, &rep);
 		report_free(&rep);
 	}

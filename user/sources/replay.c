@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/resource.h>
 #include "sources/replay.h"
@@ -34,6 +35,7 @@ void replay_report_init(struct replay_report *r)
 	memset(r, 0, sizeof(*r));
 	tasks_init(&r->tasks);
 	flows_init(&r->flows);
+	cgroups_init(&r->cgroups);
 	r->interval = -1;
 }
 
@@ -41,6 +43,7 @@ void replay_report_free(struct replay_report *r)
 {
 	tasks_free(&r->tasks);
 	flows_free(&r->flows);
+	cgroups_free(&r->cgroups);
 	free(r->names);
 	r->names = NULL;
 	r->nr_names = r->cap_names = 0;
@@ -216,9 +219,37 @@ static int parse_waits(json_object *t, struct task_table *tab,
 	return 0;
 }
 
+/* A task's "cgroup", "container_id", ... as its process's (the first). */
+static int parse_cgroup(json_object *t, __u32 pid, struct cgroup_table *cg)
+{
+	static const struct { const char *key; size_t at, len; } keys[] = {
+		{ "cgroup", offsetof(struct task_cgroup, path),
+		  CGROUP_PATH_LEN },
+		{ "container_id", offsetof(struct task_cgroup, id),
+		  CGROUP_ID_LEN },
+		{ "container_runtime", offsetof(struct task_cgroup, runtime),
+		  CGROUP_RUNTIME_LEN },
+		{ "pod_uid", offsetof(struct task_cgroup, pod),
+		  CGROUP_POD_LEN },
+	};
+	struct task_cgroup c = { .pid = pid };
+	json_object *v;
+	size_t i;
+
+	if (!pid || !member(t, "cgroup", json_type_string))
+		return 0;
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		v = member(t, keys[i].key, json_type_string);
+		if (v)
+			snprintf((char *)&c + keys[i].at, keys[i].len, "%s",
+				 json_object_get_string(v));
+	}
+	return cgroups_add(cg, &c);
+}
+
 static int parse_task(json_object *t, const struct event_plan *p,
-		      struct task_table *tab, size_t n, char *err,
-		      size_t len)
+		      struct task_table *tab, struct cgroup_table *cg,
+		      size_t n, char *err, size_t len)
 {
 	static const char *const keys[] = {
 		"tid", "pid", "on_cpu_ns", "runq_wait_ns", "off_cpu_ns",
@@ -281,7 +312,8 @@ static int parse_task(json_object *t, const struct event_plan *p,
 			 json_object_get_string(v));
 	/* the whole name the live run had (a JVM's), where it had one */
 	v = member(t, "name", json_type_string);
-	if (v && !(row->name = names_intern(json_object_get_string(v)))) {
+	if ((v && !(row->name = names_intern(json_object_get_string(v)))) ||
+	    parse_cgroup(t, row->pid, cg)) {
 		bad(err, len, "out of memory for its tasks%s%s; raise the memory limit (ulimit -v)",
 		    "", "");
 		return -2;
@@ -482,6 +514,7 @@ int replay_parse(json_object *obj, struct replay_report *r, char *err,
 	if (parse_plan(obj, r, err, len))
 		return -1;
 	tasks_reset(&r->tasks);
+	cgroups_reset(&r->cgroups);
 	/* recorded with wakeups: rows have waker slots, as live */
 	if (tasks_set_layout(&r->tasks, r->plan.nr,
 			     member(obj, "graph", json_type_object) != NULL))
@@ -517,11 +550,13 @@ int replay_parse(json_object *obj, struct replay_report *r, char *err,
 	tasks = member(obj, "tasks", json_type_array);
 	for (i = 0; i < json_object_array_length(tasks); i++) {
 		int e = parse_task(json_object_array_get_idx(tasks, i),
-				   &r->plan, &r->tasks, i, err, len);
+				   &r->plan, &r->tasks, &r->cgroups, i, err,
+				   len);
 
 		if (e)
 			return e;
 	}
+	cgroups_sort(&r->cgroups);
 	v = member(obj, "nr_total", json_type_int);
 	r->nr_total = v ? json_object_get_int(v) : (int)r->tasks.nr;
 	if (r->nr_total < (int)r->tasks.nr)

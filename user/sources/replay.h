@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <json-c/json.h>
 #include "model/model.h"
+#include "sums/cgroups.h"
 #include "sums/flows.h"
 #include "sums/snapshot.h"
 #include "sums/tasks.h"
@@ -39,6 +40,7 @@ struct replay_report {
 	char host[65];
 	__u64 end_ns;
 	struct flow_table flows;	/* sockets[] */
+	struct cgroup_table cgroups;	/* the tasks' "cgroup", ... */
 	/* recorded with wakeups: "graph", and the rows' "waits" */
 	bool graph;
 	struct replay_name *names;	/* peers, CPU holders, limits */

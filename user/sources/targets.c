@@ -24,7 +24,7 @@ const char *targets_pid_ns_problem(void)
 
 	if (stat("/proc/self/ns/pid", &st) || st.st_ino == HOST_PID_NS_INO)
 		return NULL;
-	return "running in a PID namespace of its own (a container): the kernel's thread ids are not the ones /proc shows here; run it in the host's (docker run --pid=host, hostPID: true in Kubernetes)";
+	return "running in a PID namespace of its own (a container): the kernel's thread ids are not the ones /proc shows here; run it in the host's (podman or docker run --pid=host, hostPID: true in Kubernetes) with CAP_BPF, CAP_PERFMON, CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH, CAP_KILL, CAP_SETUID, CAP_SETGID, CAP_SETPCAP and seccomp unconfined (docs/examples/tdbpf-daemonset.yaml)";
 }
 
 bool targets_id_alive(pid_t id)
@@ -57,7 +57,8 @@ static bool named_alive(struct targets *t)
 	/* first: a command that bounds -a (or -p) ends the run with it */
 	if (t->child)
 		return !launch_reap(t->child);
-	if (o->all)
+	/* a cgroup may be empty for a while: -G runs until stopped, as -a */
+	if (o->all || o->cgroup)
 		return true;
 	for (i = 0; i < o->nr_pids; i++) {
 		if (t->watched[i] ? !t->gone[i] :

@@ -24,6 +24,7 @@ struct target_ids {
 	pid_t tids[TARGETS_MAX];
 	int nr_tids;
 	bool all;
+	bool cgroup;		/* -G: a cgroup's tasks, until stopped */
 };
 
 struct targets {

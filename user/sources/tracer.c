@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "sources/cgroups_proc.h"
 #include "sources/percpu.h"
 #include "sources/sock_hooks.h"
 #include "sources/targets.h"
@@ -80,6 +81,16 @@ bool tracer_followed_alive(void *tracer)
 				return true;
 	}
 	return false;
+}
+
+int tracer_track(struct tracer *t, pid_t tgid)
+{
+	return track_id(t, tgid);
+}
+
+int tracer_see_processes(struct tracer *t, const pid_t *pids, size_t nr)
+{
+	return cgroups_collect_pids(&t->cgroups, pids, nr, "/proc");
 }
 
 static int fill_filter(struct tracer *t)
@@ -469,6 +480,7 @@ struct tracer *tracer_open(const struct tracer_conf *c, char *err,
 	}
 	t->c = *c;
 	tasks_init(&t->archive);
+	cgroups_init(&t->cgroups);
 	wait_share_init(&t->shares);
 	t->fold_key = ARCHIVE_FOLDED_TID;
 	/* rows as wide as the counters programmed, not TDBPF_MAX_EVENTS */
@@ -511,6 +523,7 @@ void tracer_close(struct tracer *t)
 	tdbpf_bpf__destroy(t->skel);
 	counters_close(&t->ctr);
 	tasks_free(&t->archive);
+	cgroups_free(&t->cgroups);
 	wait_share_free(&t->shares);
 	free(t->online);
 	free(t->vals);

@@ -129,6 +129,20 @@ struct loop;
  */
 int tracer_watch(struct tracer *t, struct loop *l);
 
+/*
+ * Trace process @tgid from its next slice too (-G: a process that joined
+ * the cgroup from outside); with --children its forks are followed as
+ * the targets' are. 0, or -ERANGE for an id no kernel gives.
+ */
+int tracer_track(struct tracer *t, pid_t tgid);
+
+/*
+ * Read the cgroups of processes @pids now, those not read yet (a report
+ * reads each process's at its first collect; -G knows its members
+ * earlier, on each tick, and some are gone by the next collect).
+ */
+int tracer_see_processes(struct tracer *t, const pid_t *pids, size_t nr);
+
 /* Detach the programs: nothing more is charged. Idempotent. */
 void tracer_detach(struct tracer *t);
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "sources/cgroups_proc.h"
 #include "sources/flows_proc.h"
 #include "sources/tracer_priv.h"
 #include "sums/archive.h"
@@ -416,5 +417,10 @@ int tracer_collect(struct tracer *t, struct snapshot *out)
 	/* flow halves: what joins this host's graph to others' */
 	if (!err && t->c.wakeups)
 		err = flows_collect(&out->flows, &out->tasks);
+	/* the new processes' cgroups, read once: a row's container */
+	if (!err)
+		err = cgroups_collect(&t->cgroups, &out->tasks, "/proc");
+	if (!err)
+		err = cgroups_copy(&out->cgroups, &t->cgroups);
 	return err;
 }

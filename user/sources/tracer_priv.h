@@ -64,6 +64,8 @@ struct tracer {
 	struct sampler sample;		/* sampled wakeups */
 	struct wait_share shares;	/* sampled: estimates so far */
 	struct jvm_probe jvm;		/* hotspot:thread__start links */
+	/* every process seen so far: its cgroup, read once (cgroups.h) */
+	struct cgroup_table cgroups;
 };
 
 /* Charge what runs on every CPU up to now (tracer_collect.c). */

@@ -10,6 +10,7 @@ void snapshot_init(struct snapshot *s, int nr_ev)
 	tasks_init(&s->tasks);
 	tasks_set_events(&s->tasks, nr_ev);
 	flows_init(&s->flows);
+	cgroups_init(&s->cgroups);
 }
 
 void snapshot_reset(struct snapshot *s)
@@ -20,6 +21,7 @@ void snapshot_reset(struct snapshot *s)
 	s->wall_ns = 0;
 	s->host[0] = 0;
 	flows_reset(&s->flows);
+	cgroups_reset(&s->cgroups);
 }
 
 /* What a snapshot holds as state, not as sums: @cur's, as they are. */
@@ -29,6 +31,8 @@ static int copy_state(struct snapshot *dst, const struct snapshot *src)
 		return 0;
 	memcpy(dst->host, src->host, sizeof(dst->host));
 	dst->wall_ns = src->wall_ns;
+	if (cgroups_copy(&dst->cgroups, &src->cgroups))
+		return -ENOMEM;
 	return flows_copy(&dst->flows, &src->flows);
 }
 
@@ -36,6 +40,7 @@ void snapshot_free(struct snapshot *s)
 {
 	tasks_free(&s->tasks);
 	flows_free(&s->flows);
+	cgroups_free(&s->cgroups);
 }
 
 int snapshot_copy(struct snapshot *dst, const struct snapshot *src)

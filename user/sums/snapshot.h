@@ -14,6 +14,7 @@
 #define TDBPF_SNAPSHOT_H
 
 #include <linux/types.h>
+#include "sums/cgroups.h"
 #include "sums/flows.h"
 #include "sums/tasks.h"
 
@@ -58,6 +59,8 @@ struct snapshot {
 	char host[65];
 	__u64 wall_ns;			/* CLOCK_REALTIME when read; 0: none */
 	struct flow_table flows;
+	/* the rows' processes' cgroups and containers (sums/cgroups.h) */
+	struct cgroup_table cgroups;
 };
 
 /* Empty, rows holding @nr_ev counters (the plan's, not TDBPF_MAX_EVENTS). */

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The processes' cgroups: a table by pid (cgroups.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sums/cgroups.h"
+
+void cgroups_init(struct cgroup_table *t)
+{
+	memset(t, 0, sizeof(*t));
+}
+
+void cgroups_reset(struct cgroup_table *t)
+{
+	t->nr = 0;
+	t->sorted = 0;
+}
+
+void cgroups_free(struct cgroup_table *t)
+{
+	free(t->v);
+	cgroups_init(t);
+}
+
+int cgroups_add(struct cgroup_table *t, const struct task_cgroup *c)
+{
+	if (t->nr == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 16;
+		struct task_cgroup *v = realloc(t->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		t->v = v;
+		t->cap = cap;
+	}
+	t->v[t->nr++] = *c;
+	return 0;
+}
+
+static int by_pid(const void *a, const void *b)
+{
+	const struct task_cgroup *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	/* the entry added first wins: keep the order of equal pids */
+	return x < y ? -1 : x > y;
+}
+
+void cgroups_sort(struct cgroup_table *t)
+{
+	size_t i, n = 0;
+
+	qsort(t->v, t->nr, sizeof(*t->v), by_pid);
+	for (i = 0; i < t->nr; i++)
+		if (!n || t->v[n - 1].pid != t->v[i].pid)
+			t->v[n++] = t->v[i];
+	t->nr = n;
+	t->sorted = n;
+}
+
+const struct task_cgroup *cgroups_find(const struct cgroup_table *t,
+				       __u32 pid)
+{
+	size_t lo = 0, hi = t->sorted, i;
+
+	if (!pid)
+		return NULL;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->v[mid].pid == pid)
+			return &t->v[mid];
+		if (t->v[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* entries added since the sort: few, between two sorts */
+	for (i = t->sorted; i < t->nr; i++)
+		if (t->v[i].pid == pid)
+			return &t->v[i];
+	return NULL;
+}
+
+int cgroups_copy(struct cgroup_table *dst, const struct cgroup_table *src)
+{
+	if (dst == src)
+		return 0;
+	cgroups_reset(dst);
+	if (src->nr > dst->cap) {
+		struct task_cgroup *v = realloc(dst->v, src->nr * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		dst->v = v;
+		dst->cap = src->nr;
+	}
+	if (src->nr)
+		memcpy(dst->v, src->v, src->nr * sizeof(*src->v));
+	dst->nr = src->nr;
+	dst->sorted = src->sorted;
+	return 0;
+}
+
+int cgroups_nr_containers(const struct cgroup_table *t)
+{
+	size_t i;
+	int n = 0;
+
+	for (i = 0; t && i < t->nr; i++)
+		n += t->v[i].id[0] != 0;
+	return n;
+}
