@@ -91,13 +91,21 @@ static void pick_columns(const struct report *rep, struct columns *c)
 				c->node[c->nr++] = i;
 		report_ipc_slots(p, &c->ipc_inst, &c->ipc_clk);
 	}
-	/* the software model's events, then those named with -e */
+	/*
+	 * The software model's events, then those named with -e. Not the
+	 * model's that are a scheduling column again (cpu-clock is ON-CPU,
+	 * context-switches the two of SW, cpu-migrations MIGR): CSV and
+	 * JSON keep them under perf's names.
+	 */
 	plan_display_order(p, order);
 	for (k = 0; k < p->nr && k < TDBPF_MAX_EVENTS; k++) {
-		i = order[k];
-		if (p->evd[i]->kind == EV_SW || p->evd[i]->kind == EV_TASK ||
-		    p->evd[i]->kind == EV_USER)
-			c->slot[c->nr_slots++] = i;
+		const struct model_event *e = p->evd[order[k]];
+
+		if (e->kind == EV_TASK && e->config1 != TF_FAULTS)
+			continue;
+		if (e->kind == EV_SW || e->kind == EV_TASK ||
+		    e->kind == EV_USER)
+			c->slot[c->nr_slots++] = order[k];
 	}
 }
 
