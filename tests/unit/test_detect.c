@@ -387,6 +387,16 @@ static void test_skl_client(void **state)
 	has(d.cpu_desc, "6-9E");
 }
 
+/* A copy of fixture @name at @root (a mkdtemp template), to edit. */
+static void fixture_copy(const char *name, char *root)
+{
+	char cmd[512];
+
+	assert_non_null(mkdtemp(root));
+	snprintf(cmd, sizeof(cmd), "cp -r " FIX "%s/. '%s'", name, root);
+	assert_int_equal(system(cmd), 0);
+}
+
 /*
  * The stepping decides 6-55: 0-4 Skylake-SP, 5-F Cascade Lake, as in
  * perf's mapfile.csv (GenuineIntel-6-55-[01234] and -[56789ABCDEF]). The
@@ -398,10 +408,7 @@ static void test_6_55_stepping_split(void **state)
 	int step;
 
 	(void)state;
-	assert_non_null(mkdtemp(root));
-	snprintf(cmd, sizeof(cmd), "cp -r " FIX "skx-gold-6148/. '%s'",
-		 root);
-	assert_int_equal(system(cmd), 0);
+	fixture_copy("skx-gold-6148", root);
 	snprintf(path, sizeof(path), "%s/proc/cpuinfo", root);
 	for (step = 0; step <= 15; step++) {
 		snprintf(cmd, sizeof(cmd),
@@ -430,10 +437,7 @@ static void test_cpuinfo_garbled_or_missing(void **state)
 	char root[] = "/tmp/tdbpf-cpuinfo-XXXXXX", cmd[512], path[300];
 
 	(void)state;
-	assert_non_null(mkdtemp(root));
-	snprintf(cmd, sizeof(cmd), "cp -r " FIX "skx-gold-6148/. '%s'",
-		 root);
-	assert_int_equal(system(cmd), 0);
+	fixture_copy("skx-gold-6148", root);
 	snprintf(path, sizeof(path), "%s/proc/cpuinfo", root);
 	snprintf(cmd, sizeof(cmd), "printf 'garbage\\n\\001\\002:x\\n' > '%s'",
 		 path);

@@ -6,6 +6,7 @@
  * arguments; the answer a result code line, then the command's output.
  */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -32,20 +33,35 @@
 #define ANSWER_WAIT_S	5
 #define DUMP_MAX_THREADS	TDBPF_MAX_TASKS_DEFAULT
 
-bool jvm_is_jvm(pid_t pid)
+/* The libjvm.so process @pid maps, as a path from here; false none. */
+bool jvm_libjvm_path(pid_t pid, char *path, size_t len)
 {
-	char path[64], line[512];
-	bool jvm = false;
+	char maps[64], line[PATH_MAX + 128], *p;
+	bool found = false;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	f = fopen(path, "re");
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", pid);
+	f = fopen(maps, "re");
 	if (!f)
 		return false;
-	while (!jvm && fgets(line, sizeof(line), f))
-		jvm = strstr(line, "/libjvm.so") != NULL;
+	while (!found && fgets(line, sizeof(line), f)) {
+		p = strchr(line, '/');
+		if (!p || !strstr(p, "/libjvm.so"))
+			continue;
+		p[strcspn(p, "\n")] = 0;
+		/* its root: a JVM in a container maps its own file */
+		snprintf(path, len, "/proc/%d/root%s", pid, p);
+		found = true;
+	}
 	fclose(f);
-	return jvm;
+	return found;
+}
+
+bool jvm_is_jvm(pid_t pid)
+{
+	char path[PATH_MAX + 64];
+
+	return jvm_libjvm_path(pid, path, sizeof(path));
 }
 
 /*

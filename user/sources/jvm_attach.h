@@ -21,6 +21,12 @@
 
 /* Is process @pid a HotSpot JVM (libjvm.so mapped)? */
 bool jvm_is_jvm(pid_t pid);
+/*
+ * The libjvm.so process @pid maps, as a path from here (through its
+ * /proc/PID/root: a JVM in a container maps its own), into @path; false
+ * when it maps none.
+ */
+bool jvm_libjvm_path(pid_t pid, char *path, size_t len);
 
 /*
  * Add each thread of JVM @pid to @n from a thread dump. The number of

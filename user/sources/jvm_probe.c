@@ -8,32 +8,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <bpf/bpf.h>
+#include "sources/jvm_attach.h"
 #include "sources/jvm_probe.h"
 #include "tdbpf.h"
-
-/* The libjvm.so process @pid maps, as a path from here; false none. */
-static bool libjvm_of(pid_t pid, char *path, size_t len)
-{
-	char maps[64], line[PATH_MAX + 128], *p;
-	bool found = false;
-	FILE *f;
-
-	snprintf(maps, sizeof(maps), "/proc/%d/maps", pid);
-	f = fopen(maps, "re");
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		p = strchr(line, '/');
-		if (!p || !strstr(p, "/libjvm.so"))
-			continue;
-		p[strcspn(p, "\n")] = 0;
-		/* its root: a JVM in a container maps its own file */
-		snprintf(path, len, "/proc/%d/root%s", pid, p);
-		found = true;
-	}
-	fclose(f);
-	return found;
-}
 
 static bool attach_one(struct jvm_probe *jp, struct bpf_program *prog,
 		       pid_t pid, const char *path)
@@ -80,7 +57,7 @@ bool jvm_probe_wanted(const int *pids, int nr_pids, bool any)
 	int i;
 
 	for (i = 0; i < nr_pids && !found; i++)
-		found = libjvm_of(pids[i], path, sizeof(path));
+		found = jvm_libjvm_path(pids[i], path, sizeof(path));
 	if (!found && any &&
 	    !glob("/usr/lib/jvm/*/lib/server/libjvm.so", 0, NULL, &g)) {
 		found = g.gl_pathc > 0;
@@ -96,7 +73,7 @@ int jvm_probe_attach(struct jvm_probe *jp, struct bpf_program *prog,
 	int i;
 
 	for (i = 0; i < nr_pids; i++)
-		if (libjvm_of(pids[i], path, sizeof(path)))
+		if (jvm_libjvm_path(pids[i], path, sizeof(path)))
 			attach_one(jp, prog, pids[i], path);
 	if (any)
 		attach_installed(jp, prog);
