@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * operators: a pool engine. A feeder puts operator tasks of three kinds
+ * (parse, enrich, emit, in turn) on one shared queue (mutex and condition
+ * variables); a pool of workers takes whichever comes next, so every
+ * worker runs every operator and a per-thread row cannot say which one
+ * costs. enrich is the heavy one: it burns -H us of CPU (or, with -S,
+ * sleeps them); parse and emit burn -L us. Each operator runs inside the
+ * tdbpf USDT span probes (include/tdbpf_span.h) and is a function of its
+ * own (op_parse, op_enrich, op_emit: --span BINARY:op_parse,...).
+ *
+ * Each operator also touches -F fresh pages (a page fault each), and
+ * measures itself, inside its span: its thread's CPU time
+ * (CLOCK_THREAD_CPUTIME_ID) and page faults (getrusage RUSAGE_THREAD).
+ * At the end it prints, per operator and per worker and operator:
+ *
+ *	op=enrich entries=N cpu_ns=X faults=F
+ *	worker=worker-0 tid=T op=enrich entries=N cpu_ns=X faults=F
+ *
+ * Usage: operators [-w WORKERS] [-n TASKS] [-H US] [-L US] [-F PAGES] [-S]
+ */
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include "workload.h"
+#include "../../include/tdbpf_span.h"
+
+#define NR_OPS		3
+#define MAX_WORKERS	64	/* two digits in a name */
+
+enum { OP_PARSE, OP_ENRICH, OP_EMIT };
+
+static const char *const op_name[NR_OPS] = { "parse", "enrich", "emit" };
+
+struct op_sum {
+	long long entries, cpu_ns, faults;
+};
+
+struct worker {
+	pthread_t th;
+	pid_t tid;
+	char name[16];
+	struct op_sum sum[NR_OPS];
+};
+
+static struct wq queue;
+static long heavy_us = 2000, light_us = 300, pages = 4;
+static bool sleepy;
+
+static long long thread_faults(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_THREAD, &ru);
+	return ru.ru_minflt + ru.ru_majflt;
+}
+
+/* one fault a page: fresh anonymous memory, touched once, given back */
+static void touch_pages(void)
+{
+	size_t len = (size_t)pages * 4096;
+	char *p;
+
+	if (!pages)
+		return;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return;
+	for (long i = 0; i < pages; i++)
+		p[i * 4096] = 1;
+	munmap(p, len);
+}
+
+static void sleep_us(long us)
+{
+	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/*
+ * The span and the measure around the operator's work: the workload's
+ * own clocks read inside the probes, so that tdbpf's span holds them.
+ */
+#define RUN_OP(w, op, work)						\
+	do {								\
+		struct op_sum *s = &(w)->sum[op];			\
+		long long c0, f0;					\
+									\
+		TDBPF_SPAN_ENTER(op_name[op]);				\
+		c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);			\
+		f0 = thread_faults();					\
+		touch_pages();						\
+		work;							\
+		s->faults += thread_faults() - f0;			\
+		s->cpu_ns += clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;	\
+		s->entries++;						\
+		TDBPF_SPAN_EXIT(op_name[op]);				\
+	} while (0)
+
+/* the operators: functions of their own, for uprobes */
+__attribute__((noinline)) void op_parse(struct worker *w)
+{
+	RUN_OP(w, OP_PARSE, burn_ns(light_us * 1000LL));
+}
+
+__attribute__((noinline)) void op_enrich(struct worker *w)
+{
+	if (sleepy)
+		RUN_OP(w, OP_ENRICH, sleep_us(heavy_us));
+	else
+		RUN_OP(w, OP_ENRICH, burn_ns(heavy_us * 1000LL));
+}
+
+__attribute__((noinline)) void op_emit(struct worker *w)
+{
+	RUN_OP(w, OP_EMIT, burn_ns(light_us * 1000LL));
+}
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+	uint64_t task;
+
+	w->tid = (pid_t)syscall(SYS_gettid);
+	pthread_setname_np(pthread_self(), w->name);
+	while (wq_pop(&queue, &task)) {
+		if (task == OP_PARSE)
+			op_parse(w);
+		else if (task == OP_ENRICH)
+			op_enrich(w);
+		else
+			op_emit(w);
+	}
+	return NULL;
+}
+
+static void report(const struct worker *ws, long nr)
+{
+	struct op_sum all[NR_OPS] = {};
+
+	for (long i = 0; i < nr; i++)
+		for (int o = 0; o < NR_OPS; o++) {
+			const struct op_sum *s = &ws[i].sum[o];
+
+			all[o].entries += s->entries;
+			all[o].cpu_ns += s->cpu_ns;
+			all[o].faults += s->faults;
+			printf("worker=%s tid=%d op=%s entries=%lld cpu_ns=%lld faults=%lld\n",
+			       ws[i].name, ws[i].tid, op_name[o], s->entries,
+			       s->cpu_ns, s->faults);
+		}
+	for (int o = 0; o < NR_OPS; o++)
+		printf("op=%s entries=%lld cpu_ns=%lld faults=%lld\n",
+		       op_name[o], all[o].entries, all[o].cpu_ns,
+		       all[o].faults);
+}
+
+int main(int argc, char **argv)
+{
+	static struct worker ws[MAX_WORKERS];
+	long nr = 3, tasks = 600;
+	int c;
+
+	while ((c = getopt(argc, argv, "w:n:H:L:F:S")) != -1) {
+		switch (c) {
+		case 'w': nr = parse_num(optarg, "-w", 1, MAX_WORKERS); break;
+		case 'n': tasks = parse_num(optarg, "-n", 1, 100000000); break;
+		case 'H': heavy_us = parse_num(optarg, "-H", 0, 10000000); break;
+		case 'L': light_us = parse_num(optarg, "-L", 0, 10000000); break;
+		case 'F': pages = parse_num(optarg, "-F", 0, 4096); break;
+		case 'S': sleepy = true; break;
+		default:
+			fprintf(stderr, "usage: operators [-w WORKERS] [-n TASKS] [-H US] [-L US] [-F PAGES] [-S]\n");
+			return 2;
+		}
+	}
+	announce_pid();
+	wq_init(&queue, 16);
+	for (int i = 0; i < nr; i++) {
+		snprintf(ws[i].name, sizeof(ws[i].name), "worker-%d", i % 100);
+		pthread_create(&ws[i].th, NULL, work, &ws[i]);
+	}
+	/* the feeder: the kinds in turn, as a stream's records come */
+	for (long i = 0; i < tasks; i++)
+		wq_push(&queue, (uint64_t)(i % NR_OPS));
+	wq_close(&queue);
+	for (long i = 0; i < nr; i++)
+		pthread_join(ws[i].th, NULL);
+	report(ws, nr);
+	return 0;
+}
