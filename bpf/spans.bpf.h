@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Spans (--span): charging a task's innermost open span. A span is
+ * charged like a task, from the same accounting, at checkpoints: its
+ * boundaries (spans.bpf.c), the task's switches (switch.bpf.c) and the
+ * report's flush. Between two checkpoints the innermost span did what the
+ * task did: on-CPU time, run-queue wait (sched_info.run_delay), page
+ * faults (the task's own count), counter deltas, and, from a switch-out
+ * to the next switch-in, its time off CPU.
+ *
+ * On-CPU time: the kernel brings se.sum_exec_runtime up to date at a
+ * switch, not at a boundary, so within a slice a span's share is clock
+ * time (mark_ns), kept pending until the switch-out gives the slice's
+ * on-CPU time to share out in that proportion. A thread's spans thus
+ * never add up to more than its on-CPU time.
+ */
+#ifndef TDBPF_SPANS_BPF_H
+#define TDBPF_SPANS_BPF_H
+
+#include "shared.bpf.h"
+#include "task.bpf.h"
+
+/* The sums of span @id in @p, created at its first use; NULL: full. */
+static __always_inline struct tdbpf_span_sums *
+span_sums_get(struct task_struct *p, __u64 id)
+{
+	struct tdbpf_span_key k = { .tid = p->pid, .tgid = p->tgid, .id = id };
+	struct tdbpf_span_sums *v = bpf_map_lookup_elem(&span_sums, &k);
+
+	if (v)
+		return v;
+	/* EEXIST: a flush on this CPU's IPI made it meanwhile */
+	if (bpf_map_update_elem(&span_sums, &k, &span_zero, BPF_NOEXIST) &&
+	    !bpf_map_lookup_elem(&span_sums, &k)) {
+		stat_inc(TDBPF_STAT_SPAN_LOST);
+		return NULL;
+	}
+	return bpf_map_lookup_elem(&span_sums, &k);
+}
+
+/* The sums of @p's innermost open span; NULL outside any span. */
+static __always_inline struct tdbpf_span_sums *
+span_top(struct task_struct *p, const struct tdbpf_spans *s)
+{
+	__u32 d = s->depth;
+
+	if (!d)
+		return NULL;
+	if (d > TDBPF_SPAN_DEPTH)
+		d = TDBPF_SPAN_DEPTH;
+	return span_sums_get(p, s->id[(d - 1) & (TDBPF_SPAN_DEPTH - 1)]);
+}
+
+/* @p's open spans, with --span only; NULL for a task with none yet */
+static __always_inline struct tdbpf_spans *span_state(struct task_struct *p)
+{
+	if (!track_spans)
+		return NULL;
+	return bpf_task_storage_get(&span_store, p, 0, 0);
+}
+
+/* What the task counts itself since the last checkpoint: @v's (if any) */
+static __always_inline void span_charge_acct(struct task_struct *p,
+					     struct tdbpf_spans *s,
+					     struct tdbpf_span_sums *v)
+{
+	__u64 delay = p->sched_info.run_delay, flt = task_faults(p);
+
+	if (v) {
+		v->runq_ns += delay - s->mark_delay;
+		v->faults += flt - s->mark_faults;
+	}
+	s->mark_delay = delay;
+	s->mark_faults = flt;
+}
+
+/*
+ * @d ns of clock time in span @id, in this slice: pending until the
+ * slice ends. No room (a slice of many short spans): charged as it is.
+ */
+static __always_inline void span_pend(struct task_struct *p,
+				      struct tdbpf_spans *s, __u64 id, __u64 d)
+{
+	__u32 n = s->nr_pend;
+	struct tdbpf_span_sums *v;
+
+	if (n && n <= TDBPF_SPAN_PENDING &&
+	    s->pend_id[(n - 1) & (TDBPF_SPAN_PENDING - 1)] == id) {
+		s->pend_ns[(n - 1) & (TDBPF_SPAN_PENDING - 1)] += d;
+		return;
+	}
+	if (n < TDBPF_SPAN_PENDING) {
+		s->pend_id[n & (TDBPF_SPAN_PENDING - 1)] = id;
+		s->pend_ns[n & (TDBPF_SPAN_PENDING - 1)] = d;
+		s->nr_pend = n + 1;
+		return;
+	}
+	v = span_sums_get(p, id);
+	if (v)
+		v->on_cpu_ns += d;
+}
+
+/* The innermost open span's id; 0 outside any */
+static __always_inline __u64 span_top_id(const struct tdbpf_spans *s)
+{
+	__u32 d = s->depth;
+
+	if (!d)
+		return 0;
+	if (d > TDBPF_SPAN_DEPTH)
+		d = TDBPF_SPAN_DEPTH;
+	return s->id[(d - 1) & (TDBPF_SPAN_DEPTH - 1)];
+}
+
+/*
+ * A checkpoint while @p runs (a boundary, a flush, its switch-out): the
+ * clock time since the last to its innermost span @v (if any), pending;
+ * what it counts itself, at once.
+ */
+static __always_inline void span_charge_running(struct task_struct *p,
+						struct tdbpf_spans *s,
+						struct tdbpf_span_sums *v,
+						__u64 now)
+{
+	__u64 d = now > s->mark_ns ? now - s->mark_ns : 0;
+
+	s->mark_ns = now;
+	if (v && d)
+		span_pend(p, s, span_top_id(s), d);
+	span_charge_acct(p, s, v);
+}
+
+/*
+ * @p switches out (after charge_sched(): its sum_exec_runtime is up to
+ * date): the slice's clock time in each span becomes on-CPU time, scaled
+ * by the slice's on-CPU time as the kernel accounts it over its clock
+ * time. They differ by what the kernel does not charge the task: in a
+ * VM the time the host ran something else (steal), which the thread's
+ * CPU clock leaves out too; spread evenly, for want of better.
+ */
+static __always_inline void span_switch_out(struct task_struct *p,
+					    struct tdbpf_spans *s,
+					    struct tdbpf_span_sums *v)
+{
+	__u64 now = bpf_ktime_get_ns(), kt, ex;
+	__u32 i;
+
+	span_charge_running(p, s, v, now);
+	kt = now > s->in_ns ? now - s->in_ns : 0;
+	ex = p->se.sum_exec_runtime - s->in_exec;
+	/* a slice begun before the attach (or over 4 s): as clocked */
+	if (ex > kt || kt >= 1ULL << 32)
+		ex = kt;
+	for (i = 0; i < TDBPF_SPAN_PENDING; i++) {
+		struct tdbpf_span_sums *w;
+
+		if (i >= s->nr_pend)
+			break;
+		w = span_sums_get(p, s->pend_id[i]);
+		if (w && kt)
+			w->on_cpu_ns += s->pend_ns[i] * ex / kt;
+	}
+	s->nr_pend = 0;
+	s->out_ns = now;
+}
+
+/*
+ * @p starts a slice: its time off CPU to the span it left in (the stack
+ * does not change off CPU), and the marks of the slice. Created here,
+ * so that a task's marks start at a switch-in, exact.
+ */
+static __always_inline void span_switch_in(struct task_struct *p)
+{
+	struct tdbpf_spans *s;
+	__u64 now;
+
+	if (!track_spans)
+		return;
+	s = bpf_task_storage_get(&span_store, p, 0,
+				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!s)
+		return;
+	now = bpf_ktime_get_ns();
+	if (!s->seen) {
+		s->seen = 1;
+		s->mark_delay = p->sched_info.run_delay;
+		s->mark_faults = task_faults(p);
+	} else if (s->out_ns && s->depth) {
+		struct tdbpf_span_sums *v = span_top(p, s);
+
+		if (v)
+			v->off_ns += now - s->out_ns;
+	}
+	s->out_ns = 0;
+	s->mark_ns = now;
+	s->in_ns = now;
+	s->in_exec = p->se.sum_exec_runtime;
+	s->nr_pend = 0;
+}
+
+#endif /* TDBPF_SPANS_BPF_H */
