@@ -84,6 +84,8 @@ struct report {
 	const struct flow_table *flows;
 	/* the rows' processes' cgroups (by pid), NULL when unknown */
 	const struct cgroup_table *cgroups;
+	/* --span: rows under their threads' (folded with them), or NULL */
+	const struct span_table *spans;
 };
 
 

@@ -333,6 +333,13 @@ int session_open(struct session *s, const struct options *o,
 	name_jvms(s);
 	if (o->cgroup && open_cgroup(s, &tc, err, sizeof(err)))
 		goto fail;
+	/* DEV: --span through the environment until the option lands */
+	static const char *dev_span[1];
+	if ((dev_span[0] = getenv("TDBPF_SPAN"))) {
+		tc.spans = dev_span;
+		tc.nr_spans = 1;
+		tc.exe = o->argv ? o->argv[0] : NULL;
+	}
 	s->tracer = tracer_open(&tc, err, sizeof(err));
 	if (!s->tracer)
 		goto fail;

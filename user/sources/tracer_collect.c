@@ -407,6 +407,8 @@ int tracer_collect(struct tracer *t, struct snapshot *out)
 	if (!err && t->c.names)
 		thread_names_apply(t->c.names, &out->tasks);
 	read_lost(t, &out->lost);
+	if (!err)
+		err = span_probes_read(t, &out->spans);
 	if (!err && t->sample.nr)
 		err = scale_sampled(t, &out->tasks, &out->lost,
 				    sampler_seen_ns(t));

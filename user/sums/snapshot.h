@@ -16,6 +16,7 @@
 #include <linux/types.h>
 #include "sums/cgroups.h"
 #include "sums/flows.h"
+#include "sums/spans.h"
 #include "sums/tasks.h"
 
 /* The BPF side's loss counters (enum tdbpf_stat), summed over CPUs. */
@@ -61,6 +62,8 @@ struct snapshot {
 	struct flow_table flows;
 	/* the rows' processes' cgroups and containers (sums/cgroups.h) */
 	struct cgroup_table cgroups;
+	/* --span: sums by (thread, span), subtracted like the tasks' */
+	struct span_table spans;
 };
 
 /* Empty, rows holding @nr_ev counters (the plan's, not TDBPF_MAX_EVENTS). */
