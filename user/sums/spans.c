@@ -165,14 +165,19 @@ int spans_fold(const struct span_table *in, const struct task_table *tasks,
 	return 0;
 }
 
+bool span_is_of(const struct span_row *s, __u32 tid, const char *key)
+{
+	if (s->tid || tid)
+		return s->tid == tid;
+	return !strcmp(key, s->comm);
+}
+
 bool span_of(const struct span_row *s, const struct task_row *r)
 {
 	char key[TDBPF_COMM_LEN + 2];
 
-	if (s->tid || r->tid)
-		return s->tid == r->tid;
 	fold_name(r->comm, key, sizeof(key));
-	return !strcmp(key, s->comm);
+	return span_is_of(s, r->tid, key);
 }
 
 double span_slot(const struct event_plan *p, int slot,

@@ -49,6 +49,8 @@ int spans_fold(const struct span_table *in, const struct task_table *tasks,
 	       bool per_name, struct span_table *out);
 /* Is @s a span of @r (by tid, or a folded row's by its fold key)? */
 bool span_of(const struct span_row *s, const struct task_row *r);
+/* ... of the task @tid, or (0) of the folded name @key (fold_name()) */
+bool span_is_of(const struct span_row *s, __u32 tid, const char *key);
 /* Plan slot @slot's count in span @s; NAN where a span has none */
 double span_slot(const struct event_plan *p, int slot,
 		 const struct tdbpf_span_sums *s);
