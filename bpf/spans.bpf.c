@@ -15,31 +15,11 @@
  */
 #include "shared.bpf.h"
 #include "task.bpf.h"
-#include "counters.bpf.h"
 #include "spans.bpf.h"
 #include <bpf/usdt.bpf.h>
 
 /* USDT ids have the top bit: apart from uprobes' cookies (small) */
 #define SPAN_USDT_BIT	(1ULL << 63)
-
-/* The counters since the last reading on this CPU, to @p and @v */
-static __always_inline void span_counters(struct task_struct *p,
-					  struct tdbpf_span_sums *v)
-{
-	struct tdbpf_task *t;
-	struct tdbpf_cpu *st;
-	__u32 z = 0;
-
-	if (!nr_events)
-		return;
-	st = bpf_map_lookup_elem(&cpu_state, &z);
-	t = bpf_task_storage_get(&task_store, p, 0, 0);
-	/* not seen at a switch yet: its switch-out reads for it */
-	if (!st || !t)
-		return;
-	read_counters(st, t, st->tid == p->pid, 0,
-		      bpf_get_smp_processor_id(), v ? v->ctr : NULL);
-}
 
 static __always_inline void span_push(struct task_struct *p,
 				      struct tdbpf_spans *s, __u64 id)
@@ -84,6 +64,7 @@ static __always_inline int span_boundary(__u64 id, bool enter)
 	struct tdbpf_span_sums *v;
 	struct tdbpf_spans *s;
 	__u64 now;
+	__u32 gen;
 
 	if (!tracked(p))
 		return 0;
@@ -92,6 +73,7 @@ static __always_inline int span_boundary(__u64 id, bool enter)
 				 BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!s)
 		return 0;
+	gen = s->gen;
 	if (!s->seen) {
 		/* running since before the attach: a tick's precision */
 		s->seen = 1;
@@ -103,7 +85,7 @@ static __always_inline int span_boundary(__u64 id, bool enter)
 	}
 	v = span_top(p, s);
 	span_charge_running(p, s, v, now);
-	span_counters(p, v);
+	span_read_counters(s, v, bpf_get_smp_processor_id(), gen);
 	if (enter)
 		span_push(p, s, id);
 	else

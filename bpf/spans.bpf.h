@@ -130,23 +130,76 @@ static __always_inline void span_charge_running(struct task_struct *p,
 	span_charge_acct(p, s, v);
 }
 
+/* What one step of a boundary's counter read needs */
+struct span_read {
+	struct tdbpf_spans *s;
+	struct tdbpf_span_sums *v;
+	__u32 cpu, gen;
+};
+
 /*
- * @p switches out (after charge_sched(): its sum_exec_runtime is up to
- * date): the slice's clock time in each span becomes on-CPU time, scaled
- * by the slice's on-CPU time as the kernel accounts it over its clock
- * time. They differ by what the kernel does not charge the task: in a
- * VM the time the host ran something else (steal), which the thread's
- * CPU clock leaves out too; spread evenly, for want of better.
+ * Counter @i of this CPU since @p's baseline, to its innermost span: a
+ * bpf_loop() step, as the switch's read (switch.bpf.c). A uprobe's
+ * program can be preempted: once a switch has charged the task (@gen
+ * moved on), the rest of the read is the switch's.
  */
-static __always_inline void span_switch_out(struct task_struct *p,
-					    struct tdbpf_spans *s,
-					    struct tdbpf_span_sums *v)
+static long span_read_step(__u32 i, void *arg)
 {
-	__u64 now = bpf_ktime_get_ns(), kt, ex;
+	struct span_read *c = arg;
+	struct tdbpf_spans *s = c->s;
+	__u64 k = i, r;
+
+	barrier_var(k);
+	if (k >= TDBPF_MAX_EVENTS)
+		return 1;
+	r = bpf_perf_event_read(&counters, i * nr_cpus + c->cpu);
+	if (r >= (__u64)-4095) {
+		stat_inc(TDBPF_STAT_READ_ERR);
+		return 0;
+	}
+	if (s->gen != c->gen)
+		return 1;
+	if (c->v && s->cvalid)
+		c->v->ctr[k] += r - s->cbase[k];
+	s->cbase[k] = r;
+	return 0;
+}
+
+static __always_inline void span_read_counters(struct tdbpf_spans *s,
+					       struct tdbpf_span_sums *v,
+					       __u32 cpu, __u32 gen)
+{
+	struct span_read c = { .s = s, .v = v, .cpu = cpu, .gen = gen };
+
+	if (!nr_events)
+		return;
+	bpf_loop(nr_events < TDBPF_MAX_EVENTS ? nr_events : TDBPF_MAX_EVENTS,
+		 span_read_step, &c, 0);
+	if (s->gen == gen)
+		s->cvalid = 1;
+}
+
+/*
+ * A checkpoint while @p runs on @cpu (a boundary, a flush): its
+ * innermost span is charged up to now, its counters too.
+ */
+static __always_inline void span_checkpoint(struct task_struct *p,
+					    struct tdbpf_spans *s, __u32 cpu)
+{
+	struct tdbpf_span_sums *v = span_top(p, s);
+	__u32 gen = s->gen;
+
+	span_charge_running(p, s, v, bpf_ktime_get_ns());
+	span_read_counters(s, v, cpu, gen);
+}
+
+/* The slice's clock time in spans, shared out by its on-CPU time */
+static __always_inline void span_settle(struct task_struct *p,
+					struct tdbpf_spans *s, __u64 now)
+{
+	__u64 kt = now > s->in_ns ? now - s->in_ns : 0, ex;
 	__u32 i;
 
-	span_charge_running(p, s, v, now);
-	kt = now > s->in_ns ? now - s->in_ns : 0;
 	ex = p->se.sum_exec_runtime - s->in_exec;
 	/* a slice begun before the attach (or over 4 s): as clocked */
 	if (ex > kt || kt >= 1ULL << 32)
@@ -161,18 +214,51 @@ static __always_inline void span_switch_out(struct task_struct *p,
 			w->on_cpu_ns += s->pend_ns[i] * ex / kt;
 	}
 	s->nr_pend = 0;
-	s->out_ns = now;
 }
 
 /*
- * @p starts a slice: its time off CPU to the span it left in (the stack
- * does not change off CPU), and the marks of the slice. Created here,
+ * @p switches out, this CPU's counters just read into @st (after
+ * charge_current(): its sum_exec_runtime is up to date too): the rest
+ * of its slice to its innermost span, and its time off CPU starts.
+ * The slice's clock time in each span becomes on-CPU time, scaled by
+ * the slice's on-CPU time as the kernel accounts it over its clock time.
+ * They differ by what the kernel does not charge the task: in a VM the
+ * time the host ran something else (steal), which the thread's CPU clock
+ * leaves out too; spread evenly, for want of better.
+ */
+static __always_inline void span_switch_out(struct task_struct *p,
+					    struct tdbpf_spans *s,
+					    const struct tdbpf_cpu *st)
+{
+	struct tdbpf_span_sums *v = span_top(p, s);
+	__u64 now = bpf_ktime_get_ns();
+	__u32 i;
+
+	span_charge_running(p, s, v, now);
+	span_settle(p, s, now);
+	s->out_ns = now;
+	if (!nr_events || !s->cvalid)
+		return;
+	/* straight-line: what is past nr_events is 0 - 0 */
+	for (i = 0; i < TDBPF_MAX_EVENTS; i++) {
+		if (v)
+			v->ctr[i] += st->prev[i].value - s->cbase[i];
+		s->cbase[i] = st->prev[i].value;
+	}
+}
+
+/*
+ * @p starts a slice on the CPU of @st: its time off CPU to the span it
+ * left in (the stack does not change off CPU), the marks of the slice
+ * and its counters' baselines (this switch's readings). Created here,
  * so that a task's marks start at a switch-in, exact.
  */
-static __always_inline void span_switch_in(struct task_struct *p)
+static __always_inline void span_switch_in(struct task_struct *p,
+					   const struct tdbpf_cpu *st)
 {
 	struct tdbpf_spans *s;
 	__u64 now;
+	__u32 i;
 
 	if (!track_spans)
 		return;
@@ -191,11 +277,17 @@ static __always_inline void span_switch_in(struct task_struct *p)
 		if (v)
 			v->off_ns += now - s->out_ns;
 	}
+	s->gen++;
 	s->out_ns = 0;
 	s->mark_ns = now;
 	s->in_ns = now;
 	s->in_exec = p->se.sum_exec_runtime;
 	s->nr_pend = 0;
+	if (!nr_events)
+		return;
+	for (i = 0; i < TDBPF_MAX_EVENTS; i++)
+		s->cbase[i] = st->prev[i].value;
+	s->cvalid = 1;
 }
 
 #endif /* TDBPF_SPANS_BPF_H */

@@ -18,8 +18,116 @@
 #include "wait.bpf.h"
 #include "holders.bpf.h"
 #include "sockets.bpf.h"
-#include "counters.bpf.h"
 #include "spans.bpf.h"
+
+/*
+ * One counter's reading. Only a group leader is read with its enabled and
+ * running times (bpf_perf_event_read_value takes the clock for them); the
+ * members of a group are scheduled in and out with their leader, so their
+ * times are the leader's and a value-only read (bpf_perf_event_read) does.
+ * That helper returns errors in-band, as -errno: no counter gets near 2^64.
+ */
+static __always_inline bool read_one(__u32 i, __u32 cpu, bool lead,
+				     struct bpf_perf_event_value *v)
+{
+	__u64 r;
+
+	if (lead)
+		return !bpf_perf_event_read_value(&counters, i * nr_cpus + cpu,
+						  v, sizeof(*v));
+	r = bpf_perf_event_read(&counters, i * nr_cpus + cpu);
+	if (r >= (__u64)-4095)
+		return false;
+	v->counter = r;
+	return true;
+}
+
+/* What one step of the read loop needs; @v and @group_ok carry over. */
+struct read_ctx {
+	struct tdbpf_cpu *st;
+	struct tdbpf_task *t;
+	__u64 slice;
+	__u32 cpu;
+	bool counted, group_ok;
+	struct bpf_perf_event_value v;
+};
+
+/*
+ * Counter @i of this CPU, for read_counters(). A bpf_loop() step: the
+ * verifier checks it once, where an inlined loop over nr_events was
+ * walked event by event and branch by branch (49 events took 13 s and
+ * then passed its million instructions).
+ */
+static long read_step(__u32 i, void *arg)
+{
+	struct read_ctx *c = arg;
+	struct tdbpf_cpu *st = c->st;
+	struct tdbpf_task *t = c->t;
+	__u64 k = i, bit = 1ULL << (i % 64), w;
+	bool lead;
+
+	/*
+	 * @k indexes, checked: opaque to the compiler, so that no copy of
+	 * @i made before the check (which the verifier cannot bound) is
+	 * used for an access after it
+	 */
+	barrier_var(k);
+	if (k >= TDBPF_MAX_EVENTS)
+		return 1;
+	w = k / 64;
+	lead = group_leads[w] & bit;
+	if ((lead || c->group_ok) && read_one(i, c->cpu, lead, &c->v)) {
+		if (lead)
+			c->group_ok = true;
+	} else {
+		if (lead)
+			c->group_ok = false;
+		stat_inc(TDBPF_STAT_READ_ERR);
+		st->valid[w] &= ~bit;
+		if (t)
+			t->ctr[k].enabled += c->slice;
+		return 0;
+	}
+	if (t) {
+		if (c->counted && (st->valid[w] & bit)) {
+			t->ctr[k].value += c->v.counter - st->prev[k].value;
+			t->ctr[k].enabled += c->v.enabled - st->prev[k].enabled;
+			t->ctr[k].running += c->v.running - st->prev[k].running;
+		} else {
+			t->ctr[k].enabled += c->slice;
+		}
+	}
+	st->prev[k].value = c->v.counter;
+	st->prev[k].enabled = c->v.enabled;
+	st->prev[k].running = c->v.running;
+	st->valid[w] |= bit;
+	return 0;
+}
+
+/*
+ * Read this CPU's counters and keep them as the baseline of the next
+ * slice. For @t (the task switching out, NULL if untracked) charge each
+ * counter's delta since the slice began, when @counted (we saw the
+ * slice's switch-in) and both readings are good. Otherwise its @slice of
+ * on-CPU time goes into enabled only, as for a group multiplexed out:
+ * scaling extrapolates over it and coverage shows it. A failed read is
+ * counted and invalidates that baseline: a zeroed buffer is never charged.
+ * Groups are contiguous, leader first (plan.c), so the step's @v keeps
+ * the times of the group being read; a member of a group whose leader
+ * failed fails.
+ */
+static __always_inline void read_counters(struct tdbpf_cpu *st,
+					  struct tdbpf_task *t, bool counted,
+					  __u64 slice, __u32 cpu)
+{
+	struct read_ctx c = { .st = st, .t = t, .slice = slice, .cpu = cpu,
+			      .counted = counted };
+
+	if (nr_events)
+		bpf_loop(nr_events < TDBPF_MAX_EVENTS ? nr_events :
+						       TDBPF_MAX_EVENTS,
+			 read_step, &c, 0);
+}
 
 /*
  * Charge @p, running on this CPU: the counters of the slice since its
@@ -34,7 +142,7 @@
  */
 static __always_inline struct tdbpf_task *
 charge_current(struct tdbpf_cpu *st, struct task_struct *p, __u32 cpu,
-	       bool in_flush, __u64 *span)
+	       bool in_flush)
 {
 	__u32 pid = p->pid;
 	/* counters: only a slice whose switch-in we saw is theirs */
@@ -44,14 +152,14 @@ charge_current(struct tdbpf_cpu *st, struct task_struct *p, __u32 cpu,
 	__u64 slice, window;
 
 	if (!t) {
-		read_counters(st, NULL, false, 0, cpu, NULL);
+		read_counters(st, NULL, false, 0, cpu);
 		return NULL;
 	}
 	slice = charge_sched(p, t);
 	if (!counted)
 		charge_uncounted(t, slice);
 	window = t->ctr[0].enabled;
-	read_counters(st, t, counted, slice, cpu, span);
+	read_counters(st, t, counted, slice, cpu);
 	/*
 	 * The first counter's enabled time grew by the window it counted
 	 * (per-CPU counters are always enabled), or by @slice when it
@@ -138,11 +246,10 @@ int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 	if (tp) {
 		/* --span: its innermost open span is charged too */
 		struct tdbpf_spans *sp = span_state(prev);
-		struct tdbpf_span_sums *v = sp ? span_top(prev, sp) : NULL;
 
-		t = charge_current(st, prev, cpu, false, v ? v->ctr : NULL);
+		t = charge_current(st, prev, cpu, false);
 		if (sp)
-			span_switch_out(prev, sp, v);
+			span_switch_out(prev, sp, st);
 		if (t) {
 			/* one clock read, when it blocks; sampled, none */
 			if (wk && !block)
@@ -157,13 +264,13 @@ int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 		}
 	} else {
 		/* untracked prev: only take next's baseline */
-		read_counters(st, NULL, false, 0, cpu, NULL);
+		read_counters(st, NULL, false, 0, cpu);
 	}
 	if (tn) {
 		if (wk)
 			charge_holders(prev, next);
 		note_switch_in(st, next);
-		span_switch_in(next);
+		span_switch_in(next, st);
 	} else
 		st->tid = 0;
 	return 0;
@@ -178,7 +285,6 @@ SEC("raw_tp")
 int tdbpf_flush(void *ctx)
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
-	struct tdbpf_span_sums *v = NULL;
 	struct tdbpf_spans *sp;
 	struct tdbpf_task *t;
 	struct tdbpf_cpu *st;
@@ -189,15 +295,12 @@ int tdbpf_flush(void *ctx)
 		return 0;
 	if (!tracked(cur))
 		return 0;
-	/* --span: a checkpoint of its innermost span, up to now */
+	/* --span: its innermost span is charged up to now too */
 	sp = span_state(cur);
-	if (sp) {
-		v = span_top(cur, sp);
-		span_charge_running(cur, sp, v, bpf_ktime_get_ns());
-	}
+	if (sp)
+		span_checkpoint(cur, sp, bpf_get_smp_processor_id());
 	/* on-CPU as of the last tick; the switch-out charges the rest */
-	t = charge_current(st, cur, bpf_get_smp_processor_id(), true,
-			   v ? v->ctr : NULL);
+	t = charge_current(st, cur, bpf_get_smp_processor_id(), true);
 	/* its last wakeup's wait, so that a report's waits add up */
 	if (t && track_wakeups && !sampled) {
 		struct tdbpf_wake *k;

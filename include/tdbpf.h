@@ -322,6 +322,16 @@ struct tdbpf_spans {
 	__u32 pad;
 	__u64 pend_id[TDBPF_SPAN_PENDING];
 	__u64 pend_ns[TDBPF_SPAN_PENDING];
+	/*
+	 * Counters: its own baselines (the readings at its switch-in or last
+	 * boundary), so that a boundary writes nothing another task reads;
+	 * @gen counts its switch-ins, which a boundary preempted midway
+	 * sees change (the switches charged the time then), @cvalid that
+	 * @cbase holds readings
+	 */
+	__u32 gen;
+	__u32 cvalid;
+	__u64 cbase[TDBPF_MAX_EVENTS];
 };
 
 struct tdbpf_span_key {
