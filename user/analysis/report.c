@@ -454,13 +454,9 @@ static void put_candidate(const struct graph *g, int node, char *buf,
 			       c->nr_tasks);
 }
 
-/*
- * --span: the operator a candidate's threads spend most of their time in
- * (on-CPU, run queue, blocked), at @buf + *@n: "; in it: enrich 80% of
- * their time". Nothing when the node has no spans.
- */
-static void put_span(const struct report *rep, int node, char *buf,
-		     size_t len, size_t *n)
+/* --span: "; in it: enrich 80% of their time", at @buf + *@n */
+const struct span_row *report_top_span(const struct report *rep, int node,
+				       double *share)
 {
 	const struct graph_node *c = &rep->graph->nodes[node];
 	const struct span_row *top = NULL;
@@ -480,10 +476,22 @@ static void put_span(const struct report *rep, int node, char *buf,
 			top = s;
 		}
 	}
-	if (top && life > 0 && *n < len)
+	*share = life > 0 ? best / life : 0;
+	return *share > 0 ? top : NULL;
+}
+
+static void put_span(const struct report *rep, int node, char *buf,
+		     size_t len, size_t *n)
+{
+	const struct graph_node *c = &rep->graph->nodes[node];
+	double share, life = (double)(c->on_cpu_ns + c->runq_ns +
+				      c->blocked_ns);
+	const struct span_row *top = report_top_span(rep, node, &share);
+
+	if (top && *n < len)
 		*n += snprintf(buf + *n, len - *n,
 			       "; in it: %s %.0f%% of %s time (on-CPU %.0f%%)",
-			       top->name, 100 * best / life,
+			       top->name, 100 * share,
 			       c->nr_tasks > 1 ? "their" : "its",
 			       100 * top->s.on_cpu_ns / life);
 }

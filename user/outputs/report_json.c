@@ -272,6 +272,8 @@ static void write_sockets(struct jw *w, const struct flow_table *t)
 static void write_graph(struct jw *w, const struct report *rep)
 {
 	const struct graph *g = rep->graph;
+	const struct span_row *sp;
+	double share;
 	int i;
 
 	jw_open(w, "graph", '{');
@@ -321,6 +323,11 @@ static void write_graph(struct jw *w, const struct report *rep)
 		jw_num(w, "share", graph_share(g, rep->verdict[i].node), 6);
 		jw_int(w, "sources", n->nr_sources);
 		jw_str(w, "reason", rep->verdict[i].reason);
+		sp = report_top_span(rep, rep->verdict[i].node, &share);
+		if (sp) {
+			jw_str(w, "span", sp->name);
+			jw_num(w, "span_share", share, 6);
+		}
 		jw_close(w, '}');
 	}
 	jw_close(w, ']');
