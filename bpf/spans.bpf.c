@@ -63,8 +63,9 @@ static __always_inline int span_boundary(__u64 id, bool enter)
 	struct task_struct *p = bpf_get_current_task_btf();
 	struct tdbpf_span_sums *v;
 	struct tdbpf_spans *s;
+	struct tdbpf_cpu *st;
+	__u32 gen, z = 0;
 	__u64 now;
-	__u32 gen;
 
 	if (!tracked(p))
 		return 0;
@@ -85,7 +86,9 @@ static __always_inline int span_boundary(__u64 id, bool enter)
 	}
 	v = span_top(p, s);
 	span_charge_running(p, s, v, now);
-	span_read_counters(s, v, bpf_get_smp_processor_id(), gen);
+	st = bpf_map_lookup_elem(&cpu_state, &z);
+	span_read_counters(s, v, bpf_get_smp_processor_id(), gen,
+			   st && st->tid == p->pid);
 	if (enter)
 		span_push(p, s, id);
 	else

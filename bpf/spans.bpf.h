@@ -165,14 +165,21 @@ static long span_read_step(__u32 i, void *arg)
 	return 0;
 }
 
+/*
+ * @seen: this slice's switch-in was seen (the CPU's state names the
+ * task), so that the baselines are this CPU's. Some switches are not
+ * traced: then the next reading is a baseline, not a delta.
+ */
 static __always_inline void span_read_counters(struct tdbpf_spans *s,
 					       struct tdbpf_span_sums *v,
-					       __u32 cpu, __u32 gen)
+					       __u32 cpu, __u32 gen, bool seen)
 {
 	struct span_read c = { .s = s, .v = v, .cpu = cpu, .gen = gen };
 
 	if (!nr_events)
 		return;
+	if (!seen)
+		s->cvalid = 0;
 	bpf_loop(nr_events < TDBPF_MAX_EVENTS ? nr_events : TDBPF_MAX_EVENTS,
 		 span_read_step, &c, 0);
 	if (s->gen == gen)
@@ -184,25 +191,30 @@ static __always_inline void span_read_counters(struct tdbpf_spans *s,
  * innermost span is charged up to now, its counters too.
  */
 static __always_inline void span_checkpoint(struct task_struct *p,
-					    struct tdbpf_spans *s, __u32 cpu)
+					    struct tdbpf_spans *s, __u32 cpu,
+					    const struct tdbpf_cpu *st)
 {
 	struct tdbpf_span_sums *v = span_top(p, s);
 	__u32 gen = s->gen;
 
 	span_charge_running(p, s, v, bpf_ktime_get_ns());
-	span_read_counters(s, v, cpu, gen);
+	span_read_counters(s, v, cpu, gen, st->tid == p->pid);
 }
 
 /* The slice's clock time in spans, shared out by its on-CPU time */
 static __always_inline void span_settle(struct task_struct *p,
-					struct tdbpf_spans *s, __u64 now)
+					struct tdbpf_spans *s, __u64 now,
+					bool seen)
 {
 	__u64 kt = now > s->in_ns ? now - s->in_ns : 0, ex;
 	__u32 i;
 
 	ex = p->se.sum_exec_runtime - s->in_exec;
-	/* a slice begun before the attach (or over 4 s): as clocked */
-	if (ex > kt || kt >= 1ULL << 32)
+	/*
+	 * a slice begun before the attach, or whose switch-in was not
+	 * traced (its marks are an older slice's), or over 4 s: as clocked
+	 */
+	if (ex > kt || kt >= 1ULL << 32 || !seen)
 		ex = kt;
 	for (i = 0; i < TDBPF_SPAN_PENDING; i++) {
 		struct tdbpf_span_sums *w;
@@ -232,19 +244,24 @@ static __always_inline void span_switch_out(struct task_struct *p,
 {
 	struct tdbpf_span_sums *v = span_top(p, s);
 	__u64 now = bpf_ktime_get_ns();
+	/* before note_switch_in(): the CPU's state is still this slice's */
+	bool seen = st->tid == p->pid;
 	__u32 i;
 
 	span_charge_running(p, s, v, now);
-	span_settle(p, s, now);
+	span_settle(p, s, now, seen);
 	s->out_ns = now;
-	if (!nr_events || !s->cvalid)
+	if (!nr_events)
 		return;
+	if (!seen || !s->cvalid)
+		v = NULL;
 	/* straight-line: what is past nr_events is 0 - 0 */
 	for (i = 0; i < TDBPF_MAX_EVENTS; i++) {
 		if (v)
 			v->ctr[i] += st->prev[i].value - s->cbase[i];
 		s->cbase[i] = st->prev[i].value;
 	}
+	s->cvalid = 1;
 }
 
 /*

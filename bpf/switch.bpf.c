@@ -298,7 +298,7 @@ int tdbpf_flush(void *ctx)
 	/* --span: its innermost span is charged up to now too */
 	sp = span_state(cur);
 	if (sp)
-		span_checkpoint(cur, sp, bpf_get_smp_processor_id());
+		span_checkpoint(cur, sp, bpf_get_smp_processor_id(), st);
 	/* on-CPU as of the last tick; the switch-out charges the rest */
 	t = charge_current(st, cur, bpf_get_smp_processor_id(), true);
 	/* its last wakeup's wait, so that a report's waits add up */

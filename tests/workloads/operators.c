@@ -16,9 +16,17 @@
  *
  *	op=enrich entries=N cpu_ns=X faults=F
  *	worker=worker-0 tid=T op=enrich entries=N cpu_ns=X faults=F
+ *	elapsed_ns=W
+ *
+ * -N nests a lookup operator (-L us) in enrich; -R DEPTH makes it recurse
+ * DEPTH deep (each level a span of its own); -J makes the innermost
+ * longjmp back to enrich, past every lookup's exit (spans must not leak).
+ * Times are exclusive: an operator's own, less what is nested in it.
  *
  * Usage: operators [-w WORKERS] [-n TASKS] [-H US] [-L US] [-F PAGES] [-S]
+ *		    [-N] [-R DEPTH] [-J]
  */
+#include <setjmp.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -26,12 +34,14 @@
 #include "workload.h"
 #include "../../include/tdbpf_span.h"
 
-#define NR_OPS		3
+#define NR_OPS		4	/* lookup runs inside enrich (-N) */
+#define NR_KINDS	3	/* the tasks the feeder queues */
 #define MAX_WORKERS	64	/* two digits in a name */
 
-enum { OP_PARSE, OP_ENRICH, OP_EMIT };
+enum { OP_PARSE, OP_ENRICH, OP_EMIT, OP_LOOKUP };
 
-static const char *const op_name[NR_OPS] = { "parse", "enrich", "emit" };
+static const char *const op_name[NR_OPS] = { "parse", "enrich", "emit",
+					     "lookup" };
 
 struct op_sum {
 	long long entries, cpu_ns, faults;
@@ -42,11 +52,14 @@ struct worker {
 	pid_t tid;
 	char name[16];
 	struct op_sum sum[NR_OPS];
+	/* CPU time of the operators nested in the running one, so far */
+	long long inner_ns, inner_faults;
+	jmp_buf out;		/* -J: where lookup jumps back to */
 };
 
 static struct wq queue;
-static long heavy_us = 2000, light_us = 300, pages = 4;
-static bool sleepy;
+static long heavy_us = 2000, light_us = 300, pages = 4, depth;
+static bool sleepy, jump;
 
 static long long thread_faults(void)
 {
@@ -84,22 +97,54 @@ static void sleep_us(long us)
 /*
  * The span and the measure around the operator's work: the workload's
  * own clocks read inside the probes, so that tdbpf's span holds them.
+ * An operator's own time leaves out those nested in it (exclusive, as
+ * tdbpf charges the innermost span); @last runs after the measure, in
+ * the span (lookup's longjmp out of it).
  */
-#define RUN_OP(w, op, work)						\
+#define RUN_OP_LAST(w, op, work, last)					\
 	do {								\
 		struct op_sum *s = &(w)->sum[op];			\
-		long long c0, f0;					\
+		long long c0, f0, in0 = (w)->inner_ns, op_ns;		\
+		long long fin0 = (w)->inner_faults, op_f;		\
 									\
 		TDBPF_SPAN_ENTER(op_name[op]);				\
 		c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);			\
 		f0 = thread_faults();					\
 		touch_pages();						\
 		work;							\
-		s->faults += thread_faults() - f0;			\
-		s->cpu_ns += clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;	\
+		op_f = thread_faults() - f0;				\
+		s->faults += op_f - ((w)->inner_faults - fin0);		\
+		(w)->inner_faults = fin0 + op_f;			\
+		op_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;		\
+		s->cpu_ns += op_ns - ((w)->inner_ns - in0);		\
+		(w)->inner_ns = in0 + op_ns;				\
 		s->entries++;						\
+		last;							\
 		TDBPF_SPAN_EXIT(op_name[op]);				\
 	} while (0)
+#define RUN_OP(w, op, work)	RUN_OP_LAST(w, op, work, (void)0)
+
+/*
+ * -N: lookup, nested in enrich, recursing @d deep (-R); with -J the
+ * innermost jumps back to enrich, past the exits of every lookup.
+ */
+__attribute__((noinline)) void op_lookup(struct worker *w, long d)
+{
+	/* deeper after its own measure: its time is exclusive as it is */
+	RUN_OP_LAST(w, OP_LOOKUP, burn_ns(light_us * 1000LL), {
+		if (d > 1)
+			op_lookup(w, d - 1);
+		else if (jump)
+			longjmp(w->out, 1);
+	});
+}
+
+static void enrich_work(struct worker *w)
+{
+	burn_ns(heavy_us * 1000LL);
+	if (depth && !setjmp(w->out))
+		op_lookup(w, depth);
+}
 
 /* the operators: functions of their own, for uprobes */
 __attribute__((noinline)) void op_parse(struct worker *w)
@@ -112,7 +157,7 @@ __attribute__((noinline)) void op_enrich(struct worker *w)
 	if (sleepy)
 		RUN_OP(w, OP_ENRICH, sleep_us(heavy_us));
 	else
-		RUN_OP(w, OP_ENRICH, burn_ns(heavy_us * 1000LL));
+		RUN_OP(w, OP_ENRICH, enrich_work(w));
 }
 
 __attribute__((noinline)) void op_emit(struct worker *w)
@@ -179,9 +224,10 @@ int main(int argc, char **argv)
 {
 	static struct worker ws[MAX_WORKERS];
 	long nr = 3, tasks = 600;
+	long long t0;
 	int c;
 
-	while ((c = getopt(argc, argv, "w:n:H:L:F:S")) != -1) {
+	while ((c = getopt(argc, argv, "w:n:H:L:F:SNR:J")) != -1) {
 		switch (c) {
 		case 'w': nr = parse_num(optarg, "-w", 1, MAX_WORKERS); break;
 		case 'n': tasks = parse_num(optarg, "-n", 1, 100000000); break;
@@ -189,23 +235,29 @@ int main(int argc, char **argv)
 		case 'L': light_us = parse_num(optarg, "-L", 0, 10000000); break;
 		case 'F': pages = parse_num(optarg, "-F", 0, 4096); break;
 		case 'S': sleepy = true; break;
+		case 'N': depth = depth ? depth : 1; break;
+		case 'R': depth = parse_num(optarg, "-R", 1, 64); break;
+		case 'J': jump = true; break;
 		default:
-			fprintf(stderr, "usage: operators [-w WORKERS] [-n TASKS] [-H US] [-L US] [-F PAGES] [-S]\n");
+			fprintf(stderr, "usage: operators [-w WORKERS] [-n TASKS] [-H US] [-L US] [-F PAGES] [-S] [-N] [-R DEPTH] [-J]\n");
 			return 2;
 		}
 	}
 	announce_pid();
 	wq_init(&queue, 16);
+	t0 = clock_ns(CLOCK_MONOTONIC);
 	for (int i = 0; i < nr; i++) {
 		snprintf(ws[i].name, sizeof(ws[i].name), "worker-%d", i % 100);
 		pthread_create(&ws[i].th, NULL, work, &ws[i]);
 	}
 	/* the feeder: the kinds in turn, as a stream's records come */
 	for (long i = 0; i < tasks; i++)
-		wq_push(&queue, (uint64_t)(i % NR_OPS));
+		wq_push(&queue, (uint64_t)(i % NR_KINDS));
 	wq_close(&queue);
 	for (long i = 0; i < nr; i++)
 		pthread_join(ws[i].th, NULL);
 	report(ws, nr);
+	/* the run's wall time: the cost of tracing it (bench) */
+	printf("elapsed_ns=%lld\n", clock_ns(CLOCK_MONOTONIC) - t0);
 	return 0;
 }
