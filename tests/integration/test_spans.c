@@ -212,6 +212,59 @@ static void test_uprobes(void **state)
 	check_spans(span, 4, false, UPROBE_TRAP_NS);
 }
 
+/*
+ * -S: enrich sleeps its 2 ms (nanosleep) instead of burning them: its
+ * span's blocked time is its sleeps, at least 2 ms each and late by
+ * timer slack and wakeup latency (a run-queue wait once woken, not
+ * blocked), and the verdict names it, waiting on timers.
+ */
+static void test_sleep_heavy(void **state)
+{
+	const char *wl = workload("operators");
+	char *json = tmp_path("spans-sleep.json");
+	char *argv[] = { (char *)tdbpf_bin(), "-j", "-o", json, "--wakeups",
+			 "--per-name", "--", (char *)wl, "-w", "2", "-n", "300",
+			 "-S", NULL };
+	char *env[] = { "TDBPF_SPAN=usdt", NULL };
+	json_object *doc, *spans, *sp, *g, *b, *c, *v;
+	struct run_result r;
+	double blocked = 0, entries = 0;
+	size_t i;
+
+	(void)state;
+	NEED_BPF();
+	assert_int_equal(run_capture(argv, env, (uid_t)-1, 0, 120, &r), 0);
+	doc = json_file(json);
+	assert_non_null(doc);
+	assert_true(json_object_object_get_ex(doc, "spans", &spans));
+	for (i = 0; i < json_object_array_length(spans); i++) {
+		sp = json_object_array_get_idx(spans, i);
+		if (strcmp(json_object_get_string(
+				   json_object_object_get(sp, "span")),
+			   "enrich"))
+			continue;
+		blocked += (double)jint(sp, "blocked_ns");
+		entries += (double)jint(sp, "entries");
+	}
+	print_message("enrich: %.0f entries, blocked %.1f ms\n", entries,
+		      blocked / 1e6);
+	assert_true(entries == 100);
+	assert_true(blocked >= entries * 2e6 &&
+		    blocked <= entries * 2e6 * 1.25);
+	assert_true(json_object_object_get_ex(doc, "graph", &g));
+	assert_true(json_object_object_get_ex(g, "bottleneck", &b));
+	c = json_object_array_get_idx(b, 0);
+	assert_non_null(c);
+	assert_true(json_object_object_get_ex(c, "span", &v));
+	assert_string_equal(json_object_get_string(v), "enrich");
+	assert_non_null(strstr(json_object_get_string(
+				       json_object_object_get(c, "reason")),
+			       "timers"));
+	json_object_put(doc);
+	unlink(json);
+	run_result_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -219,6 +272,7 @@ int main(void)
 		cmocka_unit_test(test_uprobes),
 		cmocka_unit_test(test_nested_usdt),
 		cmocka_unit_test(test_nested_uprobes),
+		cmocka_unit_test(test_sleep_heavy),
 	};
 
 	return cmocka_run_group_tests_name("spans", tests, NULL, NULL);
