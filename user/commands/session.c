@@ -280,6 +280,10 @@ int session_open(struct session *s, const struct options *o,
 		.sampled = c->wakeups && o->wakeups_sampled,
 		.verbose = o->verbose,
 		.names = &s->names,
+		.spans = o->spans,
+		.nr_spans = o->nr_spans,
+		/* USDT spans in the command, when it is traced */
+		.exe = o->argv && !o->argv_bounds ? o->argv[0] : NULL,
 	};
 	const char *hooks;
 	char err[512];
@@ -333,13 +337,6 @@ int session_open(struct session *s, const struct options *o,
 	name_jvms(s);
 	if (o->cgroup && open_cgroup(s, &tc, err, sizeof(err)))
 		goto fail;
-	/* DEV: --span through the environment until the option lands */
-	static const char *dev_span[1];
-	if ((dev_span[0] = getenv("TDBPF_SPAN"))) {
-		tc.spans = dev_span;
-		tc.nr_spans = 1;
-		tc.exe = o->argv ? o->argv[0] : NULL;
-	}
 	s->tracer = tracer_open(&tc, err, sizeof(err));
 	if (!s->tracer)
 		goto fail;
