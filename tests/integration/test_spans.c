@@ -26,8 +26,8 @@
 /*
  * What a span may hold beyond its operator's own measure, per entry:
  * the traps of the spans nested in it, which the workload counts as
- * theirs (a USDT probe about 1 us, a uprobe's entry and return 3-6 us
- * here; docs/spans.md)
+ * theirs: 1.5-2 us a boundary here (docs/spans.md), more on a loaded
+ * machine
  */
 #define USDT_TRAP_NS	2000.0
 #define UPROBE_TRAP_NS	10000.0
