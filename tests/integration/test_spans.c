@@ -268,6 +268,48 @@ static void test_sleep_heavy(void **state)
 	run_result_free(&r);
 }
 
+/*
+ * A recording carries the spans, and tdbpf report shows them as the run
+ * did: per thread as recorded, and folded by --per-name to each
+ * operator's totals, which are the workload's own counts.
+ */
+static void test_recording(void **state)
+{
+	const char *wl = workload("operators");
+	char *rec = tmp_path("spans.jsonl"), *out = NULL;
+	char *argv[] = { (char *)tdbpf_bin(), "-o", "/dev/null", "--record",
+			 rec, "--span", "usdt", "--", (char *)wl, "-w", "2",
+			 "-n", "120", NULL };
+	char *rep[] = { (char *)tdbpf_bin(), "report", "-j", "--per-name",
+			rec, NULL };
+	struct op_truth t[NR_OPS];
+	double cpu, ent, flt, cflt;
+	struct run_result r;
+	json_object *doc;
+	int i;
+
+	(void)state;
+	NEED_BPF();
+	assert_int_equal(run_capture(argv, NULL, (uid_t)-1, 0, 120, &r), 0);
+	assert_int_equal(parse_ops(r.out, t), NR_OPS);
+	assert_int_equal(run(rep, &out, 60), 0);
+	doc = json_tokener_parse(out);
+	assert_non_null(doc);
+	for (i = 0; i < NR_OPS; i++) {
+		if (!t[i].entries)
+			continue;
+		span_sums(doc, t[i].name, &cpu, &ent, &flt, &cflt);
+		assert_true(ent == (double)t[i].entries);
+		assert_true(flt == (double)t[i].faults);
+		assert_close(t[i].name, cpu, (double)t[i].cpu_ns, 0.02,
+			     ent * USDT_TRAP_NS);
+	}
+	json_object_put(doc);
+	free(out);
+	unlink(rec);
+	run_result_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -276,6 +318,7 @@ int main(void)
 		cmocka_unit_test(test_nested_usdt),
 		cmocka_unit_test(test_nested_uprobes),
 		cmocka_unit_test(test_sleep_heavy),
+		cmocka_unit_test(test_recording),
 	};
 
 	return cmocka_run_group_tests_name("spans", tests, NULL, NULL);

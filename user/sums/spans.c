@@ -144,9 +144,12 @@ int spans_fold(const struct span_table *in, const struct task_table *tasks,
 		const struct task_row *tr = tasks_find(tasks, s->tid);
 		struct span_row *r = NULL;
 
-		snprintf(comm, sizeof(comm), "%s", tr ? tr->comm : "?");
+		/* a replayed table is not indexed: the recorded name */
+		snprintf(comm, sizeof(comm), "%s",
+			 tr ? tr->comm : s->comm[0] ? s->comm : "?");
 		if (per_name) {
-			fold_name(tr ? tr->comm : "?", comm, sizeof(comm));
+			fold_name(tr ? tr->comm : s->comm[0] ? s->comm : "?",
+				  comm, sizeof(comm));
 			r = find(out, 0, 0, s->name, comm);
 		}
 		if (r) {
@@ -185,10 +188,9 @@ double span_slot(const struct event_plan *p, int slot,
 {
 	const struct model_event *e = p->evd[slot];
 
-	if (slot < p->nr_counters)
-		return (double)s->ctr[slot];
+	/* a counter's slot is its index in BPF's (a replayed plan's too) */
 	if (e->kind != EV_TASK)
-		return NAN;
+		return slot < TDBPF_MAX_EVENTS ? (double)s->ctr[slot] : NAN;
 	if (e->config1 == TF_ON_CPU)
 		return (double)s->on_cpu_ns;
 	if (e->config1 == TF_FAULTS)
