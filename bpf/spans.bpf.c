@@ -84,6 +84,7 @@ static __always_inline int span_boundary(__u64 id, bool enter)
 		s->mark_delay = p->sched_info.run_delay;
 		s->mark_faults = task_faults(p);
 	}
+	span_missed_in(p, s, now);
 	v = span_top(p, s);
 	span_charge_running(p, s, v, now);
 	st = bpf_map_lookup_elem(&cpu_state, &z);

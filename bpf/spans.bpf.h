@@ -187,6 +187,31 @@ static __always_inline void span_read_counters(struct tdbpf_spans *s,
 }
 
 /*
+ * @p runs though its last switch was a switch-out (out_ns set): its
+ * switch-in was not traced. What it ran since, as of the kernel's last
+ * update, goes to the span it left in; its slice starts now, its clock
+ * unknown before, so that no time off CPU is taken for time on it.
+ */
+static __always_inline void span_missed_in(struct task_struct *p,
+					   struct tdbpf_spans *s, __u64 now)
+{
+	struct tdbpf_span_sums *v;
+	__u64 exec = p->se.sum_exec_runtime;
+
+	if (!s->out_ns)
+		return;
+	v = span_top(p, s);
+	if (v && exec > s->out_exec)
+		v->on_cpu_ns += exec - s->out_exec;
+	s->out_ns = 0;
+	s->mark_ns = now;
+	s->in_ns = now;
+	s->in_exec = exec;
+	s->nr_pend = 0;
+	s->cvalid = 0;
+}
+
+/*
  * A checkpoint while @p runs on @cpu (a boundary, a flush): its
  * innermost span is charged up to now, its counters too.
  */
@@ -195,9 +220,11 @@ static __always_inline void span_checkpoint(struct task_struct *p,
 					    const struct tdbpf_cpu *st)
 {
 	struct tdbpf_span_sums *v = span_top(p, s);
+	__u64 now = bpf_ktime_get_ns();
 	__u32 gen = s->gen;
 
-	span_charge_running(p, s, v, bpf_ktime_get_ns());
+	span_missed_in(p, s, now);
+	span_charge_running(p, s, v, now);
 	span_read_counters(s, v, cpu, gen, st->tid == p->pid);
 }
 
@@ -248,9 +275,18 @@ static __always_inline void span_switch_out(struct task_struct *p,
 	bool seen = st->tid == p->pid;
 	__u32 i;
 
-	span_charge_running(p, s, v, now);
-	span_settle(p, s, now, seen);
+	if (s->out_ns) {
+		/* a slice whose switch-in was not traced, nor a boundary */
+		if (v && p->se.sum_exec_runtime > s->out_exec)
+			v->on_cpu_ns += p->se.sum_exec_runtime - s->out_exec;
+		span_charge_acct(p, s, v);
+		s->nr_pend = 0;
+	} else {
+		span_charge_running(p, s, v, now);
+		span_settle(p, s, now, seen);
+	}
 	s->out_ns = now;
+	s->out_exec = p->se.sum_exec_runtime;
 	if (!nr_events)
 		return;
 	if (!seen || !s->cvalid)

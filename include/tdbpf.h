@@ -317,6 +317,7 @@ struct tdbpf_spans {
 	__u64 mark_delay;	/* sched_info.run_delay then */
 	__u64 mark_faults;	/* min_flt + maj_flt then */
 	__u64 out_ns;		/* CLOCK_MONOTONIC at switch-out, 0 on CPU */
+	__u64 out_exec;		/* se.sum_exec_runtime then */
 	/* this slice's clock time in spans so far, by span */
 	__u32 nr_pend;
 	__u32 pad;
