@@ -102,7 +102,7 @@ static void check_spans(const char *span, int fn_extra, bool nested,
 			 NULL };
 	struct op_truth t[NR_OPS];
 	struct run_result r;
-	json_object *doc, *g, *b, *c, *v;
+	json_object *doc, *g, *b, *c, *v, *lost;
 	double cpu, ent, flt, cflt;
 
 	int i, n = 16;
@@ -127,9 +127,13 @@ static void check_spans(const char *span, int fn_extra, bool nested,
 	assert_int_equal(parse_ops(r.out, t), NR_OPS);
 	doc = json_file(json);
 	assert_non_null(doc);
-	print_message("unseen switch-ins: %lld\n",
-		      (long long)jint(json_object_object_get(doc, "lost"),
-				      "unseen_switch_ins"));
+	lost = json_object_object_get(doc, "lost");
+	print_message("unseen switch-ins: %lld, unmatched span exits: %lld\n",
+		      (long long)jint(lost, "unseen_switch_ins"),
+		      (long long)jint(lost, "span_exits_unmatched"));
+	/* the stack is 3 deep at most: nothing deeper, nothing lost */
+	assert_int_equal(jint(lost, "spans_lost"), 0);
+	assert_int_equal(jint(lost, "spans_too_deep"), 0);
 	for (i = 0; i < NR_OPS; i++) {
 		if (!t[i].entries)
 			continue;

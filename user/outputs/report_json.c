@@ -652,6 +652,9 @@ void report_write_json(FILE *f, const struct report *rep, bool line)
 	jw_u64(&w, "wakers", rep->lost.wakers);
 	jw_u64(&w, "wakeups_missed", rep->lost.wakeups_missed);
 	jw_u64(&w, "sockets_unresolved", rep->lost.sock_unresolved);
+	jw_u64(&w, "spans_lost", rep->lost.spans_lost);
+	jw_u64(&w, "span_exits_unmatched", rep->lost.span_exits_unmatched);
+	jw_u64(&w, "spans_too_deep", rep->lost.spans_too_deep);
 	jw_u64(&w, "sockets_evicted", rep->lost.sock_evicted);
 	jw_obj_end(&w);
 	jw_int(&w, "nr_total", rep->nr_total);

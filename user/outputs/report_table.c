@@ -143,6 +143,17 @@ static void print_waits_on(struct outbuf *o, const struct report *rep,
 	ob_str(o, cell, -WAITS_ON_WIDTH);
 }
 
+/* --span: what spans lost, where the header says what the run lost */
+static void print_span_losses(FILE *f, const struct report *rep)
+{
+	if (rep->lost.spans_lost)
+		fprintf(f, "; spans lost: %llu (map full: their time is their threads')",
+			(unsigned long long)rep->lost.spans_lost);
+	if (rep->lost.spans_too_deep)
+		fprintf(f, "; %llu span enters past 8 open spans",
+			(unsigned long long)rep->lost.spans_too_deep);
+}
+
 static void print_header(FILE *f, const struct report *rep,
 			 const struct columns *c)
 {
@@ -189,6 +200,7 @@ static void print_header(FILE *f, const struct report *rep,
 			fprintf(f, "%s %llu socket flows (--sock-max)", sep,
 				(unsigned long long)rep->lost.sock_evicted);
 	}
+	print_span_losses(f, rep);
 	/* an estimate, and said so where the figures are */
 	if (rep->graph && rep->lost.wake_scale)
 		fprintf(f, "; waits sampled: %llu wakeups in %.0f%% of the time share out the blocked time",

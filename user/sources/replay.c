@@ -543,6 +543,12 @@ int replay_parse(json_object *obj, struct replay_report *r, char *err,
 			r->lost.wakeups_missed = x;
 		if (!get_u64(lost, "sockets_unresolved", &x))
 			r->lost.sock_unresolved = x;
+		if (!get_u64(lost, "spans_lost", &x))
+			r->lost.spans_lost = x;
+		if (!get_u64(lost, "span_exits_unmatched", &x))
+			r->lost.span_exits_unmatched = x;
+		if (!get_u64(lost, "spans_too_deep", &x))
+			r->lost.spans_too_deep = x;
 		if (!get_u64(lost, "sockets_evicted", &x))
 			r->lost.sock_evicted = x;
 	}

@@ -29,6 +29,14 @@ struct lost_stats {
 	__u64 sock_unresolved;	/* socket wakes whose peer was not told */
 	__u64 sock_evicted;	/* flows pushed out of the socket registry */
 	/*
+	 * --span: span sums that found no room (their time stayed their
+	 * thread's), exits that matched no open span, enters deeper than
+	 * the stack (charged to the deepest kept)
+	 */
+	__u64 spans_lost;
+	__u64 span_exits_unmatched;
+	__u64 spans_too_deep;
+	/*
 	 * sampled: the waits were seen in windows, which are this share
 	 * of the time, inverted (10); 0: every wakeup was seen.
 	 * @sampled_ns: the windows' time so far.
