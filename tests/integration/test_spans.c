@@ -314,6 +314,42 @@ static void test_recording(void **state)
 	run_result_free(&r);
 }
 
+/*
+ * CSV: each span's lines follow its thread's, named COMM/SPAN-TID; its
+ * entries add up to the workload's count of each operator.
+ */
+static void test_csv(void **state)
+{
+	const char *wl = workload("operators");
+	char *argv[] = { (char *)tdbpf_bin(), "-x", ",", "--span", "usdt",
+			 "--", (char *)wl, "-w", "2", "-n", "120", NULL };
+	struct op_truth t[NR_OPS];
+	struct run_result r;
+	long long got[NR_OPS] = { 0 }, n;
+	char who[128], ev[32], op[48], *p;
+	int i;
+
+	(void)state;
+	NEED_BPF();
+	assert_int_equal(run_capture(argv, NULL, (uid_t)-1, 0, 120, &r), 0);
+	assert_int_equal(parse_ops(r.out, t), NR_OPS);
+	/* the report is on stderr: the command's output keeps stdout */
+	for (p = r.err; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		/* COMM/SPAN-TID,VALUE,UNIT,EVENT,... (UNIT empty here) */
+		if (sscanf(p, "%127[^,],%lld,,%31[^,]", who, &n, ev) != 3 ||
+		    strcmp(ev, "entries") || !strchr(who, '/'))
+			continue;
+		for (i = 0; i < NR_OPS; i++) {
+			snprintf(op, sizeof(op), "/%.31s-", t[i].name);
+			if (strstr(who, op))
+				got[i] += n;
+		}
+	}
+	for (i = 0; i < NR_OPS; i++)
+		assert_true(got[i] == t[i].entries);
+	run_result_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -323,6 +359,7 @@ int main(void)
 		cmocka_unit_test(test_nested_uprobes),
 		cmocka_unit_test(test_sleep_heavy),
 		cmocka_unit_test(test_recording),
+		cmocka_unit_test(test_csv),
 	};
 
 	return cmocka_run_group_tests_name("spans", tests, NULL, NULL);
