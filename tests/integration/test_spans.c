@@ -24,10 +24,10 @@
 #define NR_OPS	4	/* lookup: 0 entries unless nested (-N) */
 #define TASKS	"600"
 /*
- * What a span may hold beyond its operator's own measure, per entry:
- * the traps of the spans nested in it, which the workload counts as
- * theirs: 1.5-2 us a boundary here (docs/spans.md), more on a loaded
- * machine
+ * What a span may hold beyond its operator's own measure, per entry of
+ * the operators nested in it: their traps, which the workload counts as
+ * theirs, 2-5 us a boundary here (docs/spans.md). Spans not nested are
+ * held to 2% alone.
  */
 #define USDT_TRAP_NS	2000.0
 #define UPROBE_TRAP_NS	10000.0
@@ -182,7 +182,7 @@ static void test_usdt(void **state)
 {
 	(void)state;
 	NEED_BPF();
-	check_spans("usdt", 0, false, USDT_TRAP_NS);
+	check_spans("usdt", 0, false, 0);
 }
 
 /*
@@ -217,7 +217,7 @@ static void test_uprobes(void **state)
 	NEED_BPF();
 	snprintf(span, sizeof(span), "%s:op_parse,op_enrich,op_emit",
 		 workload("operators"));
-	check_spans(span, 4, false, UPROBE_TRAP_NS);
+	check_spans(span, 4, false, 0);
 }
 
 /*
@@ -305,8 +305,7 @@ static void test_recording(void **state)
 		span_sums(doc, t[i].name, &cpu, &ent, &flt, &cflt);
 		assert_true(ent == (double)t[i].entries);
 		assert_true(flt == (double)t[i].faults);
-		assert_close(t[i].name, cpu, (double)t[i].cpu_ns, 0.02,
-			     ent * USDT_TRAP_NS);
+		assert_close(t[i].name, cpu, (double)t[i].cpu_ns, 0.02, 0);
 	}
 	json_object_put(doc);
 	free(out);
