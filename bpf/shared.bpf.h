@@ -188,7 +188,7 @@ SHARED struct {
 /* a new span's sums, never written */
 SHARED struct tdbpf_span_sums span_zero;
 
-/* The names of USDT spans, by (tgid, address of the name) */
+/* The names of USDT spans by id, their hash (tgid 0: one for all) */
 SHARED struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);

@@ -296,8 +296,8 @@ struct tdbpf_cpu {
  * TDBPF_SPAN_DEPTH deep (deeper ones are counted, their time the
  * deepest kept's); what the task does is charged to the innermost, at
  * each boundary and at each switch. A span's id is its uprobe's cookie
- * (1..TDBPF_SPAN_UPROBES, names known to user space), or the address of
- * its USDT name (names in the span_names map).
+ * (1..TDBPF_SPAN_UPROBES, names known to user space), or the FNV-1a hash
+ * of its USDT name with the top bit set (names in the span_names map).
  */
 #define TDBPF_SPAN_DEPTH	8
 #define TDBPF_SPAN_NAME		32
@@ -351,6 +351,7 @@ struct tdbpf_span_sums {
 	__u64 ctr[TDBPF_MAX_EVENTS];	/* counter deltas, unscaled */
 };
 
+/* a USDT span's name in the span_names map: tgid 0, id its hash */
 struct tdbpf_span_name_key {
 	__u32 tgid;
 	__u32 pad;

@@ -10,14 +10,14 @@
  *
  * Each macro is a USDT probe of <sys/sdt.h> (Debian: systemtap-sdt-dev):
  * provider "tdbpf", probes "span_enter" and "span_exit", arg0 the
- * operator's name, a NUL-terminated string that lives as long as the
- * process (a literal: tdbpf keys the name by its address). Untraced,
- * a probe is one nop instruction and the argument's address in a
- * register: no semaphore, no branch. Traced, it is a trap (about a
- * microsecond): mark operators that run for tens of microseconds or
- * more. Spans nest (the innermost gets the time); an exit pops the
- * spans up to the one of its name, so a longjmp out of an inner span
- * leaks nothing.
+ * operator's name, a NUL-terminated string read at each boundary (its
+ * first 31 bytes name the span: an exit matches its enter by name, not
+ * by address). Untraced, a probe is one nop instruction and the name's
+ * address in a register: no semaphore, no branch. Traced, it is a trap
+ * (2-5 us on a small VM, docs/spans.md): mark operators that run for
+ * tens of microseconds or more. Spans nest (the innermost gets the
+ * time); an exit pops the spans up to the one of its name, so a longjmp
+ * out of an inner span leaks nothing.
  */
 #ifndef TDBPF_SPAN_H
 #define TDBPF_SPAN_H
