@@ -209,6 +209,17 @@ static void test_nested_uprobes(void **state)
 	check_spans(span, 4, true, UPROBE_TRAP_NS);
 }
 
+/* usdt:PATH, the probes of a binary named (an engine's library) */
+static void test_usdt_path(void **state)
+{
+	char span[600];
+
+	(void)state;
+	NEED_BPF();
+	snprintf(span, sizeof(span), "usdt:%s", workload("operators"));
+	check_spans(span, 0, false, 0);
+}
+
 static void test_uprobes(void **state)
 {
 	char span[600];
@@ -353,6 +364,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_usdt),
+		cmocka_unit_test(test_usdt_path),
 		cmocka_unit_test(test_uprobes),
 		cmocka_unit_test(test_nested_usdt),
 		cmocka_unit_test(test_nested_uprobes),

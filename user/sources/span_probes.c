@@ -16,9 +16,16 @@ int span_spec_check(const char *spec, char *err, size_t len)
 
 	if (!strcmp(spec, "usdt"))
 		return 0;
+	if (!strncmp(spec, "usdt:", 5)) {
+		if (!spec[5]) {
+			snprintf(err, len, "--span usdt: names no binary; give usdt:PATH (a program or a library)");
+			return -1;
+		}
+		return 0;
+	}
 	if (!colon || colon == spec || !colon[1] || strstr(colon, ",,") ||
 	    colon[strlen(colon) - 1] == ',') {
-		snprintf(err, len, "--span %s: not a span source; give usdt or BINARY:FUNC[,FUNC...]",
+		snprintf(err, len, "--span %s: not a span source; give usdt, usdt:PATH or BINARY:FUNC[,FUNC...]",
 			 spec);
 		return -1;
 	}
@@ -120,6 +127,21 @@ out:
 	return e;
 }
 
+/* usdt:PATH: the probes of one binary or library, whoever runs it */
+static int attach_usdt_at(struct tracer *t, const char *path, char *err,
+			  size_t len)
+{
+	char bin[4096];
+	int e;
+
+	find_exe(path, bin, sizeof(bin));
+	e = attach_usdt(t, bin);
+	if (e)
+		snprintf(err, len, "--span usdt:%s: cannot attach to the tdbpf:span_enter and span_exit probes of %s: %s; build it with include/tdbpf_span.h's macros",
+			 path, bin, strerror(-e));
+	return e;
+}
+
 static int attach_usdt_targets(struct tracer *t, const char *exe,
 			       const pid_t *pids, int nr_pids, char *err,
 			       size_t len)
@@ -154,6 +176,8 @@ int span_probes_attach(struct tracer *t, const char *const *specs, int nr,
 			return -1;
 		if (!strcmp(specs[i], "usdt"))
 			e = attach_usdt_targets(t, exe, pids, nr_pids, err, len);
+		else if (!strncmp(specs[i], "usdt:", 5))
+			e = attach_usdt_at(t, specs[i] + 5, err, len);
 		else
 			e = attach_funcs(t, specs[i], err, len);
 	}

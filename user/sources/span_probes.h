@@ -6,6 +6,8 @@
  *   usdt               the tdbpf:span_enter/span_exit USDT probes of the
  *                      command's binary (-- CMD) or the -p targets' (their
  *                      /proc/PID/exe); include/tdbpf_span.h makes them
+ *   usdt:PATH          the same probes in that program or library (an
+ *                      engine in a shared library), whoever runs it
  *   BINARY:FUNC[,...]  a uprobe at each function's entry and return; the
  *                      binary a path, a command on PATH or a library's
  *                      soname (as libbpf resolves it)
