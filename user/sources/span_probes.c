@@ -175,7 +175,8 @@ int span_probes_attach(struct tracer *t, const char *const *specs, int nr,
 		if (span_spec_check(specs[i], err, len))
 			return -1;
 		if (!strcmp(specs[i], "usdt"))
-			e = attach_usdt_targets(t, exe, pids, nr_pids, err, len);
+			e = attach_usdt_targets(t, exe, pids, nr_pids, err,
+						len);
 		else if (!strncmp(specs[i], "usdt:", 5))
 			e = attach_usdt_at(t, specs[i] + 5, err, len);
 		else
