@@ -172,6 +172,8 @@ int span_probes_attach(struct tracer *t, const char *const *specs, int nr,
 	int i, e = 0;
 
 	for (i = 0; i < nr && !e; i++) {
+		int links = t->spans.nr_links;
+
 		if (span_spec_check(specs[i], err, len))
 			return -1;
 		if (!strcmp(specs[i], "usdt"))
@@ -181,6 +183,10 @@ int span_probes_attach(struct tracer *t, const char *const *specs, int nr,
 			e = attach_usdt_at(t, specs[i] + 5, err, len);
 		else
 			e = attach_funcs(t, specs[i], err, len);
+		/* -v: what each source attached, for a span that never shows */
+		if (!e && t->c.verbose)
+			fprintf(stderr, "tdbpf: --span %s: %d probes attached\n",
+				specs[i], t->spans.nr_links - links);
 	}
 	return e ? -1 : 0;
 }
