@@ -242,8 +242,12 @@ static void configure_spans(struct tracer *t)
 		bpf_program__set_autoload(all[i], t->c.nr_spans > 0);
 		bpf_program__set_autoattach(all[i], false);
 	}
-	if (!t->c.nr_spans)
-		bpf_map__set_max_entries(skel->maps.span_sums, 1);
+	/* thread-span pairs: a pool's threads times its operators */
+	bpf_map__set_max_entries(skel->maps.span_sums,
+				 !t->c.nr_spans ? 1 :
+				 t->c.max_tasks > TDBPF_SPAN_MAX_DEFAULT ?
+					 (__u32)t->c.max_tasks :
+					 TDBPF_SPAN_MAX_DEFAULT);
 }
 
 /* Before load: what the programs are built for, and the map sizes. */
