@@ -147,12 +147,12 @@ if [ "$ONLY" = listen ]; then
 	log "done in $((($(now_ms) - T0) / 1000)) s (section 5 only; $RESULTS unchanged)"
 	exit 0
 fi
+build_helpers
 if [ "$ONLY" = spans ]; then
 	section_spans
 	write_spans
 	exit 0
 fi
-build_helpers
 if [ "$ONLY" = wakeups ]; then
 	section_wakeups
 	write_wakeups
