@@ -56,6 +56,7 @@ BPF_SRC  += bpf/wakeups.bpf.c
 BPF_SRC  += bpf/lifecycle.bpf.c
 BPF_SRC  += bpf/sockets.bpf.c
 BPF_SRC  += bpf/jvm.bpf.c
+BPF_SRC  += bpf/spans.bpf.c
 BPF_OBJ  := $(patsubst bpf/%.c,$(OUT)/bpf/%.o,$(BPF_SRC))
 SKEL     := $(OUT)/tdbpf.skel.h
 # user/: one folder per stage (scripts/check-layers.sh says which may

@@ -156,3 +156,19 @@ int BPF_PROG(floor_sempty)
 {
 	return 0;
 }
+
+/*
+ * The floor of a uprobe span (--span BINARY:FUNC): empty programs at a
+ * function's entry and return, what the traps cost without tdbpf's work.
+ */
+SEC("uprobe")
+int floor_uempty(struct pt_regs *ctx)
+{
+	return 0;
+}
+
+SEC("uretprobe")
+int floor_urempty(struct pt_regs *ctx)
+{
+	return 0;
+}

@@ -8,9 +8,12 @@
  * which the CPU time of a workload under several copies would count.
  *
  * usage: floor empty|read1|read4|read4grp|hashhit2|tstore1|tstore2|wempty
+ *        floor uempty BINARY FUNC[,FUNC...]  (empty programs at each
+ *        function's entry and return: the floor of --span's uprobes)
  * stdout: "id=<prog id>" once attached.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +81,35 @@ static int open_counters(int ncpu, int map_fd)
 	return 0;
 }
 
+/*
+ * uempty: the empty entry and return programs on each function of @funcs
+ * in @bin, their links kept in @links (up to @max). 0 or -1.
+ */
+static int attach_uempty(struct floor_bpf *skel, const char *bin,
+			 char *funcs, struct bpf_link **links, int max)
+{
+	char *f, *save = NULL;
+	int n = 0;
+
+	for (f = strtok_r(funcs, ",", &save); f && n + 2 <= max;
+	     f = strtok_r(NULL, ",", &save)) {
+		LIBBPF_OPTS(bpf_uprobe_opts, o, .func_name = f);
+
+		links[n] = bpf_program__attach_uprobe_opts(
+			skel->progs.floor_uempty, -1, bin, 0, &o);
+		o.retprobe = true;
+		links[n + 1] = bpf_program__attach_uprobe_opts(
+			skel->progs.floor_urempty, -1, bin, 0, &o);
+		if (!links[n] || !links[n + 1]) {
+			fprintf(stderr, "floor: cannot probe %s in %s: %s\n",
+				f, bin, strerror(errno));
+			return -1;
+		}
+		n += 2;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct bpf_program *prog = NULL, *p;
@@ -88,9 +120,14 @@ int main(int argc, char **argv)
 	char want[32];
 	int ncpu;
 
-	if (argc != 2 || strlen(argv[1]) > 20) {
+	struct bpf_link *ulinks[32] = { NULL };
+	bool uempty = argc == 4 && !strcmp(argv[1], "uempty");
+	int i;
+
+	if ((argc != 2 && !uempty) || strlen(argv[1]) > 20) {
 		fprintf(stderr,
-			"usage: floor empty|read1|read4|read4grp|hashhit2|tstore1|tstore2|wempty\n");
+			"usage: floor empty|read1|read4|read4grp|hashhit2|tstore1|tstore2|wempty\n"
+			"       floor uempty BINARY FUNC[,FUNC...]\n");
 		return 2;
 	}
 	snprintf(want, sizeof(want), "floor_%s", argv[1]);
@@ -105,7 +142,8 @@ int main(int argc, char **argv)
 	bpf_object__for_each_program(p, skel->obj) {
 		if (!strcmp(bpf_program__name(p), want))
 			prog = p;
-		else
+		else if (!uempty || strcmp(bpf_program__name(p),
+					    "floor_urempty"))
 			bpf_program__set_autoload(p, false);
 	}
 	if (!prog) {
@@ -119,7 +157,9 @@ int main(int argc, char **argv)
 	if (!strncmp(argv[1], "read", 4) &&
 	    open_counters(ncpu, bpf_map__fd(skel->maps.counters)))
 		return 1;
-	link = bpf_program__attach(prog);
+	if (uempty && attach_uempty(skel, argv[2], argv[3], ulinks, 32))
+		return 1;
+	link = uempty ? ulinks[0] : bpf_program__attach(prog);
 	if (!link) {
 		fprintf(stderr, "floor: cannot attach %s: %s\n", want,
 			strerror(errno));
@@ -136,7 +176,10 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	while (!stop)
 		pause();
-	bpf_link__destroy(link);
+	if (!uempty)
+		bpf_link__destroy(link);
+	for (i = 0; i < 32; i++)
+		bpf_link__destroy(ulinks[i]);
 	floor_bpf__destroy(skel);
 	return 0;
 }

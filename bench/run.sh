@@ -52,6 +52,8 @@
 #                             tables (bench/results.md is left as it is)
 #   BENCH_ONLY [all]          "sockets": run section 7 alone and print its
 #                             tables (bench/results.md is left as it is)
+#   BENCH_ONLY [all]          "spans": the cost of a span boundary (section
+#                             8, run alone only; BENCH_SPAN_TASKS [200000])
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
@@ -134,6 +136,7 @@ trap 'log interrupted; exit 130' INT TERM
 . bench/sections/listen.sh
 . bench/sections/wakeups.sh
 . bench/sections/sockets.sh
+. bench/sections/spans.sh
 . bench/results.sh
 
 # ---------------------------------------------------------------- main
@@ -145,6 +148,11 @@ if [ "$ONLY" = listen ]; then
 	exit 0
 fi
 build_helpers
+if [ "$ONLY" = spans ]; then
+	section_spans
+	write_spans
+	exit 0
+fi
 if [ "$ONLY" = wakeups ]; then
 	section_wakeups
 	write_wakeups

@@ -62,6 +62,11 @@ SHARED const volatile bool percpu_lookup;
  * (tdbpf_exit): no program runs at a switch at all.
  */
 SHARED const volatile bool read_free;
+/*
+ * --span: the span programs are attached and the switch charges a
+ * task's innermost open span too. False: none of it is even verified.
+ */
+SHARED const volatile bool track_spans;
 
 /*
  * Sampled (the default graph): the wakeup programs run in windows only.
@@ -158,6 +163,38 @@ SHARED struct {
 	__type(value, struct tdbpf_wake);
 } dead_wakes SEC(".maps");
 
+
+/* --span: a task's open spans and the marks they are charged from */
+SHARED struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct tdbpf_spans);
+} span_store SEC(".maps");
+
+/*
+ * Span sums by (tid, span), kept after the thread dies: user space reads
+ * them all at a collect. Full: counted (TDBPF_STAT_SPAN_LOST), and that
+ * span's time stays its thread's.
+ */
+SHARED struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TDBPF_SPAN_MAX_DEFAULT);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct tdbpf_span_key);
+	__type(value, struct tdbpf_span_sums);
+} span_sums SEC(".maps");
+
+/* a new span's sums, never written */
+SHARED struct tdbpf_span_sums span_zero;
+
+/* The names of USDT spans by id, their hash (tgid 0: one for all) */
+SHARED struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct tdbpf_span_name_key);
+	__type(value, char[TDBPF_SPAN_NAME]);
+} span_names SEC(".maps");
 
 SHARED struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -18,6 +18,7 @@
 #include "wait.bpf.h"
 #include "holders.bpf.h"
 #include "sockets.bpf.h"
+#include "spans.bpf.h"
 
 /*
  * One counter's reading. Only a group leader is read with its enabled and
@@ -243,7 +244,12 @@ int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 	if (track_sockets && wk)
 		marks_reset();
 	if (tp) {
+		/* --span: its innermost open span is charged too */
+		struct tdbpf_spans *sp = span_state(prev);
+
 		t = charge_current(st, prev, cpu, false);
+		if (sp)
+			span_switch_out(prev, sp, st);
 		if (t) {
 			/* one clock read, when it blocks; sampled, none */
 			if (wk && !block)
@@ -264,6 +270,7 @@ int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 		if (wk)
 			charge_holders(prev, next);
 		note_switch_in(st, next);
+		span_switch_in(next, st);
 	} else
 		st->tid = 0;
 	return 0;
@@ -278,6 +285,7 @@ SEC("raw_tp")
 int tdbpf_flush(void *ctx)
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
+	struct tdbpf_spans *sp;
 	struct tdbpf_task *t;
 	struct tdbpf_cpu *st;
 	__u32 z = 0;
@@ -287,6 +295,10 @@ int tdbpf_flush(void *ctx)
 		return 0;
 	if (!tracked(cur))
 		return 0;
+	/* --span: its innermost span is charged up to now too */
+	sp = span_state(cur);
+	if (sp)
+		span_checkpoint(cur, sp, bpf_get_smp_processor_id(), st);
 	/* on-CPU as of the last tick; the switch-out charges the rest */
 	t = charge_current(st, cur, bpf_get_smp_processor_id(), true);
 	/* its last wakeup's wait, so that a report's waits add up */

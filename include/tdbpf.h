@@ -290,6 +290,74 @@ struct tdbpf_cpu {
 	struct tdbpf_count prev[TDBPF_MAX_EVENTS];
 };
 
+/*
+ * Spans (--span): intervals of a thread named after the operator they
+ * run. A task's open spans are a stack in its task storage, at most
+ * TDBPF_SPAN_DEPTH deep (deeper ones are counted, their time the
+ * deepest kept's); what the task does is charged to the innermost, at
+ * each boundary and at each switch. A span's id is its uprobe's cookie
+ * (1..TDBPF_SPAN_UPROBES, names known to user space), or the FNV-1a hash
+ * of its USDT name with the top bit set (names in the span_names map).
+ */
+#define TDBPF_SPAN_DEPTH	8
+#define TDBPF_SPAN_NAME		32
+#define TDBPF_SPAN_UPROBES	64
+#define TDBPF_SPAN_MAX_DEFAULT	16384
+/* a slice's pieces of spans, scaled to its on-CPU time at its end */
+#define TDBPF_SPAN_PENDING	16
+
+struct tdbpf_spans {
+	__u32 depth;		/* open spans, may exceed TDBPF_SPAN_DEPTH */
+	__u32 seen;		/* the marks below were set */
+	__u64 id[TDBPF_SPAN_DEPTH];
+	__u64 in_ns;		/* CLOCK_MONOTONIC at the slice's start */
+	__u64 in_exec;		/* se.sum_exec_runtime then */
+	/* the last checkpoint: boundary, switch-in or flush */
+	__u64 mark_ns;		/* CLOCK_MONOTONIC then, while on CPU */
+	__u64 mark_delay;	/* sched_info.run_delay then */
+	__u64 mark_faults;	/* min_flt + maj_flt then */
+	__u64 out_ns;		/* CLOCK_MONOTONIC at switch-out, 0 on CPU */
+	__u64 out_exec;		/* se.sum_exec_runtime then */
+	/* this slice's clock time in spans so far, by span */
+	__u32 nr_pend;
+	__u32 pad;
+	__u64 pend_id[TDBPF_SPAN_PENDING];
+	__u64 pend_ns[TDBPF_SPAN_PENDING];
+	/*
+	 * Counters: its own baselines (the readings at its switch-in or last
+	 * boundary), so that a boundary writes nothing another task reads;
+	 * @gen counts its switch-ins, which a boundary preempted midway
+	 * sees change (the switches charged the time then), @cvalid that
+	 * @cbase holds readings
+	 */
+	__u32 gen;
+	__u32 cvalid;
+	__u64 cbase[TDBPF_MAX_EVENTS];
+};
+
+struct tdbpf_span_key {
+	__u32 tid;
+	__u32 tgid;
+	__u64 id;
+};
+
+/* A span's sums in one thread; blocked = off - runq (user space) */
+struct tdbpf_span_sums {
+	__u64 entries;
+	__u64 on_cpu_ns;
+	__u64 runq_ns;		/* run-queue wait while it was innermost */
+	__u64 off_ns;		/* switch-out to switch-in, run queue too */
+	__u64 faults;		/* page faults, from the task's own count */
+	__u64 ctr[TDBPF_MAX_EVENTS];	/* counter deltas, unscaled */
+};
+
+/* a USDT span's name in the span_names map: tgid 0, id its hash */
+struct tdbpf_span_name_key {
+	__u32 tgid;
+	__u32 pad;
+	__u64 id;
+};
+
 /* Losses, summed over the per-CPU stats array (off the hot path). */
 enum tdbpf_stat {
 	TDBPF_STAT_READ_ERR,	/* bpf_perf_event_read_value failed */
@@ -298,6 +366,9 @@ enum tdbpf_stat {
 	TDBPF_STAT_WAITS_FULL,	/* waits charged to a task's last waker slot */
 	TDBPF_STAT_SOCK_NEW,	/* flows entered in the socket registry */
 	TDBPF_STAT_SOCK_UNRESOLVED,	/* socket wakes with no peer told */
+	TDBPF_STAT_SPAN_LOST,	/* span sums that found no room */
+	TDBPF_STAT_SPAN_UNMATCHED,	/* a span exit matching no open span */
+	TDBPF_STAT_SPAN_DEEP,	/* span enters beyond TDBPF_SPAN_DEPTH */
 	TDBPF_NR_STATS,
 };
 

@@ -5,7 +5,7 @@
 set -e
 pkgs="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
 pkg-config libcmocka-dev libjson-c-dev libcap-dev libclang-rt-14-dev libmicrohttpd-dev \
-libcurl4-openssl-dev \
+libcurl4-openssl-dev systemtap-sdt-dev \
 linux-perf procps libncurses-dev tmux scdoc bash-completion prometheus curl jq \
 graphviz gstreamer1.0-tools gstreamer1.0-plugins-base \
 gstreamer1.0-plugins-good openjdk-17-jdk-headless podman runc"

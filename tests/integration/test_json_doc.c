@@ -372,6 +372,18 @@ static void writer_reports(const struct model *m, const struct keyset *doc,
 		r->sched.runq_wait_ns = 500000;
 		assert_int_equal(tasks_add_waits(&snap.tasks, r, hs, 2), 0);
 	}
+	/* --span: an operator of the first candidate, spans[] and its span */
+	{
+		struct span_row *sp = spans_get(&snap.spans, 100, 100, 1);
+
+		assert_non_null(sp);
+		snprintf(sp->name, sizeof(sp->name), "enrich");
+		sp->s.entries = 20;
+		sp->s.on_cpu_ns = 60000;
+		sp->s.runq_ns = 300000;
+		sp->s.off_ns = 400000;
+		sp->s.ctr[0] = 1000;
+	}
 	rc.look.tid_name = stub_tid_name;
 	rc.look.cpu_limit = stub_cpu_limit;
 	/* a socket of the process: the sockets[] keys, with wakeups */

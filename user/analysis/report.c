@@ -454,6 +454,48 @@ static void put_candidate(const struct graph *g, int node, char *buf,
 			       c->nr_tasks);
 }
 
+/* --span: "; in it: enrich 80% of their time", at @buf + *@n */
+const struct span_row *report_top_span(const struct report *rep, int node,
+				       double *share)
+{
+	const struct graph_node *c = &rep->graph->nodes[node];
+	const struct span_row *top = NULL;
+	double life = (double)(c->on_cpu_ns + c->runq_ns + c->blocked_ns);
+	double best = 0, x;
+	size_t i;
+
+	for (i = 0; rep->spans && i < rep->spans->nr; i++) {
+		const struct span_row *s = &rep->spans->row[i];
+
+		if (!span_is_of(s, c->tid, c->key[0] ? c->key : c->name))
+			continue;
+		x = (double)(s->s.on_cpu_ns + s->s.runq_ns +
+			     span_blocked_ns(&s->s));
+		if (x > best) {
+			best = x;
+			top = s;
+		}
+	}
+	*share = life > 0 ? best / life : 0;
+	return *share > 0 ? top : NULL;
+}
+
+static void put_span(const struct report *rep, int node, char *buf,
+		     size_t len, size_t *n)
+{
+	const struct graph_node *c = &rep->graph->nodes[node];
+	double share, life = (double)(c->on_cpu_ns + c->runq_ns +
+				      c->blocked_ns);
+	const struct span_row *top = report_top_span(rep, node, &share);
+
+	if (top && *n < len)
+		*n += snprintf(buf + *n, len - *n,
+			       "; in it: %s %.0f%% of %s time (on-CPU %.0f%%)",
+			       top->name, 100 * share,
+			       c->nr_tasks > 1 ? "their" : "its",
+			       100 * top->s.on_cpu_ns / life);
+}
+
 void report_verdict_line(const struct report *rep, char *buf, size_t len)
 {
 	const struct graph *g = rep->graph;
@@ -471,11 +513,12 @@ void report_verdict_line(const struct report *rep, char *buf, size_t len)
 		n = snprintf(buf, len, "bottleneck: ");
 		put_candidate(g, rep->verdict[0].node, buf, len, &n);
 		if (n < len)
-			snprintf(buf + n, len - n,
-				 ": %s; %d %s waits lead to it (%.0f%% of their blocked time)",
-				 rep->verdict[0].reason, c->nr_sources,
-				 c->nr_sources == 1 ? "task's" : "tasks'",
-				 100.0 * graph_share(g, rep->verdict[0].node));
+			n += snprintf(buf + n, len - n,
+				      ": %s; %d %s waits lead to it (%.0f%% of their blocked time)",
+				      rep->verdict[0].reason, c->nr_sources,
+				      c->nr_sources == 1 ? "task's" : "tasks'",
+				      100.0 * graph_share(g, rep->verdict[0].node));
+		put_span(rep, rep->verdict[0].node, buf, len, &n);
 		return;
 	}
 	n = snprintf(buf, len, "bottleneck: a tie: ");
@@ -499,5 +542,6 @@ void report_verdict_line(const struct report *rep, char *buf, size_t len)
 			       TEXT_ASCII);
 		n += snprintf(buf + n, len - n, "; %s: %s", name,
 			      rep->verdict[i].reason);
+		put_span(rep, rep->verdict[i].node, buf, len, &n);
 	}
 }

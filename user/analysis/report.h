@@ -84,6 +84,8 @@ struct report {
 	const struct flow_table *flows;
 	/* the rows' processes' cgroups (by pid), NULL when unknown */
 	const struct cgroup_table *cgroups;
+	/* --span: rows under their threads' (folded with them), or NULL */
+	const struct span_table *spans;
 };
 
 
@@ -144,5 +146,11 @@ void report_set_graph(struct report *rep, const struct graph *g,
  * (tid 13) 38% of the blocked time lead to each; enrich: ...; agg: ...".
  */
 void report_verdict_line(const struct report *rep, char *buf, size_t len);
+/*
+ * --span: the span graph node @node's threads spend most of their time
+ * in (on-CPU, run queue, blocked), and that *@share of it; NULL: none.
+ */
+const struct span_row *report_top_span(const struct report *rep, int node,
+				       double *share);
 
 #endif /* TDBPF_REPORT_H */

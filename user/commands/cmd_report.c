@@ -49,6 +49,7 @@ static int emit(struct replay_run *x, struct replay_report *rr)
 		.cpu_limit = replay_cpu_limit,
 	};
 	struct task_table folded;
+	struct span_table spans;
 	struct graph graph;
 	struct report rep;
 	int level = rr->plan.level, err;
@@ -66,17 +67,21 @@ static int emit(struct replay_run *x, struct replay_report *rr)
 	if (rr->graph && graph_build(&graph, &rr->tasks, o->per_name, &look))
 		return -ENOMEM;
 	tasks_init(&folded);
-	if (o->per_name) {
-		if (tasks_fold(&rr->tasks, &folded, rr->plan.nr)) {
-			tasks_free(&folded);
-			graph_free(&graph);
-			return -ENOMEM;
-		}
-		src = &folded;
+	spans_init(&spans);
+	/* spans named after their threads and folded with them, as live */
+	if (spans_fold(&rr->spans, &rr->tasks, o->per_name, &spans) ||
+	    (o->per_name && tasks_fold(&rr->tasks, &folded, rr->plan.nr))) {
+		spans_free(&spans);
+		tasks_free(&folded);
+		graph_free(&graph);
+		return -ENOMEM;
 	}
+	if (o->per_name)
+		src = &folded;
 	err = report_build(&rep, src, &rr->plan, level, rr->duration_ns,
 			   o->sort, o->top);
 	if (err) {
+		spans_free(&spans);
 		tasks_free(&folded);
 		graph_free(&graph);
 		return err;
@@ -98,10 +103,12 @@ static int emit(struct replay_run *x, struct replay_report *rr)
 	rep.wall_ns = rr->end_ns;
 	rep.flows = &rr->flows;
 	rep.cgroups = &rr->cgroups;
+	rep.spans = spans.nr ? &spans : NULL;
 	/* the sinks of a live run; an -I recording is a series, as live */
 	x->sink.intervals = x->lines;
 	err = sink_write(&x->sink, &rep);
 	report_free(&rep);
+	spans_free(&spans);
 	tasks_free(&folded);
 	graph_free(&graph);
 	return err;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include "commands/options.h"
 #include "outputs/listen_opts.h"
+#include "sources/span_probes.h"
 #include "support/array.h"
 #include "support/error.h"
 #include "tdbpf.h"
@@ -155,6 +156,21 @@ static int set_event(struct options *o, const struct opt_desc *d,
 				 "too many -e options; give at most %d, each with events separated by commas",
 				 OPT_MAX_EVENT_ARGS);
 	o->events[o->nr_events++] = arg;
+	return 0;
+}
+
+/* --span: its form checked now, its binary at the attach */
+static int set_span(struct options *o, const struct opt_desc *d,
+		    const char *arg, char *err, size_t len)
+{
+	(void)d;
+	if (o->nr_spans >= OPT_MAX_SPAN_ARGS)
+		return error_set(err, len,
+				 "too many --span options; give at most %d, each with functions separated by commas",
+				 OPT_MAX_SPAN_ARGS);
+	if (span_spec_check(arg, err, len))
+		return -1;
+	o->spans[o->nr_spans++] = arg;
 	return 0;
 }
 
@@ -304,6 +320,7 @@ static int set_host(struct options *o, const struct opt_desc *d,
 static const struct opt_desc opts[] = {
 	ARG("pid", 'p', set_ids),
 	ARG("event", 'e', set_event),
+	ARG("span", 0, set_span),
 	ARG("tid", 't', set_ids),
 	FLAG("all-cpus", 'a', all),
 	{ .name = "cgroup", .letter = 'G', .has_arg = required_argument,

@@ -11,6 +11,7 @@
 
 #define OPT_MAX_TARGETS	64	/* -p/-t ids */
 #define OPT_MAX_EVENT_ARGS	16	/* -e options; each holds many events */
+#define OPT_MAX_SPAN_ARGS	8	/* --span options, a source each */
 #define OPT_MAX_DURATION_S	31536000	/* -d: 365 days */
 #define OPT_MAX_INTERVAL_MS	86400000	/* -I: one day */
 #define OPT_MAX_HOSTS		64	/* graph: reports joined */
@@ -85,6 +86,9 @@ struct options {
 	const char *record;	/* --record FILE: every report as JSON */
 	const char *events[OPT_MAX_EVENT_ARGS];	/* -e EVENT[,EVENT...] */
 	int nr_events;
+	/* --span usdt | BINARY:FUNC[,FUNC...] (sources/span_probes.h) */
+	const char *spans[OPT_MAX_SPAN_ARGS];
+	int nr_spans;
 	bool verbose;
 	bool quiet;		/* -q: no notes (the model's fallback) */
 	bool list_events;	/* list --events: what -e takes here */

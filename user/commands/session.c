@@ -280,6 +280,10 @@ int session_open(struct session *s, const struct options *o,
 		.sampled = c->wakeups && o->wakeups_sampled,
 		.verbose = o->verbose,
 		.names = &s->names,
+		.spans = o->spans,
+		.nr_spans = o->nr_spans,
+		/* USDT spans in the command, when it is traced */
+		.exe = o->argv && !o->argv_bounds ? o->argv[0] : NULL,
 	};
 	const char *hooks;
 	char err[512];

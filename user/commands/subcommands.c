@@ -128,6 +128,10 @@ static int no_events(const struct options *o, const char *cmd, char *err,
 		return error_set(err, len,
 				 "-e names events to count while tracing; drop it from %s",
 				 cmd);
+	if (o->nr_spans)
+		return error_set(err, len,
+				 "--span names operators to trace; drop it from %s",
+				 cmd);
 	return 0;
 }
 

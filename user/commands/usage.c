@@ -42,7 +42,10 @@ void print_usage(FILE *f)
 	      "  -j, --json             JSON output (one object per line with -I)\n"
 	      "  -o, --output FILE      write the report to FILE\n"
 	      "  -q, --quiet            no notes (the software model's fallback)\n"
-	      "      --per-name         one row per operator: instance numbers folded\n",
+	      "      --per-name         one row per operator: instance numbers folded\n"
+	      "      --span usdt[:PATH]|BINARY:FUNC[,FUNC...]  operators inside threads:\n"
+	      "                         rows"
+	      " per tdbpf USDT span or function (docs/spans.md)\n",
 	      f);
 	/* the keys from their table; the first is the default */
 	fprintf(f, "      --sort KEY         %s (default)", sort_names[0]);

@@ -43,7 +43,8 @@
  * "# bottleneck: COMM-TID: REASON; ..." comes first. When tasks or
  * counter reads were lost a comment line
  * "# lost: N tasks (map full), M counter reads" comes first, as perf
- * starts -x output with '#' comment lines.
+ * starts -x output with '#' comment lines. With --span, each span of a
+ * task follows it, as COMM/SPAN-TID (write_span()).
  *
  * Names can hold any byte: control bytes and every character of SEP are
  * written as '?', so each line has exactly 6 fields (7 with -I).
@@ -62,6 +63,7 @@ struct csv_ctx {
 	const char *sep;
 	bool series;		/* -I: every line starts with its window */
 	char prefix[192];	/* "[TIME SEP] COMM-TID" */
+	int skip;		/* the prefix's "TIME SEP" bytes */
 };
 
 static void line_u64(const struct csv_ctx *x, __u64 v, const char *unit,
@@ -174,6 +176,7 @@ static void write_task(struct csv_ctx *x, const struct report *rep,
 	else if (x->series)
 		n = snprintf(x->prefix, sizeof(x->prefix), "summary%s",
 			     x->sep);
+	x->skip = n;
 	snprintf(x->prefix + n, sizeof(x->prefix) - n, "%s-%u", comm, r->tid);
 
 	line_u64(x, r->sched.on_cpu_ns, "ns", "on_cpu_ns", r->sched.on_cpu_ns);
@@ -217,6 +220,56 @@ static void write_task(struct csv_ctx *x, const struct report *rep,
 	}
 }
 
+/*
+ * --span: each span of the task just written, named COMM/SPAN-TID, RUN
+ * its on-CPU ns: on_cpu_ns, runq_wait_ns, off_cpu_ns (blocked), entries,
+ * entries_per_s, entries_per_cpu_s, then its counters (unscaled).
+ */
+static void write_span(struct csv_ctx *x, const struct report *rep,
+		       const struct span_row *sp)
+{
+	const struct tdbpf_span_sums *v = &sp->s;
+	const struct event_plan *p = rep->plan;
+	double secs = rep->duration_ns / 1e9, cpu = v->on_cpu_ns / 1e9;
+	char path[80], name[128];
+	int k;
+
+	/* the prefix's time stays; its name becomes the span's */
+	snprintf(path, sizeof(path), "%s/%s", sp->comm, sp->name);
+	text_printable(name, sizeof(name), path, x->sep, 0);
+	snprintf(x->prefix + x->skip, sizeof(x->prefix) - (size_t)x->skip,
+		 "%s-%u", name, sp->tid);
+	line_u64(x, v->on_cpu_ns, "ns", "on_cpu_ns", v->on_cpu_ns);
+	line_u64(x, v->runq_ns, "ns", "runq_wait_ns", v->on_cpu_ns);
+	line_u64(x, span_blocked_ns(v), "ns", "off_cpu_ns", v->on_cpu_ns);
+	line_u64(x, v->entries, "", "entries", v->on_cpu_ns);
+	line_double(x, secs > 0 ? v->entries / secs : 0, "%.3f", "/s",
+		    "entries_per_s", v->on_cpu_ns, 100);
+	line_double(x, cpu > 0 ? v->entries / cpu : 0, "%.3f", "/s",
+		    "entries_per_cpu_s", v->on_cpu_ns, 100);
+	for (k = 0; p && k < p->nr && k < TDBPF_MAX_EVENTS; k++) {
+		const struct model_event *e = p->evd[k];
+		bool msec = e->unit && !strcmp(e->unit, "msec");
+		double c = span_slot(p, k, v);
+
+		if (!isfinite(c))
+			continue;
+		text_printable(name, sizeof(name), e->name, x->sep, 0);
+		line_double(x, msec ? c / 1e6 : c, msec ? "%.2f" : "%.0f",
+			    e->unit ? e->unit : "", name, v->on_cpu_ns, 100);
+	}
+}
+
+static void write_spans(struct csv_ctx *x, const struct report *rep,
+			const struct task_row *r)
+{
+	size_t i;
+
+	for (i = 0; rep->spans && i < rep->spans->nr; i++)
+		if (span_of(&rep->spans->row[i], r))
+			write_span(x, rep, &rep->spans->row[i]);
+}
+
 void report_write_csv(FILE *f, const struct report *rep, const char *sep,
 		      bool series)
 {
@@ -242,8 +295,10 @@ void report_write_csv(FILE *f, const struct report *rep, const char *sep,
 			100.0 * graph_share(rep->graph, rep->verdict[0].node));
 	}
 	report_ahead_start(&a, rep);
-	while ((d = report_ahead_next(&a)))
+	while ((d = report_ahead_next(&a))) {
 		write_task(&x, rep, d);
+		write_spans(&x, rep, d->row);
+	}
 	report_ahead_stop(&a);
 }
 

@@ -272,6 +272,8 @@ static void write_sockets(struct jw *w, const struct flow_table *t)
 static void write_graph(struct jw *w, const struct report *rep)
 {
 	const struct graph *g = rep->graph;
+	const struct span_row *sp;
+	double share;
 	int i;
 
 	jw_open(w, "graph", '{');
@@ -321,6 +323,11 @@ static void write_graph(struct jw *w, const struct report *rep)
 		jw_num(w, "share", graph_share(g, rep->verdict[i].node), 6);
 		jw_int(w, "sources", n->nr_sources);
 		jw_str(w, "reason", rep->verdict[i].reason);
+		sp = report_top_span(rep, rep->verdict[i].node, &share);
+		if (sp) {
+			jw_str(w, "span", sp->name);
+			jw_num(w, "span_share", share, 6);
+		}
 		jw_close(w, '}');
 	}
 	jw_close(w, ']');
@@ -560,6 +567,54 @@ static void write_task(struct jw *w, struct json_ctx *x,
 	jw_obj_end(w);
 }
 
+/*
+ * --span: each span of a task shown (folded with it under --per-name),
+ * as "worker-1/enrich", its sums and rates: entries per second of the
+ * window and of its own on-CPU time; its counters by the plan's names.
+ */
+static void write_spans(struct jw *w, const struct report *rep)
+{
+	const struct event_plan *p = rep->plan;
+	double secs = rep->duration_ns / 1e9;
+	char name[80];
+	size_t i;
+	int k;
+
+	jw_arr(w, "spans");
+	for (i = 0; i < rep->spans->nr; i++) {
+		const struct span_row *s = &rep->spans->row[i];
+		const struct tdbpf_span_sums *v = &s->s;
+		double cpu = v->on_cpu_ns / 1e9;
+
+		snprintf(name, sizeof(name), "%s/%s", s->comm, s->name);
+		jw_obj(w, NULL);
+		jw_str(w, "name", name);
+		jw_str(w, "span", s->name);
+		jw_u64(w, "tid", s->tid);
+		jw_u64(w, "pid", s->tgid);
+		jw_str(w, "comm", s->comm);
+		jw_int(w, "nr_tasks", s->nr_tasks);
+		jw_u64(w, "entries", v->entries);
+		jw_u64(w, "on_cpu_ns", v->on_cpu_ns);
+		jw_u64(w, "runq_wait_ns", v->runq_ns);
+		jw_u64(w, "blocked_ns", span_blocked_ns(v));
+		jw_u64(w, "faults", v->faults);
+		jw_num(w, "entries_per_s", secs > 0 ? v->entries / secs : 0, 3);
+		jw_num(w, "entries_per_cpu_s", cpu > 0 ? v->entries / cpu : 0,
+		       3);
+		jw_obj(w, "counters");
+		for (k = 0; p && k < p->nr; k++) {
+			double x = span_slot(p, k, v);
+
+			if (isfinite(x))
+				jw_num(w, p->evd[k]->name, x, 0);
+		}
+		jw_obj_end(w);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+}
+
 void report_write_json(FILE *f, const struct report *rep, bool line)
 {
 	const struct event_plan *p = rep->plan;
@@ -597,6 +652,9 @@ void report_write_json(FILE *f, const struct report *rep, bool line)
 	jw_u64(&w, "wakers", rep->lost.wakers);
 	jw_u64(&w, "wakeups_missed", rep->lost.wakeups_missed);
 	jw_u64(&w, "sockets_unresolved", rep->lost.sock_unresolved);
+	jw_u64(&w, "spans_lost", rep->lost.spans_lost);
+	jw_u64(&w, "span_exits_unmatched", rep->lost.span_exits_unmatched);
+	jw_u64(&w, "spans_too_deep", rep->lost.spans_too_deep);
 	jw_u64(&w, "sockets_evicted", rep->lost.sock_evicted);
 	jw_obj_end(&w);
 	jw_int(&w, "nr_total", rep->nr_total);
@@ -618,6 +676,8 @@ void report_write_json(FILE *f, const struct report *rep, bool line)
 		write_task(&w, x, rep, d);
 	report_ahead_stop(&a);
 	jw_arr_end(&w);
+	if (rep->spans)
+		write_spans(&w, rep);
 	jw_obj_end(&w);
 	jw_end(&w);
 	jw_keys_free(&x->task);

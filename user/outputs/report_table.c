@@ -151,6 +151,17 @@ static void print_waits_on(struct outbuf *o, const struct report *rep,
 	ob_str(o, cell, -WAITS_ON_WIDTH);
 }
 
+/* --span: what spans lost, where the header says what the run lost */
+static void print_span_losses(FILE *f, const struct report *rep)
+{
+	if (rep->lost.spans_lost)
+		fprintf(f, "; spans lost: %llu (map full: their time is their threads')",
+			(unsigned long long)rep->lost.spans_lost);
+	if (rep->lost.spans_too_deep)
+		fprintf(f, "; %llu span enters past 8 open spans",
+			(unsigned long long)rep->lost.spans_too_deep);
+}
+
 static void print_header(FILE *f, const struct report *rep,
 			 const struct columns *c)
 {
@@ -197,6 +208,7 @@ static void print_header(FILE *f, const struct report *rep,
 			fprintf(f, "%s %llu socket flows (--sock-max)", sep,
 				(unsigned long long)rep->lost.sock_evicted);
 	}
+	print_span_losses(f, rep);
 	/* an estimate, and said so where the figures are */
 	if (rep->graph && rep->lost.wake_scale)
 		fprintf(f, "; waits sampled: %llu wakeups in %.0f%% of the time share out the blocked time",
@@ -334,6 +346,73 @@ static void print_row(struct outbuf *o, const struct report *rep,
 	ob_putc(o, '\n');
 }
 
+/*
+ * A span of row @r, under it: the thread's columns for the span's share
+ * of them ("-" where a span has none), and its rates where the verdict
+ * goes: entries per second of the window and of its own on-CPU time.
+ */
+static void print_span(struct outbuf *o, const struct report *rep,
+		       const struct columns *c, const struct span_row *s)
+{
+	const struct tdbpf_span_sums *v = &s->s;
+	double secs = rep->duration_ns / 1e9, cpu = v->on_cpu_ns / 1e9;
+	char name[80], rate[128];
+	int i;
+
+	snprintf(name, sizeof(name), "%s/%s", s->comm, s->name);
+	ob_str(o, "", 7);
+	ob_putc(o, ' ');
+	ob_str(o, name, -17);
+	ob_putc(o, ' ');
+	ob_fixed(o, v->on_cpu_ns / 1e6, 10, 1);
+	ob_putc(o, ' ');
+	ob_fixed(o, secs > 0 ? 100 * cpu / secs / s->nr_tasks : 0, 6, 1);
+	ob_putc(o, ' ');
+	ob_fixed(o, v->runq_ns / 1e6, 9, 1);
+	ob_putc(o, ' ');
+	ob_fixed(o, span_blocked_ns(v) / 1e6, 10, 1);
+	ob_putc(o, ' ');
+	ob_str(o, "-", 13);
+	ob_putc(o, ' ');
+	ob_str(o, "-", 6);
+	for (i = 0; i < c->nr; i++)
+		ob_str(o, " -", 10);
+	if (c->ipc_inst >= 0 && c->ipc_clk >= 0)
+		ob_str(o, " -", 7);
+	for (i = 0; i < c->nr_slots; i++) {
+		const struct model_event *e = rep->plan->evd[c->slot[i]];
+		double x = span_slot(rep->plan, c->slot[i], v);
+		int w = slot_width(e);
+
+		ob_putc(o, ' ');
+		if (!isfinite(x))
+			ob_str(o, "-", w);
+		else
+			ob_fixed(o, is_msec(e) ? x / 1e6 : x, w,
+				 is_msec(e) ? 1 : 0);
+	}
+	if (rep->graph) {
+		ob_putc(o, ' ');
+		ob_str(o, "", -WAITS_ON_WIDTH);
+	}
+	snprintf(rate, sizeof(rate),
+		 " span: %llu entries, %.1f/s, %.1f/s of its on-CPU time\n",
+		 (unsigned long long)v->entries,
+		 secs > 0 ? v->entries / secs : 0,
+		 cpu > 0 ? v->entries / cpu : 0);
+	ob_puts(o, rate);
+}
+
+static void print_spans(struct outbuf *o, const struct report *rep,
+			const struct columns *c, const struct task_row *r)
+{
+	size_t i;
+
+	for (i = 0; rep->spans && i < rep->spans->nr; i++)
+		if (span_of(&rep->spans->row[i], r))
+			print_span(o, rep, c, &rep->spans->row[i]);
+}
+
 void report_write_table(FILE *f, const struct report *rep)
 {
 	const struct task_decoded *d;
@@ -348,6 +427,7 @@ void report_write_table(FILE *f, const struct report *rep)
 	report_ahead_start(&a, rep);
 	while ((d = report_ahead_next(&a))) {
 		print_row(&o, rep, &c, d);
+		print_spans(&o, rep, &c, d->row);
 		low |= d->low_coverage;
 	}
 	report_ahead_stop(&a);

@@ -44,6 +44,7 @@ int sink_emit(struct sink *s, const struct report_conf *rc,
 	const struct event_plan *plan = rc->plan;
 	const struct task_table *src = &snap->tasks;
 	struct task_table folded;
+	struct span_table spans;
 	struct graph graph;
 	struct report rep;
 	int err;
@@ -53,9 +54,17 @@ int sink_emit(struct sink *s, const struct report_conf *rc,
 	if (rc->wakeups && graph_build(&graph, src, rc->per_name, &rc->look))
 		return -ENOMEM;
 	tasks_init(&folded);
+	spans_init(&spans);
+	/* spans named after their threads, and folded with them */
+	if (spans_fold(&snap->spans, src, rc->per_name, &spans)) {
+		graph_free(&graph);
+		fprintf(stderr, "tdbpf: out of memory for the report\n");
+		return -ENOMEM;
+	}
 	if (rc->per_name) {
 		if (tasks_fold(src, &folded, plan->nr)) {
 			tasks_free(&folded);
+			spans_free(&spans);
 			graph_free(&graph);
 			fprintf(stderr, "tdbpf: out of memory for the report\n");
 			return -ENOMEM;
@@ -79,10 +88,12 @@ int sink_emit(struct sink *s, const struct report_conf *rc,
 		rep.wall_ns = snap->wall_ns;
 		rep.flows = &snap->flows;
 		rep.cgroups = &snap->cgroups;
+		rep.spans = spans.nr ? &spans : NULL;
 		err = sink_write(s, &rep);
 		report_free(&rep);
 	}
 	tasks_free(&folded);
+	spans_free(&spans);
 	graph_free(&graph);
 	return err;
 }

@@ -36,6 +36,7 @@ void replay_report_init(struct replay_report *r)
 	tasks_init(&r->tasks);
 	flows_init(&r->flows);
 	cgroups_init(&r->cgroups);
+	spans_init(&r->spans);
 	r->interval = -1;
 }
 
@@ -44,6 +45,7 @@ void replay_report_free(struct replay_report *r)
 	tasks_free(&r->tasks);
 	flows_free(&r->flows);
 	cgroups_free(&r->cgroups);
+	spans_free(&r->spans);
 	free(r->names);
 	r->names = NULL;
 	r->nr_names = r->cap_names = 0;
@@ -541,6 +543,12 @@ int replay_parse(json_object *obj, struct replay_report *r, char *err,
 			r->lost.wakeups_missed = x;
 		if (!get_u64(lost, "sockets_unresolved", &x))
 			r->lost.sock_unresolved = x;
+		if (!get_u64(lost, "spans_lost", &x))
+			r->lost.spans_lost = x;
+		if (!get_u64(lost, "span_exits_unmatched", &x))
+			r->lost.span_exits_unmatched = x;
+		if (!get_u64(lost, "spans_too_deep", &x))
+			r->lost.spans_too_deep = x;
 		if (!get_u64(lost, "sockets_evicted", &x))
 			r->lost.sock_evicted = x;
 	}
@@ -566,6 +574,9 @@ int replay_parse(json_object *obj, struct replay_report *r, char *err,
 		 v ? json_object_get_string(v) : "");
 	if (get_u64(obj, "end_ns", &r->end_ns))
 		r->end_ns = 0;
+	if (replay_parse_spans(obj, &r->plan, &r->spans))
+		return bad(err, len, "out of memory%s%s; raise the memory limit (ulimit -v)",
+			   "", "");
 	return parse_sockets(obj, &r->flows, err, len);
 }
 

@@ -41,6 +41,7 @@ struct replay_report {
 	__u64 end_ns;
 	struct flow_table flows;	/* sockets[] */
 	struct cgroup_table cgroups;	/* the tasks' "cgroup", ... */
+	struct span_table spans;	/* spans[], recorded with --span */
 	/* recorded with wakeups: "graph", and the rows' "waits" */
 	bool graph;
 	struct replay_name *names;	/* peers, CPU holders, limits */
@@ -48,6 +49,9 @@ struct replay_report {
 };
 
 void replay_report_init(struct replay_report *r);
+/* The "spans" of report @obj into @out (none: empty): 0 or -ENOMEM */
+int replay_parse_spans(json_object *obj, const struct event_plan *p,
+		       struct span_table *out);
 void replay_report_free(struct replay_report *r);
 
 /*

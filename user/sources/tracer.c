@@ -222,6 +222,34 @@ static bool jvm_may_start(const struct tracer_targets *tg)
 	return tg->child > 0 || tg->children || tg->all;
 }
 
+/*
+ * --span: its programs are loaded, the switch charges spans too (it runs
+ * at every switch then: no read-free), and span_probes.c attaches them.
+ */
+static void configure_spans(struct tracer *t)
+{
+	struct tdbpf_bpf *skel = t->skel;
+	struct bpf_program *all[] = {
+		skel->progs.tdbpf_span_uenter,
+		skel->progs.tdbpf_span_uexit,
+		skel->progs.tdbpf_span_enter,
+		skel->progs.tdbpf_span_exit,
+	};
+	size_t i;
+
+	skel->rodata->track_spans = t->c.nr_spans > 0;
+	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		bpf_program__set_autoload(all[i], t->c.nr_spans > 0);
+		bpf_program__set_autoattach(all[i], false);
+	}
+	/* thread-span pairs: a pool's threads times its operators */
+	bpf_map__set_max_entries(skel->maps.span_sums,
+				 !t->c.nr_spans ? 1 :
+				 t->c.max_tasks > TDBPF_SPAN_MAX_DEFAULT ?
+					 (__u32)t->c.max_tasks :
+					 TDBPF_SPAN_MAX_DEFAULT);
+}
+
 /* Before load: what the programs are built for, and the map sizes. */
 static void configure(struct tracer *t)
 {
@@ -276,7 +304,8 @@ static void configure(struct tracer *t)
 	 * Nothing to read at a switch: sums come from the tasks at a collect
 	 * and at their exit, and no program runs at a switch at all.
 	 */
-	t->read_free = !plan->nr_counters && (!c->wakeups || c->sampled);
+	t->read_free = !plan->nr_counters && (!c->wakeups || c->sampled) &&
+		       !c->nr_spans;
 	skel->rodata->read_free = t->read_free;
 	skel->rodata->sampled = c->wakeups && c->sampled;
 	bpf_program__set_autoload(skel->progs.tdbpf_switch,
@@ -293,6 +322,7 @@ static void configure(struct tracer *t)
 					 (__u32)c->sock_max : 1);
 	sock_hooks_choose(t, c->wakeups && !t->no_sockets);
 	sampled_progs(t);
+	configure_spans(t);
 }
 
 /*
@@ -399,6 +429,11 @@ static int attach_bpf(struct tracer *t, char *err, size_t len)
 			 strerror(-e), bpf_hint(e));
 		return -1;
 	}
+	if (t->c.nr_spans &&
+	    span_probes_attach(t, t->c.spans, t->c.nr_spans, t->c.exe,
+			       t->c.targets.pids, t->c.targets.nr_pids, err,
+			       len))
+		return -1;
 	/* from now on a task born is seen from its first slice: whole */
 	__atomic_store_n(&t->skel->data->attach_ns, loop_now_ns(),
 			 __ATOMIC_RELEASE);
@@ -505,6 +540,7 @@ void tracer_detach(struct tracer *t)
 {
 	/* the windows first: they attach */
 	sampler_stop(t);
+	span_probes_close(&t->spans);
 	/* detaching waits for the trampolines to drain */
 	jvm_probe_detach(&t->jvm);
 	if (t->skel && !t->detached)
@@ -520,6 +556,7 @@ void tracer_close(struct tracer *t)
 	/* links, programs and maps go with the skeleton; counters after */
 	bpf_link__destroy(t->iter);
 	jvm_probe_detach(&t->jvm);
+	span_probes_close(&t->spans);
 	tdbpf_bpf__destroy(t->skel);
 	counters_close(&t->ctr);
 	tasks_free(&t->archive);

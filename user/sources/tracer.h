@@ -80,6 +80,10 @@ struct tracer_conf {
 	 * later (jvm_probe.h); NULL: none, no probe
 	 */
 	struct thread_names *names;
+	/* --span: the span sources (span_probes.h), and the command's path */
+	const char *const *spans;
+	int nr_spans;
+	const char *exe;
 };
 
 /*

@@ -181,6 +181,9 @@ static void read_lost(struct tracer *t, struct lost_stats *out)
 	out->wakeups_missed = missed_runs(t->skel->progs.tdbpf_waking) +
 			      missed_runs(t->skel->progs.tdbpf_wakeup);
 	out->sock_unresolved = sum[TDBPF_STAT_SOCK_UNRESOLVED];
+	out->spans_lost = sum[TDBPF_STAT_SPAN_LOST];
+	out->span_exits_unmatched = sum[TDBPF_STAT_SPAN_UNMATCHED];
+	out->spans_too_deep = sum[TDBPF_STAT_SPAN_DEEP];
 	/* an LRU pushes out silently: what went in beyond its size */
 	if (t->skel->rodata->track_sockets &&
 	    sum[TDBPF_STAT_SOCK_NEW] > (__u64)t->c.sock_max)
@@ -407,6 +410,8 @@ int tracer_collect(struct tracer *t, struct snapshot *out)
 	if (!err && t->c.names)
 		thread_names_apply(t->c.names, &out->tasks);
 	read_lost(t, &out->lost);
+	if (!err)
+		err = span_probes_read(t, &out->spans);
 	if (!err && t->sample.nr)
 		err = scale_sampled(t, &out->tasks, &out->lost,
 				    sampler_seen_ns(t));

@@ -15,6 +15,7 @@
 #include "tdbpf.h"		/* the skeleton's .bss is a struct tdbpf_filter */
 #include "sources/counters.h"
 #include "sources/jvm_probe.h"
+#include "sources/span_probes.h"
 #include "sources/tracer.h"
 #include "sums/tasks.h"
 #include "sums/wait_share.h"
@@ -66,6 +67,7 @@ struct tracer {
 	struct jvm_probe jvm;		/* hotspot:thread__start links */
 	/* every process seen so far: its cgroup, read once (cgroups.h) */
 	struct cgroup_table cgroups;
+	struct span_probes spans;	/* --span's links */
 };
 
 /* Charge what runs on every CPU up to now (tracer_collect.c). */

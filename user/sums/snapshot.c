@@ -11,6 +11,7 @@ void snapshot_init(struct snapshot *s, int nr_ev)
 	tasks_set_events(&s->tasks, nr_ev);
 	flows_init(&s->flows);
 	cgroups_init(&s->cgroups);
+	spans_init(&s->spans);
 }
 
 void snapshot_reset(struct snapshot *s)
@@ -22,6 +23,7 @@ void snapshot_reset(struct snapshot *s)
 	s->host[0] = 0;
 	flows_reset(&s->flows);
 	cgroups_reset(&s->cgroups);
+	spans_reset(&s->spans);
 }
 
 /* What a snapshot holds as state, not as sums: @cur's, as they are. */
@@ -41,6 +43,7 @@ void snapshot_free(struct snapshot *s)
 	tasks_free(&s->tasks);
 	flows_free(&s->flows);
 	cgroups_free(&s->cgroups);
+	spans_free(&s->spans);
 }
 
 int snapshot_copy(struct snapshot *dst, const struct snapshot *src)
@@ -48,7 +51,7 @@ int snapshot_copy(struct snapshot *dst, const struct snapshot *src)
 	snapshot_reset(dst);
 	dst->lost = src->lost;
 	dst->at_ns = src->at_ns;
-	if (copy_state(dst, src))
+	if (copy_state(dst, src) || spans_copy(&dst->spans, &src->spans))
 		return -ENOMEM;
 	return tasks_merge(&dst->tasks, &src->tasks, src->tasks.nr_ev);
 }
@@ -58,13 +61,15 @@ int snapshot_diff(const struct snapshot *cur, const struct snapshot *base,
 {
 	out->lost = cur->lost;
 	out->at_ns = cur->at_ns;
-	if (copy_state(out, cur))
+	if (copy_state(out, cur) || spans_copy(&out->spans, &cur->spans))
 		return -ENOMEM;
+	spans_sub(&out->spans, base ? &base->spans : NULL);
 	return tasks_diff(&cur->tasks, base ? &base->tasks : NULL, &out->tasks,
 			  cur->tasks.nr_ev);
 }
 
 int snapshot_sub(struct snapshot *cur, const struct snapshot *base)
 {
+	spans_sub(&cur->spans, base ? &base->spans : NULL);
 	return tasks_sub(&cur->tasks, base ? &base->tasks : NULL);
 }

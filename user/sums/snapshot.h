@@ -16,6 +16,7 @@
 #include <linux/types.h>
 #include "sums/cgroups.h"
 #include "sums/flows.h"
+#include "sums/spans.h"
 #include "sums/tasks.h"
 
 /* The BPF side's loss counters (enum tdbpf_stat), summed over CPUs. */
@@ -27,6 +28,14 @@ struct lost_stats {
 	__u64 wakeups_missed;	/* waking program runs the kernel skipped */
 	__u64 sock_unresolved;	/* socket wakes whose peer was not told */
 	__u64 sock_evicted;	/* flows pushed out of the socket registry */
+	/*
+	 * --span: span sums that found no room (their time stayed their
+	 * thread's), exits that matched no open span, enters deeper than
+	 * the stack (charged to the deepest kept)
+	 */
+	__u64 spans_lost;
+	__u64 span_exits_unmatched;
+	__u64 spans_too_deep;
 	/*
 	 * sampled: the waits were seen in windows, which are this share
 	 * of the time, inverted (10); 0: every wakeup was seen.
@@ -61,6 +70,8 @@ struct snapshot {
 	struct flow_table flows;
 	/* the rows' processes' cgroups and containers (sums/cgroups.h) */
 	struct cgroup_table cgroups;
+	/* --span: sums by (thread, span), subtracted like the tasks' */
+	struct span_table spans;
 };
 
 /* Empty, rows holding @nr_ev counters (the plan's, not TDBPF_MAX_EVENTS). */

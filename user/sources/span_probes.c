@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0
+/* --span's probes (span_probes.h): parsed, attached, their sums read. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include "sources/span_probes.h"
+#include "sources/tracer_priv.h"
+#include "sums/spans.h"
+
+int span_spec_check(const char *spec, char *err, size_t len)
+{
+	const char *colon = strrchr(spec, ':');
+
+	if (!strcmp(spec, "usdt"))
+		return 0;
+	if (!strncmp(spec, "usdt:", 5)) {
+		if (!spec[5]) {
+			snprintf(err, len, "--span usdt: names no binary; give usdt:PATH (a program or a library)");
+			return -1;
+		}
+		return 0;
+	}
+	if (!colon || colon == spec || !colon[1] || strstr(colon, ",,") ||
+	    colon[strlen(colon) - 1] == ',') {
+		snprintf(err, len, "--span %s: not a span source; give usdt, usdt:PATH or BINARY:FUNC[,FUNC...]",
+			 spec);
+		return -1;
+	}
+	return 0;
+}
+
+static int add_link(struct span_probes *p, struct bpf_link *l)
+{
+	if (!l)
+		return -errno;
+	if (p->nr_links == SPAN_MAX_LINKS) {
+		bpf_link__destroy(l);
+		return -E2BIG;
+	}
+	p->links[p->nr_links++] = l;
+	return 0;
+}
+
+/* a command as exec would find it: its path, or the first on $PATH */
+static void find_exe(const char *cmd, char *out, size_t len)
+{
+	const char *path = getenv("PATH");
+	char *dirs, *d, *save = NULL;
+
+	snprintf(out, len, "%s", cmd);
+	if (strchr(cmd, '/') || !path || !(dirs = strdup(path)))
+		return;
+	for (d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		snprintf(out, len, "%s/%s", *d ? d : ".", cmd);
+		if (!access(out, X_OK))
+			break;
+		snprintf(out, len, "%s", cmd);
+	}
+	free(dirs);
+}
+
+static int attach_usdt(struct tracer *t, const char *bin)
+{
+	struct tdbpf_bpf *skel = t->skel;
+	struct span_probes *p = &t->spans;
+	int e;
+
+	/* every process of the binary: BPF keeps the tracked ones */
+	e = add_link(p, bpf_program__attach_usdt(skel->progs.tdbpf_span_enter,
+						 -1, bin, "tdbpf", "span_enter",
+						 NULL));
+	if (!e)
+		e = add_link(p, bpf_program__attach_usdt(
+					skel->progs.tdbpf_span_exit, -1, bin,
+					"tdbpf", "span_exit", NULL));
+	return e;
+}
+
+static int attach_func(struct tracer *t, const char *bin, const char *func)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, o, .func_name = func);
+	struct tdbpf_bpf *skel = t->skel;
+	struct span_probes *p = &t->spans;
+	int e;
+
+	if (p->nr_func == TDBPF_SPAN_UPROBES)
+		return -E2BIG;
+	p->func[p->nr_func] = strdup(func);
+	if (!p->func[p->nr_func])
+		return -ENOMEM;
+	/* the cookie names the span: 1.. (0 is a USDT exit's "any") */
+	o.bpf_cookie = (__u64)++p->nr_func;
+	e = add_link(p, bpf_program__attach_uprobe_opts(
+				skel->progs.tdbpf_span_uenter, -1, bin, 0, &o));
+	o.retprobe = true;
+	if (!e)
+		e = add_link(p, bpf_program__attach_uprobe_opts(
+					skel->progs.tdbpf_span_uexit, -1, bin, 0,
+					&o));
+	return e;
+}
+
+/* BINARY:FUNC,...: the binary is all before the last colon */
+static int attach_funcs(struct tracer *t, const char *spec, char *err,
+			size_t len)
+{
+	char *s = strdup(spec), *colon, *f, *save = NULL;
+	int e = -ENOMEM;
+
+	if (!s)
+		goto out;
+	colon = strrchr(s, ':');
+	*colon = 0;
+	e = 0;
+	for (f = strtok_r(colon + 1, ",", &save); f && !e;
+	     f = strtok_r(NULL, ",", &save)) {
+		e = attach_func(t, s, f);
+		if (e)
+			snprintf(err, len, "--span %s: cannot probe %s in %s: %s; check that the binary has that function (nm -D or nm)",
+				 spec, f, s, strerror(-e));
+	}
+out:
+	free(s);
+	return e;
+}
+
+/* usdt:PATH: the probes of one binary or library, whoever runs it */
+static int attach_usdt_at(struct tracer *t, const char *path, char *err,
+			  size_t len)
+{
+	char bin[4096];
+	int e;
+
+	find_exe(path, bin, sizeof(bin));
+	e = attach_usdt(t, bin);
+	if (e)
+		snprintf(err, len, "--span usdt:%s: cannot attach to the tdbpf:span_enter and span_exit probes of %s: %s; build it with include/tdbpf_span.h's macros",
+			 path, bin, strerror(-e));
+	return e;
+}
+
+static int attach_usdt_targets(struct tracer *t, const char *exe,
+			       const pid_t *pids, int nr_pids, char *err,
+			       size_t len)
+{
+	char bin[4096];
+	int i, e = 0;
+
+	if (exe) {
+		find_exe(exe, bin, sizeof(bin));
+		e = attach_usdt(t, bin);
+	}
+	for (i = 0; !e && i < nr_pids; i++) {
+		snprintf(bin, sizeof(bin), "/proc/%d/exe", (int)pids[i]);
+		e = attach_usdt(t, bin);
+	}
+	if (e)
+		snprintf(err, len, "--span usdt: cannot attach to the tdbpf:span_enter and span_exit probes of %s: %s; build it with include/tdbpf_span.h's macros",
+			 bin, strerror(-e));
+	else if (!exe && !nr_pids)
+		snprintf(err, len, "--span usdt: no binary to probe; give a command or -p PID");
+	return e || (!exe && !nr_pids) ? -1 : 0;
+}
+
+int span_probes_attach(struct tracer *t, const char *const *specs, int nr,
+		       const char *exe, const pid_t *pids, int nr_pids,
+		       char *err, size_t len)
+{
+	int i, e = 0;
+
+	for (i = 0; i < nr && !e; i++) {
+		int links = t->spans.nr_links;
+
+		if (span_spec_check(specs[i], err, len))
+			return -1;
+		if (!strcmp(specs[i], "usdt"))
+			e = attach_usdt_targets(t, exe, pids, nr_pids, err,
+						len);
+		else if (!strncmp(specs[i], "usdt:", 5))
+			e = attach_usdt_at(t, specs[i] + 5, err, len);
+		else
+			e = attach_funcs(t, specs[i], err, len);
+		/* -v: what each source attached, for a span that never shows */
+		if (!e && t->c.verbose)
+			fprintf(stderr, "tdbpf: --span %s: %d probes attached\n",
+				specs[i], t->spans.nr_links - links);
+	}
+	return e ? -1 : 0;
+}
+
+/* a span's name: its function's, or the USDT name BPF kept */
+static void span_name(struct tracer *t, __u64 id, char *out)
+{
+	struct tdbpf_span_name_key k = { .id = id };
+	const struct span_probes *p = &t->spans;
+
+	if (id && id <= (__u64)p->nr_func) {
+		snprintf(out, TDBPF_SPAN_NAME, "%s", p->func[id - 1]);
+		return;
+	}
+	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.span_names), &k,
+				out))
+		snprintf(out, TDBPF_SPAN_NAME, "span-%llx",
+			 (unsigned long long)id);
+	out[TDBPF_SPAN_NAME - 1] = 0;
+}
+
+int span_probes_read(struct tracer *t, struct span_table *out)
+{
+	struct tdbpf_span_key k, next;
+	struct span_row *r;
+	void *prev = NULL;
+	int fd;
+
+	spans_reset(out);
+	if (!t->skel->rodata->track_spans)
+		return 0;
+	fd = bpf_map__fd(t->skel->maps.span_sums);
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		k = next;
+		prev = &k;
+		r = spans_get(out, k.tid, k.tgid, k.id);
+		if (!r)
+			return -ENOMEM;
+		if (bpf_map_lookup_elem(fd, &k, &r->s))
+			continue;
+		span_name(t, k.id, r->name);
+	}
+	return 0;
+}
+
+void span_probes_close(struct span_probes *p)
+{
+	int i;
+
+	for (i = 0; i < p->nr_links; i++)
+		bpf_link__destroy(p->links[i]);
+	for (i = 0; i < p->nr_func; i++)
+		free(p->func[i]);
+	memset(p, 0, sizeof(*p));
+}
