@@ -122,9 +122,11 @@ $(OUT)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-# only the tracer includes the skeleton (tracer_priv.h)
-$(OUT)/user/sources/tracer.o $(OUT)/user/sources/tracer_collect.o \
-$(OUT)/user/sources/tracer_sample.o $(OUT)/user/sources/sock_hooks.o: $(SKEL)
+# only the tracer includes the skeleton (tracer_priv.h): the files that
+# do, found, so that a new one cannot race the skeleton under make -j
+SKEL_USERS := $(patsubst %.c,$(OUT)/%.o,$(shell grep -l \
+	-e tracer_priv.h -e tdbpf.skel.h user/sources/*.c))
+$(SKEL_USERS): $(SKEL)
 
 tdbpf: $(USER_OBJ)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
