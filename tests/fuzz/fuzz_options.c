@@ -41,9 +41,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (rc != -1 || !err[0] || strchr(err, '\n'))
 			abort();
 	} else if (o.cmd == CMD_TRACE) {
-		/* exactly one kind of target, and sane numbers */
-		if ((o.nr_pids > 0) + (o.nr_tids > 0) + o.all +
-			    (o.argv != NULL) != 1)
+		/*
+		 * exactly one kind of target (-G taking -a's place), or a
+		 * command alone; a command beside one bounds the run
+		 */
+		int n = (o.nr_pids > 0) + (o.nr_tids > 0) + o.all +
+			(o.cgroup != NULL);
+
+		if (n > 1 || (!n && !o.argv) ||
+		    o.argv_bounds != (n && o.argv != NULL))
 			abort();
 		if (o.nr_pids > OPT_MAX_TARGETS || o.nr_tids > OPT_MAX_TARGETS)
 			abort();

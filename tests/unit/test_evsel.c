@@ -154,6 +154,9 @@ static void test_tracepoint_glob(void **state)
 	parse_bad(&env, "sched:nothing*", "no tracepoint matches",
 		  "sched:nothing*", NULL);
 	parse_bad(&env, "nosys:a*", "no subsystem 'nosys'", NULL);
+	/* a glob character among the modifiers is no glob (the fuzzer's) */
+	parse_bad(&env, "sched:sched_switch:ked_sw[itcschetc}",
+		  "bad character '['", NULL);
 }
 
 /* What tdbpf list --events shows, -e takes: each name parses. */

@@ -14,7 +14,7 @@
 #include <string.h>
 #include "commands/options.h"
 #include "outputs/listen_opts.h"
-#include "sources/span_probes.h"
+#include "sources/span_spec.h"
 #include "support/array.h"
 #include "support/error.h"
 #include "tdbpf.h"

@@ -278,15 +278,22 @@ static int glob_one(struct evsel_ctx *c, const char *name, void *arg)
 	return parse_event(c, ev, (size_t)n, g->gmods, g->gmlen, g->group);
 }
 
-/* sys:pat[:mods], pat with * ? or [: a glob (no PMU term has them) */
+/*
+ * sys:pat[:mods], pat with * ? or [: a glob (no PMU term has them). In
+ * the name only: a match is parsed again with the modifiers, which must
+ * not make it a glob again (it did, forever, for "a:b:c[").
+ */
 static bool is_glob(const char *s, size_t len)
 {
-	const char *colon = memchr(s, ':', len);
+	const char *colon = memchr(s, ':', len), *end;
+	size_t n;
 
-	return colon && !memchr(s, '/', len) &&
-	       (memchr(colon, '*', len - (size_t)(colon - s)) ||
-		memchr(colon, '?', len - (size_t)(colon - s)) ||
-		memchr(colon, '[', len - (size_t)(colon - s)));
+	if (!colon || memchr(s, '/', len))
+		return false;
+	end = memchr(colon + 1, ':', len - (size_t)(colon + 1 - s));
+	n = (size_t)((end ? end : s + len) - colon);
+	return memchr(colon, '*', n) || memchr(colon, '?', n) ||
+	       memchr(colon, '[', n);
 }
 
 static int parse_glob(struct evsel_ctx *c, const char *s, size_t len,

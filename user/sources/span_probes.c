@@ -7,30 +7,9 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include "sources/span_probes.h"
+#include "sources/span_spec.h"
 #include "sources/tracer_priv.h"
 #include "sums/spans.h"
-
-int span_spec_check(const char *spec, char *err, size_t len)
-{
-	const char *colon = strrchr(spec, ':');
-
-	if (!strcmp(spec, "usdt"))
-		return 0;
-	if (!strncmp(spec, "usdt:", 5)) {
-		if (!spec[5]) {
-			snprintf(err, len, "--span usdt: names no binary; give usdt:PATH (a program or a library)");
-			return -1;
-		}
-		return 0;
-	}
-	if (!colon || colon == spec || !colon[1] || strstr(colon, ",,") ||
-	    colon[strlen(colon) - 1] == ',') {
-		snprintf(err, len, "--span %s: not a span source; give usdt, usdt:PATH or BINARY:FUNC[,FUNC...]",
-			 spec);
-		return -1;
-	}
-	return 0;
-}
 
 static int add_link(struct span_probes *p, struct bpf_link *l)
 {

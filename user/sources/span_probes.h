@@ -35,8 +35,6 @@ struct span_probes {
 	int nr_func;
 };
 
-/* Is @spec one --span takes? 0, or -1 with @err. Nothing attached. */
-int span_spec_check(const char *spec, char *err, size_t len);
 /*
  * Attach the span programs for @specs (@nr); @exe is the command's path
  * (NULL without one), @pids the -p targets. 0, or -1 with @err.

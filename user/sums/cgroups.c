@@ -37,25 +37,45 @@ int cgroups_add(struct cgroup_table *t, const struct task_cgroup *c)
 	return 0;
 }
 
-static int by_pid(const void *a, const void *b)
+/* By pid, then by where each was added: qsort(3) is not stable */
+static int by_pid(const void *a, const void *b, void *arg)
 {
-	const struct task_cgroup *x = a, *y = b;
+	const struct task_cgroup *v = arg;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
 
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	/* the entry added first wins: keep the order of equal pids */
-	return x < y ? -1 : x > y;
+	if (v[i].pid != v[j].pid)
+		return v[i].pid < v[j].pid ? -1 : 1;
+	return i < j ? -1 : i > j;
 }
 
 void cgroups_sort(struct cgroup_table *t)
 {
-	size_t i, n = 0;
+	struct task_cgroup *out;
+	size_t i, n = 0, *idx;
 
-	qsort(t->v, t->nr, sizeof(*t->v), by_pid);
+	if (!t->nr)
+		return;
+	idx = malloc(t->nr * sizeof(*idx));
+	out = malloc(t->nr * sizeof(*out));
+	if (!idx || !out) {
+		/* left unsorted: cgroups_find() scans what is not */
+		free(idx);
+		free(out);
+		t->sorted = 0;
+		return;
+	}
 	for (i = 0; i < t->nr; i++)
-		if (!n || t->v[n - 1].pid != t->v[i].pid)
-			t->v[n++] = t->v[i];
+		idx[i] = i;
+	qsort_r(idx, t->nr, sizeof(*idx), by_pid, t->v);
+	/* the entry added first wins */
+	for (i = 0; i < t->nr; i++)
+		if (!n || out[n - 1].pid != t->v[idx[i]].pid)
+			out[n++] = t->v[idx[i]];
+	free(t->v);
+	free(idx);
+	t->v = out;
 	t->nr = n;
+	t->cap = n;
 	t->sorted = n;
 }
 

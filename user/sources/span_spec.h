@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The form of a --span source: usdt, usdt:PATH or BINARY:FUNC[,FUNC...]. */
+#ifndef TDBPF_SPAN_SPEC_H
+#define TDBPF_SPAN_SPEC_H
+
+#include <stddef.h>
+
+/* Is @spec one --span takes? 0, or -1 with @err. Nothing attached. */
+int span_spec_check(const char *spec, char *err, size_t len);
+
+#endif /* TDBPF_SPAN_SPEC_H */
