@@ -6,8 +6,9 @@
 #   make demo     deps, build, trace the bundled stream-graph demo
 #   make test     deps, build, unit + reference + integration tests
 #   make test-open  the open cases: requirements not met yet (they fail)
-#   make check-layers  fail on an #include that goes up the data flow, or
-#                 a function in user/ or bpf/ longer than 100 lines
+#   make check-layers  fail on an #include that goes up the data flow, a
+#                 cycle of calls between user/'s files, or a function in
+#                 user/ or bpf/ longer than 100 lines
 #   make bench    overhead and scale benchmarks -> bench/results.md
 #   make bench-graph  the verdict against measured truth on random graphs
 #                 (BENCH_GRAPH_SEED=, BENCH_GRAPH_N=) -> bench/results.md
@@ -211,9 +212,10 @@ bench-graph: deps
 	OUT=$(OUT) ./bench/graph/run.sh
 
 # an #include that goes up the data flow (the rules are the script's),
-# a function longer than a screen
+# files of a folder that call each other, a function longer than a screen
 check-layers:
 	@./scripts/check-layers.sh
+	@./scripts/check-cycles.sh
 	@./scripts/check-functions.sh
 
 clean:
