@@ -32,7 +32,7 @@ static void series_finish(const struct prom_state *st, struct prom_series *s)
 {
 	const struct event_plan *plan = st->plan;
 	const struct model *m = plan->model;
-	double ev[MODEL_MAX_EVENTS], sc[TDBPF_MAX_EVENTS], w, v;
+	double sc[TDBPF_MAX_EVENTS], w, v;
 	struct tma_result res;
 	int i, nn = prom_nr_nodes(st);
 
@@ -51,12 +51,7 @@ static void series_finish(const struct prom_state *st, struct prom_series *s)
 	w = sc[st->slots_slot] * st->slots_per_unit;
 	if (!isfinite(w) || w <= 0)
 		return;
-	for (i = 0; i < MODEL_MAX_EVENTS; i++)
-		ev[i] = NAN;
-	for (i = 0; i < plan->nr; i++)
-		if (plan->ev[i] >= 0 && plan->ev[i] < MODEL_MAX_EVENTS)
-			ev[plan->ev[i]] = sc[i];
-	tma_decode(m, ev, plan->smt, plan->level, &res);
+	tma_decode_plan(plan, sc, plan->level, &res);
 	for (i = 0; i < nn; i++) {
 		v = res.val[i];
 		if (m->nodes[i].level > plan->level || !isfinite(v))
