@@ -155,33 +155,20 @@ static void series_add(struct prom_series *s, const struct tdbpf_sched *ds,
 static int prom_task(struct prom_state *st, const struct task_table *cur,
 		     const struct task_row *r)
 {
-	int nr = st->plan->nr, i;
+	int nr = st->plan->nr;
 	struct tdbpf_count d[TDBPF_MAX_EVENTS];
 	struct task_row *p, *n;
 	struct prom_series *s;
 	struct tdbpf_sched ds;
 	struct prom_key k;
-	bool any, restart, was_exited;
+	bool any, was_exited;
 
 	n = tasks_get(&st->next, r->tid);
 	p = tasks_get(&st->last, r->tid);	/* zeroed when new */
 	if (!n || !p)
 		return -ENOMEM;
-	/* smaller sums: the source restarted this tid, count anew */
-	restart = r->sched.on_cpu_ns < p->sched.on_cpu_ns ||
-		  r->sched.nvcsw < p->sched.nvcsw ||
-		  r->sched.nivcsw < p->sched.nivcsw;
-	if (restart)
-		memset(p, 0, st->last.row_size);
+	any = task_increment(r, p, st->last.row_size, nr, &ds, d);
 	was_exited = p->exited;
-	sched_sub(&ds, &r->sched, &p->sched);
-	any = ds.on_cpu_ns | ds.runq_wait_ns | ds.off_cpu_ns | ds.nvcsw |
-	      ds.nivcsw | ds.migrations | ds.uncounted_ns | ds.softirq_ns;
-	for (i = 0; i < nr && !any; i++)
-		any = r->ctr[i].value != p->ctr[i].value ||
-		      r->ctr[i].enabled != p->ctr[i].enabled ||
-		      r->ctr[i].running != p->ctr[i].running;
-
 	memcpy(n, r, st->next.row_size);
 	/*
 	 * Off-CPU time includes a run-queue wait still in progress; when
@@ -205,7 +192,6 @@ static int prom_task(struct prom_state *st, const struct task_table *cur,
 	} else if (!was_exited) {
 		s->exited++;
 	}
-	counts_sub(d, r->ctr, p->ctr, nr);
 	series_add(s, &ds, d, nr, any);
 	if (cur->waits && prom_waits_update(st, cur, r, s))
 		return -ENOMEM;
