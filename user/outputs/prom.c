@@ -86,7 +86,6 @@ int prom_init(struct prom_state *st, const struct event_plan *plan,
 	if (st->labels & LISTEN_LABEL_TID)
 		st->labels |= LISTEN_LABEL_PID;
 	st->max_series = max_series > 0 ? max_series : LISTEN_DEFAULT_MAX_SERIES;
-	st->proc = "/proc";
 	tasks_init(&st->last);
 	tasks_init(&st->next);
 	tasks_set_events(&st->last, plan->nr);
