@@ -63,7 +63,7 @@ SKEL     := $(OUT)/tdbpf.skel.h
 # user/: one folder per stage (scripts/check-layers.sh says which may
 # include which)
 # http_none.c: the static binary's http.c (mk/static.mk)
-USER_SRC := $(filter-out user/outputs/http_none.c,\
+USER_SRC := $(filter-out user/exporter/http_none.c,\
 	    $(wildcard user/*/*.c user/model/cpus/*.c))
 USER_OBJ := $(patsubst %.c,$(OUT)/%.o,$(USER_SRC))
 LIB_OBJ  := $(filter-out $(OUT)/user/commands/main.o,$(USER_OBJ))

@@ -25,7 +25,7 @@ mkdir -p "$out/artifacts"
 if ! { $clang $flags -DTDBPF_PARSE_ONLY tests/fuzz/fuzz_options.c \
 	user/commands/options.c user/commands/subcommands.c \
 	user/support/error.c \
-	user/outputs/listen_opts.c \
+	user/exporter/listen_opts.c \
 	-o "$out/fuzz_options" &&
 	$clang $flags tests/fuzz/fuzz_decode.c user/sources/decode_input.c \
 	user/model/model.c user/model/tma.c user/model/plan.c user/model/cpus/*.c \

@@ -17,7 +17,7 @@
 #include <arpa/inet.h>
 #include <setjmp.h>
 #include <cmocka.h>
-#include "outputs/prom.h"
+#include "exporter/prom.h"
 #include "sources/targets.h"
 #include "unit_helpers.h"
 

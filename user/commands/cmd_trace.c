@@ -15,7 +15,7 @@
 #include "commands/run.h"
 #include "commands/top.h"
 #include "model/evsel.h"
-#include "outputs/http.h"
+#include "exporter/http.h"
 #include "outputs/outfile.h"
 #include "sources/counters.h"
 #include "sources/cgroup_members.h"

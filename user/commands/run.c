@@ -28,7 +28,7 @@
 #include "commands/run.h"
 #include "commands/session.h"
 #include "outputs/outfile.h"
-#include "outputs/prom_server.h"
+#include "exporter/prom_server.h"
 #include "outputs/sink.h"
 #include "sources/targets.h"
 #include "sources/tracer.h"

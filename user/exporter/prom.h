@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <linux/types.h>
 #include "model/model.h"
-#include "outputs/listen_opts.h"
+#include "exporter/listen_opts.h"
 #include "sums/cgroups.h"
 #include "sums/flows.h"
 #include "sums/tasks.h"

@@ -8,7 +8,7 @@
 #ifndef TDBPF_PROM_TABLE_H
 #define TDBPF_PROM_TABLE_H
 
-#include "outputs/prom.h"
+#include "exporter/prom.h"
 
 /* A label set: what a series is found by. */
 struct prom_key {

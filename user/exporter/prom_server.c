@@ -13,8 +13,8 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
-#include "outputs/http.h"
-#include "outputs/prom_server.h"
+#include "exporter/http.h"
+#include "exporter/prom_server.h"
 
 struct prom_server {
 	struct listen_addr addr;

@@ -8,7 +8,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include "outputs/http.h"
+#include "exporter/http.h"
 
 int http_listen(struct listen_addr *a, char *err, size_t len)
 {

@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "outputs/prom.h"
+#include "exporter/prom.h"
 
 /*
  * A fresh collect for a scrape: point @tasks at every task's cumulative

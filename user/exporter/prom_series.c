@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "outputs/prom_table.h"
+#include "exporter/prom_table.h"
 #include "support/hash.h"
 #include "support/text.h"
 

@@ -24,7 +24,7 @@
 #include <string.h>
 #include "analysis/scale.h"
 #include "model/tma.h"
-#include "outputs/prom_table.h"
+#include "exporter/prom_table.h"
 #include "sums/archive.h"
 
 /* Add a series' increment (delta[]) to its scaled counts and TMA slots. */
