@@ -132,30 +132,39 @@ $(SKEL_USERS): $(SKEL)
 tdbpf: $(USER_OBJ)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
-$(OUT)/tests/unit/%: tests/unit/%.c $(LIB_OBJ)
+# the tests' shared helpers, compiled once (tests/lib/): every test
+# links them
+TEST_LIB := $(OUT)/tests/lib/libtdbpftest.a
+TEST_CPPFLAGS := -Itests/lib
+$(TEST_LIB): $(patsubst %.c,$(OUT)/%.o,$(wildcard tests/lib/*.c))
+	$(AR) rcs $@ $^
+
+$(OUT)/tests/unit/%: tests/unit/%.c $(LIB_OBJ) $(TEST_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) $(filter %.c %.o,$^) -o $@ \
-		$(LDLIBS) -ljson-c -lcmocka
+	$(CC) $(CPPFLAGS) $(TEST_CPPFLAGS) $(CFLAGS) $(DEPFLAGS) \
+		$(filter %.c %.o %.a,$^) -o $@ $(LDLIBS) -ljson-c -lcmocka
 
 # the reference tests (one binary per vendor) share tests/unit/reference/
 # (a static pattern rule: the objects must be made before the link)
 REF_OBJ := $(patsubst %.c,$(OUT)/%.o,$(wildcard tests/unit/reference/*.c))
 REF_BIN := $(filter $(OUT)/tests/unit/test_reference_%,$(UNIT_BIN))
-$(REF_BIN): $(OUT)/tests/unit/%: tests/unit/%.c $(REF_OBJ) $(LIB_OBJ)
+$(REF_BIN): $(OUT)/tests/unit/%: tests/unit/%.c $(REF_OBJ) $(LIB_OBJ) \
+				  $(TEST_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) $(filter %.c %.o,$^) -o $@ \
-		$(LDLIBS) -ljson-c -lcmocka
+	$(CC) $(CPPFLAGS) $(TEST_CPPFLAGS) $(CFLAGS) $(DEPFLAGS) \
+		$(filter %.c %.o %.a,$^) -o $@ $(LDLIBS) -ljson-c -lcmocka
 
-$(OUT)/tests/integration/%: tests/integration/%.c
+$(OUT)/tests/integration/%: tests/integration/%.c $(TEST_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) $< -o $@ -ljson-c -lcmocka -lpthread -lm
+	$(CC) $(CPPFLAGS) $(TEST_CPPFLAGS) $(CFLAGS) $(DEPFLAGS) \
+		$(filter %.c %.a,$^) -o $@ -ljson-c -lcmocka -lpthread -lm
 
 # it also runs the report writer itself, for models this machine cannot trace
 $(OUT)/tests/integration/test_json_doc: tests/integration/test_json_doc.c \
-					$(LIB_OBJ)
+					$(LIB_OBJ) $(TEST_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) $(filter %.c %.o,$^) -o $@ \
-		$(LDLIBS) -ljson-c -lcmocka -lpthread
+	$(CC) $(CPPFLAGS) $(TEST_CPPFLAGS) $(CFLAGS) $(DEPFLAGS) \
+		$(filter %.c %.o %.a,$^) -o $@ $(LDLIBS) -ljson-c -lcmocka -lpthread
 
 # workload.h: the workloads' shared helpers (-MMD: edits rebuild them)
 $(OUT)/tests/workloads/%: tests/workloads/%.c
