@@ -6,8 +6,9 @@
 #   make demo     deps, build, trace the bundled stream-graph demo
 #   make test     deps, build, unit + reference + integration tests
 #   make test-open  the open cases: requirements not met yet (they fail)
-#   make check-layers  fail on an #include that goes up the data flow, or
-#                 a function in user/ or bpf/ longer than 100 lines
+#   make check-layers  fail on an #include that goes up the data flow, a
+#                 cycle of calls between user/'s files, or a function in
+#                 user/ or bpf/ longer than 100 lines
 #   make bench    overhead and scale benchmarks -> bench/results.md
 #   make bench-graph  the verdict against measured truth on random graphs
 #                 (BENCH_GRAPH_SEED=, BENCH_GRAPH_N=) -> bench/results.md
@@ -62,7 +63,7 @@ SKEL     := $(OUT)/tdbpf.skel.h
 # user/: one folder per stage (scripts/check-layers.sh says which may
 # include which)
 # http_none.c: the static binary's http.c (mk/static.mk)
-USER_SRC := $(filter-out user/outputs/http_none.c,\
+USER_SRC := $(filter-out user/exporter/http_none.c,\
 	    $(wildcard user/*/*.c user/model/cpus/*.c))
 USER_OBJ := $(patsubst %.c,$(OUT)/%.o,$(USER_SRC))
 LIB_OBJ  := $(filter-out $(OUT)/user/commands/main.o,$(USER_OBJ))
@@ -131,30 +132,39 @@ $(SKEL_USERS): $(SKEL)
 tdbpf: $(USER_OBJ)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
-$(OUT)/tests/unit/%: tests/unit/%.c $(LIB_OBJ)
+# the tests' shared helpers, compiled once (tests/lib/): every test
+# links them
+TEST_LIB := $(OUT)/tests/lib/libtdbpftest.a
+TEST_CPPFLAGS := -Itests/lib
+$(TEST_LIB): $(patsubst %.c,$(OUT)/%.o,$(wildcard tests/lib/*.c))
+	$(AR) rcs $@ $^
+
+$(OUT)/tests/unit/%: tests/unit/%.c $(LIB_OBJ) $(TEST_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) $(filter %.c %.o,$^) -o $@ \
-		$(LDLIBS) -ljson-c -lcmocka
+	$(CC) $(CPPFLAGS) $(TEST_CPPFLAGS) $(CFLAGS) $(DEPFLAGS) \
+		$(filter %.c %.o %.a,$^) -o $@ $(LDLIBS) -ljson-c -lcmocka
 
 # the reference tests (one binary per vendor) share tests/unit/reference/
 # (a static pattern rule: the objects must be made before the link)
 REF_OBJ := $(patsubst %.c,$(OUT)/%.o,$(wildcard tests/unit/reference/*.c))
 REF_BIN := $(filter $(OUT)/tests/unit/test_reference_%,$(UNIT_BIN))
-$(REF_BIN): $(OUT)/tests/unit/%: tests/unit/%.c $(REF_OBJ) $(LIB_OBJ)
+$(REF_BIN): $(OUT)/tests/unit/%: tests/unit/%.c $(REF_OBJ) $(LIB_OBJ) \
+				  $(TEST_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) $(filter %.c %.o,$^) -o $@ \
-		$(LDLIBS) -ljson-c -lcmocka
+	$(CC) $(CPPFLAGS) $(TEST_CPPFLAGS) $(CFLAGS) $(DEPFLAGS) \
+		$(filter %.c %.o %.a,$^) -o $@ $(LDLIBS) -ljson-c -lcmocka
 
-$(OUT)/tests/integration/%: tests/integration/%.c
+$(OUT)/tests/integration/%: tests/integration/%.c $(TEST_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) $< -o $@ -ljson-c -lcmocka -lpthread -lm
+	$(CC) $(CPPFLAGS) $(TEST_CPPFLAGS) $(CFLAGS) $(DEPFLAGS) \
+		$(filter %.c %.a,$^) -o $@ -ljson-c -lcmocka -lpthread -lm
 
 # it also runs the report writer itself, for models this machine cannot trace
 $(OUT)/tests/integration/test_json_doc: tests/integration/test_json_doc.c \
-					$(LIB_OBJ)
+					$(LIB_OBJ) $(TEST_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) $(filter %.c %.o,$^) -o $@ \
-		$(LDLIBS) -ljson-c -lcmocka -lpthread
+	$(CC) $(CPPFLAGS) $(TEST_CPPFLAGS) $(CFLAGS) $(DEPFLAGS) \
+		$(filter %.c %.o %.a,$^) -o $@ $(LDLIBS) -ljson-c -lcmocka -lpthread
 
 # workload.h: the workloads' shared helpers (-MMD: edits rebuild them)
 $(OUT)/tests/workloads/%: tests/workloads/%.c
@@ -211,9 +221,10 @@ bench-graph: deps
 	OUT=$(OUT) ./bench/graph/run.sh
 
 # an #include that goes up the data flow (the rules are the script's),
-# a function longer than a screen
+# files of a folder that call each other, a function longer than a screen
 check-layers:
 	@./scripts/check-layers.sh
+	@./scripts/check-cycles.sh
 	@./scripts/check-functions.sh
 
 clean:

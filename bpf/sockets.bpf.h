@@ -249,23 +249,6 @@ static __always_inline bool name(struct sock *sk, bool local,		\
 SOCK_KEY_OF(sock_key_of, RD_DIRECT, NETNS_DIRECT)
 SOCK_KEY_OF(sock_key_at, RD_PROBE, NETNS_PROBE)
 
-/* Is the task @tid of process @tgid followed (tracked() by ids)? */
-static __always_inline bool tracked_ids(__u32 tid, __u32 tgid)
-{
-	__u32 key, idx;
-
-	if (track.track_mode == TDBPF_TRACK_ALL)
-		return tid != 0;
-	key = track.track_mode == TDBPF_TRACK_TID ? tid : tgid;
-	if (!key)
-		return false;
-	idx = key / 64;
-	asm volatile("" : "+r"(idx));
-	if (idx >= TDBPF_TRACK_WORDS)
-		return false;
-	return track.track_bits[idx] & (1ULL << (key % 64));
-}
-
 /* 127.0.0.0/8, in network order */
 static __always_inline bool loopback4(__u32 a)
 {

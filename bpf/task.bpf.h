@@ -16,18 +16,11 @@ static __always_inline void stat_inc(__u32 which)
 		(*v)++;
 }
 
-/*
- * Is @t followed? One load from the task and one from the bitmap: this
- * runs twice at every switch on the machine, tracked or not. The idle
- * tasks have pid and tgid 0.
- */
-static __always_inline bool tracked(struct task_struct *t)
+/* @key's bit in the set followed: a tid or a tgid, as track_mode says. */
+static __always_inline bool track_bit(__u32 key)
 {
-	__u32 key, idx;
+	__u32 idx;
 
-	if (track.track_mode == TDBPF_TRACK_ALL)
-		return t->pid != 0;
-	key = track.track_mode == TDBPF_TRACK_TID ? t->pid : t->tgid;
 	if (!key)
 		return false;
 	idx = key / 64;
@@ -36,6 +29,27 @@ static __always_inline bool tracked(struct task_struct *t)
 	if (idx >= TDBPF_TRACK_WORDS)
 		return false;
 	return track.track_bits[idx] & (1ULL << (key % 64));
+}
+
+/*
+ * Is @t followed? One load from the task and one from the bitmap: this
+ * runs twice at every switch on the machine, tracked or not. The idle
+ * tasks have pid and tgid 0.
+ */
+static __always_inline bool tracked(struct task_struct *t)
+{
+	if (track.track_mode == TDBPF_TRACK_ALL)
+		return t->pid != 0;
+	return track_bit(track.track_mode == TDBPF_TRACK_TID ? t->pid :
+							       t->tgid);
+}
+
+/* Is the task @tid of process @tgid followed (tracked() by ids)? */
+static __always_inline bool tracked_ids(__u32 tid, __u32 tgid)
+{
+	if (track.track_mode == TDBPF_TRACK_ALL)
+		return tid != 0;
+	return track_bit(track.track_mode == TDBPF_TRACK_TID ? tid : tgid);
 }
 
 /*

@@ -34,7 +34,7 @@
 /*
  * A task's scheduling sums: the one definition, in the BPF entry and in
  * user space's task rows. Summed and subtracted with sched_add() and
- * sched_sub() (user/tasks.h).
+ * sched_sub() (user/sums/tasks.h).
  */
 struct tdbpf_sched {
 	__u64 on_cpu_ns;	/* se.sum_exec_runtime since first seen */

@@ -2,8 +2,9 @@
 # make check-layers: every #include "dir/x.h" in user/ must go down the
 # data flow, never up or sideways:
 #
-#   commands  -> outputs, sources, analysis, sums, model, support
+#   commands  -> outputs, exporter, sources, analysis, sums, model, support
 #   outputs   -> analysis, sums, model, support
+#   exporter  -> analysis, sums, model, support
 #   analysis  -> sums, model, support
 #   sources   -> sums, model, support
 #   sums      -> model, support
@@ -11,9 +12,11 @@
 #   support   -> (nothing of user/)
 #
 # A folder may include its own headers. sources (what reads the kernel or
-# a file) and analysis/outputs (what judges and prints) never see each
-# other: a report is the same whether it came from a live run or a
-# recording. Only sources sees the BPF skeleton. A header without a
+# a file) and analysis/outputs/exporter (what judges, prints and serves)
+# never see each other: a report is the same whether it came from a live
+# run or a recording. The report sinks (outputs) and /metrics' series and
+# server (exporter) are two consumers of the same stages, apart. Only
+# sources sees the BPF skeleton. A header without a
 # folder must be one of include/ (shared with the BPF side) or generated
 # in build/; a user/ header is always named with its folder.
 # Prints one line per violation and fails; silent when all is well.
@@ -24,8 +27,9 @@ cd "$(dirname "$0")/.."
 # shellcheck disable=SC2046 # file names under user/ hold no blanks
 awk '
 BEGIN {
-	allow["commands"] = " commands outputs sources analysis sums model support "
+	allow["commands"] = " commands outputs exporter sources analysis sums model support "
 	allow["outputs"] = " outputs analysis sums model support "
+	allow["exporter"] = " exporter analysis sums model support "
 	allow["analysis"] = " analysis sums model support "
 	allow["sources"] = " sources sums model support "
 	allow["sums"] = " sums model support "
@@ -33,6 +37,7 @@ BEGIN {
 	allow["support"] = " support "
 	rule["commands"] = "commands may include every folder"
 	rule["outputs"] = "outputs may include outputs, analysis, sums, model, support"
+	rule["exporter"] = "exporter may include exporter, analysis, sums, model, support"
 	rule["analysis"] = "analysis may include analysis, sums, model, support"
 	rule["sources"] = "sources may include sources, sums, model, support"
 	rule["sums"] = "sums may include sums, model, support"
@@ -48,7 +53,7 @@ FNR == 1 {
 	layer = p[2]
 	if (!(layer in allow) || p[3] == "" || FILENAME !~ /^user\/[a-z]+\//) {
 		printf "%s: not in a stage folder; move it under user/{%s}/\n",
-		       FILENAME, "commands,outputs,sources,analysis,sums,model,support"
+		       FILENAME, "commands,outputs,exporter,sources,analysis,sums,model,support"
 		bad = 1
 		layer = ""
 	}

@@ -25,7 +25,7 @@ mkdir -p "$out/artifacts"
 if ! { $clang $flags -DTDBPF_PARSE_ONLY tests/fuzz/fuzz_options.c \
 	user/commands/options.c user/commands/subcommands.c \
 	user/support/error.c \
-	user/outputs/listen_opts.c user/sources/span_spec.c \
+	user/exporter/listen_opts.c user/sources/span_spec.c \
 	-o "$out/fuzz_options" &&
 	$clang $flags tests/fuzz/fuzz_decode.c user/sources/decode_input.c \
 	user/model/model.c user/model/tma.c user/model/plan.c user/model/cpus/*.c \
@@ -42,7 +42,7 @@ if ! { $clang $flags -DTDBPF_PARSE_ONLY tests/fuzz/fuzz_options.c \
 	user/outputs/report_json.c user/support/json.c user/support/outbuf.c \
 	user/support/hash.c \
 	user/sums/tasks.c user/sums/task_waits.c user/sums/waits.c \
-	user/sums/flows.c \
+	user/sums/flows.c user/sums/names.c user/sums/cgroups.c \
 	user/model/model.c user/model/tma.c user/model/plan.c user/model/cpus/*.c \
 	-o "$out/fuzz_replay" -ljson-c -lm -pthread; } \
 	>"$out/build.log" 2>&1; then

@@ -70,15 +70,6 @@ static json_object *bpftool_json(const char *what)
 	return doc;
 }
 
-static const char *jstr(json_object *o, const char *key)
-{
-	json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v))
-		return "";
-	return json_object_get_string(v);
-}
-
 /*
  * Every tdbpf object now in the kernel: programs named tdbpf_*, links to
  * them, maps with tdbpf's map names. @kind 0 progs, 1 links, 2 maps.
@@ -94,7 +85,7 @@ static void tdbpf_objects(struct objset sets[3])
 		sets[i].nr = 0;
 	for (i = 0; progs && i < json_object_array_length(progs); i++) {
 		o = json_object_array_get_idx(progs, i);
-		if (!strncmp(jstr(o, "name"), "tdbpf_", 6)) {
+		if (!strncmp(jstr(o, "name") ?: "", "tdbpf_", 6)) {
 			set_add(&sets[0], (unsigned int)jint(o, "id"));
 			set_add(&ours, (unsigned int)jint(o, "id"));
 		}
@@ -106,7 +97,7 @@ static void tdbpf_objects(struct objset sets[3])
 	}
 	for (i = 0; maps && i < json_object_array_length(maps); i++) {
 		o = json_object_array_get_idx(maps, i);
-		if (tdbpf_map_name(jstr(o, "name")))
+		if (tdbpf_map_name(jstr(o, "name") ?: ""))
 			set_add(&sets[2], (unsigned int)jint(o, "id"));
 	}
 	json_object_put(progs);

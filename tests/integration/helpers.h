@@ -26,6 +26,7 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 #include <json-c/json.h>
+#include "json_get.h"
 
 /* static helpers: each test binary uses only some of them */
 #pragma GCC diagnostic ignored "-Wunused-function"
@@ -356,15 +357,6 @@ static json_object *json_file(const char *path)
 	return json_object_from_file(path);
 }
 
-static int64_t jint(json_object *o, const char *key)
-{
-	json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v))
-		return INT64_MIN;
-	return json_object_get_int64(v);
-}
-
 /* The first candidate of the graph verdict; NULL if it has none. */
 static json_object *first_candidate(json_object *doc)
 {
@@ -403,35 +395,6 @@ static json_object *report_task(json_object *doc, int tid, const char *what)
 		fail();
 	}
 	return t;
-}
-
-/* A scaled counter of a task, NAN when absent or null. */
-static double jcounter(json_object *task, const char *name)
-{
-	json_object *c, *v;
-
-	if (!json_object_object_get_ex(task, "counters", &c) ||
-	    !json_object_object_get_ex(c, name, &v) || !v)
-		return 0.0 / 0.0;
-	return json_object_get_double(v);
-}
-
-/* A number member, NAN when absent or null. */
-static double jdouble(json_object *o, const char *key)
-{
-	json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v) || !v)
-		return 0.0 / 0.0;
-	return json_object_get_double(v);
-}
-
-static bool jbool(json_object *o, const char *key)
-{
-	json_object *v;
-
-	return json_object_object_get_ex(o, key, &v) &&
-	       json_object_get_boolean(v);
 }
 
 /* One "tid=N name=S cpu_ns=N" line of the spinners workload. */

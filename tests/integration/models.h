@@ -2,7 +2,7 @@
 /*
  * Helpers for the offline model tests (test_models, test_intel_models):
  * run `tdbpf list -j` and `tdbpf decode -j` as a user does and read their
- * JSON. Kept apart from helpers.h: other tests have a jstr() of their own
+ * JSON. Kept apart from helpers.h: other tests have a jstr_of() of their own
  * that does not fail on a missing key.
  */
 #ifndef TDBPF_TEST_MODELS_H
@@ -23,28 +23,6 @@ static json_object *run_json(char *const argv[])
 		fail_msg("%s %s: not JSON: %s", argv[1], argv[3], out);
 	free(out);
 	return o;
-}
-
-/* Member @key of @o, failing the test when it is absent. */
-static json_object *jget(json_object *o, const char *key)
-{
-	json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v))
-		fail_msg("no key %s", key);
-	return v;
-}
-
-static const char *jstr(json_object *o, const char *key)
-{
-	return json_object_get_string(jget(o, key));
-}
-
-static bool has(json_object *o, const char *key)
-{
-	json_object *v;
-
-	return json_object_object_get_ex(o, key, &v);
 }
 
 /* write @text to a temporary file; its path (caller frees) */

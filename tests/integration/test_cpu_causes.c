@@ -11,15 +11,6 @@
 #include <math.h>
 #include "helpers.h"
 
-static const char *jstr(json_object *o, const char *key)
-{
-	json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v))
-		return NULL;
-	return json_object_get_string(v);
-}
-
 /*
  * stagegraph @args started as root (a stage may join a cgroup), traced
  * with --wakeups for 2 s by the pids of its stages; the report.

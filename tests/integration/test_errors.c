@@ -312,6 +312,10 @@ static void test_report_top_usage(void **state)
 	REFUSED(ARGS("top", "-j", "-p", "1"),
 		WORDS("top draws on the terminal", "add -o FILE"));
 	REFUSED(ARGS("top", "-I", "0", "-p", "1"), WORDS("invalid interval '0'"));
+	/* top writes no graph file: refused before any file is made */
+	REFUSED(ARGS("top", "--graph", "g.dot", "-p", "1"),
+		WORDS("top draws its graph's verdict on the terminal",
+		      "writes no --graph file", "tdbpf --graph FILE.dot"));
 }
 
 static void test_output_cannot_create(void **state)

@@ -17,15 +17,6 @@
 #include "helpers.h"
 #include "tdbpf.h"		/* the waker kinds of "waits" */
 
-static const char *jstr(json_object *o, const char *key)
-{
-	json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v))
-		return NULL;
-	return json_object_get_string(v);
-}
-
 /*
  * The entry of @o's array @array whose "comm" is @comm and whose "kind"
  * is not @not_kind (NULL: any), or NULL.

@@ -54,7 +54,7 @@ static void check_list(const struct listed *l, const char *as, bool smt)
 	int gp = smt ? l->gp_on : l->gp_off, g, e, events = 0, low = 0;
 	int ngroups;
 
-	assert_string_equal(jstr(o, "model"), l->name);
+	assert_string_equal(jstr_of(o, "model"), l->name);
 	assert_int_equal(jint(o, "level"), 3);
 	assert_int_equal(jint(o, "gp_counters"), gp);
 	groups = jget(o, "groups");
@@ -69,7 +69,7 @@ static void check_list(const struct listed *l, const char *as, bool smt)
 
 		for (e = 0; e < (int)json_object_array_length(evs); e++) {
 			json_object *ev = json_object_array_get_idx(evs, e);
-			const char *n = jstr(ev, "name");
+			const char *n = jstr_of(ev, "name");
 			json_object *c, *c1;
 			int k;
 
@@ -146,7 +146,7 @@ static void test_decode_skylake(void **state)
 
 	(void)state;
 	o = decode("skylakex", "on", path);
-	assert_string_equal(jstr(o, "model"), "skylakex");
+	assert_string_equal(jstr_of(o, "model"), "skylakex");
 	assert_true(json_object_get_boolean(jget(o, "smt")));
 	m = jget(o, "metrics");
 	near(m, "tma_frontend_bound", 20);
@@ -157,10 +157,10 @@ static void test_decode_skylake(void **state)
 	near(m, "tma_heavy_operations", 400000.0 / 3e6 * 100);
 	near(m, "tma_icache_misses", 0.46);
 	/* not given: no value, as perf prints none */
-	assert_false(has(m, "tma_dram_bound"));
-	assert_false(has(m, "tma_pmm_bound"));
+	assert_false(jhas(m, "tma_dram_bound"));
+	assert_false(jhas(m, "tma_pmm_bound"));
 	/* retiring 50% < 70%, but heavy operations 13.3% > 10% */
-	assert_string_equal(jstr(o, "bottleneck"), "Retiring.Heavy_Ops");
+	assert_string_equal(jstr_of(o, "bottleneck"), "Retiring.Heavy_Ops");
 	json_object_put(o);
 
 	/* SMT off: the thread's own recovery cycles */
@@ -229,7 +229,7 @@ static void test_decode_granite(void **state)
 
 	(void)state;
 	o = decode("gnr", "on", path);
-	assert_string_equal(jstr(o, "model"), "graniterapids");
+	assert_string_equal(jstr_of(o, "model"), "graniterapids");
 	m = jget(o, "metrics");
 	near(m, "tma_frontend_bound", 9);
 	near(m, "tma_backend_bound", 15);
@@ -242,8 +242,8 @@ static void test_decode_granite(void **state)
 	near(m, "tma_cond_tk_mispredicts", 7.5);
 	/* max(12, 9 / (100 / 200)) / DISTRIBUTED / 2.4 */
 	near(m, "tma_ms", 18.0 / 100 / 2.4 * 100);
-	assert_false(has(m, "tma_dram_bound"));	/* not a GNR node */
-	assert_string_equal(jstr(o, "bottleneck"),
+	assert_false(jhas(m, "tma_dram_bound"));	/* not a GNR node */
+	assert_string_equal(jstr_of(o, "bottleneck"),
 			    "Bad_Spec.Branch_Mispred.Cond_TK_Mispred");
 	json_object_put(o);
 
@@ -259,12 +259,12 @@ static void test_decode_granite(void **state)
 	/* Emerald Rapids: SPR's formulas, "+ 0 * slots" included */
 	path = input(SLOTS_COUNTS);
 	o = decode("emr", "on", path);
-	assert_string_equal(jstr(o, "model"), "emeraldrapids");
+	assert_string_equal(jstr_of(o, "model"), "emeraldrapids");
 	m = jget(o, "metrics");
 	near(m, "tma_frontend_bound", 9);
 	near(m, "tma_memory_bound", 10);
 	near(m, "tma_core_bound", 5);
-	assert_false(has(m, "tma_pmm_bound"));	/* SPR has it, EMR not */
+	assert_false(jhas(m, "tma_pmm_bound"));	/* SPR has it, EMR not */
 	json_object_put(o);
 	unlink(path);
 	free(path);

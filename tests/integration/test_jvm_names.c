@@ -15,15 +15,6 @@
 
 #define HOT	"Map -> Filter (2/3)#0"
 
-static const char *jstr(json_object *o, const char *key)
-{
-	json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v))
-		return NULL;
-	return json_object_get_string(v);
-}
-
 /* The nid of thread @name in jcmd @pid Thread.print; 0 if none. */
 static unsigned long jcmd_nid(const char *pid, const char *name)
 {

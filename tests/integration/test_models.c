@@ -37,7 +37,7 @@ static void test_list_every_model(void **state)
 			json_object *o = list(k ? l->alias : l->name, NULL);
 			json_object *groups;
 
-			assert_string_equal(jstr(o, "model"), l->name);
+			assert_string_equal(jstr_of(o, "model"), l->name);
 			assert_int_equal(jint(o, "level"), l->level);
 			assert_int_equal(jint(o, "gp_counters"), 6);
 			groups = jget(o, "groups");
@@ -54,7 +54,7 @@ static void test_list_every_model(void **state)
 				     e++) {
 					json_object *ev =
 						json_object_array_get_idx(evs, e);
-					const char *n = jstr(ev, "name");
+					const char *n = jstr_of(ev, "name");
 					json_object *c;
 
 					events++;
@@ -119,7 +119,7 @@ static void test_decode_zen4(void **state)
 	near(m, "retiring", 100.0 / 3);
 	near(m, "retiring_fastpath", 100.0 / 3 * 0.95);
 	near(m, "retiring_microcode", 100.0 / 3 * 0.05);
-	assert_string_equal(jstr(o, "bottleneck"), "Backend.CPU");
+	assert_string_equal(jstr_of(o, "bottleneck"), "Backend.CPU");
 	json_object_put(o);
 	unlink(path);
 	free(path);
@@ -146,7 +146,7 @@ static void test_decode_zen5(void **state)
 
 	(void)state;
 	o = decode("zen5", NULL, path);
-	assert_string_equal(jstr(o, "model"), "amdzen5");
+	assert_string_equal(jstr_of(o, "model"), "amdzen5");
 	m = jget(o, "metrics");
 	near(m, "frontend_bound", 50);
 	near(m, "frontend_bound_by_latency", 30);
@@ -156,7 +156,7 @@ static void test_decode_zen5(void **state)
 	near(m, "retiring_from_fastpath", 40);
 	near(m, "smt_contention", 0);
 	/* frontend 50 > 15; latency 30 > 10, bandwidth 20 not > 20 */
-	assert_string_equal(jstr(o, "bottleneck"), "Frontend.Latency");
+	assert_string_equal(jstr_of(o, "bottleneck"), "Frontend.Latency");
 	json_object_put(o);
 	unlink(path);
 	free(path);
@@ -196,7 +196,7 @@ static void test_decode_neoverse(void **state)
 	near(m, "frontend_stalled_cycles", 50);
 	near(m, "backend_stalled_cycles", 10);
 	/* frontend stalled 50% is over, but beside TopdownL1 */
-	assert_string_equal(jstr(o, "bottleneck"), "Retiring");
+	assert_string_equal(jstr_of(o, "bottleneck"), "Retiring");
 	json_object_put(o);
 
 	o = decode("v2", NULL, path);
@@ -223,7 +223,7 @@ static void test_decode_neoverse(void **state)
 	assert_int_equal(json_object_object_length(m), 2);
 	near(m, "frontend_stalled_cycles", 50);
 	near(m, "backend_stalled_cycles", 10);
-	assert_string_equal(jstr(o, "bottleneck"), "Frontend_Stalled");
+	assert_string_equal(jstr_of(o, "bottleneck"), "Frontend_Stalled");
 	json_object_put(o);
 	unlink(path);
 	free(path);

@@ -21,15 +21,6 @@
 #include <sys/socket.h>
 #include "helpers.h"
 
-static const char *jstr(json_object *o, const char *key)
-{
-	json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v))
-		return NULL;
-	return json_object_get_string(v);
-}
-
 /* Blocked time of @doc's edges into @wakee whose waker is @waker. */
 static double edge_ns(json_object *doc, const char *waker, const char *wakee)
 {

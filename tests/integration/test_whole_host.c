@@ -20,15 +20,6 @@ struct ours {
 	int sg[8], nsg, sink_pid, java, prom;
 };
 
-static const char *jstr(json_object *o, const char *key)
-{
-	json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v))
-		return NULL;
-	return json_object_get_string(v);
-}
-
 /* The pid of task @tid in the report, -1 if it has none. */
 static int pid_of(json_object *doc, int tid)
 {

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <json-c/json.h>
 #include "analysis/report.h"
+#include "json_get.h"
 #include "unit_helpers.h"
 
 /* The software model in one group led by its first event (slot = event). */
@@ -62,20 +63,6 @@ static inline json_object *parse_strict(const char *s)
 		fail_msg("text after the JSON document: %s", s + end);
 	json_tokener_free(tok);
 	return o;
-}
-
-static inline json_object *get(json_object *o, const char *key)
-{
-	json_object *v = NULL;
-
-	if (!json_object_object_get_ex(o, key, &v))
-		fail_msg("key \"%s\" missing", key);
-	return v;
-}
-
-static inline bool has(json_object *o, const char *key)
-{
-	return json_object_object_get_ex(o, key, NULL);
 }
 
 static inline int count_lines(const char *s)

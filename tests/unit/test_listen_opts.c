@@ -9,7 +9,7 @@
 #include <string.h>
 #include <setjmp.h>
 #include <cmocka.h>
-#include "outputs/listen_opts.h"
+#include "exporter/listen_opts.h"
 
 static void good(const char *spec, int family, const char *text)
 {

@@ -17,7 +17,8 @@
 #include <arpa/inet.h>
 #include <setjmp.h>
 #include <cmocka.h>
-#include "outputs/prom.h"
+#include "exporter/prom.h"
+#include "sources/targets.h"
 #include "unit_helpers.h"
 
 /* ---- helpers ---------------------------------------------------------- */
@@ -54,6 +55,8 @@ static void start(struct prom_state *st, struct task_table *t,
 		  unsigned int max)
 {
 	assert_int_equal(prom_init(st, plan, labels, max), 0);
+	/* as a live run names them: from this host's /proc */
+	st->process_name = targets_process_name;
 	tasks_init(t);
 	tasks_set_events(t, plan->nr);
 }

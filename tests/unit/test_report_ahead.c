@@ -16,6 +16,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include "analysis/report.h"
+#include "analysis/report_ahead.h"
 #include "unit_helpers.h"
 
 #define NR_TASKS 1500

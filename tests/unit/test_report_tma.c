@@ -145,16 +145,16 @@ static void test_tma_columns(void **state)
 
 	s = render_report(&rep, FMT_JSON, NULL);
 	o = parse_strict(s);
-	assert_int_equal(json_object_get_int(get(o, "level")), 2);
-	tasks = get(o, "tasks");
-	met = get(json_object_array_get_idx(tasks, 0), "metrics");
+	assert_int_equal(json_object_get_int(jget(o, "level")), 2);
+	tasks = jget(o, "tasks");
+	met = jget(json_object_array_get_idx(tasks, 0), "metrics");
 	assert_int_equal(json_object_object_length(met), N_NR);
-	assert_true(fabs(json_object_get_double(get(met, "tma_backend_bound")) -
+	assert_true(fabs(json_object_get_double(jget(met, "tma_backend_bound")) -
 			 60) < 1e-9);
-	assert_true(fabs(json_object_get_double(get(met, "tma_bad_speculation"))
+	assert_true(fabs(json_object_get_double(jget(met, "tma_bad_speculation"))
 			 + 2.5) < 1e-9);	/* not clamped */
-	met = get(json_object_array_get_idx(tasks, 1), "metrics");
-	assert_true(fabs(json_object_get_double(get(met, "tma_retiring")) -
+	met = jget(json_object_array_get_idx(tasks, 1), "metrics");
+	assert_true(fabs(json_object_get_double(jget(met, "tma_retiring")) -
 			 120) < 1e-9);
 	json_object_put(o);
 	free(s);
@@ -174,9 +174,9 @@ static void test_tma_columns(void **state)
 	assert_string_equal(by_tid(&rep, 1, &dec)->bottleneck, "Backend");
 	s = render_report(&rep, FMT_JSON_LINE, NULL);
 	o = parse_strict(s);
-	met = get(json_object_array_get_idx(get(o, "tasks"), 0), "metrics");
+	met = jget(json_object_array_get_idx(jget(o, "tasks"), 0), "metrics");
 	assert_int_equal(json_object_object_length(met), 4);
-	assert_false(has(met, "tma_memory_bound"));
+	assert_false(jhas(met, "tma_memory_bound"));
 	json_object_put(o);
 	free(s);
 	report_free(&rep);
@@ -240,46 +240,46 @@ static double printf_rounded(double v, int prec)
 static void check_task_json(json_object *x, const struct task_decoded *d)
 {
 	const struct task_row *r = d->row;
-	json_object *ctr = get(x, "counters"), *met, *v;
+	json_object *ctr = jget(x, "counters"), *met, *v;
 	int i;
 
-	assert_true(json_object_is_type(get(x, "on_cpu_ns"), json_type_int));
-	assert_true(json_object_get_uint64(get(x, "on_cpu_ns")) ==
+	assert_true(json_object_is_type(jget(x, "on_cpu_ns"), json_type_int));
+	assert_true(json_object_get_uint64(jget(x, "on_cpu_ns")) ==
 		    r->sched.on_cpu_ns);
-	assert_true(json_object_get_uint64(get(x, "runq_wait_ns")) ==
+	assert_true(json_object_get_uint64(jget(x, "runq_wait_ns")) ==
 		    r->sched.runq_wait_ns);
-	assert_true(json_object_get_uint64(get(x, "off_cpu_ns")) ==
+	assert_true(json_object_get_uint64(jget(x, "off_cpu_ns")) ==
 		    r->sched.off_cpu_ns);
-	assert_true(json_object_get_uint64(get(x, "switches")) ==
+	assert_true(json_object_get_uint64(jget(x, "switches")) ==
 		    r->sched.nvcsw + r->sched.nivcsw);
-	assert_true(json_object_get_uint64(get(x, "voluntary")) == r->sched.nvcsw);
-	assert_true(json_object_get_uint64(get(x, "involuntary")) ==
+	assert_true(json_object_get_uint64(jget(x, "voluntary")) == r->sched.nvcsw);
+	assert_true(json_object_get_uint64(jget(x, "involuntary")) ==
 		    r->sched.nivcsw);
-	assert_true(json_object_get_uint64(get(x, "migrations")) ==
+	assert_true(json_object_get_uint64(jget(x, "migrations")) ==
 		    r->sched.migrations);
-	assert_true(json_object_get_double(get(x, "coverage")) ==
+	assert_true(json_object_get_double(jget(x, "coverage")) ==
 		    printf_rounded(d->coverage, 6));
-	assert_int_equal(json_object_get_boolean(get(x, "low_coverage")),
+	assert_int_equal(json_object_get_boolean(jget(x, "low_coverage")),
 			 d->low_coverage);
-	assert_string_equal(json_object_get_string(get(x, "sched")),
+	assert_string_equal(json_object_get_string(jget(x, "sched")),
 			    sched_verdict_str(d->sched));
-	assert_string_equal(json_object_get_string(get(x, "bottleneck")),
+	assert_string_equal(json_object_get_string(jget(x, "bottleneck")),
 			    d->bottleneck);
 	assert_int_equal(json_object_object_length(ctr), F_NR);
 	for (i = 0; i < F_NR; i++) {
-		v = get(ctr, fake_events[i].name);
+		v = jget(ctr, fake_events[i].name);
 		if (isnan(d->ev[i]))
 			assert_true(json_object_is_type(v, json_type_null));
 		else
 			assert_true(json_object_get_double(v) ==
 				    printf_rounded(d->ev[i], 0));
 	}
-	met = get(x, "metrics");
+	met = jget(x, "metrics");
 	assert_int_equal(json_object_object_length(met), N_NR);
 	for (i = 0; i < N_NR; i++) {
 		double want = printf_rounded(d->tma.val[i] * 100, 6);
 
-		v = get(met, fake_nodes[i].name);
+		v = jget(met, fake_nodes[i].name);
 		if (isnan(want))
 			assert_true(json_object_is_type(v, json_type_null));
 		else if (json_object_get_double(v) != want)
@@ -374,43 +374,43 @@ static void test_json_nasty(void **state)
 		else
 			assert_true(count_lines(s) > 30 * NR_NASTY);
 		root = parse_strict(s);
-		assert_true(json_object_get_uint64(get(root, "duration_ns")) ==
+		assert_true(json_object_get_uint64(jget(root, "duration_ns")) ==
 			    UINT64_MAX);
-		x = get(root, "lost");
-		assert_true(json_object_get_uint64(get(x, "map_full")) ==
+		x = jget(root, "lost");
+		assert_true(json_object_get_uint64(jget(x, "map_full")) ==
 			    UINT64_MAX);
-		assert_true(json_object_get_uint64(get(x, "read_errors")) ==
+		assert_true(json_object_get_uint64(jget(x, "read_errors")) ==
 			    1ull << 63);
-		assert_int_equal(has(root, "interval"), line);
-		tasks = get(root, "tasks");
+		assert_int_equal(jhas(root, "interval"), line);
+		tasks = jget(root, "tasks");
 		assert_int_equal(json_object_array_length(tasks), NR_NASTY);
 		for (i = 0; i < NR_NASTY; i++) {
 			x = json_object_array_get_idx(tasks, i);
-			assert_int_equal(json_object_get_int(get(x, "tid")),
+			assert_int_equal(json_object_get_int(jget(x, "tid")),
 					 i + 1);
-			v = get(x, "comm");
+			v = jget(x, "comm");
 			assert_string_equal(json_object_get_string(v),
 					    nasty[i].json);
 			check_task_json(x, by_tid(&rep, i + 1, &dec));
 		}
 		/* spot checks by hand: NaN is null, 2^53 - 1 an integer */
 		x = json_object_array_get_idx(tasks, 0);
-		v = get(get(x, "metrics"), "tma_retiring");
+		v = jget(jget(x, "metrics"), "tma_retiring");
 		assert_true(json_object_is_type(v, json_type_null));
-		v = get(get(x, "counters"), "INST_RETIRED.ANY");
+		v = jget(jget(x, "counters"), "INST_RETIRED.ANY");
 		assert_true(json_object_is_type(v, json_type_null));
 		/* 1000 * 7 / 3 = 2333.33...: a whole count */
-		x = get(json_object_array_get_idx(tasks, 1), "counters");
-		v = get(x, "INST_RETIRED.ANY");
+		x = jget(json_object_array_get_idx(tasks, 1), "counters");
+		v = jget(x, "INST_RETIRED.ANY");
 		assert_true(json_object_is_type(v, json_type_int));
 		assert_int_equal(json_object_get_int64(v), 2333);
-		x = get(json_object_array_get_idx(tasks, 2), "counters");
-		v = get(x, "FAKE.RETIRED");
+		x = jget(json_object_array_get_idx(tasks, 2), "counters");
+		v = jget(x, "FAKE.RETIRED");
 		assert_true(json_object_is_type(v, json_type_int));
 		assert_true(json_object_get_int64(v) == (1ll << 53) - 1);
-		assert_true(json_object_get_double(get(x, "INST_RETIRED.ANY"))
+		assert_true(json_object_get_double(jget(x, "INST_RETIRED.ANY"))
 			    == 1152921504606846976.0);	/* 2^60 */
-		assert_true(json_object_get_double(get(x,
+		assert_true(json_object_get_double(jget(x,
 			"CPU_CLK_UNHALTED.THREAD")) == 18446744073709551616.0);
 		json_object_put(root);
 		free(s);
@@ -423,9 +423,9 @@ static void test_json_nasty(void **state)
 	for (line = 0; line <= 1; line++) {
 		s = render_report(&rep, line ? FMT_JSON_LINE : FMT_JSON, NULL);
 		root = parse_strict(s);
-		assert_string_equal(json_object_get_string(get(root, "model")),
+		assert_string_equal(json_object_get_string(jget(root, "model")),
 				    "none");
-		assert_int_equal(json_object_array_length(get(root, "tasks")),
+		assert_int_equal(json_object_array_length(jget(root, "tasks")),
 				 0);
 		json_object_put(root);
 		free(s);

@@ -67,64 +67,64 @@ static void test_json(void **state)
 
 	s = render_report(&rep, FMT_JSON, NULL);
 	o = parse_strict(s);
-	assert_string_equal(json_object_get_string(get(o, "model")),
+	assert_string_equal(json_object_get_string(jget(o, "model")),
 			    model_software.name);
-	assert_int_equal(json_object_get_int(get(o, "level")), 0);
-	assert_false(json_object_get_boolean(get(o, "smt")));
-	assert_int_equal(json_object_get_int64(get(o, "duration_ns")),
+	assert_int_equal(json_object_get_int(jget(o, "level")), 0);
+	assert_false(json_object_get_boolean(jget(o, "smt")));
+	assert_int_equal(json_object_get_int64(jget(o, "duration_ns")),
 			 4000000000ll);
-	assert_false(has(o, "interval"));
-	x = get(o, "lost");
-	assert_int_equal(json_object_get_int(get(x, "map_full")), 12);
-	assert_int_equal(json_object_get_int(get(x, "read_errors")), 3);
-	assert_int_equal(json_object_get_int(get(x, "unseen_switch_ins")), 5);
-	tasks = get(o, "tasks");
+	assert_false(jhas(o, "interval"));
+	x = jget(o, "lost");
+	assert_int_equal(json_object_get_int(jget(x, "map_full")), 12);
+	assert_int_equal(json_object_get_int(jget(x, "read_errors")), 3);
+	assert_int_equal(json_object_get_int(jget(x, "unseen_switch_ins")), 5);
+	tasks = jget(o, "tasks");
 	assert_int_equal(json_object_array_length(tasks), 3);
 
 	/* sorted by CPU: odd (3 s), worker-* (2 s), parse1 (1 ms) */
 	x = json_object_array_get_idx(tasks, 0);
-	assert_int_equal(json_object_get_int(get(x, "tid")), 101);
-	assert_int_equal(json_object_get_int(get(x, "pid")), 1000);
+	assert_int_equal(json_object_get_int(jget(x, "tid")), 101);
+	assert_int_equal(json_object_get_int(jget(x, "pid")), 1000);
 	/* 0x01 survives (escaped), 0xff becomes U+FFFD, quote survives */
-	assert_string_equal(json_object_get_string(get(x, "comm")),
+	assert_string_equal(json_object_get_string(jget(x, "comm")),
 			    "a\x01\xef\xbf\xbd\"b");
-	assert_int_equal(json_object_get_int64(get(x, "on_cpu_ns")),
+	assert_int_equal(json_object_get_int64(jget(x, "on_cpu_ns")),
 			 3000000000ll);
-	assert_int_equal(json_object_get_int64(get(x, "runq_wait_ns")),
+	assert_int_equal(json_object_get_int64(jget(x, "runq_wait_ns")),
 			 1000000);
-	assert_int_equal(json_object_get_int64(get(x, "off_cpu_ns")), 2000000);
-	assert_int_equal(json_object_get_int(get(x, "switches")), 123);
-	assert_int_equal(json_object_get_int(get(x, "voluntary")), 120);
-	assert_int_equal(json_object_get_int(get(x, "involuntary")), 3);
-	assert_int_equal(json_object_get_int(get(x, "migrations")), 4);
-	assert_int_equal(json_object_get_int(get(x, "uncounted_ns")), 250000);
-	assert_int_equal(json_object_get_int(get(x, "window_gap_ns")), -4321);
-	assert_true(json_object_get_boolean(get(x, "exited")));
-	assert_false(has(x, "nr_tasks"));
-	assert_false(has(x, "metrics"));	/* software: nothing decodes */
-	assert_true(json_object_get_double(get(x, "coverage")) == 1.0);
-	assert_string_equal(json_object_get_string(get(x, "bottleneck")),
+	assert_int_equal(json_object_get_int64(jget(x, "off_cpu_ns")), 2000000);
+	assert_int_equal(json_object_get_int(jget(x, "switches")), 123);
+	assert_int_equal(json_object_get_int(jget(x, "voluntary")), 120);
+	assert_int_equal(json_object_get_int(jget(x, "involuntary")), 3);
+	assert_int_equal(json_object_get_int(jget(x, "migrations")), 4);
+	assert_int_equal(json_object_get_int(jget(x, "uncounted_ns")), 250000);
+	assert_int_equal(json_object_get_int(jget(x, "window_gap_ns")), -4321);
+	assert_true(json_object_get_boolean(jget(x, "exited")));
+	assert_false(jhas(x, "nr_tasks"));
+	assert_false(jhas(x, "metrics"));	/* software: nothing decodes */
+	assert_true(json_object_get_double(jget(x, "coverage")) == 1.0);
+	assert_string_equal(json_object_get_string(jget(x, "bottleneck")),
 			    "on-CPU (no PMU breakdown)");
-	ctr = get(x, "counters");
+	ctr = jget(x, "counters");
 	assert_int_equal(json_object_object_length(ctr),
 			 model_software.nr_events);
 	for (i = 0; i < model_software.nr_events; i++) {
-		json_object *v = get(ctr, model_software.events[i].name);
+		json_object *v = jget(ctr, model_software.events[i].name);
 
 		assert_true(json_object_is_type(v, json_type_int));
 		assert_int_equal(json_object_get_int64(v), 7000 + i);
 	}
 
 	x = json_object_array_get_idx(tasks, 1);
-	assert_string_equal(json_object_get_string(get(x, "comm")),
+	assert_string_equal(json_object_get_string(jget(x, "comm")),
 			    "worker-*");
-	assert_int_equal(json_object_get_int(get(x, "tid")), 0);
-	assert_int_equal(json_object_get_int(get(x, "nr_tasks")), 8);
+	assert_int_equal(json_object_get_int(jget(x, "tid")), 0);
+	assert_int_equal(json_object_get_int(jget(x, "nr_tasks")), 8);
 
 	x = json_object_array_get_idx(tasks, 2);
-	assert_string_equal(json_object_get_string(get(x, "comm")), "parse1");
-	assert_false(json_object_get_boolean(get(x, "exited")));
-	assert_string_equal(json_object_get_string(get(x, "bottleneck")),
+	assert_string_equal(json_object_get_string(jget(x, "comm")), "parse1");
+	assert_false(json_object_get_boolean(jget(x, "exited")));
+	assert_string_equal(json_object_get_string(jget(x, "bottleneck")),
 			    "blocked (off-CPU 83%)");	/* 5 of 6 ms */
 	json_object_put(o);
 	assert_true(count_lines(s) > 10);		/* pretty */
@@ -136,7 +136,7 @@ static void test_json(void **state)
 	assert_int_equal(count_lines(s), 1);
 	assert_int_equal(s[strlen(s) - 1], '\n');
 	o = parse_strict(s);
-	assert_int_equal(json_object_get_int(get(o, "interval")), 7);
+	assert_int_equal(json_object_get_int(jget(o, "interval")), 7);
 	json_object_put(o);
 	free(s);
 	report_free(&rep);
@@ -161,17 +161,17 @@ static void test_json_nan_is_null(void **state)
 	report_build(&rep, &t, &plan, 0, 1000, SORT_CPU, 0);
 	s = render_report(&rep, FMT_JSON_LINE, NULL);
 	root = parse_strict(s);
-	o = json_object_array_get_idx(get(root, "tasks"), 0);
+	o = json_object_array_get_idx(jget(root, "tasks"), 0);
 	/* valid U+20AC kept; overlong C0 AF and surrogate ED A0 80 replaced */
-	assert_string_equal(json_object_get_string(get(o, "comm")),
+	assert_string_equal(json_object_get_string(jget(o, "comm")),
 			    "\xe2\x82\xac\xef\xbf\xbd\xef\xbf\xbd"
 			    "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbdz");
-	ctr = get(o, "counters");
+	ctr = jget(o, "counters");
 	assert_int_equal(json_object_get_int(
-			 get(ctr, model_software.events[0].name)), 5);
-	assert_true(json_object_is_type(get(ctr,
+			 jget(ctr, model_software.events[0].name)), 5);
+	assert_true(json_object_is_type(jget(ctr,
 				model_software.events[2].name), json_type_null));
-	assert_true(json_object_get_boolean(get(o, "low_coverage")));
+	assert_true(json_object_get_boolean(jget(o, "low_coverage")));
 	json_object_put(root);
 	free(s);
 	report_free(&rep);

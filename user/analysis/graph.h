@@ -177,11 +177,6 @@ const char *graph_waker_name(const struct graph *g,
 			     const struct graph_edge *e);
 /* Share of the graph's blocked time that leads to node @n. */
 double graph_share(const struct graph *g, int n);
-/*
- * Whether blocked time flows along wait @e to its waker: a task of the
- * graph that delayed the wakee (not itself, not once at a start or end).
- */
-bool graph_edge_leads(const struct graph *g, const struct graph_edge *e);
 /* A hold, not a wait: run-queue time, the CPU held by another. */
 static inline bool graph_edge_holds(const struct graph_edge *e)
 {

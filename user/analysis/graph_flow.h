@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The verdict steps of graph_build() (graph_flow.c), for graph.c alone:
- * judge each node on its own, then follow every blocked node's blocked
- * time along its waits to where it stops, and rank the candidates.
+ * The verdict steps of graph_build() (graph_flow.c), for graph.c: judge
+ * each node on its own, then follow every blocked node's blocked time
+ * along its waits to where it stops, and rank the candidates; and the
+ * flow's rule of which waits it follows, which the reasons (graph_reason.c)
+ * say in words.
  */
 #ifndef TDBPF_GRAPH_FLOW_H
 #define TDBPF_GRAPH_FLOW_H
@@ -15,5 +17,10 @@ void graph_judge_nodes(struct graph *g);
 int graph_flow(struct graph *g);
 /* blocked_ns and the rank, from each node's led_ns (graph_flow()'s end) */
 void graph_rank(struct graph *g);
+/*
+ * Whether blocked time flows along wait @e to its waker: a task of the
+ * graph that delayed the wakee (not itself, not once at a start or end).
+ */
+bool graph_edge_leads(const struct graph *g, const struct graph_edge *e);
 
 #endif /* TDBPF_GRAPH_FLOW_H */

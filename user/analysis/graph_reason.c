@@ -3,25 +3,8 @@
 #include <math.h>
 #include <stdio.h>
 #include "analysis/graph.h"
+#include "analysis/graph_flow.h"
 #include "support/text.h"
-
-/*
- * Two waits on a task lead nowhere. One the task ended itself (a folded
- * name's threads, a signal to itself), and one wait, ended once, over
- * most of the wakee's life: a start or a shutdown (GLib's gmain asleep
- * until gst-launch's main thread quits), not a delay that recurs with the
- * records as a bottleneck's does. A count of 0 is not known (a graph
- * joined from Prometheus reads wait seconds only): such a wait leads.
- */
-bool graph_edge_leads(const struct graph *g, const struct graph_edge *e)
-{
-	const struct graph_node *n = &g->nodes[e->wakee];
-	__u64 life = n->on_cpu_ns + n->runq_ns + n->blocked_ns;
-
-	if (e->waker < 0 || e->waker == e->wakee)
-		return false;
-	return graph_edge_holds(e) || e->wakeups != 1 || e->wait_ns * 2 <= life;
-}
 
 const char *graph_waker_name(const struct graph *g, const struct graph_edge *e)
 {

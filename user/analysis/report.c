@@ -59,17 +59,10 @@ static void decode_tma(struct task_decoded *d, const struct event_plan *plan,
 		       int level)
 {
 	const struct model *m = plan ? plan->model : NULL;
-	double ev[MODEL_MAX_EVENTS];
-	int i;
 
 	if (!m || m->max_level <= 0 || level <= 0)
 		return;
-	for (i = 0; i < MODEL_MAX_EVENTS; i++)
-		ev[i] = NAN;
-	for (i = 0; i < plan->nr && i < TDBPF_MAX_EVENTS; i++)
-		if (plan->ev[i] >= 0 && plan->ev[i] < MODEL_MAX_EVENTS)
-			ev[plan->ev[i]] = d->ev[i];
-	tma_decode(m, ev, plan->smt, level, &d->tma);
+	tma_decode_plan(plan, d->ev, level, &d->tma);
 	d->has_tma = true;
 }
 

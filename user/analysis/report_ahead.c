@@ -19,6 +19,7 @@
  */
 /* report.h first: <sched.h>, under <pthread.h>, defines a SCHED_IDLE */
 #include "analysis/report.h"
+#include "analysis/report_ahead.h"
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>

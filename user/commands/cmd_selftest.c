@@ -32,8 +32,9 @@
 #include <unistd.h>
 #include "commands/cmd.h"
 #include "commands/selftest_work.h"
-#include "sums/snapshot.h"
+#include "sources/counters.h"
 #include "sources/targets.h"
+#include "sums/snapshot.h"
 #include "sources/tracer.h"
 
 /*
@@ -174,18 +175,12 @@ static int open_thread_event(const struct model_event *e, pid_t tid,
 {
 	struct perf_event_attr a;
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = e->type;
-	a.config = e->config;
-	if (e->kind != EV_TASK) {
-		a.config1 = e->config1;
-		a.config2 = e->config2;
-		a.exclude_user = !!(e->excl & EVF_EXCL_USER);
-		a.exclude_kernel = !!(e->excl & EVF_EXCL_KERNEL);
+	counters_attr(&a, e);
+	/* a task event's config1 names the task's sum it stands for */
+	if (e->kind == EV_TASK) {
+		a.config1 = a.config2 = 0;
+		a.exclude_user = a.exclude_kernel = 0;
 	}
-	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
-			PERF_FORMAT_TOTAL_TIME_RUNNING;
 	a.pinned = pinned;
 	return (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, 0);
 }

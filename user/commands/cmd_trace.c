@@ -15,7 +15,7 @@
 #include "commands/run.h"
 #include "commands/top.h"
 #include "model/evsel.h"
-#include "outputs/http.h"
+#include "exporter/http.h"
 #include "outputs/outfile.h"
 #include "sources/counters.h"
 #include "sources/cgroup_members.h"
@@ -318,12 +318,14 @@ int cmd_trace(const struct options *o, FILE *out)
 	if (o->graph && !(graph = open_graph(o->graph)))
 		return 2;
 	rc = trace_plan(o, &plan);
-	/* top traces the same targets with the same plan; it draws them */
-	if (rc || o->cmd == CMD_TOP) {
+	if (rc) {
 		if (graph)
 			out_close(graph);
-		return rc ? rc : top_run(o, &plan, out);
+		return rc;
 	}
+	/* top traces the same targets with the same plan; it draws them */
+	if (o->cmd == CMD_TOP)
+		return top_run(o, &plan, out);
 	/* the run owns the graph file from here */
 	return run_trace(o, &plan, out, graph);
 }

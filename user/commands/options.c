@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "commands/options.h"
-#include "outputs/listen_opts.h"
+#include "exporter/listen_opts.h"
 #include "sources/span_spec.h"
 #include "support/array.h"
 #include "support/error.h"

@@ -28,8 +28,9 @@
 #include "commands/run.h"
 #include "commands/session.h"
 #include "outputs/outfile.h"
-#include "outputs/prom_server.h"
+#include "exporter/prom_server.h"
 #include "outputs/sink.h"
+#include "sources/targets.h"
 #include "sources/tracer.h"
 #include "sums/archive.h"
 
@@ -173,8 +174,8 @@ static int serve(struct run *r, struct loop *l, const struct event_plan *plan,
 	const struct options *o = r->o;
 
 	if (prom_server_start(r->s.prom, plan, o->listen_labels,
-			      (int)o->listen_max_series, scrape_collect,
-			      scrape_counted, r, err, len))
+			      (int)o->listen_max_series, targets_process_name,
+			      scrape_collect, scrape_counted, r, err, len))
 		return -1;
 	r->http_fd = loop_add_fd(l, prom_server_fd(r->s.prom), EPOLLIN, on_http,
 				 r);

@@ -15,7 +15,7 @@
 #include "commands/cmd.h"
 #include "commands/session.h"
 #include "model/detect.h"
-#include "outputs/prom_server.h"
+#include "exporter/prom_server.h"
 #include "sources/jvm_attach.h"
 #include "sources/tracer.h"
 #include "support/error.h"

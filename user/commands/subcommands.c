@@ -81,6 +81,9 @@ static int check_top(struct options *o, int argc, char **argv, int optind,
 {
 	if (check_trace(o, argc, argv, optind, err, len))
 		return -1;
+	if (o->graph)
+		return error_set(err, len,
+				 "top draws its graph's verdict on the terminal and writes no --graph file; drop it, or write one with tdbpf --graph FILE.dot and the same targets");
 	if ((o->sep || o->json) && !o->output)
 		return error_set(err, len,
 				 "top draws on the terminal; -x and -j are for the final report: add -o FILE");

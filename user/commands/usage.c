@@ -4,7 +4,7 @@
 #include "commands/cmd.h"
 #include "commands/options.h"
 #include "commands/subcommands.h"
-#include "outputs/listen_opts.h"
+#include "exporter/listen_opts.h"
 #include "tdbpf.h"
 
 void print_usage(FILE *f)

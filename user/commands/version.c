@@ -53,7 +53,7 @@ struct probe {
 	int val;
 };
 
-/* what bpf/ and user/session.c use, in the order they need it */
+/* what bpf/ and its loader (user/sources/tracer.c) use, in that order */
 static const struct probe probes[] = {
 	{ "vmlinux BTF (/sys/kernel/btf/vmlinux)", P_BTF, NULL, 0 },
 	{ "tp_btf programs (sched_switch)", P_TP_BTF, "sched_switch", 0 },

@@ -138,8 +138,8 @@ static int add_slot(struct event_plan *p, int ev, int group, int gp_idx,
 		    char *err, size_t errlen)
 {
 	if (p->nr >= TDBPF_MAX_EVENTS) {
-		snprintf(err, errlen, "too many events: tdbpf can program at "
-			 "most %d counters per CPU", TDBPF_MAX_EVENTS);
+		snprintf(err, errlen, "too many events: tdbpf can program at most %d counters per CPU",
+			 TDBPF_MAX_EVENTS);
 		return -1;
 	}
 	if (group >= p->nr_groups) {
@@ -244,8 +244,8 @@ static int plan_software(const struct model *m, struct event_plan *p,
 	int i;
 
 	if (m->nr_events > GROUP_MAX_EVENTS) {
-		snprintf(err, errlen, "model %s: %d events exceed a group "
-			 "of %d", m->name, m->nr_events, GROUP_MAX_EVENTS);
+		snprintf(err, errlen, "model %s: %d events exceed a group of %d",
+			 m->name, m->nr_events, GROUP_MAX_EVENTS);
 		return -1;
 	}
 	/* table order: cpu-clock is first and leads */
@@ -282,8 +282,8 @@ static int plan_fixed(const struct model *m, struct event_plan *p,
 		}
 	}
 	if (n > GROUP_MAX_EVENTS) {
-		snprintf(err, errlen, "model %s: fixed-counter group of %d "
-			 "events", m->name, n);
+		snprintf(err, errlen, "model %s: fixed-counter group of %d events",
+			 m->name, n);
 		return -1;
 	}
 	return 0;

@@ -151,3 +151,17 @@ void tma_decode(const struct model *m, const double *ev, bool smt, int level,
 		r->bottleneck = best;
 	}
 }
+
+void tma_decode_plan(const struct event_plan *plan, const double *slot,
+		     int level, struct tma_result *r)
+{
+	double ev[MODEL_MAX_EVENTS];
+	int i;
+
+	for (i = 0; i < MODEL_MAX_EVENTS; i++)
+		ev[i] = NAN;
+	for (i = 0; i < plan->nr && i < TDBPF_MAX_EVENTS; i++)
+		if (plan->ev[i] >= 0 && plan->ev[i] < MODEL_MAX_EVENTS)
+			ev[plan->ev[i]] = slot[i];
+	tma_decode(plan->model, ev, plan->smt, level, r);
+}

@@ -19,5 +19,12 @@ struct tma_result {
  */
 void tma_decode(const struct model *m, const double *ev, bool smt, int level,
 		struct tma_result *r);
+/*
+ * The same on the scaled counts @slot of @plan's slots: each slot's
+ * count as its model event's (NAN where no slot counts one). The report
+ * decodes a task, /metrics a series' increment, so.
+ */
+void tma_decode_plan(const struct event_plan *plan, const double *slot,
+		     int level, struct tma_result *r);
 
 #endif /* TDBPF_TMA_H */

@@ -54,6 +54,7 @@
 #include <string.h>
 #include "analysis/graph.h"
 #include "analysis/report.h"
+#include "analysis/report_ahead.h"
 #include "outputs/sink.h"
 #include "sums/cgroups.h"
 #include "support/text.h"

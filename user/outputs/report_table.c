@@ -19,6 +19,7 @@
 #include <string.h>
 #include "analysis/graph.h"
 #include "analysis/report.h"
+#include "analysis/report_ahead.h"
 #include "outputs/sink.h"
 #include "sums/cgroups.h"
 #include "support/outbuf.h"
@@ -434,10 +435,7 @@ void report_write_table(FILE *f, const struct report *rep)
 	ob_flush(&o);
 	if (low)
 		fprintf(f,
-			"? low coverage: counted < %.0f%% of the task's "
-			"on-CPU time (groups multiplexed, or switch-ins "
-			"not seen: coverage = running/enabled); values "
-			"extrapolated\n",
+			"? low coverage: counted < %.0f%% of the task's on-CPU time (groups multiplexed, or switch-ins not seen: coverage = running/enabled); values extrapolated\n",
 			REPORT_MIN_COVERAGE * 100);
 }
 

@@ -9,6 +9,7 @@
 #include "analysis/graph.h"
 #include "outputs/outfile.h"
 #include "outputs/sink.h"
+#include "support/error.h"
 
 const struct sink_ops *const sinks[] = {
 	&sink_table,
@@ -47,51 +48,47 @@ int sink_emit(struct sink *s, const struct report_conf *rc,
 	struct span_table spans;
 	struct graph graph;
 	struct report rep;
-	int err;
+	bool built = false;
+	int err = -ENOMEM;
 
 	memset(&graph, 0, sizeof(graph));
-	/* over tasks, whose waker slots name tasks; then over names */
-	if (rc->wakeups && graph_build(&graph, src, rc->per_name, &rc->look))
-		return -ENOMEM;
 	tasks_init(&folded);
 	spans_init(&spans);
+	/* over tasks, whose waker slots name tasks; then over names */
+	if (rc->wakeups && graph_build(&graph, src, rc->per_name, &rc->look))
+		goto out;
 	/* spans named after their threads, and folded with them */
-	if (spans_fold(&snap->spans, src, rc->per_name, &spans)) {
-		graph_free(&graph);
-		fprintf(stderr, "tdbpf: out of memory for the report\n");
-		return -ENOMEM;
-	}
+	if (spans_fold(&snap->spans, src, rc->per_name, &spans))
+		goto out;
 	if (rc->per_name) {
-		if (tasks_fold(src, &folded, plan->nr)) {
-			tasks_free(&folded);
-			spans_free(&spans);
-			graph_free(&graph);
-			fprintf(stderr, "tdbpf: out of memory for the report\n");
-			return -ENOMEM;
-		}
+		if (tasks_fold(src, &folded, plan->nr))
+			goto out;
 		src = &folded;
 	}
 	err = report_build(&rep, src, plan, rc->level ? rc->level : plan->level,
 			   duration_ns, rc->sort, rc->top);
 	if (err)
-		fprintf(stderr, "tdbpf: out of memory for the report\n");
-	if (!err) {
-		if (rc->wakeups)
-			report_set_graph(&rep, &graph, src);
-		rep.interval = interval;
-		/* a window ends at its collect: what -I's CSV prints */
-		rep.elapsed_ns = rc->start_ns && snap->at_ns > rc->start_ns ?
-					 snap->at_ns - rc->start_ns :
-					 duration_ns;
-		rep.lost = snap->lost;
-		rep.host = snap->host;
-		rep.wall_ns = snap->wall_ns;
-		rep.flows = &snap->flows;
-		rep.cgroups = &snap->cgroups;
-		rep.spans = spans.nr ? &spans : NULL;
-		err = sink_write(s, &rep);
-		report_free(&rep);
-	}
+		goto out;
+	built = true;
+	if (rc->wakeups)
+		report_set_graph(&rep, &graph, src);
+	rep.interval = interval;
+	/* a window ends at its collect: what -I's CSV prints */
+	rep.elapsed_ns = rc->start_ns && snap->at_ns > rc->start_ns ?
+				 snap->at_ns - rc->start_ns :
+				 duration_ns;
+	rep.lost = snap->lost;
+	rep.host = snap->host;
+	rep.wall_ns = snap->wall_ns;
+	rep.flows = &snap->flows;
+	rep.cgroups = &snap->cgroups;
+	rep.spans = spans.nr ? &spans : NULL;
+	/* a write error is said where it is seen (outfile.c) */
+	err = sink_write(s, &rep);
+	report_free(&rep);
+out:
+	if (!built)
+		errorf("out of memory for the report");
 	tasks_free(&folded);
 	spans_free(&spans);
 	graph_free(&graph);

@@ -53,7 +53,7 @@ struct top_state {
 	long interval_ms;
 	/*
 	 * A line above the table for a verdict that spans tasks: the wakeup
-	 * graph's bottleneck (issue 10) sets it; NULL shows the totals.
+	 * graph's bottleneck sets it; NULL shows the totals.
 	 */
 	const char *banner;
 	char note[96];		/* "target exited" and the like */

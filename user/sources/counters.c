@@ -65,7 +65,7 @@ int cpus_online(bool *online, int ncpu)
 	return n;
 }
 
-static void attr_for(struct perf_event_attr *attr, const struct model_event *e)
+void counters_attr(struct perf_event_attr *attr, const struct model_event *e)
 {
 	memset(attr, 0, sizeof(*attr));
 	attr->size = sizeof(*attr);
@@ -133,7 +133,7 @@ int counters_open(struct counters *c, const struct event_plan *plan, int ncpu,
 			int gfd = lead == s ? -1 : c->fds[lead * ncpu + cpu];
 			int fd;
 
-			attr_for(&attr, e);
+			counters_attr(&attr, e);
 			/*
 			 * A member added under a leader that is already
 			 * counting is not scheduled until the context is

@@ -19,6 +19,13 @@ struct counters {
 int counters_open(struct counters *c, const struct event_plan *plan, int ncpu,
 		  char *err, size_t errlen);
 void counters_close(struct counters *c);
+/*
+ * The attributes that count @e as tdbpf counts every event: its type,
+ * configs and :u/:k, enabled and running times read, counting only (no
+ * sampling, not inherited); the caller sets how it is scheduled.
+ */
+struct perf_event_attr;
+void counters_attr(struct perf_event_attr *attr, const struct model_event *e);
 /* Which CPUs are online: fills @online[ncpu]; returns how many. */
 int cpus_online(bool *online, int ncpu);
 

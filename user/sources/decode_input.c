@@ -92,11 +92,10 @@ static int parse_value(struct line_ctx *c, const char *s, const char *event,
 	if (!strcmp(s, "<not counted>") || !strcmp(s, "<not supported>"))
 		return 1;
 	if (!*s)
-		return line_err(c, "no value for %s; give a count after the "
-				"event name", shown(event, b2, sizeof(b2)));
+		return line_err(c, "no value for %s; give a count after the event name",
+				shown(event, b2, sizeof(b2)));
 	if (*s == '-')
-		return line_err(c, "negative count '%s' for %s; counts are "
-				"never negative: give the raw counter value",
+		return line_err(c, "negative count '%s' for %s; counts are never negative: give the raw counter value",
 				shown(s, b1, sizeof(b1)),
 				shown(event, b2, sizeof(b2)));
 	while (isdigit((unsigned char)*p))
@@ -119,8 +118,7 @@ static int parse_value(struct line_ctx *c, const char *s, const char *event,
 		}
 	}
 	if (!digits || *p)
-		return line_err(c, "'%s' is not a number (event %s); give a "
-				"decimal count such as 123456",
+		return line_err(c, "'%s' is not a number (event %s); give a decimal count such as 123456",
 				shown(s, b1, sizeof(b1)),
 				shown(event, b2, sizeof(b2)));
 	*v = strtod(s, NULL);
@@ -137,8 +135,7 @@ static int parse_value(struct line_ctx *c, const char *s, const char *event,
 	}
 	return 0;
 overflow:
-	return line_err(c, "count '%s' for %s is larger than 2^64-1; give "
-			"the raw 64-bit counter value",
+	return line_err(c, "count '%s' for %s is larger than 2^64-1; give the raw 64-bit counter value",
 			shown(s, b1, sizeof(b1)), shown(event, b2, sizeof(b2)));
 }
 
@@ -192,25 +189,15 @@ static int split_line(struct line_ctx *c, char *line, char **event,
 			unit = rest;
 			rest = strchr(rest, ',');
 			if (!rest)
-				return line_err(c, "CSV line has no event "
-						"field; perf stat -x, lines "
-						"are VALUE,UNIT,EVENT,...");
+				return line_err(c, "CSV line has no event field; perf stat -x, lines are VALUE,UNIT,EVENT,...");
 			*rest++ = 0;
 			unit = trim(unit);
 			if (*unit && looks_numeric(unit))
-				return line_err(c, "the second CSV field "
-						"'%s' is a number: this looks "
-						"like perf stat -I output "
-						"(leading timestamp) or a "
-						"value with thousands "
-						"separators; use perf stat -x, "
-						"without -I",
+				return line_err(c, "the second CSV field '%s' is a number: this looks like perf stat -I output (leading timestamp) or a value with thousands separators; use perf stat -x, without -I",
 						shown(unit, b1, sizeof(b1)));
 			*event = csv_event(&rest);
 			if (!**event)
-				return line_err(c, "CSV line has an empty "
-						"event field; perf stat -x, "
-						"lines are VALUE,UNIT,EVENT,...");
+				return line_err(c, "CSV line has an empty event field; perf stat -x, lines are VALUE,UNIT,EVENT,...");
 			return 0;
 		}
 	}
@@ -222,13 +209,10 @@ static int split_line(struct line_ctx *c, char *line, char **event,
 		char *extra = strtok_r(NULL, " \t", &save);
 
 		if (!a || !b || extra)
-			return line_err(c, "expected 'EVENT VALUE' or perf "
-					"stat -x, CSV 'VALUE,UNIT,EVENT,...', "
-					"got '%s'; fix or remove the line",
+			return line_err(c, "expected 'EVENT VALUE' or perf stat -x, CSV 'VALUE,UNIT,EVENT,...', got '%s'; fix or remove the line",
 					shown(trim(line), b1, sizeof(b1)));
 		if (looks_numeric(a) && !looks_numeric(b))
-			return line_err(c, "'%s %s' has the value first; "
-					"write 'EVENT VALUE'",
+			return line_err(c, "'%s %s' has the value first; write 'EVENT VALUE'",
 					shown(a, b1, sizeof(b1)),
 					shown(b, b2, sizeof(b2)));
 		*event = a;
@@ -270,15 +254,14 @@ int decode_input_parse(FILE *f, const struct model *m, double *ev,
 			goto out;
 		k = model_event_index(m, event);
 		if (k < 0) {
-			line_err(&c, "unknown event '%s' for model %s; see "
-				 "'tdbpf list --model %s' for its events",
+			line_err(&c, "unknown event '%s' for model %s; see 'tdbpf list --model %s' for its events",
 				 shown(event, b1, sizeof(b1)), m->name,
 				 m->name);
 			goto out;
 		}
 		if (first[k]) {
-			line_err(&c, "second count for %s (first on line %d); "
-				 "give each event once", m->events[k].name,
+			line_err(&c, "second count for %s (first on line %d); give each event once",
+				 m->events[k].name,
 				 first[k]);
 			goto out;
 		}
@@ -291,13 +274,11 @@ int decode_input_parse(FILE *f, const struct model *m, double *ev,
 		given++;
 	}
 	if (ferror(f)) {
-		snprintf(err, errlen, "read error after line %d: %s; check "
-			 "the file", c.lineno, strerror(errno));
+		snprintf(err, errlen, "read error after line %d: %s; check the file", c.lineno, strerror(errno));
 		goto out;
 	}
 	if (!given) {
-		snprintf(err, errlen, "no counts found; give 'EVENT VALUE' "
-			 "lines or perf stat -x, output");
+		snprintf(err, errlen, "no counts found; give 'EVENT VALUE' lines or perf stat -x, output");
 		goto out;
 	}
 	rc = 0;

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
+#include "sources/counters.h"
 #include "sources/evsel_probe.h"
 #include "support/array.h"
 #include "support/error.h"
@@ -116,16 +117,7 @@ static int open_one(const struct model_event *e, int cpu, int group_fd)
 {
 	struct perf_event_attr a;
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = e->type;
-	a.config = e->config;
-	a.config1 = e->config1;
-	a.config2 = e->config2;
-	a.exclude_user = !!(e->excl & EVF_EXCL_USER);
-	a.exclude_kernel = !!(e->excl & EVF_EXCL_KERNEL);
-	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
-			PERF_FORMAT_TOTAL_TIME_RUNNING;
+	counters_attr(&a, e);
 	/*
 	 * The leader enabled, unlike the run's groups: Arm's driver leaves
 	 * a disabled (OFF) leader out of its group check (arm_pmu.c's

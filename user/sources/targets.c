@@ -171,6 +171,25 @@ size_t targets_threads(const struct target_ids *o, pid_t child)
 	return n;
 }
 
+void targets_process_name(__u32 tgid, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%u/comm", tgid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		n = 0;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
 const char *targets_comm(__u32 tid, char *buf, size_t len)
 {
 	char path[64];

@@ -68,6 +68,11 @@ size_t targets_threads(const struct target_ids *ids, pid_t child);
  * targets (graph_lookups.tid_name, live).
  */
 const char *targets_comm(__u32 tid, char *buf, size_t len);
+/*
+ * The name of process @tgid (/proc/TGID/comm, its first line) into
+ * @buf; "" when it is gone. For /metrics' processes not traced.
+ */
+void targets_process_name(__u32 tgid, char *buf, size_t len);
 
 /*
  * Why tdbpf cannot trace from here, or NULL: BPF sees the kernel's thread

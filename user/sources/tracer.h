@@ -20,8 +20,8 @@
  * collect (the run driver on -I, a /metrics scrape, a live screen's
  * repaint); each collect is a consistent read of everything so far.
  *
- * Adding a BPF program or map (e.g. issue 10's sched_waking program and
- * its edges map): put it in a file of its job under bpf/ (a new job: a
+ * Adding a BPF program or map (e.g. the sched_waking program and its
+ * edges map): put it in a file of its job under bpf/ (a new job: a
  * new file, one line in the Makefile's BPF_SRC; a map shared with other
  * files in bpf/shared.bpf.h) with autoload off, add a
  * flag to struct tracer_conf, turn autoload on in tracer.c's open when

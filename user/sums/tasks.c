@@ -78,6 +78,28 @@ bool sched_changed(const struct tdbpf_sched *cur,
 	       cur->nvcsw != prev->nvcsw || cur->nivcsw != prev->nivcsw;
 }
 
+bool task_increment(const struct task_row *cur, struct task_row *base,
+		    size_t row_size, int nr_ev, struct tdbpf_sched *ds,
+		    struct tdbpf_count *d)
+{
+	const struct tdbpf_sched *c = &cur->sched;
+	bool any;
+	int i;
+
+	if (c->on_cpu_ns < base->sched.on_cpu_ns ||
+	    c->nvcsw < base->sched.nvcsw || c->nivcsw < base->sched.nivcsw)
+		memset(base, 0, row_size);
+	sched_sub(ds, c, &base->sched);
+	any = ds->on_cpu_ns | ds->runq_wait_ns | ds->off_cpu_ns | ds->nvcsw |
+	      ds->nivcsw | ds->migrations | ds->uncounted_ns | ds->softirq_ns;
+	for (i = 0; i < nr_ev && !any; i++)
+		any = cur->ctr[i].value != base->ctr[i].value ||
+		      cur->ctr[i].enabled != base->ctr[i].enabled ||
+		      cur->ctr[i].running != base->ctr[i].running;
+	counts_sub(d, cur->ctr, base->ctr, nr_ev);
+	return any;
+}
+
 static void set_stride(struct task_table *t, int nr_ev, bool waits)
 {
 	t->nr_ev = clamp_ev(nr_ev);

@@ -69,9 +69,24 @@ void counts_add(struct tdbpf_count *d, const struct tdbpf_count *s,
 /* @d = @c - @p (NULL: zero), each field saturating; @d may be @c */
 void counts_sub(struct tdbpf_count *d, const struct tdbpf_count *c,
 		const struct tdbpf_count *p, int nr_ev);
-/* Did anything happen between @prev and @cur (time, a switch)? */
+/*
+ * What "a task changed" means, both here. sched_changed(): did anything
+ * happen between @prev and @cur that earns a row in an interval report
+ * (time, a switch)? task_increment(): is there anything to add to a
+ * counter that only grows (every sum, every count)? window_gap_ns is in
+ * neither: a part of a slice's on-CPU time, it moves only with it.
+ */
 bool sched_changed(const struct tdbpf_sched *cur,
 		   const struct tdbpf_sched *prev);
+/*
+ * Row @cur's increment since @base, the row as the last increment left
+ * it (zeroed when new): its sums into @ds, its @nr_ev counts into @d. A
+ * source that restarted the tid (smaller sums) counts anew: @base is
+ * zeroed first (@row_size bytes). True if anything is to be added.
+ */
+bool task_increment(const struct task_row *cur, struct task_row *base,
+		    size_t row_size, int nr_ev, struct tdbpf_sched *ds,
+		    struct tdbpf_count *d);
 
 /* An empty table whose rows hold TDBPF_MAX_EVENTS counters. */
 void tasks_init(struct task_table *t);

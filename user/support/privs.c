@@ -119,8 +119,8 @@ int privs_drop_to_invoking_user(char *err, size_t len)
 }
 
 /*
- * Issue 25 case 12: uid 0 with CAP_BPF and CAP_PERFMON alone could still
- * read /etc/shadow and write any root-owned file (as their owner). Once
+ * uid 0 with CAP_BPF and CAP_PERFMON alone could still read /etc/shadow
+ * and write any root-owned file (as their owner). Once
  * the BPF objects, perf fds, --listen socket and output files are open,
  * nothing a run still does needs uid 0: map and iterator reads need only
  * the fds and CAP_BPF, /proc's comm and stat files are world-readable,

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <linux/types.h>
 #include "model/model.h"
-#include "outputs/listen_opts.h"
+#include "exporter/listen_opts.h"
 #include "sums/cgroups.h"
 #include "sums/flows.h"
 #include "sums/tasks.h"
@@ -81,11 +81,19 @@ struct prom_wait {
 	bool holds;			/* run-queue time: the CPU's holder */
 };
 
+/* Process @tgid's name into @buf (@len bytes; "" if unknown). */
+typedef void (*prom_name_fn)(__u32 tgid, char *buf, size_t len);
+
 struct prom_state {
 	const struct event_plan *plan;
 	unsigned int labels;		/* enum listen_labels bits */
 	int max_series;			/* label sets, `other` not counted */
-	const char *proc;		/* "/proc": process names of tgids */
+	/*
+	 * The name of process @tgid when no row of the table says it (its
+	 * main thread untraced): a reader of the host's, from sources/
+	 * (NULL: unnamed). The /metrics output reads no /proc itself.
+	 */
+	prom_name_fn process_name;
 
 	struct prom_series **series;	/* NULL where a series ended */
 	int nr_series;			/* slots used, ended ones included */

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include "outputs/prom_table.h"
+#include "exporter/prom_table.h"
 #include "sums/waits.h"
 
 static size_t str_hash(const char *s)

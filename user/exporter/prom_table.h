@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Inside the /metrics series (prom.h): prom.c's update turns a scrape's
- * task table into increments; prom_names.c says which label set a task
- * goes to; prom_series.c keeps the series of each label set.
+ * Inside the /metrics series (prom.h): prom.c makes and frees the state
+ * and its update turns a scrape's task table into increments;
+ * prom_names.c says which label set a task goes to; prom_series.c keeps
+ * the series of each label set, prom_waits.c the waits' series.
  */
 #ifndef TDBPF_PROM_TABLE_H
 #define TDBPF_PROM_TABLE_H
 
-#include "outputs/prom.h"
+#include "exporter/prom.h"
 
 /* A label set: what a series is found by. */
 struct prom_key {
@@ -44,6 +45,10 @@ struct prom_series *prom_series_get(struct prom_state *st,
 				    const struct prom_key *k);
 /* Series that identify one process or thread end once it has gone. */
 int prom_series_expire(struct prom_state *st);
+/* The series table of a new @st (prom_init()): 0 or -ENOMEM. */
+int prom_series_init(struct prom_state *st);
+/* Every series of @st freed (prom_free()). */
+void prom_series_free(struct prom_state *st);
 
 /* prom_waits.c */
 /*

@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "outputs/listen_opts.h"
+#include "exporter/listen_opts.h"
 
 /* Limits of the server (see http.c for why these values). */
 #define HTTP_MAX_CONNECTIONS	64

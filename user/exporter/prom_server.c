@@ -13,8 +13,8 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
-#include "outputs/http.h"
-#include "outputs/prom_server.h"
+#include "exporter/http.h"
+#include "exporter/prom_server.h"
 
 struct prom_server {
 	struct listen_addr addr;
@@ -200,8 +200,9 @@ static void on_sent(void *ctx, char *body)
 
 int prom_server_start(struct prom_server *p, const struct event_plan *plan,
 		      unsigned int labels, int max_series,
-		      prom_collect_fn collect, prom_counted_fn counted,
-		      void *ctx, char *err, size_t len)
+		      prom_name_fn process_name, prom_collect_fn collect,
+		      prom_counted_fn counted, void *ctx, char *err,
+		      size_t len)
 {
 	struct timespec ts;
 
@@ -209,6 +210,7 @@ int prom_server_start(struct prom_server *p, const struct event_plan *plan,
 		snprintf(err, len, "out of memory");
 		return -ENOMEM;
 	}
+	p->prom.process_name = process_name;
 	p->prom_ready = true;
 	p->collect = collect;
 	p->counted = counted;

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "outputs/prom.h"
+#include "exporter/prom.h"
 #include "support/array.h"
 #include "support/outbuf.h"
 

@@ -8,15 +8,13 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include "outputs/http.h"
+#include "exporter/http.h"
 
 int http_listen(struct listen_addr *a, char *err, size_t len)
 {
 	(void)a;
 	snprintf(err, len,
-		 "--listen: this static tdbpf is built without libmicrohttpd "
-		 "(Debian has no static GnuTLS dependencies); use the "
-		 "packaged tdbpf for /metrics");
+		 "--listen: this static tdbpf is built without libmicrohttpd (Debian has no static GnuTLS dependencies); use the packaged tdbpf for /metrics");
 	return -1;
 }
 

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "outputs/listen_opts.h"
+#include "exporter/listen_opts.h"
 #include "support/text.h"
 
 static int parse_port(const char *s, unsigned int *port)

@@ -1,16 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /metrics labels (prom_table.h): a task's process name (its main
- * thread's row, else what the last scrape knew, else /proc) and the
- * label set its increments go to.
+ * thread's row, else what the last scrape knew, else the host's, through
+ * st->process_name) and the label set its increments go to.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include "outputs/prom_table.h"
+#include "exporter/prom_table.h"
 #include "sums/archive.h"
 #include "support/hash.h"
 
@@ -79,26 +77,6 @@ void prom_names_free(struct pcomm_map *m)
 	free(m);
 }
 
-/* /proc/TGID/comm, for a process whose main thread tdbpf did not see */
-static void read_pcomm(const char *proc, __u32 tgid, char *out, size_t len)
-{
-	char path[96];
-	ssize_t n;
-	int fd;
-
-	out[0] = '\0';
-	snprintf(path, sizeof(path), "%s/%u/comm", proc, tgid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	n = read(fd, out, len - 1);
-	close(fd);
-	if (n <= 0)
-		n = 0;
-	out[n] = '\0';
-	out[strcspn(out, "\n")] = '\0';
-}
-
 static void copy_name(char *dst, size_t len, const char *src)
 {
 	size_t n = strnlen(src, len - 1);
@@ -110,7 +88,7 @@ static void copy_name(char *dst, size_t len, const char *src)
 /*
  * tgid -> process name for the tgids of @cur: the main thread's own row
  * when the table has it (the newest name), else what the previous scrape
- * knew, else /proc. Rebuilt each update so it never outgrows the table.
+ * knew, else st->process_name. Rebuilt each update so it never outgrows the table.
  */
 int prom_names_update(struct prom_state *st, const struct task_table *cur)
 {
@@ -143,8 +121,8 @@ int prom_names_update(struct prom_state *st, const struct task_table *cur)
 		old = pcomm_find(st->pcomm, r->pid);
 		if (old)
 			memcpy(e->comm, old->comm, sizeof(e->comm));
-		else
-			read_pcomm(st->proc, r->pid, e->comm, sizeof(e->comm));
+		else if (st->process_name)
+			st->process_name(r->pid, e->comm, sizeof(e->comm));
 	}
 	prom_names_free(st->pcomm);
 	st->pcomm = m;

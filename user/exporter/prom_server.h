@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "outputs/prom.h"
+#include "exporter/prom.h"
 
 /*
  * A fresh collect for a scrape: point @tasks at every task's cumulative
@@ -33,11 +33,15 @@ struct prom_server *prom_server_open(const char *spec, char *err,
 				     size_t len);
 /* "127.0.0.1:9100": the address bound (the port the kernel picked for 0) */
 const char *prom_server_address(const struct prom_server *p);
-/* Serve from now on: series as @labels and @max_series say. */
+/*
+ * Serve from now on: series as @labels and @max_series say, processes
+ * not traced named by @process_name.
+ */
 int prom_server_start(struct prom_server *p, const struct event_plan *plan,
 		      unsigned int labels, int max_series,
-		      prom_collect_fn collect, prom_counted_fn counted,
-		      void *ctx, char *err, size_t len);
+		      prom_name_fn process_name, prom_collect_fn collect,
+		      prom_counted_fn counted, void *ctx, char *err,
+		      size_t len);
 /* For the run's event loop: the fd to poll, the longest wait, the work. */
 int prom_server_fd(const struct prom_server *p);
 int prom_server_timeout_ms(const struct prom_server *p);

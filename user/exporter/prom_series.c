@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "outputs/prom_table.h"
+#include "exporter/prom_table.h"
 #include "support/hash.h"
 #include "support/text.h"
 
@@ -203,55 +203,12 @@ other:
 	return st->other;
 }
 
-int prom_init(struct prom_state *st, const struct event_plan *plan,
-	      unsigned int labels, int max_series)
+int prom_series_init(struct prom_state *st)
 {
-	const struct model *m = plan->model;
-	int i, ev;
-
-	memset(st, 0, sizeof(*st));
-	st->plan = plan;
-	st->labels = labels;
-	if (st->labels & LISTEN_LABEL_TID)
-		st->labels |= LISTEN_LABEL_PID;
-	st->max_series = max_series > 0 ? max_series : LISTEN_DEFAULT_MAX_SERIES;
-	st->proc = "/proc";
-	tasks_init(&st->last);
-	tasks_init(&st->next);
-	tasks_set_events(&st->last, plan->nr);
-	tasks_set_events(&st->next, plan->nr);
-	tasks_init(&st->wait_last);
-	tasks_init(&st->wait_next);
-	tasks_set_layout(&st->wait_last, 0, true);
-	tasks_set_layout(&st->wait_next, 0, true);
-	/*
-	 * The weight of TMA nodes: the increment's slots. The model's slots
-	 * event where it counts one (EV_SLOTS: Intel's TOPDOWN.SLOTS); else
-	 * its cycles event (the IPC column's) times the slots per cycle it
-	 * declares, 4 where it declares none: the width of perf's SLOTS =
-	 * 4 * CLKS on the Intel cores before Ice Lake. A model with neither
-	 * event gets no TMA families.
-	 */
-	st->slots_slot = st->clk_slot = -1;
-	st->slots_per_unit = 1;
-	for (i = 0; m && i < plan->nr; i++) {
-		ev = plan->ev[i];
-		if (ev < 0 || ev >= m->nr_events)
-			continue;
-		if (m->events[ev].kind == EV_SLOTS)
-			st->slots_slot = i;
-		if (m->ipc_cycles &&
-		    !strcasecmp(m->events[ev].name, m->ipc_cycles))
-			st->clk_slot = i;
-	}
-	if (st->slots_slot < 0 && st->clk_slot >= 0) {
-		st->slots_slot = st->clk_slot;
-		st->slots_per_unit = m->slots > 0 ? m->slots : 4;
-	}
 	return index_rebuild(st, 64);
 }
 
-void prom_free(struct prom_state *st)
+void prom_series_free(struct prom_state *st)
 {
 	int i;
 
@@ -260,11 +217,6 @@ void prom_free(struct prom_state *st)
 	free(st->series);
 	free(st->other);
 	hash_index_free(&st->index);
-	tasks_free(&st->last);
-	tasks_free(&st->next);
-	prom_waits_free(st);
-	prom_names_free(st->pcomm);
-	memset(st, 0, sizeof(*st));
 }
 
 

@@ -15,15 +15,16 @@
  * slots), so that sum(rate(node)) / sum(rate(slots)) over any set of
  * series and hosts is the slot-weighted fraction.
  *
- * This file is the update; which label set a task goes to is
- * prom_names.c's, the series table prom_series.c's (prom_table.h).
+ * This file is the state (made and freed whole here) and its update;
+ * which label set a task goes to is prom_names.c's, the series table
+ * prom_series.c's, the waits' series prom_waits.c's (prom_table.h).
  */
 #include <errno.h>
 #include <math.h>
 #include <string.h>
 #include "analysis/scale.h"
 #include "model/tma.h"
-#include "outputs/prom_table.h"
+#include "exporter/prom_table.h"
 #include "sums/archive.h"
 
 /* Add a series' increment (delta[]) to its scaled counts and TMA slots. */
@@ -31,7 +32,7 @@ static void series_finish(const struct prom_state *st, struct prom_series *s)
 {
 	const struct event_plan *plan = st->plan;
 	const struct model *m = plan->model;
-	double ev[MODEL_MAX_EVENTS], sc[TDBPF_MAX_EVENTS], w, v;
+	double sc[TDBPF_MAX_EVENTS], w, v;
 	struct tma_result res;
 	int i, nn = prom_nr_nodes(st);
 
@@ -50,12 +51,7 @@ static void series_finish(const struct prom_state *st, struct prom_series *s)
 	w = sc[st->slots_slot] * st->slots_per_unit;
 	if (!isfinite(w) || w <= 0)
 		return;
-	for (i = 0; i < MODEL_MAX_EVENTS; i++)
-		ev[i] = NAN;
-	for (i = 0; i < plan->nr; i++)
-		if (plan->ev[i] >= 0 && plan->ev[i] < MODEL_MAX_EVENTS)
-			ev[plan->ev[i]] = sc[i];
-	tma_decode(m, ev, plan->smt, plan->level, &res);
+	tma_decode_plan(plan, sc, plan->level, &res);
 	for (i = 0; i < nn; i++) {
 		v = res.val[i];
 		if (m->nodes[i].level > plan->level || !isfinite(v))
@@ -76,6 +72,63 @@ static void series_begin(const struct prom_state *st, struct prom_series *s)
 	s->changed = false;
 	s->threads = 0;
 	memset(s->delta, 0, (size_t)st->plan->nr * sizeof(*s->delta));
+}
+
+int prom_init(struct prom_state *st, const struct event_plan *plan,
+	      unsigned int labels, int max_series)
+{
+	const struct model *m = plan->model;
+	int i, ev;
+
+	memset(st, 0, sizeof(*st));
+	st->plan = plan;
+	st->labels = labels;
+	if (st->labels & LISTEN_LABEL_TID)
+		st->labels |= LISTEN_LABEL_PID;
+	st->max_series = max_series > 0 ? max_series : LISTEN_DEFAULT_MAX_SERIES;
+	tasks_init(&st->last);
+	tasks_init(&st->next);
+	tasks_set_events(&st->last, plan->nr);
+	tasks_set_events(&st->next, plan->nr);
+	tasks_init(&st->wait_last);
+	tasks_init(&st->wait_next);
+	tasks_set_layout(&st->wait_last, 0, true);
+	tasks_set_layout(&st->wait_next, 0, true);
+	/*
+	 * The weight of TMA nodes: the increment's slots. The model's slots
+	 * event where it counts one (EV_SLOTS: Intel's TOPDOWN.SLOTS); else
+	 * its cycles event (the IPC column's) times the slots per cycle it
+	 * declares, 4 where it declares none: the width of perf's SLOTS =
+	 * 4 * CLKS on the Intel cores before Ice Lake. A model with neither
+	 * event gets no TMA families.
+	 */
+	st->slots_slot = st->clk_slot = -1;
+	st->slots_per_unit = 1;
+	for (i = 0; m && i < plan->nr; i++) {
+		ev = plan->ev[i];
+		if (ev < 0 || ev >= m->nr_events)
+			continue;
+		if (m->events[ev].kind == EV_SLOTS)
+			st->slots_slot = i;
+		if (m->ipc_cycles &&
+		    !strcasecmp(m->events[ev].name, m->ipc_cycles))
+			st->clk_slot = i;
+	}
+	if (st->slots_slot < 0 && st->clk_slot >= 0) {
+		st->slots_slot = st->clk_slot;
+		st->slots_per_unit = m->slots > 0 ? m->slots : 4;
+	}
+	return prom_series_init(st);
+}
+
+void prom_free(struct prom_state *st)
+{
+	prom_series_free(st);
+	tasks_free(&st->last);
+	tasks_free(&st->next);
+	prom_waits_free(st);
+	prom_names_free(st->pcomm);
+	memset(st, 0, sizeof(*st));
 }
 
 /* A task's increment @ds, @d into its series @s. */
@@ -101,33 +154,20 @@ static void series_add(struct prom_series *s, const struct tdbpf_sched *ds,
 static int prom_task(struct prom_state *st, const struct task_table *cur,
 		     const struct task_row *r)
 {
-	int nr = st->plan->nr, i;
+	int nr = st->plan->nr;
 	struct tdbpf_count d[TDBPF_MAX_EVENTS];
 	struct task_row *p, *n;
 	struct prom_series *s;
 	struct tdbpf_sched ds;
 	struct prom_key k;
-	bool any, restart, was_exited;
+	bool any, was_exited;
 
 	n = tasks_get(&st->next, r->tid);
 	p = tasks_get(&st->last, r->tid);	/* zeroed when new */
 	if (!n || !p)
 		return -ENOMEM;
-	/* smaller sums: the source restarted this tid, count anew */
-	restart = r->sched.on_cpu_ns < p->sched.on_cpu_ns ||
-		  r->sched.nvcsw < p->sched.nvcsw ||
-		  r->sched.nivcsw < p->sched.nivcsw;
-	if (restart)
-		memset(p, 0, st->last.row_size);
+	any = task_increment(r, p, st->last.row_size, nr, &ds, d);
 	was_exited = p->exited;
-	sched_sub(&ds, &r->sched, &p->sched);
-	any = ds.on_cpu_ns | ds.runq_wait_ns | ds.off_cpu_ns | ds.nvcsw |
-	      ds.nivcsw | ds.migrations | ds.uncounted_ns | ds.softirq_ns;
-	for (i = 0; i < nr && !any; i++)
-		any = r->ctr[i].value != p->ctr[i].value ||
-		      r->ctr[i].enabled != p->ctr[i].enabled ||
-		      r->ctr[i].running != p->ctr[i].running;
-
 	memcpy(n, r, st->next.row_size);
 	/*
 	 * Off-CPU time includes a run-queue wait still in progress; when
@@ -151,7 +191,6 @@ static int prom_task(struct prom_state *st, const struct task_table *cur,
 	} else if (!was_exited) {
 		s->exited++;
 	}
-	counts_sub(d, r->ctr, p->ctr, nr);
 	series_add(s, &ds, d, nr, any);
 	if (cur->waits && prom_waits_update(st, cur, r, s))
 		return -ENOMEM;

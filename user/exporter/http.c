@@ -60,7 +60,7 @@
 #include <sys/socket.h>
 #include <linux/types.h>
 #include <microhttpd.h>
-#include "outputs/http.h"
+#include "exporter/http.h"
 #include "support/limits.h"
 
 /* as many again for connections turned away with a 503, one lingering */

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The tests' accessors of a JSON report (json_get.h). */
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include "json_get.h"
+
+json_object *jfind(json_object *o, const char *key)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+json_object *jget(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+
+	if (!json_object_object_get_ex(o, key, &v))
+		fail_msg("key \"%s\" missing", key);
+	return v;
+}
+
+bool jhas(json_object *o, const char *key)
+{
+	return json_object_object_get_ex(o, key, NULL);
+}
+
+const char *jstr(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+const char *jstr_of(json_object *o, const char *key)
+{
+	return json_object_get_string(jget(o, key));
+}
+
+int64_t jint(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v))
+		return INT64_MIN;
+	return json_object_get_int64(v);
+}
+
+double jdouble(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !v)
+		return NAN;
+	return json_object_get_double(v);
+}
+
+bool jbool(json_object *o, const char *key)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) &&
+	       json_object_get_boolean(v);
+}
+
+double jcounter(json_object *task, const char *name)
+{
+	json_object *c, *v;
+
+	if (!json_object_object_get_ex(task, "counters", &c) ||
+	    !json_object_object_get_ex(c, name, &v) || !v)
+		return NAN;
+	return json_object_get_double(v);
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The tests' one set of accessors of a JSON report (json-c), compiled
+ * once into the test library (tests/lib/) rather than static in every
+ * test's headers. A missing member is NULL, a NAN or INT64_MIN to the
+ * readers that may meet one; jget() and jstr_of() fail the test instead.
+ */
+#ifndef TDBPF_TEST_JSON_GET_H
+#define TDBPF_TEST_JSON_GET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <json-c/json.h>
+
+/* Member @key of @o; NULL when it has none. */
+json_object *jfind(json_object *o, const char *key);
+/* Member @key of @o; the test fails without it. */
+json_object *jget(json_object *o, const char *key);
+bool jhas(json_object *o, const char *key);
+/* A string member; NULL when absent. */
+const char *jstr(json_object *o, const char *key);
+/* A string member; the test fails without it. */
+const char *jstr_of(json_object *o, const char *key);
+/* A number member; INT64_MIN when absent. */
+int64_t jint(json_object *o, const char *key);
+/* A number member; NAN when absent or null. */
+double jdouble(json_object *o, const char *key);
+/* A boolean member; false when absent. */
+bool jbool(json_object *o, const char *key);
+/* A task's scaled counter @name; NAN when absent or null. */
+double jcounter(json_object *task, const char *name);
+
+#endif /* TDBPF_TEST_JSON_GET_H */
