@@ -33,7 +33,7 @@ if ! { $clang $flags -DTDBPF_PARSE_ONLY tests/fuzz/fuzz_options.c \
 	$clang $flags tests/fuzz/fuzz_evsel.c user/model/evsel.c \
 	user/model/evsel_terms.c user/support/error.c user/support/readfile.c \
 	-o "$out/fuzz_evsel" &&
-	$clang $flags tests/fuzz/fuzz_replay.c user/sources/replay.c \
+	$clang $flags tests/fuzz/fuzz_replay.c user/sources/replay.c user/sources/replay_spans.c \
 	user/analysis/report.c user/analysis/report_ahead.c user/analysis/graph.c \
 	user/analysis/graph_flow.c user/analysis/graph_reason.c \
 	user/analysis/sched_verdict.c \
@@ -42,7 +42,7 @@ if ! { $clang $flags -DTDBPF_PARSE_ONLY tests/fuzz/fuzz_options.c \
 	user/outputs/report_json.c user/support/json.c user/support/outbuf.c \
 	user/support/hash.c \
 	user/sums/tasks.c user/sums/task_waits.c user/sums/waits.c \
-	user/sums/flows.c user/sums/names.c user/sums/cgroups.c \
+	user/sums/flows.c user/sums/names.c user/sums/cgroups.c user/sums/spans.c \
 	user/model/model.c user/model/tma.c user/model/plan.c user/model/cpus/*.c \
 	-o "$out/fuzz_replay" -ljson-c -lm -pthread; } \
 	>"$out/build.log" 2>&1; then

@@ -3,9 +3,9 @@
  * The form of a --span source (span_spec.h), apart from the probes
  * themselves: option parsing, and its fuzzer, need no libbpf.
  */
-#include <stdio.h>
 #include <string.h>
 #include "sources/span_spec.h"
+#include "support/error.h"
 
 int span_spec_check(const char *spec, char *err, size_t len)
 {
@@ -14,17 +14,17 @@ int span_spec_check(const char *spec, char *err, size_t len)
 	if (!strcmp(spec, "usdt"))
 		return 0;
 	if (!strncmp(spec, "usdt:", 5)) {
-		if (!spec[5]) {
-			snprintf(err, len, "--span usdt: names no binary; give usdt:PATH (a program or a library)");
-			return -1;
-		}
+		if (!spec[5])
+			return error_set(err, len,
+					 "--span usdt: names no binary; give usdt:PATH (a program or a library)");
 		return 0;
 	}
 	if (!colon || colon == spec || !colon[1] || strstr(colon, ",,") ||
 	    colon[strlen(colon) - 1] == ',') {
-		snprintf(err, len, "--span %s: not a span source; give usdt, usdt:PATH or BINARY:FUNC[,FUNC...]",
-			 spec);
-		return -1;
+		/* error_set(): the spec quoted as printable, on one line */
+		return error_set(err, len,
+				 "--span %s: not a span source; give usdt, usdt:PATH or BINARY:FUNC[,FUNC...]",
+				 spec);
 	}
 	return 0;
 }
