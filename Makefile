@@ -177,8 +177,12 @@ $(OUT)/tests/workloads/static/%: tests/workloads/%.c
 	@mkdir -p $(@D)
 	$(CC) -static $(CFLAGS) $(DEPFLAGS) $< -o $@ -lpthread -lm
 
+# not in the sanitizer build (mk/asan.mk): ASan does not link statically,
+# and the image is of the binary users copy, not a sanitized one
+ifneq ($(OUT),build-asan)
 $(OUT)/tests/integration/test_containers: $(OUT)/static/tdbpf \
 	$(OUT)/tests/workloads/static/stagegraph
+endif
 
 $(DEMO_BIN): demo/streamgraph.c
 	@mkdir -p $(@D)
