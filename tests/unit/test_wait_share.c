@@ -149,11 +149,52 @@ static void test_no_window_yet(void **state)
 	wait_share_free(&s);
 }
 
+/*
+ * Threads folded away (by name, into a row of their own) leave the
+ * table: their estimates are not kept for ever, and a task still there
+ * keeps its own (a run serving /metrics for days with thread churn).
+ */
+static void test_gone_tasks_pruned(void **state)
+{
+	struct tdbpf_wait seen[] = { W(TDBPF_WAKER_TIMER, 0, 1, 10) };
+	struct wait_share s;
+	struct task_table t;
+	struct task_row *r;
+	__u32 tid;
+
+	(void)state;
+	wait_share_init(&s);
+	tasks_init(&t);
+	tasks_set_layout(&t, 0, true);
+	/* 300 threads and TID, each 100 ns blocked, one timer wait seen */
+	for (tid = 1000; tid < 1300; tid++) {
+		r = tasks_get(&t, tid);
+		assert_non_null(r);
+		r->sched.off_cpu_ns = 100;
+		r->sched.nvcsw = 1;
+		assert_int_equal(tasks_add_waits(&t, r, seen, 1), 0);
+	}
+	r = tasks_get(&t, TID);
+	r->sched.off_cpu_ns = 100;
+	r->sched.nvcsw = 1;
+	assert_int_equal(tasks_add_waits(&t, r, seen, 1), 0);
+	assert_int_equal(wait_share_apply(&s, &t, 10, 1), 0);
+	assert_int_equal(s.est.nr, 301);
+	/* the 300 are folded away: TID alone is left, with its estimate */
+	collect(&t, 300, 0, 2, seen, 1);
+	assert_int_equal(wait_share_apply(&s, &t, 10, 2), 0);
+	assert_true(s.est.nr <= 1 && s.seen.nr <= 1);
+	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wait_ns, 100);
+	tasks_free(&t);
+	wait_share_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_no_window_yet),
+		cmocka_unit_test(test_gone_tasks_pruned),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

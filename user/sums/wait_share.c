@@ -182,6 +182,35 @@ static int apply_row(struct wait_share *s, struct task_table *t,
 	return 0;
 }
 
+/*
+ * @x less its rows for tasks no longer in @t (threads folded by name
+ * into a row of their own, whose estimates go on there): a run that
+ * serves /metrics for days must not keep a row per thread that lived.
+ */
+static int prune(struct task_table *x, const struct task_table *t)
+{
+	struct task_table y;
+	struct task_row *d;
+	size_t i;
+
+	tasks_init(&y);
+	tasks_layout_like(&y, x);
+	for (i = 0; i < x->nr; i++) {
+		const struct task_row *r = tasks_row(x, i);
+
+		if (!tasks_find(t, r->tid))
+			continue;
+		d = tasks_get(&y, r->tid);
+		if (!d || tasks_copy_row(&y, d, x, r)) {
+			tasks_free(&y);
+			return -ENOMEM;
+		}
+	}
+	tasks_free(x);
+	*x = y;
+	return 0;
+}
+
 int wait_share_apply(struct wait_share *s, struct task_table *t,
 		     __u64 scale, __u64 window_ns)
 {
@@ -209,5 +238,9 @@ int wait_share_apply(struct wait_share *s, struct task_table *t,
 	}
 	s->wakeups_seen = seen;
 	s->window_ns = window_ns;
+	/* now and then, not every collect: a copy of both tables */
+	if (s->est.nr > 2 * t->nr + 64 &&
+	    (prune(&s->est, t) || prune(&s->seen, t)))
+		return -ENOMEM;
 	return 0;
 }
