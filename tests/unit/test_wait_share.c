@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "sums/archive.h"
 #include "sums/wait_share.h"
 
 #define TID 100
@@ -114,13 +115,44 @@ static void test_split(void **state)
 	wait_share_free(&s);
 }
 
+/* Row @tid of @t as a collect gives it (the table not reset). */
+static struct task_row *row_at(struct task_table *t, __u32 tid, __u64 off,
+			       __u64 vol, const struct tdbpf_wait *w, int n)
+{
+	struct task_row *r = tasks_get(t, tid);
+
+	assert_non_null(r);
+	r->sched.off_cpu_ns = off;
+	r->sched.nvcsw = vol;
+	r->w_nr = 0;
+	assert_int_equal(tasks_add_waits(t, r, w, n), 0);
+	return r;
+}
+
+static const struct tdbpf_wait *slot_of(const struct task_table *t,
+					__u32 row, __u32 kind, __u32 tid)
+{
+	const struct tdbpf_wait *w;
+	int n, i;
+
+	w = tasks_waits(t, tasks_find(t, row), &n);
+	for (i = 0; i < n; i++)
+		if (w[i].kind == kind && w[i].tid == tid)
+			return &w[i];
+	fail_msg("row %u: no slot kind %u tid %u", row, kind, tid);
+	return NULL;
+}
+
 /*
  * Collects more often than windows come (a scrape every 50 ms, a window
- * every 500 ms): time that no window has sampled yet waits for the next
- * window's sample, instead of going unseen.
+ * every 500 ms): the time of a folded row of exited threads that no
+ * window has sampled yet waits for the next window's sample, instead
+ * of going unseen. A live task's row is split at every collect, so an
+ * interval's waits are of its own time.
  */
 static void test_no_window_yet(void **state)
 {
+	const __u32 folded = ARCHIVE_FOLDED_TID + 1;
 	struct tdbpf_wait seen1[] = { W(TDBPF_WAKER_TIMER, 0, 1, 10) };
 	struct tdbpf_wait seen2[] = { W(TDBPF_WAKER_TIMER, 0, 1, 10),
 				      W(TDBPF_WAKER_TASK, 7, 1, 10) };
@@ -131,20 +163,32 @@ static void test_no_window_yet(void **state)
 	wait_share_init(&s);
 	tasks_init(&t);
 	tasks_set_layout(&t, 0, true);
-	collect(&t, 100, 0, 4, seen1, 1);
+	row_at(&t, folded, 100, 4, seen1, 1);
+	row_at(&t, TID, 100, 4, seen1, 1);
 	assert_int_equal(wait_share_apply(&s, &t, 10, 50), 0);
-	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wait_ns, 100);
+	assert_int_equal(slot_of(&t, folded, TDBPF_WAKER_TIMER, 0)->wait_ns,
+			 100);
 	/* 300 more blocked, 6 switches, the window time unchanged */
-	collect(&t, 400, 0, 10, seen1, 1);
+	row_at(&t, folded, 400, 10, seen1, 1);
+	row_at(&t, TID, 400, 10, seen1, 1);
 	assert_int_equal(wait_share_apply(&s, &t, 10, 50), 0);
-	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wait_ns, 100);
-	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wakeups, 4);
-	/* a window saw one wait of the task's: the 300 (and 6) are split */
-	collect(&t, 400, 0, 10, seen2, 2);
+	assert_int_equal(slot_of(&t, folded, TDBPF_WAKER_TIMER, 0)->wait_ns,
+			 100);
+	assert_int_equal(slot_of(&t, folded, TDBPF_WAKER_TIMER, 0)->wakeups,
+			 4);
+	/* the live row: split now, nothing new seen, its 300 unseen */
+	assert_int_equal(slot_of(&t, TID, TDBPF_WAKER_TIMER, 0)->wait_ns, 100);
+	/* a window saw one wait of the task's: the folded 300 are split */
+	row_at(&t, folded, 400, 10, seen2, 2);
+	row_at(&t, TID, 400, 10, seen2, 2);
 	assert_int_equal(wait_share_apply(&s, &t, 10, 100), 0);
-	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wait_ns, 100);
-	assert_int_equal(slot(&t, TDBPF_WAKER_TASK, 7)->wait_ns, 300);
-	assert_int_equal(slot(&t, TDBPF_WAKER_TASK, 7)->wakeups, 6);
+	assert_int_equal(slot_of(&t, folded, TDBPF_WAKER_TIMER, 0)->wait_ns,
+			 100);
+	assert_int_equal(slot_of(&t, folded, TDBPF_WAKER_TASK, 7)->wait_ns,
+			 300);
+	assert_int_equal(slot_of(&t, folded, TDBPF_WAKER_TASK, 7)->wakeups, 6);
+	/* ... and the live row's were passed: an interval keeps its own */
+	assert_int_equal(slot_of(&t, TID, TDBPF_WAKER_TASK, 7)->wait_ns, 0);
 	tasks_free(&t);
 	wait_share_free(&s);
 }

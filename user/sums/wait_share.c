@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "sums/archive.h"
 #include "sums/wait_share.h"
 #include "sums/waits.h"
 
@@ -215,12 +216,14 @@ int wait_share_apply(struct wait_share *s, struct task_table *t,
 		     __u64 scale, __u64 window_ns)
 {
 	/*
-	 * No window since the last split: nothing to split by yet. The
-	 * new time waits for the next window's sample, or collects more
-	 * often than windows come (a scrape every 50 ms) would leave
-	 * nine in ten intervals unseen.
+	 * A row of exited threads folded by name (a run serving /metrics)
+	 * has no interval of its own to keep: with no window since the
+	 * last split, its new time waits for the next window's sample, or
+	 * scrapes every 50 ms against a window every 500 ms would leave
+	 * nine in ten of its threads unseen. Every other row is split at
+	 * each collect, so that an interval's waits are of its own time.
 	 */
-	bool split = window_ns != s->window_ns;
+	bool window = window_ns != s->window_ns;
 	__u64 seen = 0;
 	size_t i;
 	int j, n, err;
@@ -232,7 +235,8 @@ int wait_share_apply(struct wait_share *s, struct task_table *t,
 		for (j = 0; j < n; j++)
 			if (!TDBPF_KIND_HOLDS(w[j].kind))
 				seen += w[j].wakeups;
-		err = apply_row(s, t, r, scale, split);
+		err = apply_row(s, t, r, scale,
+				window || !archive_is_folded(r));
 		if (err)
 			return err;
 	}
