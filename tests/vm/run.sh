@@ -62,7 +62,9 @@ initramfs() {
 	else
 		cp /bin/busybox "$root/bin/"
 		cp build/static/tdbpf "$root/vm/"
-		cp build/tests/workloads/* "$root/vm/build/tests/workloads/"
+		# the workloads, not their static/ builds for container images
+		find build/tests/workloads -maxdepth 1 -type f \
+			-exec cp {} "$root/vm/build/tests/workloads/" \;
 		cp build/demo/streamgraph "$root/vm/build/demo/"
 		for t in $(echo $VM_TESTS | tr , " "); do
 			cp build/tests/integration/$t "$root/vm/build/tests/integration/"
