@@ -42,68 +42,6 @@ static __always_inline bool read_one(__u32 i, __u32 cpu, bool lead,
 	return true;
 }
 
-/* What one step of the read loop needs; @v and @group_ok carry over. */
-struct read_ctx {
-	struct tdbpf_cpu *st;
-	struct tdbpf_task *t;
-	__u64 slice;
-	__u32 cpu;
-	bool counted, group_ok;
-	struct bpf_perf_event_value v;
-};
-
-/*
- * Counter @i of this CPU, for read_counters(). A bpf_loop() step: the
- * verifier checks it once, where an inlined loop over nr_events was
- * walked event by event and branch by branch (49 events took 13 s and
- * then passed its million instructions).
- */
-static long read_step(__u32 i, void *arg)
-{
-	struct read_ctx *c = arg;
-	struct tdbpf_cpu *st = c->st;
-	struct tdbpf_task *t = c->t;
-	__u64 k = i, bit = 1ULL << (i % 64), w;
-	bool lead;
-
-	/*
-	 * @k indexes, checked: opaque to the compiler, so that no copy of
-	 * @i made before the check (which the verifier cannot bound) is
-	 * used for an access after it
-	 */
-	barrier_var(k);
-	if (k >= TDBPF_MAX_EVENTS)
-		return 1;
-	w = k / 64;
-	lead = group_leads[w] & bit;
-	if ((lead || c->group_ok) && read_one(i, c->cpu, lead, &c->v)) {
-		if (lead)
-			c->group_ok = true;
-	} else {
-		if (lead)
-			c->group_ok = false;
-		stat_inc(TDBPF_STAT_READ_ERR);
-		st->valid[w] &= ~bit;
-		if (t)
-			t->ctr[k].enabled += c->slice;
-		return 0;
-	}
-	if (t) {
-		if (c->counted && (st->valid[w] & bit)) {
-			t->ctr[k].value += c->v.counter - st->prev[k].value;
-			t->ctr[k].enabled += c->v.enabled - st->prev[k].enabled;
-			t->ctr[k].running += c->v.running - st->prev[k].running;
-		} else {
-			t->ctr[k].enabled += c->slice;
-		}
-	}
-	st->prev[k].value = c->v.counter;
-	st->prev[k].enabled = c->v.enabled;
-	st->prev[k].running = c->v.running;
-	st->valid[w] |= bit;
-	return 0;
-}
-
 /*
  * Read this CPU's counters and keep them as the baseline of the next
  * slice. For @t (the task switching out, NULL if untracked) charge each
@@ -112,21 +50,52 @@ static long read_step(__u32 i, void *arg)
  * on-CPU time goes into enabled only, as for a group multiplexed out:
  * scaling extrapolates over it and coverage shows it. A failed read is
  * counted and invalidates that baseline: a zeroed buffer is never charged.
- * Groups are contiguous, leader first (plan.c), so the step's @v keeps
- * the times of the group being read; a member of a group whose leader
- * failed fails.
+ * Groups are contiguous, leader first (plan.c), so @v keeps the times of
+ * the group being read; a member of a group whose leader failed fails.
  */
 static __always_inline void read_counters(struct tdbpf_cpu *st,
 					  struct tdbpf_task *t, bool counted,
 					  __u64 slice, __u32 cpu)
 {
-	struct read_ctx c = { .st = st, .t = t, .slice = slice, .cpu = cpu,
-			      .counted = counted };
+	struct bpf_perf_event_value v = {};
+	bool group_ok = false;
+	__u32 i;
 
-	if (nr_events)
-		bpf_loop(nr_events < TDBPF_MAX_EVENTS ? nr_events :
-						       TDBPF_MAX_EVENTS,
-			 read_step, &c, 0);
+	for (i = 0; i < TDBPF_MAX_EVENTS; i++) {
+		__u32 w = i / 64;
+		__u64 bit = 1ULL << (i % 64);
+		bool lead = group_leads[w] & bit;
+
+		if (i >= nr_events)
+			break;
+		if ((lead || group_ok) && read_one(i, cpu, lead, &v)) {
+			if (lead)
+				group_ok = true;
+		} else {
+			if (lead)
+				group_ok = false;
+			stat_inc(TDBPF_STAT_READ_ERR);
+			st->valid[w] &= ~bit;
+			if (t)
+				t->ctr[i].enabled += slice;
+			continue;
+		}
+		if (t) {
+			if (counted && (st->valid[w] & bit)) {
+				t->ctr[i].value += v.counter - st->prev[i].value;
+				t->ctr[i].enabled +=
+					v.enabled - st->prev[i].enabled;
+				t->ctr[i].running +=
+					v.running - st->prev[i].running;
+			} else {
+				t->ctr[i].enabled += slice;
+			}
+		}
+		st->prev[i].value = v.counter;
+		st->prev[i].enabled = v.enabled;
+		st->prev[i].running = v.running;
+		st->valid[w] |= bit;
+	}
 }
 
 /*

@@ -363,46 +363,6 @@ static void test_exact_in_groups(void **state)
 		  4 + 6, "software");
 }
 
-/*
- * As many ungrouped events as tdbpf counts (72): the read loop is one
- * bpf_loop() step to the verifier, whatever their number (an inlined
- * loop of 49 took 13 s to be refused as too large). getppid and getpgid
- * among 70 other system calls' tracepoints, still exact.
- */
-static void test_exact_with_72_events(void **state)
-{
-	static char list[72 * 64];
-	const char *dir = "/sys/kernel/tracing/events/syscalls";
-	const char *args[] = { "-e", list, NULL };
-	struct dirent *d;
-	size_t len;
-	DIR *dp;
-	int n = 0;
-
-	(void)state;
-	NEED_BPF();
-	dp = opendir(dir);
-	if (!dp)
-		dp = opendir("/sys/kernel/debug/tracing/events/syscalls");
-	if (!dp)
-		skip();	/* no syscall tracepoints: said by NEED_BPF's peers */
-	len = (size_t)snprintf(list, sizeof(list),
-			       "syscalls:sys_enter_getppid,syscalls:sys_enter_getpgid");
-	while (n < 70 && (d = readdir(dp))) {
-		if (strncmp(d->d_name, "sys_enter_", 10) ||
-		    !strcmp(d->d_name, "sys_enter_getppid") ||
-		    !strcmp(d->d_name, "sys_enter_getpgid"))
-			continue;
-		len += (size_t)snprintf(list + len, sizeof(list) - len,
-					",syscalls:%s", d->d_name);
-		n++;
-	}
-	closedir(dp);
-	assert_int_equal(n, 70);
-	exact_run(args, "syscalls:sys_enter_getppid",
-		  "syscalls:sys_enter_getpgid", 72, "none");
-}
-
 /* The CSV line of @comm-@tid for @event: its value and unit, 0 if found. */
 static int csv_value(const char *csv, const char *comm, int tid,
 		     const char *event, double *v, char *unit, size_t ulen)
@@ -546,7 +506,6 @@ int main(void)
 		cmocka_unit_test(test_table_and_csv_columns),
 		cmocka_unit_test(test_exact_getppid_alone),
 		cmocka_unit_test(test_exact_in_groups),
-		cmocka_unit_test(test_exact_with_72_events),
 		cmocka_unit_test(test_software_model_vs_proc_command),
 		cmocka_unit_test(test_software_model_vs_proc_attach),
 	};
