@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "sums/archive.h"
 #include "sums/wait_share.h"
 
 #define TID 100
@@ -73,7 +72,7 @@ static void test_split(void **state)
 
 	/* 1000 ns blocked, seen 30:10: 750 and 250; 40 switches 3:1 */
 	collect(&t, 1000, 80, 40, seen1, 3);
-	assert_int_equal(wait_share_apply(&s, &t, 10, 1), 0);
+	assert_int_equal(wait_share_apply(&s, &t, 10, 1, false), 0);
 	assert_int_equal(slot(&t, TDBPF_WAKER_TASK, 7)->wait_ns, 750);
 	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wait_ns, 250);
 	assert_int_equal(slot(&t, TDBPF_WAKER_TASK, 7)->wakeups, 30);
@@ -85,28 +84,28 @@ static void test_split(void **state)
 
 	/* 500 more, only the timer seen since: all of it the timer's */
 	collect(&t, 1500, 80, 50, seen2, 3);
-	assert_int_equal(wait_share_apply(&s, &t, 10, 2), 0);
+	assert_int_equal(wait_share_apply(&s, &t, 10, 2, false), 0);
 	assert_int_equal(slot(&t, TDBPF_WAKER_TASK, 7)->wait_ns, 750);
 	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wait_ns, 750);
 	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wakeups, 20);
 
 	/* 700 more with nothing seen: unsplit (unseen), nothing goes down */
 	collect(&t, 2200, 90, 60, seen2, 3);
-	assert_int_equal(wait_share_apply(&s, &t, 10, 3), 0);
+	assert_int_equal(wait_share_apply(&s, &t, 10, 3, false), 0);
 	assert_int_equal(slot(&t, TDBPF_WAKER_TASK, 7)->wait_ns, 750);
 	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wait_ns, 750);
 	assert_int_equal(slot(&t, TDBPF_HOLDER_TASK, 7)->wait_ns, 80);
 	/* and that time is not split later: the next interval gets its own */
 	seen2[1].wait_ns = 25;
 	collect(&t, 2300, 90, 61, seen2, 3);
-	assert_int_equal(wait_share_apply(&s, &t, 10, 4), 0);
+	assert_int_equal(wait_share_apply(&s, &t, 10, 4, false), 0);
 	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wait_ns, 850);
 	assert_true(slot(&t, TDBPF_WAKER_TASK, 7)->wait_ns +
 			    slot(&t, TDBPF_WAKER_TIMER, 0)->wait_ns <=
 		    2300);
 	/* blocked time given back to the run queue: shown within it */
 	collect(&t, 1200, 1200, 61, seen2, 3);
-	assert_int_equal(wait_share_apply(&s, &t, 10, 5), 0);
+	assert_int_equal(wait_share_apply(&s, &t, 10, 5, false), 0);
 	assert_true(slot(&t, TDBPF_WAKER_TASK, 7)->wait_ns +
 			    slot(&t, TDBPF_WAKER_TIMER, 0)->wait_ns <=
 		    1200);
@@ -115,82 +114,50 @@ static void test_split(void **state)
 	wait_share_free(&s);
 }
 
-/* Row @tid of @t as a collect gives it (the table not reset). */
-static struct task_row *row_at(struct task_table *t, __u32 tid, __u64 off,
-			       __u64 vol, const struct tdbpf_wait *w, int n)
-{
-	struct task_row *r = tasks_get(t, tid);
-
-	assert_non_null(r);
-	r->sched.off_cpu_ns = off;
-	r->sched.nvcsw = vol;
-	r->w_nr = 0;
-	assert_int_equal(tasks_add_waits(t, r, w, n), 0);
-	return r;
-}
-
-static const struct tdbpf_wait *slot_of(const struct task_table *t,
-					__u32 row, __u32 kind, __u32 tid)
-{
-	const struct tdbpf_wait *w;
-	int n, i;
-
-	w = tasks_waits(t, tasks_find(t, row), &n);
-	for (i = 0; i < n; i++)
-		if (w[i].kind == kind && w[i].tid == tid)
-			return &w[i];
-	fail_msg("row %u: no slot kind %u tid %u", row, kind, tid);
-	return NULL;
-}
-
 /*
- * Collects more often than windows come (a scrape every 50 ms, a window
- * every 500 ms): the time of a folded row of exited threads that no
- * window has sampled yet waits for the next window's sample, instead
- * of going unseen. A live task's row is split at every collect, so an
- * interval's waits are of its own time.
+ * Scrapes come more often than windows (one every 50 ms, a window
+ * every 500 ms): at a scrape's collect (@defer), time that no window has
+ * sampled yet waits for the next window's sample instead of going
+ * unseen. A report's collect splits every time, so that an interval's
+ * waits are of its own time.
  */
-static void test_no_window_yet(void **state)
+static void no_window_yet(bool defer)
 {
-	const __u32 folded = ARCHIVE_FOLDED_TID + 1;
 	struct tdbpf_wait seen1[] = { W(TDBPF_WAKER_TIMER, 0, 1, 10) };
 	struct tdbpf_wait seen2[] = { W(TDBPF_WAKER_TIMER, 0, 1, 10),
 				      W(TDBPF_WAKER_TASK, 7, 1, 10) };
 	struct wait_share s;
 	struct task_table t;
 
-	(void)state;
 	wait_share_init(&s);
 	tasks_init(&t);
 	tasks_set_layout(&t, 0, true);
-	row_at(&t, folded, 100, 4, seen1, 1);
-	row_at(&t, TID, 100, 4, seen1, 1);
-	assert_int_equal(wait_share_apply(&s, &t, 10, 50), 0);
-	assert_int_equal(slot_of(&t, folded, TDBPF_WAKER_TIMER, 0)->wait_ns,
-			 100);
+	collect(&t, 100, 0, 4, seen1, 1);
+	assert_int_equal(wait_share_apply(&s, &t, 10, 50, defer), 0);
+	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wait_ns, 100);
 	/* 300 more blocked, 6 switches, the window time unchanged */
-	row_at(&t, folded, 400, 10, seen1, 1);
-	row_at(&t, TID, 400, 10, seen1, 1);
-	assert_int_equal(wait_share_apply(&s, &t, 10, 50), 0);
-	assert_int_equal(slot_of(&t, folded, TDBPF_WAKER_TIMER, 0)->wait_ns,
-			 100);
-	assert_int_equal(slot_of(&t, folded, TDBPF_WAKER_TIMER, 0)->wakeups,
-			 4);
-	/* the live row: split now, nothing new seen, its 300 unseen */
-	assert_int_equal(slot_of(&t, TID, TDBPF_WAKER_TIMER, 0)->wait_ns, 100);
-	/* a window saw one wait of the task's: the folded 300 are split */
-	row_at(&t, folded, 400, 10, seen2, 2);
-	row_at(&t, TID, 400, 10, seen2, 2);
-	assert_int_equal(wait_share_apply(&s, &t, 10, 100), 0);
-	assert_int_equal(slot_of(&t, folded, TDBPF_WAKER_TIMER, 0)->wait_ns,
-			 100);
-	assert_int_equal(slot_of(&t, folded, TDBPF_WAKER_TASK, 7)->wait_ns,
-			 300);
-	assert_int_equal(slot_of(&t, folded, TDBPF_WAKER_TASK, 7)->wakeups, 6);
-	/* ... and the live row's were passed: an interval keeps its own */
-	assert_int_equal(slot_of(&t, TID, TDBPF_WAKER_TASK, 7)->wait_ns, 0);
+	collect(&t, 400, 0, 10, seen1, 1);
+	assert_int_equal(wait_share_apply(&s, &t, 10, 50, defer), 0);
+	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wait_ns, 100);
+	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wakeups, 4);
+	/* a window saw one wait of the task's */
+	collect(&t, 400, 0, 10, seen2, 2);
+	assert_int_equal(wait_share_apply(&s, &t, 10, 100, defer), 0);
+	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wait_ns, 100);
+	/* a scrape's 300 waited for it; a report's were passed, unseen */
+	assert_int_equal(slot(&t, TDBPF_WAKER_TASK, 7)->wait_ns,
+			 defer ? 300 : 0);
+	assert_int_equal(slot(&t, TDBPF_WAKER_TASK, 7)->wakeups,
+			 defer ? 6 : 0);
 	tasks_free(&t);
 	wait_share_free(&s);
+}
+
+static void test_no_window_yet(void **state)
+{
+	(void)state;
+	no_window_yet(true);
+	no_window_yet(false);
 }
 
 /*
@@ -222,11 +189,11 @@ static void test_gone_tasks_pruned(void **state)
 	r->sched.off_cpu_ns = 100;
 	r->sched.nvcsw = 1;
 	assert_int_equal(tasks_add_waits(&t, r, seen, 1), 0);
-	assert_int_equal(wait_share_apply(&s, &t, 10, 1), 0);
+	assert_int_equal(wait_share_apply(&s, &t, 10, 1, false), 0);
 	assert_int_equal(s.est.nr, 301);
 	/* the 300 are folded away: TID alone is left, with its estimate */
 	collect(&t, 300, 0, 2, seen, 1);
-	assert_int_equal(wait_share_apply(&s, &t, 10, 2), 0);
+	assert_int_equal(wait_share_apply(&s, &t, 10, 2, false), 0);
 	assert_true(s.est.nr <= 1 && s.seen.nr <= 1);
 	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wait_ns, 100);
 	tasks_free(&t);

@@ -94,7 +94,7 @@ static int scrape_collect(void *ctx, const struct task_table **t,
 	struct run *r = ctx;
 	struct tracer_prog_stat ps[PROM_MAX_PROGS];
 	__u64 t0 = loop_now_ns();
-	int e = tracer_collect(r->s.tracer, &r->scrape), i, n;
+	int e = tracer_collect_scrape(r->s.tracer, &r->scrape), i, n;
 	size_t k;
 
 	h->collect_ns = loop_now_ns() - t0;

@@ -98,6 +98,12 @@ struct tracer *tracer_open(const struct tracer_conf *c, char *err,
  * counters. 0, or -errno with @out holding what was read.
  */
 int tracer_collect(struct tracer *t, struct snapshot *out);
+/*
+ * tracer_collect() for a /metrics scrape: no report interval ends with
+ * it, so sampled waits with no window since the last split wait for
+ * one (sums/wait_share.h).
+ */
+int tracer_collect_scrape(struct tracer *t, struct snapshot *out);
 
 /*
  * Before a last collect: wait up to @max_ms for the tasks that exited to

@@ -315,7 +315,7 @@ static int read_exiting(struct tracer *t, struct task_table *to, __u64 now)
  * softirq time the socket hooks measure is scaled, bounded by on-CPU.
  */
 static int scale_sampled(struct tracer *t, struct task_table *tasks,
-			 struct lost_stats *lost, __u64 seen_ns)
+			 struct lost_stats *lost, __u64 seen_ns, bool defer)
 {
 	size_t i;
 
@@ -331,7 +331,7 @@ static int scale_sampled(struct tracer *t, struct task_table *tasks,
 	lost->wake_scale = TRACER_SAMPLE_SCALE;
 	lost->sampled_ns = seen_ns;
 	if (wait_share_apply(&t->shares, tasks, TRACER_SAMPLE_SCALE,
-			     seen_ns))
+			     seen_ns, defer))
 		return -ENOMEM;
 	lost->sampled_wakeups = t->shares.wakeups_seen;
 	return 0;
@@ -376,7 +376,7 @@ static __u64 wall_now_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
 }
 
-int tracer_collect(struct tracer *t, struct snapshot *out)
+static int collect(struct tracer *t, struct snapshot *out, bool defer)
 {
 	int nr = t->c.plan->nr;
 	struct task_table late;
@@ -414,7 +414,7 @@ int tracer_collect(struct tracer *t, struct snapshot *out)
 		err = span_probes_read(t, &out->spans);
 	if (!err && t->sample.nr)
 		err = scale_sampled(t, &out->tasks, &out->lost,
-				    sampler_seen_ns(t));
+				    sampler_seen_ns(t), defer);
 	out->at_ns = loop_now_ns();
 	out->wall_ns = wall_now_ns();
 	if (gethostname(out->host, sizeof(out->host) - 1))
@@ -428,4 +428,14 @@ int tracer_collect(struct tracer *t, struct snapshot *out)
 	if (!err)
 		err = cgroups_copy(&out->cgroups, &t->cgroups);
 	return err;
+}
+
+int tracer_collect(struct tracer *t, struct snapshot *out)
+{
+	return collect(t, out, false);
+}
+
+int tracer_collect_scrape(struct tracer *t, struct snapshot *out)
+{
+	return collect(t, out, true);
 }

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "sums/archive.h"
 #include "sums/wait_share.h"
 #include "sums/waits.h"
 
@@ -213,17 +212,16 @@ static int prune(struct task_table *x, const struct task_table *t)
 }
 
 int wait_share_apply(struct wait_share *s, struct task_table *t,
-		     __u64 scale, __u64 window_ns)
+		     __u64 scale, __u64 window_ns, bool defer)
 {
 	/*
-	 * A row of exited threads folded by name (a run serving /metrics)
-	 * has no interval of its own to keep: with no window since the
-	 * last split, its new time waits for the next window's sample, or
-	 * scrapes every 50 ms against a window every 500 ms would leave
-	 * nine in ten of its threads unseen. Every other row is split at
-	 * each collect, so that an interval's waits are of its own time.
+	 * A report's collect splits what is new, so that an interval's
+	 * waits are of its own time. A scrape's (@defer) has no interval
+	 * to keep: with no window since the last split its new time waits
+	 * for the next window's sample, or scrapes every 50 ms against a
+	 * window every 500 ms would leave nine in ten intervals unseen.
 	 */
-	bool window = window_ns != s->window_ns;
+	bool split = !defer || window_ns != s->window_ns;
 	__u64 seen = 0;
 	size_t i;
 	int j, n, err;
@@ -235,13 +233,13 @@ int wait_share_apply(struct wait_share *s, struct task_table *t,
 		for (j = 0; j < n; j++)
 			if (!TDBPF_KIND_HOLDS(w[j].kind))
 				seen += w[j].wakeups;
-		err = apply_row(s, t, r, scale,
-				window || !archive_is_folded(r));
+		err = apply_row(s, t, r, scale, split);
 		if (err)
 			return err;
 	}
 	s->wakeups_seen = seen;
-	s->window_ns = window_ns;
+	if (split)
+		s->window_ns = window_ns;
 	/* now and then, not every collect: a copy of both tables */
 	if (s->est.nr > 2 * t->nr + 64 &&
 	    (prune(&s->est, t) || prune(&s->seen, t)))

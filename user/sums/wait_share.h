@@ -10,7 +10,7 @@
  *
  * Per task and waker the estimate only grows: each collect splits what
  * is new since the last split by what the windows saw new since then,
- * and adds it (a folded row of exited threads waits for a window). New blocked time that no window's wakeup ended stays
+ * and adds it (a scrape's, with no window since, waits for one). New blocked time that no window's wakeup ended stays
  * unsplit (unseen). So an interval's estimate is the difference of two
  * and never more than its own time, and a Prometheus counter made of
  * them never goes down but where the blocked time itself does: a task
@@ -36,13 +36,14 @@ void wait_share_free(struct wait_share *s);
  * Replace the waits seen of every row of @t (cumulative sums of one
  * tracer) with the estimates; the counts of holds, which no exact sum
  * bounds, times @scale (the windows' share of the time, inverted).
- * @window_ns is the sampler's window time so far: while it stays where
- * it was at the last split, nothing new of a folded row of exited
- * threads is split (no sample to split it by) and its estimates so far
- * are shown; other rows are split at every apply.
+ * @window_ns is the sampler's window time so far. With @defer (a
+ * scrape's collect, which no report interval ends), while it stays
+ * where it was at the last split nothing new is split (no sample to
+ * split by) and the estimates so far are shown; a report's collect
+ * splits at every apply.
  * 0 or -ENOMEM (rows from the failing one on are left as seen).
  */
 int wait_share_apply(struct wait_share *s, struct task_table *t,
-		     __u64 scale, __u64 window_ns);
+		     __u64 scale, __u64 window_ns, bool defer);
 
 #endif /* TDBPF_WAIT_SHARE_H */
