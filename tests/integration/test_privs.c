@@ -7,6 +7,11 @@
  */
 #include "helpers.h"
 #include "faults_helpers.h"
+#include <grp.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <pwd.h>
 
 /* ---- privileges -------------------------------------------------------------- */
 
@@ -91,20 +96,92 @@ static long long process_cpu_ns(int pid)
 	return sum;
 }
 
+/* The /proc peer reader forked by tdbpf @pid ("tdbpf-peers"), or 0. */
+static pid_t reader_of(pid_t pid)
+{
+	char path[96], comm[32];
+	pid_t kids[16];
+	int n = 0, i;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", pid, pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (n < 16 && fscanf(f, "%d", &kids[n]) == 1)
+		n++;
+	fclose(f);
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/comm", kids[i]);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = 0;
+		fclose(f);
+		if (!strcmp(comm, "tdbpf-peers\n"))
+			return kids[i];
+	}
+	return 0;
+}
+
 /*
- * Once attached to a -p target, tdbpf keeps CAP_BPF and CAP_PERFMON (and
- * with the graph, @want's CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH, to
- * read the traced processes' sockets, permitted but not in @want_eff:
- * raised only while /proc is read) only, in its permitted, effective
- * and bounding sets (no command to stop: no CAP_KILL); it still reports:
+ * The reader holds CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH, all three
+ * sets, and nothing else; no fd but stdio and its socket to tdbpf (no
+ * BPF object, no listening socket, no output).
+ */
+static void check_reader(pid_t tdbpf)
+{
+	const unsigned long long overrides = (1ULL << 19) | (1ULL << 2);
+	char path[64], link[64];
+	pid_t r = 0;
+	struct dirent *e;
+	int i, n = 0;
+	ssize_t got;
+	DIR *d;
+
+	for (i = 0; i < 100 && !(r = reader_of(tdbpf)); i++)
+		usleep(20000);
+	assert_true(r > 0);
+	print_message("reader %d: CapPrm %llx CapEff %llx CapBnd %llx\n", r,
+		      status_hex(r, "CapPrm:"), status_hex(r, "CapEff:"),
+		      status_hex(r, "CapBnd:"));
+	assert_true(status_hex(r, "CapPrm:") == overrides);
+	assert_true(status_hex(r, "CapEff:") == overrides);
+	assert_true(status_hex(r, "CapBnd:") == overrides);
+	snprintf(path, sizeof(path), "/proc/%d/fd", r);
+	d = opendir(path);
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		n++;
+		assert_true(atoi(e->d_name) <= 3);
+		if (atoi(e->d_name) != 3)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/fd/3", r);
+		got = readlink(path, link, sizeof(link) - 1);
+		assert_true(got > 0);
+		link[got] = 0;
+		assert_true(!strncmp(link, "socket:", 7));
+	}
+	closedir(d);
+	assert_int_equal(n, 4);
+}
+
+/*
+ * Once attached to a -p target, tdbpf keeps CAP_BPF and CAP_PERFMON only,
+ * in its permitted, effective and bounding sets (no command to stop: no
+ * CAP_KILL); with the graph (@reader) the overrides that read the traced
+ * processes' sockets are a peer reader's (check_reader()), without it
+ * there is no reader. It still reports:
  * at least the CPU time its target's threads used between the drop and
  * the stop, as the kernel counts it, less one tick (4 ms at HZ=250: a
  * running task is reported as of its last tick) and 1 ms. Not a fixed
  * amount: on a loaded machine the spinner gets what the scheduler gives
  * it. Runs @secs after the drop; the report in *@doc.
  */
-static void caps_after_setup(const char *opt, unsigned long long want,
-			     unsigned long long want_eff, useconds_t us,
+static void caps_after_setup(const char *opt, bool reader, useconds_t us,
 			     json_object **doc, char **err)
 {
 	char *wl[] = { (char *)workload("spinners"), "-n", "1", "-d", "30",
@@ -129,15 +206,19 @@ static void caps_after_setup(const char *opt, unsigned long long want,
 		eff = status_hex(d.pid, "CapEff:");
 		prm = status_hex(d.pid, "CapPrm:");
 		bnd = status_hex(d.pid, "CapBnd:");
-		if (eff == want_eff && prm == want && bnd == want)
+		if (eff == KEPT_CAPS && prm == KEPT_CAPS && bnd == KEPT_CAPS)
 			break;
 		usleep(20000);
 	}
 	print_message("tdbpf after setup: CapEff %llx CapPrm %llx CapBnd %llx\n",
 		      eff, prm, bnd);
-	assert_true(eff == want_eff);
-	assert_true(prm == want);
-	assert_true(bnd == want);
+	assert_true(eff == KEPT_CAPS);
+	assert_true(prm == KEPT_CAPS);
+	assert_true(bnd == KEPT_CAPS);
+	if (reader)
+		check_reader(d.pid);
+	else
+		assert_int_equal(reader_of(d.pid), 0);
 	/* with what is left it still reads the maps and reports */
 	cpu0 = process_cpu_ns(pid);
 	usleep(us);
@@ -171,8 +252,7 @@ static void test_caps_dropped_after_setup(void **state)
 
 	(void)state;
 	NEED_BPF();
-	caps_after_setup("--no-wakeups", KEPT_CAPS, KEPT_CAPS, 500000, &doc,
-			 &err);
+	caps_after_setup("--no-wakeups", false, 500000, &doc, &err);
 	json_object_put(doc);
 	free(err);
 }
@@ -184,15 +264,14 @@ static void test_caps_dropped_after_setup(void **state)
  */
 static void test_caps_with_graph(void **state)
 {
-	const unsigned long long want = KEPT_CAPS | (1ULL << 19) | (1ULL << 2);
 	json_object *doc, *g, *smp;
 	long long win;
 	char *err;
 
 	(void)state;
 	NEED_BPF();
-	/* the /proc overrides are permitted, effective only while used */
-	caps_after_setup(NULL, want, KEPT_CAPS, 2000000, &doc, &err);
+	/* the /proc overrides are the peer reader's, not tdbpf's */
+	caps_after_setup(NULL, true, 2000000, &doc, &err);
 	assert_true(json_object_object_get_ex(doc, "graph", &g));
 	assert_true(json_object_object_get_ex(g, "sampled", &smp));
 	win = jint(smp, "windows_ns");
@@ -213,18 +292,15 @@ static unsigned long long task_hex(pid_t pid, const char *tid, const char *key)
 }
 
 /*
- * The process that faces the network uses no file-reading override:
- * with --listen and the default graph, CAP_SYS_PTRACE and
+ * The process that faces the network holds no file-reading override:
+ * with --listen and the default graph, no thread of tdbpf holds more
+ * than CAP_BPF and CAP_PERFMON in any set; CAP_SYS_PTRACE and
  * CAP_DAC_READ_SEARCH (the sockets' /proc reads of other users'
- * processes, which a fleet of root services needs) stay permitted in
- * the main thread alone and are effective only during that read, so
- * while it serves every thread's effective set is CAP_BPF and
- * CAP_PERFMON at most; the sampler thread, made before the uid change,
- * holds nothing.
+ * processes, which a fleet of root services needs) are the peer
+ * reader's, a process with no other fd and no other capability.
  */
 static void test_listen_holds_no_override(void **state)
 {
-	const unsigned long long held = KEPT_CAPS | (1ULL << 19) | (1ULL << 2);
 	char *wl[] = { (char *)workload("spinners"), "-n", "1", "-d", "30",
 		       NULL };
 	char pidarg[32], *json = tmp_path("listen.json");
@@ -244,7 +320,7 @@ static void test_listen_holds_no_override(void **state)
 	d = start(tr, NULL);
 	assert_true(wait_line(d.err, "attached", 60000));
 	/* the drop follows "attached" closely */
-	for (i = 0; i < 100 && status_hex(d.pid, "CapPrm:") != held; i++)
+	for (i = 0; i < 100 && status_hex(d.pid, "CapPrm:") != KEPT_CAPS; i++)
 		usleep(20000);
 	snprintf(path, sizeof(path), "/proc/%d/task", d.pid);
 	dir = opendir(path);
@@ -256,23 +332,154 @@ static void test_listen_holds_no_override(void **state)
 		prm = task_hex(d.pid, e->d_name, "CapPrm:");
 		print_message("thread %s: CapPrm %llx CapEff %llx\n",
 			      e->d_name, prm, eff);
-		if (atoi(e->d_name) == d.pid) {
-			assert_true(prm == held);
-			assert_true(eff == KEPT_CAPS);
-		} else {
-			assert_true((prm & ~KEPT_CAPS) == 0);
-		}
+		assert_true((prm & ~KEPT_CAPS) == 0);
 		assert_true((eff & ~KEPT_CAPS) == 0);
 		n++;
 	}
 	closedir(dir);
-	assert_true(n >= 1);
-	assert_true(status_hex(d.pid, "CapBnd:") == held);
+	assert_true(n >= 2);	/* the main thread and the server's */
+	assert_true(status_hex(d.pid, "CapBnd:") == KEPT_CAPS);
+	check_reader(d.pid);
 	kill(d.pid, SIGINT);
 	assert_int_equal(wait_for(d.pid, 30), 0);
 	close(d.out);
 	close(d.err);
 	stop_workload(&w);
+	unlink(json);
+}
+
+/* kill(@pid, @sig) as uid and gid 65534, in a child: its errno, or 0 */
+static int kill_as_nobody(pid_t pid, int sig)
+{
+	int st;
+	pid_t c = fork();
+
+	assert_true(c >= 0);
+	if (c == 0) {
+		if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			_exit(255);
+		_exit(kill(pid, sig) ? errno : 0);
+	}
+	assert_int_equal(waitpid(c, &st, 0), c);
+	assert_true(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+/*
+ * A run launched by root leaves uid 0 for nobody's rights, but no
+ * process of nobody may stop it (kill -STOP), nor its peer reader: their
+ * real and saved uids are their own, a uid with no user, which is what
+ * the kernel checks a signal against. The run still ends on its own.
+ */
+static void test_nobody_cannot_stop(void **state)
+{
+	char *wl[] = { (char *)workload("spinners"), "-n", "1", "-d", "30",
+		       NULL };
+	char pidarg[32], *json = tmp_path("stop.json");
+	char *tr[] = { (char *)tdbpf_bin(), "-v", "-j", "-o", json, "-p",
+		       pidarg, "-d", "3", NULL };
+	unsigned int ruid = 0, euid = 0, suid = 0;
+	char path[64], *st;
+	struct child w;
+	struct proc d;
+	pid_t r;
+	int i;
+
+	(void)state;
+	NEED_BPF();
+	snprintf(pidarg, sizeof(pidarg), "%d", start_workload(wl, 0, &w));
+	d = start(tr, NULL);
+	assert_true(wait_line(d.err, "attached", 60000));
+	for (i = 0; i < 100 && status_hex(d.pid, "CapPrm:") != KEPT_CAPS; i++)
+		usleep(20000);
+	snprintf(path, sizeof(path), "/proc/%d/status", d.pid);
+	st = file_text(path);
+	assert_non_null(st);
+	assert_non_null(strstr(st, "\nUid:\t"));
+	sscanf(strstr(st, "\nUid:\t") + 6, "%u %u %u", &ruid, &euid, &suid);
+	free(st);
+	print_message("tdbpf's uids: real %u effective %u saved %u\n", ruid,
+		      euid, suid);
+	assert_int_equal(euid, 65534);
+	assert_true(ruid >= 61184 && ruid <= 65519 && ruid == suid);
+	assert_null(getpwuid(ruid));
+	assert_int_equal(kill_as_nobody(d.pid, SIGSTOP), EPERM);
+	assert_int_equal(kill_as_nobody(d.pid, 0), EPERM);
+	r = reader_of(d.pid);
+	assert_true(r > 0);
+	assert_int_equal(kill_as_nobody(r, SIGSTOP), EPERM);
+	/* and the state is not stopped: the run ends at -d as asked */
+	assert_int_equal(wait_for(d.pid, 30), 0);
+	close(d.out);
+	close(d.err);
+	stop_workload(&w);
+	unlink(json);
+}
+
+/*
+ * A process of uid 4242 (no user of this host, so neither tdbpf's
+ * effective uid nor its own) holding a TCP listener and a connection to
+ * it: its /proc/PID/fd is 0500 and its owner's. tdbpf's default run still
+ * reports its sockets (the peer reader's overrides): the listener and
+ * both halves of the connection, with its pid.
+ */
+static void test_other_users_sockets(void **state)
+{
+	char pidarg[32], *json = tmp_path("socks.json");
+	char *tr[] = { (char *)tdbpf_bin(), "-j", "-o", json, "-p", pidarg,
+		       "-d", "1", NULL };
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t alen = sizeof(a);
+	json_object *doc, *socks, *e;
+	int sv[2], i, mine = 0, l, c, k;
+	struct run_result r;
+	char go = 0;
+	pid_t p;
+
+	(void)state;
+	NEED_BPF();
+	assert_int_equal(pipe(sv), 0);
+	p = fork();
+	assert_true(p >= 0);
+	if (p == 0) {
+		if (setgroups(0, NULL) || setresgid(4242, 4242, 4242) ||
+		    setresuid(4242, 4242, 4242))
+			_exit(1);
+		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		l = socket(AF_INET, SOCK_STREAM, 0);
+		c = socket(AF_INET, SOCK_STREAM, 0);
+		if (bind(l, (struct sockaddr *)&a, sizeof(a)) || listen(l, 1) ||
+		    getsockname(l, (struct sockaddr *)&a, &alen) ||
+		    connect(c, (struct sockaddr *)&a, sizeof(a)) ||
+		    (k = accept(l, NULL, NULL)) < 0)
+			_exit(2);
+		if (write(sv[1], &go, 1) != 1)
+			_exit(3);
+		pause();
+		_exit(0);
+	}
+	close(sv[1]);
+	assert_int_equal(read(sv[0], &go, 1), 1);
+	close(sv[0]);
+	snprintf(pidarg, sizeof(pidarg), "%d", p);
+	assert_int_equal(run_capture(tr, NULL, (uid_t)-1, 0, 60, &r), 0);
+	print_message("%s", r.err);
+	assert_int_equal(r.status, 0);
+	run_result_free(&r);
+	kill(p, SIGKILL);
+	waitpid(p, NULL, 0);
+	doc = json_file(json);
+	assert_non_null(doc);
+	assert_true(json_object_object_get_ex(doc, "sockets", &socks));
+	for (i = 0; i < (int)json_object_array_length(socks); i++) {
+		e = json_object_array_get_idx(socks, i);
+		if (jint(e, "pid") == p)
+			mine++;
+	}
+	print_message("uid 4242's process %d: %d sockets reported\n", p, mine);
+	assert_int_equal(mine, 3);
+	json_object_put(doc);
 	unlink(json);
 }
 
@@ -316,6 +523,8 @@ int main(void)
 		cmocka_unit_test(test_caps_dropped_after_setup),
 		cmocka_unit_test(test_caps_with_graph),
 		cmocka_unit_test(test_listen_holds_no_override),
+		cmocka_unit_test(test_nobody_cannot_stop),
+		cmocka_unit_test(test_other_users_sockets),
 		cmocka_unit_test(test_pid_namespace),
 	};
 

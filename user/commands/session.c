@@ -280,6 +280,7 @@ int session_open(struct session *s, const struct options *o,
 		.sampled = c->wakeups && o->wakeups_sampled,
 		.verbose = o->verbose,
 		.names = &s->names,
+		.peers = &s->peers,
 		.spans = o->spans,
 		.nr_spans = o->nr_spans,
 		/* USDT spans in the command, when it is traced */
@@ -344,12 +345,13 @@ int session_open(struct session *s, const struct options *o,
 	/* no command to stop: CAP_KILL goes too */
 	privs_keep_kill(o->argv != NULL);
 	/*
-	 * The sockets of the traced processes, with wakeups (flows_proc.c).
-	 * Not with --listen: the process that answers the network holds
-	 * no override to read others' files; the flows are then those of
-	 * the processes its uid may read (docs/usage.md).
+	 * The sockets of the traced processes, with wakeups: read by a
+	 * process of its own, which alone holds the overrides that takes,
+	 * so that tdbpf (and its --listen server) holds none
+	 * (peer_reader.h).
 	 */
-	privs_keep_ptrace(o->wakeups || o->graph);
+	if (c->wakeups && peer_reader_start(&s->peers, err, sizeof(err)))
+		goto fail;
 	privs_drop_after_setup();
 	if (o->argv) {
 		s->released = true;	/* released or reaped, either way */
@@ -369,6 +371,8 @@ fail:
 
 void session_close(struct session *s)
 {
+	/* first: it is no orphan of the command's to end (launch_stop()) */
+	peer_reader_stop(&s->peers);
 	/* scrapers get a refused connection, not a stalled one */
 	prom_server_close(s->prom);
 	s->prom = NULL;

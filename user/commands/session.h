@@ -21,6 +21,7 @@
 #include "outputs/record.h"
 #include "sources/cgroup_members.h"
 #include "sources/launch.h"
+#include "sources/peer_reader.h"
 #include "sources/targets.h"
 #include "sources/thread_names.h"
 #include "sums/snapshot.h"
@@ -50,6 +51,7 @@ struct session {
 	struct launch child;		/* -- COMMAND */
 	bool released;			/* the command was let exec */
 	struct tracer *tracer;
+	struct peer_reader peers;	/* the sockets' /proc reads */
 	struct record rec;		/* --record FILE */
 	struct targets targets;
 	struct thread_names names;	/* a JVM's threads' whole names */

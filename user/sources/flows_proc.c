@@ -20,7 +20,6 @@
 #include <unistd.h>
 #include "sources/flows_proc.h"
 #include "support/array.h"
-#include "support/privs.h"
 
 struct sock_ent {
 	unsigned long ino;
@@ -194,27 +193,54 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int flows_collect(struct flow_table *out, const struct task_table *t)
+__u32 *flows_task_pids(const struct task_table *t, size_t *nr)
 {
-	struct ns_socks *nss = NULL;
-	size_t nr_ns = 0, nr_pids = 0, i, j, k;
-	__u32 *pids;
-	int err = 0;
+	__u32 *pids = calloc(t->nr ? t->nr : 1, sizeof(*pids));
+	size_t i, n = 0;
 
-	flows_reset(out);
-	pids = calloc(t->nr ? t->nr : 1, sizeof(*pids));
 	if (!pids)
-		return -ENOMEM;
+		return NULL;
 	for (i = 0; i < t->nr; i++) {
 		const struct task_row *r = tasks_row(t, i);
 
 		if (!r->exited && r->pid)
-			pids[nr_pids++] = r->pid;
+			pids[n++] = r->pid;
 	}
-	qsort(pids, nr_pids, sizeof(*pids), cmp_u32);
-	/* other users' /proc/PID/fd: the overrides, for this walk only */
-	privs_peers_raise(true);
-	for (i = 0; i < nr_pids && !err; i++) {
+	qsort(pids, n, sizeof(*pids), cmp_u32);
+	*nr = n;
+	return pids;
+}
+
+/* The namespace of @netns in @nss, added (its tables read) if new. */
+static int ns_of(struct ns_socks **nss, size_t *nr_ns, unsigned long netns,
+		 __u32 pid, struct ns_socks **out)
+{
+	struct ns_socks *v;
+	size_t j;
+
+	for (j = 0; j < *nr_ns; j++)
+		if ((*nss)[j].netns == netns) {
+			*out = &(*nss)[j];
+			return 0;
+		}
+	v = realloc(*nss, (*nr_ns + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	*nss = v;
+	*out = &v[(*nr_ns)++];
+	memset(*out, 0, sizeof(**out));
+	(*out)->netns = netns;
+	return read_ns(*out, pid);
+}
+
+int flows_read_pids(struct flow_table *out, const __u32 *pids, size_t nr)
+{
+	struct ns_socks *nss = NULL;
+	size_t nr_ns = 0, i, j, k;
+	int err = 0;
+
+	flows_reset(out);
+	for (i = 0; i < nr && !err; i++) {
 		char path[64], comm[TDBPF_COMM_LEN + 2] = "";
 		struct ns_socks *ns = NULL;
 		unsigned long *inos;
@@ -230,23 +256,11 @@ int flows_collect(struct flow_table *out, const struct task_table *t)
 		inos = sock_inodes(pids[i], &nr_inos);
 		if (!inos)
 			continue;
-		for (j = 0; j < nr_ns; j++)
-			if (nss[j].netns == (unsigned long)st.st_ino)
-				ns = &nss[j];
-		if (!ns) {
-			struct ns_socks *v = realloc(nss, (nr_ns + 1) *
-							       sizeof(*v));
-
-			if (!v) {
-				free(inos);
-				err = -ENOMEM;
-				break;
-			}
-			nss = v;
-			ns = &nss[nr_ns++];
-			memset(ns, 0, sizeof(*ns));
-			ns->netns = (unsigned long)st.st_ino;
-			err = read_ns(ns, pids[i]);
+		err = ns_of(&nss, &nr_ns, (unsigned long)st.st_ino, pids[i],
+			    &ns);
+		if (err) {
+			free(inos);
+			break;
 		}
 		snprintf(path, sizeof(path), "/proc/%u/comm", pids[i]);
 		f = fopen(path, "re");
@@ -267,10 +281,21 @@ int flows_collect(struct flow_table *out, const struct task_table *t)
 		}
 		free(inos);
 	}
-	privs_peers_raise(false);
 	for (j = 0; j < nr_ns; j++)
 		free(nss[j].v);
 	free(nss);
+	return err;
+}
+
+int flows_collect(struct flow_table *out, const struct task_table *t)
+{
+	size_t nr = 0;
+	__u32 *pids = flows_task_pids(t, &nr);
+	int err;
+
+	if (!pids)
+		return -ENOMEM;
+	err = flows_read_pids(out, pids, nr);
 	free(pids);
 	return err;
 }

@@ -15,5 +15,12 @@
  * meanwhile, or one whose /proc we may not read, has none. 0 or -ENOMEM.
  */
 int flows_collect(struct flow_table *out, const struct task_table *t);
+/* The pids of @t's live rows, sorted (repeats kept); *@nr of them. */
+__u32 *flows_task_pids(const struct task_table *t, size_t *nr);
+/*
+ * flows_collect() for the sorted @pids (repeats skipped): what the
+ * /proc peer reader (peer_reader.h) runs with its overrides.
+ */
+int flows_read_pids(struct flow_table *out, const __u32 *pids, size_t nr);
 
 #endif /* TDBPF_FLOWS_PROC_H */

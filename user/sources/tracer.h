@@ -37,6 +37,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include "model/model.h"
+#include "sources/peer_reader.h"
 #include "sources/sock_hooks.h"
 #include "sources/thread_names.h"
 #include "sums/snapshot.h"
@@ -84,6 +85,8 @@ struct tracer_conf {
 	const char *const *spans;
 	int nr_spans;
 	const char *exe;
+	/* with wakeups: the sockets' /proc reads, NULL: tdbpf's own */
+	struct peer_reader *peers;
 };
 
 /*

@@ -14,7 +14,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "sources/cgroups_proc.h"
-#include "sources/flows_proc.h"
+#include "sources/peer_reader.h"
 #include "sources/tracer_priv.h"
 #include "sums/archive.h"
 #include "sums/task_events.h"
@@ -421,7 +421,8 @@ static int collect(struct tracer *t, struct snapshot *out, bool defer)
 		out->host[0] = 0;
 	/* flow halves: what joins this host's graph to others' */
 	if (!err && t->c.wakeups)
-		err = flows_collect(&out->flows, &out->tasks);
+		err = peer_reader_collect(t->c.peers, &out->flows,
+					  &out->tasks);
 	/* the new processes' cgroups, read once: a row's container */
 	if (!err)
 		err = cgroups_collect(&t->cgroups, &out->tasks, "/proc");

@@ -7,6 +7,7 @@
  * it no longer needs.
  */
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
@@ -19,6 +20,7 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include "support/nofollow.h"
 #include "support/privs.h"
 
@@ -118,6 +120,50 @@ int privs_drop_to_invoking_user(char *err, size_t len)
 	return 0;
 }
 
+/* true when a process of /proc runs with effective uid @u */
+static bool uid_running(uid_t u)
+{
+	char path[300];
+	struct dirent *e;
+	struct stat st;
+	bool found = false;
+	DIR *d = opendir("/proc");
+
+	if (!d)
+		return false;
+	while (!found && (e = readdir(d))) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s", e->d_name);
+		found = !stat(path, &st) && st.st_uid == u;
+	}
+	closedir(d);
+	return found;
+}
+
+/*
+ * The kernel lets a process signal another when either of its real and
+ * effective uids is the other's real or saved uid. So tdbpf's real and
+ * saved uids are one of its own, which names no user and runs no other
+ * process (from systemd's range for dynamic users, 61184-65519), and
+ * no process of nobody or of the sudo user can stop it (kill -STOP);
+ * its effective uid, which the files it touches are checked against,
+ * is theirs. 0 when no such uid is free.
+ */
+static uid_t private_uid(void)
+{
+	const unsigned int first = 61184, span = 65519 - 61184 + 1;
+	unsigned int i;
+
+	for (i = 0; i < span; i++) {
+		uid_t u = first + ((unsigned int)getpid() + i) % span;
+
+		if (!getpwuid(u) && !uid_running(u))
+			return u;
+	}
+	return 0;
+}
+
 /*
  * uid 0 with CAP_BPF and CAP_PERFMON alone could still read /etc/shadow
  * and write any root-owned file (as their owner). Once
@@ -125,16 +171,17 @@ int privs_drop_to_invoking_user(char *err, size_t len)
  * nothing a run still does needs uid 0: map and iterator reads need only
  * the fds and CAP_BPF, /proc's comm and stat files are world-readable,
  * the outputs are written through fds opened before, and a command run
- * as root is stopped with CAP_KILL. So become the sudo user (who may
- * signal tdbpf anyway, and cannot ptrace it: the uid change makes it
- * non-dumpable, and its capabilities are more than the user's), or
- * nobody without sudo, keeping the capabilities across (PR_SET_KEEPCAPS).
- * A failure is said, not fatal: the capabilities are cut either way.
+ * as root is stopped with CAP_KILL. So take the sudo user's rights, or
+ * nobody's without sudo, as the effective uid, and a private uid as
+ * the real and saved ones (private_uid()), keeping the capabilities
+ * across (PR_SET_KEEPCAPS). The uid change makes tdbpf non-dumpable: no
+ * ptrace by that user. A failure is said, not fatal: the capabilities
+ * are cut either way.
  */
 static void leave_root(void)
 {
 	struct passwd *pw;
-	uid_t uid = 65534;
+	uid_t uid = 65534, own;
 	gid_t gid = 65534;
 
 	if (getuid() != 0 && geteuid() != 0)
@@ -144,8 +191,14 @@ static void leave_root(void)
 		uid = pw ? pw->pw_uid : 65534;
 		gid = pw ? pw->pw_gid : 65534;
 	}
+	own = private_uid();
+	if (!own) {
+		fprintf(stderr, "tdbpf: warning: no free uid in 61184-65519 to run as; uid %u's other processes may signal tdbpf\n",
+			(unsigned)uid);
+		own = uid;
+	}
 	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) || setgroups(0, NULL) ||
-	    setresgid(gid, gid, gid) || setresuid(uid, uid, uid)) {
+	    setresgid(gid, gid, gid) || setresuid(own, uid, own)) {
 		fprintf(stderr, "tdbpf: warning: cannot leave uid 0 for uid %u: %s; tracing on as root with CAP_BPF and CAP_PERFMON only\n",
 			(unsigned)uid, strerror(errno));
 		return;
@@ -153,7 +206,10 @@ static void leave_root(void)
 	prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0);
 }
 
-/* Keep the @n capabilities of @keep that we have; drop every other one. */
+/*
+ * Keep the @n capabilities of @keep that we have, permitted and
+ * effective; drop every other one.
+ */
 static void keep_only(const cap_value_t *keep, unsigned int n)
 {
 	cap_t cur = cap_get_proc(), nc = cap_init();
@@ -168,16 +224,11 @@ static void keep_only(const cap_value_t *keep, unsigned int n)
 			    have != CAP_SET)
 				continue;
 			cap_set_flag(nc, CAP_PERMITTED, 1, &keep[i], CAP_SET);
-			/* the /proc overrides: raised only while used */
-			if (keep[i] != CAP_SYS_PTRACE &&
-			    keep[i] != CAP_DAC_READ_SEARCH)
-				cap_set_flag(nc, CAP_EFFECTIVE, 1, &keep[i],
-					     CAP_SET);
+			cap_set_flag(nc, CAP_EFFECTIVE, 1, &keep[i], CAP_SET);
 		}
 		/*
-		 * The bounding set too (needs CAP_SETPCAP, so first): we stay
-		 * uid 0, and an exec would otherwise get every capability
-		 * back.
+		 * The bounding set too (needs CAP_SETPCAP, so first): an
+		 * exec would otherwise get every capability back.
 		 */
 		for (c = 0; c < (cap_value_t)cap_max_bits(); c++) {
 			for (i = 0; i < n; i++)
@@ -189,47 +240,18 @@ static void keep_only(const cap_value_t *keep, unsigned int n)
 		/* uid 0 goes too, while CAP_SETUID is still there */
 		leave_root();
 		cap_set_proc(nc);
-		/*
-		 * The uid change made us non-dumpable already: say it, so
-		 * that no later change makes us dumpable (no core with the
-		 * maps' data, no ptrace by uid 65534). Its signals still
-		 * reach us: the uid is shared (docs/usage.md).
-		 */
+		/* and no later change may make us dumpable again */
 		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	}
 	cap_free(nc);
 	cap_free(cur);
 }
 
-static bool keep_kill = true, keep_ptrace;
+static bool keep_kill = true;
 
 void privs_keep_kill(bool keep)
 {
 	keep_kill = keep;
-}
-
-void privs_keep_ptrace(bool keep)
-{
-	keep_ptrace = keep;
-}
-
-void privs_peers_raise(bool on)
-{
-	static const cap_value_t peers[] = { CAP_SYS_PTRACE,
-					     CAP_DAC_READ_SEARCH };
-	cap_t c = cap_get_proc();
-	cap_flag_value_t have;
-	unsigned int i;
-
-	if (!c)
-		return;
-	for (i = 0; i < 2; i++)
-		if (!cap_get_flag(c, peers[i], CAP_PERMITTED, &have) &&
-		    have == CAP_SET)
-			cap_set_flag(c, CAP_EFFECTIVE, 1, &peers[i],
-				     on ? CAP_SET : CAP_CLEAR);
-	cap_set_proc(c);
-	cap_free(c);
 }
 
 void privs_drop_after_setup(void)
@@ -239,27 +261,28 @@ void privs_drop_after_setup(void)
 	 * kernels that check at the syscall), stopping a command that runs as
 	 * the sudo user needs CAP_KILL. Everything else goes, in one go: the
 	 * bounding set can only be cut while CAP_SETPCAP is still there.
+	 * The overrides that read other users' /proc/PID/fd are the peer
+	 * reader's (sources/peer_reader.c), a process of its own.
 	 */
-	cap_value_t keep[5] = { CAP_BPF, CAP_PERFMON };
+	cap_value_t keep[3] = { CAP_BPF, CAP_PERFMON };
 	unsigned int n = 2;
 
 	if (keep_kill)
 		keep[n++] = CAP_KILL;
-	/*
-	 * The sockets of the traced processes (flows_proc.c): once tdbpf
-	 * has left uid 0, /proc/PID/fd of another user's process (mode
-	 * 0500) takes CAP_DAC_READ_SEARCH to open, and the kernel's ptrace
-	 * check CAP_SYS_PTRACE. Read-only use; held only with wakeups,
-	 * in the permitted set of the main thread alone (the --listen
-	 * server's threads, made before the uid change without
-	 * PR_SET_KEEPCAPS, lose every capability in it), and effective only
-	 * while flows_collect() reads /proc (privs_peers_raise()).
-	 */
-	if (keep_ptrace) {
-		keep[n++] = CAP_SYS_PTRACE;
-		keep[n++] = CAP_DAC_READ_SEARCH;
-	}
 	keep_only(keep, n);
+}
+
+void privs_drop_to_proc_reader(void)
+{
+	/*
+	 * /proc/PID/fd of another user's process (mode 0500) takes
+	 * CAP_DAC_READ_SEARCH to open, and the kernel's ptrace check
+	 * CAP_SYS_PTRACE: read-only use, and nothing else is held.
+	 */
+	static const cap_value_t keep[] = { CAP_SYS_PTRACE,
+					    CAP_DAC_READ_SEARCH };
+
+	keep_only(keep, 2);
 }
 
 /*

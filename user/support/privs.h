@@ -45,16 +45,10 @@ int privs_create_output(const char *path, bool *made);
 /* Outputs are created as the sudo user: true, with their uid. */
 bool privs_output_uid(uid_t *uid);
 /*
- * Before privs_drop_after_setup(): @keep true to keep CAP_SYS_PTRACE and
+ * In the /proc peer reader, a process of its own: CAP_SYS_PTRACE and
  * CAP_DAC_READ_SEARCH, to read the traced processes' /proc/PID/fd (their
- * sockets: the flows that join hosts' graphs).
+ * sockets: the flows that join hosts' graphs), and nothing else.
  */
-void privs_keep_ptrace(bool keep);
-/*
- * After the drop, in the calling thread: CAP_SYS_PTRACE and
- * CAP_DAC_READ_SEARCH into the effective set (@on), or out of it, when
- * they were kept; the rest of the time no thread holds them effective.
- */
-void privs_peers_raise(bool on);
+void privs_drop_to_proc_reader(void);
 
 #endif /* TDBPF_PRIVS_H */
