@@ -17,4 +17,11 @@ void errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int error_set(char *err, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/*
+ * @line into @dst (@len bytes with the NUL): whole when it fits, else
+ * its start and its end (the problem and the fix) with "[...]" for the
+ * middle. @dst may be @line. Every error line is made to fit so.
+ */
+void error_fit(char *dst, size_t len, const char *line);
+
 #endif /* TDBPF_ERROR_H */
