@@ -114,6 +114,38 @@ static void test_control_bytes_quoted(void **state)
 	REFUSED(ARGS("--model", "x\ny", "-a"), WORDS("unknown model 'x?y'"));
 }
 
+/*
+ * An argument of 3,000 bytes makes a line longer than any buffer: the
+ * line is cut in its middle ("[...]"), never at its end, so it still ends
+ * with the fix. One case per kind of parser: an address, a number, a
+ * model name, a path, a span spec.
+ */
+static void test_long_argument_keeps_fix(void **state)
+{
+	static const struct {
+		const char *opt, *prefix, *fix;
+	} cases[] = {
+		{ "--listen", "", "e.g. --listen 9100, 127.0.0.1:9100 or [::1]:9100" },
+		{ "-I", "", "e.g. -I 1000" },
+		{ "--model", "", "neoverse-v2, armv8, software" },
+		{ "-o", "/nonexistent/", "pick a writable path in an existing directory" },
+		{ "--span", "", "(nm -D or nm)" },
+	};
+	char arg[3100], *p;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		p = arg + snprintf(arg, sizeof(arg), "%s", cases[i].prefix);
+		memset(p, 'x', 3000);
+		p[3000] = 0;
+		if (!strcmp(cases[i].opt, "--span"))
+			strcat(arg, ":f");
+		REFUSED(ARGS("-q", cases[i].opt, arg, "-d", "0.1", "--", "true"),
+			WORDS("[...]", cases[i].fix));
+	}
+}
+
 /* ---- targets and models ------------------------------------------------- */
 
 static void test_no_such_pid(void **state)
@@ -508,6 +540,7 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_control_bytes_quoted),
 		cmocka_unit_test(test_no_such_pid),
+		cmocka_unit_test(test_long_argument_keeps_fix),
 		cmocka_unit_test(test_unknown_model),
 		cmocka_unit_test(test_no_such_command),
 		cmocka_unit_test(test_events_refused),
