@@ -202,43 +202,6 @@ static void assert_nothing_left(void)
 
 /* ---- processes ----------------------------------------------------------- */
 
-struct proc {
-	pid_t pid;
-	int out, err;	/* its stdout and stderr, or -1 */
-};
-
-/* Start @argv with stdout and stderr on pipes and @env applied. */
-static struct proc start(char *const argv[], char *const env[])
-{
-	struct proc c = { .pid = -1, .out = -1, .err = -1 };
-	int op[2], ep[2];
-
-	if (pipe2(op, O_CLOEXEC) || pipe2(ep, O_CLOEXEC))
-		return c;
-	c.pid = fork();
-	if (c.pid == 0) {
-		child_io(op[1], ep[1], env);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	close(op[1]);
-	close(ep[1]);
-	c.out = op[0];
-	c.err = ep[0];
-	return c;
-}
-
-/* Read @fd's lines until one contains @what; false on EOF or timeout. */
-static bool wait_line(int fd, const char *what, int timeout_ms)
-{
-	char line[512];
-
-	while (read_line(fd, line, sizeof(line), timeout_ms))
-		if (strstr(line, what))
-			return true;
-	return false;
-}
-
 static void stop_workload(struct child *w)
 {
 	kill(w->pid, SIGKILL);

@@ -72,8 +72,12 @@ struct server {
 /* Start tdbpf --listen 127.0.0.1:0 @args...; wait for its address. */
 static void start_tdbpf(struct server *s, const char *const *args)
 {
+	struct spawn_opts o = { .out = s->out ? IO_CREATE : IO_KEEP,
+				.out_path = s->out,
+				.err = IO_CREATE,
+				.err_path = s->err };
 	char *argv[32], line[256], *p;
-	int n = 0, fd, i;
+	int n = 0, i;
 	FILE *f;
 
 	snprintf(s->err, sizeof(s->err), "%s", tmp_path("tdbpf.err"));
@@ -88,19 +92,7 @@ static void start_tdbpf(struct server *s, const char *const *args)
 		argv[n++] = (char *)*args++;
 	argv[n] = NULL;
 	s->port = 0;
-	s->pid = fork();
-	if (s->pid == 0) {
-		fd = open(s->err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-			  0600);
-		dup2(fd, 2);
-		if (s->out) {
-			fd = open(s->out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-				  0600);
-			dup2(fd, 1);
-		}
-		execv(argv[0], argv);
-		_exit(127);
-	}
+	s->pid = spawn_with(argv, &o).pid;
 	assert_true(s->pid > 0);
 	track(s->pid);
 	for (i = 0; i < 500 && !s->port; i++) {

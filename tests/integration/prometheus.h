@@ -38,8 +38,10 @@ static int free_port(void)
 static pid_t start_prometheus(const char *dir, const int *ports,
 			      const char *const *hosts, int n, int *port)
 {
-	char cfg[320], a1[64], a2[336], a3[336];
-	pid_t pid;
+	char cfg[320], a1[64], a2[336], a3[336], log[320];
+	char *argv[] = { "prometheus", a1, a2, a3, "--log.level=warn", NULL };
+	struct spawn_opts o = { .out = IO_CREATE, .out_path = log,
+				.err = IO_AS_OUT, .search_path = true };
 	FILE *f;
 	int i;
 
@@ -59,20 +61,8 @@ static pid_t start_prometheus(const char *dir, const int *ports,
 	snprintf(a1, sizeof(a1), "--web.listen-address=127.0.0.1:%d", *port);
 	snprintf(a2, sizeof(a2), "--storage.tsdb.path=%s/data", dir);
 	snprintf(a3, sizeof(a3), "--config.file=%s", cfg);
-	pid = fork();
-	if (pid == 0) {
-		char log[320];
-		int fd;
-
-		snprintf(log, sizeof(log), "%s/prometheus.log", dir);
-		fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		execlp("prometheus", "prometheus", a1, a2, a3,
-		       "--log.level=warn", (char *)NULL);
-		_exit(127);
-	}
-	return pid;
+	snprintf(log, sizeof(log), "%s/prometheus.log", dir);
+	return spawn_with(argv, &o).pid;
 }
 
 #endif /* TDBPF_TEST_PROMETHEUS_H */
