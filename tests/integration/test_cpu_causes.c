@@ -319,8 +319,10 @@ static void test_more_busy_than_cpus(void **state)
 static void test_jvm_graph(void **state)
 {
 	char *dir = tmp_path("jvm"), *json = tmp_path("jvm.json"), pid[16];
-	char *jc[] = { "/usr/bin/javac", "-d", dir,
-		       "tests/workloads/jvm/StreamGraph.java", NULL };
+	/* with Stages.java, which it shares with the other graph */
+	char *jc[] = { "/usr/bin/javac", "-d", dir, "-sourcepath",
+		       "tests/workloads/jvm", "tests/workloads/jvm/StreamGraph.java",
+		       NULL };
 	char *jv[] = { "/usr/bin/java", "-cp", dir, "StreamGraph", "8", "1",
 		       NULL };
 	char *argv[] = { (char *)tdbpf_bin(), "--wakeups", "-j", "-o", json,
