@@ -179,6 +179,19 @@ json_object *first_candidate(json_object *doc)
 	return json_object_array_get_idx(b, 0);
 }
 
+bool verdict_of(const char *out, char *name, char *reason, size_t len)
+{
+	json_object *doc = json_tokener_parse(out);
+	json_object *c = doc ? first_candidate(doc) : NULL;
+
+	if (c) {
+		snprintf(name, len, "%s", jstr(c, "comm"));
+		snprintf(reason, len, "%s", jstr(c, "reason"));
+	}
+	json_object_put(doc);
+	return c;
+}
+
 /* The task object of @tid in a report's "tasks", or NULL. */
 json_object *find_task(json_object *doc, int tid)
 {

@@ -46,6 +46,11 @@ pid_t start_workload(char *const argv[], int with_stdin, struct child *w);
 json_object *json_file(const char *path);
 /* The first candidate of the graph verdict; NULL if it has none. */
 json_object *first_candidate(json_object *doc);
+/*
+ * The first candidate's "comm" and "reason" (into @name and @reason, of
+ * @len each) in the JSON report text @out; false when it has none.
+ */
+bool verdict_of(const char *out, char *name, char *reason, size_t len);
 /* The task object of @tid in a report's "tasks", or NULL. */
 json_object *find_task(json_object *doc, int tid);
 /* The task of @tid, named @what in the error; the test fails without it. */
