@@ -131,9 +131,7 @@ static void test_sigterm_stops_command(void **state)
 	assert_non_null(read_line(d.out, line, sizeof(line), 5000));
 	assert_int_equal(sscanf(line, "pid=%d", &pid), 1);
 	sleep(1);
-	kill(d.pid, SIGTERM);
-	free(read_all(d.out));
-	assert_int_equal(wait_for(d.pid, 10), 0);
+	assert_int_equal(end_child(&d, SIGTERM, 10), 0);
 	/* reaped by tdbpf: gone, not a zombie or an orphan */
 	assert_int_equal(kill(pid, 0), -1);
 	assert_int_equal(errno, ESRCH);

@@ -211,6 +211,13 @@ int wait_for(pid_t pid, int timeout_s)
 	return -1;
 }
 
+int end_child(const struct child *c, int sig, int timeout_s)
+{
+	kill(c->pid, sig);
+	free(read_all(c->out));
+	return wait_for(c->pid, timeout_s);
+}
+
 int run(char *const argv[], char **out, int timeout_s)
 {
 	struct child c = spawn(argv, 0);

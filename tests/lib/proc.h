@@ -66,6 +66,11 @@ char *read_all(int fd);
 char *file_text(const char *path);
 /* Wait for @pid up to @timeout_s; its exit status (128 + signal), or -1. */
 int wait_for(pid_t pid, int timeout_s);
+/*
+ * Send @c @sig, read its stdout to the end (left open), wait for it up
+ * to @timeout_s: its exit status as wait_for() gives it.
+ */
+int end_child(const struct child *c, int sig, int timeout_s);
 /* Run @argv to the end; its stdout in *@out (may be NULL). */
 int run(char *const argv[], char **out, int timeout_s);
 
