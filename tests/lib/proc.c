@@ -218,6 +218,13 @@ int end_child(const struct child *c, int sig, int timeout_s)
 	return wait_for(c->pid, timeout_s);
 }
 
+void stop_workload(struct child *w)
+{
+	kill(w->pid, SIGKILL);
+	wait_for(w->pid, 10);
+	close(w->out);
+}
+
 int run(char *const argv[], char **out, int timeout_s)
 {
 	struct child c = spawn(argv, 0);
@@ -234,6 +241,28 @@ int run(char *const argv[], char **out, int timeout_s)
 	else
 		free(o);
 	return rc;
+}
+
+unsigned long long proc_hex(const char *path, const char *key)
+{
+	unsigned long long v = ~0ULL;
+	char line[256];
+	FILE *f = fopen(path, "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key)))
+			sscanf(line + strlen(key), "%llx", &v);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+unsigned long long status_hex(pid_t pid, const char *key)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	return proc_hex(path, key);
 }
 
 double mono_s(void)

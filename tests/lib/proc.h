@@ -71,6 +71,8 @@ int wait_for(pid_t pid, int timeout_s);
  * to @timeout_s: its exit status as wait_for() gives it.
  */
 int end_child(const struct child *c, int sig, int timeout_s);
+/* Kill @w (SIGKILL), reap it, close its stdout. */
+void stop_workload(struct child *w);
 /* Run @argv to the end; its stdout in *@out (may be NULL). */
 int run(char *const argv[], char **out, int timeout_s);
 
@@ -90,6 +92,10 @@ int run_capture(char *const argv[], char *const env[], uid_t uid, gid_t gid,
 		int timeout_s, struct run_result *r);
 void run_result_free(struct run_result *r);
 
+/* The hex value after @key ("CapEff:") in status file @path; ~0 if none. */
+unsigned long long proc_hex(const char *path, const char *key);
+/* The same in /proc/@pid/status. */
+unsigned long long status_hex(pid_t pid, const char *key);
 /* Seconds on the monotonic clock. */
 double mono_s(void);
 /* Lines in @s (a last line without '\n' counts). */
