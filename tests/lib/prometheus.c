@@ -1,19 +1,19 @@
-/* SPDX-License-Identifier: GPL-2.0 */
-/*
- * A real Prometheus server for test_prometheus and test_fleet_prom:
- * Debian's `prometheus` (make deps), its own config, data and log in a
- * scratch directory, on 127.0.0.1 at a port the kernel picks. Include
- * after helpers.h.
- */
-#ifndef TDBPF_TEST_PROMETHEUS_H
-#define TDBPF_TEST_PROMETHEUS_H
-
+// SPDX-License-Identifier: GPL-2.0
+/* A real Prometheus server for the tests (prometheus.h). */
+#include <arpa/inet.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
-#include "helpers.h"
+#include <cmocka.h>
+#include "prometheus.h"
+#include "proc.h"
 
-/* A port free now on 127.0.0.1 (the kernel's pick). */
-static int free_port(void)
+int free_port(void)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET };
 	socklen_t len = sizeof(a);
@@ -28,15 +28,8 @@ static int free_port(void)
 	return port;
 }
 
-/*
- * Start prometheus in @dir (@dir/prometheus.yml, @dir/data, its output
- * in @dir/prometheus.log), scraping every second, as job "tdbpf", the
- * @n targets 127.0.0.1:@ports[i], each labelled host=@hosts[i] when
- * @hosts is not NULL. It listens on 127.0.0.1:*@port; returns its pid
- * (-1 if fork failed). Not waited for: its /-/ready says when it is.
- */
-static pid_t start_prometheus(const char *dir, const int *ports,
-			      const char *const *hosts, int n, int *port)
+pid_t start_prometheus(const char *dir, const int *ports,
+		       const char *const *hosts, int n, int *port)
 {
 	char cfg[320], a1[64], a2[336], a3[336], log[320];
 	char *argv[] = { "prometheus", a1, a2, a3, "--log.level=warn", NULL };
@@ -64,5 +57,3 @@ static pid_t start_prometheus(const char *dir, const int *ports,
 	snprintf(log, sizeof(log), "%s/prometheus.log", dir);
 	return spawn_with(argv, &o).pid;
 }
-
-#endif /* TDBPF_TEST_PROMETHEUS_H */
