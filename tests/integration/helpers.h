@@ -35,9 +35,6 @@
 #include "json_get.h"
 #include "proc.h"
 
-/* the other helpers' headers: each test binary uses only some of them */
-#pragma GCC diagnostic ignored "-Wunused-function"
-
 /*
  * TDBPF_TEST_SKIP=PATTERN skips the tests whose names match (cmocka's
  * '*' and '?'), reported as skipped: make vmtest's guests leave out
