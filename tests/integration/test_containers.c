@@ -55,6 +55,19 @@ static char *sh_out(const char *cmd)
 	return out;
 }
 
+/* The workload container's cgroup path, as podman names it (malloc'ed). */
+static char *workload_cgroup(void)
+{
+	char cmd[512], *path;
+
+	snprintf(cmd, sizeof(cmd),
+		 "podman inspect --format '{{.State.CgroupPath}}' %s",
+		 workload_name);
+	path = sh_out(cmd);
+	assert_non_null(path);
+	return path;
+}
+
 /* The JSON report `sh -c @cmd` prints (@what, in its failure). */
 static json_object *sh_json(const char *cmd, const char *what)
 {
@@ -319,10 +332,7 @@ static void test_cgroup_filter(void **state)
 
 	(void)state;
 	NEED_CONTAINER();
-	snprintf(cmd, sizeof(cmd), "podman inspect --format '{{.State.CgroupPath}}' %s",
-		 workload_name);
-	path = sh_out(cmd);
-	assert_non_null(path);
+	path = workload_cgroup();
 	argv[2] = path;
 	spin = spawn(spin_argv, 0);
 	assert_true(spin.pid > 0);
@@ -386,10 +396,7 @@ static void test_cgroup_from_container(void **state)
 
 	(void)state;
 	NEED_CONTAINER();
-	snprintf(cmd, sizeof(cmd), "podman inspect --format '{{.State.CgroupPath}}' %s",
-		 workload_name);
-	path = sh_out(cmd);
-	assert_non_null(path);
+	path = workload_cgroup();
 	snprintf(cmd, sizeof(cmd),
 		 "podman run --rm %s --pid=host -v /sys/fs/cgroup:/sys/fs/cgroup:ro "
 		 AGENT_CAPS " %s /tdbpf -G %s -d 1 -j 2>/dev/null",
