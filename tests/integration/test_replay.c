@@ -10,15 +10,6 @@
  */
 #include "helpers.h"
 
-static void write_file(const char *path, const char *s, size_t n)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	assert_int_equal(fwrite(s, 1, n, f), n);
-	fclose(f);
-}
-
 /*
  * Run tdbpf with @args (NULL-terminated) and the spinners workload, no
  * graph (test_graph_replayed has it): spinners never wait on each other.
@@ -243,7 +234,7 @@ static void test_bad_files(void **state)
 	/* half of line 3 itself: the rest of the file may be much longer */
 	assert_non_null(strchr(l3, '\n'));
 	n = (size_t)(l3 - js) + (size_t)(strchr(l3, '\n') - l3) / 2;
-	write_file(cut, js, n);
+	write_bytes(cut, js, n);
 	refused(&r, ARGS(cut, "-j"),
 		"line 3: the file ends inside the report that starts on line 3");
 	assert_int_equal(count_lines(r.err), 1);
@@ -257,7 +248,7 @@ static void test_bad_files(void **state)
 	js = file_text(p);
 	for (n = 0, l2 = js; n < 20; n++)
 		l2 = strchr(l2, '\n') + 1;
-	write_file(cut, js, (size_t)(l2 - js));
+	write_bytes(cut, js, (size_t)(l2 - js));
 	refused(&r, ARGS(cut),
 		"line 20: the file ends inside the report that starts on line 1");
 	assert_string_equal(r.out, "");
@@ -277,7 +268,7 @@ static void test_bad_files(void **state)
 		json_object_object_add(t, "tid",
 				       json_object_new_int64(1LL << 40));
 		txt = json_object_to_json_string(doc);
-		write_file(cut, txt, strlen(txt));
+		write_bytes(cut, txt, strlen(txt));
 		refused(&r, ARGS(cut), "\"tid\" is over 2^32");
 		run_result_free(&r);
 		json_object_object_add(t, "tid", json_object_new_int64(1));
@@ -288,21 +279,21 @@ static void test_bad_files(void **state)
 			json_object_object_get(raw, "running"), 0,
 			json_object_new_int64(json_object_get_int64(run) + 1));
 		txt = json_object_to_json_string(doc);
-		write_file(cut, txt, strlen(txt));
+		write_bytes(cut, txt, strlen(txt));
 		refused(&r, ARGS(cut), "ran longer than it was enabled");
 		run_result_free(&r);
 		json_object_put(doc);
 	}
 
 	/* a foreign file: its table, a CSV, nothing */
-	write_file(cut, "tdbpf: model software, 1.00 s\n", 30);
+	write_bytes(cut, "tdbpf: model software, 1.00 s\n", 30);
 	refused(&r, ARGS(cut), "line 1: not a tdbpf JSON recording");
 	assert_int_equal(count_lines(r.err), 1);
 	run_result_free(&r);
-	write_file(cut, "{\"a\": 1}\n\n{\"b\": 2}\n", 18);
+	write_bytes(cut, "{\"a\": 1}\n\n{\"b\": 2}\n", 18);
 	refused(&r, ARGS(cut), "line 1: not a tdbpf JSON report");
 	run_result_free(&r);
-	write_file(cut, "", 0);
+	write_bytes(cut, "", 0);
 	refused(&r, ARGS(cut), "no report in it");
 	run_result_free(&r);
 	refused(&r, ARGS("/nonexistent/x.json"),

@@ -265,6 +265,29 @@ unsigned long long status_hex(pid_t pid, const char *key)
 	return proc_hex(path, key);
 }
 
+void write_bytes(const char *path, const char *s, size_t n)
+{
+	FILE *f = fopen(path, "we");
+
+	if (!f)
+		fail_msg("cannot write %s: %s", path, strerror(errno));
+	assert_int_equal(fwrite(s, 1, n, f), n);
+	assert_int_equal(fclose(f), 0);
+}
+
+void write_text(const char *path, const char *s)
+{
+	write_bytes(path, s, strlen(s));
+}
+
+void write_in(const char *dir, const char *name, const char *s)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	write_text(path, s);
+}
+
 double mono_s(void)
 {
 	struct timespec ts;

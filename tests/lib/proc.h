@@ -96,6 +96,12 @@ void run_result_free(struct run_result *r);
 unsigned long long proc_hex(const char *path, const char *key);
 /* The same in /proc/@pid/status. */
 unsigned long long status_hex(pid_t pid, const char *key);
+/* @n bytes of @s as the file @path, made or emptied; the test fails if not. */
+void write_bytes(const char *path, const char *s, size_t n);
+/* Text @s as the file @path (as write_bytes()). */
+void write_text(const char *path, const char *s);
+/* Text @s as the file @dir/@name (as write_bytes()). */
+void write_in(const char *dir, const char *name, const char *s);
 /* Seconds on the monotonic clock. */
 double mono_s(void);
 /* Lines in @s (a last line without '\n' counts). */

@@ -59,12 +59,3 @@ int need_root(void)
 	}
 	return 0;
 }
-
-void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
-}

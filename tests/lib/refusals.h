@@ -28,6 +28,5 @@ int need_root(void);
 			skip();      \
 	} while (0)
 
-void write_file(const char *path, const char *text);
 
 #endif /* TDBPF_TEST_REFUSALS_H */
