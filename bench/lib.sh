@@ -59,6 +59,23 @@ med() { stats3 | awk '{ print $1 }'; }
 ratio() { awk -v a="$1" -v b="$2" -v f="$3" 'BEGIN { if (b > 0 && a == a + 0) printf f, a / b; else printf "n/a" }'; }
 fmt() { awk -v a="$1" -v f="$2" 'BEGIN { if (a == a + 0) printf f, a; else printf "n/a" }'; }
 
+# The table of wall and CPU time per op of variants $3... (the first is
+# the base), from $TMP/$1.VARIANT and $TMP/$1.VARIANT.cpu; a row is named
+# by the function $2 VARIANT.
+wall_cpu_table() {
+	local prefix=$1 label=$2 v m mn mx c cn cx base cbase
+	shift 2
+	echo "| variant | usecs/op (median) | min-max | slowdown | CPU us/op (median) | min-max | CPU slowdown |"
+	echo "|---|---:|---:|---:|---:|---:|---:|"
+	base=$(med <"$TMP/$prefix.$1")
+	cbase=$(med <"$TMP/$prefix.$1.cpu")
+	for v in "$@"; do
+		read -r m mn mx < <(stats3 <"$TMP/$prefix.$v")
+		read -r c cn cx < <(stats3 <"$TMP/$prefix.$v.cpu")
+		echo "| $("$label" "$v") | $(fmt "$m" %.3f) | $(fmt "$mn" %.3f)-$(fmt "$mx" %.3f) | $(ratio "$m" "$base" %.3fx) | $(fmt "$c" %.3f) | $(fmt "$cn" %.3f)-$(fmt "$cx" %.3f) | $(ratio "$c" "$cbase" %.3fx) |"
+	done
+}
+
 now_ms() { date +%s%3N; }
 
 # wait_for FILE REGEX SECONDS: poll until FILE has a line matching REGEX

@@ -87,9 +87,19 @@ section_sockets() {
 		"${pp[*]}" "${bpf[*]}"
 }
 
+# A row of section 7's first table, by its variant.
+sock_variant() {
+	case $1 in
+	tp_none) echo "TCP ping-pong, untraced" ;;
+	tp_off) echo "\`tdbpf --no-wakeups -p PID\` (no graph)" ;;
+	tp_def) echo "\`tdbpf -p PID\` (the default: the graph from windows of wakeups)" ;;
+	tp_on) echo "\`tdbpf --wakeups -p PID\` (every wakeup, socket hooks on)" ;;
+	esac
+}
+
 # Section 7's tables (markdown) on stdout.
 write_sockets() {
-	local v m mn mx c cn cx base cbase s tp fl tu p0 p1 p2 p3
+	local v m mn mx c cn cx tp fl tu p0 p1 p2 p3
 	echo "## 7. Sockets: resolving a socket's wake to the task at its other end"
 	echo
 	echo "With --wakeups, tracepoint programs mark which socket a wake is for"
@@ -101,21 +111,7 @@ write_sockets() {
 	echo "each round trip is two sends, two softirq deliveries, two wakeups and"
 	echo "two receives. $ROUNDS rounds, median and min-max."
 	echo
-	echo "| variant | usecs/op (median) | min-max | slowdown | CPU us/op (median) | min-max | CPU slowdown |"
-	echo "|---|---:|---:|---:|---:|---:|---:|"
-	base=$(med <"$TMP/s7.tp_none")
-	cbase=$(med <"$TMP/s7.tp_none.cpu")
-	for v in tp_none tp_off tp_def tp_on; do
-		read -r m mn mx < <(stats3 <"$TMP/s7.$v")
-		read -r c cn cx < <(stats3 <"$TMP/s7.$v.cpu")
-		case $v in
-		tp_none) s="TCP ping-pong, untraced" ;;
-		tp_off) s="\`tdbpf --no-wakeups -p PID\` (no graph)" ;;
-		tp_def) s="\`tdbpf -p PID\` (the default: the graph from windows of wakeups)" ;;
-		tp_on) s="\`tdbpf --wakeups -p PID\` (every wakeup, socket hooks on)" ;;
-		esac
-		echo "| $s | $(fmt "$m" %.3f) | $(fmt "$mn" %.3f)-$(fmt "$mx" %.3f) | $(ratio "$m" "$base" %.3fx) | $(fmt "$c" %.3f) | $(fmt "$cn" %.3f)-$(fmt "$cx" %.3f) | $(ratio "$c" "$cbase" %.3fx) |"
-	done
+	wall_cpu_table s7 sock_variant tp_none tp_off tp_def tp_on
 	echo
 	echo "| program (bpf_stats: run_time_ns / run_cnt) | sockets tracked: ns/run (median) | min-max | untracked: ns/run (median) | min-max |"
 	echo "|---|---:|---:|---:|---:|"

@@ -139,9 +139,19 @@ section_wakeups() {
 		"${pp[*]}" "${bpf[*]}"
 }
 
+# A row of section 6's first table, by its variant.
+pp_variant() {
+	case $1 in
+	pp_none) echo "pipe_pingpong, untraced" ;;
+	pp_off) echo "\`tdbpf --no-wakeups -p PID\`" ;;
+	pp_def) echo "\`tdbpf -p PID\` (the default: wakeups of windows)" ;;
+	pp_on) echo "\`tdbpf --wakeups -p PID\` (every wakeup)" ;;
+	esac
+}
+
 # Section 6's tables (markdown) on stdout.
 write_wakeups() {
-	local v m mn mx base e we t0 t1 tw tu p0 s f d
+	local v m mn mx e we t0 t1 tw tu p0 s f d
 	echo "## 6. Wakeups: the wait-for graph's cost"
 	echo
 	echo "With --wakeups, tdbpf_waking runs on \`sched_waking\` for every wakeup"
@@ -161,21 +171,7 @@ write_wakeups() {
 	echo "the waker). CPU time does not count waiting for a CPU, so it holds on a"
 	echo "loaded machine where wall time does not; the default is decided on it."
 	echo
-	echo "| variant | usecs/op (median) | min-max | slowdown | CPU us/op (median) | min-max | CPU slowdown |"
-	echo "|---|---:|---:|---:|---:|---:|---:|"
-	base=$(med <"$TMP/s6.pp_none")
-	cbase=$(med <"$TMP/s6.pp_none.cpu")
-	for v in pp_none pp_off pp_def pp_on; do
-		read -r m mn mx < <(stats3 <"$TMP/s6.$v")
-		read -r c cn cx < <(stats3 <"$TMP/s6.$v.cpu")
-		case $v in
-		pp_none) s="pipe_pingpong, untraced" ;;
-		pp_off) s="\`tdbpf --no-wakeups -p PID\`" ;;
-		pp_def) s="\`tdbpf -p PID\` (the default: wakeups of windows)" ;;
-		pp_on) s="\`tdbpf --wakeups -p PID\` (every wakeup)" ;;
-		esac
-		echo "| $s | $(fmt "$m" %.3f) | $(fmt "$mn" %.3f)-$(fmt "$mx" %.3f) | $(ratio "$m" "$base" %.3fx) | $(fmt "$c" %.3f) | $(fmt "$cn" %.3f)-$(fmt "$cx" %.3f) | $(ratio "$c" "$cbase" %.3fx) |"
-	done
+	wall_cpu_table s6 pp_variant pp_none pp_off pp_def pp_on
 	echo
 	echo "| program (bpf_stats: run_time_ns / run_cnt) | ns/run (median) | min-max | runs per measurement (median) |"
 	echo "|---|---:|---:|---:|"

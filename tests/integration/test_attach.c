@@ -210,9 +210,7 @@ static void test_tid(void **state)
 	assert_true(jint(json_object_array_get_idx(tasks, 0), "on_cpu_ns") >
 		    0);
 	json_object_put(doc);
-	kill(w.pid, SIGTERM);
-	free(read_all(w.out));
-	wait_for(w.pid, 10);
+	end_child(&w, SIGTERM, 10);
 	unlink(json);
 }
 

@@ -404,9 +404,7 @@ static void test_programs_per_mode(void **state)
 			snprintf(w, sizeof(w), " %s ", modes[m].not[i]);
 			assert_null(strstr(links, w));
 		}
-		kill(d.pid, SIGINT);
-		free(read_all(d.out));
-		assert_int_equal(wait_for(d.pid, 10), 0);
+		assert_int_equal(end_child(&d, SIGINT, 10), 0);
 	}
 	kill(s.pid, SIGKILL);
 	wait_for(s.pid, 5);
@@ -451,9 +449,7 @@ static void test_windows_attach(void **state)
 	assert_int_equal(free_seen, polls);
 	assert_true(on > polls * 3 / 100 && on < polls / 4);
 	assert_true(waking > polls * 3 / 100 && waking < polls / 4);
-	kill(d.pid, SIGINT);
-	free(read_all(d.out));
-	assert_int_equal(wait_for(d.pid, 10), 0);
+	assert_int_equal(end_child(&d, SIGINT, 10), 0);
 	kill(s.pid, SIGKILL);
 	wait_for(s.pid, 5);
 }

@@ -168,7 +168,7 @@ static void test_conservation_all(void **state)
 	json_object *doc, *tasks, *lost;
 	struct pollfd p;
 	struct child w;
-	struct proc d;
+	struct child d;
 	char *rest;
 	size_t i;
 
@@ -176,7 +176,7 @@ static void test_conservation_all(void **state)
 	NEED_BPF();
 	objects_before();
 	start_workload(wl, 0, &w);
-	d = start(tr, NULL);
+	d = spawn_both(tr);
 	/* a loaded machine verifies the programs slowly: a wait, not a bound */
 	assert_true(wait_line(d.err, "attached", 60000));
 	idle0 = idle_ns();

@@ -55,6 +55,32 @@ static char *sh_out(const char *cmd)
 	return out;
 }
 
+/* The workload container's cgroup path, as podman names it (malloc'ed). */
+static char *workload_cgroup(void)
+{
+	char cmd[512], *path;
+
+	snprintf(cmd, sizeof(cmd),
+		 "podman inspect --format '{{.State.CgroupPath}}' %s",
+		 workload_name);
+	path = sh_out(cmd);
+	assert_non_null(path);
+	return path;
+}
+
+/* The JSON report `sh -c @cmd` prints (@what, in its failure). */
+static json_object *sh_json(const char *cmd, const char *what)
+{
+	char *out = sh_out(cmd);
+	json_object *doc;
+
+	if (!out)
+		fail_msg("%s failed: %s", what, cmd);
+	doc = json_tokener_parse(out);
+	free(out);
+	return doc;
+}
+
 static int sh(const char *cmd)
 {
 	char *argv[] = { "/bin/sh", "-c", (char *)cmd, NULL };
@@ -273,7 +299,7 @@ static void test_from_host(void **state)
 /* From a container in the host's PID namespace: the same rows. */
 static void test_from_container(void **state)
 {
-	char cmd[1024], *out;
+	char cmd[1024];
 	json_object *doc;
 
 	(void)state;
@@ -282,13 +308,9 @@ static void test_from_container(void **state)
 		 "podman run --rm %s --pid=host " AGENT_CAPS
 		 " %s /tdbpf -d 1 -j -p %d 2>/dev/null",
 		 run_opts, image, container_pid);
-	out = sh_out(cmd);
-	if (!out)
-		fail_msg("tdbpf in a container failed: %s", cmd);
-	doc = json_tokener_parse(out);
+	doc = sh_json(cmd, "tdbpf in a container");
 	assert_rows_of_container(doc, "container, --pid=host");
 	json_object_put(doc);
-	free(out);
 }
 
 /*
@@ -310,10 +332,7 @@ static void test_cgroup_filter(void **state)
 
 	(void)state;
 	NEED_CONTAINER();
-	snprintf(cmd, sizeof(cmd), "podman inspect --format '{{.State.CgroupPath}}' %s",
-		 workload_name);
-	path = sh_out(cmd);
-	assert_non_null(path);
+	path = workload_cgroup();
 	argv[2] = path;
 	spin = spawn(spin_argv, 0);
 	assert_true(spin.pid > 0);
@@ -371,24 +390,18 @@ static void test_cgroup_filter(void **state)
  */
 static void test_cgroup_from_container(void **state)
 {
-	char cmd[1024], *path, *out;
+	char cmd[1024], *path;
 	json_object *doc, *tasks, *t, *v;
 	int i, n;
 
 	(void)state;
 	NEED_CONTAINER();
-	snprintf(cmd, sizeof(cmd), "podman inspect --format '{{.State.CgroupPath}}' %s",
-		 workload_name);
-	path = sh_out(cmd);
-	assert_non_null(path);
+	path = workload_cgroup();
 	snprintf(cmd, sizeof(cmd),
 		 "podman run --rm %s --pid=host -v /sys/fs/cgroup:/sys/fs/cgroup:ro "
 		 AGENT_CAPS " %s /tdbpf -G %s -d 1 -j 2>/dev/null",
 		 run_opts, image, path);
-	out = sh_out(cmd);
-	if (!out)
-		fail_msg("-G in a container failed: %s", cmd);
-	doc = json_tokener_parse(out);
+	doc = sh_json(cmd, "-G in a container");
 	assert_rows_of_container(doc, "-G, in a container");
 	assert_true(json_object_object_get_ex(doc, "tasks", &tasks));
 	n = (int)json_object_array_length(tasks);
@@ -398,7 +411,6 @@ static void test_cgroup_from_container(void **state)
 		assert_string_equal(json_object_get_string(v), container_id);
 	}
 	json_object_put(doc);
-	free(out);
 	free(path);
 }
 

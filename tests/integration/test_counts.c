@@ -189,10 +189,10 @@ static void test_software_model_vs_proc_attach(void **state)
 	char *tr[] = { (char *)tdbpf_bin(), "-v", "-j", "-o", json, "-p",
 		       pidarg, NULL };
 	int npre = 0, npost = 0, nc = 0, pid = 0, i, k;
-	struct child w;
+	/* its stderr says when it has attached */
+	struct spawn_opts quiet = { .out = IO_NULL, .err = IO_PIPE };
+	struct child w, t;
 	json_object *doc;
-	pid_t tp;
-	int ep[2];
 
 	(void)state;
 	NEED_BPF();
@@ -206,28 +206,18 @@ static void test_software_model_vs_proc_attach(void **state)
 		assert_int_equal(parse_acct(line, "pre", &pre[npre++]), 0);
 	}
 	snprintf(pidarg, sizeof(pidarg), "%d", pid);
-	assert_int_equal(pipe2(ep, O_CLOEXEC), 0);
-	tp = fork();
-	if (tp == 0) {
-		int nul = open("/dev/null", O_WRONLY);
-
-		child_io(nul, ep[1], NULL);
-		execv(tr[0], tr);
-		_exit(127);
-	}
-	close(ep[1]);
+	t = spawn_with(tr, &quiet);
+	assert_true(t.pid > 0);
 	/* attached, and the run's start (one tick later) is behind us */
-	while (read_line(ep[0], line, sizeof(line), 10000))
-		if (strstr(line, "attached"))
-			break;
+	wait_line(t.err, "attached", 10000);
 	usleep(200000);
 	assert_int_equal(write(w.in, "go\n", 3), 3);
 	assert_int_equal(read_until(w.out, "parked", NULL, NULL, post, &npost,
 				    c, &nc),
 			 0);
-	kill(tp, SIGINT);
-	assert_int_equal(wait_for(tp, 20), 0);
-	close(ep[0]);
+	kill(t.pid, SIGINT);
+	assert_int_equal(wait_for(t.pid, 20), 0);
+	close(t.err);
 	assert_int_equal(write(w.in, "end\n", 4), 4);
 	free(read_all(w.out));
 	assert_int_equal(wait_for(w.pid, 20), 0);

@@ -139,18 +139,6 @@ static const char *cpu_controller(bool *v2)
 	return found ? mnt : NULL;
 }
 
-static void write_file(const char *dir, const char *name, const char *s)
-{
-	char path[512];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "we");
-	assert_non_null(f);
-	fputs(s, f);
-	assert_int_equal(fclose(f), 0);
-}
-
 /*
  * A stage in a cgroup limited to 10% of a CPU, doing 300 us of CPU work
  * per record: it spends most of its time throttled, which the verdict
@@ -175,11 +163,11 @@ static void test_throttled_stage(void **state)
 	snprintf(dir, sizeof(dir), "%s/tdbpf-test-%d", mnt, getpid());
 	assert_int_equal(mkdir(dir, 0755), 0);
 	if (v2) {
-		write_file(mnt, "cgroup.subtree_control", "+cpu");
-		write_file(dir, "cpu.max", "10000 100000");
+		write_in(mnt, "cgroup.subtree_control", "+cpu");
+		write_in(dir, "cpu.max", "10000 100000");
 	} else {
-		write_file(dir, "cpu.cfs_period_us", "100000");
-		write_file(dir, "cpu.cfs_quota_us", "10000");
+		write_in(dir, "cpu.cfs_period_us", "100000");
+		write_in(dir, "cpu.cfs_quota_us", "10000");
 	}
 	snprintf(cg, sizeof(cg), "a:cpu=300,cg=%s", dir);
 	doc = trace_stagegraph(args, sizeof(args) / sizeof(args[0]));
@@ -319,8 +307,10 @@ static void test_more_busy_than_cpus(void **state)
 static void test_jvm_graph(void **state)
 {
 	char *dir = tmp_path("jvm"), *json = tmp_path("jvm.json"), pid[16];
-	char *jc[] = { "/usr/bin/javac", "-d", dir,
-		       "tests/workloads/jvm/StreamGraph.java", NULL };
+	/* with Stages.java, which it shares with the other graph */
+	char *jc[] = { "/usr/bin/javac", "-d", dir, "-sourcepath",
+		       "tests/workloads/jvm", "tests/workloads/jvm/StreamGraph.java",
+		       NULL };
 	char *jv[] = { "/usr/bin/java", "-cp", dir, "StreamGraph", "8", "1",
 		       NULL };
 	char *argv[] = { (char *)tdbpf_bin(), "--wakeups", "-j", "-o", json,

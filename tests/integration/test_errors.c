@@ -269,7 +269,7 @@ static void test_decode_unreadable(void **state)
 		WORDS("no TopDown tree", "broadwellx"));
 	NEED_ROOT();
 	/* a file nobody may read: decode needs no privileges, so run it so */
-	write_file(path, "UOPS_ISSUED.ANY 1\n");
+	write_text(path, "UOPS_ISSUED.ANY 1\n");
 	assert_int_equal(chmod(path, 0600), 0);
 	refused_as(NOBODY, NULL,
 		   ARGS("decode", "--model", "broadwellx", path),
@@ -283,7 +283,7 @@ static void decode_refused(const char *text, const char *line,
 {
 	char *path = tmp_path("counts.txt");
 
-	write_file(path, text);
+	write_text(path, text);
 	REFUSED(ARGS("decode", "--model", "broadwellx", path),
 		WORDS(path, line, what));
 	unlink(path);
@@ -371,7 +371,7 @@ static void test_output_symlink_refused(void **state)
 	(void)state;
 	NEED_ROOT();
 	unlink(link);
-	write_file(target, "precious\n");
+	write_text(target, "precious\n");
 	assert_int_equal(symlink(target, link), 0);
 	REFUSED(ARGS("-o", link, "-a", "-d", "0.2"),
 		WORDS("'/tmp/tdbpf-link'", "symlink", "real path"));
@@ -441,7 +441,7 @@ static void test_output_dir_symlink_refused(void **state)
 	assert_int_equal(symlink(rdir, link), 0);
 	assert_int_equal(lchown(link, NOBODY, NOBODY), 0);
 	snprintf(fresh, sizeof(fresh), "%s/victim", rdir);
-	write_file(fresh, "precious\n");
+	write_text(fresh, "precious\n");
 	snprintf(fresh, sizeof(fresh), "%s/fresh", link);
 	for (i = 0; i < 3; i++) {
 		refused_as((uid_t)-1, NULL,
@@ -501,7 +501,7 @@ static void test_output_rights_under_sudo(void **state)
 				 "uid 65534", "may write"));
 	assert_int_equal(access(x, F_OK), -1);
 	/* root's file in a directory anyone may write: not the user's */
-	write_file(old, "root's\n");
+	write_text(old, "root's\n");
 	assert_int_equal(chmod(old, 0644), 0);
 	refused_as((uid_t)-1, env,
 		   ARGS("list", "--model", "software", "-o", old),

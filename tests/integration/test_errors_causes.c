@@ -100,9 +100,9 @@ static void test_refusal_keeps_outputs(void **state)
 	snprintf(g, sizeof(g), "%s/g.dot", dir);
 	snprintf(rec, sizeof(rec), "%s/rec.json", dir);
 	snprintf(fresh, sizeof(fresh), "%s/new.txt", dir);
-	write_file(o, "KEEP\n");
-	write_file(g, "KEEP G\n");
-	write_file(rec, "KEEP R\n");
+	write_text(o, "KEEP\n");
+	write_text(g, "KEEP G\n");
+	write_text(rec, "KEEP R\n");
 	/* nobody may write them: the refusal must be the privilege one */
 	assert_int_equal(chmod(o, 0666), 0);
 	assert_int_equal(chmod(g, 0666), 0);
@@ -162,7 +162,7 @@ static void test_same_file_refused(void **state)
 	snprintf(dotf, sizeof(dotf), "%s/./run.jsonl", dir);
 	snprintf(hl, sizeof(hl), "%s/link.jsonl", dir);
 	snprintf(abs, sizeof(abs), "%s/../%s/run.jsonl", dir, dir + 5);
-	write_file(f, "KEEP\n");
+	write_text(f, "KEEP\n");
 	assert_int_equal(link(f, hl), 0);
 
 	REFUSED(ARGS("report", f, "-o", f), WORDS("same file", f));

@@ -16,26 +16,15 @@
  */
 static int run_to(char *const argv[], const char *out_path, char **err)
 {
-	int ep[2], st;
-	pid_t pid;
+	struct spawn_opts o = { .out = IO_EXISTING, .out_path = out_path,
+				.err = IO_PIPE };
+	struct child c = spawn_with(argv, &o);
 
-	if (pipe2(ep, O_CLOEXEC))
+	if (c.pid < 0)
 		return -1;
-	pid = fork();
-	if (pid == 0) {
-		int fd = open(out_path, O_WRONLY | O_CLOEXEC);
-
-		if (fd < 0)
-			_exit(125);
-		child_io(fd, ep[1], NULL);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	close(ep[1]);
-	*err = read_all(ep[0]);
-	close(ep[0]);
-	st = wait_for(pid, 60);
-	return st;
+	*err = read_all(c.err);
+	close(c.err);
+	return wait_for(c.pid, 60);
 }
 
 static void one_line_with(const char *err, const char *a, const char *b)

@@ -27,7 +27,7 @@ static void test_target_killed(void **state)
 	char pidarg[32], *out;
 	char *tr[] = { (char *)tdbpf_bin(), "-v", "-j", "-p", pidarg, NULL };
 	struct child w;
-	struct proc d;
+	struct child d;
 	json_object *doc, *tasks;
 	double t_kill;
 	int pid, st;
@@ -38,7 +38,7 @@ static void test_target_killed(void **state)
 	objects_before();
 	pid = start_workload(wl, 0, &w);
 	snprintf(pidarg, sizeof(pidarg), "%d", pid);
-	d = start(tr, NULL);
+	d = spawn_both(tr);
 	/* 2 s of tracing, however long attaching takes on a busy machine */
 	assert_true(wait_line(d.err, "tdbpf: attached", 30000));
 	sleep(2);
@@ -79,7 +79,7 @@ static void test_closed_pipe(void **state)
 	char *tr[] = { (char *)tdbpf_bin(), "-I", "100", "-p", pidarg, NULL };
 	struct pollfd p;
 	struct child w;
-	struct proc d;
+	struct child d;
 	double t_close;
 	int st;
 
@@ -87,7 +87,7 @@ static void test_closed_pipe(void **state)
 	NEED_BPF();
 	objects_before();
 	snprintf(pidarg, sizeof(pidarg), "%d", start_workload(wl, 0, &w));
-	d = start(tr, NULL);
+	d = spawn_both(tr);
 	p.fd = d.out;
 	p.events = POLLIN;
 	assert_int_equal(poll(&p, 1, 5000), 1);
@@ -120,20 +120,18 @@ static void test_sigterm_stops_command(void **state)
 		       (char *)workload("spinners"), "-n", "1", "-d", "60",
 		       NULL };
 	json_object *doc, *tasks;
-	struct proc d;
+	struct child d;
 	int pid = -1;
 
 	(void)state;
 	NEED_BPF();
 	objects_before();
-	d = start(tr, NULL);
+	d = spawn_both(tr);
 	/* the command's "pid=" line, on the stdout it shares with tdbpf */
 	assert_non_null(read_line(d.out, line, sizeof(line), 5000));
 	assert_int_equal(sscanf(line, "pid=%d", &pid), 1);
 	sleep(1);
-	kill(d.pid, SIGTERM);
-	free(read_all(d.out));
-	assert_int_equal(wait_for(d.pid, 10), 0);
+	assert_int_equal(end_child(&d, SIGTERM, 10), 0);
 	/* reaped by tdbpf: gone, not a zombie or an orphan */
 	assert_int_equal(kill(pid, 0), -1);
 	assert_int_equal(errno, ESRCH);
@@ -153,12 +151,12 @@ static void test_sigkill_leaves_nothing(void **state)
 {
 	char *tr[] = { (char *)tdbpf_bin(), "-v", "-a", "-o", "/dev/null",
 		       NULL };
-	struct proc d;
+	struct child d;
 
 	(void)state;
 	NEED_BPF();
 	objects_before();
-	d = start(tr, NULL);
+	d = spawn_both(tr);
 	assert_true(wait_line(d.err, "attached", 10000));
 	kill(d.pid, SIGKILL);
 	assert_int_equal(wait_for(d.pid, 10), 128 + SIGKILL);
@@ -173,32 +171,28 @@ static void test_sigkill_leaves_nothing(void **state)
  * Run @argv with RLIMIT_FSIZE at @bytes, stderr to @err_path (NULL: a
  * pipe, returned in *@err) and stdout to /dev/null: the exit status.
  */
+static int limit_fsize(void *ctx)
+{
+	return setrlimit(RLIMIT_FSIZE, ctx);
+}
+
 static int run_fsize(char *const argv[], rlim_t bytes, const char *err_path,
 		     char **err)
 {
 	struct rlimit rl = { bytes, bytes };
-	int ep[2], st, fd;
-	pid_t pid;
+	struct spawn_opts o = { .out = IO_NULL,
+				.err = err_path ? IO_CREATE : IO_PIPE,
+				.err_path = err_path,
+				.in_child = limit_fsize,
+				.ctx = &rl };
+	struct child c = spawn_with(argv, &o);
+	int st;
 
-	assert_int_equal(pipe(ep), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		fd = err_path ? open(err_path, O_WRONLY | O_CREAT | O_TRUNC,
-				     0644) : ep[1];
-		dup2(fd, 2);
-		fd = open("/dev/null", O_WRONLY);
-		dup2(fd, 1);
-		close(ep[0]);
-		if (setrlimit(RLIMIT_FSIZE, &rl))
-			_exit(125);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	close(ep[1]);
-	*err = read_all(ep[0]);
-	close(ep[0]);
-	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(c.pid > 0);
+	*err = c.err >= 0 ? read_all(c.err) : strdup("");
+	if (c.err >= 0)
+		close(c.err);
+	assert_int_equal(waitpid(c.pid, &st, 0), c.pid);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
@@ -302,7 +296,7 @@ static void test_command_ends_with_tdbpf(void **state)
 	char *tree[] = { (char *)tdbpf_bin(), "-v", "--children", "-d", "0.5",
 			 "-o", "/dev/null", "--", "sh", "-c", script, NULL };
 	pid_t pids[4];
-	struct proc d;
+	struct child d;
 	int i, nr = 0;
 
 	(void)state;
@@ -311,7 +305,7 @@ static void test_command_ends_with_tdbpf(void **state)
 	snprintf(n2, sizeof(n2), "%d.%d", 301 + getpid() % 97, getpid());
 	snprintf(script, sizeof(script), "sleep %s & sleep %s", n2, n2);
 	objects_before();
-	d = start(one, NULL);
+	d = spawn_both(one);
 	assert_true(wait_line(d.err, "attached", 60000));
 	for (i = 0; i < 100 && !pids_of("sleep", n1, pids, 4); i++)
 		usleep(20000);
@@ -328,7 +322,7 @@ static void test_command_ends_with_tdbpf(void **state)
 	close(d.out);
 	close(d.err);
 
-	d = start(tree, NULL);
+	d = spawn_both(tree);
 	assert_true(wait_line(d.err, "attached", 60000));
 	for (i = 0; i < 100 && pids_of("sleep", n2, pids, 4) < 2; i++)
 		usleep(20000);

@@ -188,18 +188,7 @@ static int graph(const char *const *args, struct run_result *r)
 /* The JSON verdict: the first candidate's name and reason. */
 static void json_verdict(const char *out, char *name, char *reason, size_t len)
 {
-	json_object *doc = json_tokener_parse(out), *g, *b, *c;
-
-	assert_non_null(doc);
-	assert_true(json_object_object_get_ex(doc, "graph", &g));
-	assert_true(json_object_object_get_ex(g, "bottleneck", &b));
-	assert_true(json_object_array_length(b) > 0);
-	c = json_object_array_get_idx(b, 0);
-	snprintf(name, len, "%s",
-		 json_object_get_string(json_object_object_get(c, "comm")));
-	snprintf(reason, len, "%s",
-		 json_object_get_string(json_object_object_get(c, "reason")));
-	json_object_put(doc);
+	assert_true(verdict_of(out, name, reason, len));
 }
 
 static void test_relay_busy(void **state)

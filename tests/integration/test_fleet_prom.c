@@ -178,25 +178,6 @@ static int graph(const char *range, const char *match, struct run_result *r)
 	return run_capture(argv, NULL, (uid_t)-1, (gid_t)-1, 60, r);
 }
 
-/* The first candidate's name and reason; false when there is none yet. */
-static bool verdict(const char *out, char *name, char *reason, size_t len)
-{
-	json_object *doc = json_tokener_parse(out), *g, *b, *c;
-	bool ok = doc && json_object_object_get_ex(doc, "graph", &g) &&
-		  json_object_object_get_ex(g, "bottleneck", &b) &&
-		  json_object_array_length(b) > 0;
-
-	if (ok) {
-		c = json_object_array_get_idx(b, 0);
-		snprintf(name, len, "%s",
-			 json_object_get_string(json_object_object_get(c, "comm")));
-		snprintf(reason, len, "%s",
-			 json_object_get_string(json_object_object_get(c, "reason")));
-	}
-	json_object_put(doc);
-	return ok;
-}
-
 /*
  * The verdict over @range must become @name for @reason: asked once a
  * second for up to 20 s, as Prometheus needs a few scrapes of a new
@@ -211,7 +192,7 @@ static void expect(const char *range, const char *name, const char *reason)
 
 	for (i = 0; i < 20; i++) {
 		if (graph(range, NULL, &res) == 0 &&
-		    verdict(res.out, n, r, sizeof(n))) {
+		    verdict_of(res.out, n, r, sizeof(n))) {
 			if (!strcmp(n, name) &&
 			    !strncmp(r, reason, strlen(reason))) {
 				free(res.out);

@@ -114,8 +114,10 @@ static void test_jvm_subtasks(void **state)
 {
 	char *dir = tmp_path("skew"), *json = tmp_path("skew.json");
 	char *dot = tmp_path("skew.dot"), pid[16], one[128], fold[160];
-	char *jc[] = { "/usr/bin/javac", "-d", dir,
-		       "tests/workloads/jvm/SkewGraph.java", NULL };
+	/* with Stages.java, which it shares with the other graph */
+	char *jc[] = { "/usr/bin/javac", "-d", dir, "-sourcepath",
+		       "tests/workloads/jvm", "tests/workloads/jvm/SkewGraph.java",
+		       NULL };
 	char *jv[] = { "/usr/bin/java", "-cp", dir, "SkewGraph", "20", "2",
 		       NULL };
 	unsigned long tid;
@@ -185,8 +187,10 @@ static int64_t on_cpu_of(json_object *doc, const char *name)
 static void test_jvm_launched(void **state)
 {
 	char *dir = tmp_path("skew2"), *json = tmp_path("skew2.json");
-	char *jc[] = { "/usr/bin/javac", "-d", dir,
-		       "tests/workloads/jvm/SkewGraph.java", NULL };
+	/* with Stages.java, which it shares with the other graph */
+	char *jc[] = { "/usr/bin/javac", "-d", dir, "-sourcepath",
+		       "tests/workloads/jvm", "tests/workloads/jvm/SkewGraph.java",
+		       NULL };
 	char *argv[] = { (char *)tdbpf_bin(), "-j", "-o", json, "--",
 			 "/usr/bin/java", "-cp", dir, "SkewGraph", "5", "2",
 			 NULL };

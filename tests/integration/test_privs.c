@@ -193,12 +193,12 @@ static void caps_after_setup(const char *opt, bool reader, useconds_t us,
 	long long cpu0, cpu1, on = 0;
 	json_object *tasks;
 	struct child w;
-	struct proc d;
+	struct child d;
 	int i, pid;
 
 	pid = start_workload(wl, 0, &w);
 	snprintf(pidarg, sizeof(pidarg), "%d", pid);
-	d = start(tr, NULL);
+	d = spawn_both(tr);
 	/* a wait, not a bound: a loaded machine verifies slowly */
 	assert_true(wait_line(d.err, "attached", 60000));
 	/* the drop follows the "attached" line closely */
@@ -309,7 +309,7 @@ static void test_listen_holds_no_override(void **state)
 	unsigned long long eff = 0, prm = 0;
 	struct dirent *e;
 	struct child w;
-	struct proc d;
+	struct child d;
 	char path[64];
 	int i, n = 0;
 	DIR *dir;
@@ -317,7 +317,7 @@ static void test_listen_holds_no_override(void **state)
 	(void)state;
 	NEED_BPF();
 	snprintf(pidarg, sizeof(pidarg), "%d", start_workload(wl, 0, &w));
-	d = start(tr, NULL);
+	d = spawn_both(tr);
 	assert_true(wait_line(d.err, "attached", 60000));
 	/* the drop follows "attached" closely */
 	for (i = 0; i < 100 && status_hex(d.pid, "CapPrm:") != KEPT_CAPS; i++)

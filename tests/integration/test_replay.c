@@ -10,15 +10,6 @@
  */
 #include "helpers.h"
 
-static void write_file(const char *path, const char *s, size_t n)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	assert_int_equal(fwrite(s, 1, n, f), n);
-	fclose(f);
-}
-
 /*
  * Run tdbpf with @args (NULL-terminated) and the spinners workload, no
  * graph (test_graph_replayed has it): spinners never wait on each other.
@@ -63,6 +54,17 @@ static int report(struct run_result *r, const char *const *args)
 }
 
 #define ARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+/* `tdbpf report @args` refuses: exit 2, saying @msg; all of it in @r. */
+static void refused(struct run_result *r, const char *const *args,
+		    const char *msg)
+{
+	report(r, args);
+	assert_int_equal(r->status, 2);
+	if (!strstr(r->err, msg))
+		fail_msg("report %s: stderr '%s', want '%s'", args[0], r->err,
+			 msg);
+}
 
 /* `tdbpf report @args` prints exactly the file @want, exit 0. */
 static void same_as(const char *want_path, const char *const *args)
@@ -187,9 +189,8 @@ static void test_intervals(void **state)
 	free(want);
 	free(csv);
 	/* a range with no interval: said, with what the file holds */
-	report(&r, ARGS(rec, "--from", "99"));
-	assert_int_equal(r.status, 2);
-	assert_non_null(strstr(r.err, "no interval in the range asked; it holds intervals 0 to"));
+	refused(&r, ARGS(rec, "--from", "99"),
+		"no interval in the range asked; it holds intervals 0 to");
 	assert_int_equal(count_lines(r.err), 1);
 	run_result_free(&r);
 
@@ -220,7 +221,7 @@ static void test_bad_files(void **state)
 	const char *j = tmp_path("b.jsonl"), *cut = tmp_path("cut.jsonl");
 	const char *p = tmp_path("p.json");
 	struct run_result r;
-	char *js, *l2, *l3, msg[128];
+	char *js, *l2, *l3;
 	size_t n;
 
 	(void)state;
@@ -233,11 +234,10 @@ static void test_bad_files(void **state)
 	/* half of line 3 itself: the rest of the file may be much longer */
 	assert_non_null(strchr(l3, '\n'));
 	n = (size_t)(l3 - js) + (size_t)(strchr(l3, '\n') - l3) / 2;
-	write_file(cut, js, n);
-	report(&r, ARGS(cut, "-j"));
-	assert_int_equal(r.status, 2);
+	write_bytes(cut, js, n);
+	refused(&r, ARGS(cut, "-j"),
+		"line 3: the file ends inside the report that starts on line 3");
 	assert_int_equal(count_lines(r.err), 1);
-	assert_non_null(strstr(r.err, "line 3: the file ends inside the report that starts on line 3"));
 	assert_int_equal(strlen(r.out), (size_t)(l3 - js));
 	assert_int_equal(strncmp(r.out, js, strlen(r.out)), 0);
 	run_result_free(&r);
@@ -248,10 +248,9 @@ static void test_bad_files(void **state)
 	js = file_text(p);
 	for (n = 0, l2 = js; n < 20; n++)
 		l2 = strchr(l2, '\n') + 1;
-	write_file(cut, js, (size_t)(l2 - js));
-	report(&r, ARGS(cut));
-	assert_int_equal(r.status, 2);
-	assert_non_null(strstr(r.err, "line 20: the file ends inside the report that starts on line 1"));
+	write_bytes(cut, js, (size_t)(l2 - js));
+	refused(&r, ARGS(cut),
+		"line 20: the file ends inside the report that starts on line 1");
 	assert_string_equal(r.out, "");
 	run_result_free(&r);
 
@@ -269,10 +268,8 @@ static void test_bad_files(void **state)
 		json_object_object_add(t, "tid",
 				       json_object_new_int64(1LL << 40));
 		txt = json_object_to_json_string(doc);
-		write_file(cut, txt, strlen(txt));
-		report(&r, ARGS(cut));
-		assert_int_equal(r.status, 2);
-		assert_non_null(strstr(r.err, "\"tid\" is over 2^32"));
+		write_bytes(cut, txt, strlen(txt));
+		refused(&r, ARGS(cut), "\"tid\" is over 2^32");
 		run_result_free(&r);
 		json_object_object_add(t, "tid", json_object_new_int64(1));
 		raw = json_object_object_get(t, "raw");
@@ -282,35 +279,25 @@ static void test_bad_files(void **state)
 			json_object_object_get(raw, "running"), 0,
 			json_object_new_int64(json_object_get_int64(run) + 1));
 		txt = json_object_to_json_string(doc);
-		write_file(cut, txt, strlen(txt));
-		report(&r, ARGS(cut));
-		assert_int_equal(r.status, 2);
-		assert_non_null(strstr(r.err, "ran longer than it was enabled"));
+		write_bytes(cut, txt, strlen(txt));
+		refused(&r, ARGS(cut), "ran longer than it was enabled");
 		run_result_free(&r);
 		json_object_put(doc);
 	}
 
 	/* a foreign file: its table, a CSV, nothing */
-	write_file(cut, "tdbpf: model software, 1.00 s\n", 30);
-	report(&r, ARGS(cut));
-	assert_int_equal(r.status, 2);
-	assert_non_null(strstr(r.err, "line 1: not a tdbpf JSON recording"));
+	write_bytes(cut, "tdbpf: model software, 1.00 s\n", 30);
+	refused(&r, ARGS(cut), "line 1: not a tdbpf JSON recording");
 	assert_int_equal(count_lines(r.err), 1);
 	run_result_free(&r);
-	write_file(cut, "{\"a\": 1}\n\n{\"b\": 2}\n", 18);
-	report(&r, ARGS(cut));
-	assert_int_equal(r.status, 2);
-	assert_non_null(strstr(r.err, "line 1: not a tdbpf JSON report"));
+	write_bytes(cut, "{\"a\": 1}\n\n{\"b\": 2}\n", 18);
+	refused(&r, ARGS(cut), "line 1: not a tdbpf JSON report");
 	run_result_free(&r);
-	write_file(cut, "", 0);
-	report(&r, ARGS(cut));
-	assert_int_equal(r.status, 2);
-	assert_non_null(strstr(r.err, "no report in it"));
+	write_bytes(cut, "", 0);
+	refused(&r, ARGS(cut), "no report in it");
 	run_result_free(&r);
-	report(&r, ARGS("/nonexistent/x.json"));
-	assert_int_equal(r.status, 2);
-	snprintf(msg, sizeof(msg), "cannot read it: No such file");
-	assert_non_null(strstr(r.err, msg));
+	refused(&r, ARGS("/nonexistent/x.json"),
+		"cannot read it: No such file");
 	run_result_free(&r);
 	free(js);
 	unlink(j);

@@ -50,24 +50,32 @@ static int count_of(const struct st_line *l, int n, const char *what,
 	return c;
 }
 
-static void test_passes_with_figures(void **state)
+/* `tdbpf selftest` @argv's output (all shown when it fails); exit 0. */
+static char *selftest(char *const argv[])
 {
-	char *argv[] = { (char *)tdbpf_bin(), "selftest", NULL };
-	static struct st_line l[512];
 	char *out = NULL;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	int rc, n, i, passed = -1, failed = -1, threads;
-	double migrations = 0;
-	const char *s;
+	int rc = run(argv, &out, 120);
 
-	(void)state;
-	if (need_bpf())
-		skip();
-	rc = run(argv, &out, 120);
 	assert_non_null(out);
 	if (rc)
 		print_message("%s", out);
 	assert_int_equal(rc, 0);
+	return out;
+}
+
+static void test_passes_with_figures(void **state)
+{
+	char *argv[] = { (char *)tdbpf_bin(), "selftest", NULL };
+	static struct st_line l[512];
+	char *out;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int n, i, passed = -1, failed = -1, threads;
+	double migrations = 0;
+	const char *s;
+
+	(void)state;
+	NEED_BPF();
+	out = selftest(argv);
 	s = strstr(out, "tdbpf selftest: ");
 	while (s && sscanf(s, "tdbpf selftest: %d passed, %d failed", &passed,
 			   &failed) != 2)
@@ -118,17 +126,12 @@ static void test_e_events(void **state)
 	char *argv[] = { (char *)tdbpf_bin(), "selftest", "-e",
 			 "task-clock,cs", NULL };
 	static struct st_line l[512];
-	char *out = NULL;
-	int rc, n, threads;
+	char *out;
+	int n, threads;
 
 	(void)state;
-	if (need_bpf())
-		skip();
-	rc = run(argv, &out, 120);
-	assert_non_null(out);
-	if (rc)
-		print_message("%s", out);
-	assert_int_equal(rc, 0);
+	NEED_BPF();
+	out = selftest(argv);
 	n = parse(out, l, 512);
 	threads = count_of(l, n, "on-cpu-ns", NULL);
 	assert_true(threads >= 6);

@@ -42,7 +42,9 @@ static bool is_ours(const struct ours *o, int pid)
 static pid_t start_self_scraper(const char *dir, int port)
 {
 	char cfg[400], a1[64], a2[440], a3[440];
-	pid_t pid;
+	char *argv[] = { "prometheus", a1, a2, a3, "--log.level=warn", NULL };
+	struct spawn_opts o = { .out = IO_NULL, .err = IO_NULL,
+				.search_path = true };
 	FILE *f;
 
 	snprintf(cfg, sizeof(cfg), "%s/prometheus.yml", dir);
@@ -55,17 +57,7 @@ static pid_t start_self_scraper(const char *dir, int port)
 	snprintf(a1, sizeof(a1), "--web.listen-address=127.0.0.1:%d", port);
 	snprintf(a2, sizeof(a2), "--storage.tsdb.path=%s/data", dir);
 	snprintf(a3, sizeof(a3), "--config.file=%s", cfg);
-	pid = fork();
-	if (pid == 0) {
-		int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-
-		dup2(fd, 1);
-		dup2(fd, 2);
-		execlp("prometheus", "prometheus", a1, a2, a3,
-		       "--log.level=warn", (char *)NULL);
-		_exit(127);
-	}
-	return pid;
+	return spawn_with(argv, &o).pid;
 }
 
 /* The TCP graph's stage pids into @o, once it is ready. */

@@ -11,19 +11,8 @@
 set -u
 cd "$(dirname "$0")/../.."
 
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok: $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-check() { # check "what" command...
-	what=$1
-	shift
-	if "$@"; then ok "$what"; else bad "$what"; return 1; fi
-}
-finish() {
-	echo "test-install: $pass passed, $fail failed"
-	[ "$fail" -eq 0 ]
-	exit $?
-}
+suite=test-install
+. tests/pkg/checks.sh
 
 tmp=$(mktemp -d /tmp/tdbpf-install.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT

@@ -12,19 +12,8 @@
 set -u
 cd "$(dirname "$0")/../.."
 
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok: $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-check() { # check "what" command...
-	what=$1
-	shift
-	if "$@"; then ok "$what"; else bad "$what"; return 1; fi
-}
-finish() {
-	echo "test-package: $pass passed, $fail failed"
-	[ "$fail" -eq 0 ]
-	exit $?
-}
+suite=test-package
+. tests/pkg/checks.sh
 
 if [ "$(id -u)" != 0 ]; then
 	echo "test-package installs a package into this machine: run it as root (sudo make test-package)"

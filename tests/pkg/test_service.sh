@@ -14,14 +14,8 @@
 set -u
 cd "$(dirname "$0")/../.."
 
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok: $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-finish() {
-	echo "test-service: $pass passed, $fail failed"
-	[ "$fail" -eq 0 ]
-	exit $?
-}
+suite=test-service
+. tests/pkg/checks.sh
 
 tmp=$(mktemp -d /tmp/tdbpf-svc.XXXXXX)
 tpid= ppid=

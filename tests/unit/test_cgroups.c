@@ -19,6 +19,7 @@
 #include "sources/cgroup_path.h"
 #include "sources/cgroups_proc.h"
 #include "sums/cgroups.h"
+#include "proc.h"
 
 #define ID "3f1b9c2ad4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d"
 #define UID "8d7f1e2a-3b4c-4d5e-9f60-718293a4b5c6"
@@ -178,19 +179,6 @@ static void test_collect(void **state)
 	tasks_free(&t);
 }
 
-/* Write @text to @root/@name. */
-static void put_file(const char *root, const char *name, const char *text)
-{
-	char p[512];
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s/%s", root, name);
-	f = fopen(p, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
 static bool has_pid(const struct cgroup_members *m, pid_t pid)
 {
 	size_t i;
@@ -223,11 +211,11 @@ static void test_members(void **state)
 		 "40 31 0:37 / %s/systemd rw,relatime - cgroup cgroup rw,name=systemd\n"
 		 "41 31 0:38 / %s/unified rw,relatime - cgroup2 cgroup2 rw\n"
 		 "22 1 0:21 / /proc rw - proc proc rw\n", root, root, root);
-	put_file(root, "mountinfo", mi);
-	put_file(root, "memory/docker/a/cgroup.procs", "10\n11\n");
-	put_file(root, "memory/docker/a/sub/cgroup.procs", "12\n");
-	put_file(root, "systemd/docker/a/cgroup.procs", "10\n");
-	put_file(root, "unified/x/cgroup.procs", "");
+	write_in(root, "mountinfo", mi);
+	write_in(root, "memory/docker/a/cgroup.procs", "10\n11\n");
+	write_in(root, "memory/docker/a/sub/cgroup.procs", "12\n");
+	write_in(root, "systemd/docker/a/cgroup.procs", "10\n");
+	write_in(root, "unified/x/cgroup.procs", "");
 	snprintf(mi, sizeof(mi), "%s/mountinfo", root);
 
 	/* name=systemd's before a controller's */
@@ -248,7 +236,7 @@ static void test_members(void **state)
 	assert_int_equal(m.nr, 3);
 	assert_true(has_pid(&m, 10) && has_pid(&m, 11) && has_pid(&m, 12));
 	/* a process moved in from outside is there at the next reading */
-	put_file(root, "memory/docker/a/sub/cgroup.procs", "12\n13\n");
+	write_in(root, "memory/docker/a/sub/cgroup.procs", "12\n13\n");
 	assert_int_equal(cgroup_members_read(&m), 0);
 	assert_int_equal(m.nr, 4);
 	assert_true(has_pid(&m, 13));

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 #include "support/outbuf.h"
 #include "unit_helpers.h"
+#include "xorshift.h"
 
 /* fmt_fixed and snprintf agree on the text and the return value. */
 static void same(double v, int prec)
@@ -107,14 +108,11 @@ static void test_fixed_edges(void **state)
 	}
 }
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint64_t rng = XORSHIFT_SEED;
 
 static uint64_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return xorshift64(&rng);
 }
 
 static void test_fixed_random(void **state)

@@ -127,6 +127,90 @@ static void close_to(double got, double want, double eps, int line)
 
 #define ON(labels) "tdbpf_task_on_cpu_seconds_total{" labels "}"
 
+/* A sample a scrape must hold: @sel's value, or NAN for none at all. */
+struct want {
+	const char *sel;
+	double v;
+};
+
+/* Each of @w in @text, to 1e-9 of it (@line: the table's, on failure). */
+static void holds(const char *text, const struct want *w, size_t n, int line)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		double got = value(text, w[i].sel);
+
+		/* relative: the nanosecond sums' seconds are 1e-9 apart */
+		if (isnan(w[i].v) ? !isnan(got) :
+				    !(fabs(got - w[i].v) <= 1e-9 * fabs(w[i].v)))
+			fail_msg("line %d: %s: got %.17g, want %.17g", line,
+				 w[i].sel, got, w[i].v);
+	}
+}
+
+#define HOLDS(text, ...)                                                   \
+	do {                                                               \
+		const struct want w_[] = { __VA_ARGS__ };                  \
+		holds((text), w_, sizeof(w_) / sizeof(w_[0]), __LINE__);   \
+	} while (0)
+
+/* @r's waker or holder slots, each set as set_wait() sets one. */
+#define SET_WAITS(t, r, ...)                                               \
+	do {                                                               \
+		const struct tdbpf_wait w_[] = { __VA_ARGS__ };            \
+		size_t i_;                                                 \
+		for (i_ = 0; i_ < sizeof(w_) / sizeof(w_[0]); i_++)        \
+			set_wait((t), (r), w_[i_]);                        \
+	} while (0)
+
+/* A row of a scrape's task table: what the tests set of a task_row. */
+struct row_def {
+	__u32 tid, pid;
+	const char *comm;
+	__u64 on, nvcsw, nivcsw, migrations, runq, off;
+	bool exited;
+};
+
+/* The table emptied, then @d's rows in it. */
+#define ROWS(t, ...)                                                       \
+	do {                                                               \
+		const struct row_def d_[] = { __VA_ARGS__ };               \
+		rows((t), d_, sizeof(d_) / sizeof(d_[0]));                 \
+	} while (0)
+
+static void rows(struct task_table *t, const struct row_def *d, size_t n)
+{
+	size_t i;
+
+	tasks_reset(t);
+	for (i = 0; i < n; i++) {
+		struct task_row *r = row(t, d[i].tid, d[i].pid, d[i].comm,
+					 d[i].on);
+
+		r->sched.nvcsw = d[i].nvcsw;
+		r->sched.nivcsw = d[i].nivcsw;
+		r->sched.migrations = d[i].migrations;
+		r->sched.runq_wait_ns = d[i].runq;
+		r->sched.off_cpu_ns = d[i].off;
+		r->exited = d[i].exited;
+	}
+}
+
+/* @n socket halves @f, their ends "local", "remote" from @ends, in @ft. */
+static void add_flows(struct flow_table *ft, struct sock_flow *f,
+		      const char *const (*ends)[2], int n)
+{
+	int i;
+
+	flows_init(ft);
+	for (i = 0; i < n; i++) {
+		assert_true(flow_end_parse(ends[i][0], &f[i].local));
+		assert_true(flow_end_parse(ends[i][1], &f[i].remote));
+		assert_int_equal(flows_add(ft, &f[i]), 0);
+	}
+}
+
 /* ---- tests ------------------------------------------------------------ */
 
 static void test_accept(void **state)
@@ -160,36 +244,24 @@ static void test_fold_monotonic(void **state)
 	struct event_plan plan;
 	struct prom_state st;
 	struct task_table t;
-	struct task_row *r;
 	char *txt;
 
 	(void)state;
 	sw_plan(&plan);
 	start(&st, &t, &plan, 0, 0);
 
-	row(&t, 100, 100, "app", 1000000000);
-	r = row(&t, 101, 100, "worker-1", 1500000000);
-	r->sched.nvcsw = 10;
-	r->sched.nivcsw = 2;
-	r->sched.migrations = 1;
-	r->sched.runq_wait_ns = 7;
-	r->sched.off_cpu_ns = 300;
-	r = row(&t, 102, 100, "worker-2", 2000000000);
-	r->sched.nvcsw = 5;
+	ROWS(&t, { 100, 100, "app", .on = 1000000000 },
+	     { 101, 100, "worker-1", .on = 1500000000, .nvcsw = 10,
+	       .nivcsw = 2, .migrations = 1, .runq = 7, .off = 300 },
+	     { 102, 100, "worker-2", .on = 2000000000, .nvcsw = 5 });
 	txt = scrape(&st, &t);
-	assert_double_equal(value(txt, ON("comm=\"app\",thread=\"app\"")), 1.0,
-			    0);
-	assert_double_equal(value(txt, ON("comm=\"app\",thread=\"worker-*\"")),
-			    3.5, 0);
-	assert_double_equal(value(txt, "tdbpf_task_switches_total{comm=\"app\",thread=\"worker-*\",kind=\"voluntary\"}"),
-			    15, 0);
-	assert_double_equal(value(txt, "tdbpf_task_switches_total{comm=\"app\",thread=\"worker-*\",kind=\"involuntary\"}"),
-			    2, 0);
-	assert_double_equal(value(txt, "tdbpf_task_runqueue_wait_seconds_total{comm=\"app\",thread=\"worker-*\"}"),
-			    7e-9, 1e-18);
-	assert_double_equal(value(txt, "tdbpf_task_threads{comm=\"app\",thread=\"worker-*\"}"),
-			    2, 0);
-	assert_double_equal(value(txt, "tdbpf_series"), 2, 0);
+	HOLDS(txt, { ON("comm=\"app\",thread=\"app\""), 1.0 },
+	      { ON("comm=\"app\",thread=\"worker-*\""), 3.5 },
+	      { "tdbpf_task_switches_total{comm=\"app\",thread=\"worker-*\",kind=\"voluntary\"}", 15 },
+	      { "tdbpf_task_switches_total{comm=\"app\",thread=\"worker-*\",kind=\"involuntary\"}", 2 },
+	      { "tdbpf_task_runqueue_wait_seconds_total{comm=\"app\",thread=\"worker-*\"}", 7e-9 },
+	      { "tdbpf_task_threads{comm=\"app\",thread=\"worker-*\"}", 2 },
+	      { "tdbpf_series", 2 });
 	free(txt);
 
 	/*
@@ -197,25 +269,17 @@ static void test_fold_monotonic(void **state)
 	 * source dropped it); 103 is new; the main thread ran 0.5 s more.
 	 * worker-*: 3.5 + 0.25 + 0.125 = 3.875 (102's last reading stays).
 	 */
-	tasks_reset(&t);
-	row(&t, 100, 100, "app", 1500000000);
-	r = row(&t, 101, 100, "worker-1", 1750000000);
-	r->exited = true;
-	r->sched.nvcsw = 11;
-	r->sched.nivcsw = 2;
-	r->sched.off_cpu_ns = 200;	/* smaller: a run-queue wait ended */
-	row(&t, 103, 100, "worker-3", 125000000);
+	ROWS(&t, { 100, 100, "app", .on = 1500000000 },
+	     /* off-CPU smaller: a run-queue wait ended */
+	     { 101, 100, "worker-1", .on = 1750000000, .nvcsw = 11,
+	       .nivcsw = 2, .off = 200, .exited = true },
+	     { 103, 100, "worker-3", .on = 125000000 });
 	txt = scrape(&st, &t);
-	assert_double_equal(value(txt, ON("comm=\"app\",thread=\"app\"")), 1.5,
-			    0);
-	assert_double_equal(value(txt, ON("comm=\"app\",thread=\"worker-*\"")),
-			    3.875, 0);
-	assert_double_equal(value(txt, "tdbpf_task_off_cpu_seconds_total{comm=\"app\",thread=\"worker-*\"}"),
-			    300e-9, 1e-18);
-	assert_double_equal(value(txt, "tdbpf_task_exited_threads_total{comm=\"app\",thread=\"worker-*\"}"),
-			    1, 0);
-	assert_double_equal(value(txt, "tdbpf_task_threads{comm=\"app\",thread=\"worker-*\"}"),
-			    1, 0);
+	HOLDS(txt, { ON("comm=\"app\",thread=\"app\""), 1.5 },
+	      { ON("comm=\"app\",thread=\"worker-*\""), 3.875 },
+	      { "tdbpf_task_off_cpu_seconds_total{comm=\"app\",thread=\"worker-*\"}", 300e-9 },
+	      { "tdbpf_task_exited_threads_total{comm=\"app\",thread=\"worker-*\"}", 1 },
+	      { "tdbpf_task_threads{comm=\"app\",thread=\"worker-*\"}", 1 });
 	free(txt);
 
 	/*
@@ -224,30 +288,20 @@ static void test_fold_monotonic(void **state)
 	 * goes to the new series, worker-* keeps what it had. 101's off-CPU
 	 * catches up (500 ns): only what passes the most counted (300) adds.
 	 */
-	tasks_reset(&t);
-	row(&t, 100, 100, "app", 1500000000);
-	r = row(&t, 101, 100, "worker-1", 1750000000);
-	r->exited = true;
-	r->sched.nvcsw = 11;
-	r->sched.nivcsw = 2;
-	r->sched.off_cpu_ns = 500;
-	row(&t, 103, 100, "sink", 1125000000);
+	ROWS(&t, { 100, 100, "app", .on = 1500000000 },
+	     { 101, 100, "worker-1", .on = 1750000000, .nvcsw = 11,
+	       .nivcsw = 2, .off = 500, .exited = true },
+	     { 103, 100, "sink", .on = 1125000000 });
 	txt = scrape(&st, &t);
-	assert_double_equal(value(txt, ON("comm=\"app\",thread=\"worker-*\"")),
-			    3.875, 0);
-	assert_double_equal(value(txt, ON("comm=\"app\",thread=\"sink\"")), 1.0,
-			    0);
-	assert_double_equal(value(txt, "tdbpf_task_off_cpu_seconds_total{comm=\"app\",thread=\"worker-*\"}"),
-			    500e-9, 1e-18);
-	assert_double_equal(value(txt, "tdbpf_task_exited_threads_total{comm=\"app\",thread=\"worker-*\"}"),
-			    1, 0);
-	assert_double_equal(value(txt, "tdbpf_task_threads{comm=\"app\",thread=\"worker-*\"}"),
-			    0, 0);
+	HOLDS(txt, { ON("comm=\"app\",thread=\"worker-*\""), 3.875 },
+	      { ON("comm=\"app\",thread=\"sink\""), 1.0 },
+	      { "tdbpf_task_off_cpu_seconds_total{comm=\"app\",thread=\"worker-*\"}", 500e-9 },
+	      { "tdbpf_task_exited_threads_total{comm=\"app\",thread=\"worker-*\"}", 1 },
+	      { "tdbpf_task_threads{comm=\"app\",thread=\"worker-*\"}", 0 });
 	free(txt);
 
 	/* a tid reused by a new task (sums restart): counted from zero */
-	tasks_reset(&t);
-	row(&t, 103, 100, "sink", 250000000);
+	ROWS(&t, { 103, 100, "sink", .on = 250000000 });
 	txt = scrape(&st, &t);
 	assert_double_equal(value(txt, ON("comm=\"app\",thread=\"sink\"")), 1.25,
 			    0);
@@ -281,11 +335,9 @@ static void test_scaled_increments(void **state)
 	r->ctr[0] = (struct tdbpf_count){ 4, 10, 5 };	/* leader's times */
 	r->ctr[1] = (struct tdbpf_count){ 100, 0, 0 };
 	txt = scrape(&st, &t);
-	assert_double_equal(value(txt, sel), 200, 0);
-	assert_double_equal(value(txt, "tdbpf_task_group_enabled_seconds_total{comm=\"\",thread=\"w\",group=\"0\"}"),
-			    10e-9, 1e-18);
-	assert_double_equal(value(txt, "tdbpf_task_group_running_seconds_total{comm=\"\",thread=\"w\",group=\"0\"}"),
-			    5e-9, 1e-18);
+	HOLDS(txt, { sel, 200 },
+	      { "tdbpf_task_group_enabled_seconds_total{comm=\"\",thread=\"w\",group=\"0\"}", 10e-9 },
+	      { "tdbpf_task_group_running_seconds_total{comm=\"\",thread=\"w\",group=\"0\"}", 5e-9 });
 	free(txt);
 
 	r->sched.on_cpu_ns = 20;
@@ -300,9 +352,8 @@ static void test_scaled_increments(void **state)
 	r->ctr[0] = (struct tdbpf_count){ 5, 30, 15 };
 	r->ctr[1] = (struct tdbpf_count){ 150, 0, 0 };
 	txt = scrape(&st, &t);
-	assert_double_equal(value(txt, sel), 250, 0);
-	assert_double_equal(value(txt, "tdbpf_task_group_enabled_seconds_total{comm=\"\",thread=\"w\",group=\"0\"}"),
-			    30e-9, 1e-18);
+	HOLDS(txt, { sel, 250 },
+	      { "tdbpf_task_group_enabled_seconds_total{comm=\"\",thread=\"w\",group=\"0\"}", 30e-9 });
 	free(txt);
 	stop(&st, &t);
 }
@@ -323,15 +374,14 @@ static void test_series_limit(void **state)
 	for (i = 0; i < 5; i++)
 		row(&t, 10 + i, 0, names[i], 1000000000ull * (i + 1));
 	txt = scrape(&st, &t);
-	assert_double_equal(value(txt, ON("comm=\"\",thread=\"a\"")), 1, 0);
-	assert_double_equal(value(txt, ON("comm=\"\",thread=\"b\"")), 2, 0);
-	assert_true(isnan(value(txt, ON("comm=\"\",thread=\"c\""))));
+	HOLDS(txt, { ON("comm=\"\",thread=\"a\""), 1 },
+	      { ON("comm=\"\",thread=\"b\""), 2 },
+	      { ON("comm=\"\",thread=\"c\""), NAN });
 	/* 3 + 4 + 5 */
-	assert_double_equal(value(txt, ON("comm=\"other\",thread=\"other\"")),
-			    12, 0);
-	assert_double_equal(value(txt, "tdbpf_series"), 2, 0);
-	assert_double_equal(value(txt, "tdbpf_series_limit"), 2, 0);
-	assert_double_equal(value(txt, "tdbpf_series_overflow_tasks"), 3, 0);
+	HOLDS(txt, { ON("comm=\"other\",thread=\"other\""), 12 },
+	      { "tdbpf_series", 2 },
+	      { "tdbpf_series_limit", 2 },
+	      { "tdbpf_series_overflow_tasks", 3 });
 	assert_int_equal(count_lines(txt, "tdbpf_task_on_cpu_seconds_total{"),
 			 3);
 	free(txt);
@@ -365,10 +415,9 @@ static void test_tid_labels(void **state)
 	free(txt);
 
 	txt = scrape(&st, &t);
-	assert_true(isnan(value(txt, ON("comm=\"app\",thread=\"worker-1\",pid=\"100\",tid=\"101\""))));
-	assert_double_equal(value(txt, ON("comm=\"app\",thread=\"app\",pid=\"100\",tid=\"100\"")),
-			    1, 0);
-	assert_double_equal(value(txt, "tdbpf_series"), 1, 0);
+	HOLDS(txt, { ON("comm=\"app\",thread=\"worker-1\",pid=\"100\",tid=\"101\""), NAN },
+	      { ON("comm=\"app\",thread=\"app\",pid=\"100\",tid=\"100\""), 1 },
+	      { "tdbpf_series", 1 });
 	free(txt);
 	stop(&st, &t);
 }
@@ -453,13 +502,10 @@ static void test_container_labels(void **state)
 	row(&t, 201, 200, "worker-1", 2000000000);
 	row(&t, 301, 300, "worker-1", 4000000000);
 	txt = scrape(&st, &t);
-	assert_double_equal(value(txt, ON("comm=\"\",thread=\"worker-*\",container_id=\"aa11111111111111111111111111111111111111111111111111111111111111\"")),
-			    1, 0);
-	assert_double_equal(value(txt, ON("comm=\"\",thread=\"worker-*\",container_id=\"bb22222222222222222222222222222222222222222222222222222222222222\",pod_uid=\"8d7f1e2a-3b4c-4d5e-9f60-718293a4b5c6\"")),
-			    2, 0);
-	assert_double_equal(value(txt, ON("comm=\"\",thread=\"worker-*\"")),
-			    4, 0);
-	assert_double_equal(value(txt, "tdbpf_series"), 3, 0);
+	HOLDS(txt, { ON("comm=\"\",thread=\"worker-*\",container_id=\"aa11111111111111111111111111111111111111111111111111111111111111\""), 1 },
+	      { ON("comm=\"\",thread=\"worker-*\",container_id=\"bb22222222222222222222222222222222222222222222222222222222222222\",pod_uid=\"8d7f1e2a-3b4c-4d5e-9f60-718293a4b5c6\""), 2 },
+	      { ON("comm=\"\",thread=\"worker-*\""), 4 },
+	      { "tdbpf_series", 3 });
 	free(txt);
 	stop(&st, &t);
 	cgroups_free(&cg);
@@ -594,11 +640,10 @@ static void test_tma_slots(void **state)
 	set_count(r, &plan, "topdown-bad-spec", 20000);
 	set_count(r, &plan, "topdown-be-bound", 40000);
 	txt = scrape(&st, &t);
-	assert_double_equal(value(txt, ret), 30000, 0);
-	assert_double_equal(value(txt, be), 40000, 0);
-	assert_double_equal(value(txt, "tdbpf_task_slots_total{comm=\"\",thread=\"w\"}"),
-			    100000, 0);
-	assert_true(isnan(value(txt, "tdbpf_task_tma_slots_total{comm=\"\",thread=\"w\",node=\"tma_dram_bound\",level=\"3\"}")));
+	HOLDS(txt, { ret, 30000 },
+	      { be, 40000 },
+	      { "tdbpf_task_slots_total{comm=\"\",thread=\"w\"}", 100000 },
+	      { "tdbpf_task_tma_slots_total{comm=\"\",thread=\"w\",node=\"tma_dram_bound\",level=\"3\"}", NAN });
 	free(txt);
 
 	r->sched.on_cpu_ns = 2000;
@@ -611,10 +656,9 @@ static void test_tma_slots(void **state)
 	r->ctr[plan.leader[plan.group[slot_of(&plan, "TOPDOWN.SLOTS")]]].enabled = 2000;
 	r->ctr[plan.leader[plan.group[slot_of(&plan, "TOPDOWN.SLOTS")]]].running = 2000;
 	txt = scrape(&st, &t);
-	assert_double_equal(value(txt, ret), 80000, 0);
-	assert_double_equal(value(txt, be), 40000, 0);
-	assert_double_equal(value(txt, "tdbpf_task_slots_total{comm=\"\",thread=\"w\"}"),
-			    150000, 0);
+	HOLDS(txt, { ret, 80000 },
+	      { be, 40000 },
+	      { "tdbpf_task_slots_total{comm=\"\",thread=\"w\"}", 150000 });
 	free(txt);
 	stop(&st, &t);
 }
@@ -642,10 +686,8 @@ static void test_tma_cycle_slots(void **state)
 	set_count(r, &plan, "CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE", 100);
 	set_count(r, &plan, "CPU_CLK_UNHALTED.REF_XCLK", 100);
 	txt = scrape(&st, &t);
-	assert_double_equal(value(txt, "tdbpf_task_slots_total{comm=\"\",thread=\"w\"}"),
-			    4000, 0);
-	assert_double_equal(value(txt, "tdbpf_task_tma_slots_total{comm=\"\",thread=\"w\",node=\"tma_retiring\",level=\"1\"}"),
-			    1000, 0);
+	HOLDS(txt, { "tdbpf_task_slots_total{comm=\"\",thread=\"w\"}", 4000 },
+	      { "tdbpf_task_tma_slots_total{comm=\"\",thread=\"w\",node=\"tma_retiring\",level=\"1\"}", 1000 });
 	free(txt);
 	stop(&st, &t);
 }
@@ -667,6 +709,8 @@ static void start_waits(struct prom_state *st, struct task_table *t,
  * its labels and its waker's (a task by its series' labels, a kind by
  * name); bounded like the task series, the rest in one `other`.
  */
+#define SINK "comm=\"src\",thread=\"sink-*\","
+
 static void test_wait_series(void **state)
 {
 	struct event_plan plan;
@@ -680,42 +724,39 @@ static void test_wait_series(void **state)
 	row(&t, 10, 10, "src", 1000000000ull);
 	r = row(&t, 11, 10, "sink-1", 100000000ull);
 	r->sched.off_cpu_ns = 900000000ull;
-	set_wait(&t, r, (struct tdbpf_wait){ .kind = TDBPF_WAKER_TASK,
-					     .tid = 10, .wakeups = 40,
-					     .wait_ns = 600000000ull });
-	set_wait(&t, r, (struct tdbpf_wait){ .kind = TDBPF_WAKER_TIMER,
-					     .wakeups = 9,
-					     .wait_ns = 200000000ull });
+	SET_WAITS(&t, r,
+		  { .kind = TDBPF_WAKER_TASK, .tid = 10, .wakeups = 40,
+		    .wait_ns = 600000000ull },
+		  { .kind = TDBPF_WAKER_TIMER, .wakeups = 9,
+		    .wait_ns = 200000000ull });
 	txt = scrape(&st, &t);
-	assert_double_equal(value(txt, WAIT("comm=\"src\",thread=\"sink-*\",waker_comm=\"src\",waker_thread=\"src\"")),
-			    0.6, 1e-9);
-	assert_double_equal(value(txt, WAIT("comm=\"src\",thread=\"sink-*\",waker_comm=\"\",waker_thread=\"timer\"")),
-			    0.2, 1e-9);
-	assert_double_equal(value(txt, "tdbpf_task_wakeups_total{comm=\"src\",thread=\"sink-*\",waker_comm=\"src\",waker_thread=\"src\"}"),
-			    40, 0);
+	HOLDS(txt, { WAIT(SINK "waker_comm=\"src\",waker_thread=\"src\""), 0.6 },
+	      { WAIT(SINK "waker_comm=\"\",waker_thread=\"timer\""), 0.2 },
+	      { "tdbpf_task_wakeups_total{" SINK
+		"waker_comm=\"src\",waker_thread=\"src\"}", 40 });
 	free(txt);
 	/* the next scrape adds the slots' increments; a third waker overflows */
 	r = tasks_find(&t, 11);
 	r->sched.off_cpu_ns = 1500000000ull;
-	set_wait(&t, r, (struct tdbpf_wait){ .kind = TDBPF_WAKER_TASK,
-					     .tid = 10, .wakeups = 70,
-					     .wait_ns = 1000000000ull });
-	set_wait(&t, r, (struct tdbpf_wait){ .kind = TDBPF_WAKER_HARDIRQ,
-					     .wakeups = 3,
-					     .wait_ns = 50000000ull });
+	SET_WAITS(&t, r,
+		  { .kind = TDBPF_WAKER_TASK, .tid = 10, .wakeups = 70,
+		    .wait_ns = 1000000000ull },
+		  { .kind = TDBPF_WAKER_HARDIRQ, .wakeups = 3,
+		    .wait_ns = 50000000ull });
 	txt = scrape(&st, &t);
-	assert_double_equal(value(txt, WAIT("comm=\"src\",thread=\"sink-*\",waker_comm=\"src\",waker_thread=\"src\"")),
-			    1.0, 1e-9);
-	assert_double_equal(value(txt, WAIT("comm=\"src\",thread=\"sink-*\",waker_comm=\"\",waker_thread=\"timer\"")),
-			    0.2, 1e-9);
-	assert_true(isnan(value(txt, WAIT("comm=\"src\",thread=\"sink-*\",waker_comm=\"\",waker_thread=\"irq\""))));
-	assert_double_equal(value(txt, WAIT("comm=\"other\",thread=\"other\",waker_comm=\"\",waker_thread=\"other\"")),
-			    0.05, 1e-9);
+	HOLDS(txt, { WAIT(SINK "waker_comm=\"src\",waker_thread=\"src\""), 1.0 },
+	      { WAIT(SINK "waker_comm=\"\",waker_thread=\"timer\""), 0.2 },
+	      { WAIT(SINK "waker_comm=\"\",waker_thread=\"irq\""), NAN },
+	      { WAIT("comm=\"other\",thread=\"other\",waker_comm=\"\",waker_thread=\"other\""),
+		0.05 });
 	free(txt);
 	stop(&st, &t);
 }
 
-#define HELD(labels) "tdbpf_task_cpu_held_seconds_total{" labels "}"
+/* agg's series, held by @labels */
+#define HELD(labels)                                             \
+	"tdbpf_task_cpu_held_seconds_total{comm=\"enrich\",thread=\"agg\"," \
+	labels "}"
 
 /*
  * Hold series: run-queue time charged to the CPU's holders is not
@@ -736,22 +777,17 @@ static void test_hold_series(void **state)
 	row(&t, 10, 10, "enrich", 1000000000ull);
 	r = row(&t, 11, 10, "agg", 500000000ull);
 	r->sched.runq_wait_ns = 450000000ull;
-	set_wait(&t, r, (struct tdbpf_wait){ .kind = TDBPF_HOLDER_TASK,
-					     .tid = 10, .wakeups = 30,
-					     .wait_ns = 300000000ull });
-	set_wait(&t, r, (struct tdbpf_wait){ .kind = TDBPF_HOLDER_TASK,
-					     .tid = 4242, .wakeups = 5,
-					     .wait_ns = 100000000ull });
-	set_wait(&t, r, (struct tdbpf_wait){ .kind = TDBPF_HOLDER_LIMIT,
-					     .wakeups = 2,
-					     .wait_ns = 50000000ull });
+	SET_WAITS(&t, r,
+		  { .kind = TDBPF_HOLDER_TASK, .tid = 10, .wakeups = 30,
+		    .wait_ns = 300000000ull },
+		  { .kind = TDBPF_HOLDER_TASK, .tid = 4242, .wakeups = 5,
+		    .wait_ns = 100000000ull },
+		  { .kind = TDBPF_HOLDER_LIMIT, .wakeups = 2,
+		    .wait_ns = 50000000ull });
 	txt = scrape(&st, &t);
-	assert_double_equal(value(txt, HELD("comm=\"enrich\",thread=\"agg\",holder_comm=\"enrich\",holder_thread=\"enrich\"")),
-			    0.3, 1e-9);
-	assert_double_equal(value(txt, HELD("comm=\"enrich\",thread=\"agg\",holder_comm=\"\",holder_thread=\"cpu-other\"")),
-			    0.1, 1e-9);
-	assert_double_equal(value(txt, HELD("comm=\"enrich\",thread=\"agg\",holder_comm=\"\",holder_thread=\"cpu-limit\"")),
-			    0.05, 1e-9);
+	HOLDS(txt, { HELD("holder_comm=\"enrich\",holder_thread=\"enrich\""), 0.3 },
+	      { HELD("holder_comm=\"\",holder_thread=\"cpu-other\""), 0.1 },
+	      { HELD("holder_comm=\"\",holder_thread=\"cpu-limit\""), 0.05 });
 	assert_non_null(strstr(txt, "# TYPE tdbpf_task_cpu_held_seconds_total counter\n"));
 	/* no hold is blocked time, and no label names "(null)" */
 	assert_null(strstr(txt, "tdbpf_task_wait_seconds_total"));
@@ -759,6 +795,10 @@ static void test_hold_series(void **state)
 	free(txt);
 	stop(&st, &t);
 }
+
+#define RELAY(state, local, remote)                                   \
+	"tdbpf_socket_flows{comm=\"relay\",proto=\"tcp\",state=\"" state \
+	"\",local=\"" local "\",remote=\"" remote "\"}"
 
 /* Socket halves: a client's ephemeral port folded, the service's kept. */
 static void test_socket_flows(void **state)
@@ -771,37 +811,30 @@ static void test_socket_flows(void **state)
 		{ .pid = 1, .comm = "relay", .proto = "tcp",
 		  .state = FLOW_ESTABLISHED },
 	};
+	static const char *const ends[][2] = {
+		{ "0.0.0.0:7001", "0.0.0.0:0" },
+		/* accepted from gen's 40001: the service's side */
+		{ "10.9.0.2:7001", "10.9.0.1:40001" },
+		/* to sink's service from our ephemeral 40002: the client's */
+		{ "10.9.0.2:40002", "10.9.0.3:7002" },
+	};
 	struct prom_health h = { .tasks_live = 1 };
 	struct flow_table ft;
 	struct event_plan plan;
 	struct prom_state st;
 	char *txt;
 	FILE *out = tmpfile();
-	int i;
 
 	(void)state;
-	assert_true(flow_end_parse("0.0.0.0:7001", &f[0].local));
-	assert_true(flow_end_parse("0.0.0.0:0", &f[0].remote));
-	/* accepted from gen's 40001: the service's side */
-	assert_true(flow_end_parse("10.9.0.2:7001", &f[1].local));
-	assert_true(flow_end_parse("10.9.0.1:40001", &f[1].remote));
-	/* to sink's service from our ephemeral 40002: the client's side */
-	assert_true(flow_end_parse("10.9.0.2:40002", &f[2].local));
-	assert_true(flow_end_parse("10.9.0.3:7002", &f[2].remote));
-	flows_init(&ft);
-	for (i = 0; i < 3; i++)
-		assert_int_equal(flows_add(&ft, &f[i]), 0);
+	add_flows(&ft, f, ends, 3);
 	h.flows = &ft;
 	sw_plan(&plan);
 	assert_int_equal(prom_init(&st, &plan, 0, 10), 0);
 	assert_int_equal(prom_write(&st, &h, false, out), 0);
 	txt = slurp(out);
-	assert_double_equal(value(txt, "tdbpf_socket_flows{comm=\"relay\",proto=\"tcp\",state=\"established\",local=\"10.9.0.2:7001\",remote=\"10.9.0.1:*\"}"),
-			    1, 0);
-	assert_double_equal(value(txt, "tdbpf_socket_flows{comm=\"relay\",proto=\"tcp\",state=\"established\",local=\"10.9.0.2:*\",remote=\"10.9.0.3:7002\"}"),
-			    1, 0);
-	assert_double_equal(value(txt, "tdbpf_socket_flows{comm=\"relay\",proto=\"tcp\",state=\"listen\",local=\"0.0.0.0:7001\",remote=\"0.0.0.0:0\"}"),
-			    1, 0);
+	HOLDS(txt, { RELAY("established", "10.9.0.2:7001", "10.9.0.1:*"), 1 },
+	      { RELAY("established", "10.9.0.2:*", "10.9.0.3:7002"), 1 },
+	      { RELAY("listen", "0.0.0.0:7001", "0.0.0.0:0"), 1 });
 	free(txt);
 	flows_free(&ft);
 	prom_free(&st);
@@ -820,22 +853,19 @@ static void test_wait_endpoint(void **state)
 		{ .pid = 30, .comm = "sink", .proto = "tcp",
 		  .state = FLOW_ESTABLISHED },
 	};
+	static const char *const ends[][2] = {
+		{ "0.0.0.0:7002", "0.0.0.0:0" },
+		{ "10.9.0.3:7002", "10.9.0.2:40002" },
+	};
 	struct event_plan plan;
 	struct prom_state st;
 	struct flow_table ft;
 	struct task_table t;
 	struct task_row *r;
 	char *txt;
-	int i;
 
 	(void)state;
-	assert_true(flow_end_parse("0.0.0.0:7002", &f[0].local));
-	assert_true(flow_end_parse("0.0.0.0:0", &f[0].remote));
-	assert_true(flow_end_parse("10.9.0.3:7002", &f[1].local));
-	assert_true(flow_end_parse("10.9.0.2:40002", &f[1].remote));
-	flows_init(&ft);
-	for (i = 0; i < 2; i++)
-		assert_int_equal(flows_add(&ft, &f[i]), 0);
+	add_flows(&ft, f, ends, 2);
 	sw_plan(&plan);
 	assert_int_equal(prom_init(&st, &plan, 0, 10), 0);
 	st.flows = &ft;

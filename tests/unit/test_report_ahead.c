@@ -18,17 +18,15 @@
 #include "analysis/report.h"
 #include "analysis/report_ahead.h"
 #include "unit_helpers.h"
+#include "xorshift.h"
 
 #define NR_TASKS 1500
 
-static uint64_t rs = 0x9e3779b97f4a7c15ULL;
+static uint64_t rs = XORSHIFT_SEED;
 
 static uint64_t rnd(void)
 {
-	rs ^= rs << 13;
-	rs ^= rs >> 7;
-	rs ^= rs << 17;
-	return rs;
+	return xorshift64(&rs);
 }
 
 /*

@@ -24,6 +24,29 @@ static void set(const struct model *m, const char *name, double v)
 	ev[i] = v;
 }
 
+/* A count of the vector, by event name. */
+struct count_of {
+	const char *event;
+	double v;
+};
+
+/* Every event of @m measured, zero but those of @c; the rest NAN. */
+static void load(const struct model *m, const struct count_of *c, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < MODEL_MAX_EVENTS; i++)
+		ev[i] = (int)i < m->nr_events ? 0 : NAN;
+	for (i = 0; i < n; i++)
+		set(m, c[i].event, c[i].v);
+}
+
+#define LOAD(m, ...)                                                       \
+	do {                                                               \
+		const struct count_of c_[] = { __VA_ARGS__ };              \
+		load((m), c_, sizeof(c_) / sizeof(c_[0]));                 \
+	} while (0)
+
 static int node(const struct model *m, const char *name)
 {
 	int i;
@@ -55,35 +78,33 @@ static double val(const struct model *m, const struct tma_result *r,
 static void bdx_memory_vector(void)
 {
 	const struct model *m = &model_broadwellx;
-	int i;
 
-	/* every event measured, zero unless set below */
-	for (i = 0; i < MODEL_MAX_EVENTS; i++)
-		ev[i] = i < m->nr_events ? 0 : NAN;
-	set(m, "CPU_CLK_UNHALTED.THREAD", 1e9);
-	set(m, "CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE", 2e7);
-	set(m, "CPU_CLK_UNHALTED.REF_XCLK", 2e7);
-	set(m, "INST_RETIRED.ANY", 0.5e9);		/* IPC 0.5 */
-	set(m, "IDQ_UOPS_NOT_DELIVERED.CORE", 0.4e9);
-	set(m, "UOPS_ISSUED.ANY", 1.2e9);
-	set(m, "UOPS_RETIRED.RETIRE_SLOTS", 1.0e9);
-	set(m, "INT_MISC.RECOVERY_CYCLES", 0.025e9);
-	set(m, "IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE", 0.05e9);
-	set(m, "BR_MISP_RETIRED.ALL_BRANCHES", 3e6);
-	set(m, "MACHINE_CLEARS.COUNT", 1e6);
-	set(m, "CYCLE_ACTIVITY.STALLS_MEM_ANY", 0.6e9);
-	set(m, "RESOURCE_STALLS.SB", 0.05e9);
-	set(m, "CYCLE_ACTIVITY.STALLS_TOTAL", 0.7e9);
-	set(m, "UOPS_EXECUTED.CYCLES_GE_1_UOP_EXEC", 0.4e9);
-	set(m, "UOPS_EXECUTED.CYCLES_GE_2_UOPS_EXEC", 0.3e9);
-	set(m, "UOPS_EXECUTED.CYCLES_GE_3_UOPS_EXEC", 0.2e9);
-	set(m, "RS_EVENTS.EMPTY_CYCLES", 0.1e9);
-	set(m, "IDQ.MS_UOPS", 0.024e9);
-	set(m, "CYCLE_ACTIVITY.STALLS_L1D_MISS", 0.5e9);
-	set(m, "CYCLE_ACTIVITY.STALLS_L2_MISS", 0.45e9);
-	set(m, "MEM_LOAD_UOPS_RETIRED.L3_HIT", 1e6);
-	set(m, "MEM_LOAD_UOPS_RETIRED.L3_MISS", 1e6);
-	set(m, "INT_MISC.RECOVERY_CYCLES_ANY", NAN);	/* SMT on only */
+	/* every event measured, zero unless set here */
+	LOAD(m,
+	     { "CPU_CLK_UNHALTED.THREAD", 1e9 },
+	     { "CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE", 2e7 },
+	     { "CPU_CLK_UNHALTED.REF_XCLK", 2e7 },
+	     { "INST_RETIRED.ANY", 0.5e9 }, /* IPC 0.5 */
+	     { "IDQ_UOPS_NOT_DELIVERED.CORE", 0.4e9 },
+	     { "UOPS_ISSUED.ANY", 1.2e9 },
+	     { "UOPS_RETIRED.RETIRE_SLOTS", 1.0e9 },
+	     { "INT_MISC.RECOVERY_CYCLES", 0.025e9 },
+	     { "IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE", 0.05e9 },
+	     { "BR_MISP_RETIRED.ALL_BRANCHES", 3e6 },
+	     { "MACHINE_CLEARS.COUNT", 1e6 },
+	     { "CYCLE_ACTIVITY.STALLS_MEM_ANY", 0.6e9 },
+	     { "RESOURCE_STALLS.SB", 0.05e9 },
+	     { "CYCLE_ACTIVITY.STALLS_TOTAL", 0.7e9 },
+	     { "UOPS_EXECUTED.CYCLES_GE_1_UOP_EXEC", 0.4e9 },
+	     { "UOPS_EXECUTED.CYCLES_GE_2_UOPS_EXEC", 0.3e9 },
+	     { "UOPS_EXECUTED.CYCLES_GE_3_UOPS_EXEC", 0.2e9 },
+	     { "RS_EVENTS.EMPTY_CYCLES", 0.1e9 },
+	     { "IDQ.MS_UOPS", 0.024e9 },
+	     { "CYCLE_ACTIVITY.STALLS_L1D_MISS", 0.5e9 },
+	     { "CYCLE_ACTIVITY.STALLS_L2_MISS", 0.45e9 },
+	     { "MEM_LOAD_UOPS_RETIRED.L3_HIT", 1e6 },
+	     { "MEM_LOAD_UOPS_RETIRED.L3_MISS", 1e6 },
+	     { "INT_MISC.RECOVERY_CYCLES_ANY", NAN }); /* SMT on only */
 }
 
 static void test_bdx_dram(void **state)
@@ -346,29 +367,26 @@ static void test_spr_metrics(void **state)
  */
 static void skx_vector(const struct model *m)
 {
-	int i;
-
-	for (i = 0; i < MODEL_MAX_EVENTS; i++)
-		ev[i] = i < m->nr_events ? 0 : NAN;
-	set(m, "CPU_CLK_UNHALTED.THREAD", 1e6);
-	set(m, "CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE", 500);
-	set(m, "CPU_CLK_UNHALTED.REF_XCLK", 1000);
-	set(m, "INST_RETIRED.ANY", 1.2e6);
-	set(m, "IDQ_UOPS_NOT_DELIVERED.CORE", 0.6e6);
-	set(m, "UOPS_ISSUED.ANY", 1.8e6);
-	set(m, "UOPS_RETIRED.RETIRE_SLOTS", 1.5e6);
-	set(m, "INT_MISC.RECOVERY_CYCLES_ANY", 20000);
-	set(m, "INT_MISC.RECOVERY_CYCLES", 8000);
-	set(m, "UOPS_RETIRED.MACRO_FUSED", 1e5);
-	set(m, "cpu/ICACHE_16B.IFDATA_STALL,cmask=1,edge/", 300);
-	set(m, "ICACHE_16B.IFDATA_STALL", 4000);
-	set(m, "MEM_LOAD_RETIRED.L2_HIT", 1000);
-	set(m, "MEM_LOAD_RETIRED.FB_HIT", 500);
-	set(m, "MEM_LOAD_RETIRED.L1_MISS", 2000);
-	set(m, "cpu/L1D_PEND_MISS.FB_FULL,cmask=1/", 750);
-	set(m, "CYCLE_ACTIVITY.STALLS_L1D_MISS", 0.2e6);
-	set(m, "CYCLE_ACTIVITY.STALLS_L2_MISS", 0.1e6);
-	set(m, "CYCLE_ACTIVITY.STALLS_L3_MISS", 0.04e6);
+	LOAD(m,
+	     { "CPU_CLK_UNHALTED.THREAD", 1e6 },
+	     { "CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE", 500 },
+	     { "CPU_CLK_UNHALTED.REF_XCLK", 1000 },
+	     { "INST_RETIRED.ANY", 1.2e6 },
+	     { "IDQ_UOPS_NOT_DELIVERED.CORE", 0.6e6 },
+	     { "UOPS_ISSUED.ANY", 1.8e6 },
+	     { "UOPS_RETIRED.RETIRE_SLOTS", 1.5e6 },
+	     { "INT_MISC.RECOVERY_CYCLES_ANY", 20000 },
+	     { "INT_MISC.RECOVERY_CYCLES", 8000 },
+	     { "UOPS_RETIRED.MACRO_FUSED", 1e5 },
+	     { "cpu/ICACHE_16B.IFDATA_STALL,cmask=1,edge/", 300 },
+	     { "ICACHE_16B.IFDATA_STALL", 4000 },
+	     { "MEM_LOAD_RETIRED.L2_HIT", 1000 },
+	     { "MEM_LOAD_RETIRED.FB_HIT", 500 },
+	     { "MEM_LOAD_RETIRED.L1_MISS", 2000 },
+	     { "cpu/L1D_PEND_MISS.FB_FULL,cmask=1/", 750 },
+	     { "CYCLE_ACTIVITY.STALLS_L1D_MISS", 0.2e6 },
+	     { "CYCLE_ACTIVITY.STALLS_L2_MISS", 0.1e6 },
+	     { "CYCLE_ACTIVITY.STALLS_L3_MISS", 0.04e6 });
 }
 
 static void test_skx(void **state)
@@ -459,30 +477,28 @@ static void test_gnr(void **state)
 {
 	const struct model *m = &model_graniterapids;
 	struct tma_result r;
-	int i;
 
 	(void)state;
-	for (i = 0; i < MODEL_MAX_EVENTS; i++)
-		ev[i] = i < m->nr_events ? 0 : NAN;
-	set(m, "TOPDOWN.SLOTS", 1000);
-	set(m, "CPU_CLK_UNHALTED.THREAD", 200);
-	set(m, "CPU_CLK_UNHALTED.DISTRIBUTED", 100);
-	set(m, "topdown-fe-bound", 100);
-	set(m, "topdown-bad-spec", 300);
-	set(m, "topdown-retiring", 450);
-	set(m, "topdown-be-bound", 150);
-	set(m, "topdown-br-mispredict", 250);
-	set(m, "INT_MISC.UOP_DROPPING", 10);
-	set(m, "BR_MISP_RETIRED.ALL_BRANCHES", 100);
-	set(m, "BR_MISP_RETIRED.COND_NTAKEN", 20);
-	set(m, "BR_MISP_RETIRED.COND_TAKEN", 30);
-	set(m, "BR_MISP_RETIRED.INDIRECT", 25);
-	set(m, "BR_MISP_RETIRED.INDIRECT_CALL", 15);
-	set(m, "BR_MISP_RETIRED.RET", 5);
-	set(m, "IDQ.MS_CYCLES_ANY", 12);
-	set(m, "UOPS_RETIRED.SLOTS", 100);
-	set(m, "UOPS_ISSUED.ANY", 200);
-	set(m, "cpu/UOPS_RETIRED.MS,cmask=1/", 9);
+	LOAD(m,
+	     { "TOPDOWN.SLOTS", 1000 },
+	     { "CPU_CLK_UNHALTED.THREAD", 200 },
+	     { "CPU_CLK_UNHALTED.DISTRIBUTED", 100 },
+	     { "topdown-fe-bound", 100 },
+	     { "topdown-bad-spec", 300 },
+	     { "topdown-retiring", 450 },
+	     { "topdown-be-bound", 150 },
+	     { "topdown-br-mispredict", 250 },
+	     { "INT_MISC.UOP_DROPPING", 10 },
+	     { "BR_MISP_RETIRED.ALL_BRANCHES", 100 },
+	     { "BR_MISP_RETIRED.COND_NTAKEN", 20 },
+	     { "BR_MISP_RETIRED.COND_TAKEN", 30 },
+	     { "BR_MISP_RETIRED.INDIRECT", 25 },
+	     { "BR_MISP_RETIRED.INDIRECT_CALL", 15 },
+	     { "BR_MISP_RETIRED.RET", 5 },
+	     { "IDQ.MS_CYCLES_ANY", 12 },
+	     { "UOPS_RETIRED.SLOTS", 100 },
+	     { "UOPS_ISSUED.ANY", 200 },
+	     { "cpu/UOPS_RETIRED.MS,cmask=1/", 9 });
 	tma_decode(m, ev, true, 3, &r);
 	assert_close(val(m, &r, "tma_frontend_bound"), 0.1 - 0.01);
 	assert_close(val(m, &r, "tma_bad_speculation"),

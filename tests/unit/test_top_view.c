@@ -115,15 +115,31 @@ static struct task_row *add(struct task_table *t, __u32 tid, const char *comm,
 	return r;
 }
 
-/* Four threads over a 1 s interval. */
-static void workload(struct task_table *t, const struct event_plan *p)
+/* An empty table of @p's counters. */
+static void empty(struct task_table *t, const struct event_plan *p)
 {
 	tasks_init(t);
 	tasks_set_events(t, p->nr);
+}
+
+/* Four threads over a 1 s interval. */
+static void workload(struct task_table *t, const struct event_plan *p)
+{
+	empty(t, p);
 	add(t, 11, "worker-1", 900, 50, 50);
 	add(t, 12, "worker-2", 300, 600, 100);
 	add(t, 13, "sink", 100, 0, 900);
 	add(t, 14, "src\x01x", 0, 0, 1000);
+}
+
+/* A frame of @t's sums over @window_ns on @ncpu CPUs (0: not said). */
+static struct top_frame frame(const struct event_plan *p,
+			      const struct task_table *t, __u64 window_ns,
+			      int ncpu)
+{
+	return (struct top_frame){ .plan = p, .tasks = t,
+				   .window_ns = window_ns, .ncpu = ncpu,
+				   .valid = true };
 }
 
 static void test_rows_80x24(void **state)
@@ -131,7 +147,7 @@ static void test_rows_80x24(void **state)
 	struct event_plan p;
 	struct task_table t;
 	struct top_state st;
-	struct top_frame fr = { 0 };
+	struct top_frame fr;
 	struct grid g;
 	int y;
 
@@ -139,11 +155,7 @@ static void test_rows_80x24(void **state)
 	sw_plan(&p);
 	workload(&t, &p);
 	top_state_init(&st, SORT_CPU, false, 0, 1000);
-	fr.plan = &p;
-	fr.tasks = &t;
-	fr.window_ns = 1000000000ULL;
-	fr.ncpu = 2;
-	fr.valid = true;
+	fr = frame(&p, &t, 1000000000ULL, 2);
 	draw(&g, 80, 24, &st, &fr);
 
 	assert_non_null(strstr(text(&g, 0), "tdbpf top - model software, every 1.0 s, sort cpu"));
@@ -182,23 +194,18 @@ static void test_whole_names(void **state)
 	struct event_plan p;
 	struct task_table t;
 	struct top_state st;
-	struct top_frame fr = { 0 };
+	struct top_frame fr;
 	struct grid g;
 
 	(void)state;
 	sw_plan(&p);
-	tasks_init(&t);
-	tasks_set_events(&t, p.nr);
+	empty(&t, &p);
 	add(&t, 21, "Map -> Filter (", 500, 0, 500)->name =
 		names_intern("Map -> Filter (2/3)#0");
 	add(&t, 22, "Window agg", 100, 0, 900)->name =
 		names_intern("Window agg 2");
 	top_state_init(&st, SORT_CPU, false, 0, 1000);
-	fr.plan = &p;
-	fr.tasks = &t;
-	fr.window_ns = 1000000000ULL;
-	fr.ncpu = 2;
-	fr.valid = true;
+	fr = frame(&p, &t, 1000000000ULL, 2);
 	draw(&g, 80, 24, &st, &fr);
 	assert_string_equal(text(&g, 4),
 			    "     21 Map ->~ (2/3)#0   50.0   0.0  50.0 #####..... blocked (off-CPU 50%)");
@@ -211,17 +218,14 @@ static void test_keys_sort_fold(void **state)
 	struct event_plan p;
 	struct task_table t;
 	struct top_state st;
-	struct top_frame fr = { 0 };
+	struct top_frame fr;
 	struct grid g;
 
 	(void)state;
 	sw_plan(&p);
 	workload(&t, &p);
 	top_state_init(&st, SORT_CPU, false, 0, 500);
-	fr.plan = &p;
-	fr.tasks = &t;
-	fr.window_ns = 1000000000ULL;
-	fr.valid = true;
+	fr = frame(&p, &t, 1000000000ULL, 0);
 
 	/* s: the next key, runq: worker-2 first */
 	assert_int_equal(top_key(&st, 's'), TOP_KEY_REDRAW);
@@ -283,7 +287,7 @@ static void test_sizes(void **state)
 	struct event_plan p;
 	struct task_table t;
 	struct top_state st;
-	struct top_frame fr = { 0 };
+	struct top_frame fr;
 	struct grid g;
 	char name[16];
 	size_t i;
@@ -291,17 +295,13 @@ static void test_sizes(void **state)
 
 	(void)state;
 	sw_plan(&p);
-	tasks_init(&t);
-	tasks_set_events(&t, p.nr);
+	empty(&t, &p);
 	for (k = 0; k < 40; k++) {
 		snprintf(name, sizeof(name), "w%d", k);
 		add(&t, 100 + k, name, k, 40 - k, 10);
 	}
 	top_state_init(&st, SORT_CPU, false, 0, 1000);
-	fr.plan = &p;
-	fr.tasks = &t;
-	fr.window_ns = 100000000ULL;
-	fr.valid = true;
+	fr = frame(&p, &t, 100000000ULL, 0);
 	draw(&g, 80, 24, &st, &fr);
 	/* 24 lines: 4 above the rows, the key line: 19 rows, 21 more */
 	assert_int_equal(find_row(&g, "w39"), 4);
@@ -327,7 +327,7 @@ static void test_tma_bar_ipc_banner(void **state)
 	struct event_plan p;
 	struct task_table t;
 	struct top_state st;
-	struct top_frame fr = { 0 };
+	struct top_frame fr;
 	struct task_row *r;
 	struct grid g;
 	char err[128];
@@ -336,8 +336,7 @@ static void test_tma_bar_ipc_banner(void **state)
 	(void)state;
 	assert_int_equal(plan_events(m, 1, true, m->gp_smt_on, &p, err,
 				     sizeof(err)), 0);
-	tasks_init(&t);
-	tasks_set_events(&t, p.nr);
+	empty(&t, &p);
 	r = add(&t, 7, "busy", 1000, 0, 0);
 	for (s = 0; s < p.nr; s++) {
 		const char *n = m->events[p.ev[s]].name;
@@ -363,10 +362,7 @@ static void test_tma_bar_ipc_banner(void **state)
 	}
 	top_state_init(&st, SORT_CPU, false, 1, 1000);
 	st.banner = "graph: src -> [parse] -> sink: parse is the bottleneck";
-	fr.plan = &p;
-	fr.tasks = &t;
-	fr.window_ns = 1000000000ULL;
-	fr.valid = true;
+	fr = frame(&p, &t, 1000000000ULL, 0);
 	draw(&g, 80, 24, &st, &fr);
 	assert_non_null(strstr(text(&g, 0), "model icelakex, level 1"));
 	assert_string_equal(text(&g, 1), st.banner);
@@ -387,52 +383,50 @@ static void test_tma_bar_ipc_banner(void **state)
  */
 static void test_graph_banner_waits_on(void **state)
 {
+	/* src waits on enrich; enrich runs, starved by agg now and then */
+	static const struct {
+		__u32 tid;
+		const char *comm;
+		struct tdbpf_sched sched;
+		struct tdbpf_wait w;
+	} tasks[] = {
+		{ 1, "src", { .on_cpu_ns = 50000000, .off_cpu_ns = 950000000 },
+		  { .kind = TDBPF_WAKER_TASK, .tid = 2, .wakeups = 100,
+		    .wait_ns = 950000000 } },
+		{ 2, "enrich",
+		  { .on_cpu_ns = 700000000, .runq_wait_ns = 300000000 },
+		  { .kind = TDBPF_HOLDER_TASK, .tid = 3, .wakeups = 50,
+		    .wait_ns = 300000000 } },
+		{ 3, "agg", { .on_cpu_ns = 900000000, .off_cpu_ns = 100000000 },
+		  { .kind = TDBPF_WAKER_TASK, .tid = 2, .wakeups = 10,
+		    .wait_ns = 100000000 } },
+	};
 	struct tdbpf_wait w[TDBPF_NR_WAITS];
 	struct event_plan p;
 	struct task_table t;
 	struct top_state st;
-	struct top_frame fr = { 0 };
+	struct top_frame fr;
 	struct tdbpf_task s;
 	struct grid g;
+	size_t i;
 	int y;
 
 	(void)state;
 	sw_plan(&p);
 	tasks_init(&t);
 	tasks_set_layout(&t, p.nr, true);
-	memset(&s, 0, sizeof(s));
-	s.tgid = 100;
-	/* src waits on enrich; enrich runs, starved by agg now and then */
-	memset(w, 0, sizeof(w));
-	s.tid = 1;
-	snprintf(s.comm, sizeof(s.comm), "src");
-	s.sched = (struct tdbpf_sched){ .on_cpu_ns = 50000000,
-					.off_cpu_ns = 950000000 };
-	w[0] = (struct tdbpf_wait){ .kind = TDBPF_WAKER_TASK, .tid = 2,
-				    .wakeups = 100, .wait_ns = 950000000 };
-	assert_int_equal(tasks_add(&t, &s, w, 0), 0);
-	memset(w, 0, sizeof(w));
-	s.tid = 2;
-	snprintf(s.comm, sizeof(s.comm), "enrich");
-	s.sched = (struct tdbpf_sched){ .on_cpu_ns = 700000000,
-					.runq_wait_ns = 300000000 };
-	w[0] = (struct tdbpf_wait){ .kind = TDBPF_HOLDER_TASK, .tid = 3,
-				    .wakeups = 50, .wait_ns = 300000000 };
-	assert_int_equal(tasks_add(&t, &s, w, 0), 0);
-	memset(w, 0, sizeof(w));
-	s.tid = 3;
-	snprintf(s.comm, sizeof(s.comm), "agg");
-	s.sched = (struct tdbpf_sched){ .on_cpu_ns = 900000000,
-					.off_cpu_ns = 100000000 };
-	w[0] = (struct tdbpf_wait){ .kind = TDBPF_WAKER_TASK, .tid = 2,
-				    .wakeups = 10, .wait_ns = 100000000 };
-	assert_int_equal(tasks_add(&t, &s, w, 0), 0);
+	for (i = 0; i < sizeof(tasks) / sizeof(tasks[0]); i++) {
+		memset(&s, 0, sizeof(s));
+		memset(w, 0, sizeof(w));
+		s.tgid = 100;
+		s.tid = tasks[i].tid;
+		snprintf(s.comm, sizeof(s.comm), "%s", tasks[i].comm);
+		s.sched = tasks[i].sched;
+		w[0] = tasks[i].w;
+		assert_int_equal(tasks_add(&t, &s, w, 0), 0);
+	}
 	top_state_init(&st, SORT_CPU, false, 0, 1000);
-	fr.plan = &p;
-	fr.tasks = &t;
-	fr.window_ns = 1000000000ULL;
-	fr.ncpu = 2;
-	fr.valid = true;
+	fr = frame(&p, &t, 1000000000ULL, 2);
 	draw(&g, 160, 24, &st, &fr);
 	/*
 	 * src's 950 ms reach enrich, which keeps its on-CPU 70% and sends

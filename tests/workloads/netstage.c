@@ -98,30 +98,18 @@ static int connect_to(const char *spec, double deadline_s)
 	}
 }
 
-static int read_all(int fd, char *buf, size_t n)
+/* All @n bytes of @buf read from @fd, or written to it (@wr): 0, or -1. */
+static int xfer_all(int fd, char *buf, size_t n, bool wr)
 {
-	size_t got = 0;
+	size_t done = 0;
 
-	while (got < n) {
-		ssize_t r = read(fd, buf + got, n - got);
+	while (done < n) {
+		ssize_t r = wr ? write(fd, buf + done, n - done) :
+				 read(fd, buf + done, n - done);
 
 		if (r <= 0)
 			return -1;
-		got += (size_t)r;
-	}
-	return 0;
-}
-
-static int write_all(int fd, const char *buf, size_t n)
-{
-	size_t put = 0;
-
-	while (put < n) {
-		ssize_t w = write(fd, buf + put, n - put);
-
-		if (w <= 0)
-			return -1;
-		put += (size_t)w;
+		done += (size_t)r;
 	}
 	return 0;
 }
@@ -190,13 +178,13 @@ int main(int argc, char **argv)
 	if (pause_s > 0)
 		usleep((useconds_t)(pause_s * 1e6));
 	while (clock_ns(CLOCK_MONOTONIC) / 1e9 < end) {
-		if (in >= 0 && read_all(in, buf, (size_t)rbytes))
+		if (in >= 0 && xfer_all(in, buf, (size_t)rbytes, false))
 			break;
 		if (cpu_us)
 			burn_us(cpu_us);
 		if (sleep_us)
 			usleep((useconds_t)sleep_us);
-		if (o >= 0 && write_all(o, buf, (size_t)rbytes))
+		if (o >= 0 && xfer_all(o, buf, (size_t)rbytes, true))
 			break;
 		records++;
 	}

@@ -40,78 +40,46 @@ static void say(const char *file, const char *msg)
 static int emit(struct replay_run *x, struct replay_report *rr)
 {
 	const struct options *o = x->o;
-	const struct task_table *src = &rr->tasks;
-	/* the reasons' names, from the recording (replay.h) */
-	const struct graph_lookups look = {
-		.ctx = rr,
-		.peer = replay_peer,
-		.tid_name = replay_tid_name,
-		.cpu_limit = replay_cpu_limit,
+	struct report_conf rc = {
+		.plan = &rr->plan,
+		.level = rr->plan.level,
+		.sort = o->sort,
+		.top = o->top,
+		.per_name = o->per_name,
+		.wakeups = rr->graph,
+		/* the reasons' names, from the recording (replay.h) */
+		.look = { .ctx = rr,
+			  .peer = replay_peer,
+			  .tid_name = replay_tid_name,
+			  .cpu_limit = replay_cpu_limit },
 	};
-	struct task_table folded;
-	struct span_table spans;
-	struct graph graph;
-	struct report rep;
-	int level = rr->plan.level, err;
+	/* the run's state, written back as it was recorded */
+	const struct report_parts p = {
+		.tasks = &rr->tasks,
+		.spans = &rr->spans,
+		.flows = &rr->flows,
+		.cgroups = &rr->cgroups,
+		.lost = &rr->lost,
+		.host = rr->host,
+		.wall_ns = rr->end_ns,
+		.duration_ns = rr->duration_ns,
+		.elapsed_ns = rr->interval >= 0 ? x->elapsed_ns :
+						  rr->duration_ns,
+		.interval = rr->interval,
+		.nr_total = rr->nr_total,
+	};
 
-	if (o->level && o->level < level)
-		level = o->level;
-	else if (o->level > level && !x->warned_level) {
+	if (o->level && o->level < rc.level)
+		rc.level = o->level;
+	else if (o->level > rc.level && !x->warned_level) {
 		fprintf(stderr,
 			"tdbpf: warning: the recording has TMA levels up to %d; showing level %d\n",
-			level, level);
+			rc.level, rc.level);
 		x->warned_level = true;
 	}
-	/* the graph as sink_emit() builds it live: over tasks, then fold */
-	memset(&graph, 0, sizeof(graph));
-	if (rr->graph && graph_build(&graph, &rr->tasks, o->per_name, &look))
-		return -ENOMEM;
-	tasks_init(&folded);
-	spans_init(&spans);
-	/* spans named after their threads and folded with them, as live */
-	if (spans_fold(&rr->spans, &rr->tasks, o->per_name, &spans) ||
-	    (o->per_name && tasks_fold(&rr->tasks, &folded, rr->plan.nr))) {
-		spans_free(&spans);
-		tasks_free(&folded);
-		graph_free(&graph);
-		return -ENOMEM;
-	}
-	if (o->per_name)
-		src = &folded;
-	err = report_build(&rep, src, &rr->plan, level, rr->duration_ns,
-			   o->sort, o->top);
-	if (err) {
-		spans_free(&spans);
-		tasks_free(&folded);
-		graph_free(&graph);
-		return err;
-	}
-	if (rr->graph)
-		report_set_graph(&rep, &graph, src);
-	/*
-	 * The live run counted its tasks before its --top cut; a recording
-	 * holds only the rows it printed. Folded again, the count is of
-	 * the names those rows give.
-	 */
-	if (!o->per_name && rr->nr_total > rep.nr_total)
-		rep.nr_total = rr->nr_total;
-	rep.interval = rr->interval;
-	rep.elapsed_ns = rr->interval >= 0 ? x->elapsed_ns : rr->duration_ns;
-	rep.lost = rr->lost;
-	/* the run's state, written back as it was recorded */
-	rep.host = rr->host;
-	rep.wall_ns = rr->end_ns;
-	rep.flows = &rr->flows;
-	rep.cgroups = &rr->cgroups;
-	rep.spans = spans.nr ? &spans : NULL;
 	/* the sinks of a live run; an -I recording is a series, as live */
 	x->sink.intervals = x->lines;
-	err = sink_write(&x->sink, &rep);
-	report_free(&rep);
-	spans_free(&spans);
-	tasks_free(&folded);
-	graph_free(&graph);
-	return err;
+	return sink_emit_parts(&x->sink, &rc, &p);
 }
 
 static bool picked(const struct options *o, int interval)

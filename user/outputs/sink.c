@@ -39,16 +39,15 @@ int sink_write(struct sink *s, const struct report *rep)
 			      s->name, mark);
 }
 
-int sink_emit(struct sink *s, const struct report_conf *rc,
-	      const struct snapshot *snap, __u64 duration_ns, int interval)
+int sink_emit_parts(struct sink *s, const struct report_conf *rc,
+		    const struct report_parts *p)
 {
 	const struct event_plan *plan = rc->plan;
-	const struct task_table *src = &snap->tasks;
+	const struct task_table *src = p->tasks;
 	struct task_table folded;
 	struct span_table spans;
 	struct graph graph;
 	struct report rep;
-	bool built = false;
 	int err = -ENOMEM;
 
 	memset(&graph, 0, sizeof(graph));
@@ -58,39 +57,63 @@ int sink_emit(struct sink *s, const struct report_conf *rc,
 	if (rc->wakeups && graph_build(&graph, src, rc->per_name, &rc->look))
 		goto out;
 	/* spans named after their threads, and folded with them */
-	if (spans_fold(&snap->spans, src, rc->per_name, &spans))
+	if (spans_fold(p->spans, src, rc->per_name, &spans))
 		goto out;
 	if (rc->per_name) {
 		if (tasks_fold(src, &folded, plan->nr))
 			goto out;
 		src = &folded;
 	}
-	err = report_build(&rep, src, plan, rc->level ? rc->level : plan->level,
-			   duration_ns, rc->sort, rc->top);
-	if (err)
+	if (report_build(&rep, src, plan, rc->level ? rc->level : plan->level,
+			 p->duration_ns, rc->sort, rc->top))
 		goto out;
-	built = true;
 	if (rc->wakeups)
 		report_set_graph(&rep, &graph, src);
-	rep.interval = interval;
-	/* a window ends at its collect: what -I's CSV prints */
-	rep.elapsed_ns = rc->start_ns && snap->at_ns > rc->start_ns ?
-				 snap->at_ns - rc->start_ns :
-				 duration_ns;
-	rep.lost = snap->lost;
-	rep.host = snap->host;
-	rep.wall_ns = snap->wall_ns;
-	rep.flows = &snap->flows;
-	rep.cgroups = &snap->cgroups;
+	/*
+	 * A recording holds only the rows its run printed: the count is
+	 * the run's, before its --top; folded again, the names' count.
+	 */
+	if (!rc->per_name && p->nr_total > rep.nr_total)
+		rep.nr_total = p->nr_total;
+	rep.interval = p->interval;
+	rep.elapsed_ns = p->elapsed_ns;
+	rep.lost = *p->lost;
+	rep.host = p->host;
+	rep.wall_ns = p->wall_ns;
+	rep.flows = p->flows;
+	rep.cgroups = p->cgroups;
 	rep.spans = spans.nr ? &spans : NULL;
 	/* a write error is said where it is seen (outfile.c) */
 	err = sink_write(s, &rep);
 	report_free(&rep);
 out:
-	if (!built)
-		errorf("out of memory for the report");
 	tasks_free(&folded);
 	spans_free(&spans);
 	graph_free(&graph);
+	return err;
+}
+
+int sink_emit(struct sink *s, const struct report_conf *rc,
+	      const struct snapshot *snap, __u64 duration_ns, int interval)
+{
+	const struct report_parts p = {
+		.tasks = &snap->tasks,
+		.spans = &snap->spans,
+		.flows = &snap->flows,
+		.cgroups = &snap->cgroups,
+		.lost = &snap->lost,
+		.host = snap->host,
+		.wall_ns = snap->wall_ns,
+		.duration_ns = duration_ns,
+		/* a window ends at its collect: what -I's CSV prints */
+		.elapsed_ns = rc->start_ns && snap->at_ns > rc->start_ns ?
+				      snap->at_ns - rc->start_ns :
+				      duration_ns,
+		.interval = interval,
+	};
+	int err = sink_emit_parts(s, rc, &p);
+
+	if (err == -ENOMEM)
+		errorf("out of memory for the report");
 	return err;
 }

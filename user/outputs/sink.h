@@ -82,6 +82,35 @@ int sink_emit(struct sink *s, const struct report_conf *rc,
 	      const struct snapshot *snap, __u64 duration_ns, int interval);
 
 /*
+ * What a report is made of, from a snapshot (sink_emit()) or from a
+ * recording (tdbpf report, which has no snapshot): the sums as they
+ * came, and the window they cover.
+ */
+struct report_parts {
+	const struct task_table *tasks;
+	const struct span_table *spans;
+	const struct flow_table *flows;
+	const struct cgroup_table *cgroups;
+	const struct lost_stats *lost;
+	const char *host;
+	__u64 wall_ns;
+	__u64 duration_ns;	/* the window */
+	__u64 elapsed_ns;	/* the window's end, from the run's start */
+	int interval;		/* -1: the whole run */
+	/* rows before --top at the least (a recording's), unless per_name */
+	int nr_total;
+};
+
+/*
+ * sink_emit()'s way from @p to @s, which tdbpf report takes too, so
+ * that a replay prints the bytes a live run did. 0, -EPIPE, -errno of
+ * a write already said on stderr, or -ENOMEM when the report could not
+ * be built (not said: the caller knows what it was building).
+ */
+int sink_emit_parts(struct sink *s, const struct report_conf *rc,
+		    const struct report_parts *p);
+
+/*
  * The writers behind the sinks, for callers that hold a report already
  * (report_table.c, report_csv.c, report_json.c, graph_dot.c).
  */

@@ -20,50 +20,11 @@
  * stdout: "pid=<pid>" first, then at the end "hot=<name>" and each
  * thread's "stage=<name> records=<n>".
  */
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 
 public class SkewGraph {
 	static final int PAR = 3;
-	static final ThreadMXBean MX = ManagementFactory.getThreadMXBean();
-	static volatile boolean stop;
-	static volatile long sinkSum;
-
-	/* @ns of the calling thread's own CPU time, whatever its waits */
-	static long burn(long ns) {
-		long end = MX.getCurrentThreadCpuTime() + ns, x = 1;
-
-		while (MX.getCurrentThreadCpuTime() < end)
-			for (int i = 0; i < 200; i++)
-				x = x * 6364136223846793005L + 1442695040888963407L;
-		return x;
-	}
-
-	static Thread stage(String name, long[] records, int k,
-			    BlockingQueue<Long> in, BlockingQueue<Long> out,
-			    long work) {
-		Thread t = new Thread(() -> {
-			long acc = 0;
-
-			try {
-				while (!stop) {
-					long v = in.take();
-
-					acc += burn(work);
-					if (out != null)
-						out.put(v);
-					records[k]++;
-				}
-			} catch (InterruptedException e) {
-				/* stopped */
-			}
-			sinkSum += acc;
-		}, name);
-		t.setDaemon(true);
-		return t;
-	}
 
 	public static void main(String[] args) throws Exception {
 		double secs = args.length > 0 ? Double.parseDouble(args[0]) : 3;
@@ -76,32 +37,31 @@ public class SkewGraph {
 		long[] records = new long[PAR + 3];
 		Thread[] t = new Thread[PAR + 3];
 
-		System.out.println("pid=" + ProcessHandle.current().pid());
-		System.out.flush();
+		Stages.started();
 		names[0] = "Source: gen";
 		for (int i = 0; i < PAR; i++) {
 			sub[i] = new ArrayBlockingQueue<>(4);
 			names[1 + i] = "Map -> Filter (" + (i + 1) + "/" + PAR +
 				       ")#0";
-			t[1 + i] = stage(names[1 + i], records, 1 + i, sub[i],
-					 agg, 200 * 1000L);
+			t[1 + i] = Stages.stage(names[1 + i], records, 1 + i,
+						sub[i], agg, 200 * 1000L);
 		}
 		names[PAR + 1] = "Window agg";
 		names[PAR + 2] = "Sink: out";
-		t[PAR + 1] = stage(names[PAR + 1], records, PAR + 1, agg, sink,
-				   20 * 1000L);
-		t[PAR + 2] = stage(names[PAR + 2], records, PAR + 2, sink, null,
-				   20 * 1000L);
+		t[PAR + 1] = Stages.stage(names[PAR + 1], records, PAR + 1, agg,
+					  sink, 20 * 1000L);
+		t[PAR + 2] = Stages.stage(names[PAR + 2], records, PAR + 2, sink,
+					  null, 20 * 1000L);
 		t[0] = new Thread(() -> {
 			long v = 0;
 
 			try {
-				while (!stop) {
+				while (!Stages.stop) {
 					/* the hot key: 4 records of 5 */
 					int k = v % 5 != 0 ? hot :
 						(hot + 1 + (int)(v / 5 % 2)) % PAR;
 
-					burn(20 * 1000L);
+					Stages.burn(20 * 1000L);
 					sub[k].put(v++);
 					records[0]++;
 				}
@@ -112,12 +72,6 @@ public class SkewGraph {
 		t[0].setDaemon(true);
 		for (Thread x : t)
 			x.start();
-		Thread.sleep((long)(secs * 1000));
-		stop = true;
-		System.out.println("hot=" + names[1 + hot]);
-		for (int i = 0; i < t.length; i++)
-			System.out.println("stage=" + names[i] + " records=" +
-					   records[i]);
-		System.exit(0);
+		Stages.finish(secs, "hot=" + names[1 + hot], names, records);
 	}
 }

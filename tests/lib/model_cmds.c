@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0
+/* tdbpf list and decode run as a user does (model_cmds.h). */
+#include <fcntl.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/types.h>
+#include <cmocka.h>
+#include <json-c/json.h>
+#include "itest.h"
+#include "json_get.h"
+#include "proc.h"
+#include "model_cmds.h"
+
+json_object *run_json(char *const argv[])
+{
+	json_object *o;
+	char *out = NULL;
+
+	assert_int_equal(run(argv, &out, 10), 0);
+	o = json_tokener_parse(out);
+	if (!o)
+		fail_msg("%s %s: not JSON: %s", argv[1], argv[3], out);
+	free(out);
+	return o;
+}
+
+char *input(const char *text)
+{
+	char *path = strdup(tmp_path("decode"));
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_true(fputs(text, f) >= 0);
+	assert_int_equal(fclose(f), 0);
+	return path;
+}
+
+json_object *model_json(const char *cmd, const char *model,
+			const char *smt, const char *path)
+{
+	char *argv[9];
+	int n = 0;
+
+	argv[n++] = (char *)tdbpf_bin();
+	argv[n++] = (char *)cmd;
+	argv[n++] = "--model";
+	argv[n++] = (char *)model;
+	if (smt) {
+		argv[n++] = "--smt";
+		argv[n++] = (char *)smt;
+	}
+	argv[n++] = "-j";
+	if (path)
+		argv[n++] = (char *)path;
+	argv[n] = NULL;
+	return run_json(argv);
+}
+
+json_object *list(const char *model, const char *smt)
+{
+	return model_json("list", model, smt, NULL);
+}
+
+json_object *decode(const char *model, const char *smt, const char *path)
+{
+	return model_json("decode", model, smt, path);
+}
+
+void near(json_object *metrics, const char *name, double want)
+{
+	double got = jdouble(metrics, name);
+
+	if (!(fabs(got - want) < 1e-6))
+		fail_msg("%s = %.9g, want %.9g", name, got, want);
+}

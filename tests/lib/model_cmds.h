@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers for the offline model tests (test_models, test_intel_models):
+ * run `tdbpf list -j` and `tdbpf decode -j` as a user does and read their
+ * JSON. Kept apart from helpers.h: other tests have a jstr_of() of their own
+ * that does not fail on a missing key.
+ * Compiled once into the test library (tests/lib/).
+ */
+#ifndef TDBPF_TEST_MODEL_CMDS_H
+#define TDBPF_TEST_MODEL_CMDS_H
+
+#include <json-c/json.h>
+
+/* Run @argv to exit 0; the JSON it printed (the caller puts it). */
+json_object *run_json(char *const argv[]);
+
+/* write @text to a temporary file; its path (caller frees) */
+char *input(const char *text);
+
+/*
+ * tdbpf @cmd --model @model [--smt @smt] -j [@path]: @smt and @path may
+ * be NULL.
+ */
+json_object *model_json(const char *cmd, const char *model,
+			const char *smt, const char *path);
+
+/* tdbpf list: the model's groups and events */
+json_object *list(const char *model, const char *smt);
+
+/* tdbpf decode of the counts in @path */
+json_object *decode(const char *model, const char *smt, const char *path);
+
+/* Metric @name of a decode's "metrics" is @want, to 1e-6 (percent). */
+void near(json_object *metrics, const char *name, double want);
+
+#endif /* TDBPF_TEST_MODEL_CMDS_H */
