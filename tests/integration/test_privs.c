@@ -382,14 +382,14 @@ static void test_nobody_cannot_stop(void **state)
 	unsigned int ruid = 0, euid = 0, suid = 0;
 	char path[64], *st;
 	struct child w;
-	struct proc d;
+	struct child d;
 	pid_t r;
 	int i;
 
 	(void)state;
 	NEED_BPF();
 	snprintf(pidarg, sizeof(pidarg), "%d", start_workload(wl, 0, &w));
-	d = start(tr, NULL);
+	d = spawn_both(tr);
 	assert_true(wait_line(d.err, "attached", 60000));
 	for (i = 0; i < 100 && status_hex(d.pid, "CapPrm:") != KEPT_CAPS; i++)
 		usleep(20000);
