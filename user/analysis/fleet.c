@@ -6,6 +6,7 @@
 #include <string.h>
 #include "analysis/fleet.h"
 #include "sums/waits.h"
+#include "support/error.h"
 
 static const char unresolved_note[] =
 	"unresolved endpoint: no host's report has a socket for it (is that host's tdbpf running, and in the join?)";
@@ -43,14 +44,14 @@ int fleet_check(const struct host_report *h, int n, char *err, size_t len)
 	size_t r;
 
 	if (n > FLEET_MAX_HOSTS) {
-		snprintf(err, len, "%d reports; join at most %d hosts at once",
+		error_set(err, len, "%d reports; join at most %d hosts at once",
 			 n, FLEET_MAX_HOSTS);
 		return -1;
 	}
 	for (i = 0; i < n; i++)
 		for (r = 0; r < h[i].tasks.nr; r++)
 			if (!tasks_row(&h[i].tasks, r)->tid) {
-				snprintf(err, len,
+				error_set(err, len,
 					 "%s: the report folds threads by name (--per-name); join reports written without --per-name",
 					 h[i].source);
 				return -1;
@@ -62,14 +63,14 @@ int fleet_check(const struct host_report *h, int n, char *err, size_t len)
 		__u64 hi = a->duration_ns ^ b->duration_ns ^ lo;
 
 		if (!same_plan(&a->plan, &b->plan)) {
-			snprintf(err, len,
+			error_set(err, len,
 				 "%s (model %s, level %d) and %s (model %s, level %d) count different events; trace every host with the same --model, -l and -e",
 				 a->source, model_name(&a->plan), a->plan.level,
 				 b->source, model_name(&b->plan), b->plan.level);
 			return -1;
 		}
 		if ((double)hi > 1.2 * (double)lo) {
-			snprintf(err, len,
+			error_set(err, len,
 				 "%s covers %.1f s and %s %.1f s: not the same window; join reports of one window (the same -d, started together)",
 				 a->source, secs(a->duration_ns), b->source,
 				 secs(b->duration_ns));
@@ -83,7 +84,7 @@ int fleet_check(const struct host_report *h, int n, char *err, size_t len)
 
 			/* clock skew moves a window by the skew: half slack */
 			if (e <= s || e - s < lo / 2) {
-				snprintf(err, len,
+				error_set(err, len,
 					 "%s and %s cover windows %.0f s apart (by their hosts' clocks): not the same window; join reports of one run",
 					 a->source, b->source,
 					 secs(a->end_ns > b->end_ns ?
@@ -96,7 +97,7 @@ int fleet_check(const struct host_report *h, int n, char *err, size_t len)
 	for (i = 0; i < n; i++)
 		for (j = i + 1; j < n; j++)
 			if (!strcmp(h[i].name, h[j].name)) {
-				snprintf(err, len,
+				error_set(err, len,
 					 "%s and %s both come from host '%s'; name them apart with --host NAME=FILE",
 					 h[i].source, h[j].source, h[i].name);
 				return -1;

@@ -17,6 +17,7 @@
 #include "outputs/sink.h"
 #include "sources/replay.h"
 #include "support/text.h"
+#include "support/error.h"
 
 struct replay_run {
 	const struct options *o;
@@ -128,7 +129,7 @@ int cmd_report(const struct options *o, FILE *out)
 
 	in = open_input(o->input);
 	if (!in) {
-		snprintf(err, sizeof(err),
+		error_set(err, sizeof(err),
 			 "cannot read it: %s; give a file written by tdbpf -j",
 			 strerror(errno));
 		say(o->input, err);
@@ -146,7 +147,7 @@ int cmd_report(const struct options *o, FILE *out)
 		e = replay_parse(obj, &rr, msg, sizeof(msg));
 		json_object_put(obj);
 		if (e) {
-			snprintf(err, sizeof(err),
+			error_set(err, sizeof(err),
 				 "line %ld: %s", line, msg);
 			got = e == -2 ? -2 : -1;
 			break;
@@ -183,10 +184,10 @@ int cmd_report(const struct options *o, FILE *out)
 		rc = 2;
 	} else if (!rc && !shown && (o->from >= 0 || o->to >= 0)) {
 		if (first < 0)
-			snprintf(err, sizeof(err),
+			error_set(err, sizeof(err),
 				 "no intervals in it (recorded without -I); drop --from/--to");
 		else
-			snprintf(err, sizeof(err),
+			error_set(err, sizeof(err),
 				 "no interval in the range asked; it holds intervals %d to %d",
 				 first, last);
 		say(name, err);

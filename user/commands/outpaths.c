@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "commands/outpaths.h"
+#include "support/error.h"
 
 struct named {
 	const char *label;	/* "-o", "--record", "the recording" */
@@ -101,11 +102,11 @@ int out_paths_check(const struct options *o, char *err, size_t len)
 			describe(a, sizeof(a), &f[i]);
 			describe(b, sizeof(b), &f[j]);
 			if (f[j].input)
-				snprintf(err, len,
+				error_set(err, len,
 					 "%s and %s are the same file: writing would destroy what is read; write elsewhere",
 					 a, b);
 			else
-				snprintf(err, len,
+				error_set(err, len,
 					 "%s and %s name the same file; give each output a file of its own",
 					 a, b);
 			return -1;

@@ -33,6 +33,7 @@
 #include "sources/targets.h"
 #include "sources/tracer.h"
 #include "sums/archive.h"
+#include "support/error.h"
 
 #define NS_PER_MS	1000000ULL
 
@@ -181,7 +182,7 @@ static int serve(struct run *r, struct loop *l, const struct event_plan *plan,
 				 r);
 	r->http_timer = loop_add_timer(l, 0, 0, on_http_timer, r);
 	if (!r->http_fd || !r->http_timer) {
-		snprintf(err, len, "cannot watch the /metrics server: %s",
+		error_set(err, len, "cannot watch the /metrics server: %s",
 			 strerror(errno));
 		return -1;
 	}

@@ -92,7 +92,7 @@ static int launch_quiet(struct session *s, char *err, size_t len)
 
 	nul = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (nul < 0) {
-		snprintf(err, len, "cannot open /dev/null: %s", strerror(errno));
+		error_set(err, len, "cannot open /dev/null: %s", strerror(errno));
 		return -1;
 	}
 	for (i = 0; i < 3; i++) {
@@ -255,7 +255,7 @@ static int open_cgroup(struct session *s, struct tracer_conf *tc, char *err,
 	if (!e)
 		e = cgroup_members_read(&s->cg);
 	if (e == -ENOMEM)
-		snprintf(err, len, "out of memory for the cgroup's processes");
+		error_set(err, len, "out of memory for the cgroup's processes");
 	if (e)
 		return e;
 	tc->targets.pids = s->cg.pids;

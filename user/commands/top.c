@@ -27,6 +27,7 @@
 #include "outputs/sink.h"
 #include "outputs/top_view.h"
 #include "sources/tracer.h"
+#include "support/error.h"
 
 struct top {
 	const struct options *o;
@@ -113,7 +114,7 @@ static int screen_open(struct top *t, char *err, size_t len)
 
 	t->scr = newterm(NULL, stdout, stdin);
 	if (!t->scr) {
-		snprintf(err, len,
+		error_set(err, len,
 			 "cannot draw on terminal type '%s'; set TERM to your terminal's (e.g. xterm, screen, vt100)",
 			 term ? term : "");
 		return -1;
@@ -125,7 +126,7 @@ static int screen_open(struct top *t, char *err, size_t len)
 		endwin();
 		delscreen(t->scr);
 		t->scr = NULL;
-		snprintf(err, len,
+		error_set(err, len,
 			 "cannot draw on terminal type '%s' (it cannot move the cursor); set TERM to your terminal's (e.g. xterm, screen, vt100)",
 			 term ? term : "");
 		return -1;

@@ -62,6 +62,7 @@
 #include <microhttpd.h>
 #include "exporter/http.h"
 #include "support/limits.h"
+#include "support/error.h"
 
 /* as many again for connections turned away with a 503, one lingering */
 #define HTTP_SLOTS (2 * HTTP_MAX_CONNECTIONS + 2)
@@ -309,7 +310,7 @@ int http_listen(struct listen_addr *a, char *err, size_t len)
 	fd = socket(a->ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
 		    0);
 	if (fd < 0) {
-		snprintf(err, len, "cannot create a socket for --listen %s: %s",
+		error_set(err, len, "cannot create a socket for --listen %s: %s",
 			 a->text, strerror(errno));
 		return -1;
 	}
@@ -322,7 +323,7 @@ int http_listen(struct listen_addr *a, char *err, size_t len)
 	    listen(fd, HTTP_BACKLOG)) {
 		int e = errno;
 
-		snprintf(err, len, "cannot listen on %s: %s; %s", a->text,
+		error_set(err, len, "cannot listen on %s: %s; %s", a->text,
 			 strerror(e),
 			 e == EADDRINUSE ?
 				 "another program uses that port: pick another with --listen" :
@@ -471,7 +472,7 @@ struct http_server *http_start(int fd, http_scrape_fn scrape,
 
 	if (!h) {
 		close(fd);
-		snprintf(err, len, "out of memory");
+		error_set(err, len, "out of memory");
 		return NULL;
 	}
 	h->scrape = scrape;
@@ -498,11 +499,11 @@ struct http_server *http_start(int fd, http_scrape_fn scrape,
 		free(h);
 		/* its epoll fd and pipe: a limit is the likely cause */
 		if (limit || (limit = limits_memory_hint()))
-			snprintf(err, len,
+			error_set(err, len,
 				 "cannot start the HTTP server (libmicrohttpd): %s",
 				 limit);
 		else
-			snprintf(err, len,
+			error_set(err, len,
 				 "cannot start the HTTP server (libmicrohttpd); run with -v and report it");
 		return NULL;
 	}
@@ -511,7 +512,7 @@ struct http_server *http_start(int fd, http_scrape_fn scrape,
 	if (h->epoll_fd < 0) {
 		MHD_stop_daemon(h->d);
 		free(h);
-		snprintf(err, len,
+		error_set(err, len,
 			 "libmicrohttpd was built without epoll; tdbpf needs it for --listen");
 		return NULL;
 	}

@@ -9,11 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "exporter/http.h"
+#include "support/error.h"
 
 int http_listen(struct listen_addr *a, char *err, size_t len)
 {
 	(void)a;
-	snprintf(err, len,
+	error_set(err, len,
 		 "--listen: this static tdbpf is built without libmicrohttpd (Debian has no static GnuTLS dependencies); use the packaged tdbpf for /metrics");
 	return -1;
 }
@@ -24,7 +25,7 @@ struct http_server *http_start(int fd, http_scrape_fn scrape,
 			       size_t len)
 {
 	(void)fd, (void)scrape, (void)release, (void)ctx;
-	snprintf(err, len, "--listen: built without libmicrohttpd");
+	error_set(err, len, "--listen: built without libmicrohttpd");
 	return NULL;
 }
 

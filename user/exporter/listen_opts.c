@@ -8,6 +8,7 @@
 #include <string.h>
 #include "exporter/listen_opts.h"
 #include "support/text.h"
+#include "support/error.h"
 
 static int parse_port(const char *s, unsigned int *port)
 {
@@ -61,7 +62,7 @@ int listen_parse_addr(const char *spec, struct listen_addr *a, char *err,
 		port_s = rb + 2;
 	} else if ((colon = strrchr(spec, ':'))) {
 		if (strchr(spec, ':') != colon) {
-			snprintf(err, len,
+			error_set(err, len,
 				 "invalid --listen '%s'; write an IPv6 address in brackets, e.g. --listen [::1]:9100",
 				 spec);
 			/* it quotes the argument: keep it one printable line */
@@ -100,7 +101,7 @@ int listen_parse_addr(const char *spec, struct listen_addr *a, char *err,
 	listen_addr_text(a);
 	return 0;
 bad:
-	snprintf(err, len,
+	error_set(err, len,
 		 "invalid --listen '%s'; give [ADDR:]PORT with a numeric address, e.g. --listen 9100, 127.0.0.1:9100 or [::1]:9100",
 		 spec);
 	/* it quotes the argument: keep it one printable line */

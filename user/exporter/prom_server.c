@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "exporter/http.h"
 #include "exporter/prom_server.h"
+#include "support/error.h"
 
 struct prom_server {
 	struct listen_addr addr;
@@ -104,7 +105,7 @@ struct prom_server *prom_server_open(const char *spec, char *err, size_t len)
 	struct prom_server *p = calloc(1, sizeof(*p));
 
 	if (!p) {
-		snprintf(err, len, "out of memory");
+		error_set(err, len, "out of memory");
 		return NULL;
 	}
 	p->fd = -1;
@@ -207,7 +208,7 @@ int prom_server_start(struct prom_server *p, const struct event_plan *plan,
 	struct timespec ts;
 
 	if (prom_init(&p->prom, plan, labels, max_series)) {
-		snprintf(err, len, "out of memory");
+		error_set(err, len, "out of memory");
 		return -ENOMEM;
 	}
 	p->prom.process_name = process_name;

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <strings.h>
 #include "model/model.h"
+#include "support/error.h"
 
 /* (group, counter) slots: groups x at most 8 GP counters */
 #define MAX_SLOTS	(MODEL_MAX_GROUPS * 8)
@@ -138,7 +139,7 @@ static int add_slot(struct event_plan *p, int ev, int group, int gp_idx,
 		    char *err, size_t errlen)
 {
 	if (p->nr >= TDBPF_MAX_EVENTS) {
-		snprintf(err, errlen, "too many events: tdbpf can program at most %d counters per CPU",
+		error_set(err, errlen, "too many events: tdbpf can program at most %d counters per CPU",
 			 TDBPF_MAX_EVENTS);
 		return -1;
 	}
@@ -212,13 +213,13 @@ int plan_add_events(struct event_plan *p, const struct model_event *ev,
 			if (!strcasecmp(p->evd[k]->name, ev[i].name))
 				break;
 		if (k < p->nr) {
-			snprintf(err, errlen, "event '%s' is counted by the %s model already; drop it from -e, or drop --model to count only the -e events",
+			error_set(err, errlen, "event '%s' is counted by the %s model already; drop it from -e, or drop --model to count only the -e events",
 				 ev[i].name,
 				 p->model ? p->model->name : "(none)");
 			return -1;
 		}
 		if (p->nr >= TDBPF_MAX_EVENTS || g + 1 >= MODEL_MAX_GROUPS) {
-			snprintf(err, errlen, "too many events: tdbpf can program at most %d counters per CPU, the model's included",
+			error_set(err, errlen, "too many events: tdbpf can program at most %d counters per CPU, the model's included",
 				 TDBPF_MAX_EVENTS);
 			return -1;
 		}
@@ -244,7 +245,7 @@ static int plan_software(const struct model *m, struct event_plan *p,
 	int i;
 
 	if (m->nr_events > GROUP_MAX_EVENTS) {
-		snprintf(err, errlen, "model %s: %d events exceed a group of %d",
+		error_set(err, errlen, "model %s: %d events exceed a group of %d",
 			 m->name, m->nr_events, GROUP_MAX_EVENTS);
 		return -1;
 	}
@@ -282,7 +283,7 @@ static int plan_fixed(const struct model *m, struct event_plan *p,
 		}
 	}
 	if (n > GROUP_MAX_EVENTS) {
-		snprintf(err, errlen, "model %s: fixed-counter group of %d events",
+		error_set(err, errlen, "model %s: fixed-counter group of %d events",
 			 m->name, n);
 		return -1;
 	}
@@ -305,14 +306,14 @@ static int gp_events(const struct event_plan *p, int *evs, char *err,
 		if (e->kind != EV_GP || !needed(e, p->level, p->smt))
 			continue;
 		if (!ev_mask(e, p->gp)) {
-			snprintf(err, errlen, "model %s: %s can only count on counters 0x%x, but only %d are available",
+			error_set(err, errlen, "model %s: %s can only count on counters 0x%x, but only %d are available",
 				 m->name, e->name, e->counters, p->gp);
 			return -1;
 		}
 		evs[nr++] = i;
 	}
 	if (p->nr + nr > TDBPF_MAX_EVENTS) {
-		snprintf(err, errlen, "model %s level %d needs %d counters, more than the %d tdbpf can program; use a lower level",
+		error_set(err, errlen, "model %s level %d needs %d counters, more than the %d tdbpf can program; use a lower level",
 			 m->name, p->level, p->nr + nr, TDBPF_MAX_EVENTS);
 		return -1;
 	}
@@ -368,7 +369,7 @@ static int plan_gp(struct event_plan *p, const int *evs, int nr, char *err,
 
 	mt = calloc(1, sizeof(*mt));
 	if (!mt) {
-		snprintf(err, errlen, "out of memory");
+		error_set(err, errlen, "out of memory");
 		return -1;
 	}
 	mt->m = p->model;
@@ -381,7 +382,7 @@ static int plan_gp(struct event_plan *p, const int *evs, int nr, char *err,
 		;
 	ngroups = order_groups(mt, order);
 	if (first + ngroups > MODEL_MAX_GROUPS) {
-		snprintf(err, errlen, "model %s: too many groups", mt->m->name);
+		error_set(err, errlen, "model %s: too many groups", mt->m->name);
 		goto out;
 	}
 	for (i = 0; i < ngroups; i++)
@@ -419,12 +420,12 @@ int plan_events(const struct model *m, int level, bool smt, int gp,
 		return 0;
 	}
 	if (level < 1 || level > m->max_level) {
-		snprintf(err, errlen, "model %s: level %d is not in 1..%d",
+		error_set(err, errlen, "model %s: level %d is not in 1..%d",
 			 m->name, level, m->max_level);
 		return -1;
 	}
 	if (gp < 1 || gp > 8) {
-		snprintf(err, errlen, "model %s: %d general-purpose counters (need 1..8)",
+		error_set(err, errlen, "model %s: %d general-purpose counters (need 1..8)",
 			 m->name, gp);
 		return -1;
 	}

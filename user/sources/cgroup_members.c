@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "sources/cgroup_members.h"
+#include "support/error.h"
 
 /* Does @dir hold a cgroup.procs file (is it a cgroup)? */
 static bool is_cgroup(const char *dir)
@@ -88,7 +89,7 @@ int cgroup_members_open(struct cgroup_members *m, const char *path,
 	if (f)
 		fclose(f);
 	m->dir[0] = 0;
-	snprintf(err, len,
+	error_set(err, len,
 		 "-G %s: no such cgroup in any cgroup mount of %s; give a path as /proc/PID/cgroup prints it (/docker/ID, /machine.slice/libpod-ID.scope) or a directory under /sys/fs/cgroup (in a container: the host's, mounted there read-only)",
 		 path, mountinfo);
 	return -ENOENT;

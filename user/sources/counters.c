@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
 #include "sources/counters.h"
+#include "support/error.h"
 
 static int perf_event_open(struct perf_event_attr *attr, int cpu, int group)
 {
@@ -117,7 +118,7 @@ int counters_open(struct counters *c, const struct event_plan *plan, int ncpu,
 	online = calloc((size_t)ncpu, sizeof(*online));
 	if (!c->fds || !online) {
 		free(online);
-		snprintf(err, errlen, "out of memory opening counters");
+		error_set(err, errlen, "out of memory opening counters");
 		return -1;
 	}
 	for (i = 0; i < c->nr * ncpu; i++)
@@ -146,7 +147,7 @@ int counters_open(struct counters *c, const struct event_plan *plan, int ncpu,
 			if (fd < 0) {
 				int e2 = errno;
 
-				snprintf(err, errlen,
+				error_set(err, errlen,
 					 "cannot open counter %s (type %u config 0x%llx) on CPU %d: %s; %s",
 					 e->name, e->type,
 					 (unsigned long long)e->config, cpu,
@@ -166,7 +167,7 @@ int counters_open(struct counters *c, const struct event_plan *plan, int ncpu,
 			fd = c->fds[plan->leader[g] * ncpu + cpu];
 
 			if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)) {
-				snprintf(err, errlen,
+				error_set(err, errlen,
 					 "cannot enable counter group %d on CPU %d: %s",
 					 g, cpu, strerror(errno));
 				free(online);

@@ -14,6 +14,7 @@
 
 #include "sources/decode_input.h"
 #include "support/text.h"
+#include "support/error.h"
 
 #define U64_MAX_DEC	"18446744073709551615"
 
@@ -234,7 +235,7 @@ int decode_input_parse(FILE *f, const struct model *m, double *ev,
 		ev[i] = NAN;
 	first = calloc(m->nr_events ? m->nr_events : 1, sizeof(*first));
 	if (!first) {
-		snprintf(err, errlen, "out of memory");
+		error_set(err, errlen, "out of memory");
 		return -1;
 	}
 	while ((len = getline(&buf, &cap, f)) >= 0) {
@@ -274,11 +275,11 @@ int decode_input_parse(FILE *f, const struct model *m, double *ev,
 		given++;
 	}
 	if (ferror(f)) {
-		snprintf(err, errlen, "read error after line %d: %s; check the file", c.lineno, strerror(errno));
+		error_set(err, errlen, "read error after line %d: %s; check the file", c.lineno, strerror(errno));
 		goto out;
 	}
 	if (!given) {
-		snprintf(err, errlen, "no counts found; give 'EVENT VALUE' lines or perf stat -x, output");
+		error_set(err, errlen, "no counts found; give 'EVENT VALUE' lines or perf stat -x, output");
 		goto out;
 	}
 	rc = 0;

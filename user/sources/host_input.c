@@ -13,6 +13,7 @@
 #include "sources/host_input.h"
 #include "sources/replay.h"
 #include "sums/waits.h"
+#include "support/error.h"
 
 static json_object *member(json_object *o, const char *key, json_type type)
 {
@@ -41,7 +42,7 @@ static int parse_edges(json_object *obj, struct host_report *h, char *err,
 	size_t i, n;
 
 	if (!g || !(edges = member(g, "edges", json_type_array))) {
-		snprintf(err, len,
+		error_set(err, len,
 			 "the report has no wait-for graph (traced with --no-wakeups, or recorded by a tdbpf that left it out of --record files); trace the host again with wakeups, the default");
 		return -1;
 	}
@@ -59,7 +60,7 @@ static int parse_edges(json_object *obj, struct host_report *h, char *err,
 		    !get_u64(e, "waker_tid", &waker) ||
 		    !get_u64(e, "wakeups", &he.wakeups) ||
 		    !get_u64(e, "wait_ns", &he.wait_ns)) {
-			snprintf(err, len,
+			error_set(err, len,
 				 "graph.edges[%zu] lacks wakee_tid, waker_tid, waker_comm, wakeups or wait_ns; give a report written by tdbpf -j",
 				 i);
 			return -1;
@@ -73,7 +74,7 @@ static int parse_edges(json_object *obj, struct host_report *h, char *err,
 		if (v) {
 			if (!flow_end_parse(json_object_get_string(v),
 					    &he.endpoint)) {
-				snprintf(err, len,
+				error_set(err, len,
 					 "graph.edges[%zu].endpoint is not ADDRESS:PORT; give a report written by tdbpf -j",
 					 i);
 				return -1;
@@ -127,7 +128,7 @@ static int parse_host(json_object *obj, const char *name,
 	} else if (rr.host[0]) {
 		snprintf(h->name, sizeof(h->name), "%s", rr.host);
 	} else {
-		snprintf(err, len,
+		error_set(err, len,
 			 "the report names no host; give --host NAME=FILE");
 		return -1;
 	}
@@ -153,7 +154,7 @@ int host_read_file(const char *path, const char *name, struct host_report *h,
 		errno = EISDIR;
 	}
 	if (!f) {
-		snprintf(err, len,
+		error_set(err, len,
 			 "cannot read it: %s; give a file written by tdbpf -j or --record",
 			 strerror(errno));
 		return -1;
@@ -161,7 +162,7 @@ int host_read_file(const char *path, const char *name, struct host_report *h,
 	if (replay_reader_init(&rd, f)) {
 		if (f != stdin)
 			fclose(f);
-		snprintf(err, len, "out of memory");
+		error_set(err, len, "out of memory");
 		return -1;
 	}
 	while ((got = replay_next(&rd, &obj, &line, &multi, msg,
@@ -182,10 +183,10 @@ int host_read_file(const char *path, const char *name, struct host_report *h,
 	if (f != stdin)
 		fclose(f);
 	if (got < 0) {
-		snprintf(err, len, "%s", msg);
+		error_set(err, len, "%s", msg);
 		rc = -1;
 	} else if (!last) {
-		snprintf(err, len,
+		error_set(err, len,
 			 "no report in it; give a file written by tdbpf -j or --record");
 		rc = -1;
 	} else {

@@ -18,6 +18,7 @@
 #include "sources/launch.h"
 #include "support/limits.h"
 #include "support/privs.h"
+#include "support/error.h"
 
 /* How often, and how many times, launch_stop() checks for the exit. */
 #define STOP_POLL_US	20000
@@ -32,7 +33,7 @@ int launch_fork(struct launch *c, char *const *argv, const sigset_t *mask,
 	memset(c, 0, sizeof(*c));
 	c->go_fd = c->err_fd = -1;
 	if (pipe2(go, O_CLOEXEC) || pipe2(ep, O_CLOEXEC)) {
-		snprintf(err, len, "cannot create a pipe: %s; raise the open-files limit (ulimit -n)",
+		error_set(err, len, "cannot create a pipe: %s; raise the open-files limit (ulimit -n)",
 			 strerror(errno));
 		return -1;
 	}
@@ -43,7 +44,7 @@ int launch_fork(struct launch *c, char *const *argv, const sigset_t *mask,
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	pid = fork();
 	if (pid < 0) {
-		snprintf(err, len, "cannot fork the command: %s; check the process limit (ulimit -u)",
+		error_set(err, len, "cannot fork the command: %s; check the process limit (ulimit -u)",
 			 strerror(errno));
 		return -1;
 	}
@@ -101,7 +102,7 @@ int launch_release(struct launch *c, char *const *argv, char *err,
 	int e;
 
 	if (write(c->go_fd, "g", 1) != 1) {
-		snprintf(err, len, "cannot start the command: %s",
+		error_set(err, len, "cannot start the command: %s",
 			 strerror(errno));
 		return -1;
 	}
@@ -112,9 +113,9 @@ int launch_release(struct launch *c, char *const *argv, char *err,
 		if (e == -1) {
 			n = read(c->err_fd, msg, sizeof(msg) - 1);
 			msg[n > 0 ? n : 0] = 0;
-			snprintf(err, len, "%s", msg);
+			error_set(err, len, "%s", msg);
 		} else {
-			snprintf(err, len,
+			error_set(err, len,
 				 "cannot run '%s': %s; check the command name and PATH",
 				 argv[0], strerror(e));
 		}

@@ -21,6 +21,7 @@
 #include "sources/flows_proc.h"
 #include "sources/peer_reader.h"
 #include "support/privs.h"
+#include "support/error.h"
 
 /* far above any host's processes or sockets: a garbled count, not a host */
 #define MAX_ITEMS	(1U << 22)
@@ -131,13 +132,13 @@ int peer_reader_start(struct peer_reader *r, char *err, size_t len)
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
-		snprintf(err, len, "cannot make a socket pair for the /proc peer reader: %s; raise the open files limit (ulimit -n)",
+		error_set(err, len, "cannot make a socket pair for the /proc peer reader: %s; raise the open files limit (ulimit -n)",
 			 strerror(errno));
 		return -1;
 	}
 	r->pid = fork();
 	if (r->pid < 0) {
-		snprintf(err, len, "cannot fork the /proc peer reader: %s; raise the process limit (ulimit -u) or free memory",
+		error_set(err, len, "cannot fork the /proc peer reader: %s; raise the process limit (ulimit -u) or free memory",
 			 strerror(errno));
 		close(sv[0]);
 		close(sv[1]);

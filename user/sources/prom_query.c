@@ -30,6 +30,7 @@
 #include "sources/prom_query.h"
 #include "sums/waits.h"
 #include "support/array.h"
+#include "support/error.h"
 
 /* libcurl's entry points, from dlopen() */
 static struct {
@@ -68,7 +69,7 @@ static int load_curl(char *err, size_t len)
 	size_t i;
 
 	if (!h) {
-		snprintf(err, len,
+		error_set(err, len,
 			 "--prometheus needs libcurl (%s); install Debian's libcurl4",
 			 dlerror());
 		return -1;
@@ -77,7 +78,7 @@ static int load_curl(char *err, size_t len)
 		void *f = dlsym(h, syms[i].name);
 
 		if (!f) {
-			snprintf(err, len,
+			error_set(err, len,
 				 "libcurl.so.4 lacks %s; install Debian's libcurl4",
 				 syms[i].name);
 			return -1;
@@ -134,11 +135,11 @@ static int body_failed(const struct prom_query *q, const struct body *b,
 		       char *err, size_t len)
 {
 	if (b->big)
-		snprintf(err, len,
+		error_set(err, len,
 			 "Prometheus at %s answered more than %u MiB; ask for less: a shorter --range or a narrower --match",
 			 q->url, PROM_ANSWER_MAX >> 20);
 	else
-		snprintf(err, len,
+		error_set(err, len,
 			 "out of memory reading Prometheus' answer (%zu MiB read); ask for less (a shorter --range or a narrower --match) or raise the memory limit (ulimit -v)",
 			 b->n >> 20);
 	return -1;
@@ -161,7 +162,7 @@ static int query(const struct prom_query *q, const char *promql,
 	*doc = NULL;
 	c = cu.easy_init();
 	if (!c) {
-		snprintf(err, len, "cannot start an HTTP client (libcurl)");
+		error_set(err, len, "cannot start an HTTP client (libcurl)");
 		return -1;
 	}
 	enc = cu.easy_escape(c, promql, 0);
@@ -185,7 +186,7 @@ static int query(const struct prom_query *q, const char *promql,
 		return body_failed(q, &b, err, len);
 	}
 	if (rc != CURLE_OK) {
-		snprintf(err, len,
+		error_set(err, len,
 			 "cannot reach Prometheus at %s: %s; check the URL (http://HOST:9090) and that Prometheus runs there",
 			 q->url, curl_err[0] ? curl_err : cu.easy_strerror(rc));
 		free(b.p);
@@ -200,7 +201,7 @@ static int query(const struct prom_query *q, const char *promql,
 		return body_failed(q, &b, err, len);
 	}
 	if (!*doc || !json_object_object_get_ex(*doc, "status", &st)) {
-		snprintf(err, len,
+		error_set(err, len,
 			 "%s answered HTTP %ld, not Prometheus' query API; give the URL of a Prometheus server (http://HOST:9090)",
 			 q->url, code);
 		free(b.p);
@@ -208,7 +209,7 @@ static int query(const struct prom_query *q, const char *promql,
 	}
 	free(b.p);
 	if (strcmp(json_object_get_string(st), "success")) {
-		snprintf(err, len,
+		error_set(err, len,
 			 "Prometheus at %s refused the query (%s); check --match and --range",
 			 q->url,
 			 json_object_object_get_ex(*doc, "error", &e) ?
@@ -219,7 +220,7 @@ static int query(const struct prom_query *q, const char *promql,
 	if (!json_object_object_get_ex(*doc, "data", &data) ||
 	    !json_object_object_get_ex(data, "result", res) ||
 	    !json_object_is_type(*res, json_type_array)) {
-		snprintf(err, len,
+		error_set(err, len,
 			 "Prometheus at %s gave no result vector; give the URL of a Prometheus server",
 			 q->url);
 		return -1;
@@ -341,7 +342,7 @@ static int read_hosts(const struct prom_query *q, const char *sel,
 	}
 	n = json_object_array_length(res);
 	if (!n) {
-		snprintf(err, len,
+		error_set(err, len,
 			 "Prometheus at %s has no tdbpf series (tdbpf_build_info%s in the last %s); scrape the hosts' tdbpf --listen (docs/examples/prometheus-tdbpf.yml) or fix --match",
 			 q->url, sel, q->range);
 		json_object_put(doc);
@@ -358,7 +359,7 @@ static int read_hosts(const struct prom_query *q, const char *sel,
 		struct host_report *h;
 
 		if (find_host(hs, name) >= 0) {
-			snprintf(err, len,
+			error_set(err, len,
 				 "host '%s' runs tdbpf with two models (%s and another) in the last %s; restart its tdbpf with one, or give a --range after the change",
 				 name, label(s, "model"), q->range);
 			rc = -1;
@@ -367,7 +368,7 @@ static int read_hosts(const struct prom_query *q, const char *sel,
 		if (hs->n && strcmp(label(s, "model"),
 				    label(json_object_array_get_idx(res, 0),
 					  "model"))) {
-			snprintf(err, len,
+			error_set(err, len,
 				 "hosts '%s' (model %s) and '%s' (model %s) count different events; run every host's tdbpf with the same --model",
 				 hs->v[0].name,
 				 label(json_object_array_get_idx(res, 0), "model"),
@@ -568,7 +569,7 @@ int prom_query_hosts(const struct prom_query *q, struct host_report **hosts,
 	*hosts = NULL;
 	*n = 0;
 	if (!dur) {
-		snprintf(err, len,
+		error_set(err, len,
 			 "--range '%s' is not a duration; give one as PromQL writes it, e.g. 30s, 5m, 1h",
 			 q->range);
 		return -1;
@@ -589,7 +590,7 @@ int prom_query_hosts(const struct prom_query *q, struct host_report **hosts,
 		rc = read_flows(q, sel, &hs, err, len);
 	cu.global_cleanup();
 	if (rc == -ENOMEM)
-		snprintf(err, len, "out of memory");
+		error_set(err, len, "out of memory");
 	for (i = 0; i < hs.n; i++)
 		hs.v[i].duration_ns = dur;
 	if (rc) {

@@ -29,6 +29,7 @@
 #include "sources/replay.h"
 #include "support/array.h"
 #include "support/text.h"
+#include "support/error.h"
 
 void replay_report_init(struct replay_report *r)
 {
@@ -56,7 +57,7 @@ void replay_report_free(struct replay_report *r)
 static int bad(char *err, size_t len, const char *fmt, const char *a,
 	       const char *b)
 {
-	snprintf(err, len, fmt, a, b);
+	error_set(err, len, fmt, a, b);
 	/* it may quote the file's strings: one printable line */
 	text_printable(err, len, err, NULL, 0);
 	return -1;
@@ -612,14 +613,14 @@ static int refill(struct replay_reader *r, char *err, size_t len)
 {
 	if (r->eof || feof(r->f) || ferror(r->f)) {
 		if (ferror(r->f)) {
-			snprintf(err, len, "line %ld: cannot read on: %s",
+			error_set(err, len, "line %ld: cannot read on: %s",
 				 r->line, strerror(errno));
 			return -1;
 		}
 		if (!r->in_obj)
 			return 0;
 		/* the last line with something on it */
-		snprintf(err, len,
+		error_set(err, len,
 			 "line %ld: the file ends inside the report that starts on line %ld: truncated (was tdbpf killed while writing?); the reports before it were printed",
 			 r->line - (r->line > r->obj_line && r->last_nl),
 			 r->obj_line);
@@ -646,7 +647,7 @@ static int start_report(struct replay_reader *r, char *err, size_t len)
 	if (r->off == r->len)
 		return 0;
 	if (!r->buf[r->off]) {
-		snprintf(err, len,
+		error_set(err, len,
 			 "line %ld: a NUL byte: not a tdbpf JSON recording; give a file written by tdbpf -j",
 			 r->line);
 		return -1;
@@ -670,7 +671,7 @@ static int out_of_memory(const struct replay_reader *r, json_object *o,
 	if (!getrlimit(RLIMIT_AS, &rl) && rl.rlim_cur != RLIM_INFINITY)
 		snprintf(lim, sizeof(lim), " (ulimit -v is %llu KiB)",
 			 (unsigned long long)rl.rlim_cur >> 10);
-	snprintf(err, len,
+	error_set(err, len,
 		 "line %ld: out of memory reading the report that starts on line %ld%s; raise the memory limit (ulimit -v)",
 		 r->line, r->obj_line, lim);
 	return -2;
@@ -721,7 +722,7 @@ int replay_next(struct replay_reader *r, json_object **obj, long *line,
 				continue;
 		}
 		if (r->obj_bytes > (size_t)REPLAY_MAX_REPORT_MIB << 20) {
-			snprintf(err, len,
+			error_set(err, len,
 				 "line %ld: the report that starts here is larger than %d MiB, more than tdbpf report reads (it holds a report whole, at many times its size); split the run into intervals (-I) when recording",
 				 r->obj_line, REPLAY_MAX_REPORT_MIB);
 			return -1;
@@ -739,7 +740,7 @@ int replay_next(struct replay_reader *r, json_object **obj, long *line,
 		if (je == json_tokener_continue)
 			continue;
 		if (je != json_tokener_success) {
-			snprintf(err, len,
+			error_set(err, len,
 				 "line %ld: not a tdbpf JSON recording (%s); give a file written by tdbpf -j",
 				 r->line, json_tokener_error_desc(je));
 			return -1;

@@ -10,6 +10,7 @@
 #include "sources/span_spec.h"
 #include "sources/tracer_priv.h"
 #include "sums/spans.h"
+#include "support/error.h"
 
 static int add_link(struct span_probes *p, struct bpf_link *l)
 {
@@ -98,7 +99,7 @@ static int attach_funcs(struct tracer *t, const char *spec, char *err,
 	     f = strtok_r(NULL, ",", &save)) {
 		e = attach_func(t, s, f);
 		if (e)
-			snprintf(err, len, "--span %s: cannot probe %s in %s: %s; check that the binary has that function (nm -D or nm)",
+			error_set(err, len, "--span %s: cannot probe %s in %s: %s; check that the binary has that function (nm -D or nm)",
 				 spec, f, s, strerror(-e));
 	}
 out:
@@ -116,7 +117,7 @@ static int attach_usdt_at(struct tracer *t, const char *path, char *err,
 	find_exe(path, bin, sizeof(bin));
 	e = attach_usdt(t, bin);
 	if (e)
-		snprintf(err, len, "--span usdt:%s: cannot attach to the tdbpf:span_enter and span_exit probes of %s: %s; build it with include/tdbpf_span.h's macros",
+		error_set(err, len, "--span usdt:%s: cannot attach to the tdbpf:span_enter and span_exit probes of %s: %s; build it with include/tdbpf_span.h's macros",
 			 path, bin, strerror(-e));
 	return e;
 }
@@ -137,10 +138,10 @@ static int attach_usdt_targets(struct tracer *t, const char *exe,
 		e = attach_usdt(t, bin);
 	}
 	if (e)
-		snprintf(err, len, "--span usdt: cannot attach to the tdbpf:span_enter and span_exit probes of %s: %s; build it with include/tdbpf_span.h's macros",
+		error_set(err, len, "--span usdt: cannot attach to the tdbpf:span_enter and span_exit probes of %s: %s; build it with include/tdbpf_span.h's macros",
 			 bin, strerror(-e));
 	else if (!exe && !nr_pids)
-		snprintf(err, len, "--span usdt: no binary to probe; give a command or -p PID");
+		error_set(err, len, "--span usdt: no binary to probe; give a command or -p PID");
 	return e || (!exe && !nr_pids) ? -1 : 0;
 }
 

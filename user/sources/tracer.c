@@ -22,6 +22,7 @@
 #include "support/array.h"
 #include "support/limits.h"
 #include "support/loop.h"
+#include "support/error.h"
 
 /* the BPF side aligns it so; the skeleton shows where the link put it */
 _Static_assert(__builtin_offsetof(struct tdbpf_bpf__bss, track) % 4096 == 0,
@@ -356,7 +357,7 @@ static int open_bpf(struct tracer *t, char *err, size_t len)
 {
 	t->skel = tdbpf_bpf__open();
 	if (!t->skel) {
-		snprintf(err, len, "cannot open the BPF object: %s; %s",
+		error_set(err, len, "cannot open the BPF object: %s; %s",
 			 strerror(errno), bpf_hint(-errno));
 		return -1;
 	}
@@ -391,7 +392,7 @@ static int load_bpf(struct tracer *t, char *err, size_t len)
 	}
 	if (e) {
 		/* as root, EACCES on load is the verifier saying no */
-		snprintf(err, len, "cannot load the BPF programs: %s; %s",
+		error_set(err, len, "cannot load the BPF programs: %s; %s",
 			 strerror(-e),
 			 e == -EACCES && geteuid() == 0 ?
 				 "the kernel's verifier rejected them: run with -v for its log and report it" :
@@ -419,13 +420,13 @@ static int attach_bpf(struct tracer *t, char *err, size_t len)
 	if (!e)
 		e = fill_filter(t);
 	if (e) {
-		snprintf(err, len, "cannot fill the BPF maps: %s; %s",
+		error_set(err, len, "cannot fill the BPF maps: %s; %s",
 			 strerror(-e), bpf_hint(e));
 		return -1;
 	}
 	e = tdbpf_bpf__attach(t->skel);
 	if (e) {
-		snprintf(err, len, "cannot attach to the sched tracepoints: %s; %s",
+		error_set(err, len, "cannot attach to the sched tracepoints: %s; %s",
 			 strerror(-e), bpf_hint(e));
 		return -1;
 	}
@@ -440,7 +441,7 @@ static int attach_bpf(struct tracer *t, char *err, size_t len)
 	t->iter = bpf_program__attach_iter(t->skel->progs.tdbpf_dump, NULL);
 	if (!t->iter) {
 		e = -errno;
-		snprintf(err, len, "cannot create the task iterator: %s; %s",
+		error_set(err, len, "cannot create the task iterator: %s; %s",
 			 strerror(-e), bpf_hint(e));
 		return -1;
 	}
@@ -470,7 +471,7 @@ static int setup(struct tracer *t, char *err, size_t len)
 
 	t->ncpu = libbpf_num_possible_cpus();
 	if (t->ncpu <= 0 || t->ncpu > TDBPF_MAX_CPUS) {
-		snprintf(err, len, "cannot count the possible CPUs: %s; %s",
+		error_set(err, len, "cannot count the possible CPUs: %s; %s",
 			 t->ncpu < 0 ? strerror(-t->ncpu) : "none found",
 			 bpf_hint(t->ncpu));
 		return -1;
@@ -478,7 +479,7 @@ static int setup(struct tracer *t, char *err, size_t len)
 	t->online = calloc((size_t)t->ncpu, sizeof(*t->online));
 	t->vals = calloc(1, sizeof(*t->vals));
 	if (!t->online || !t->vals) {
-		snprintf(err, len, "out of memory");
+		error_set(err, len, "out of memory");
 		return -1;
 	}
 	cpus_online(t->online, t->ncpu);
@@ -486,7 +487,7 @@ static int setup(struct tracer *t, char *err, size_t len)
 	if (counters_open(&t->ctr, t->c.plan, t->ncpu, err, len))
 		return -1;
 	if (!switch_has_state()) {
-		snprintf(err, len, "this kernel's sched_switch tracepoint has no prev_state argument (Linux before 5.18); tdbpf needs Linux 5.18 or later (docs/kernels.md)");
+		error_set(err, len, "this kernel's sched_switch tracepoint has no prev_state argument (Linux before 5.18); tdbpf needs Linux 5.18 or later (docs/kernels.md)");
 		return -1;
 	}
 	if (load_bpf(t, err, len) || attach_bpf(t, err, len))
@@ -496,7 +497,7 @@ static int setup(struct tracer *t, char *err, size_t len)
 	if (t->sample.nr) {
 		e = sampler_start(t);
 		if (e) {
-			snprintf(err, len, "cannot start the sampled windows' thread: %s; run with --wakeups for every wakeup",
+			error_set(err, len, "cannot start the sampled windows' thread: %s; run with --wakeups for every wakeup",
 				 strerror(-e));
 			return -1;
 		}
@@ -510,7 +511,7 @@ struct tracer *tracer_open(const struct tracer_conf *c, char *err,
 	struct tracer *t = calloc(1, sizeof(*t));
 
 	if (!t) {
-		snprintf(err, errlen, "out of memory");
+		error_set(err, errlen, "out of memory");
 		return NULL;
 	}
 	t->c = *c;

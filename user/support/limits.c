@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include "support/limits.h"
+#include "support/error.h"
 
 /* The limits as tdbpf found them, for a command it launches. */
 static struct rlimit orig_nofile, orig_stack;
@@ -28,7 +29,7 @@ int limits_nofile(size_t need, char *err, size_t len)
 	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= need)
 		return 0;
 	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need) {
-		snprintf(err, len,
+		error_set(err, len,
 			 "the open-file limit (ulimit -n) is %llu and tracing here needs about %zu files (counters, BPF maps and programs); raise it, e.g. ulimit -n %zu",
 			 (unsigned long long)rl.rlim_max, need,
 			 need < 1024 ? (size_t)1024 : need * 2);
@@ -49,7 +50,7 @@ int limits_stack(size_t need, char *err, size_t len)
 	    rl.rlim_cur >= need)
 		return 0;
 	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need) {
-		snprintf(err, len,
+		error_set(err, len,
 			 "the stack limit (ulimit -s) is %llu KiB and tdbpf needs %zu KiB (its report writers keep their buffers there); raise it, e.g. ulimit -s 8192",
 			 (unsigned long long)rl.rlim_max >> 10, need >> 10);
 		return -1;

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include "support/nofollow.h"
 #include "support/privs.h"
+#include "support/error.h"
 
 /* @s as a uid or gid: whole decimal, no sign, below (uid_t)-1. */
 static int parse_id(const char *s, unsigned long *out)
@@ -76,10 +77,10 @@ int privs_check_sudo(char *err, size_t len)
 		val = g;
 	}
 	if (!val)
-		snprintf(err, len, "%s is unset while %s is set; %s", name,
+		error_set(err, len, "%s is unset while %s is set; %s", name,
 			 name[5] == 'U' ? "SUDO_GID" : "SUDO_UID", fix);
 	else
-		snprintf(err, len, "%s '%s' is not an id; %s", name, val, fix);
+		error_set(err, len, "%s '%s' is not an id; %s", name, val, fix);
 	return -1;
 }
 
@@ -97,18 +98,18 @@ int privs_drop_to_invoking_user(char *err, size_t len)
 	}
 	pw = getpwuid(uid);
 	if (pw ? initgroups(pw->pw_name, gid) : setgroups(0, NULL)) {
-		snprintf(err, len, "cannot set the groups of uid %u: %s; check SUDO_UID and SUDO_GID",
+		error_set(err, len, "cannot set the groups of uid %u: %s; check SUDO_UID and SUDO_GID",
 			 (unsigned)uid, strerror(errno));
 		return -1;
 	}
 	if (setgid(gid) || setuid(uid)) {
-		snprintf(err, len, "cannot switch to uid %u gid %u: %s; check SUDO_UID and SUDO_GID",
+		error_set(err, len, "cannot switch to uid %u gid %u: %s; check SUDO_UID and SUDO_GID",
 			 (unsigned)uid, (unsigned)gid, strerror(errno));
 		return -1;
 	}
 	/* a failed drop must never go unnoticed */
 	if (setuid(0) == 0) {
-		snprintf(err, len, "could regain root after dropping to uid %u; not running the command as root by mistake",
+		error_set(err, len, "could regain root after dropping to uid %u; not running the command as root by mistake",
 			 (unsigned)uid);
 		return -1;
 	}
