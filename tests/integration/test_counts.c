@@ -500,10 +500,137 @@ static void test_table_and_csv_columns(void **state)
 	free(out);
 }
 
+/* No core PMU here: hardware events are perf's <not supported>. */
+static bool no_core_pmu(void)
+{
+	static const char *const pmus[] = { "cpu", "cpu_core", "armv8_pmuv3_0" };
+	char path[128];
+	size_t i;
+
+	for (i = 0; i < sizeof(pmus) / sizeof(pmus[0]); i++) {
+		snprintf(path, sizeof(path),
+			 "/sys/bus/event_source/devices/%s", pmus[i]);
+		if (!access(path, F_OK))
+			return false;
+	}
+	return true;
+}
+
+/* Lines of @text holding @word. */
+static int lines_with(const char *text, const char *word)
+{
+	const char *p = text;
+	int n = 0;
+
+	while (p && (p = strstr(p, word))) {
+		n++;
+		p = strchr(p, '\n');
+	}
+	return n;
+}
+
+/*
+ * As perf stat: an -e event the machine lacks (cycles, no PMU here) is
+ * <not supported> in every output, said once on stderr, and the others
+ * are counted for real (getppid exactly, page-faults from the kernel),
+ * the run exiting 0; a recording replays it the same.
+ */
+static void test_not_supported(void **state)
+{
+	static struct calls c[MAX_T];
+	char *json = strdup(tmp_path("unsup.json"));
+	char *rec = strdup(tmp_path("unsup.jsonl"));
+	char *argv[] = { (char *)tdbpf_bin(), "-j", "-o", json, "--record", rec,
+			 "-e", "cycles,syscalls:sys_enter_getppid,page-faults",
+			 "--", (char *)workload("syscounts"), "-n", "2", "-m",
+			 "500", "-c", "0", NULL };
+	char *csv_argv[] = { (char *)tdbpf_bin(), "-x", ",", "-e",
+			     "cycles,page-faults", "--", "true", NULL };
+	char *table_argv[] = { (char *)tdbpf_bin(), "report", rec, NULL };
+	char *replay_argv[] = { (char *)tdbpf_bin(), "report", "-j", rec, NULL };
+	json_object *doc, *t, *u, *v;
+	struct run_result r;
+	char *text = NULL, *live;
+	const char *p;
+	int nc = 0, i, exact = 0, rows;
+
+	(void)state;
+	NEED_BPF();
+	if (!no_core_pmu()) {
+		print_message("this machine has a hardware PMU: cycles counts here\n");
+		skip();
+	}
+	assert_int_equal(run_capture(argv, NULL, (uid_t)-1, 0, 60, &r), 0);
+	assert_int_equal(lines_with(r.err, "<not supported>"), 1);
+	assert_non_null(strstr(r.err, "tdbpf: <not supported>: event 'cycles' cannot be counted here: no hardware PMU"));
+	for (p = r.out; p && *p && nc < MAX_T;
+	     p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (sscanf(p, "tid=%d name=%31s getppid=%ld getpgid=%ld",
+			   &c[nc].tid, c[nc].name, &c[nc].getppid,
+			   &c[nc].getpgid) == 4)
+			nc++;
+	assert_int_equal(nc, 2);
+	run_result_free(&r);
+	doc = json_file(json);
+	assert_non_null(doc);
+	assert_true(json_object_object_get_ex(doc, "not_supported", &u));
+	assert_int_equal(json_object_array_length(u), 1);
+	u = json_object_array_get_idx(u, 0);
+	assert_string_equal(json_object_get_string(json_object_object_get(u, "event")),
+			    "cycles");
+	assert_non_null(strstr(json_object_get_string(json_object_object_get(u, "reason")),
+			       "no hardware PMU"));
+	for (i = 0; i < nc; i++) {
+		t = report_task(doc, c[i].tid, c[i].name);
+		assert_true(json_object_object_get_ex(t, "counters", &v));
+		assert_true(json_object_object_get_ex(v, "cycles", &u));
+		assert_null(u);
+		/* a thread of 500 calls touched memory */
+		assert_true(jcounter(t, "page-faults") > 0);
+		if (jint(t, "uncounted_ns") > 0)
+			continue;
+		assert_true(jcounter(t, "syscalls:sys_enter_getppid") ==
+			    (double)c[i].getppid);
+		assert_true(c[i].getppid >= 500);
+		exact++;
+	}
+	assert_true(exact >= 1);
+	assert_true(json_object_object_get_ex(doc, "tasks", &v));
+	rows = (int)json_object_array_length(v);
+	json_object_put(doc);
+
+	/* the replay: the same document, to the byte */
+	live = file_text(json);
+	assert_int_equal(run(replay_argv, &text, 30), 0);
+	assert_string_equal(text, live);
+	free(text);
+	free(live);
+	/* its table: a column under the name, <not supported> in each row */
+	assert_int_equal(run(table_argv, &text, 30), 0);
+	assert_non_null(strstr(text, " cycles "));
+	assert_int_equal(lines_with(text, "<not supported>"), rows);
+	free(text);
+
+	/* CSV as perf's -x: <not supported> in the value field */
+	assert_int_equal(run_capture(csv_argv, NULL, (uid_t)-1, 0, 60, &r), 0);
+	assert_non_null(strstr(r.err, ",<not supported>,,cycles,0,0.00\n"));
+	p = strstr(r.err, ",,page-faults,");
+	assert_non_null(p);
+	while (p > r.err && p[-1] != ',')
+		p--;
+	assert_true(strtod(p, NULL) > 0);
+	run_result_free(&r);
+	unlink(json);
+	unlink(rec);
+	free(json);
+	free(rec);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table_and_csv_columns),
+		cmocka_unit_test(test_not_supported),
 		cmocka_unit_test(test_exact_getppid_alone),
 		cmocka_unit_test(test_exact_in_groups),
 		cmocka_unit_test(test_software_model_vs_proc_command),

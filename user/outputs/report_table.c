@@ -105,7 +105,7 @@ static void pick_columns(const struct report *rep, struct columns *c)
 		if (e->kind == EV_TASK && e->config1 != TF_FAULTS)
 			continue;
 		if (e->kind == EV_SW || e->kind == EV_TASK ||
-		    e->kind == EV_USER)
+		    e->kind == EV_USER || e->kind == EV_UNSUP)
 			c->slot[c->nr_slots++] = order[k];
 	}
 }
@@ -115,11 +115,15 @@ static bool is_msec(const struct model_event *e)
 	return e->unit && !strcmp(e->unit, "msec");
 }
 
+/* perf stat's word for an event the machine cannot count */
+#define NOT_SUPPORTED	"<not supported>"
+
 static int slot_width(const struct model_event *e)
 {
 	int w = (int)strlen(e->name) + (is_msec(e) ? 3 : 0);
+	int min = e->kind == EV_UNSUP ? (int)strlen(NOT_SUPPORTED) : 10;
 
-	return w < 10 ? 10 : w;
+	return w < min ? min : w;
 }
 
 /* "name NN%": a waker's name and its share of the blocked time */
@@ -323,7 +327,9 @@ static void print_row(struct outbuf *o, const struct report *rep,
 		int w = slot_width(e);
 
 		ob_putc(o, ' ');
-		if (!isfinite(v))
+		if (e->kind == EV_UNSUP)
+			ob_str(o, NOT_SUPPORTED, w);
+		else if (!isfinite(v))
 			ob_str(o, "-", w);
 		else if (is_msec(e))
 			ob_fixed(o, v / 1e6, w, 1);		/* %*.1f */
