@@ -12,6 +12,7 @@
 #include <sys/capability.h>
 #include <sys/stat.h>
 #include "commands/cmd.h"
+#include "commands/repeat.h"
 #include "commands/run.h"
 #include "commands/top.h"
 #include "model/evsel.h"
@@ -330,6 +331,8 @@ int cmd_trace(const struct options *o, FILE *out)
 	/* top traces the same targets with the same plan; it draws them */
 	if (o->cmd == CMD_TOP)
 		return top_run(o, &plan, out);
+	if (o->repeat > 1)
+		return repeat_run(o, &plan, out);
 	/* the run owns the graph file from here */
 	return run_trace(o, &plan, out, graph);
 }

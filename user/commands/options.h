@@ -15,6 +15,7 @@
 #define OPT_MAX_DURATION_S	31536000	/* -d: 365 days */
 #define OPT_MAX_INTERVAL_MS	86400000	/* -I: one day */
 #define OPT_MAX_HOSTS		64	/* graph: reports joined */
+#define OPT_MAX_REPEAT		100	/* -r: runs of the command */
 
 /*
  * Subcommands, indexed so: each has its entry in subcommands[]
@@ -49,6 +50,7 @@ struct options {
 	 */
 	bool argv_bounds;
 	double duration;	/* seconds, 0 = until stopped */
+	int repeat;		/* -r N: runs of -- COMMAND, 0 = one */
 	long interval_ms;	/* 0 = no interval reports */
 	const char *sep;	/* -x: CSV separator */
 	bool json;
@@ -117,6 +119,7 @@ enum option_group {
 	OPTG_LISTEN = 2,	/* --listen and what shapes its series */
 	OPTG_LIST = 4,		/* list --events */
 	OPTG_CGROUP = 8,	/* -G: the tasks a tracing run or top takes */
+	OPTG_REPEAT = 16,	/* -r N: a tracing run of -- COMMAND */
 };
 
 /* The sort keys' names, indexed by enum sort_key (SORT_NR of them). */

@@ -36,6 +36,8 @@ void print_usage(FILE *f)
 	      "      --no-inherit       the same, as perf spells it\n"
 	      "      --children         with -p: also follow what the targets fork\n"
 	      "  -d, --duration SECS    stop after SECS seconds (at most 365 days)\n"
+	      "  -r, --repeat N         run COMMAND N times: the means per name and\n"
+	      "                         their spread (+- %), as perf stat -r\n"
 	      "  -I, --interval MS      print a report every MS milliseconds (at most\n"
 	      "                         a day)\n"
 	      "  -x, --field-separator SEP  CSV output, perf stat -x style\n"
