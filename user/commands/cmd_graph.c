@@ -40,6 +40,7 @@ static int write_graph(const struct options *o, FILE *out,
 	struct sink sink = {
 		.ops = o->json ? &sink_json : o->sep ? &sink_csv : &sink_table,
 		.f = out, .name = o->output, .sep = o->sep,
+		.table_cols = o->table_cols,
 	};
 	struct report rep;
 	int err;

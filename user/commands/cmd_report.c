@@ -154,7 +154,8 @@ static int replay_file(const struct options *o, FILE *out, bool whole_only,
 		.sink = { .ops = o->json ? &sink_json :
 				 o->sep	 ? &sink_csv :
 					   &sink_table,
-			  .f = out, .name = o->output, .sep = o->sep },
+			  .f = out, .name = o->output, .sep = o->sep,
+			  .table_cols = o->table_cols },
 	};
 	const char *name = strcmp(o->input, "-") ? o->input : "stdin";
 	struct replay_reader rd;

@@ -57,6 +57,7 @@ struct options {
 	const char *output;
 	bool per_name;
 	enum sort_key sort;
+	unsigned int table_cols;	/* -F: enum table_col, 0 = fit 120 */
 	int top;		/* 0 = all */
 	const char *model;	/* NULL = detect */
 	int smt;		/* -1 = detect, 0 off, 1 on */
