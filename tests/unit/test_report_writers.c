@@ -395,7 +395,7 @@ static void unwrap(char *s)
 {
 	char *p, *q;
 
-	for (p = s; (p = strchr(p, '\n')) && p[1] == ' ';) {
+	for (p = s; (p = strchr(p, '\n'));) {
 		for (q = p + 1; *q == ' '; q++)
 			;
 		/* a continuation starts under BOTTLENECK, far right */
