@@ -9,6 +9,7 @@
  * Nothing here has a tolerance: a thread parked before and after its
  * work has still accounting, and tdbpf must report exactly its change.
  */
+#include <math.h>
 #include "helpers.h"
 
 #define MAX_T	256
@@ -490,10 +491,255 @@ static void test_table_and_csv_columns(void **state)
 	free(out);
 }
 
+/* No core PMU here: hardware events are perf's <not supported>. */
+static bool no_core_pmu(void)
+{
+	static const char *const pmus[] = { "cpu", "cpu_core", "armv8_pmuv3_0" };
+	char path[128];
+	size_t i;
+
+	for (i = 0; i < sizeof(pmus) / sizeof(pmus[0]); i++) {
+		snprintf(path, sizeof(path),
+			 "/sys/bus/event_source/devices/%s", pmus[i]);
+		if (!access(path, F_OK))
+			return false;
+	}
+	return true;
+}
+
+/* Lines of @text holding @word. */
+static int lines_with(const char *text, const char *word)
+{
+	const char *p = text;
+	int n = 0;
+
+	while (p && (p = strstr(p, word))) {
+		n++;
+		p = strchr(p, '\n');
+	}
+	return n;
+}
+
+/*
+ * As perf stat: an -e event the machine lacks (cycles, no PMU here) is
+ * <not supported> in every output, said once on stderr, and the others
+ * are counted for real (getppid exactly, page-faults from the kernel),
+ * the run exiting 0; a recording replays it the same.
+ */
+static void test_not_supported(void **state)
+{
+	static struct calls c[MAX_T];
+	char *json = strdup(tmp_path("unsup.json"));
+	char *rec = strdup(tmp_path("unsup.jsonl"));
+	char *argv[] = { (char *)tdbpf_bin(), "-j", "-o", json, "--record", rec,
+			 "-e", "cycles,syscalls:sys_enter_getppid,page-faults",
+			 "--", (char *)workload("syscounts"), "-n", "2", "-m",
+			 "500", "-c", "0", NULL };
+	char *csv_argv[] = { (char *)tdbpf_bin(), "-x", ",", "-e",
+			     "cycles,page-faults", "--", "true", NULL };
+	char *table_argv[] = { (char *)tdbpf_bin(), "report", rec, NULL };
+	char *replay_argv[] = { (char *)tdbpf_bin(), "report", "-j", rec, NULL };
+	json_object *doc, *t, *u, *v;
+	struct run_result r;
+	char *text = NULL, *live;
+	const char *p;
+	int nc = 0, i, exact = 0, rows;
+
+	(void)state;
+	NEED_BPF();
+	if (!no_core_pmu()) {
+		print_message("this machine has a hardware PMU: cycles counts here\n");
+		skip();
+	}
+	assert_int_equal(run_capture(argv, NULL, (uid_t)-1, 0, 60, &r), 0);
+	assert_int_equal(lines_with(r.err, "<not supported>"), 1);
+	assert_non_null(strstr(r.err, "tdbpf: <not supported>: event 'cycles' cannot be counted here: no hardware PMU"));
+	for (p = r.out; p && *p && nc < MAX_T;
+	     p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (sscanf(p, "tid=%d name=%31s getppid=%ld getpgid=%ld",
+			   &c[nc].tid, c[nc].name, &c[nc].getppid,
+			   &c[nc].getpgid) == 4)
+			nc++;
+	assert_int_equal(nc, 2);
+	run_result_free(&r);
+	doc = json_file(json);
+	assert_non_null(doc);
+	assert_true(json_object_object_get_ex(doc, "not_supported", &u));
+	assert_int_equal(json_object_array_length(u), 1);
+	u = json_object_array_get_idx(u, 0);
+	assert_string_equal(json_object_get_string(json_object_object_get(u, "event")),
+			    "cycles");
+	assert_non_null(strstr(json_object_get_string(json_object_object_get(u, "reason")),
+			       "no hardware PMU"));
+	for (i = 0; i < nc; i++) {
+		t = report_task(doc, c[i].tid, c[i].name);
+		assert_true(json_object_object_get_ex(t, "counters", &v));
+		assert_true(json_object_object_get_ex(v, "cycles", &u));
+		assert_null(u);
+		/* a thread of 500 calls touched memory */
+		assert_true(jcounter(t, "page-faults") > 0);
+		if (jint(t, "uncounted_ns") > 0)
+			continue;
+		assert_true(jcounter(t, "syscalls:sys_enter_getppid") ==
+			    (double)c[i].getppid);
+		assert_true(c[i].getppid >= 500);
+		exact++;
+	}
+	assert_true(exact >= 1);
+	assert_true(json_object_object_get_ex(doc, "tasks", &v));
+	rows = (int)json_object_array_length(v);
+	json_object_put(doc);
+
+	/* the replay: the same document, to the byte */
+	live = file_text(json);
+	assert_int_equal(run(replay_argv, &text, 30), 0);
+	assert_string_equal(text, live);
+	free(text);
+	free(live);
+	/* its table: a column under the name, <not supported> in each row */
+	assert_int_equal(run(table_argv, &text, 30), 0);
+	assert_non_null(strstr(text, " cycles "));
+	assert_int_equal(lines_with(text, "<not supported>"), rows);
+	free(text);
+
+	/* CSV as perf's -x: <not supported> in the value field */
+	assert_int_equal(run_capture(csv_argv, NULL, (uid_t)-1, 0, 60, &r), 0);
+	assert_non_null(strstr(r.err, ",<not supported>,,cycles,0,0.00\n"));
+	p = strstr(r.err, ",,page-faults,");
+	assert_non_null(p);
+	while (p > r.err && p[-1] != ',')
+		p--;
+	assert_true(strtod(p, NULL) > 0);
+	run_result_free(&r);
+	unlink(json);
+	unlink(rec);
+	free(json);
+	free(rec);
+}
+
+/* Row @name of a -r report's "tasks"; fails the test without one. */
+static json_object *repeat_row(json_object *doc, const char *name)
+{
+	json_object *tasks = NULL, *t;
+	size_t i;
+
+	assert_true(json_object_object_get_ex(doc, "tasks", &tasks));
+	for (i = 0; i < json_object_array_length(tasks); i++) {
+		t = json_object_array_get_idx(tasks, i);
+		if (!strcmp(json_object_get_string(json_object_object_get(t, "name")),
+			    name))
+			return t;
+	}
+	fail_msg("no row '%s' in the -r report", name);
+	return NULL;
+}
+
+/*
+ * One -r figure against its runs: @n values, their mean, and perf's
+ * spread (the standard deviation of the mean, in % of it), computed
+ * here from the values.
+ */
+static void check_figure(json_object *f, int n, double *vals)
+{
+	json_object *v = json_object_object_get(f, "values");
+	double m = 0, m2 = 0, lo = INFINITY, hi = -INFINITY, rel;
+	int i;
+
+	assert_non_null(v);
+	assert_int_equal(json_object_array_length(v), n);
+	for (i = 0; i < n; i++) {
+		vals[i] = json_object_get_double(json_object_array_get_idx(v, i));
+		m += vals[i];
+		lo = vals[i] < lo ? vals[i] : lo;
+		hi = vals[i] > hi ? vals[i] : hi;
+	}
+	m /= n;
+	for (i = 0; i < n; i++)
+		m2 += (vals[i] - m) * (vals[i] - m);
+	rel = m ? 100 * sqrt(m2 / (n - 1) / n) / m : 0;
+	assert_close("mean", jdouble(f, "mean"), m, 1e-9, 1e-6);
+	assert_true(jdouble(f, "mean") >= lo && jdouble(f, "mean") <= hi);
+	assert_close("stddev_pct", jdouble(f, "stddev_pct"), rel, 1e-9, 1e-9);
+}
+
+/*
+ * -r 3, as perf stat -r: three runs of the command, rows by name; each
+ * thread's getppid count in every run is the count the workload made
+ * (exact, so its spread is 0), and every figure's mean and spread are
+ * those of its three per-run values.
+ */
+static void test_repeat(void **state)
+{
+	char *json = strdup(tmp_path("repeat.json"));
+	char *argv[] = { (char *)tdbpf_bin(), "-r", "3", "-j", "-o", json,
+			 "-e", "syscalls:sys_enter_getppid", "--",
+			 (char *)workload("syscounts"), "-n", "2", "-m", "500",
+			 "-c", "0", NULL };
+	char *table_argv[] = { (char *)tdbpf_bin(), "-r", "2", "--",
+			       "true", NULL };
+	long made[2][3];
+	int runs[2] = { 0, 0 }, tid, k, i, exact = 0;
+	double vals[3], cpu[3];
+	json_object *doc, *t, *ctr;
+	struct run_result r;
+	char name[32];
+	const char *p;
+	long ppid, pgid;
+
+	(void)state;
+	NEED_BPF();
+	assert_int_equal(run_capture(argv, NULL, (uid_t)-1, 0, 120, &r), 0);
+	/* the workload says what each of its threads made, per run */
+	for (p = r.out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (sscanf(p, "tid=%d name=sc-%d getppid=%ld getpgid=%ld", &tid,
+			   &k, &ppid, &pgid) == 4 && k >= 0 && k < 2 &&
+		    runs[k] < 3)
+			made[k][runs[k]++] = ppid;
+	assert_int_equal(runs[0], 3);
+	assert_int_equal(runs[1], 3);
+	run_result_free(&r);
+	doc = json_file(json);
+	assert_non_null(doc);
+	assert_int_equal(jint(doc, "runs"), 3);
+	check_figure(json_object_object_get(doc, "elapsed_ns"), 3, vals);
+	for (k = 0; k < 2; k++) {
+		snprintf(name, sizeof(name), "sc-%d", k);
+		t = repeat_row(doc, name);
+		assert_int_equal(jint(t, "runs"), 3);
+		check_figure(json_object_object_get(t, "on_cpu_ns"), 3, cpu);
+		for (i = 0; i < 3; i++)
+			assert_true(cpu[i] > 0);
+		check_figure(json_object_object_get(t, "switches"), 3, vals);
+		assert_true(json_object_object_get_ex(t, "counters", &ctr));
+		check_figure(json_object_object_get(ctr, "syscalls:sys_enter_getppid"),
+			     3, vals);
+		/* a switch-in the kernel did not trace extrapolates (rare) */
+		for (i = 0; i < 3; i++) {
+			assert_close("getppid", vals[i], (double)made[k][i], 0.05, 0);
+			exact += vals[i] == (double)made[k][i];
+		}
+	}
+	assert_true(exact >= 5);
+	json_object_put(doc);
+	unlink(json);
+	free(json);
+
+	/* the table: perf's layout, a spread on every figure */
+	assert_int_equal(run_capture(table_argv, NULL, (uid_t)-1, 0, 60, &r), 0);
+	assert_non_null(strstr(r.err, "Performance counter stats for 'true' (2 runs)"));
+	assert_non_null(strstr(r.err, " true: 1.00 task per run, in 2 of 2 runs\n"));
+	assert_non_null(strstr(r.err, " msec on-CPU "));
+	assert_non_null(strstr(r.err, "seconds time elapsed  ( +- "));
+	assert_int_equal(lines_with(r.err, "( +- "), 10);
+	run_result_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table_and_csv_columns),
+		cmocka_unit_test(test_not_supported),
+		cmocka_unit_test(test_repeat),
 		cmocka_unit_test(test_exact_getppid_alone),
 		cmocka_unit_test(test_exact_in_groups),
 		cmocka_unit_test(test_software_model_vs_proc_command),

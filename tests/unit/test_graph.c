@@ -1130,6 +1130,29 @@ static void test_per_name_idle_siblings(void **state)
 	done(&g, &t);
 }
 
+/*
+ * Issue 38: two holders outside the targets (tids 90 and 91, no rows)
+ * are one cpu-other in WAITS ON, as the DOT draws them: 300 + 250 ms of
+ * the 950 ms of work's waits (55/95 = 58%), above parse's 400 ms alone.
+ */
+static void test_waits_on_merges_outsiders(void **state)
+{
+	struct task_table t;
+	struct graph g;
+	char cell[64];
+
+	(void)state;
+	waits_table(&t);
+	add(&t, 1, "work", 50, 550, 400,
+	    (struct w[]){ T(2, 400), H(90, 300), H(91, 250), {0} });
+	add(&t, 2, "parse", 900, 0, 100, (struct w[]){ T(1, 100), {0} });
+	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
+	graph_waits_on(&g, node(&g, "work"), cell, sizeof(cell));
+	assert_string_equal(cell, "cpu-other 58%");
+	graph_free(&g);
+	tasks_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1154,6 +1177,7 @@ int main(void)
 		cmocka_unit_test(test_nothing_blocked),
 		cmocka_unit_test(test_waits_slots),
 		cmocka_unit_test(test_dot),
+		cmocka_unit_test(test_waits_on_merges_outsiders),
 		cmocka_unit_test(test_processes),
 		cmocka_unit_test(test_endpoints_apart),
 	};

@@ -145,11 +145,11 @@ static void test_zen4_columns(void **state)
 	s = table(&rep);
 	assert_non_null(strstr(s, "model amdzen4, level 1, SMT on"));
 	hdr = line(s, 1);
-	fe = strstr(hdr, "FRONTEND%");
-	bs = strstr(hdr, "BADSPEC%");
-	be = strstr(hdr, "BACKEND%");
+	fe = strstr(hdr, "FE%");
+	bs = strstr(hdr, "BAD%");
+	be = strstr(hdr, "BE%");
 	smt = strstr(hdr, "SMT%");
-	ret = strstr(hdr, "RETIRE%");
+	ret = strstr(hdr, "RET%");
 	/* the five of perf's PipelineL1, in its order */
 	assert_true(fe && bs && be && smt && ret);
 	assert_true(fe < bs && bs < be && be < smt && smt < ret);
@@ -230,8 +230,8 @@ static void test_neoverse_n2_columns(void **state)
 			 0);
 	s = table(&rep);
 	hdr = line(s, 1);
-	assert_non_null(strstr(hdr, "FRONTEND%"));
-	assert_non_null(strstr(hdr, "RETIRE%"));
+	assert_non_null(strstr(hdr, "FE%"));
+	assert_non_null(strstr(hdr, "RET%"));
 	assert_null(strstr(hdr, "SMT%"));
 	assert_null(strstr(hdr, "STALL%"));	/* Cycle_Accounting: JSON */
 	assert_non_null(strstr(hdr, "IPC"));
@@ -279,7 +279,7 @@ static void test_neoverse_n1_columns(void **state)
 	s = table(&rep);
 	hdr = line(s, 1);
 	assert_true(strstr(hdr, "FE-STALL%") < strstr(hdr, "BE-STALL%"));
-	assert_null(strstr(hdr, "RETIRE%"));
+	assert_null(strstr(hdr, "RET%"));
 	row = line(s, 2);
 	assert_non_null(strstr(row, " 10.0  "));
 	assert_non_null(strstr(row, " 45.0  "));

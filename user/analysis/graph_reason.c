@@ -2,6 +2,7 @@
 /* What the writers say of the wait-for graph's nodes (see graph.h). */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include "analysis/graph.h"
 #include "analysis/graph_flow.h"
 #include "support/text.h"
@@ -177,12 +178,35 @@ void graph_reason(const struct graph *g, int i, const char *path, char *buf,
 	}
 }
 
+/*
+ * The wait of in-edge @e of @node with the edges it shares a cell with:
+ * wakers that are no node and go by one name (every holder outside the
+ * targets is one cpu-other, as the DOT draws it).
+ */
+static double merged_ns(const struct graph *g, const struct graph_node *node,
+			const struct graph_edge *e)
+{
+	double ns = (double)e->wait_ns;
+	int j;
+
+	if (e->waker >= 0)
+		return ns;
+	for (j = 0; j < node->nr_in; j++) {
+		const struct graph_edge *o = &g->edges[node->first_in + j];
+
+		if (o != e && o->waker < 0 && o->kind == e->kind &&
+		    !strcmp(graph_waker_name(g, o), graph_waker_name(g, e)))
+			ns += (double)o->wait_ns;
+	}
+	return ns;
+}
+
 void graph_waits_on(const struct graph *g, int n, char *buf, size_t len)
 {
 	const struct graph_node *node;
 	const struct graph_edge *e;
 	char name[GRAPH_NAME_LEN];
-	double all = 0;
+	double all = 0, top = -1, ns;
 	int i;
 
 	if (n < 0 || !g->nodes[n].nr_in) {
@@ -192,7 +216,15 @@ void graph_waits_on(const struct graph *g, int n, char *buf, size_t len)
 	node = &g->nodes[n];
 	for (i = 0; i < node->nr_in; i++)
 		all += (double)g->edges[node->first_in + i].wait_ns;
-	e = &g->edges[node->first_in];	/* the largest */
+	/* the largest, its namesakes outside the graph summed with it */
+	e = &g->edges[node->first_in];
+	for (i = 0; i < node->nr_in; i++) {
+		ns = merged_ns(g, node, &g->edges[node->first_in + i]);
+		if (ns > top) {
+			top = ns;
+			e = &g->edges[node->first_in + i];
+		}
+	}
 	text_printable(name, sizeof(name), graph_waker_name(g, e), NULL,
 		       TEXT_ASCII);
 	/*
@@ -202,5 +234,5 @@ void graph_waits_on(const struct graph *g, int n, char *buf, size_t len)
 	 */
 	snprintf(buf, len, "%s%s %u%%",
 		 graph_edge_holds(e) && e->waker >= 0 ? "cpu:" : "", name,
-		 (unsigned int)rint(pct((double)e->wait_ns, all)));
+		 (unsigned int)rint(pct(top, all)));
 }

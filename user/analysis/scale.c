@@ -60,7 +60,9 @@ void scale_slots(const struct event_plan *plan, const struct tdbpf_count *ctr,
 		double v = (double)ctr[s].value;
 
 		g = plan->group[s];
-		if (t->enabled == t->running)
+		if (plan->evd[s]->kind == EV_UNSUP)
+			out[s] = NAN;		/* perf's <not supported> */
+		else if (t->enabled == t->running)
 			out[s] = v;		/* exact, no rounding */
 		else if (!t->running)
 			out[s] = NAN;		/* perf's <not counted> */

@@ -21,6 +21,8 @@ int cmd_list(const struct options *o, FILE *out);	/* cmd_list.c */
 int cmd_list_events(const struct options *o, FILE *out); /* cmd_list_events.c */
 int cmd_decode(const struct options *o, FILE *out);	/* cmd_decode.c */
 int cmd_report(const struct options *o, FILE *out);	/* cmd_report.c */
+/* graph of one report (o->input): its whole run as live, DOT on @dot */
+int cmd_report_graph(const struct options *o, FILE *out, FILE *dot);
 int cmd_selftest(const struct options *o, FILE *out);	/* cmd_selftest.c */
 int cmd_graph(const struct options *o, FILE *out);	/* cmd_graph.c */
 int cmd_help(const struct options *o, FILE *out);	/* usage.c */

@@ -25,6 +25,9 @@ struct replay_run {
 	bool lines;		/* an -I recording: one object per line */
 	bool warned_level;
 	__u64 elapsed_ns;	/* the intervals' durations read so far */
+	/* tdbpf graph of one report: its whole run, and its DOT there */
+	bool whole_only;
+	FILE *dot;
 };
 
 static void say(const char *file, const char *msg)
@@ -68,6 +71,7 @@ static int emit(struct replay_run *x, struct replay_report *rr)
 						  rr->duration_ns,
 		.interval = rr->interval,
 		.nr_total = rr->nr_total,
+		.dot = x->dot,
 	};
 
 	if (o->level && o->level < rc.level)
@@ -108,14 +112,18 @@ static FILE *open_input(const char *path)
 	return f;
 }
 
-int cmd_report(const struct options *o, FILE *out)
+static int replay_file(const struct options *o, FILE *out, bool whole_only,
+		       FILE *dot)
 {
 	struct replay_run x = {
 		.o = o,
+		.whole_only = whole_only,
+		.dot = dot,
 		.sink = { .ops = o->json ? &sink_json :
 				 o->sep	 ? &sink_csv :
 					   &sink_table,
-			  .f = out, .name = o->output, .sep = o->sep },
+			  .f = out, .name = o->output, .sep = o->sep,
+			  .table_cols = o->table_cols },
 	};
 	const char *name = strcmp(o->input, "-") ? o->input : "stdin";
 	struct replay_reader rd;
@@ -162,8 +170,16 @@ int cmd_report(const struct options *o, FILE *out)
 			/* the intervals tile the run: each ends where this is */
 			x.elapsed_ns += rr.duration_ns;
 		}
-		if (!picked(o, rr.interval))
+		if (!picked(o, rr.interval) ||
+		    (x.whole_only && rr.interval >= 0))
 			continue;
+		if (x.whole_only && !rr.graph) {
+			snprintf(err, sizeof(err),
+				 "line %ld: the report has no wait-for graph (traced with --no-wakeups); trace the host again with wakeups, the default",
+				 line);
+			got = -1;
+			break;
+		}
 		shown++;
 		e = emit(&x, &rr);
 		if (e == -EPIPE)	/* the reader went away: not our error */
@@ -198,4 +214,19 @@ int cmd_report(const struct options *o, FILE *out)
 	if (in != stdin)
 		fclose(in);
 	return rc;
+}
+
+int cmd_report(const struct options *o, FILE *out)
+{
+	return replay_file(o, out, false, NULL);
+}
+
+/*
+ * cmd.h: tdbpf graph of one report: the whole run replayed as the live
+ * run printed it (the graph built from the rows' waits, with the names
+ * it looked up), and its DOT on @dot (NULL: none).
+ */
+int cmd_report_graph(const struct options *o, FILE *out, FILE *dot)
+{
+	return replay_file(o, out, true, dot);
 }

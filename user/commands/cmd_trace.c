@@ -12,6 +12,7 @@
 #include <sys/capability.h>
 #include <sys/stat.h>
 #include "commands/cmd.h"
+#include "commands/repeat.h"
 #include "commands/run.h"
 #include "commands/top.h"
 #include "model/evsel.h"
@@ -123,7 +124,7 @@ int cmd_add_events(const struct options *o, struct event_plan *plan,
 	static struct evsel_list evs;
 	struct evsel_env env;
 	bool online[TDBPF_MAX_CPUS];
-	int i, cpu = 0;
+	int i, cpu = 0, nr_unsup;
 
 	if (!o->nr_events)
 		return 0;
@@ -132,12 +133,16 @@ int cmd_add_events(const struct options *o, struct event_plan *plan,
 	for (i = 0; i < o->nr_events; i++)
 		if (evsel_parse(&evs, o->events[i], &env, err, len))
 			return 2;
-	if (plan_add_events(plan, evs.ev, evs.group, evs.nr, err, len))
-		return 2;
 	cpus_online(online, TDBPF_MAX_CPUS);
 	while (cpu < TDBPF_MAX_CPUS - 1 && !online[cpu])
 		cpu++;
-	return evsel_probe(&evs, cpu, err, len) ? 1 : 0;
+	/* as perf stat: what the machine lacks is <not supported>, the rest counted */
+	if (evsel_probe_supported(&evs, cpu, &nr_unsup, err, len))
+		return 1;
+	for (i = 0; i < evs.nr && !o->quiet; i++)
+		if (evs.ev[i].kind == EV_UNSUP)
+			errorf("<not supported>: %s", evs.why[i]);
+	return plan_add_events(plan, evs.ev, evs.group, evs.nr, err, len) ? 2 : 0;
 }
 
 /*
@@ -326,6 +331,8 @@ int cmd_trace(const struct options *o, FILE *out)
 	/* top traces the same targets with the same plan; it draws them */
 	if (o->cmd == CMD_TOP)
 		return top_run(o, &plan, out);
+	if (o->repeat > 1)
+		return repeat_run(o, &plan, out);
 	/* the run owns the graph file from here */
 	return run_trace(o, &plan, out, graph);
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "commands/options.h"
+#include "outputs/sink.h"
 #include "exporter/listen_opts.h"
 #include "sources/span_spec.h"
 #include "support/array.h"
@@ -231,6 +232,52 @@ static int set_sort(struct options *o, const struct opt_desc *d,
 	return 0;
 }
 
+/* -F's names, a bit each of enum table_col (outputs/sink.h) in order */
+static const char *const column_names[] = {
+	"cpu", "runq", "sw", "migr", "tma", "ipc", "events", "waits",
+	"container",
+};
+
+/*
+ * -F/--columns cpu,runq,...: the table's optional columns, exactly
+ * those ("all": every one); TID, COMM, ON-CPU, OFF-CPU and BOTTLENECK
+ * are always shown.
+ */
+static int set_columns(struct options *o, const struct opt_desc *d,
+		       const char *arg, char *err, size_t len)
+{
+	char names[160];
+	const char *p = arg;
+	size_t n, i;
+
+	(void)d;
+	o->table_cols = 0;
+	while (*p) {
+		n = strcspn(p, ",");
+		for (i = 0; i < sizeof(column_names) / sizeof(column_names[0]);
+		     i++)
+			if (n == strlen(column_names[i]) &&
+			    !strncmp(p, column_names[i], n))
+				break;
+		if (n == 3 && !strncmp(p, "all", 3))
+			o->table_cols |= TCOL_ALL;
+		else if (i < sizeof(column_names) / sizeof(column_names[0]))
+			o->table_cols |= 1u << i;
+		else
+			break;
+		p += n + (p[n] == ',');
+	}
+	if (*p || !o->table_cols) {
+		join_names(names, sizeof(names), column_names,
+			   (int)(sizeof(column_names) / sizeof(column_names[0])),
+			   ",", ",");
+		return error_set(err, len,
+				 "-F: unknown column in '%s'; give some of %s, or all (TID, COMM, ON-CPU, OFF-CPU and BOTTLENECK are always shown)",
+				 arg, names);
+	}
+	return 0;
+}
+
 static int set_smt(struct options *o, const struct opt_desc *d,
 		   const char *arg, char *err, size_t len)
 {
@@ -329,6 +376,11 @@ static const struct opt_desc opts[] = {
 	  .group = OPTG_CGROUP,
 	  .refuse = "-G chooses the tasks to trace; drop it here" },
 	ARG("duration", 'd', set_duration),
+	{ .name = "repeat", .letter = 'r', .has_arg = required_argument,
+	  .set = set_number, FIELD(repeat), .lo = 1, .hi = OPT_MAX_REPEAT,
+	  .msg = "-r: invalid number of runs '%s'; give %ld to %ld, e.g. -r 5",
+	  .group = OPTG_REPEAT,
+	  .refuse = "-r runs a launched command again; use it with tdbpf -r N -- COMMAND" },
 	NUMBER("interval", 'I', interval_ms, 1, OPT_MAX_INTERVAL_MS,
 	       "-I: invalid interval '%s'; give milliseconds >= %ld and at most %ld (one day), e.g. -I 1000"),
 	ARG("field-separator", 'x', set_separator),
@@ -347,6 +399,7 @@ static const struct opt_desc opts[] = {
 	  .lo = CMD_VERSION },
 	FLAG("per-name", 0, per_name),
 	ARG("sort", 0, set_sort),
+	ARG("columns", 'F', set_columns),
 	NUMBER("top", 0, top, 1, INT_MAX,
 	       "invalid --top '%s'; give a number of rows >= %ld"),
 	STRING("model", 0, model,

@@ -15,6 +15,7 @@
 #define OPT_MAX_DURATION_S	31536000	/* -d: 365 days */
 #define OPT_MAX_INTERVAL_MS	86400000	/* -I: one day */
 #define OPT_MAX_HOSTS		64	/* graph: reports joined */
+#define OPT_MAX_REPEAT		100	/* -r: runs of the command */
 
 /*
  * Subcommands, indexed so: each has its entry in subcommands[]
@@ -49,12 +50,14 @@ struct options {
 	 */
 	bool argv_bounds;
 	double duration;	/* seconds, 0 = until stopped */
+	int repeat;		/* -r N: runs of -- COMMAND, 0 = one */
 	long interval_ms;	/* 0 = no interval reports */
 	const char *sep;	/* -x: CSV separator */
 	bool json;
 	const char *output;
 	bool per_name;
 	enum sort_key sort;
+	unsigned int table_cols;	/* -F: enum table_col, 0 = fit 120 */
 	int top;		/* 0 = all */
 	const char *model;	/* NULL = detect */
 	int smt;		/* -1 = detect, 0 off, 1 on */
@@ -117,6 +120,7 @@ enum option_group {
 	OPTG_LISTEN = 2,	/* --listen and what shapes its series */
 	OPTG_LIST = 4,		/* list --events */
 	OPTG_CGROUP = 8,	/* -G: the tasks a tracing run or top takes */
+	OPTG_REPEAT = 16,	/* -r N: a tracing run of -- COMMAND */
 };
 
 /* The sort keys' names, indexed by enum sort_key (SORT_NR of them). */

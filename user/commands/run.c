@@ -321,6 +321,7 @@ int run_trace(const struct options *o, const struct event_plan *plan,
 		.name = o->output,
 		.sep = o->sep,
 		.intervals = o->interval_ms > 0,
+		.table_cols = o->table_cols,
 	};
 	/* the DOT sink draws the whole run's graph (--graph) */
 	r.dot = (struct sink){ .ops = &sink_dot, .f = graph, .name = o->graph,

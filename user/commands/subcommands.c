@@ -14,6 +14,24 @@ static int no_events(const struct options *o, const char *cmd, char *err,
 		     size_t len);
 
 /* -p/-t/-a/-- COMMAND: what to trace, and options that go together. */
+/*
+ * -r N, as perf stat -r: the launched command N times, one report of
+ * their means and spread; what needs one run's report is refused.
+ */
+static int check_repeat(const struct options *o, char *err, size_t len)
+{
+	if (o->repeat <= 1)
+		return 0;
+	if (!o->argv || o->argv_bounds)
+		return error_set(err, len,
+				 "-r runs a launched command again; give -- COMMAND alone, without -p/-t/-a/-G");
+	if (o->interval_ms || o->record || o->graph || o->listen ||
+	    o->nr_spans)
+		return error_set(err, len,
+				 "-r reports the runs' means; drop -I, --record, --graph, --listen and --span, or run once without -r");
+	return 0;
+}
+
 static int check_trace(struct options *o, int argc, char **argv, int optind,
 		       char *err, size_t len)
 {
@@ -72,7 +90,7 @@ static int check_trace(struct options *o, int argc, char **argv, int optind,
 		return error_set(err, len,
 				 "--record and -o name the same file '%s'; give two files",
 				 o->record);
-	return 0;
+	return check_repeat(o, err, len);
 }
 
 /* top: the targets of a trace; the screen is the output. */
@@ -235,7 +253,7 @@ const struct subcommand subcommands[] = {
 	[CMD_TRACE] = {
 		.id = CMD_TRACE,
 		.synopsis = "[options] -p PID[,PID] | -t TID[,TID] | -a | -G PATH | -- COMMAND [ARGS]",
-		.takes = OPTG_LISTEN | OPTG_CGROUP,
+		.takes = OPTG_LISTEN | OPTG_CGROUP | OPTG_REPEAT,
 		.check = check_trace, .run = RUN(cmd_trace),
 	},
 	[CMD_LIST] = {

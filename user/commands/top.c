@@ -271,7 +271,7 @@ static int on_signal(struct loop *l, int sig, void *arg)
 static int final_report(struct top *t, FILE *out)
 {
 	const struct options *o = t->o;
-	struct sink s = { .f = out, .sep = o->sep };
+	struct sink s = { .f = out, .sep = o->sep, .table_cols = o->table_cols };
 	struct report_conf rc = {
 		.plan = t->plan,
 		.level = o->level,

@@ -15,6 +15,7 @@
 #include "model/model.h"
 
 #define EVSEL_MAX	TDBPF_MAX_EVENTS
+#define EVSEL_WHY_LEN	256
 
 /*
  * Events in the order given, as the plan takes them: ev[i] is what
@@ -27,6 +28,7 @@ struct evsel_list {
 	int group[EVSEL_MAX];
 	struct model_event ev[EVSEL_MAX];
 	char name[EVSEL_MAX][EVSEL_NAME_LEN];
+	char why[EVSEL_MAX][EVSEL_WHY_LEN];	/* ev[i].why (EV_UNSUP) */
 	char tracefs[256];		/* a mount found by mount_tracefs */
 };
 

@@ -38,6 +38,9 @@ enum ev_kind {
 			 * task_field), .type/.config the perf event it
 			 * stands for */
 	EV_USER,	/* named with -e (any perf_event_attr type) */
+	EV_UNSUP,	/* named with -e, but this machine cannot count it
+			 * (no such PMU): perf's <not supported>, a slot
+			 * no counter fills, .why says why */
 };
 
 /* What an EV_TASK event reads from struct tdbpf_task. */
@@ -68,6 +71,7 @@ struct model_event {
 	enum ev_need need;
 	__u8 level;		/* shallowest TMA level (1-3) that needs it */
 	const char *unit;	/* for software counters: "msec", "" */
+	const char *why;	/* EV_UNSUP: the one line saying why */
 };
 
 struct tma_node {
@@ -183,7 +187,7 @@ struct model {
  * 0..nr_counters-1 are counters, in groups of contiguous slots led by
  * their first; the BPF program reads them. The slots after them are
  * EV_TASK events, one group, filled from the task's own accounting
- * (task_events.c).
+ * (task_events.c), then EV_UNSUP ones, a group each, never filled.
  */
 struct event_plan {
 	const struct model *model;	/* NULL: only -e events */

@@ -156,7 +156,8 @@ static int add_slot(struct event_plan *p, int ev, int group, int gp_idx,
 }
 
 /*
- * Counters first, the task's own accounting after them, each kind in its
+ * Counters first, the task's own accounting after them, then the events
+ * this machine cannot count (-e's <not supported>), each kind in its
  * order; group numbers follow the slots and each leader is its group's
  * first slot. The BPF program reads slots 0..nr_counters-1 only.
  */
@@ -170,23 +171,28 @@ static void plan_finish(struct event_plan *p)
 		map[g] = -1;
 	p->nr_groups = 0;
 	p->nr_counters = 0;
-	for (k = 0; k < 2; k++) {
+	for (k = 0; k < 3; k++) {
 		for (s = 0; s < q.nr; s++) {
 			bool task = q.evd[s]->kind == EV_TASK;
+			bool unsup = q.evd[s]->kind == EV_UNSUP;
 
-			if (task != (k == 1))
+			if ((unsup ? 2 : task ? 1 : 0) != k)
 				continue;
 			g = q.group[s];
-			if (map[g] < 0) {
+			/* a group of its own: nothing is scheduled with it */
+			if (unsup) {
+				p->leader[p->nr_groups] = n;
+				g = p->nr_groups++;
+			} else if (map[g] < 0) {
 				map[g] = p->nr_groups++;
 				p->leader[map[g]] = n;
 			}
 			p->ev[n] = q.ev[s];
 			p->evd[n] = q.evd[s];
 			p->gp_idx[n] = q.gp_idx[s];
-			p->group[n] = map[g];
+			p->group[n] = unsup ? g : map[g];
 			n++;
-			if (!task)
+			if (!task && !unsup)
 				p->nr_counters = n;
 		}
 	}

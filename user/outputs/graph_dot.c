@@ -216,7 +216,7 @@ static void write_legend(FILE *f)
 	fprintf(f, "\tsubgraph cluster_legend {\n"
 		"\t\tlabel=\"legend\"; style=dashed;\n"
 		"\t\tlegend [shape=plaintext, style=\"\", label=\""
-		"A -> B: A waited on B (data flows this way)\\l"
+		"A -> B: A waited on B (the way data flows where a slower stage downstream holds it back)\\l"
 		"solid: blocked time B's wakeups ended\\l"
 		"dotted: run-queue time while B held A's CPU\\l"
 		"dashed ellipse: no task (timer, irq, unseen, ...)\\l"

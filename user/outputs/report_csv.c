@@ -89,7 +89,9 @@ static void line_double(const struct csv_ctx *x, double v, const char *fmt,
 {
 	char val[64];
 
-	if (isfinite(v))
+	if (!fmt)
+		snprintf(val, sizeof(val), "<not supported>");
+	else if (isfinite(v))
 		snprintf(val, sizeof(val), fmt, v);
 	else
 		snprintf(val, sizeof(val), "<not counted>");
@@ -203,7 +205,9 @@ static void write_task(struct csv_ctx *x, const struct report *rep,
 		if (!isfinite(v))
 			pct = 0;
 		text_printable(name, sizeof(name), e->name, x->sep, 0);
-		line_double(x, msec ? v / 1e6 : v, msec ? "%.2f" : "%.0f",
+		/* perf's -x: "<not supported>" in the value field */
+		line_double(x, msec ? v / 1e6 : v,
+			    e->kind == EV_UNSUP ? NULL : msec ? "%.2f" : "%.0f",
 			    e->unit ? e->unit : "", name,
 			    isfinite(v) ? t->running : 0, pct);
 	}

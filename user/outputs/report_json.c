@@ -60,6 +60,10 @@
  *   "groups": [ [EVENT, ...] ],    the counter groups as programmed,
  *                                  leader first; their concatenation is
  *                                  the order of "values" below
+ *   "not_supported": [ { "event", "reason" } ]  only when some -e event
+ *                                  is one this machine cannot count
+ *                                  (perf's <not supported>): a group of
+ *                                  its own, its "counters" value null
  *   "tasks": [ {
  *     "tid": 1234, "pid": 1230,    tid 0 for a folded row of several
  *     "comm": "worker-1",          tasks, pid 0 when they differ
@@ -380,6 +384,31 @@ static void write_groups(struct jw *w, const struct event_plan *p)
 	jw_arr_end(w);
 }
 
+/*
+ * The -e events this machine could not count (perf's <not supported>):
+ * their "counters" are null, and here is why, so that a reader (and a
+ * replay) tells them from an event that was counted but never ran.
+ */
+static void write_unsupported(struct jw *w, const struct event_plan *p)
+{
+	int s, n = 0;
+
+	for (s = 0; s < p->nr && s < TDBPF_MAX_EVENTS; s++)
+		n += p->evd[s]->kind == EV_UNSUP;
+	if (!n)
+		return;
+	jw_arr(w, "not_supported");
+	for (s = 0; s < p->nr && s < TDBPF_MAX_EVENTS; s++) {
+		if (p->evd[s]->kind != EV_UNSUP)
+			continue;
+		jw_obj(w, NULL);
+		jw_str(w, "event", p->evd[s]->name);
+		jw_str(w, "reason", p->evd[s]->why ? p->evd[s]->why : "");
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+}
+
 /* A task's own members, in the order written (keyed once per report). */
 enum task_key {
 	K_TID, K_PID, K_COMM, K_NAME, K_CGROUP, K_CONTAINER, K_RUNTIME,
@@ -668,8 +697,10 @@ void report_write_json(FILE *f, const struct report *rep, bool line)
 		write_graph(&w, rep);
 	if (rep->graph && rep->flows)
 		write_sockets(&w, rep->flows);
-	if (p && p->nr)
+	if (p && p->nr) {
 		write_groups(&w, p);
+		write_unsupported(&w, p);
+	}
 
 	jw_arr(&w, "tasks");
 	report_ahead_start(&a, rep);

@@ -85,6 +85,8 @@ int sink_emit_parts(struct sink *s, const struct report_conf *rc,
 	rep.spans = spans.nr ? &spans : NULL;
 	/* a write error is said where it is seen (outfile.c) */
 	err = sink_write(s, &rep);
+	if (!err && p->dot && rc->wakeups && graph_write_dot(p->dot, &graph))
+		err = -EIO;
 	report_free(&rep);
 out:
 	tasks_free(&folded);

@@ -41,6 +41,7 @@ struct sink {
 	 * JSON writes one object per line, the table marks the last one.
 	 */
 	bool intervals;
+	unsigned int table_cols;	/* table: -F's enum table_col, 0 default */
 	void *priv;		/* a sink's own state */
 };
 
@@ -99,13 +100,16 @@ struct report_parts {
 	int interval;		/* -1: the whole run */
 	/* rows before --top at the least (a recording's), unless per_name */
 	int nr_total;
+	/* tdbpf graph of one recording: its graph for Graphviz too, or NULL */
+	FILE *dot;
 };
 
 /*
  * sink_emit()'s way from @p to @s, which tdbpf report takes too, so
  * that a replay prints the bytes a live run did. 0, -EPIPE, -errno of
  * a write already said on stderr, or -ENOMEM when the report could not
- * be built (not said: the caller knows what it was building).
+ * be built (not said: the caller knows what it was building), -EIO
+ * when @p's DOT file could not be written.
  */
 int sink_emit_parts(struct sink *s, const struct report_conf *rc,
 		    const struct report_parts *p);
@@ -115,6 +119,33 @@ int sink_emit_parts(struct sink *s, const struct report_conf *rc,
  * (report_table.c, report_csv.c, report_json.c, graph_dot.c).
  */
 void report_write_table(FILE *f, const struct report *rep);
+
+/*
+ * The table's columns that may be left out (-F/--columns), a bit each.
+ * TID, COMM, ON-CPU ms, OFF-CPU ms and BOTTLENECK are always there.
+ */
+enum table_col {
+	TCOL_CPU = 1,		/* CPU% */
+	TCOL_RUNQ = 2,		/* RUNQ ms */
+	TCOL_SW = 4,		/* SW vol/inv */
+	TCOL_MIGR = 8,		/* MIGR */
+	TCOL_TMA = 16,		/* the level-1 TopDown columns */
+	TCOL_IPC = 32,
+	TCOL_EVENTS = 64,	/* the software model's and -e's events */
+	TCOL_WAITS = 128,	/* WAITS ON */
+	TCOL_CONTAINER = 256,
+	TCOL_ALL = 511,
+};
+/* What the default table fits, columns left out (and wrapped) for it. */
+#define TABLE_WIDTH	120
+/*
+ * The table with the columns @cols (enum table_col; 0: the default,
+ * every column that has something to show, less those that must give
+ * way for TABLE_WIDTH, in the order SW, MIGR, CPU%, IPC, WAITS ON, RUNQ,
+ * and a verdict longer than the rest wrapped at words).
+ */
+void report_write_table_cols(FILE *f, const struct report *rep,
+			     unsigned int cols);
 /* perf stat -x conventions: one line per task and counter/metric. */
 void report_write_csv(FILE *f, const struct report *rep, const char *sep,
 		      bool series);

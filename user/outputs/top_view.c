@@ -11,11 +11,13 @@
  * or without a TMA tree of the task's observed life: on-CPU, run-queue
  * wait, off-CPU. Its glyphs carry the meaning without colour. IPC only
  * where the plan counts instructions and cycles. VERDICT is the report's
- * BOTTLENECK, cut to what fits.
+ * BOTTLENECK. On a narrow screen columns give way (pick_cols()) before
+ * a number is cut; the bottleneck line wraps at words.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "analysis/graph.h"
 #include "outputs/top_view.h"
@@ -267,9 +269,6 @@ static double pct(__u64 part, __u64 window)
 	return window ? 100.0 * (double)part / (double)window : 0;
 }
 
-/* Where the columns start, for the attributes put over a row. */
-#define COL_BAR		(7 + 1 + 15 + 1 + 6 + 1 + 5 + 1 + 5 + 1)
-
 /* "%*.1f" of @v, or "%*.0f" where the decimal would not fit @w */
 static char *pct_str(char *buf, size_t len, double v, int w)
 {
@@ -296,20 +295,56 @@ static void title(const struct screen *sc, const struct top_state *st,
 	line(sc, 0, buf, TOP_TITLE);
 }
 
-static void summary(const struct screen *sc, const struct top_state *st,
-		    const struct top_frame *fr, const struct task_table *t,
-		    const struct bar_parts *b, const char *banner)
+/*
+ * The bottleneck line, wrapped at words into rows @y.. (at most @max,
+ * continuations indented): never cut where the screen is wide enough
+ * for it. The rows used.
+ */
+static int banner_lines(const struct screen *sc, int y, const char *s,
+			int max, bool draw)
+{
+	char buf[MAX_W + 1];
+	int n = 0, len = (int)strlen(s), at = 0, ind = 0, room, k;
+
+	while (at < len && n < max) {
+		room = sc->w - ind;
+		if (room < 1)
+			break;
+		k = len - at <= room ? len - at : room;
+		/* a break at a space, unless one word fills the row */
+		if (at + k < len && s[at + k] != ' ') {
+			int b = k;
+
+			while (b > 0 && s[at + b] != ' ')
+				b--;
+			if (b > 0)
+				k = b;
+		}
+		if (draw) {
+			snprintf(buf, sizeof(buf), "%*s%.*s", ind, "", k, s + at);
+			line(sc, y + n, buf, TOP_BANNER);
+		}
+		n++;
+		at += k;
+		while (at < len && s[at] == ' ')
+			at++;
+		ind = 2;
+	}
+	return n;
+}
+
+/* Row 1 (banner or totals, @nb rows of it) and the legend after it. */
+static void summary(const struct screen *sc, const struct top_frame *fr,
+		    const struct task_table *t, const struct bar_parts *b,
+		    const char *banner, int nb)
 {
 	char buf[MAX_W + 1];
 	__u64 on = 0, rq = 0;
 	size_t i;
 	int n = 0, k;
 
-	(void)st;
 	if (banner) {
-		/* as much as the screen's widest line holds */
-		snprintf(buf, sizeof(buf), "%.*s", MAX_W, banner);
-		line(sc, 1, buf, TOP_BANNER);
+		banner_lines(sc, 1, banner, nb, true);
 	} else {
 		for (i = 0; t && i < t->nr; i++) {
 			on += tasks_row(t, i)->sched.on_cpu_ns;
@@ -333,21 +368,106 @@ static void summary(const struct screen *sc, const struct top_state *st,
 			      b->name[k]);
 	if (b->node[0] < 0 && n < (int)sizeof(buf))
 		snprintf(buf + n, sizeof(buf) - n, " (no TopDown without a PMU)");
-	line(sc, 2, buf, TOP_NORMAL);
+	line(sc, 1 + nb, buf, TOP_NORMAL);
 }
 
 /* WAITS ON, with wakeups traced: "cpu:enrich 62%" and the like */
 #define WAITS_ON_W	18
 
-static void header(const struct screen *sc, bool ipc, bool waits)
+/*
+ * The columns a screen this wide shows: on a narrow one the breakdown,
+ * IPC and OFF% go first, then RUNQ% and WAITS ON, rather than cut a
+ * number; the verdict then has the rest, cut only between words.
+ */
+struct top_cols {
+	bool runq, off, bar, ipc, waits;
+	int verdict_x;		/* where VERDICT starts */
+	int verdict_w;		/* its room: the rest of the row */
+};
+
+static int cols_width(const struct top_cols *c)
+{
+	return 7 + 1 + 15 + 1 + 6 + (c->runq ? 6 : 0) + (c->off ? 6 : 0) +
+	       (c->bar ? 1 + BAR_CELLS : 0) + (c->ipc ? 7 : 0) + 1 +
+	       (c->waits ? WAITS_ON_W : 0);
+}
+
+/* A verdict's first words must fit, or the columns before it give way. */
+#define VERDICT_MIN_W	16
+
+static void pick_cols(struct top_cols *c, int w, int verdict_max)
+{
+	bool *order[] = { &c->bar, &c->ipc, &c->off, &c->runq, &c->waits };
+	size_t i;
+
+	for (i = 0; i < 3 && cols_width(c) + verdict_max > w; i++)
+		*order[i] = false;
+	for (; i < ARRAY_SIZE(order) && cols_width(c) + VERDICT_MIN_W > w &&
+	       cols_width(c) + verdict_max > w; i++)
+		*order[i] = false;
+	c->verdict_x = cols_width(c);
+	c->verdict_w = w - c->verdict_x;
+}
+
+static void header(const struct screen *sc, int y, const struct top_cols *c)
 {
 	char buf[MAX_W + 1];
+	int n;
 
-	snprintf(buf, sizeof(buf), "%7s %-15s %6s %5s %5s %-10s%s %s%sVERDICT",
-		 "TID", "COMM", "CPU%", "RUNQ%", "OFF%", "BREAKDOWN",
-		 ipc ? "    IPC" : "", waits ? "WAITS ON" : "",
-		 waits ? "          " : "");
-	line(sc, 3, buf, TOP_HEADER);
+	n = snprintf(buf, sizeof(buf), "%7s %-15s %6s", "TID", "COMM", "CPU%");
+	if (c->runq)
+		n += snprintf(buf + n, sizeof(buf) - n, " %5s", "RUNQ%");
+	if (c->off)
+		n += snprintf(buf + n, sizeof(buf) - n, " %5s", "OFF%");
+	if (c->bar)
+		n += snprintf(buf + n, sizeof(buf) - n, " %-10s", "BREAKDOWN");
+	if (c->ipc)
+		n += snprintf(buf + n, sizeof(buf) - n, " %6s", "IPC");
+	n += snprintf(buf + n, sizeof(buf) - n, " ");
+	if (c->waits)
+		n += snprintf(buf + n, sizeof(buf) - n, "%-*s", WAITS_ON_W,
+			      "WAITS ON");
+	snprintf(buf + n, sizeof(buf) - n, "VERDICT");
+	line(sc, y, buf, TOP_HEADER);
+}
+
+/*
+ * @s's words that fit @w columns: never a word cut, so never a number;
+ * the whole of @s when it fits. Its length.
+ */
+static int fit_words(const char *s, int w)
+{
+	int n = (int)strlen(s), k;
+
+	if (n <= w)
+		return n;
+	for (k = w; k > 0 && s[k] != ' '; k--)
+		;
+	while (k > 0 && s[k - 1] == ' ')
+		k--;
+	return k;
+}
+
+/*
+ * WAITS ON's cell in @w - 1 columns: "NAME NN%", the name shortened
+ * ("EnrichmentWo~ 94%") so that the share stays whole.
+ */
+static void fit_waits(char *dst, size_t len, const char *cell, int w)
+{
+	const char *sp = strrchr(cell, ' ');
+	int room = w - 1, share = sp ? (int)strlen(sp) : 0;
+	size_t head;
+
+	if ((int)strlen(cell) <= room || !sp || room - share < 2) {
+		snprintf(dst, len, "%.*s", room, cell);
+		return;
+	}
+	head = (size_t)(room - share - 1);
+	if (head + 1 + (size_t)share >= len)
+		head = 0;
+	memcpy(dst, cell, head);
+	dst[head] = '~';
+	memcpy(dst + head + 1, sp, (size_t)share + 1);
 }
 
 /*
@@ -367,15 +487,14 @@ static void fit_name(char *dst, size_t len, const char *name)
 
 static void row(const struct screen *sc, int y, const struct report *rep,
 		const struct task_decoded *d, const struct bar_parts *b,
-		int ipc_inst, int ipc_clk)
+		const struct top_cols *c, int ipc_inst, int ipc_clk)
 {
 	const struct task_row *r = d->row;
 	char buf[MAX_W + 1], name[TDBPF_NAME_MAX], comm[16], tid[16];
-	char bar[BAR_CELLS + 1];
-	char ipc[16] = "", p1[16], p2[16], p3[16];
+	char bar[BAR_CELLS + 1], p[16], cell[64], fit[64];
 	enum top_attr at[BAR_CELLS];
 	double v[8];
-	int n, c, x;
+	int n, k, bar_x = 0;
 	enum top_attr va;
 	__u64 win;
 
@@ -390,42 +509,51 @@ static void row(const struct screen *sc, int y, const struct report *rep,
 		snprintf(tid, sizeof(tid), "%u", r->tid);
 	shares_of(b, d, v);
 	top_bar(bar, at, BAR_CELLS, v, b->glyph, b->n);
-	if (ipc_inst >= 0 && ipc_clk >= 0) {
-		double i = d->ev[ipc_inst], k = d->ev[ipc_clk];
-
-		if (isfinite(i) && isfinite(k) && k > 0)
-			snprintf(ipc, sizeof(ipc), " %6.2f", i / k);
-		else
-			snprintf(ipc, sizeof(ipc), " %6s", "-");
+	n = snprintf(buf, sizeof(buf), "%7s %-15.15s %s", tid, comm,
+		     pct_str(p, sizeof(p), pct(r->sched.on_cpu_ns, win), 6));
+	if (c->runq)
+		n += snprintf(buf + n, sizeof(buf) - n, " %s",
+			      pct_str(p, sizeof(p),
+				      pct(r->sched.runq_wait_ns, win), 5));
+	if (c->off)
+		n += snprintf(buf + n, sizeof(buf) - n, " %s",
+			      pct_str(p, sizeof(p),
+				      pct(r->sched.off_cpu_ns, win), 5));
+	if (c->bar) {
+		bar_x = n + 1;
+		n += snprintf(buf + n, sizeof(buf) - n, " %s", bar);
 	}
-	n = snprintf(buf, sizeof(buf), "%7s %-15.15s %s %s %s %s%s ", tid,
-		     comm,
-		     pct_str(p1, sizeof(p1), pct(r->sched.on_cpu_ns, win), 6),
-		     pct_str(p2, sizeof(p2), pct(r->sched.runq_wait_ns, win), 5),
-		     pct_str(p3, sizeof(p3), pct(r->sched.off_cpu_ns, win), 5),
-		     bar, ipc);
-	if (rep->graph) {
-		char cell[64];
+	if (c->ipc) {
+		double i = d->ev[ipc_inst], q = d->ev[ipc_clk];
 
+		if (isfinite(i) && isfinite(q) && q > 0)
+			n += snprintf(buf + n, sizeof(buf) - n, " %6.2f", i / q);
+		else
+			n += snprintf(buf + n, sizeof(buf) - n, " %6s", "-");
+	}
+	n += snprintf(buf + n, sizeof(buf) - n, " ");
+	if (c->waits) {
 		graph_waits_on(rep->graph, graph_node_of(rep->graph, r), cell,
 			       sizeof(cell));
-		n += snprintf(buf + n, sizeof(buf) - n, "%-*.*s ",
-			      WAITS_ON_W - 1, WAITS_ON_W - 1, cell);
+		fit_waits(fit, sizeof(fit), cell, WAITS_ON_W);
+		n += snprintf(buf + n, sizeof(buf) - n, "%-*s ",
+			      WAITS_ON_W - 1, fit);
 	}
-	x = n;
-	snprintf(buf + n, sizeof(buf) - n, "%s", d->bottleneck);
+	k = fit_words(d->bottleneck, c->verdict_w);
+	snprintf(buf + n, sizeof(buf) - n, "%.*s", k, d->bottleneck);
 	line(sc, y, buf, TOP_NORMAL);
 	/* colour over the text: the glyphs stay for monochrome screens */
-	for (c = 0; c < BAR_CELLS; c++)
-		if (at[c] != TOP_NORMAL)
-			span(sc, y, COL_BAR + c, bar + c, 1, at[c]);
+	for (k = 0; c->bar && k < BAR_CELLS; k++)
+		if (at[k] != TOP_NORMAL)
+			span(sc, y, bar_x + k, bar + k, 1, at[k]);
 	va = d->sched == SCHED_STARVED ||
 			     (d->sched == SCHED_NONE && d->has_tma &&
 			      d->tma.bottleneck >= 0) ?
 		     TOP_WARN :
 		     TOP_NORMAL;
 	if (va != TOP_NORMAL)
-		span(sc, y, x, d->bottleneck, (int)strlen(d->bottleneck), va);
+		span(sc, y, n, d->bottleneck,
+		     fit_words(d->bottleneck, c->verdict_w), va);
 }
 
 static const char *const help_text[] = {
@@ -447,6 +575,77 @@ static const char *const help_text[] = {
 	"  VERDICT    the bottleneck, as the BOTTLENECK column of the report",
 };
 
+/*
+ * The rows to show, decoded, from row @y0 to the key line, into *@out
+ * (the caller frees it); the longest verdict among them. -ENOMEM or the
+ * number of rows.
+ */
+static int decode_rows(const struct screen *sc, const struct report *rep,
+		       int y0, struct task_decoded **out, int *verdict_max)
+{
+	int n = sc->h - 1 - y0, i, v;
+
+	if (n > rep->nr)
+		n = rep->nr;
+	if (n < 0)
+		n = 0;
+	*verdict_max = 0;
+	*out = calloc((size_t)(n ? n : 1), sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		report_decode_task(rep, i, &(*out)[i]);
+		v = (int)strlen((*out)[i].bottleneck);
+		if (v > *verdict_max)
+			*verdict_max = v;
+	}
+	return n;
+}
+
+/* The key line, and how many rows the screen did not hold. */
+static void key_line(const struct screen *sc, int more)
+{
+	char buf[MAX_W + 1];
+	int n = snprintf(buf, sizeof(buf),
+			 "q quit  s sort  f fold  p pause  h help");
+
+	if (more > 0)
+		snprintf(buf + n, sizeof(buf) - n, "   +%d more rows", more);
+	line(sc, sc->h - 1, buf, TOP_HEADER);
+}
+
+/* The rows (or the help, or the wait for data) from row @y. */
+static void body(const struct screen *sc, const struct top_state *st,
+		 const struct report *rep, bool built, int y,
+		 const struct bar_parts *b, int ipc_inst, int ipc_clk,
+		 struct top_cols *c, int *more)
+{
+	struct task_decoded *d = NULL;
+	char buf[MAX_W + 1];
+	int i, n, vmax;
+
+	*more = 0;
+	if (st->help) {
+		for (i = 0; i < (int)ARRAY_SIZE(help_text) && y < sc->h - 1;
+		     i++)
+			line(sc, y++, help_text[i], TOP_NORMAL);
+	} else if (!built) {
+		snprintf(buf, sizeof(buf),
+			 "collecting the first %.1f s interval...",
+			 st->interval_ms / 1000.0);
+		line(sc, y++, buf, TOP_NORMAL);
+	} else if ((n = decode_rows(sc, rep, y, &d, &vmax)) >= 0) {
+		pick_cols(c, sc->w, vmax);
+		header(sc, y - 1, c);
+		for (i = 0; i < n; i++)
+			row(sc, y++, rep, &d[i], b, c, ipc_inst, ipc_clk);
+		*more = rep->nr_total - n;
+	}
+	free(d);
+	while (y < sc->h - 1)
+		line(sc, y++, "", TOP_NORMAL);
+}
+
 int top_render(const struct top_state *st, const struct top_frame *fr,
 	       int w, int h, const struct top_out *out)
 {
@@ -454,12 +653,12 @@ int top_render(const struct top_state *st, const struct top_frame *fr,
 	struct screen sc = { .out = out, .w = w < MAX_W ? w : MAX_W, .h = h };
 	struct task_table folded;
 	struct report rep;
-	struct task_decoded d;
 	struct bar_parts b;
 	struct graph graph;
-	char buf[MAX_W + 1], verdict[REPORT_VERDICT_LINE];
+	struct top_cols c;
+	char verdict[REPORT_VERDICT_LINE];
 	const char *banner = st->banner;
-	int rows, i, y, ipc_inst, ipc_clk, err = 0;
+	int rows, ipc_inst, ipc_clk, err = 0, nb = 1, more;
 	bool built = false, graphed = false;
 
 	if (sc.w <= 0 || sc.h <= 0)
@@ -503,40 +702,20 @@ int top_render(const struct top_state *st, const struct top_frame *fr,
 	}
 	bar_parts(&rep, &b);
 	report_ipc_slots(fr->plan, &ipc_inst, &ipc_clk);
-
+	c = (struct top_cols){ .runq = true, .off = true, .bar = true,
+			       .ipc = ipc_inst >= 0 && ipc_clk >= 0,
+			       .waits = built && rep.graph };
+	/* the bottleneck line wrapped, on a screen with rows to spare */
+	if (banner)
+		nb = banner_lines(&sc, 1, banner, sc.h >= 12 ? 4 : 1, false);
+	nb = nb > 0 ? nb : 1;
 	title(&sc, st, fr, built ? &rep : NULL);
-	summary(&sc, st, fr, fr->valid ? fr->tasks : NULL, &b, banner);
-	header(&sc, ipc_inst >= 0 && ipc_clk >= 0, built && rep.graph);
-	y = 4;
-	if (st->help) {
-		for (i = 0; i < (int)ARRAY_SIZE(help_text) &&
-			    y < sc.h - 1;
-		     i++)
-			line(&sc, y++, help_text[i], TOP_NORMAL);
-	} else if (!built) {
-		snprintf(buf, sizeof(buf),
-			 "collecting the first %.1f s interval...",
-			 st->interval_ms / 1000.0);
-		line(&sc, y++, buf, TOP_NORMAL);
-	} else {
-		for (i = 0; i < rep.nr && y < sc.h - 1; i++) {
-			report_decode_task(&rep, i, &d);
-			row(&sc, y++, &rep, &d, &b, ipc_inst, ipc_clk);
-		}
-	}
-	while (y < sc.h - 1)
-		line(&sc, y++, "", TOP_NORMAL);
-	if (sc.h >= 2) {
-		int more = built && !st->help ? rep.nr_total - rep.nr : 0;
-
-		int n = snprintf(buf, sizeof(buf),
-				 "q quit  s sort  f fold  p pause  h help");
-
-		if (more > 0)
-			snprintf(buf + n, sizeof(buf) - n, "   +%d more rows",
-				 more);
-		line(&sc, sc.h - 1, buf, TOP_HEADER);
-	}
+	summary(&sc, fr, fr->valid ? fr->tasks : NULL, &b, banner, nb);
+	c.verdict_w = sc.w;
+	header(&sc, 2 + nb, &c);
+	body(&sc, st, &rep, built, 3 + nb, &b, ipc_inst, ipc_clk, &c, &more);
+	if (sc.h >= 2)
+		key_line(&sc, more);
 out:
 	if (built)
 		report_free(&rep);

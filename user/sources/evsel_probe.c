@@ -129,36 +129,71 @@ static int open_one(const struct model_event *e, int cpu, int group_fd)
 			    PERF_FLAG_FD_CLOEXEC);
 }
 
-int evsel_probe(const struct evsel_list *l, int cpu, char *err,
-		size_t errlen)
+/*
+ * evsel_probe(), saying which event failed (*@bad) and with which errno
+ * (*@e2, 0 when only its group failed).
+ */
+static int probe_groups(const struct evsel_list *l, int cpu, int *bad,
+			int *e2, char *err, size_t errlen)
 {
-	int fds[EVSEL_MAX], i, j, lead = -1, e2, rc = 0;
+	int fds[EVSEL_MAX], i, j, lead = -1, rc = 0;
 
 	for (i = 0; i < l->nr; i++)
 		fds[i] = -1;
 	for (i = 0; i < l->nr && !rc; i++) {
-		if (!i || l->group[i] != l->group[i - 1])
+		if (l->ev[i].kind == EV_UNSUP)
+			continue;
+		/* the group's first event the machine has leads it */
+		if (lead < 0 || l->group[i] != l->group[lead])
 			lead = i;
 		fds[i] = open_one(&l->ev[i], cpu, lead == i ? -1 : fds[lead]);
 		if (fds[i] >= 0)
 			continue;
-		e2 = errno;
+		*e2 = errno;
+		*bad = i;
 		/* alone it works: the group is what the PMU refuses */
 		if (lead != i) {
 			int fd = open_one(&l->ev[i], cpu, -1);
 
 			if (fd >= 0) {
 				close(fd);
-				rc = evsel_why(&l->ev[i], e2, l->ev[lead].name,
+				rc = evsel_why(&l->ev[i], *e2, l->ev[lead].name,
 					       err, errlen);
+				*e2 = 0;
 				break;
 			}
-			e2 = errno;
+			*e2 = errno;
 		}
-		rc = evsel_why(&l->ev[i], e2, NULL, err, errlen);
+		rc = evsel_why(&l->ev[i], *e2, NULL, err, errlen);
 	}
 	for (j = 0; j < l->nr; j++)
 		if (fds[j] >= 0)
 			close(fds[j]);
 	return rc;
+}
+
+int evsel_probe(const struct evsel_list *l, int cpu, char *err,
+		size_t errlen)
+{
+	int bad, e2;
+
+	return probe_groups(l, cpu, &bad, &e2, err, errlen);
+}
+
+int evsel_probe_supported(struct evsel_list *l, int cpu, int *nr_unsup,
+			  char *err, size_t errlen)
+{
+	int bad = -1, e2 = 0;
+
+	*nr_unsup = 0;
+	while (probe_groups(l, cpu, &bad, &e2, err, errlen)) {
+		if (e2 != ENOENT && e2 != ENODEV && e2 != EOPNOTSUPP)
+			return -1;
+		/* each pass marks one: the loop ends within l->nr passes */
+		snprintf(l->why[bad], sizeof(l->why[bad]), "%s", err);
+		l->ev[bad].kind = EV_UNSUP;
+		l->ev[bad].why = l->why[bad];
+		(*nr_unsup)++;
+	}
+	return 0;
 }

@@ -15,9 +15,19 @@
  * it again: an event this machine cannot count is refused before
  * tracing. Returns 0, or -1 with @err naming the event and why (no such
  * PMU, needs privileges, rejected encoding, cannot be grouped).
+ * EV_UNSUP events are left out.
  */
 int evsel_probe(const struct evsel_list *l, int cpu, char *err,
 		size_t errlen);
+
+/*
+ * evsel_probe(), but an event no PMU here takes (ENOENT, ENODEV,
+ * EOPNOTSUPP: perf stat's <not supported>) becomes EV_UNSUP with its
+ * reason in l->why, and the rest are probed again; *@nr_unsup counts
+ * them. Any other refusal is an error as evsel_probe() gives it.
+ */
+int evsel_probe_supported(struct evsel_list *l, int cpu, int *nr_unsup,
+			  char *err, size_t errlen);
 
 /*
  * The line evsel_probe() gives when perf_event_open of @e failed with

@@ -118,6 +118,34 @@ static const struct model_event *user_event(struct replay_report *r, int s,
 	return e;
 }
 
+/*
+ * "not_supported": the -e events the live run could not count become
+ * EV_UNSUP again, with their reasons, so that every sink says
+ * <not supported> where the live run did.
+ */
+static void parse_unsupported(json_object *obj, struct replay_report *r)
+{
+	json_object *arr = member(obj, "not_supported", json_type_array);
+	json_object *u, *ev, *why;
+	size_t i;
+	int s;
+
+	for (i = 0; arr && i < json_object_array_length(arr); i++) {
+		u = json_object_array_get_idx(arr, i);
+		ev = member(u, "event", json_type_string);
+		why = member(u, "reason", json_type_string);
+		for (s = 0; ev && s < r->plan.nr; s++) {
+			if (r->plan.ev[s] >= 0 ||
+			    strcmp(r->user_names[s], json_object_get_string(ev)))
+				continue;
+			snprintf(r->user_why[s], sizeof(r->user_why[s]), "%s",
+				 why ? json_object_get_string(why) : "");
+			r->user_ev[s].kind = EV_UNSUP;
+			r->user_ev[s].why = r->user_why[s];
+		}
+	}
+}
+
 /* The plan from "model", "smt", "level" and "groups". */
 static int parse_plan(json_object *obj, struct replay_report *r, char *err,
 		      size_t len)
@@ -182,6 +210,7 @@ static int parse_plan(json_object *obj, struct replay_report *r, char *err,
 			p->nr++;
 		}
 	}
+	parse_unsupported(obj, r);
 	return 0;
 }
 

@@ -36,6 +36,7 @@ struct replay_report {
 	/* -e events, which no model describes: the plan points here */
 	struct model_event user_ev[TDBPF_MAX_EVENTS];
 	char user_names[TDBPF_MAX_EVENTS][128];
+	char user_why[TDBPF_MAX_EVENTS][256];	/* "not_supported" reasons */
 	/* the run's state, as written: "" / 0 / none when absent */
 	char host[65];
 	__u64 end_ns;

@@ -188,6 +188,8 @@ double span_slot(const struct event_plan *p, int slot,
 {
 	const struct model_event *e = p->evd[slot];
 
+	if (e->kind == EV_UNSUP)
+		return NAN;
 	/* a counter's slot is its index in BPF's (a replayed plan's too) */
 	if (e->kind != EV_TASK)
 		return slot < TDBPF_MAX_EVENTS ? (double)s->ctr[slot] : NAN;

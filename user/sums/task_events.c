@@ -46,6 +46,11 @@ void task_events_fill(const struct event_plan *plan, struct tdbpf_task *t)
 
 	for (s = plan->nr_counters; s < plan->nr && s < TDBPF_MAX_EVENTS;
 	     s++) {
+		/* <not supported>: never counted, never enabled */
+		if (plan->evd[s]->kind != EV_TASK) {
+			t->ctr[s] = (struct tdbpf_count){ 0 };
+			continue;
+		}
 		t->ctr[s].value = field(t, plan->evd[s]->config1);
 		t->ctr[s].enabled = t->sched.on_cpu_ns;
 		t->ctr[s].running = t->sched.on_cpu_ns;
