@@ -174,7 +174,7 @@ static int replay_file(const struct options *o, FILE *out, bool whole_only,
 		    (x.whole_only && rr.interval >= 0))
 			continue;
 		if (x.whole_only && !rr.graph) {
-			snprintf(err, sizeof(err),
+			error_set(err, sizeof(err),
 				 "line %ld: the report has no wait-for graph (traced with --no-wakeups); trace the host again with wakeups, the default",
 				 line);
 			got = -1;
