@@ -291,6 +291,19 @@ static unsigned long long task_hex(pid_t pid, const char *tid, const char *key)
 	return proc_hex(path, key);
 }
 
+/* tdbpf @tr started, attached, and past its drop to CAP_BPF, CAP_PERFMON */
+static struct child start_dropped(char *const tr[])
+{
+	struct child d = spawn_both(tr);
+	int i;
+
+	assert_true(wait_line(d.err, "attached", 60000));
+	/* the drop follows "attached" closely */
+	for (i = 0; i < 100 && status_hex(d.pid, "CapPrm:") != KEPT_CAPS; i++)
+		usleep(20000);
+	return d;
+}
+
 /*
  * The process that faces the network holds no file-reading override:
  * with --listen and the default graph, no thread of tdbpf holds more
@@ -311,17 +324,13 @@ static void test_listen_holds_no_override(void **state)
 	struct child w;
 	struct child d;
 	char path[64];
-	int i, n = 0;
+	int n = 0;
 	DIR *dir;
 
 	(void)state;
 	NEED_BPF();
 	snprintf(pidarg, sizeof(pidarg), "%d", start_workload(wl, 0, &w));
-	d = spawn_both(tr);
-	assert_true(wait_line(d.err, "attached", 60000));
-	/* the drop follows "attached" closely */
-	for (i = 0; i < 100 && status_hex(d.pid, "CapPrm:") != KEPT_CAPS; i++)
-		usleep(20000);
+	d = start_dropped(tr);
 	snprintf(path, sizeof(path), "/proc/%d/task", d.pid);
 	dir = opendir(path);
 	assert_non_null(dir);
@@ -384,15 +393,11 @@ static void test_nobody_cannot_stop(void **state)
 	struct child w;
 	struct child d;
 	pid_t r;
-	int i;
 
 	(void)state;
 	NEED_BPF();
 	snprintf(pidarg, sizeof(pidarg), "%d", start_workload(wl, 0, &w));
-	d = spawn_both(tr);
-	assert_true(wait_line(d.err, "attached", 60000));
-	for (i = 0; i < 100 && status_hex(d.pid, "CapPrm:") != KEPT_CAPS; i++)
-		usleep(20000);
+	d = start_dropped(tr);
 	snprintf(path, sizeof(path), "/proc/%d/status", d.pid);
 	st = file_text(path);
 	assert_non_null(st);
