@@ -43,9 +43,9 @@ void print_usage(FILE *f)
 	      "  -o, --output FILE      write the report to FILE\n"
 	      "  -q, --quiet            no notes (the software model's fallback)\n"
 	      "      --per-name         one row per operator: instance numbers folded\n"
-	      "      --span usdt[:PATH]|BINARY:FUNC[,FUNC...]  operators inside threads:\n"
-	      "                         rows"
-	      " per tdbpf USDT span or function (docs/spans.md)\n",
+	      "      --span usdt[:PATH]|gstreamer|BINARY:FUNC[,FUNC...]  operators inside\n"
+	      "                         threads: rows per tdbpf USDT span, GStreamer\n"
+	      "                         element or function (docs/spans.md)\n",
 	      f);
 	/* the keys from their table; the first is the default */
 	fprintf(f, "      --sort KEY         %s (default)", sort_names[0]);
