@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "analysis/graph.h"
+#include "sums/spans.h"
 #include "outputs/top_view.h"
 #include "support/array.h"
 #include "support/text.h"
@@ -453,6 +454,7 @@ int top_render(const struct top_state *st, const struct top_frame *fr,
 	const struct task_table *src = fr->tasks;
 	struct screen sc = { .out = out, .w = w < MAX_W ? w : MAX_W, .h = h };
 	struct task_table folded;
+	struct span_table spans = { 0 };	/* the bottleneck's operator */
 	struct report rep;
 	struct task_decoded d;
 	struct bar_parts b;
@@ -476,6 +478,10 @@ int top_render(const struct top_state *st, const struct top_frame *fr,
 		}
 		graphed = true;
 	}
+	err = fr->valid && src && fr->spans ?
+		      spans_fold(fr->spans, src, st->per_name, &spans) : 0;
+	if (err)
+		goto out;
 	/* the rows below the header, above the key line */
 	rows = sc.h - 5;
 	if (fr->valid && src && st->per_name && fr->plan) {
@@ -492,6 +498,7 @@ int top_render(const struct top_state *st, const struct top_frame *fr,
 		if (err)
 			goto out;
 		built = true;
+		rep.spans = spans.nr ? &spans : NULL;
 		if (graphed) {
 			report_set_graph(&rep, &graph, src);
 			if (!banner) {
@@ -542,5 +549,6 @@ out:
 		report_free(&rep);
 	graph_free(&graph);
 	tasks_free(&folded);
+	spans_free(&spans);
 	return err;
 }
