@@ -73,13 +73,18 @@ static int attach_func(struct tracer *t, const char *bin, const char *func)
 		return -ENOMEM;
 	/* the cookie names the span: 1.. (0 is a USDT exit's "any") */
 	o.bpf_cookie = (__u64)++p->nr_func;
-	e = add_link(p, bpf_program__attach_uprobe_opts(
-				skel->progs.tdbpf_span_uenter, -1, bin, 0, &o));
+	/*
+	 * the return first: a call under way at the attach returns into no
+	 * span of its id (unmatched) instead of leaving one open
+	 */
 	o.retprobe = true;
+	e = add_link(p, bpf_program__attach_uprobe_opts(
+				skel->progs.tdbpf_span_uexit, -1, bin, 0, &o));
+	o.retprobe = false;
 	if (!e)
 		e = add_link(p, bpf_program__attach_uprobe_opts(
-					skel->progs.tdbpf_span_uexit, -1, bin, 0,
-					&o));
+					skel->progs.tdbpf_span_uenter, -1, bin,
+					0, &o));
 	return e;
 }
 
