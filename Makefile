@@ -99,6 +99,18 @@ $(OUT)/vmlinux.h: | $(VMLINUX_BTF)
 	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp
 	mv $@.tmp $@
 
+# --span gstreamer's struct offsets, from GStreamer's headers
+# (libgstreamer1.0-dev): a build machine's program (HOSTCC), headers only
+HOSTCC ?= gcc
+GST_CFLAGS = $(shell pkg-config --cflags gstreamer-1.0 2>/dev/null)
+$(OUT)/gst_offsets.h: scripts/gst_offsets.c
+	@mkdir -p $(@D)
+	@pkg-config --exists gstreamer-1.0 || { echo "tdbpf: no GStreamer headers (gstreamer-1.0.pc); install libgstreamer1.0-dev (make deps)" >&2; exit 1; }
+	$(HOSTCC) $(GST_CFLAGS) -Wall -Wextra $(WERROR) $< -o $(OUT)/gst_offsets
+	$(OUT)/gst_offsets > $@.tmp
+	mv $@.tmp $@
+$(OUT)/bpf/spans.bpf.o: $(OUT)/gst_offsets.h
+
 # libbpf's usdt.bpf.h includes <linux/errno.h>, whose <asm/errno.h> is
 # in the multiarch directory: the build machine's (every architecture's
 # is asm-generic's, so a cross build needs no other)

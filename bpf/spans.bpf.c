@@ -17,6 +17,8 @@
 #include "task.bpf.h"
 #include "spans.bpf.h"
 #include <bpf/usdt.bpf.h>
+/* --span gstreamer's offsets, from GStreamer's headers (Makefile) */
+#include "gst_offsets.h"
 
 /* USDT ids have the top bit: apart from uprobes' cookies (small) */
 #define SPAN_USDT_BIT	(1ULL << 63)
@@ -151,4 +153,52 @@ int tdbpf_span_exit(struct pt_regs *ctx)
 	if (bpf_usdt_arg_cnt(ctx) >= 1 && !bpf_usdt_arg(ctx, 0, &name))
 		id = span_usdt_id((const char *)name);
 	return span_boundary(id, false);
+}
+
+/*
+ * --span gstreamer: uprobes on libgstreamer's gst_pad_push(),
+ * gst_pad_push_list() and gst_pad_pull_range(), whose first argument is
+ * the pad. Inside a push on a src pad the peer pad's element runs its
+ * chain function (inside a pull, the peer's getrange): that element is
+ * the span, named as the pipeline names it (GstObject's name), nested
+ * pushes nesting.
+ */
+static __always_inline __u64 span_gst_id(const void *pad)
+{
+	static const char unlinked[TDBPF_SPAN_NAME] = "(unlinked)";
+	struct tdbpf_span_name_key k = { .id = SPAN_USDT_BIT | 1 };
+	const void *peer = NULL, *elem = NULL, *name = NULL;
+
+	bpf_probe_read_user(&peer, sizeof(peer), pad + TDBPF_GST_PAD_PEER);
+	if (peer)
+		bpf_probe_read_user(&elem, sizeof(elem),
+				    peer + TDBPF_GST_OBJECT_PARENT);
+	if (elem)
+		bpf_probe_read_user(&name, sizeof(name),
+				    elem + TDBPF_GST_OBJECT_NAME);
+	if (name) {
+		__u64 id = span_usdt_id(name);
+
+		if (id)
+			return id;
+	}
+	/* no peer (a push that fails NOT_LINKED): a span, for its return */
+	if (!bpf_map_lookup_elem(&span_names, &k))
+		bpf_map_update_elem(&span_names, &k, unlinked, BPF_NOEXIST);
+	return k.id;
+}
+
+SEC("uprobe")
+int tdbpf_span_gst_enter(struct pt_regs *ctx)
+{
+	const void *pad = (const void *)PT_REGS_PARM1(ctx);
+
+	return span_boundary(span_gst_id(pad), true);
+}
+
+/* the return pops the innermost span: the one its entry pushed */
+SEC("uretprobe")
+int tdbpf_span_gst_exit(struct pt_regs *ctx)
+{
+	return span_boundary(0, false);
 }

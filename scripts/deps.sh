@@ -8,7 +8,7 @@ pkg-config libcmocka-dev libjson-c-dev libcap-dev libclang-rt-14-dev libmicrohtt
 libcurl4-openssl-dev systemtap-sdt-dev \
 linux-perf procps libncurses-dev tmux scdoc bash-completion prometheus curl jq \
 graphviz gstreamer1.0-tools gstreamer1.0-plugins-base \
-gstreamer1.0-plugins-good openjdk-17-jdk-headless podman runc"
+gstreamer1.0-plugins-good libgstreamer1.0-dev openjdk-17-jdk-headless podman runc"
 # podman: test_containers' runtime; runc beside crun, which refuses a
 # cgroup v1 host with a cgroup2 hierarchy mounted too (hybrid)
 # "package": also what make deb and make test-package use

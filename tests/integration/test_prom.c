@@ -87,6 +87,129 @@ static void test_scrape_promtool(void **state)
 	free(smp);
 }
 
+/* @name{comm="operators",thread="worker-*",span="@span"} of @smp */
+static double span_sample(const struct sample *smp, int n, const char *name,
+			  const char *span)
+{
+	char key[256];
+
+	snprintf(key, sizeof(key),
+		 "%s{comm=\"operators\",thread=\"worker-*\",span=\"%s\"}",
+		 name, span);
+	return sample_of(smp, n, key);
+}
+
+/* Span series of @name in @smp: how many, and whether `other` is one */
+static int span_series(const struct sample *smp, int n, const char *name,
+		       bool *other)
+{
+	int i, k = 0;
+
+	*other = false;
+	for (i = 0; i < n; i++) {
+		if (strncmp(smp[i].key, name, strlen(name)) ||
+		    smp[i].key[strlen(name)] != '{')
+			continue;
+		k++;
+		*other |= strstr(smp[i].key, "span=\"other\"") != NULL;
+	}
+	return k;
+}
+
+/*
+ * --span: a series per task series and span name, under the thread's
+ * folded labels (thread="worker-*", span="enrich"): promtool accepts
+ * them; the operators' entries agree (each task runs parse, enrich and
+ * emit: apart by the tasks in flight), their on-CPU time is within
+ * their threads', and they only grow. --listen-max-series caps them, the
+ * rest in span="other".
+ */
+static void span_scrapes(const char *max, bool capped)
+{
+	const char *ops[] = { "parse", "enrich", "emit" };
+	char line[128], pid[16];
+	const char *args[] = { "--span", "usdt", "--listen-max-series", max,
+			       "-p", pid, NULL };
+	enum { MAX = 512 };
+	struct sample *prev = calloc(MAX, sizeof(*prev));
+	struct sample *cur = calloc(MAX, sizeof(*cur));
+	struct server s = { 0 };
+	double e[3], cpu, task, v;
+	struct reply r;
+	struct child w;
+	int np = 0, nc = 0, i, k, round;
+	bool other;
+
+	w = spawn((char *const[]){ (char *)workload("operators"), "-w", "2",
+				   "-n", "1000000", NULL },
+		  0);
+	assert_true(w.pid > 0);
+	track(w.pid);
+	assert_non_null(read_line(w.out, line, sizeof(line), 5000));
+	snprintf(pid, sizeof(pid), "%d", w.pid);
+	start_tdbpf(&s, args);
+	for (round = 0; round < 2; round++) {
+		usleep(1000000);
+		get_expect(s.port, "/metrics", NULL, 200, &r);
+		if (!round)
+			assert_int_equal(promtool_check(r.body), 0);
+		nc = parse_samples(r.body, cur, MAX);
+		reply_free(&r);
+		k = span_series(cur, nc, "tdbpf_span_entries_total", &other);
+		print_message("scrape %d: %d span series%s\n", round, k,
+			      other ? ", other among them" : "");
+		if (capped) {
+			/* 2 named, the third operator in other */
+			assert_int_equal(k, 3);
+			assert_true(other);
+			continue;
+		}
+		assert_int_equal(k, 3);
+		assert_false(other);
+		cpu = 0;
+		for (i = 0; i < 3; i++) {
+			e[i] = span_sample(cur, nc, "tdbpf_span_entries_total",
+					   ops[i]);
+			cpu += span_sample(cur, nc,
+					   "tdbpf_span_on_cpu_seconds_total",
+					   ops[i]);
+			assert_false(isnan(e[i]));
+		}
+		task = sample_of(cur, nc,
+				 "tdbpf_task_on_cpu_seconds_total{comm=\"operators\",thread=\"worker-*\"}");
+		print_message("  entries parse %.0f enrich %.0f emit %.0f; spans on-CPU %.3f s of the workers' %.3f s\n",
+			      e[0], e[1], e[2], cpu, task);
+		assert_true(e[1] > 10);
+		assert_true(fabs(e[0] - e[1]) <= 4 && fabs(e[1] - e[2]) <= 4);
+		assert_true(cpu > 0.5 * task && cpu <= task);
+		for (i = 0; i < np; i++) {
+			if (!strstr(prev[i].key, "tdbpf_span_"))
+				continue;
+			v = sample_of(cur, nc, prev[i].key);
+			assert_false(isnan(v));
+			assert_true(v >= prev[i].v);
+		}
+		memcpy(prev, cur, sizeof(*cur) * (size_t)nc);
+		np = nc;
+	}
+	assert_int_equal(stop_tdbpf(&s), 0);
+	kill(w.pid, SIGTERM);
+	wait_for(w.pid, 10);
+	close(w.out);
+	free(prev);
+	free(cur);
+}
+
+static void test_span_series(void **state)
+{
+	(void)state;
+	NEED_BPF();
+	if (!have("promtool"))
+		fail_msg("promtool not found; run make deps (Debian package prometheus)");
+	span_scrapes("100", false);
+	span_scrapes("2", true);
+}
+
 /* The timer wakeups in task row @t's waits_on (JSON), 0 if none. */
 static long long timer_wakeups(json_object *t)
 {
@@ -379,6 +502,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_monotonic_churn, teardown),
 		cmocka_unit_test_teardown(test_capabilities, teardown),
 		cmocka_unit_test_teardown(test_bpf_run_time, teardown),
+		cmocka_unit_test_teardown(test_span_series, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -753,6 +753,91 @@ static void test_wait_series(void **state)
 	stop(&st, &t);
 }
 
+#define SPAN(fam, labels) "tdbpf_span_" fam "_total{" labels "}"
+
+static struct span_row *span_row(struct span_table *sp, __u32 tid, __u64 id,
+				 const char *name)
+{
+	struct span_row *r = spans_get(sp, tid, 10, id);
+
+	assert_non_null(r);
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	return r;
+}
+
+/*
+ * Span series (--span): each (thread, span) on its thread's series
+ * labels and span="NAME", summed over the threads of a folded series;
+ * increments per (thread, span), so that a blocked time that shrinks (a
+ * run-queue wait that was counted as off-CPU) never goes back; past
+ * max_series, span="other". No span family without spans.
+ */
+static void test_span_series(void **state)
+{
+	struct event_plan plan;
+	struct prom_state st;
+	struct task_table t;
+	struct span_table sp;
+	struct span_row *r;
+	char *txt;
+
+	(void)state;
+	sw_plan(&plan);
+	start(&st, &t, &plan, 0, 2);
+	spans_init(&sp);
+	row(&t, 10, 10, "engine", 1000000000ull);
+	row(&t, 11, 10, "worker-1", 1000000000ull);
+	row(&t, 12, 10, "worker-2", 1000000000ull);
+	txt = scrape(&st, &t);
+	assert_null(strstr(txt, "tdbpf_span_"));
+	free(txt);
+	st.span_cur = &sp;
+	r = span_row(&sp, 11, 1, "enrich");
+	r->s = (struct tdbpf_span_sums){ .entries = 3, .on_cpu_ns = 600000000,
+					 .runq_ns = 100000000,
+					 .off_ns = 300000000 };
+	r = span_row(&sp, 12, 1, "enrich");
+	r->s = (struct tdbpf_span_sums){ .entries = 2, .on_cpu_ns = 400000000 };
+	r = span_row(&sp, 12, 2, "parse");
+	r->s = (struct tdbpf_span_sums){ .entries = 5, .on_cpu_ns = 50000000 };
+	tasks_find(&t, 11)->sched.on_cpu_ns = 2000000000ull;
+	tasks_find(&t, 12)->sched.on_cpu_ns = 2000000000ull;
+	txt = scrape(&st, &t);
+	assert_double_equal(value(txt, SPAN("entries", "comm=\"engine\",thread=\"worker-*\",span=\"enrich\"")),
+			    5, 0);
+	assert_double_equal(value(txt, SPAN("on_cpu_seconds", "comm=\"engine\",thread=\"worker-*\",span=\"enrich\"")),
+			    1.0, 1e-9);
+	assert_double_equal(value(txt, SPAN("runqueue_wait_seconds", "comm=\"engine\",thread=\"worker-*\",span=\"enrich\"")),
+			    0.1, 1e-9);
+	assert_double_equal(value(txt, SPAN("blocked_seconds", "comm=\"engine\",thread=\"worker-*\",span=\"enrich\"")),
+			    0.2, 1e-9);
+	assert_double_equal(value(txt, SPAN("entries", "comm=\"engine\",thread=\"worker-*\",span=\"parse\"")),
+			    5, 0);
+	free(txt);
+	/* a queued wait was counted as off-CPU: blocked shrinks, stays */
+	r = spans_get(&sp, 11, 10, 1);
+	r->s.runq_ns = 250000000;
+	r->s.entries = 4;
+	/* a third span name: past max_series (2), into other */
+	r = span_row(&sp, 11, 3, "emit");
+	r->s = (struct tdbpf_span_sums){ .entries = 7, .on_cpu_ns = 70000000 };
+	tasks_find(&t, 11)->sched.on_cpu_ns = 3000000000ull;
+	txt = scrape(&st, &t);
+	assert_double_equal(value(txt, SPAN("entries", "comm=\"engine\",thread=\"worker-*\",span=\"enrich\"")),
+			    6, 0);
+	assert_double_equal(value(txt, SPAN("blocked_seconds", "comm=\"engine\",thread=\"worker-*\",span=\"enrich\"")),
+			    0.2, 1e-9);
+	assert_double_equal(value(txt, SPAN("runqueue_wait_seconds", "comm=\"engine\",thread=\"worker-*\",span=\"enrich\"")),
+			    0.25, 1e-9);
+	assert_true(isnan(value(txt, SPAN("entries", "comm=\"engine\",thread=\"worker-*\",span=\"emit\""))));
+	assert_double_equal(value(txt, SPAN("entries", "comm=\"other\",thread=\"other\",span=\"other\"")),
+			    7, 0);
+	assert_int_equal(count_lines(txt, "tdbpf_span_entries_total{"), 3);
+	free(txt);
+	spans_free(&sp);
+	stop(&st, &t);
+}
+
 /* agg's series, held by @labels */
 #define HELD(labels)                                             \
 	"tdbpf_task_cpu_held_seconds_total{comm=\"enrich\",thread=\"agg\"," \
@@ -902,6 +987,7 @@ int main(void)
 		cmocka_unit_test(test_tma_slots),
 		cmocka_unit_test(test_tma_cycle_slots),
 		cmocka_unit_test(test_wait_series),
+		cmocka_unit_test(test_span_series),
 		cmocka_unit_test(test_hold_series),
 		cmocka_unit_test(test_socket_flows),
 		cmocka_unit_test(test_wait_endpoint),

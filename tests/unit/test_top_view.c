@@ -15,6 +15,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include "outputs/top_view.h"
+#include "sums/spans.h"
 
 #define GW 200
 #define GH 60
@@ -379,7 +380,8 @@ static void test_tma_bar_ipc_banner(void **state)
 
 /*
  * Wakeups traced: the interval's bottleneck line comes above the table
- * and each row says what it waits on, a wait or a hold of the CPU.
+ * and each row says what it waits on, a wait or a hold of the CPU; with
+ * spans, the line names the operator in it.
  */
 static void test_graph_banner_waits_on(void **state)
 {
@@ -402,6 +404,8 @@ static void test_graph_banner_waits_on(void **state)
 		    .wait_ns = 100000000 } },
 	};
 	struct tdbpf_wait w[TDBPF_NR_WAITS];
+	struct span_table sp;
+	struct span_row *r;
 	struct event_plan p;
 	struct task_table t;
 	struct top_state st;
@@ -445,6 +449,23 @@ static void test_graph_banner_waits_on(void **state)
 	y = find_row(&g, "      1 src");
 	assert_true(y > 3);
 	assert_non_null(strstr(text(&g, y), " enrich 100%       "));
+	/*
+	 * --span: the line names the operator the bottleneck spends most
+	 * of its time in, 600 of enrich's 1000 ms (on-CPU and run queue)
+	 */
+	spans_init(&sp);
+	r = spans_get(&sp, 2, 100, 7);
+	assert_non_null(r);
+	snprintf(r->name, sizeof(r->name), "score");
+	r->s.on_cpu_ns = 500000000;
+	r->s.runq_ns = 100000000;
+	r->s.off_ns = 100000000;
+	r->s.entries = 40;
+	fr.spans = &sp;
+	draw(&g, 200, 24, &st, &fr);
+	assert_string_equal(text(&g, 1),
+			    "bottleneck: enrich (tid 2): runs (on-CPU 70%): no PMU breakdown; 2 tasks' waits lead to it (73% of their blocked time); in it: score 60% of its time (on-CPU 50%)");
+	spans_free(&sp);
 	tasks_free(&t);
 }
 

@@ -89,7 +89,7 @@ struct options {
 	const char *record;	/* --record FILE: every report as JSON */
 	const char *events[OPT_MAX_EVENT_ARGS];	/* -e EVENT[,EVENT...] */
 	int nr_events;
-	/* --span usdt | BINARY:FUNC[,FUNC...] (sources/span_probes.h) */
+	/* --span usdt[:PATH] | gstreamer | BINARY:FUNC[,...] (span_probes.h) */
 	const char *spans[OPT_MAX_SPAN_ARGS];
 	int nr_spans;
 	bool verbose;

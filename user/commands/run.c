@@ -117,6 +117,7 @@ static int scrape_collect(void *ctx, const struct task_table **t,
 	h->nr_progs = n;
 	h->flows = &r->scrape.flows;
 	h->cgroups = &r->scrape.cgroups;
+	h->spans = &r->scrape.spans;
 	*t = &r->scrape.tasks;
 	return e;
 }

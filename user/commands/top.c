@@ -85,6 +85,7 @@ static void draw(struct top *t)
 	if (!t->scr)
 		return;
 	t->fr.tasks = &t->shown.tasks;
+	t->fr.spans = t->o->nr_spans ? &t->shown.spans : NULL;
 	t->fr.lost = t->shown.lost;
 	if (top_render(&t->st, &t->fr, COLS, LINES, &out))
 		t->err = -ENOMEM;

@@ -48,9 +48,9 @@ void print_usage(FILE *f)
 	      "                         events,waits,container or all (default: fit\n"
 	      "                         120 columns)\n"
 	      "      --per-name         one row per operator: instance numbers folded\n"
-	      "      --span usdt[:PATH]|BINARY:FUNC[,FUNC...]  operators inside threads:\n"
-	      "                         rows"
-	      " per tdbpf USDT span or function (docs/spans.md)\n",
+	      "      --span usdt[:PATH]|gstreamer|BINARY:FUNC[,FUNC...]  operators inside\n"
+	      "                         threads: rows per tdbpf USDT span, GStreamer\n"
+	      "                         element or function (docs/spans.md)\n",
 	      f);
 	/* the keys from their table; the first is the default */
 	fprintf(f, "      --sort KEY         %s (default)", sort_names[0]);

@@ -17,7 +17,8 @@
  *
  * This file is the state (made and freed whole here) and its update;
  * which label set a task goes to is prom_names.c's, the series table
- * prom_series.c's, the waits' series prom_waits.c's (prom_table.h).
+ * prom_series.c's, the waits' series prom_waits.c's, the spans'
+ * prom_spans.c's (prom_table.h).
  */
 #include <errno.h>
 #include <math.h>
@@ -90,6 +91,7 @@ int prom_init(struct prom_state *st, const struct event_plan *plan,
 	tasks_init(&st->next);
 	tasks_set_events(&st->last, plan->nr);
 	tasks_set_events(&st->next, plan->nr);
+	spans_init(&st->span_last);
 	tasks_init(&st->wait_last);
 	tasks_init(&st->wait_next);
 	tasks_set_layout(&st->wait_last, 0, true);
@@ -127,6 +129,7 @@ void prom_free(struct prom_state *st)
 	tasks_free(&st->last);
 	tasks_free(&st->next);
 	prom_waits_free(st);
+	prom_spans_free(st);
 	prom_names_free(st->pcomm);
 	memset(st, 0, sizeof(*st));
 }
@@ -194,7 +197,7 @@ static int prom_task(struct prom_state *st, const struct task_table *cur,
 	series_add(s, &ds, d, nr, any);
 	if (cur->waits && prom_waits_update(st, cur, r, s))
 		return -ENOMEM;
-	return 0;
+	return prom_spans_update(st, r, s);
 }
 
 int prom_update(struct prom_state *st, const struct task_table *cur)
@@ -215,6 +218,9 @@ int prom_update(struct prom_state *st, const struct task_table *cur)
 	st->overflow_tasks = 0;
 	tasks_reset(&st->next);
 	tasks_reset(&st->wait_next);
+	e = prom_spans_begin(st);
+	if (e)
+		return e;
 
 	for (r_i = 0; r_i < cur->nr; r_i++) {
 		const struct task_row *r = tasks_row(cur, r_i);

@@ -17,6 +17,7 @@
 #include "exporter/listen_opts.h"
 #include "sums/cgroups.h"
 #include "sums/flows.h"
+#include "sums/spans.h"
 #include "sums/tasks.h"
 #include "support/hash.h"
 
@@ -35,6 +36,8 @@ struct prom_health {
 	/* with wakeups: the traced processes' sockets at this scrape */
 	const struct flow_table *flows;
 	const struct cgroup_table *cgroups;	/* the tasks' containers */
+	/* --span: every (thread, span)'s sums at this scrape (else empty) */
+	const struct span_table *spans;
 	struct {
 		const char *name;
 		__u64 run_ns;
@@ -79,6 +82,15 @@ struct prom_wait {
 	char *labels;			/* escaped, wakee's and waker's */
 	__u64 wait_ns, wakeups;
 	bool holds;			/* run-queue time: the CPU's holder */
+};
+
+/*
+ * One span series (--span): a span's sums in the tasks of one task
+ * series, labelled by that series' labels and span="NAME".
+ */
+struct prom_span {
+	char *labels;			/* escaped: comm="..",...,span=".." */
+	__u64 entries, on_cpu_ns, runq_wait_ns, blocked_ns;
 };
 
 /* Process @tgid's name into @buf (@len bytes; "" if unknown). */
@@ -128,6 +140,22 @@ struct prom_state {
 	 * in a container or pod has its id among its labels.
 	 */
 	const struct cgroup_table *cgroups;
+
+	/*
+	 * --span: the scrape's span sums, set before prom_update() (NULL or
+	 * empty without --span: no span series), their rows by tid for the
+	 * update, and a series per task series and span name, at most
+	 * max_series (the rest summed in span_other), counted per (tid,
+	 * span) as the tasks' sums are.
+	 */
+	const struct span_table *span_cur;
+	const struct span_row **span_by_tid;
+	struct prom_span **spans;
+	int nr_spans;
+	struct prom_span *span_other;
+	size_t *span_index;		/* labels hash -> spans slot + 1 */
+	size_t span_index_cap;
+	struct span_table span_last;
 
 	int slots_slot;			/* plan slot weighting TMA nodes, -1 */
 	int slots_per_unit;		/* 1 (a slots event) or per cycle */

@@ -149,6 +149,7 @@ static int on_scrape(void *ctx, const char *accept, char **body, size_t *len,
 	/* the sockets fold the ports of waits on remote endpoints */
 	p->prom.flows = h.flows;
 	p->prom.cgroups = h.cgroups;
+	p->prom.span_cur = h.spans;
 	e = prom_update(&p->prom, t);
 	if (e) {
 		fprintf(stderr, "tdbpf: a scrape failed: %s; answered 500\n",

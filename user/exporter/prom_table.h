@@ -3,7 +3,8 @@
  * Inside the /metrics series (prom.h): prom.c makes and frees the state
  * and its update turns a scrape's task table into increments;
  * prom_names.c says which label set a task goes to; prom_series.c keeps
- * the series of each label set, prom_waits.c the waits' series.
+ * the series of each label set, prom_waits.c the waits' series,
+ * prom_spans.c the spans'.
  */
 #ifndef TDBPF_PROM_TABLE_H
 #define TDBPF_PROM_TABLE_H
@@ -58,5 +59,16 @@ void prom_series_free(struct prom_state *st);
 int prom_waits_update(struct prom_state *st, const struct task_table *cur,
 		      const struct task_row *r, const struct prom_series *s);
 void prom_waits_free(struct prom_state *st);
+
+/* prom_spans.c */
+/* The scrape's span rows (st->span_cur) by tid: 0 or -ENOMEM. */
+int prom_spans_begin(struct prom_state *st);
+/*
+ * Add the spans of @r since the last update to the span series of its
+ * series @s. 0 or -ENOMEM.
+ */
+int prom_spans_update(struct prom_state *st, const struct task_row *r,
+		      const struct prom_series *s);
+void prom_spans_free(struct prom_state *st);
 
 #endif /* TDBPF_PROM_TABLE_H */

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -407,6 +408,55 @@ static void write_waits(struct pw *w, const struct prom_state *st)
 	}
 }
 
+/* The span families (--span), each a field of struct prom_span */
+static const struct span_family {
+	const char *name, *unit, *help;
+	size_t off;
+	bool ns;
+} span_families[] = {
+	{ "tdbpf_span_entries", NULL,
+	  "Entries into the span (an operator's runs) by the series' tasks (--span; span: its name).",
+	  offsetof(struct prom_span, entries), false },
+	{ "tdbpf_span_on_cpu_seconds", "seconds",
+	  "On-CPU time of the series' tasks inside the span, nested spans' excluded (--span).",
+	  offsetof(struct prom_span, on_cpu_ns), true },
+	{ "tdbpf_span_runqueue_wait_seconds", "seconds",
+	  "Run-queue wait of the series' tasks inside the span (--span).",
+	  offsetof(struct prom_span, runq_wait_ns), true },
+	{ "tdbpf_span_blocked_seconds", "seconds",
+	  "Blocked time (off CPU, not runnable) of the series' tasks inside the span (--span).",
+	  offsetof(struct prom_span, blocked_ns), true },
+};
+
+/* Span series, `other` last; no family without --span */
+static void write_spans(struct pw *w, const struct prom_state *st)
+{
+	const struct prom_span *x;
+	size_t k;
+	int i;
+
+	if (!st->nr_spans && !st->span_other)
+		return;
+	for (k = 0; k < ARRAY_SIZE(span_families); k++) {
+		const struct span_family *f = &span_families[k];
+
+		family(w, f->name, COUNTER, f->unit, f->help);
+		for (i = 0; i <= st->nr_spans; i++) {
+			__u64 v;
+
+			x = i < st->nr_spans ? st->spans[i] : st->span_other;
+			if (!x)
+				continue;
+			memcpy(&v, (const char *)x + f->off, sizeof(v));
+			sample(w, f->name, "_total", x->labels, NULL);
+			if (f->ns)
+				val_ns(w, v);
+			else
+				val_u64(w, v);
+		}
+	}
+}
+
 /*
  * The traced processes' sockets, halves of flows, ephemeral ports
  * folded (flow_fold_ports()) and counted per label set: a gauge, the
@@ -477,6 +527,7 @@ int prom_write(const struct prom_state *st, const struct prom_health *h,
 	write_counters(w, st);
 	write_tma(w, st);
 	write_waits(w, st);
+	write_spans(w, st);
 	write_flows(w, st, h->flows);
 	write_health(w, st, h);
 	if (w->om)

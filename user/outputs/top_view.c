@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/graph.h"
+#include "sums/spans.h"
 #include "outputs/top_view.h"
 #include "support/array.h"
 #include "support/text.h"
@@ -652,6 +653,7 @@ int top_render(const struct top_state *st, const struct top_frame *fr,
 	const struct task_table *src = fr->tasks;
 	struct screen sc = { .out = out, .w = w < MAX_W ? w : MAX_W, .h = h };
 	struct task_table folded;
+	struct span_table spans = { 0 };	/* the bottleneck's operator */
 	struct report rep;
 	struct bar_parts b;
 	struct graph graph;
@@ -675,6 +677,10 @@ int top_render(const struct top_state *st, const struct top_frame *fr,
 		}
 		graphed = true;
 	}
+	err = fr->valid && src && fr->spans ?
+		      spans_fold(fr->spans, src, st->per_name, &spans) : 0;
+	if (err)
+		goto out;
 	/* the rows below the header, above the key line */
 	rows = sc.h - 5;
 	if (fr->valid && src && st->per_name && fr->plan) {
@@ -691,6 +697,7 @@ int top_render(const struct top_state *st, const struct top_frame *fr,
 		if (err)
 			goto out;
 		built = true;
+		rep.spans = spans.nr ? &spans : NULL;
 		if (graphed) {
 			report_set_graph(&rep, &graph, src);
 			if (!banner) {
@@ -721,5 +728,6 @@ out:
 		report_free(&rep);
 	graph_free(&graph);
 	tasks_free(&folded);
+	spans_free(&spans);
 	return err;
 }

@@ -68,6 +68,8 @@ struct top_frame {
 	int ncpu;			/* for the total CPU% line */
 	bool valid;			/* false before the first interval */
 	const struct graph_lookups *look;	/* names of tasks not traced */
+	/* --span: the interval's span deltas (the bottleneck line's), or NULL */
+	const struct span_table *spans;
 };
 
 void top_state_init(struct top_state *st, enum sort_key sort, bool per_name,

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <bpf/bpf.h>
 #include "sources/span_probes.h"
 #include "sources/span_spec.h"
@@ -73,13 +74,18 @@ static int attach_func(struct tracer *t, const char *bin, const char *func)
 		return -ENOMEM;
 	/* the cookie names the span: 1.. (0 is a USDT exit's "any") */
 	o.bpf_cookie = (__u64)++p->nr_func;
-	e = add_link(p, bpf_program__attach_uprobe_opts(
-				skel->progs.tdbpf_span_uenter, -1, bin, 0, &o));
+	/*
+	 * the return first: a call under way at the attach returns into no
+	 * span of its id (unmatched) instead of leaving one open
+	 */
 	o.retprobe = true;
+	e = add_link(p, bpf_program__attach_uprobe_opts(
+				skel->progs.tdbpf_span_uexit, -1, bin, 0, &o));
+	o.retprobe = false;
 	if (!e)
 		e = add_link(p, bpf_program__attach_uprobe_opts(
-					skel->progs.tdbpf_span_uexit, -1, bin, 0,
-					&o));
+					skel->progs.tdbpf_span_uenter, -1, bin,
+					0, &o));
 	return e;
 }
 
@@ -145,6 +151,124 @@ static int attach_usdt_targets(struct tracer *t, const char *exe,
 	return e || (!exe && !nr_pids) ? -1 : 0;
 }
 
+/*
+ * --span gstreamer: libgstreamer's functions whose first argument is the
+ * pad a buffer goes through (bpf/spans.bpf.c). Each return is attached
+ * before its entry: a call under way at the attach then returns into
+ * no span (counted unmatched) instead of leaving its span open.
+ */
+static const char *const gst_funcs[] = {
+	"gst_pad_push", "gst_pad_push_list", "gst_pad_pull_range",
+};
+
+static int attach_gst_lib(struct tracer *t, const char *lib)
+{
+	struct tdbpf_bpf *skel = t->skel;
+	struct span_probes *p = &t->spans;
+	size_t i;
+	int e = 0;
+
+	for (i = 0; !e && i < sizeof(gst_funcs) / sizeof(gst_funcs[0]); i++) {
+		LIBBPF_OPTS(bpf_uprobe_opts, o, .func_name = gst_funcs[i],
+			    .retprobe = true);
+
+		e = add_link(p, bpf_program__attach_uprobe_opts(
+					skel->progs.tdbpf_span_gst_exit, -1,
+					lib, 0, &o));
+		o.retprobe = false;
+		if (!e)
+			e = add_link(p, bpf_program__attach_uprobe_opts(
+						skel->progs.tdbpf_span_gst_enter,
+						-1, lib, 0, &o));
+	}
+	return e;
+}
+
+/* one library file at most once, whichever targets map it (@seen, @nr) */
+#define GST_MAX_LIBS 8
+
+struct gst_libs {
+	dev_t dev[GST_MAX_LIBS];
+	ino_t ino[GST_MAX_LIBS];
+	int nr;
+};
+
+static int attach_gst_once(struct tracer *t, struct gst_libs *l,
+			   const char *lib)
+{
+	struct stat st;
+	int i;
+
+	if (stat(lib, &st))
+		return -errno;
+	for (i = 0; i < l->nr; i++)
+		if (l->dev[i] == st.st_dev && l->ino[i] == st.st_ino)
+			return 0;
+	if (l->nr == GST_MAX_LIBS)
+		return -E2BIG;
+	l->dev[l->nr] = st.st_dev;
+	l->ino[l->nr++] = st.st_ino;
+	return attach_gst_lib(t, lib);
+}
+
+/*
+ * The libgstreamer that @pid maps, seen through its root (a container's
+ * file is its own): attached, 0; -ENOENT: it maps none.
+ */
+static int attach_gst_pid(struct tracer *t, struct gst_libs *l, pid_t pid,
+			  char *lib, size_t len)
+{
+	char path[64], line[4096 + 128], *f;
+	int e = -ENOENT;
+	FILE *m;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	m = fopen(path, "re");
+	if (!m)
+		return -errno;
+	while (fgets(line, sizeof(line), m)) {
+		line[strcspn(line, "\n")] = 0;
+		f = strchr(line, '/');
+		if (!f || !strstr(f, "/libgstreamer-1.0.so"))
+			continue;
+		snprintf(lib, len, "/proc/%d/root%s", (int)pid, f);
+		e = attach_gst_once(t, l, lib);
+		break;
+	}
+	fclose(m);
+	return e;
+}
+
+/*
+ * Each -p target's libgstreamer, from its maps; without -p, the
+ * command's, as libbpf finds a soname (the command is not running yet).
+ * With both, the command only bounds the run (sleep 10): the targets'.
+ */
+static int attach_gst(struct tracer *t, const char *exe, const pid_t *pids,
+		      int nr_pids, char *err, size_t len)
+{
+	char lib[4096 + 64] = "libgstreamer-1.0.so.0";
+	struct gst_libs l = { .nr = 0 };
+	int i, e = 0;
+
+	if (exe && !nr_pids)
+		e = attach_gst_lib(t, lib);
+	for (i = 0; !e && i < nr_pids; i++) {
+		e = attach_gst_pid(t, &l, pids[i], lib, sizeof(lib));
+		if (e == -ENOENT) {
+			error_set(err, len, "--span gstreamer: process %d maps no libgstreamer-1.0; give -p the PID of a GStreamer program",
+				 (int)pids[i]);
+			return -1;
+		}
+	}
+	if (e)
+		error_set(err, len, "--span gstreamer: cannot probe libgstreamer-1.0's pad functions in %s: %s; is the target a GStreamer program?",
+			 lib, strerror(-e));
+	else if (!exe && !nr_pids)
+		error_set(err, len, "--span gstreamer: no process to probe; give a command or -p PID");
+	return e || (!exe && !nr_pids) ? -1 : 0;
+}
+
 int span_probes_attach(struct tracer *t, const char *const *specs, int nr,
 		       const char *exe, const pid_t *pids, int nr_pids,
 		       char *err, size_t len)
@@ -159,6 +283,8 @@ int span_probes_attach(struct tracer *t, const char *const *specs, int nr,
 		if (!strcmp(specs[i], "usdt"))
 			e = attach_usdt_targets(t, exe, pids, nr_pids, err,
 						len);
+		else if (!strcmp(specs[i], "gstreamer"))
+			e = attach_gst(t, exe, pids, nr_pids, err, len);
 		else if (!strncmp(specs[i], "usdt:", 5))
 			e = attach_usdt_at(t, specs[i] + 5, err, len);
 		else

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * --span: which span boundaries to probe, their attach, and the read of
- * the span sums BPF charged (bpf/spans.bpf.c). Two kinds of spec:
+ * the span sums BPF charged (bpf/spans.bpf.c). The specs:
  *
  *   usdt               the tdbpf:span_enter/span_exit USDT probes of the
  *                      command's binary (-- CMD) or the -p targets' (their
@@ -11,6 +11,9 @@
  *   BINARY:FUNC[,...]  a uprobe at each function's entry and return; the
  *                      binary a path, a command on PATH or a library's
  *                      soname (as libbpf resolves it)
+ *   gstreamer          each GStreamer element a span: uprobes on the pad
+ *                      push and pull functions of the command's
+ *                      libgstreamer-1.0 or the -p targets' (their maps)
  */
 #ifndef TDBPF_SPAN_PROBES_H
 #define TDBPF_SPAN_PROBES_H

@@ -11,7 +11,7 @@ int span_spec_check(const char *spec, char *err, size_t len)
 {
 	const char *colon = strrchr(spec, ':');
 
-	if (!strcmp(spec, "usdt"))
+	if (!strcmp(spec, "usdt") || !strcmp(spec, "gstreamer"))
 		return 0;
 	if (!strncmp(spec, "usdt:", 5)) {
 		if (!spec[5])
@@ -23,7 +23,7 @@ int span_spec_check(const char *spec, char *err, size_t len)
 	    colon[strlen(colon) - 1] == ',') {
 		/* error_set(): the spec quoted as printable, on one line */
 		return error_set(err, len,
-				 "--span %s: not a span source; give usdt, usdt:PATH or BINARY:FUNC[,FUNC...]",
+				 "--span %s: not a span source; give usdt, usdt:PATH, gstreamer or BINARY:FUNC[,FUNC...]",
 				 spec);
 	}
 	return 0;

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The form of a --span source: usdt, usdt:PATH or BINARY:FUNC[,FUNC...]. */
+/*
+ * The form of a --span source: usdt, usdt:PATH, gstreamer or
+ * BINARY:FUNC[,FUNC...].
+ */
 #ifndef TDBPF_SPAN_SPEC_H
 #define TDBPF_SPAN_SPEC_H
 

@@ -235,6 +235,8 @@ static void configure_spans(struct tracer *t)
 		skel->progs.tdbpf_span_uexit,
 		skel->progs.tdbpf_span_enter,
 		skel->progs.tdbpf_span_exit,
+		skel->progs.tdbpf_span_gst_enter,
+		skel->progs.tdbpf_span_gst_exit,
 	};
 	size_t i;
 
