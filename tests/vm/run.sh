@@ -25,7 +25,7 @@ cd "$(dirname "$0")/../.."
 VM=build/vm
 TIMEOUT=${VMTEST_TIMEOUT:-900}
 # the integration tests the x86 guests run (software model, graph)
-VM_TESTS=${VM_TESTS:-test_counts,test_graph,test_exit,test_selftest,test_replay}
+VM_TESTS=${VM_TESTS:-test_counts,test_graph,test_exit,test_selftest,test_replay,test_kernels}
 guests=${*:-"arm64-icount arm64-smp2 x86 x86-rt"}
 mkdir -p $VM
 
