@@ -31,7 +31,8 @@ build_helpers() {
 	for o in "$OUT"/user/sources/*.o "$OUT"/user/sums/*.o \
 		"$OUT"/user/model/*.o "$OUT"/user/model/cpus/*.o \
 		"$OUT"/user/analysis/*.o "$OUT"/user/outputs/*.o \
-		"$OUT"/user/commands/*.o "$OUT"/user/support/*.o; do
+		"$OUT"/user/commands/*.o "$OUT"/user/exporter/*.o \
+		"$OUT"/user/support/*.o; do
 		# main.o: decode_bench has its own main; http_none.o: the
 		# static binary's http.c (make static, make vmtest)
 		case ${o##*/} in main.o | http_none.o) continue ;; esac

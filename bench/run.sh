@@ -25,7 +25,9 @@
 #   7. sockets (--wakeups' socket hooks): the programs per run on a pinned
 #      TCP ping-pong, its sockets tracked and untracked, beside an empty
 #      program on sock_send_length; the ping-pong's slowdown with and
-#      without --wakeups
+#      without --wakeups; and the function hooks (fentry/fexit, kprobes)
+#      per run in make vmtest's 6.1 guest, one boot under QEMU TCG
+#      (skipped, said, without QEMU or make static)
 #
 # Variants alternate round-robin within each round; tables give the median
 # and the min-max spread. Run as root from the repository root (make bench).

@@ -163,7 +163,7 @@ struct hold_walk {
  * call of charge_wait(): verified once, not once per step, which would
  * make the switch program take seconds to verify.
  */
-static long hold_step(__u64 i, void *ctx)
+static __noinline long hold_step(__u64 i, void *ctx)
 {
 	struct hold_walk *w = ctx;
 	struct tdbpf_slice *sl;
@@ -311,7 +311,13 @@ static __always_inline void charge_holders(struct task_struct *prev,
 			charge_wait(w.k, TDBPF_HOLDER_TASK, sl->tid, 0, w.wait);
 		return;
 	}
-	bpf_loop(TDBPF_NR_SLICES + 1, hold_step, &w, 0);
+	if (have_loop) {
+		bpf_loop(TDBPF_NR_SLICES + 1, hold_step, &w, 0);
+		return;
+	}
+	/* no bpf_loop (before 5.17): the newest slice, then unseen */
+	hold_step(0, &w);
+	hold_step(TDBPF_NR_SLICES, &w);
 }
 
 /*

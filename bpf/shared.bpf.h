@@ -56,6 +56,11 @@ SHARED const volatile bool track_wakeups;
 /* bpf_map_lookup_percpu_elem() exists (5.19+): other CPUs' rings */
 SHARED const volatile bool percpu_lookup;
 /*
+ * bpf_loop() exists (5.17+): the walk over a CPU's last slices. False:
+ * the call is dead code, never verified, as the lookup's above.
+ */
+SHARED const volatile bool have_loop INIT(true);
+/*
  * No counter and no wakeups (the software model): every sum is the
  * task's own accounting, so nothing needs a switch. The sums are read
  * from the task when a report asks (tdbpf_dump) and at its exit

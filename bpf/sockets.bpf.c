@@ -227,28 +227,68 @@ int BPF_PROG(tdbpf_sock_send_fexit, struct socket *sock, struct msghdr *msg,
 }
 
 /*
+ * Where the kernel has __sock_sendmsg (6.6, and the stable kernels it
+ * went back to: Debian 12's 6.1.0-57 has it), send(), write() and
+ * sendmsg() call it directly and sock_sendmsg only for the kernel's own
+ * callers: the hook is there. Same arguments.
+ */
+SEC("fexit/__sock_sendmsg")
+int BPF_PROG(tdbpf_sock_send2_fexit, struct socket *sock, struct msghdr *msg,
+	     int ret)
+{
+	on_send(sock->sk, ret);
+	return 0;
+}
+
+/*
  * kprobes: the writer noted as its send begins (the bytes it asks to
  * send), the send's end (send_over) from its return probe.
  */
-SEC("kprobe/sock_sendmsg")
-int BPF_KPROBE(tdbpf_sock_send_kprobe, struct socket *sock, struct msghdr *msg)
+static __always_inline void send_begins(struct socket *sock,
+					struct msghdr *msg)
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
 
 	if (window_shut())
-		return 0;
+		return;
 	sent(cur, tracked(cur), BPF_CORE_READ(sock, sk),
 	     BPF_CORE_READ(msg, msg_iter.count), true);
+}
+
+static __always_inline void send_ends(void)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+
+	if (!window_shut())
+		send_over(cur, tracked(cur));
+}
+
+SEC("kprobe/sock_sendmsg")
+int BPF_KPROBE(tdbpf_sock_send_kprobe, struct socket *sock, struct msghdr *msg)
+{
+	send_begins(sock, msg);
 	return 0;
 }
 
 SEC("kretprobe/sock_sendmsg")
 int BPF_KRETPROBE(tdbpf_sock_sent_kretprobe)
 {
-	struct task_struct *cur = bpf_get_current_task_btf();
+	send_ends();
+	return 0;
+}
 
-	if (!window_shut())
-		send_over(cur, tracked(cur));
+SEC("kprobe/__sock_sendmsg")
+int BPF_KPROBE(tdbpf_sock_send2_kprobe, struct socket *sock,
+	       struct msghdr *msg)
+{
+	send_begins(sock, msg);
+	return 0;
+}
+
+SEC("kretprobe/__sock_sendmsg")
+int BPF_KRETPROBE(tdbpf_sock_sent2_kretprobe)
+{
+	send_ends();
 	return 0;
 }
 

@@ -180,9 +180,9 @@ static __always_inline void sampled_switch(struct task_struct *prev, bool tp,
 		charge_holders(prev, next);
 }
 
-SEC("tp_btf/sched_switch")
-int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
-	     struct task_struct *next, unsigned int prev_state)
+static __always_inline int on_switch(bool preempt, struct task_struct *prev,
+				     struct task_struct *next,
+				     unsigned int prev_state)
 {
 	bool tp = tracked(prev), tn = tracked(next), wk = waking_now();
 	bool block = !preempt && prev_state != TASK_RUNNING;
@@ -243,6 +243,40 @@ int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
 	} else
 		st->tid = 0;
 	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(tdbpf_switch, bool preempt, struct task_struct *prev,
+	     struct task_struct *next, unsigned int prev_state)
+{
+	return on_switch(preempt, prev, next, prev_state);
+}
+
+/* task_struct's state before 5.14 named it __state */
+struct task_struct___pre514 {
+	long state;
+} __attribute__((preserve_access_index));
+
+/*
+ * Before Linux 5.18 sched_switch has no prev_state (three arguments):
+ * the task's own state, as __schedule() left it, read at the
+ * tracepoint. A wakeup racing the switch can have moved it to
+ * TASK_WAKING, which still tells a block: only TASK_RUNNING is a
+ * preemption, and __schedule() sets that itself when a signal keeps
+ * the task queued. User space loads this one or tdbpf_switch.
+ */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(tdbpf_switch_nostate, bool preempt, struct task_struct *prev,
+	     struct task_struct *next)
+{
+	struct task_struct___pre514 *old = (void *)prev;
+	unsigned int state;
+
+	if (bpf_core_field_exists(prev->__state))
+		state = BPF_CORE_READ(prev, __state);
+	else
+		state = (unsigned int)BPF_CORE_READ(old, state);
+	return on_switch(preempt, prev, next, state);
 }
 
 /*

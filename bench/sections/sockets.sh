@@ -85,6 +85,79 @@ section_sockets() {
 	# a hook that never ran gives nan: not a measurement
 	pingpong_rounds s7 "$TMP/sock.res" sock_run "$SOCK_TPS" nan \
 		"${pp[*]}" "${bpf[*]}"
+	guest_hooks
+}
+
+# The function hooks, which this kernel's tracepoints make unneeded (and
+# which its builds may refuse), timed where they run: make vmtest's x86
+# guest (Debian 12's 6.1, no socket tracepoints) under QEMU, one boot,
+# tests/vm/checks-hookcost. Into $TMP/s7.guest: "KIND PROGRAM ns/run
+# runs"; $TMP/s7.guest.why says why not, when not.
+guest_hooks() {
+	: >"$TMP/s7.guest"
+	rm -f "$TMP/s7.guest.why"
+	if ! command -v qemu-system-x86_64 >/dev/null; then
+		echo "no qemu-system-x86_64 (make deps-vm)" >"$TMP/s7.guest.why"
+		return
+	fi
+	if [ ! -x "$OUT/static/tdbpf" ] || [ ! -x "$W/pipe_pingpong" ]; then
+		echo "no static build (make static)" >"$TMP/s7.guest.why"
+		return
+	fi
+	log "7/7 sockets: the function hooks in make vmtest's 6.1 guest (QEMU TCG, about a minute)"
+	VMTEST_CHECKS=tests/vm/checks-hookcost VM_TESTS=test_kernels \
+		./tests/vm/run.sh x86 >"$TMP/s7.guest.log" 2>&1
+	awk '$2 == "hookcost" && $6 > 0 { printf "%s %s %.1f %d\n", $3, $4, $5 / $6, $6 }' \
+		"$TMP/s7.guest.log" >"$TMP/s7.guest"
+	[ -s "$TMP/s7.guest" ] ||
+		echo "the guest gave no figures (its console: build/vm/x86.log)" >"$TMP/s7.guest.why"
+}
+
+# hook_of PROGRAM: the socket hook a program of the guest serves, or ""
+hook_of() {
+	case $1 in
+	tdbpf_data_ready*) echo sk_data_ready ;;
+	tdbpf_sock_send* | tdbpf_sock_sent*) echo sock_send_length ;;
+	tdbpf_sock_recv*) echo sock_recv_length ;;
+	tdbpf_tcp_send*) echo tcp_sendmsg_locked ;;
+	tdbpf_softirq_entry) echo softirq_entry ;;
+	tdbpf_softirq_exit) echo softirq_exit ;;
+	esac
+}
+
+# ns per hook (its programs' sum: a kprobe and its kretprobe) of KIND
+guest_ns() {
+	local kind=$1 hook=$2 k p ns n sum=""
+	while read -r k p ns n; do
+		[ "$k" = "$kind" ] && [ "$(hook_of "$p")" = "$hook" ] || continue
+		sum=$(awk -v a="${sum:-0}" -v b="$ns" 'BEGIN { printf "%.1f", a + b }')
+	done <"$TMP/s7.guest"
+	echo "${sum:--}"
+}
+
+# Section 7's second table: the tracepoints here beside the guest's paths
+write_guest_hooks() {
+	local tp m
+	echo "The function hooks (before Linux 6.3; docs/graph.md, where the"
+	echo "tracepoints are missing) cost per run beside the tracepoints. The first"
+	echo "column is this machine's ($(uname -r), native: the tracked medians above;"
+	echo "$(fn_hooks_here)); the others are one run in make vmtest's x86 guest"
+	echo "(Debian 12's 6.1 under QEMU TCG, emulated instructions), a pinned TCP ping-pong"
+	echo "traced with --wakeups, from kernel.bpf_stats_enabled there. The guest's"
+	echo "figures compare its two paths with each other and with its own"
+	echo "tracepoints (softirq_entry, softirq_exit), never with the first column."
+	echo
+	if [ -e "$TMP/s7.guest.why" ]; then
+		echo "Guest not run: $(cat "$TMP/s7.guest.why")."
+		return
+	fi
+	echo "| hook | tracepoint, here: ns/run | guest fentry/fexit: ns/run | guest kprobe (+ kretprobe): ns/run |"
+	echo "|---|---:|---:|---:|"
+	for tp in $SOCK_TPS; do
+		m=-
+		[ -s "$TMP/s7.hooks_tracked.$tp" ] && m=$(fmt "$(med <"$TMP/s7.hooks_tracked.$tp")" %.1f)
+		echo "| $tp | $m | $(guest_ns fentry "$tp") | $(guest_ns kprobe "$tp") |"
+	done
 }
 
 # A row of section 7's first table, by its variant.
@@ -134,11 +207,7 @@ write_sockets() {
 	echo "| the default graph's addition to the TCP ping-pong's CPU time (over --no-wakeups) | $(addition_row "$p0" "$p1" "$p3" 3) |"
 	echo "| --wakeups' addition, the same (every wakeup: opt-in) | $(addition_row "$p0" "$p1" "$p2" 3) |"
 	echo
-	echo "The programs above are the tracepoints' ($(uname -r) has them). Before"
-	echo "Linux 6.3 the same handlers run from kernel functions, through fentry/fexit"
-	echo "or kprobes (docs/graph.md, where the tracepoints are missing): $(fn_hooks_here)."
-	echo "They run in make vmtest's 6.1 guest, under TCG, whose times say nothing"
-	echo "of a real CPU's."
+	write_guest_hooks
 }
 
 # why this kernel cannot run the function hooks, for the table's note
@@ -151,6 +220,6 @@ fn_hooks_here() {
 	if [ $k = no ] && [ $f = refused ]; then
 		echo "this kernel cannot time them (no kprobes, fentry refused)"
 	else
-		echo "not timed here (kprobes: $k, fentry: $f); this section times the tracepoints"
+		echo "here kprobes: $k, fentry: $f"
 	fi
 }

@@ -430,13 +430,21 @@ static int sh(const char *fmt, ...)
 	return system(cmd);
 }
 
+/*
+ * Where ip netns add left @name: /run/netns (Debian's iproute2), or
+ * /var/run/netns where /var/run is not /run (make vmtest's initramfs).
+ */
 static void enter_netns(const char *name)
 {
+	static const char *const dirs[] = { "/run/netns", "/var/run/netns" };
 	char path[128];
-	int fd;
+	int fd = -1;
+	size_t i;
 
-	snprintf(path, sizeof(path), "/var/run/netns/%s", name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	for (i = 0; i < 2 && fd < 0; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dirs[i], name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
 	if (fd < 0 || setns(fd, CLONE_NEWNET))
 		_exit(3);
 	close(fd);
@@ -496,26 +504,9 @@ static pid_t netns_peer(const char *ns, const char *comm, const char *addr,
 	}
 }
 
-/*
- * Two network namespaces joined by veth, a receiver in one (traced) and
- * its sender in the other: the receiver's waits resolve to the sender's
- * address and port, and none to softirq.
- */
-static void test_netns_endpoint(void **state)
+/* by its path: a busybox shell runs its own ip, which has no netns */
+static const char *ip_bin(void)
 {
-	int id = (int)(getpid() % 100000), net = getpid() % 250 + 1;
-	int port = 30000 + (int)(getpid() % 20000);
-	char a[32], b[32], va[16], vb[16], peer[32], pid[16];
-	char *json = tmp_path("ns.json");
-	char *tr[] = { (char *)tdbpf_bin(), "--wakeups", "-p", pid, "-d", "2",
-		       "-j", "-o", json, NULL };
-	double ep, soft, all;
-	json_object *doc;
-	pid_t r, s;
-
-	(void)state;
-	NEED_BPF();
-	/* by its path: a busybox shell runs its own ip, which has no netns */
 	const char *ip = !access("/usr/sbin/ip", X_OK) ? "/usr/sbin/ip" :
 			 "/sbin/ip";
 
@@ -523,11 +514,20 @@ static void test_netns_endpoint(void **state)
 		print_message("no ip (Debian: iproute2): skipping\n");
 		skip();
 	}
-	snprintf(a, sizeof(a), "tdbpf%da", id);
-	snprintf(b, sizeof(b), "tdbpf%db", id);
+	return ip;
+}
+
+/*
+ * Two network namespaces, @a holding 10.77.@net.1 and @b 10.77.@net.2,
+ * joined by a veth pair named after @id (addresses only inside them).
+ */
+static void netns_pair(const char *ip, const char *a, const char *b,
+		       int id, int net)
+{
+	char va[16], vb[16];
+
 	snprintf(va, sizeof(va), "tdv%da", id);
 	snprintf(vb, sizeof(vb), "tdv%db", id);
-	/* addresses only inside the namespaces made here */
 	assert_int_equal(sh("ip() { %s \"$@\"; }; "
 			    "ip netns add %s && ip netns add %s && "
 			    "ip link add %s type veth peer name %s && "
@@ -538,12 +538,42 @@ static void test_netns_endpoint(void **state)
 			    ip, a, b, va, vb, va, a, vb, b, a, net, va, b, net,
 			    vb, a, va, b, vb),
 			 0);
+}
+
+/*
+ * Two network namespaces joined by veth, a receiver in one (traced) and
+ * its sender in the other: the receiver's waits resolve to the sender's
+ * address and port, and none to softirq.
+ */
+static void test_netns_endpoint(void **state)
+{
+	int id = (int)(getpid() % 100000), net = getpid() % 250 + 1;
+	int port = 30000 + (int)(getpid() % 20000);
+	char a[32], b[32], peer[32], pid[16];
+	char *json = tmp_path("ns.json");
+	char *tr[] = { (char *)tdbpf_bin(), "--wakeups", "-p", pid, "-d", "2",
+		       "-j", "-o", json, NULL };
+	double ep, soft, all;
+	json_object *doc;
+	const char *ip;
+	pid_t r, s;
+
+	(void)state;
+	NEED_BPF();
+	ip = ip_bin();
+	snprintf(a, sizeof(a), "tdbpf%da", id);
+	snprintf(b, sizeof(b), "tdbpf%db", id);
+	netns_pair(ip, a, b, id, net);
 	r = netns_peer(b, "nsrecv", NULL, port);
 	usleep(200000);
 	snprintf(peer, sizeof(peer), "10.77.%d.2", net);
 	s = netns_peer(a, "nssend", peer, port);
 	usleep(500000);
 	snprintf(pid, sizeof(pid), "%d", r);
+	/* both still there: a peer that could not enter its namespace or
+	 * bind exited (3, 4), and -p of a process gone reports nothing */
+	assert_int_equal(waitpid(r, NULL, WNOHANG), 0);
+	assert_int_equal(waitpid(s, NULL, WNOHANG), 0);
 	assert_int_equal(run(tr, NULL, 30), 0);
 	kill(s, SIGKILL);
 	kill(r, SIGKILL);
@@ -579,6 +609,144 @@ static void test_netns_endpoint(void **state)
 	assert_true(soft == 0);
 	json_object_put(doc);
 	unlink(json);
+}
+
+/*
+ * Stage @name of a stream graph in namespace @ns (netstage, started
+ * through ip netns exec, which execs it: the pid it prints is its own)
+ * with @cpu us of work per record, reading from @in (a port, or NULL:
+ * the source) and writing to @out (ADDR:PORT, or NULL: the sink).
+ */
+static pid_t netns_stage(const char *ip, const char *ns, const char *name,
+			 const char *cpu, const char *in, const char *out,
+			 const char *secs, struct child *w)
+{
+	char *argv[16];
+	int n = 0;
+
+	argv[n++] = (char *)ip;
+	argv[n++] = "netns";
+	argv[n++] = "exec";
+	argv[n++] = (char *)ns;
+	argv[n++] = (char *)workload("netstage");
+	argv[n++] = "-c";
+	argv[n++] = (char *)cpu;
+	argv[n++] = "-d";
+	argv[n++] = (char *)secs;
+	if (in) {
+		argv[n++] = "-i";
+		argv[n++] = (char *)in;
+	}
+	if (out) {
+		argv[n++] = "-o";
+		argv[n++] = (char *)out;
+	}
+	argv[n++] = (char *)name;
+	argv[n] = NULL;
+	return start_workload(argv, 0, w);
+}
+
+/*
+ * tdbpf --wakeups in namespace @ns (ip netns exec), as that host's
+ * service would run: the stages @pids for 2 s, its report in @json.
+ */
+static struct child netns_tdbpf(const char *ip, const char *ns,
+				const char *pids, const char *json)
+{
+	char *tr[] = { (char *)ip, "netns", "exec", (char *)ns,
+		       (char *)tdbpf_bin(), "--wakeups", "-p", (char *)pids,
+		       "-d", "2", "-j", "-o", (char *)json, NULL };
+
+	return spawn(tr, 0);
+}
+
+/*
+ * A TCP stream graph across two hosts: gen and sink in one network
+ * namespace (hA), relay (2 ms of CPU per record, the others 150 us) in
+ * another (hB), joined by veth. Each host's tdbpf traces its stages,
+ * and tdbpf graph joins the two reports at their sockets, as a fleet's
+ * are: the verdict names relay on hB, and at most 2% of the joined
+ * graph's blocked time is left to softirq (each wake that crossed the
+ * veth was resolved to its socket's far end).
+ */
+static void test_netns_stages(void **state)
+{
+	int id = (int)(getpid() % 100000) + 1, net = getpid() % 250 + 2;
+	int port = 30000 + (int)(getpid() % 20000);
+	const char *warm_s = getenv("TDBPF_TEST_WARMUP");
+	int warm = warm_s && *warm_s ? atoi(warm_s) : 0;
+	char a[32], b[32], p1[8], p2[8], to1[32], to2[32], secs[16];
+	char pa[32], pb[16], ha[64], hb[64], *out = NULL;
+	char *ja = tmp_path("nsa.json"), *jb = tmp_path("nsb.json");
+	char *gr[] = { (char *)tdbpf_bin(), "graph", "-j", "--host", ha,
+		       "--host", hb, NULL };
+	struct child w[3], ta, tb;
+	pid_t pid[3];
+	json_object *doc, *v;
+	const char *ip, *named = "(none)";
+	double soft, all;
+	int i;
+
+	(void)state;
+	NEED_BPF();
+	ip = ip_bin();
+	snprintf(a, sizeof(a), "tdbpf%da", id);
+	snprintf(b, sizeof(b), "tdbpf%db", id);
+	netns_pair(ip, a, b, id, net);
+	snprintf(p1, sizeof(p1), "%d", port);
+	snprintf(p2, sizeof(p2), "%d", port + 1);
+	/* gen (hA) -> relay (hB) -> sink (hA) */
+	snprintf(to1, sizeof(to1), "10.77.%d.2:%d", net, port);
+	snprintf(to2, sizeof(to2), "10.77.%d.1:%d", net, port + 1);
+	/* long enough for tdbpf's load and its 2 s; killed after */
+	snprintf(secs, sizeof(secs), "%d", 30 + warm);
+	pid[2] = netns_stage(ip, a, "sink", "150", p2, NULL, secs, &w[2]);
+	pid[1] = netns_stage(ip, b, "relay", "2000", p1, to2, secs, &w[1]);
+	pid[0] = netns_stage(ip, a, "gen", "150", NULL, to1, secs, &w[0]);
+	{
+		char line[64];
+
+		/* connected both ways: records flow */
+		for (i = 0; i < 3; i++)
+			assert_non_null(read_line(w[i].out, line, sizeof(line),
+						  30000));
+	}
+	snprintf(pa, sizeof(pa), "%d,%d", pid[0], pid[2]);
+	snprintf(pb, sizeof(pb), "%d", pid[1]);
+	ta = netns_tdbpf(ip, a, pa, ja);
+	tb = netns_tdbpf(ip, b, pb, jb);
+	free(read_all(ta.out));
+	free(read_all(tb.out));
+	close(ta.out);
+	close(tb.out);
+	assert_int_equal(wait_for(ta.pid, 30 + warm), 0);
+	assert_int_equal(wait_for(tb.pid, 30 + warm), 0);
+	for (i = 0; i < 3; i++) {
+		kill(pid[i], SIGTERM);
+		close(w[i].out);
+		waitpid(w[i].pid, NULL, 0);
+	}
+	sh("%s netns del %s; %s netns del %s", ip, a, ip, b);
+	snprintf(ha, sizeof(ha), "hA=%s", ja);
+	snprintf(hb, sizeof(hb), "hB=%s", jb);
+	assert_int_equal(run(gr, &out, 30), 0);
+	doc = json_tokener_parse(out);
+	free(out);
+	assert_non_null(doc);
+	v = first_candidate(doc);
+	if (v)
+		named = jstr(v, "comm");
+	soft = edge_ns(doc, "softirq", NULL);
+	all = edge_ns(doc, NULL, NULL);
+	print_message("  two namespaces: verdict %s (%s), softirq %.0f ms of %.0f ms blocked\n",
+		      named, v ? jstr(v, "reason") : "-", soft / 1e6,
+		      all / 1e6);
+	assert_string_equal(named, "hB/relay/relay");
+	assert_true(all > 0);
+	assert_true(soft <= 0.02 * all);
+	json_object_put(doc);
+	unlink(ja);
+	unlink(jb);
 }
 
 /*
@@ -680,6 +848,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_netns_endpoint),
+		cmocka_unit_test(test_netns_stages),
 		cmocka_unit_test(test_registry_churn),
 		cmocka_unit_test(test_gst_tcp),
 		cmocka_unit_test(test_stage_positions),

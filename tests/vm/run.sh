@@ -25,7 +25,7 @@ cd "$(dirname "$0")/../.."
 VM=build/vm
 TIMEOUT=${VMTEST_TIMEOUT:-900}
 # the integration tests the x86 guests run (software model, graph)
-VM_TESTS=${VM_TESTS:-test_counts,test_graph,test_exit,test_selftest,test_replay}
+VM_TESTS=${VM_TESTS:-test_counts,test_graph,test_exit,test_selftest,test_replay,test_kernels}
 guests=${*:-"arm64-icount arm64-smp2 x86 x86-rt"}
 mkdir -p $VM
 
@@ -74,9 +74,12 @@ initramfs() {
 		cp build/tests/integration/test_sockets \
 			"$root/vm/build/tests/integration/"
 		mkdir -p "$root/sbin" && cp /usr/sbin/ip "$root/sbin/"
+		# bpftool: the programs' run times for make bench's hook costs
+		cp /usr/sbin/bpftool "$root/sbin/"
 		find "$kdir/lib/modules" -name veth.ko -exec cp {} "$root/vm/" \;
 		copy_libs "$root" build/tests/integration/* \
-			build/tests/workloads/* build/demo/streamgraph /usr/sbin/ip
+			build/tests/workloads/* build/demo/streamgraph /usr/sbin/ip \
+			/usr/sbin/bpftool
 		# pthread_exit() unwinds with libgcc_s, which glibc dlopens
 		copy_libs "$root" /lib/x86_64-linux-gnu/libgcc_s.so.1
 		cp -L /lib/x86_64-linux-gnu/libgcc_s.so.1 \

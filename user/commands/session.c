@@ -17,6 +17,7 @@
 #include "model/detect.h"
 #include "exporter/prom_server.h"
 #include "sources/jvm_attach.h"
+#include "sources/kfeatures.h"
 #include "sources/tracer.h"
 #include "support/error.h"
 #include "support/privs.h"
@@ -264,6 +265,30 @@ static int open_cgroup(struct session *s, struct tracer_conf *tc, char *err,
 	return 0;
 }
 
+/*
+ * A test's choice of the older kernels' paths on this one: the socket
+ * hooks tried first (TDBPF_SOCK_HOOKS, docs/graph.md) and the features
+ * taken as missing (TDBPF_KERNEL_LACKS, docs/kernels.md), into @tc.
+ * 0, or 1 when one is not understood (said).
+ */
+static int older_kernels(struct tracer_conf *tc)
+{
+	const char *v = getenv("TDBPF_SOCK_HOOKS"), *bad;
+
+	if (v && sock_hooks_kind(v, &tc->sock_hooks)) {
+		errorf("TDBPF_SOCK_HOOKS=%s: not a kind of hook; set it to tracepoint, fentry or kprobe, or unset it",
+		       v);
+		return 1;
+	}
+	v = getenv("TDBPF_KERNEL_LACKS");
+	if (v && kfeatures_parse(v, &tc->kernel_lacks, &bad)) {
+		errorf("TDBPF_KERNEL_LACKS=%s: '%s' is not a feature; list prev_state, bpf_loop or percpu_lookup, comma-separated, or unset it",
+		       v, bad);
+		return 1;
+	}
+	return 0;
+}
+
 int session_open(struct session *s, const struct options *o,
 		 const struct event_plan *plan, const struct session_conf *c)
 {
@@ -286,7 +311,6 @@ int session_open(struct session *s, const struct options *o,
 		/* USDT spans in the command, when it is traced */
 		.exe = o->argv && !o->argv_bounds ? o->argv[0] : NULL,
 	};
-	const char *hooks;
 	char err[512];
 	int e;
 
@@ -299,13 +323,8 @@ int session_open(struct session *s, const struct options *o,
 	snapshot_init(&s->prev, plan->nr);
 	snapshot_init(&s->base, plan->nr);
 
-	/* a test's choice of the older kernels' socket hooks (docs/graph.md) */
-	hooks = getenv("TDBPF_SOCK_HOOKS");
-	if (hooks && sock_hooks_kind(hooks, &tc.sock_hooks)) {
-		errorf("TDBPF_SOCK_HOOKS=%s: not a kind of hook; set it to tracepoint, fentry or kprobe, or unset it",
-		       hooks);
+	if (older_kernels(&tc))
 		return 1;
-	}
 	s->loop = loop_new();
 	if (!s->loop) {
 		errorf("cannot create the event loop: %s", strerror(errno));

@@ -40,6 +40,13 @@ struct hook {
 	const char *fentry;	/* "fentry" or "fexit", as the program is */
 	bool needed;		/* the others are of no use without it */
 	struct bpf_program *prog[SOCK_HOOK_NONE][2];	/* entry, return */
+	/*
+	 * The function @fn's callers go through where the kernel has it,
+	 * taken first (NULL: none), and its fentry and kprobe programs
+	 * (@alt_prog[kind - SOCK_HOOK_FENTRY])
+	 */
+	const char *alt;
+	struct bpf_program *alt_prog[2][2];
 };
 
 #define NR_HOOKS 6
@@ -50,24 +57,31 @@ static void hooks_of(struct tdbpf_bpf *s, struct hook *h)
 		{ "sk_data_ready", "sock_def_readable", "fentry", true,
 		  { { s->progs.tdbpf_data_ready },
 		    { s->progs.tdbpf_data_ready_fentry },
-		    { s->progs.tdbpf_data_ready_kprobe } } },
+		    { s->progs.tdbpf_data_ready_kprobe } },
+		  NULL, { { NULL } } },
 		{ "sock_send_length", "sock_sendmsg", "fexit", true,
 		  { { s->progs.tdbpf_sock_send },
 		    { s->progs.tdbpf_sock_send_fexit },
 		    { s->progs.tdbpf_sock_send_kprobe,
-		      s->progs.tdbpf_sock_sent_kretprobe } } },
+		      s->progs.tdbpf_sock_sent_kretprobe } },
+		  "__sock_sendmsg",
+		  { { s->progs.tdbpf_sock_send2_fexit },
+		    { s->progs.tdbpf_sock_send2_kprobe,
+		      s->progs.tdbpf_sock_sent2_kretprobe } } },
 		{ "sock_recv_length", "sock_recvmsg", "fexit", true,
 		  { { s->progs.tdbpf_sock_recv },
 		    { s->progs.tdbpf_sock_recv_fexit },
-		    { s->progs.tdbpf_sock_recv_kprobe } } },
+		    { s->progs.tdbpf_sock_recv_kprobe } },
+		  NULL, { { NULL } } },
 		{ "softirq_entry", NULL, NULL, true,
-		  { { s->progs.tdbpf_softirq_entry } } },
+		  { { s->progs.tdbpf_softirq_entry } }, NULL, { { NULL } } },
 		{ "softirq_exit", NULL, NULL, true,
-		  { { s->progs.tdbpf_softirq_exit } } },
+		  { { s->progs.tdbpf_softirq_exit } }, NULL, { { NULL } } },
 		{ "tcp_sendmsg_locked", "tcp_sendmsg_locked", "fentry", false,
 		  { { s->progs.tdbpf_tcp_send },
 		    { s->progs.tdbpf_tcp_send_fentry },
-		    { s->progs.tdbpf_tcp_send_kprobe } } },
+		    { s->progs.tdbpf_tcp_send_kprobe } },
+		  NULL, { { NULL } } },
 	};
 
 	memcpy(h, all, sizeof(all));
@@ -82,25 +96,53 @@ static void hooks_of(struct tdbpf_bpf *s, struct hook *h)
  * function hooks are for --wakeups, attached once.
  */
 static enum sock_hook_kind choose(const struct hook *h, const struct btf *btf,
-				  bool kprobe, enum sock_hook_kind first,
-				  bool fn_ok)
+				  const bool kprobe[2], enum sock_hook_kind first,
+				  bool fn_ok, bool *alt)
 {
 	char name[64];
 
+	*alt = false;
 	snprintf(name, sizeof(name), "btf_trace_%s", h->tp);
 	if ((first == SOCK_HOOK_TRACEPOINT || !h->fn) && btf &&
 	    btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) >= 0)
 		return SOCK_HOOK_TRACEPOINT;
 	if (!h->fn || !fn_ok)
 		return SOCK_HOOK_NONE;
+	if (first <= SOCK_HOOK_FENTRY && h->alt &&
+	    fnhooks_fentry(btf, h->alt)) {
+		*alt = true;
+		return SOCK_HOOK_FENTRY;
+	}
 	if (first <= SOCK_HOOK_FENTRY && fnhooks_fentry(btf, h->fn))
 		return SOCK_HOOK_FENTRY;
-	return kprobe ? SOCK_HOOK_KPROBE : SOCK_HOOK_NONE;
+	*alt = h->alt && kprobe[1];
+	return kprobe[0] || *alt ? SOCK_HOOK_KPROBE : SOCK_HOOK_NONE;
+}
+
+/* Autoload @h's programs of kind @k (of its alternative's, @alt), no other */
+static void load_only(const struct hook *h, enum sock_hook_kind k, bool alt)
+{
+	int m, j;
+
+	for (m = 0; m < SOCK_HOOK_NONE; m++)
+		for (j = 0; j < 2; j++) {
+			struct bpf_program *a = m ? h->alt_prog[m - 1][j] :
+						    NULL;
+
+			if (h->prog[m][j])
+				bpf_program__set_autoload(
+					h->prog[m][j],
+					k == (enum sock_hook_kind)m && !alt);
+			if (a)
+				bpf_program__set_autoload(
+					a, k == (enum sock_hook_kind)m && alt);
+		}
 }
 
 /* -v: what each hook runs from, or what is missing and what it costs */
-static void say(const struct hook *h, const enum sock_hook_kind *k, bool on,
-		enum sock_hook_kind first, bool sampled)
+static void say(const struct hook *h, const enum sock_hook_kind *k,
+		const bool *alt, bool on, enum sock_hook_kind first,
+		bool sampled)
 {
 	/* what was tried for a missing hook */
 	const char *tried = sampled ? "no tracepoint (its function's hook only with --wakeups)" :
@@ -124,7 +166,7 @@ static void say(const struct hook *h, const enum sock_hook_kind *k, bool on,
 				h[i].tp,
 				k[i] == SOCK_HOOK_FENTRY ? h[i].fentry :
 							   "kprobe",
-				h[i].fn);
+				alt[i] ? h[i].alt : h[i].fn);
 		else
 			fprintf(stderr, "tdbpf: socket hook %s: %s in this kernel: TCP back-pressure waits are judged by the waker's context\n",
 				h[i].tp, tried);
@@ -135,33 +177,31 @@ void sock_hooks_choose(struct tracer *t, bool on)
 {
 	struct hook h[NR_HOOKS];
 	enum sock_hook_kind k[NR_HOOKS];
-	const char *fns[NR_HOOKS];
-	bool kp[NR_HOOKS], ask = on;
+	/* each hook's function, then its alternative ("": none) */
+	const char *fns[2 * NR_HOOKS];
+	bool kp[2 * NR_HOOKS], alt[NR_HOOKS], ask = on;
 	struct btf *btf = on ? btf__load_vmlinux_btf() : NULL;
-	size_t i, j;
-	int m;
+	size_t i;
 
 	hooks_of(t->skel, h);
-	for (i = 0; i < NR_HOOKS; i++)
-		fns[i] = h[i].fn ? h[i].fn : "";
-	if (on)
-		fnhooks_kprobes(fns, kp, NR_HOOKS);
 	for (i = 0; i < NR_HOOKS; i++) {
-		k[i] = ask ? choose(&h[i], btf, kp[i], t->c.sock_hooks,
-				    !t->c.sampled) :
+		fns[2 * i] = h[i].fn ? h[i].fn : "";
+		fns[2 * i + 1] = h[i].alt ? h[i].alt : "";
+	}
+	if (on)
+		fnhooks_kprobes(fns, kp, 2 * NR_HOOKS);
+	for (i = 0; i < NR_HOOKS; i++) {
+		alt[i] = false;
+		k[i] = ask ? choose(&h[i], btf, &kp[2 * i], t->c.sock_hooks,
+				    !t->c.sampled, &alt[i]) :
 			     SOCK_HOOK_NONE;
 		if (k[i] == SOCK_HOOK_NONE && h[i].needed)
 			on = false;
 	}
 	for (i = 0; i < NR_HOOKS; i++)
-		for (m = 0; m < SOCK_HOOK_NONE; m++)
-			for (j = 0; j < 2; j++)
-				if (h[i].prog[m][j])
-					bpf_program__set_autoload(
-						h[i].prog[m][j],
-						on && k[i] == (enum sock_hook_kind)m);
+		load_only(&h[i], on ? k[i] : SOCK_HOOK_NONE, alt[i]);
 	t->skel->rodata->track_sockets = on;
 	if (ask && t->c.verbose && t->c.wakeups)
-		say(h, k, on, t->c.sock_hooks, t->c.sampled);
+		say(h, k, alt, on, t->c.sock_hooks, t->c.sampled);
 	btf__free(btf);
 }

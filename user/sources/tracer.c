@@ -14,6 +14,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "sources/cgroups_proc.h"
+#include "sources/kfeatures.h"
 #include "sources/percpu.h"
 #include "sources/sock_hooks.h"
 #include "sources/targets.h"
@@ -135,7 +136,7 @@ static const char *bpf_hint(int err)
 	if (err == -EPERM || err == -EACCES)
 		return "run as root, or grant CAP_BPF and CAP_PERFMON";
 	if (err == -ENOENT || err == -ESRCH)
-		return "the kernel lacks BTF (/sys/kernel/btf/vmlinux) or a sched tracepoint; tdbpf needs Linux >= 5.18 with CONFIG_DEBUG_INFO_BTF";
+		return "the kernel lacks BTF (/sys/kernel/btf/vmlinux) or a sched tracepoint; tdbpf needs Linux >= 5.13 with CONFIG_DEBUG_INFO_BTF (docs/kernels.md)";
 	/* the verifier's "program is too large" is E2BIG too */
 	if (err == -E2BIG)
 		return "a map or a program is too large: lower --max-tasks, raise the locked-memory limit, or give fewer -e events (-v says which)";
@@ -179,7 +180,7 @@ static void sampled_progs(struct tracer *t)
 {
 	struct tdbpf_bpf *skel = t->skel;
 	struct bpf_program *all[] = {
-		skel->progs.tdbpf_switch,
+		t->switch_prog,
 		skel->progs.tdbpf_waking,
 		skel->progs.tdbpf_data_ready,
 		skel->progs.tdbpf_data_ready_fentry,
@@ -188,6 +189,9 @@ static void sampled_progs(struct tracer *t)
 		skel->progs.tdbpf_sock_send_fexit,
 		skel->progs.tdbpf_sock_send_kprobe,
 		skel->progs.tdbpf_sock_sent_kretprobe,
+		skel->progs.tdbpf_sock_send2_fexit,
+		skel->progs.tdbpf_sock_send2_kprobe,
+		skel->progs.tdbpf_sock_sent2_kretprobe,
 		skel->progs.tdbpf_sock_recv,
 		skel->progs.tdbpf_sock_recv_fexit,
 		skel->progs.tdbpf_sock_recv_kprobe,
@@ -207,7 +211,7 @@ static void sampled_progs(struct tracer *t)
 		return;
 	for (i = 0; i < ARRAY_SIZE(all); i++) {
 		if (!bpf_program__autoload(all[i]) ||
-		    (all[i] == skel->progs.tdbpf_switch && !t->read_free))
+		    (all[i] == t->switch_prog && !t->read_free))
 			continue;
 		bpf_program__set_autoattach(all[i], false);
 		s->progs[s->nr++] = all[i];
@@ -294,15 +298,9 @@ static void configure(struct tracer *t)
 	skel->rodata->max_tasks = (__u32)c->max_tasks;
 	/* no graph (--no-wakeups): the waking program is not even loaded */
 	skel->rodata->track_wakeups = c->wakeups;
-	/*
-	 * without it (before 5.19) a run-queue wait is this CPU's alone;
-	 * probed (a program loaded) only for the graph, which charges them
-	 */
-	skel->rodata->percpu_lookup =
-		c->wakeups &&
-		libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT,
-					BPF_FUNC_map_lookup_percpu_elem,
-					NULL) > 0;
+	/* without them a run-queue wait is charged nearer (kfeatures.h) */
+	skel->rodata->percpu_lookup = t->kf & (1U << KF_PERCPU_LOOKUP);
+	skel->rodata->have_loop = t->kf & (1U << KF_LOOP);
 	/*
 	 * Nothing to read at a switch: sums come from the tasks at a collect
 	 * and at their exit, and no program runs at a switch at all.
@@ -311,7 +309,13 @@ static void configure(struct tracer *t)
 		       !c->nr_spans;
 	skel->rodata->read_free = t->read_free;
 	skel->rodata->sampled = c->wakeups && c->sampled;
-	bpf_program__set_autoload(skel->progs.tdbpf_switch,
+	/* one of the two: sched_switch's prev_state, or the task's */
+	t->switch_prog = t->kf & (1U << KF_SWITCH_STATE) ?
+				 skel->progs.tdbpf_switch :
+				 skel->progs.tdbpf_switch_nostate;
+	bpf_program__set_autoload(skel->progs.tdbpf_switch, false);
+	bpf_program__set_autoload(skel->progs.tdbpf_switch_nostate, false);
+	bpf_program__set_autoload(t->switch_prog,
 				  !t->read_free || c->wakeups);
 	bpf_program__set_autoload(skel->progs.tdbpf_exit, t->read_free);
 	bpf_program__set_autoload(skel->progs.tdbpf_waking, c->wakeups);
@@ -326,32 +330,6 @@ static void configure(struct tracer *t)
 	sock_hooks_choose(t, c->wakeups && !t->no_sockets);
 	sampled_progs(t);
 	configure_spans(t);
-}
-
-/*
- * Linux 5.18 gave sched_switch its prev_state argument, which tells a
- * block from a preemption (tdbpf_switch reads it): false on a kernel
- * whose BTF says the tracepoint has three arguments (its typedef is a
- * pointer to a prototype with the context first). No BTF: told later.
- */
-static bool switch_has_state(void)
-{
-	struct btf *btf = btf__load_vmlinux_btf();
-	const struct btf_type *p;
-	bool ok = true;
-	int id;
-
-	if (!btf)
-		return true;
-	id = btf__find_by_name_kind(btf, "btf_trace_sched_switch",
-				    BTF_KIND_TYPEDEF);
-	p = id < 0 ? NULL : btf__type_by_id(btf, btf__type_by_id(btf, id)->type);
-	if (p && btf_is_ptr(p))
-		p = btf__type_by_id(btf, p->type);
-	if (p && btf_is_func_proto(p))
-		ok = btf_vlen(p) >= 5;
-	btf__free(btf);
-	return ok;
 }
 
 /* The BPF object opened and configured for @t. 0, or -1 with @err. */
@@ -488,11 +466,17 @@ static int setup(struct tracer *t, char *err, size_t len)
 
 	if (counters_open(&t->ctr, t->c.plan, t->ncpu, err, len))
 		return -1;
-	if (!switch_has_state()) {
-		error_set(err, len, "this kernel's sched_switch tracepoint has no prev_state argument (Linux before 5.18); tdbpf needs Linux 5.18 or later (docs/kernels.md)");
+	t->kf = kfeatures_probe(t->c.kernel_lacks,
+				t->c.wakeups || t->c.nr_spans);
+	if (t->c.nr_spans && !(t->kf & (1U << KF_LOOP))) {
+		error_set(err, len, "--span needs bpf_loop (Linux 5.17), which this kernel lacks; trace without --span");
 		return -1;
 	}
-	if (load_bpf(t, err, len) || attach_bpf(t, err, len))
+	if (load_bpf(t, err, len))
+		return -1;
+	kfeatures_report(t->kf, t->c.wakeups,
+			 bpf_program__autoload(t->switch_prog));
+	if (attach_bpf(t, err, len))
 		return -1;
 	/* baseline every CPU now, so the first slices are charged whole */
 	tracer_flush_cpus(t);

@@ -75,6 +75,8 @@ struct tracer_conf {
 	bool verbose;		/* libbpf's messages, a setup line */
 	/* the first kind of socket hook tried (TDBPF_SOCK_HOOKS) */
 	enum sock_hook_kind sock_hooks;
+	/* features taken as missing (TDBPF_KERNEL_LACKS, kfeatures.h) */
+	unsigned int kernel_lacks;
 	/*
 	 * whole thread names given to the rows at each collect, and where
 	 * the JVMs' thread__start probe adds those of threads started

@@ -61,6 +61,8 @@ struct tracer {
 	bool detached;
 	bool read_free;			/* sums read from the tasks (BPF) */
 	bool no_sockets;		/* the socket hooks failed to load */
+	unsigned int kf;		/* the kernel's features (kfeatures.h) */
+	struct bpf_program *switch_prog; /* the sched_switch program */
 	__u32 fold_key;			/* next key of a folded exited row */
 	struct sampler sample;		/* sampled wakeups */
 	struct wait_share shares;	/* sampled: estimates so far */
