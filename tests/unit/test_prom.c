@@ -311,6 +311,42 @@ static void test_fold_monotonic(void **state)
 }
 
 /*
+ * An -e event's slot has no model event (ev -1) but its own descriptor;
+ * with -e events alone the plan has no model. Its series are named after
+ * the descriptor either way: the family was empty (no model) or read
+ * model->events[-1] before.
+ */
+static void test_extra_event_series(void **state)
+{
+	static const struct model_event extra = {
+		.name = "syscalls:sys_enter_getppid" };
+	struct event_plan plan;
+	struct prom_state st;
+	struct task_table t;
+	struct task_row *r;
+	char *txt;
+	int pass;
+
+	(void)state;
+	for (pass = 0; pass < 2; pass++) {
+		sw_plan(&plan);
+		plan.ev[1] = -1;
+		plan.evd[1] = &extra;
+		if (pass)
+			plan.model = NULL;
+		start(&st, &t, &plan, 0, 0);
+		r = row(&t, 7, 0, "w", 10);
+		r->ctr[0] = (struct tdbpf_count){ 4, 10, 10 };
+		r->ctr[1] = (struct tdbpf_count){ 31, 0, 0 };
+		txt = scrape(&st, &t);
+		assert_double_equal(value(txt, "tdbpf_task_events_total{comm=\"\",thread=\"w\",event=\"syscalls:sys_enter_getppid\"}"),
+				    31, 0);
+		free(txt);
+		stop(&st, &t);
+	}
+}
+
+/*
  * Counters are scaled per increment. Whole-life scaling would say
  * 100 x 10/5 = 200, then 150 x 20/15 = 200 + nothing; per increment it is
  * 200, then 200 + 50 x 10/10 = 250.
@@ -976,6 +1012,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_accept),
 		cmocka_unit_test(test_fold_monotonic),
+		cmocka_unit_test(test_extra_event_series),
 		cmocka_unit_test(test_scaled_increments),
 		cmocka_unit_test(test_series_limit),
 		cmocka_unit_test(test_tid_labels),

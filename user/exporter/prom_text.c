@@ -213,18 +213,17 @@ static void event_label(char *b, size_t len, const char *key, const char *v)
 static void write_counters(struct pw *w, const struct prom_state *st)
 {
 	const struct event_plan *plan = st->plan;
-	const struct model *m = plan->model;
 	const struct prom_series *s;
 	char lab[160];
 	int i, e, g;
 
-	if (!m || !plan->nr)
+	/* -e events too: each slot's descriptor, the model's or its own */
+	if (!plan->nr)
 		return;
 	family(w, "tdbpf_task_events", COUNTER, NULL,
 	       "The model's counters, each increment scaled by its group's enabled/running time (perf's scaling); cpu-clock and task-clock count nanoseconds.");
 	for (e = 0; e < plan->nr; e++) {
-		event_label(lab, sizeof(lab), "event",
-			    m->events[plan->ev[e]].name);
+		event_label(lab, sizeof(lab), "event", plan->evd[e]->name);
 		FOR_SERIES(st, s, i) {
 			sample(w, "tdbpf_task_events", "_total", s->labels,
 			       lab);
