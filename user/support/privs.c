@@ -144,12 +144,13 @@ static bool uid_running(uid_t u)
 
 /*
  * The kernel lets a process signal another when either of its real and
- * effective uids is the other's real or saved uid. So tdbpf's real and
- * saved uids are one of its own, which names no user and runs no other
- * process (from systemd's range for dynamic users, 61184-65519), and
- * no process of nobody or of the sudo user can stop it (kill -STOP);
- * its effective uid, which the files it touches are checked against,
- * is theirs. 0 when no such uid is free.
+ * effective uids is the other's real or saved uid. So tdbpf's uids are
+ * one of its own, which names no user and runs no other process (from
+ * systemd's range for dynamic users, 61184-65519), and no process of
+ * nobody or of the sudo user can stop it (kill -STOP). All three: with
+ * another effective uid (nobody's) no task of tdbpf's own may ptrace it
+ * either, and LeakSanitizer's end-of-run walk in the ASan build is one.
+ * 0 when no such uid is free.
  */
 static uid_t private_uid(void)
 {
@@ -172,12 +173,12 @@ static uid_t private_uid(void)
  * nothing a run still does needs uid 0: map and iterator reads need only
  * the fds and CAP_BPF, /proc's comm and stat files are world-readable,
  * the outputs are written through fds opened before, and a command run
- * as root is stopped with CAP_KILL. So take the sudo user's rights, or
- * nobody's without sudo, as the effective uid, and a private uid as
- * the real and saved ones (private_uid()), keeping the capabilities
- * across (PR_SET_KEEPCAPS). The uid change makes tdbpf non-dumpable: no
- * ptrace by that user. A failure is said, not fatal: the capabilities
- * are cut either way.
+ * as root is stopped with CAP_KILL. So become a uid of tdbpf's own
+ * (private_uid()), with nobody's group (the sudo user's under sudo),
+ * keeping the capabilities across (PR_SET_KEEPCAPS): it owns no file,
+ * so every file is checked against its "other" bits. The uid change
+ * makes tdbpf non-dumpable: no ptrace by anyone. A failure is said, not
+ * fatal: the capabilities are cut either way.
  */
 static void leave_root(void)
 {
@@ -199,7 +200,7 @@ static void leave_root(void)
 		own = uid;
 	}
 	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) || setgroups(0, NULL) ||
-	    setresgid(gid, gid, gid) || setresuid(own, uid, own)) {
+	    setresgid(gid, gid, gid) || setresuid(own, own, own)) {
 		fprintf(stderr, "tdbpf: warning: cannot leave uid 0 for uid %u: %s; tracing on as root with CAP_BPF and CAP_PERFMON only\n",
 			(unsigned)uid, strerror(errno));
 		return;
