@@ -363,13 +363,22 @@ static void summary(const struct screen *sc, const struct top_frame *fr,
 				 (unsigned long long)fr->lost.read_errors);
 		line(sc, 1, buf, TOP_NORMAL);
 	}
+	int at[8];
+
 	n = snprintf(buf, sizeof(buf), "BREAKDOWN:");
-	for (k = 0; k < b->n && n < (int)sizeof(buf); k++)
+	for (k = 0; k < b->n && k < 8 && n < (int)sizeof(buf); k++) {
+		at[k] = n + 1;
 		n += snprintf(buf + n, sizeof(buf) - n, " %c %s", b->glyph[k],
 			      b->name[k]);
+	}
 	if (b->node[0] < 0 && n < (int)sizeof(buf))
 		snprintf(buf + n, sizeof(buf) - n, " (no TopDown without a PMU)");
 	line(sc, 1 + nb, buf, TOP_NORMAL);
+	/* the key's glyphs in their bars' colours, even where no bar fits */
+	for (i = 0; i < (size_t)k; i++)
+		if (at[i] < (int)sizeof(buf))
+			span(sc, 1 + nb, at[i], buf + at[i], 1,
+			     (enum top_attr)(TOP_BAR0 + (i < 5 ? i : 4)));
 }
 
 /* WAITS ON, with wakeups traced: "cpu:enrich 62%" and the like */
