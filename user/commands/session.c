@@ -154,6 +154,15 @@ static void take_base(struct session *s)
 		snapshot_copy(&s->prev, &s->cur);
 	}
 	/*
+	 * What the base took is time traced but charged to no one on a
+	 * busy CPU: the report's on-CPU falls short of the CPUs' time by up
+	 * to this much a CPU, as it does by the final collect's.
+	 */
+	if (o->verbose)
+		fprintf(stderr,
+			"tdbpf: base: %zu tasks, read %.1f ms after the start\n",
+			s->cur.tasks.nr, (loop_now_ns() - s->start_ns) / 1e6);
+	/*
 	 * The next collect's table, touched before the run rather than in
 	 * the report (tasks_prefault()): a row for each thread the targets
 	 * have, and room for some more, up to the tasks held at once. Out
