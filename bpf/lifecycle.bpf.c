@@ -6,6 +6,7 @@
  */
 #include "shared.bpf.h"
 #include "task.bpf.h"
+#include "wait.bpf.h"
 
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(tdbpf_fork, struct task_struct *parent, struct task_struct *child)
@@ -194,6 +195,7 @@ int tdbpf_dump(struct bpf_iter__task *ctx)
 		return 0;
 	if (read_free)
 		charge_sched(p, t);
+	t->sched.open_wait_ns = track_wakeups ? open_wait_ns(p) : 0;
 	if (n > TDBPF_MAX_EVENTS)
 		n = TDBPF_MAX_EVENTS;
 	bpf_seq_write(ctx->meta->seq, t, TDBPF_TASK_HDR_SIZE +

@@ -255,6 +255,27 @@ static __always_inline __u64 sleep_start(struct task_struct *p)
 }
 
 /*
+ * Sampled: how long @p, off its queue (blocked), has waited so far, read
+ * at a report by the task iterator. Nobody has ended that wait yet, so
+ * it has no waker: the report's split of blocked time among the wakers
+ * the windows saw (sums/wait_share.c) leaves it out. "Now" is this CPU's
+ * queue clock, the iterating task's (a tick old at most), the clock
+ * sleep_start() gives on every CPU where the TSC or the timer is stable.
+ */
+static __always_inline __u64 open_wait_ns(struct task_struct *p)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct cfs_rq *c = cur->se.cfs_rq;
+	__u64 start, now;
+
+	if (p->on_rq || !c || !c->rq)
+		return 0;
+	start = sleep_start(p);
+	now = c->rq->clock;
+	return start && now > start ? now - start : 0;
+}
+
+/*
  * Sampled: @p, woken in this window (@k's pending slot), is switched in.
  * The wait its waker ended runs from its start to its enqueue
  * (sched_info.last_queued, still set at the tracepoint): both times on

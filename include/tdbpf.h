@@ -59,6 +59,13 @@ struct tdbpf_sched {
 	 * accounts irq time apart.
 	 */
 	__u64 softirq_ns;
+	/*
+	 * Blocked, at the read, in a wait nobody has ended yet: of
+	 * off_cpu_ns, the part no waker can have (sums/wait_share.c). Set
+	 * by the iterator with the graph (wait.bpf.h open_wait_ns()).
+	 * Not a sum: a fold adds its tasks', a difference keeps the later.
+	 */
+	__u64 open_wait_ns;
 };
 
 /*
@@ -419,13 +426,13 @@ struct tdbpf_jname {
 };
 
 _Static_assert(sizeof(struct tdbpf_count) == 24, "24 bytes per counter");
-_Static_assert(TDBPF_TASK_HDR_SIZE == 176, "176 bytes of ours per task");
+_Static_assert(TDBPF_TASK_HDR_SIZE == 184, "184 bytes of ours per task");
 _Static_assert(sizeof(struct tdbpf_task) ==
 		       TDBPF_TASK_HDR_SIZE +
 			       TDBPF_MAX_EVENTS * sizeof(struct tdbpf_count),
 	       "a task's entry is its header and its counters");
-_Static_assert(TDBPF_STORAGE_ELEM_HDR + sizeof(struct tdbpf_task) == 1976,
-	       "a task's storage element is 1,976 bytes");
+_Static_assert(TDBPF_STORAGE_ELEM_HDR + sizeof(struct tdbpf_task) == 1984,
+	       "a task's storage element is 1,984 bytes");
 _Static_assert(TDBPF_STORAGE_ELEM_HDR + sizeof(struct tdbpf_task) <= 2048,
 	       "a task's storage element fits a 2 KiB object");
 _Static_assert(TDBPF_TASK_HDR_SIZE % 8 == 0 &&

@@ -576,9 +576,32 @@ static void test_sampled_wakecount(void **state)
  * the 300 ms (a late wakeup makes one longer and the next shorter),
  * where a wait clipped to its window could not pass 50 ms. Scaled, the
  * wakeups and waits estimate the threads' blocks and off-CPU time in
- * the run (850 waits, 85 of them seen: within 40%, over three
- * sigmas).
+ * the run, less what no task may pass: its own blocked time. A thread
+ * of 13 waits is seen in 1.3 of them on average, and one seen twice is
+ * held to 13, so the estimate of all is 66% of the blocks, not 100%:
+ * the test holds it to that expectation (expected_share()), within 40%
+ * (850 waits, 85 of them seen: over three sigmas).
  */
+/*
+ * The mean of min(10 k, n) / n for k of @n waits seen, each with the
+ * chance 1/10: what the estimate of a task's @n waits is worth, held to
+ * its blocked time (sums/wait_share.c).
+ */
+static double expected_share(double n)
+{
+	double p = 0.1, pk, e = 0;
+	int k, m = (int)n;
+
+	if (m <= 0)
+		return 0;
+	pk = pow(1 - p, m);
+	for (k = 0; k <= m; k++) {
+		e += pk * (10.0 * k < n ? 10.0 * k / n : 1.0);
+		pk *= (double)(m - k) / (k + 1) * p / (1 - p);
+	}
+	return e;
+}
+
 static void test_sampled_long_waits(void **state)
 {
 	char *wl[] = { (char *)workload("manythreads"), "-n", "64", "-d", "8",
@@ -586,7 +609,7 @@ static void test_sampled_long_waits(void **state)
 	char *json = tmp_path("slw.json"), pidarg[32], line[64];
 	char *argv[] = { (char *)tdbpf_bin(), "--sampled-wakeups", "-j",
 			 "-o", json, "-d", "4", "-p", pidarg, NULL };
-	double off = 0, vol = 0, n = 0, wait = 0;
+	double off = 0, vol = 0, n = 0, wait = 0, want_n = 0, want_wait = 0;
 	json_object *doc, *tasks, *t, *e, *ws;
 	struct child w;
 	size_t i, j;
@@ -608,6 +631,10 @@ static void test_sampled_long_waits(void **state)
 			continue;
 		off += (double)jint(t, "off_cpu_ns");
 		vol += (double)jint(t, "voluntary");
+		want_n += (double)jint(t, "voluntary") *
+			  expected_share((double)jint(t, "voluntary"));
+		want_wait += (double)jint(t, "off_cpu_ns") *
+			     expected_share((double)jint(t, "voluntary"));
 		/*
 		 * every waker of theirs: the timer, or on PREEMPT_RT the
 		 * ktimers threads that expire it (test_wakeup_counts)
@@ -622,13 +649,13 @@ static void test_sampled_long_waits(void **state)
 			wait += (double)jint(e, "wait_ns");
 		}
 	}
-	print_message("  64 sleepers: %.0f wakeups estimated (%.0f seen), mean wait %.1f ms; %.0f blocks, off-CPU %.0f ms, waits %.0f ms\n",
-		      n, n / 10, n ? wait / n / 1e6 : 0, vol, off / 1e6,
-		      wait / 1e6);
+	print_message("  64 sleepers: %.0f wakeups estimated (%.0f expected), mean wait %.1f ms; %.0f blocks, off-CPU %.0f ms, waits %.0f ms (%.0f expected)\n",
+		      n, want_n, n ? wait / n / 1e6 : 0, vol, off / 1e6,
+		      wait / 1e6, want_wait / 1e6);
 	assert_true(n / 10 >= 20);
 	assert_true(wait / n > 285e6 && wait / n < 315e6);
-	assert_close("the sleepers' wakeups, estimated", n, vol, 0.4, 0);
-	assert_close("the sleepers' waits, estimated", wait, off, 0.4, 0);
+	assert_close("the sleepers' wakeups, estimated", n, want_n, 0.4, 0);
+	assert_close("the sleepers' waits, estimated", wait, want_wait, 0.4, 0);
 	json_object_put(doc);
 	kill(w.pid, SIGTERM);
 	close(w.out);

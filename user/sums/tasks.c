@@ -35,6 +35,7 @@ void sched_add(struct tdbpf_sched *d, const struct tdbpf_sched *s)
 	d->uncounted_ns += s->uncounted_ns;
 	d->window_gap_ns += s->window_gap_ns;
 	d->softirq_ns += s->softirq_ns;
+	d->open_wait_ns += s->open_wait_ns;
 }
 
 void sched_sub(struct tdbpf_sched *d, const struct tdbpf_sched *a,
@@ -57,6 +58,7 @@ void sched_sub(struct tdbpf_sched *d, const struct tdbpf_sched *a,
 	d->uncounted_ns = sub_sat(a->uncounted_ns, b->uncounted_ns);
 	d->window_gap_ns = gap;
 	d->softirq_ns = sub_sat(a->softirq_ns, b->softirq_ns);
+	d->open_wait_ns = a->open_wait_ns;	/* as of the later read */
 }
 
 void sched_clear(struct tdbpf_sched *d)

@@ -9,16 +9,13 @@
 void wait_share_init(struct wait_share *s)
 {
 	memset(s, 0, sizeof(*s));
-	tasks_init(&s->seen);
 	tasks_init(&s->est);
 	/* rows of slots alone: no counters */
-	tasks_set_layout(&s->seen, 0, true);
 	tasks_set_layout(&s->est, 0, true);
 }
 
 void wait_share_free(struct wait_share *s)
 {
-	tasks_free(&s->seen);
 	tasks_free(&s->est);
 }
 
@@ -40,43 +37,72 @@ static __u64 share(__u64 total, __u64 part, __u64 whole)
 }
 
 /*
- * What is new for one group of slots (waits, or holds): @d's seen
- * deltas split *@mark's new part of @total, and @dn's of @count.
+ * One group of slots (waits, or holds) of a row: the exact sum and how
+ * much of it was split so far; the exact count likewise, or none
+ * (cmark NULL); the whole the sum is part of and what it was at the last
+ * split, or none (wmark NULL).
  */
 struct split {
-	__u64 total, *mark;	/* the exact sum, and how much is split */
-	__u64 count, *cmark;	/* the exact count, or none (cmark NULL) */
+	__u64 total, *mark;
+	__u64 count, *cmark;
+	__u64 whole, *wmark;
 };
 
-static void split_group(struct tdbpf_wait *inc, const struct tdbpf_wait *d,
-			int n, bool holds, struct split sp, __u64 scale)
+/*
+ * A wait is seen when its wakeup falls in a window, with the chance 1 /
+ * @scale whatever its length, and is seen whole: @scale times the waits
+ * seen of a waker is its estimate (Horvitz-Thompson). Not a share of the
+ * task's blocked time by the proportions seen: a long wait that no
+ * window saw end would then go to the wakers of the short ones seen (a
+ * JVM thread woken at start-up and blocked since, seconds to whoever
+ * woke it then). @w: the waits seen so far, @est: the estimates so far.
+ * What is new is @sp's total since its mark: an interval gets no more
+ * than its own time, the estimates shrunk pro rata to fit it, and what
+ * they fell short carries to the next; what no estimate takes stays
+ * unseen.
+ */
+static void split_group(struct tdbpf_wait *inc, const struct tdbpf_wait *w,
+			const struct tdbpf_wait *est, int en, int n,
+			bool holds, struct split sp, __u64 scale)
 {
-	__u64 ns = 0, nw = 0, dt = sub_sat(sp.total, *sp.mark), dc = 0;
+	__u64 dt = sub_sat(sp.total, *sp.mark), dc = 0, want = 0, wantc = 0;
+	const struct tdbpf_wait *e;
 	int j;
 
-	for (j = 0; j < n; j++)
-		if (TDBPF_KIND_HOLDS(d[j].kind) == holds) {
-			ns += d[j].wait_ns;
-			nw += d[j].wakeups;
-		}
 	/*
-	 * Split or not, the new time is passed: time no window saw ended
-	 * stays unseen, and an interval never gets more than its own
+	 * Waits that end now may have begun in an interval before (open
+	 * then): the interval's own blocked time bounds it all the same,
+	 * and what that leaves is split later
 	 */
+	if (sp.wmark) {
+		if (dt > sub_sat(sp.whole, *sp.wmark))
+			dt = sub_sat(sp.whole, *sp.wmark);
+		*sp.wmark = sp.whole;
+	}
 	*sp.mark += dt;
 	if (sp.cmark) {
 		dc = sub_sat(sp.count, *sp.cmark);
 		*sp.cmark += dc;
 	}
-	if (!ns)
-		return;
 	for (j = 0; j < n; j++) {
-		if (TDBPF_KIND_HOLDS(d[j].kind) != holds)
+		if (TDBPF_KIND_HOLDS(w[j].kind) != holds)
 			continue;
-		inc[j].wait_ns = share(dt, d[j].wait_ns, ns);
-		/* counts with no exact total: the windows' share inverted */
-		inc[j].wakeups = sp.cmark ? share(dc, d[j].wakeups, nw) :
-					    d[j].wakeups * scale;
+		e = est ? find_slot(est, en, &w[j]) : NULL;
+		inc[j].wait_ns = sub_sat(w[j].wait_ns * scale,
+					 e ? e->wait_ns : 0);
+		inc[j].wakeups = sub_sat(w[j].wakeups * scale,
+					 e ? e->wakeups : 0);
+		want += inc[j].wait_ns;
+		wantc += inc[j].wakeups;
+	}
+	for (j = 0; j < n; j++) {
+		if (TDBPF_KIND_HOLDS(w[j].kind) != holds)
+			continue;
+		if (want > dt)
+			inc[j].wait_ns = share(dt, inc[j].wait_ns, want);
+		/* counts with no exact total (holds') are not bounded */
+		if (sp.cmark && wantc > dc)
+			inc[j].wakeups = share(dc, inc[j].wakeups, wantc);
 	}
 }
 
@@ -119,42 +145,37 @@ static __u64 woken_switches(const struct task_row *r)
 static int split_row(struct wait_share *s, struct task_table *t,
 		     struct task_row *r, struct task_row *e, __u64 scale)
 {
-	const struct tdbpf_wait *pw = NULL, *p1;
-	struct task_row *p = tasks_find(&s->seen, r->tid);
-	struct tdbpf_wait *w, *d, *inc;
-	int n, pn = 0, j, err = -ENOMEM;
+	const struct tdbpf_wait *ew;
+	struct tdbpf_wait *w, *inc;
+	int n, en = 0, j;
 
 	w = tasks_waits(t, r, &n);
-	d = calloc((size_t)n * 2 + 1, sizeof(*d));
-	if (!d)
+	inc = calloc((size_t)n + 1, sizeof(*inc));
+	if (!inc)
 		return -ENOMEM;
-	inc = d + n;
-	if (p)
-		pw = tasks_waits(&s->seen, p, &pn);
 	for (j = 0; j < n; j++) {
-		d[j] = w[j];
-		p1 = pw ? find_slot(pw, pn, &w[j]) : NULL;
-		d[j].wakeups = sub_sat(w[j].wakeups, p1 ? p1->wakeups : 0);
-		d[j].wait_ns = sub_sat(w[j].wait_ns, p1 ? p1->wait_ns : 0);
 		inc[j] = w[j];
 		inc[j].wakeups = inc[j].wait_ns = 0;
 	}
-	split_group(inc, d, n, false,
-		    (struct split){ r->sched.off_cpu_ns, &e->sched.off_cpu_ns,
-				    woken_switches(r), &e->sched.nvcsw },
+	ew = tasks_waits(&s->est, e, &en);
+	/*
+	 * Only waits that ended: one still open has no waker yet. It is
+	 * estimated once it ends, if a window saw its end.
+	 */
+	split_group(inc, w, ew, en, n, false,
+		    (struct split){ sub_sat(r->sched.off_cpu_ns,
+					    r->sched.open_wait_ns),
+				    &e->sched.off_cpu_ns, woken_switches(r),
+				    &e->sched.nvcsw, r->sched.off_cpu_ns,
+				    &e->sched.open_wait_ns },
 		    scale);
-	split_group(inc, d, n, true,
+	split_group(inc, w, ew, en, n, true,
 		    (struct split){ r->sched.runq_wait_ns,
-				    &e->sched.runq_wait_ns, 0, NULL },
+				    &e->sched.runq_wait_ns, 0, NULL, 0, NULL },
 		    scale);
-	if (tasks_add_waits(&s->est, e, inc, n))
-		goto out;
-	if (!p && !(p = tasks_get(&s->seen, r->tid)))
-		goto out;
-	err = tasks_copy_row(&s->seen, p, t, r) ? -ENOMEM : 0;
-out:
-	free(d);
-	return err;
+	j = tasks_add_waits(&s->est, e, inc, n);
+	free(inc);
+	return j ? -ENOMEM : 0;
 }
 
 /* Row @r: split if @split, then its waits seen become the estimates. */
@@ -242,7 +263,7 @@ int wait_share_apply(struct wait_share *s, struct task_table *t,
 		s->window_ns = window_ns;
 	/* now and then, not every collect: a copy of both tables */
 	if (s->est.nr > 2 * t->nr + 64 &&
-	    (prune(&s->est, t) || prune(&s->seen, t)))
+	    prune(&s->est, t))
 		return -ENOMEM;
 	return 0;
 }

@@ -24,8 +24,12 @@
 #include "sums/tasks.h"
 
 struct wait_share {
-	struct task_table seen;	/* the waits seen at the last split */
-	struct task_table est;	/* estimates so far; sched: what was split */
+	/*
+	 * Estimates so far; sched: what was split (off_cpu_ns the ended
+	 * waits', nvcsw, runq_wait_ns), open_wait_ns the blocked time at
+	 * the last split
+	 */
+	struct task_table est;
 	__u64 wakeups_seen;	/* in windows, all tasks, at the last apply */
 	__u64 window_ns;	/* window time at the last split */
 };
