@@ -154,6 +154,17 @@ static __always_inline void set_pending(struct tdbpf_wake *k, __u32 slot,
  * while it runs): settle up to now and go on from now, for the same
  * waker, so the next settling adds only what follows.
  */
+/* @ns, one wait ended, may be the longest of its slot's (longest_us) */
+static __always_inline void note_longest(struct tdbpf_wait *w, __u64 ns)
+{
+	__u64 us = ns / 1000;
+
+	if (us > 0xffffffffULL)
+		us = 0xffffffffULL;
+	if (us > w->longest_us)
+		w->longest_us = (__u32)us;
+}
+
 static __always_inline void settle_wait(struct task_struct *p,
 					const struct tdbpf_task *t,
 					struct tdbpf_wake *k, __u64 now,
@@ -170,6 +181,7 @@ static __always_inline void settle_wait(struct task_struct *p,
 	off = now - k->block_at > busy ? now - k->block_at - busy : 0;
 	/* the provisional wait out, the settled one in */
 	k->waits[i].wait_ns += off - k->pending_wait;
+	note_longest(&k->waits[i], off);
 	if (!rearm) {
 		k->pending_slot = 0;
 		return;
@@ -295,8 +307,10 @@ static __always_inline void sampled_queued(struct task_struct *p,
 	if (!k->pending_slot)
 		return;
 	k->pending_slot = 0;
-	if (k->sleep_rq && q > k->sleep_rq)
+	if (k->sleep_rq && q > k->sleep_rq) {
 		k->waits[i].wait_ns += q - k->sleep_rq;
+		note_longest(&k->waits[i], q - k->sleep_rq);
+	}
 }
 
 /*

@@ -155,7 +155,12 @@ struct tdbpf_wait {
 	__u32 kind;		/* enum tdbpf_waker_kind */
 	__u32 tid;		/* TASK, PROCESS: the waker's tid, else 0 */
 	__u32 tgid;		/* TASK, PROCESS: its tgid, else 0 */
-	__u32 pad;
+	/*
+	 * The longest of these waits, in us (saturating; 0: not known):
+	 * one over most of the waiter's life is a start or an end, not a
+	 * delay that recurs (analysis/graph_flow.c once_ns()).
+	 */
+	__u32 longest_us;
 	__u64 wakeups;
 	__u64 wait_ns;		/* switch-out to wakeup, summed */
 };

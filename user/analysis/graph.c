@@ -315,6 +315,7 @@ static int make_edges(struct graph *g, const struct task_table *t,
 				e->ext_tid = w->tid;
 			e->wakeups = w->wakeups;
 			e->wait_ns = w->wait_ns;
+			e->longest_ns = (__u64)w->longest_us * 1000;
 			/* holds are run-queue time, not blocked time */
 			if (!TDBPF_KIND_HOLDS(w->kind))
 				sum += w->wait_ns;
@@ -335,6 +336,9 @@ static int make_edges(struct graph *g, const struct task_table *t,
 		if (m && !cmp_edge(&g->edges[m - 1], &g->edges[j])) {
 			g->edges[m - 1].wakeups += g->edges[j].wakeups;
 			g->edges[m - 1].wait_ns += g->edges[j].wait_ns;
+			if (g->edges[j].longest_ns > g->edges[m - 1].longest_ns)
+				g->edges[m - 1].longest_ns =
+					g->edges[j].longest_ns;
 		} else {
 			g->edges[m++] = g->edges[j];
 		}

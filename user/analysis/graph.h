@@ -81,6 +81,7 @@ struct graph_edge {
 	int wakee;		/* node index */
 	__u64 wakeups;
 	__u64 wait_ns;
+	__u64 longest_ns;	/* the longest of its waits; 0: not known */
 };
 
 struct graph_node {

@@ -54,21 +54,40 @@
 #define GRAPH_DONE	1e-12
 
 /*
- * Two waits on a task lead nowhere. One the task ended itself (a folded
- * name's threads, a signal to itself), and one wait, ended once, over
- * most of the wakee's life: a start or a shutdown (GLib's gmain asleep
- * until gst-launch's main thread quits), not a delay that recurs with the
- * records as a bottleneck's does. A count of 0 is not known (a graph
- * joined from Prometheus reads wait seconds only): such a wait leads.
+ * One wait over most of the wakee's life is a start or a shutdown, not
+ * a delay that recurs with the records as a bottleneck's does: GLib's
+ * gmain asleep until gst-launch's main thread quits, a JVM's service
+ * threads woken by its exit, a driver thread asleep for the job's
+ * length. It is neither sent on nor kept: what reaches a task in such a
+ * wait leaves the graph. The part of edge @e's waits that is such a
+ * wait: its longest, if that is over half the wakee's life; where the
+ * longest is not known (0), the whole edge if it is one wait that long.
+ * A count of 0 is not known either (a graph joined from Prometheus
+ * reads wait seconds only): then nothing is taken for one.
+ */
+double graph_once_ns(const struct graph *g, const struct graph_edge *e)
+{
+	const struct graph_node *n = &g->nodes[e->wakee];
+	__u64 life = n->on_cpu_ns + n->runq_ns + n->blocked_ns, one;
+
+	if (graph_edge_holds(e))
+		return 0;
+	one = e->longest_ns ? e->longest_ns : e->wakeups == 1 ? e->wait_ns : 0;
+	if (one * 2 <= life)
+		return 0;
+	return (double)(one < e->wait_ns ? one : e->wait_ns);
+}
+
+/*
+ * A wait on a task leads to it, but not one the task ended itself (a
+ * folded name's threads, a signal to itself), nor the part of one that
+ * is a start or an end (graph_once_ns()).
  */
 bool graph_edge_leads(const struct graph *g, const struct graph_edge *e)
 {
-	const struct graph_node *n = &g->nodes[e->wakee];
-	__u64 life = n->on_cpu_ns + n->runq_ns + n->blocked_ns;
-
 	if (e->waker < 0 || e->waker == e->wakee)
 		return false;
-	return graph_edge_holds(e) || e->wakeups != 1 || e->wait_ns * 2 <= life;
+	return (double)e->wait_ns > graph_once_ns(g, e);
 }
 
 static enum sched_verdict judge(const struct graph_node *n)
@@ -107,7 +126,7 @@ void graph_judge_nodes(struct graph *g)
 
 	for (i = 0; i < g->nr_nodes; i++) {
 		struct graph_node *n = &g->nodes[i];
-		__u64 by_kind[WAKER_KINDS] = { 0 }, task = 0, best = 0;
+		__u64 by_kind[WAKER_KINDS] = { 0 }, task = 0, best = 0, once;
 
 		n->ext_kind = WAKER_UNSEEN;
 		for (j = 0; j < n->nr_in; j++) {
@@ -115,9 +134,11 @@ void graph_judge_nodes(struct graph *g)
 
 			if (graph_edge_holds(e))
 				continue;
-			if (graph_edge_leads(g, e))
-				task += e->wait_ns;
-			else if (e->waker >= 0)	/* itself, or once */
+			once = (__u64)graph_once_ns(g, e);
+			if (graph_edge_leads(g, e)) {
+				task += e->wait_ns - once;
+				by_kind[TDBPF_WAKER_TASK] += once;
+			} else if (e->waker >= 0)	/* itself, or once */
 				by_kind[TDBPF_WAKER_TASK] += e->wait_ns;
 			else if (e->kind < WAKER_KINDS)
 				by_kind[e->kind] += e->wait_ns;
@@ -211,7 +232,8 @@ static double edges_on(const struct graph *g, const struct graph_node *n,
  * CPU it waited for), each by its share, leaving out those on @from (the
  * task the amount came from, or -1). What no task of the graph caused
  * stops at @at, the task it delays, unless @at is where the flow began
- * (@own): a task's own blocked time never makes it a candidate.
+ * (@own): a task's own blocked time never makes it a candidate. A start
+ * or an end (graph_once_ns()) neither moves nor stops: it leaves.
  */
 static void spread(struct graph *g, struct flow *f, int at, double amt,
 		   bool holds, bool own, int from)
@@ -233,6 +255,8 @@ static void spread(struct graph *g, struct flow *f, int at, double amt,
 		if (graph_edge_holds(e) != holds || (from >= 0 &&
 						     e->waker == from))
 			continue;
+		if (e->wait_ns)
+			a -= amt * graph_once_ns(g, e) / sum;
 		if (graph_edge_leads(g, e))
 			push(f, n->first_in + j, a);
 		else if (!own)
@@ -289,10 +313,13 @@ static void arrive(struct graph *g, struct flow *f, int edge, double m)
 	spread(g, f, at, m * bl / life, false, false, from);
 }
 
-/* Follow the blocked time of node @s to where its waits end. */
-static void flow_from(struct graph *g, int s, struct flow *f)
+/*
+ * Follow the blocked time of node @s, weighted by @weight (its part's:
+ * part_weights()), to where its waits end.
+ */
+static void flow_from(struct graph *g, int s, struct flow *f, double weight)
 {
-	double mass = (double)g->nodes[s].blocked_ns;
+	double mass = (double)g->nodes[s].blocked_ns * weight;
 	int step, i, *swap;
 	double *tmp;
 
@@ -372,6 +399,55 @@ void graph_rank(struct graph *g)
 			g->nr_tied = i + 1;
 }
 
+static int part_of(int *up, int i)
+{
+	while (up[i] != i)
+		i = up[i] = up[up[i]];
+	return i;
+}
+
+/*
+ * The graph's parts: tasks joined by waits that lead (the wait-for
+ * graph's connected pieces, holds aside: sharing a CPU joins no job).
+ * On a whole host they are the jobs it runs: a stream graph, an idle
+ * runtime whose timer thread hands tokens to its pool all day, a
+ * database. A part's waits weigh as much as the work it does, its share
+ * of all the on-CPU time of the graph: a bottleneck limits the work of
+ * its own part, and a part that does next to no work limits nothing
+ * worth naming, however long its tasks wait on each other. With one
+ * part (a job traced with -p) every weight is 1 and nothing changes.
+ */
+static int part_weights(const struct graph *g, double *weight)
+{
+	int *up = malloc(sizeof(int) * ((size_t)g->nr_nodes + 1));
+	double *work = calloc((size_t)g->nr_nodes + 1, sizeof(double));
+	double total = 0;
+	int i, err = 0;
+
+	if (!up || !work) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < g->nr_nodes; i++)
+		up[i] = i;
+	for (i = 0; i < g->nr_edges; i++) {
+		const struct graph_edge *e = &g->edges[i];
+
+		if (!graph_edge_holds(e) && graph_edge_leads(g, e))
+			up[part_of(up, e->waker)] = part_of(up, e->wakee);
+	}
+	for (i = 0; i < g->nr_nodes; i++) {
+		work[part_of(up, i)] += (double)g->nodes[i].on_cpu_ns;
+		total += (double)g->nodes[i].on_cpu_ns;
+	}
+	for (i = 0; i < g->nr_nodes; i++)
+		weight[i] = total > 0 ? work[part_of(up, i)] / total : 1;
+out:
+	free(up);
+	free(work);
+	return err;
+}
+
 int graph_flow(struct graph *g)
 {
 	size_t n = (size_t)g->nr_nodes + 1, m = (size_t)g->nr_edges + 1;
@@ -383,11 +459,13 @@ int graph_flow(struct graph *g)
 		.next_at = calloc(m, sizeof(int)),
 		.touched = calloc(n, sizeof(int)),
 	};
+	double *weight = calloc(n, sizeof(double));
 	int i, err = 0;
 
 	g->rank = calloc(n, sizeof(int));
 	if (!f.cur || !f.next || !f.got || !f.cur_at || !f.next_at ||
-	    !f.touched || !g->rank) {
+	    !f.touched || !g->rank || !weight ||
+	    part_weights(g, weight)) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -403,10 +481,11 @@ int graph_flow(struct graph *g)
 		/* a running task's waits on others delay it as a blocked one's */
 		if (!s->blocked_ns)
 			continue;
-		flow_from(g, i, &f);
+		flow_from(g, i, &f, weight[i]);
 	}
 	graph_rank(g);
 out:
+	free(weight);
 	free(f.cur), free(f.next), free(f.got);
 	free(f.cur_at), free(f.next_at), free(f.touched);
 	return err;

@@ -22,5 +22,7 @@ void graph_rank(struct graph *g);
  * graph that delayed the wakee (not itself, not once at a start or end).
  */
 bool graph_edge_leads(const struct graph *g, const struct graph_edge *e);
+/* Of wait @e, the ns that are one wait at a start or end: they leave */
+double graph_once_ns(const struct graph *g, const struct graph_edge *e);
 
 #endif /* TDBPF_GRAPH_FLOW_H */

@@ -35,6 +35,8 @@
  *                  wakee waited for, run-queue time; waker_tid a
  *                  holder's outside the targets), "wakee_tid",
  *                  "wakee_comm", "wakeups", "wait_ns",
+ *                  "longest_wait_ns": the longest of the waits, when
+ *                  known (0 not: an interval's that did not grow),
  *                  "waker_pid": a socket's peer in another process,
  *                  "endpoint": "ip:port", a peer on another host or
  *                  network namespace } ],
@@ -115,7 +117,7 @@
  *     "waits_on": [ { "tid", "comm", "kind", "wait_ns", "wakeups", "pid"
  *                  of a socket's peer not traced } ] largest
  *                  first, with wakeups traced
- *     "waits": [ [kind, tid, tgid, wakeups, wait_ns] ]  with wakeups
+ *     "waits": [ [kind, tid, tgid, wakeups, wait_ns, longest_us] ]  with wakeups
  *                                  traced: the task's waker slots as
  *                                  summed (kind: enum tdbpf_waker_kind),
  *                                  which `tdbpf report` builds the graph
@@ -185,7 +187,7 @@ static void write_waits(struct jw *w, const struct report *rep,
 			const struct task_row *r)
 {
 	const struct tdbpf_wait *ws;
-	uint64_t v[5];
+	uint64_t v[6];
 	int n, i;
 
 	if (!rep->tasks || !rep->tasks->waits)
@@ -202,7 +204,8 @@ static void write_waits(struct jw *w, const struct report *rep,
 		v[2] = ws[i].tgid;
 		v[3] = ws[i].wakeups;
 		v[4] = ws[i].wait_ns;
-		jw_u64_list(w, NULL, v, 5, sizeof(v[0]));
+		v[5] = ws[i].longest_us;
+		jw_u64_list(w, NULL, v, 6, sizeof(v[0]));
 	}
 	jw_close(w, ']');
 }
@@ -310,6 +313,7 @@ static void write_graph(struct jw *w, const struct report *rep)
 		jw_str(w, "wakee_comm", to->name);
 		jw_u64(w, "wakeups", e->wakeups);
 		jw_u64(w, "wait_ns", e->wait_ns);
+		jw_u64(w, "longest_wait_ns", e->longest_ns);
 		jw_close(w, '}');
 	}
 	jw_close(w, ']');

@@ -214,27 +214,31 @@ static int parse_plan(json_object *obj, struct replay_report *r, char *err,
 	return 0;
 }
 
-/* "waits": the row's waker slots, [kind, tid, tgid, wakeups, wait_ns] */
+/*
+ * "waits": the row's waker slots, [kind, tid, tgid, wakeups, wait_ns,
+ * longest_us]; a file from before the longest wait has five.
+ */
 static int parse_waits(json_object *t, struct task_table *tab,
 		       struct task_row *row, const char *which, char *err,
 		       size_t len)
 {
 	json_object *ws = member(t, "waits", json_type_array), *s;
 	struct tdbpf_wait w;
-	__u64 x[5];
-	size_t i, k;
+	__u64 x[6];
+	size_t i, k, nx;
 
 	if (!ws || !tab->waits)
 		return 0;
 	for (i = 0; i < json_object_array_length(ws); i++) {
 		s = json_object_array_get_idx(ws, i);
-		for (k = 0; k < 5; k++)
-			if (!json_object_is_type(s, json_type_array) ||
-			    json_object_array_length(s) != 5 ||
-			    u64_at(s, k, &x[k]) ||
-			    (k < 3 && x[k] > UINT32_MAX) ||
+		nx = json_object_is_type(s, json_type_array) ?
+			     json_object_array_length(s) : 0;
+		x[5] = 0;
+		for (k = 0; k < 5 || k < nx; k++)
+			if ((nx != 5 && nx != 6) || u64_at(s, k, &x[k]) ||
+			    ((k < 3 || k == 5) && x[k] > UINT32_MAX) ||
 			    (k == 0 && x[k] >= TDBPF_NR_WAKER_KINDS))
-				return bad(err, len, "task %s: \"waits\" holds something that is not [kind, tid, tgid, wakeups, wait_ns]%s; give a file written by tdbpf -j",
+				return bad(err, len, "task %s: \"waits\" holds something that is not [kind, tid, tgid, wakeups, wait_ns, longest_us]%s; give a file written by tdbpf -j",
 					   which, "");
 		memset(&w, 0, sizeof(w));
 		w.kind = (__u32)x[0];
@@ -242,6 +246,7 @@ static int parse_waits(json_object *t, struct task_table *tab,
 		w.tgid = (__u32)x[2];
 		w.wakeups = x[3];
 		w.wait_ns = x[4];
+		w.longest_us = (__u32)x[5];
 		if (tasks_add_waits(tab, row, &w, 1)) {
 			bad(err, len, "out of memory for its waits%s%s; raise the memory limit (ulimit -v)",
 			    "", "");

@@ -71,6 +71,8 @@ void waits_add(struct tdbpf_wait *dst, int *n_dst,
 		}
 		dst[j].wakeups += src[i].wakeups;
 		dst[j].wait_ns += src[i].wait_ns;
+		if (src[i].longest_us > dst[j].longest_us)
+			dst[j].longest_us = src[i].longest_us;
 	}
 }
 
@@ -90,6 +92,9 @@ void waits_sub(struct tdbpf_wait *out, const struct tdbpf_wait *cur,
 			continue;
 		out[i].wakeups = sub_sat(cur[i].wakeups, p->wakeups);
 		out[i].wait_ns = sub_sat(cur[i].wait_ns, p->wait_ns);
+		/* the longest is the interval's only if it grew in it */
+		if (cur[i].longest_us == p->longest_us)
+			out[i].longest_us = 0;
 	}
 }
 
