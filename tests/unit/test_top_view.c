@@ -450,8 +450,8 @@ static void test_graph_banner_waits_on(void **state)
 	assert_true(y > 3);
 	assert_non_null(strstr(text(&g, y), " enrich 100%       "));
 	/*
-	 * --span: the line names the operator the bottleneck spends most
-	 * of its time in, 600 of enrich's 1000 ms (on-CPU and run queue)
+	 * --span: the line names the operator that holds most of the
+	 * bottleneck's on-CPU time (it runs): 500 of enrich's 700 ms
 	 */
 	spans_init(&sp);
 	r = spans_get(&sp, 2, 100, 7);
@@ -464,7 +464,7 @@ static void test_graph_banner_waits_on(void **state)
 	fr.spans = &sp;
 	draw(&g, 200, 24, &st, &fr);
 	assert_string_equal(text(&g, 1),
-			    "bottleneck: enrich (tid 2): runs (on-CPU 70%): no PMU breakdown; 2 tasks' waits lead to it (73% of their blocked time); in it: score 60% of its time (on-CPU 50%)");
+			    "bottleneck: enrich (tid 2): runs (on-CPU 70%): no PMU breakdown; 2 tasks' waits lead to it (73% of their blocked time); in it: score 71% of its on-CPU time");
 	spans_free(&sp);
 	tasks_free(&t);
 }

@@ -447,13 +447,26 @@ static void put_candidate(const struct graph *g, int node, char *buf,
 			       c->nr_tasks);
 }
 
-/* --span: "; in it: enrich 80% of their time", at @buf + *@n */
+bool report_span_blocked(const struct report *rep, int node)
+{
+	enum graph_role r = rep->graph->nodes[node].role;
+
+	/* a CPU-bound verdict is about on-CPU time; a wait, blocked time */
+	return r != ROLE_RUNNING && r != ROLE_STARVED;
+}
+
+/*
+ * The waits that lead to a thread lead through it to its spans in
+ * proportion to the time of that kind each holds (the waker's span at
+ * the wakeup is not recorded): the largest share is the operator.
+ */
 const struct span_row *report_top_span(const struct report *rep, int node,
 				       double *share)
 {
 	const struct graph_node *c = &rep->graph->nodes[node];
 	const struct span_row *top = NULL;
-	double life = (double)(c->on_cpu_ns + c->runq_ns + c->blocked_ns);
+	bool blocked = report_span_blocked(rep, node);
+	double whole = (double)(blocked ? c->blocked_ns : c->on_cpu_ns);
 	double best = 0, x;
 	size_t i;
 
@@ -462,31 +475,32 @@ const struct span_row *report_top_span(const struct report *rep, int node,
 
 		if (!span_is_of(s, c->tid, c->key[0] ? c->key : c->name))
 			continue;
-		x = (double)(s->s.on_cpu_ns + s->s.runq_ns +
-			     span_blocked_ns(&s->s));
+		x = (double)(blocked ? span_blocked_ns(&s->s) :
+				       s->s.on_cpu_ns);
 		if (x > best) {
 			best = x;
 			top = s;
 		}
 	}
-	*share = life > 0 ? best / life : 0;
+	*share = whole > 0 ? best / whole : 0;
 	return *share > 0 ? top : NULL;
 }
 
+/* "; in it: enrich 80% of their on-CPU time", at @buf + *@n */
 static void put_span(const struct report *rep, int node, char *buf,
 		     size_t len, size_t *n)
 {
 	const struct graph_node *c = &rep->graph->nodes[node];
-	double share, life = (double)(c->on_cpu_ns + c->runq_ns +
-				      c->blocked_ns);
+	double share;
 	const struct span_row *top = report_top_span(rep, node, &share);
+	char name[sizeof(top->name)];
 
-	if (top && *n < len)
-		*n += snprintf(buf + *n, len - *n,
-			       "; in it: %s %.0f%% of %s time (on-CPU %.0f%%)",
-			       top->name, 100 * share,
-			       c->nr_tasks > 1 ? "their" : "its",
-			       100 * top->s.on_cpu_ns / life);
+	if (!top || *n >= len)
+		return;
+	text_printable(name, sizeof(name), top->name, NULL, TEXT_ASCII);
+	*n += snprintf(buf + *n, len - *n, "; in it: %s %.0f%% of %s %s time",
+		       name, 100 * share, c->nr_tasks > 1 ? "their" : "its",
+		       report_span_blocked(rep, node) ? "blocked" : "on-CPU");
 }
 
 void report_verdict_line(const struct report *rep, char *buf, size_t len)

@@ -332,6 +332,9 @@ static void write_graph(struct jw *w, const struct report *rep)
 		if (sp) {
 			jw_str(w, "span", sp->name);
 			jw_num(w, "span_share", share, 6);
+			jw_str(w, "span_of",
+			       report_span_blocked(rep, rep->verdict[i].node) ?
+				       "blocked" : "on_cpu");
 		}
 		jw_close(w, '}');
 	}
