@@ -469,6 +469,77 @@ static void test_graph_banner_waits_on(void **state)
 	tasks_free(&t);
 }
 
+/*
+ * --span and no task waiting on another (one thread runs a whole
+ * GStreamer pipeline): the busiest task with spans is the line's, named
+ * for its operator; without spans there is none to name.
+ */
+static void test_banner_alone(void **state)
+{
+	static const struct {
+		__u32 tid;
+		const char *comm;
+		struct tdbpf_sched sched;
+		struct tdbpf_wait w;
+	} tasks[] = {
+		{ 1, "main", { .on_cpu_ns = 10000000, .off_cpu_ns = 990000000 },
+		  { .kind = TDBPF_WAKER_TIMER, .wakeups = 10,
+		    .wait_ns = 990000000 } },
+		{ 2, "pipe",
+		  { .on_cpu_ns = 800000000, .runq_wait_ns = 200000000 },
+		  { 0 } },
+	};
+	struct tdbpf_wait w[TDBPF_NR_WAITS];
+	struct span_table sp;
+	struct span_row *r;
+	struct event_plan p;
+	struct task_table t;
+	struct top_state st;
+	struct top_frame fr;
+	struct tdbpf_task s;
+	struct grid g;
+	size_t i;
+
+	(void)state;
+	sw_plan(&p);
+	tasks_init(&t);
+	tasks_set_layout(&t, p.nr, true);
+	for (i = 0; i < sizeof(tasks) / sizeof(tasks[0]); i++) {
+		memset(&s, 0, sizeof(s));
+		memset(w, 0, sizeof(w));
+		s.tgid = 100;
+		s.tid = tasks[i].tid;
+		snprintf(s.comm, sizeof(s.comm), "%s", tasks[i].comm);
+		s.sched = tasks[i].sched;
+		w[0] = tasks[i].w;
+		assert_int_equal(tasks_add(&t, &s, w, 0), 0);
+	}
+	top_state_init(&st, SORT_CPU, false, 0, 1000);
+	fr = frame(&p, &t, 1000000000ULL, 2);
+	draw(&g, 200, 24, &st, &fr);
+	assert_string_equal(text(&g, 1),
+			    "bottleneck: none: no task waits on another");
+	/* the encoder 600 of pipe's 800 ms on CPU, the rest its source's */
+	spans_init(&sp);
+	r = spans_get(&sp, 2, 100, 7);
+	assert_non_null(r);
+	snprintf(r->name, sizeof(r->name), "jpegenc0");
+	r->s.on_cpu_ns = 600000000;
+	r->s.runq_ns = 150000000;
+	r->s.entries = 40;
+	r = spans_get(&sp, 2, 100, 8);
+	assert_non_null(r);
+	snprintf(r->name, sizeof(r->name), "videoconvert0");
+	r->s.on_cpu_ns = 150000000;
+	r->s.entries = 40;
+	fr.spans = &sp;
+	draw(&g, 200, 24, &st, &fr);
+	assert_string_equal(text(&g, 1),
+			    "bottleneck: pipe (tid 2): runs (on-CPU 80%): no PMU breakdown; no task waits on another, it runs the most; in it: jpegenc0 75% of its on-CPU time");
+	spans_free(&sp);
+	tasks_free(&t);
+}
+
 static void test_bar_cells(void **state)
 {
 	double v[4];
@@ -510,6 +581,7 @@ int main(void)
 		cmocka_unit_test(test_tma_bar_ipc_banner),
 		cmocka_unit_test(test_bar_cells),
 		cmocka_unit_test(test_graph_banner_waits_on),
+		cmocka_unit_test(test_banner_alone),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

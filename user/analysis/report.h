@@ -51,6 +51,11 @@ struct graph;
 #define REPORT_MAX_VERDICTS	4
 struct graph_verdict {
 	int node;			/* in rep->graph */
+	/*
+	 * --span, no task waits on another: the node is the busiest task
+	 * with spans, named for its operator, not for waits that lead to it
+	 */
+	bool alone;
 	char reason[512];
 };
 
