@@ -292,13 +292,14 @@ static double workers_on_cpu(json_object *doc)
  * recording gives the threads' times and the operator's, itself held
  * to the workload's clock at 2%.
  */
-static void check_line(const char *span, const char *op)
+static void check_line(const char *span, const char *op, bool sampled)
 {
 	const char *wl = workload("operators");
 	char *rec = tmp_path("spans-line.jsonl"), *out = NULL;
 	char *argv[] = { (char *)tdbpf_bin(), "--wakeups", "--per-name",
 			 "--record", rec, "--span", (char *)span, "--",
 			 (char *)wl, "-w", "2", "-n", TASKS, NULL };
+
 	char *rep[] = { (char *)tdbpf_bin(), "report", "-j", rec, NULL };
 	char line[2048], name[48], kind[16];
 	struct op_truth t[NR_OPS];
@@ -308,6 +309,12 @@ static void check_line(const char *span, const char *op)
 	const char *in;
 	int pct;
 
+	/* sampled: 10% of the time, so a run of several windows */
+	if (sampled) {
+		argv[1] = "--per-name";
+		argv[2] = "-q";
+		argv[12] = "3000";
+	}
 	assert_int_equal(run_capture(argv, NULL, (uid_t)-1, 0, 120, &r), 0);
 	assert_int_equal(parse_ops(r.out, t), NR_OPS);
 	assert_true(table_verdict(r.err, line, sizeof(line)));
@@ -342,7 +349,15 @@ static void test_line_usdt(void **state)
 {
 	(void)state;
 	NEED_BPF();
-	check_line("usdt", "enrich");
+	check_line("usdt", "enrich", false);
+}
+
+/* the default, wakeups sampled in windows: the same line */
+static void test_line_sampled(void **state)
+{
+	(void)state;
+	NEED_BPF();
+	check_line("usdt", "enrich", true);
 }
 
 static void test_line_uprobes(void **state)
@@ -353,7 +368,7 @@ static void test_line_uprobes(void **state)
 	NEED_BPF();
 	snprintf(span, sizeof(span), "%s:op_parse,op_enrich,op_emit",
 		 workload("operators"));
-	check_line(span, "op_enrich");
+	check_line(span, "op_enrich", false);
 }
 
 /*
@@ -497,6 +512,7 @@ int main(void)
 		cmocka_unit_test(test_sleep_heavy),
 		cmocka_unit_test(test_line_usdt),
 		cmocka_unit_test(test_line_uprobes),
+		cmocka_unit_test(test_line_sampled),
 		cmocka_unit_test(test_recording),
 		cmocka_unit_test(test_csv),
 	};
