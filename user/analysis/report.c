@@ -336,10 +336,10 @@ static void word_verdict(struct report *rep, int k, int n,
 }
 
 /*
- * --span, and no task waits on another (one thread runs a whole
- * GStreamer pipeline): the task with spans that runs the most, CPU-bound
- * (it runs, or waits for a CPU), is where the time goes, and its
- * operator says why.
+ * --span, and no task waits on another for 1% of its blocked time or
+ * more (one thread runs a whole GStreamer pipeline): the task with spans
+ * that runs the most, CPU-bound (it runs, or waits for a CPU), is where
+ * the time goes, and its operator says why.
  */
 static void set_alone(struct report *rep, const struct task_table *t)
 {
@@ -380,9 +380,14 @@ void report_set_graph(struct report *rep, const struct graph *g,
 
 	rep->graph = g;
 	rep->nr_verdict = 0;
-	if (!nr && rep->spans) {
+	/*
+	 * nothing ranked, or a first candidate no task sends 1% of its
+	 * blocked time (a main thread's few waits for a pipeline's start)
+	 */
+	if (rep->spans && (!nr || !g->nodes[g->rank[0]].nr_sources)) {
 		set_alone(rep, t);
-		return;
+		if (rep->nr_verdict)
+			return;
 	}
 	/*
 	 * The first row of each ranked node, in one pass: a pass per
