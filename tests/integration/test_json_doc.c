@@ -301,6 +301,35 @@ static const char *stub_cpu_limit(const void *ctx, __u32 tid, char *buf,
 	return buf;
 }
 
+/*
+ * --span and no task waiting on another: the verdict is the busiest
+ * task with spans, "alone" (one thread runs a whole GStreamer pipeline)
+ */
+static void lone_report(struct sink *sink, struct report_conf *rc,
+			int nr_slots)
+{
+	struct snapshot snap;
+	struct task_row *r;
+	struct span_row *sp;
+
+	snapshot_init(&snap, nr_slots);
+	tasks_set_layout(&snap.tasks, nr_slots, true);
+	r = tasks_get(&snap.tasks, 200);
+	r->pid = 200;
+	snprintf(r->comm, sizeof(r->comm), "videotestsrc0:s");
+	r->sched.on_cpu_ns = 1900000;
+	r->sched.runq_wait_ns = 100000;
+	sp = spans_get(&snap.spans, 200, 200, 1);
+	assert_non_null(sp);
+	snprintf(sp->name, sizeof(sp->name), "jpegenc0");
+	sp->s.entries = 20;
+	sp->s.on_cpu_ns = 1200000;
+	rc->per_name = false;
+	rc->wakeups = true;
+	assert_int_equal(sink_emit(sink, rc, &snap, 2000000, -1), 0);
+	snapshot_free(&snap);
+}
+
 static void writer_reports(const struct model *m, const struct keyset *doc,
 			   struct keyset *got)
 {
@@ -419,6 +448,7 @@ static void writer_reports(const struct model *m, const struct keyset *doc,
 			assert_int_equal(sink_emit(&sink, &rc, &snap, 4000000, -1),
 					 0);
 		}
+	lone_report(&sink, &rc, plan.nr);
 	n = ftell(sink.f);
 	out = calloc(1, (size_t)n + 1);
 	rewind(sink.f);

@@ -22,6 +22,7 @@
  * in (fn_extra). The -e page-faults counter is within 5% (exact in most
  * runs).
  */
+#include <math.h>
 #include "helpers.h"
 
 #define NR_OPS	4	/* lookup: 0 entries unless nested (-N) */
@@ -265,6 +266,111 @@ static void test_uprobes(void **state)
 	check_spans(span, 4, false, 0);
 }
 
+/* The workers' on-CPU time in a report's tasks (kernel accounting) */
+static double workers_on_cpu(json_object *doc)
+{
+	json_object *tasks, *t;
+	double sum = 0;
+	size_t i;
+
+	assert_true(json_object_object_get_ex(doc, "tasks", &tasks));
+	for (i = 0; i < json_object_array_length(tasks); i++) {
+		t = json_object_array_get_idx(tasks, i);
+		if (!strncmp(jstr(t, "comm"), "worker", 6))
+			sum += (double)jint(t, "on_cpu_ns");
+	}
+	return sum;
+}
+
+/*
+ * The bottleneck line of the table names the pool, and in it the heavy
+ * operator @op (enrich, a 2 ms burn against parse's and emit's 300 us)
+ * with its share of the pool's on-CPU time: the workload's own CPU
+ * clock of enrich, summed over the workers, over the kernel's on-CPU
+ * time of those threads (the recording's tasks), within 2 points. The
+ * line is read as printed (stderr, the command keeps stdout); the
+ * recording gives the threads' times and the operator's, itself held
+ * to the workload's clock at 2%.
+ */
+static void check_line(const char *span, const char *op, bool sampled)
+{
+	const char *wl = workload("operators");
+	char *rec = tmp_path("spans-line.jsonl"), *out = NULL;
+	char *argv[] = { (char *)tdbpf_bin(), "--wakeups", "--per-name",
+			 "--record", rec, "--span", (char *)span, "--",
+			 (char *)wl, "-w", "2", "-n", TASKS, NULL };
+
+	char *rep[] = { (char *)tdbpf_bin(), "report", "-j", rec, NULL };
+	char line[2048], name[48], kind[16];
+	struct op_truth t[NR_OPS];
+	double cpu, ent, flt, cflt, pool, want;
+	struct run_result r;
+	json_object *doc;
+	const char *in;
+	int pct;
+
+	/* sampled: 10% of the time, so a run of several windows */
+	if (sampled) {
+		argv[1] = "--per-name";
+		argv[2] = "-q";
+		argv[12] = "3000";
+	}
+	assert_int_equal(run_capture(argv, NULL, (uid_t)-1, 0, 120, &r), 0);
+	assert_int_equal(parse_ops(r.out, t), NR_OPS);
+	assert_true(table_verdict(r.err, line, sizeof(line)));
+	print_message("%s\n", line);
+	assert_int_equal(run(rep, &out, 60), 0);
+	doc = json_tokener_parse(out);
+	assert_non_null(doc);
+	assert_string_equal(t[1].name, "enrich");
+	pool = workers_on_cpu(doc);
+	span_sums(doc, "enrich", &cpu, &ent, &flt, &cflt);
+	assert_close("enrich", cpu, (double)t[1].cpu_ns, 0.02, 0);
+	want = 100.0 * (double)t[1].cpu_ns / pool;
+	/* the pool, folded; its operator by on-CPU time: it runs */
+	assert_non_null(strstr(line, "bottleneck: worker-* (2 tasks"));
+	in = strstr(line, "; in it: ");
+	assert_non_null(in);
+	assert_int_equal(sscanf(in, "; in it: %47s %d%% of their %15s", name,
+				&pct, kind),
+			 3);
+	print_message("%s %d%% of the pool's on-CPU time; its own clock: %.1f%% of %.1f ms\n",
+		      name, pct, want, pool / 1e6);
+	assert_string_equal(name, op);
+	assert_string_equal(kind, "on-CPU");
+	assert_true(fabs(pct - want) <= 2.0);
+	json_object_put(doc);
+	free(out);
+	unlink(rec);
+	run_result_free(&r);
+}
+
+static void test_line_usdt(void **state)
+{
+	(void)state;
+	NEED_BPF();
+	check_line("usdt", "enrich", false);
+}
+
+/* the default, wakeups sampled in windows: the same line */
+static void test_line_sampled(void **state)
+{
+	(void)state;
+	NEED_BPF();
+	check_line("usdt", "enrich", true);
+}
+
+static void test_line_uprobes(void **state)
+{
+	char span[600];
+
+	(void)state;
+	NEED_BPF();
+	snprintf(span, sizeof(span), "%s:op_parse,op_enrich,op_emit",
+		 workload("operators"));
+	check_line(span, "op_enrich", false);
+}
+
 /*
  * -S: enrich sleeps its 2 ms (nanosleep) instead of burning them: its
  * span's blocked time is its sleeps, at least 2 ms each and late by
@@ -404,6 +510,9 @@ int main(void)
 		cmocka_unit_test(test_nested_usdt),
 		cmocka_unit_test(test_nested_uprobes),
 		cmocka_unit_test(test_sleep_heavy),
+		cmocka_unit_test(test_line_usdt),
+		cmocka_unit_test(test_line_uprobes),
+		cmocka_unit_test(test_line_sampled),
 		cmocka_unit_test(test_recording),
 		cmocka_unit_test(test_csv),
 	};

@@ -192,6 +192,32 @@ bool verdict_of(const char *out, char *name, char *reason, size_t len)
 	return c;
 }
 
+bool table_verdict(const char *text, char *buf, size_t len)
+{
+	const char *p = text, *e;
+	size_t n = 0;
+
+	while (p && strncmp(p, "bottleneck: ", 12)) {
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	if (!p || !len)
+		return false;
+	buf[0] = '\0';
+	for (;;) {
+		e = strchrnul(p, '\n');
+		if (n >= len)
+			break;
+		n += (size_t)snprintf(buf + n, len - n, "%s%.*s", n ? " " : "",
+				      (int)(e - p), p);
+		/* a continuation: two spaces, then a word (a header has 4) */
+		if (!*e || strncmp(e + 1, "  ", 2) || e[3] == ' ' || !e[3])
+			break;
+		p = e + 3;
+	}
+	return true;
+}
+
 /* The task object of @tid in a report's "tasks", or NULL. */
 json_object *find_task(json_object *doc, int tid)
 {

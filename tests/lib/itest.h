@@ -51,6 +51,12 @@ json_object *first_candidate(json_object *doc);
  * @len each) in the JSON report text @out; false when it has none.
  */
 bool verdict_of(const char *out, char *name, char *reason, size_t len);
+/*
+ * The table's bottleneck line in @text, unwrapped: its continuations
+ * (wrapped at a space, indented 2) joined with one space, into @buf of
+ * @len; false when @text has none.
+ */
+bool table_verdict(const char *text, char *buf, size_t len);
 /* The task object of @tid in a report's "tasks", or NULL. */
 json_object *find_task(json_object *doc, int tid);
 /* The task of @tid, named @what in the error; the test fails without it. */

@@ -450,8 +450,8 @@ static void test_graph_banner_waits_on(void **state)
 	assert_true(y > 3);
 	assert_non_null(strstr(text(&g, y), " enrich 100%       "));
 	/*
-	 * --span: the line names the operator the bottleneck spends most
-	 * of its time in, 600 of enrich's 1000 ms (on-CPU and run queue)
+	 * --span: the line names the operator that holds most of the
+	 * bottleneck's on-CPU time (it runs): 500 of enrich's 700 ms
 	 */
 	spans_init(&sp);
 	r = spans_get(&sp, 2, 100, 7);
@@ -464,7 +464,84 @@ static void test_graph_banner_waits_on(void **state)
 	fr.spans = &sp;
 	draw(&g, 200, 24, &st, &fr);
 	assert_string_equal(text(&g, 1),
-			    "bottleneck: enrich (tid 2): runs (on-CPU 70%): no PMU breakdown; 2 tasks' waits lead to it (73% of their blocked time); in it: score 60% of its time (on-CPU 50%)");
+			    "bottleneck: enrich (tid 2): runs (on-CPU 70%): no PMU breakdown; 2 tasks' waits lead to it (73% of their blocked time); in it: score 71% of its on-CPU time");
+	spans_free(&sp);
+	tasks_free(&t);
+}
+
+/*
+ * --span and no task waiting on another for 1% of its blocked time (one
+ * thread runs a whole GStreamer pipeline, the main thread waits on it a
+ * few times at its start): the busiest task with spans is the line's,
+ * named for its operator, not for waits that lead to it.
+ */
+static void test_banner_alone(void **state)
+{
+	static const struct {
+		__u32 tid;
+		const char *comm;
+		struct tdbpf_sched sched;
+		struct tdbpf_wait w;
+	} tasks[] = {
+		{ 1, "main", { .on_cpu_ns = 10000000, .off_cpu_ns = 990000000 },
+		  { .kind = TDBPF_WAKER_TIMER, .wakeups = 10,
+		    .wait_ns = 990000000 } },
+		{ 2, "pipe",
+		  { .on_cpu_ns = 800000000, .runq_wait_ns = 200000000 },
+		  { 0 } },
+		/* a few short waits on pipe: 0.1% of its blocked time */
+		{ 3, "gmain", { .on_cpu_ns = 1000000, .off_cpu_ns = 999000000 },
+		  { .kind = TDBPF_WAKER_TASK, .tid = 2, .wakeups = 5,
+		    .wait_ns = 1000000 } },
+	};
+	struct tdbpf_wait w[TDBPF_NR_WAITS];
+	struct span_table sp;
+	struct span_row *r;
+	struct event_plan p;
+	struct task_table t;
+	struct top_state st;
+	struct top_frame fr;
+	struct tdbpf_task s;
+	struct grid g;
+	size_t i;
+
+	(void)state;
+	sw_plan(&p);
+	tasks_init(&t);
+	tasks_set_layout(&t, p.nr, true);
+	for (i = 0; i < sizeof(tasks) / sizeof(tasks[0]); i++) {
+		memset(&s, 0, sizeof(s));
+		memset(w, 0, sizeof(w));
+		s.tgid = 100;
+		s.tid = tasks[i].tid;
+		snprintf(s.comm, sizeof(s.comm), "%s", tasks[i].comm);
+		s.sched = tasks[i].sched;
+		w[0] = tasks[i].w;
+		assert_int_equal(tasks_add(&t, &s, w, 0), 0);
+	}
+	top_state_init(&st, SORT_CPU, false, 0, 1000);
+	fr = frame(&p, &t, 1000000000ULL, 2);
+	draw(&g, 200, 24, &st, &fr);
+	/* without spans, as before: no source, but ranked */
+	assert_string_equal(text(&g, 1),
+			    "bottleneck: pipe (tid 2): runs (on-CPU 80%): no PMU breakdown; 0 tasks' waits lead to it (100% of their blocked time)");
+	/* the encoder 600 of pipe's 800 ms on CPU, the rest its source's */
+	spans_init(&sp);
+	r = spans_get(&sp, 2, 100, 7);
+	assert_non_null(r);
+	snprintf(r->name, sizeof(r->name), "jpegenc0");
+	r->s.on_cpu_ns = 600000000;
+	r->s.runq_ns = 150000000;
+	r->s.entries = 40;
+	r = spans_get(&sp, 2, 100, 8);
+	assert_non_null(r);
+	snprintf(r->name, sizeof(r->name), "videoconvert0");
+	r->s.on_cpu_ns = 150000000;
+	r->s.entries = 40;
+	fr.spans = &sp;
+	draw(&g, 200, 24, &st, &fr);
+	assert_string_equal(text(&g, 1),
+			    "bottleneck: pipe (tid 2): runs (on-CPU 80%): no PMU breakdown; no task waits on another, it runs the most; in it: jpegenc0 75% of its on-CPU time");
 	spans_free(&sp);
 	tasks_free(&t);
 }
@@ -510,6 +587,7 @@ int main(void)
 		cmocka_unit_test(test_tma_bar_ipc_banner),
 		cmocka_unit_test(test_bar_cells),
 		cmocka_unit_test(test_graph_banner_waits_on),
+		cmocka_unit_test(test_banner_alone),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

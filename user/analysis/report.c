@@ -317,6 +317,58 @@ void report_decode_task(const struct report *rep, int i, struct task_decoded *d)
 	report_decode_row(rep, rep->rows[i], d);
 }
 
+/* verdict @k: node @n, reasoned with the TMA path of its row @row */
+static void word_verdict(struct report *rep, int k, int n,
+			 const struct task_row *row)
+{
+	const char *path = NULL;
+	struct task_decoded d;
+
+	if (row) {
+		report_decode_row(rep, row, &d);
+		if (d.has_tma && d.tma.bottleneck >= 0 && d.tma.path[0])
+			path = d.tma.path;
+	}
+	rep->verdict[k].node = n;
+	rep->verdict[k].alone = false;
+	graph_reason(rep->graph, n, path, rep->verdict[k].reason,
+		     sizeof(rep->verdict[k].reason));
+}
+
+/*
+ * --span, and no task waits on another for 1% of its blocked time or
+ * more (one thread runs a whole GStreamer pipeline): the task with spans
+ * that runs the most, CPU-bound (it runs, or waits for a CPU), is where
+ * the time goes, and its operator says why.
+ */
+static void set_alone(struct report *rep, const struct task_table *t)
+{
+	const struct graph *g = rep->graph;
+	const struct task_row *row = NULL;
+	int i, best = -1;
+	double share;
+	size_t j;
+
+	for (i = 0; i < g->nr_nodes; i++) {
+		const struct graph_node *c = &g->nodes[i];
+
+		if (c->role != ROLE_RUNNING && c->role != ROLE_STARVED)
+			continue;
+		if (best >= 0 && c->on_cpu_ns <= g->nodes[best].on_cpu_ns)
+			continue;
+		if (report_top_span(rep, i, &share))
+			best = i;
+	}
+	if (best < 0)
+		return;
+	for (j = 0; j < t->nr && !row; j++)
+		if (graph_node_of(g, tasks_row(t, j)) == best)
+			row = tasks_row(t, j);
+	word_verdict(rep, 0, best, row);
+	rep->verdict[0].alone = true;
+	rep->nr_verdict = 1;
+}
+
 void report_set_graph(struct report *rep, const struct graph *g,
 		      const struct task_table *t)
 {
@@ -324,11 +376,19 @@ void report_set_graph(struct report *rep, const struct graph *g,
 	int k, n, nr = g->nr_rank < REPORT_MAX_VERDICTS ? g->nr_rank :
 						       REPORT_MAX_VERDICTS,
 		  left = nr;
-	struct task_decoded d;
 	size_t i;
 
 	rep->graph = g;
 	rep->nr_verdict = 0;
+	/*
+	 * nothing ranked, or a first candidate no task sends 1% of its
+	 * blocked time (a main thread's few waits for a pipeline's start)
+	 */
+	if (rep->spans && (!nr || !g->nodes[g->rank[0]].nr_sources)) {
+		set_alone(rep, t);
+		if (rep->nr_verdict)
+			return;
+	}
 	/*
 	 * The first row of each ranked node, in one pass: a pass per
 	 * node was most of a report of 10,000 threads when the ranked
@@ -344,17 +404,7 @@ void report_set_graph(struct report *rep, const struct graph *g,
 		}
 	}
 	for (k = 0; k < nr; k++) {
-		const char *path = NULL;
-
-		n = g->rank[k];
-		if (row_of[k]) {
-			report_decode_row(rep, row_of[k], &d);
-			if (d.has_tma && d.tma.bottleneck >= 0 && d.tma.path[0])
-				path = d.tma.path;
-		}
-		rep->verdict[k].node = n;
-		graph_reason(g, n, path, rep->verdict[k].reason,
-			     sizeof(rep->verdict[k].reason));
+		word_verdict(rep, k, g->rank[k], row_of[k]);
 		rep->nr_verdict++;
 	}
 }
@@ -447,13 +497,26 @@ static void put_candidate(const struct graph *g, int node, char *buf,
 			       c->nr_tasks);
 }
 
-/* --span: "; in it: enrich 80% of their time", at @buf + *@n */
+bool report_span_blocked(const struct report *rep, int node)
+{
+	enum graph_role r = rep->graph->nodes[node].role;
+
+	/* a CPU-bound verdict is about on-CPU time; a wait, blocked time */
+	return r != ROLE_RUNNING && r != ROLE_STARVED;
+}
+
+/*
+ * The waits that lead to a thread lead through it to its spans in
+ * proportion to the time of that kind each holds (the waker's span at
+ * the wakeup is not recorded): the largest share is the operator.
+ */
 const struct span_row *report_top_span(const struct report *rep, int node,
 				       double *share)
 {
 	const struct graph_node *c = &rep->graph->nodes[node];
 	const struct span_row *top = NULL;
-	double life = (double)(c->on_cpu_ns + c->runq_ns + c->blocked_ns);
+	bool blocked = report_span_blocked(rep, node);
+	double whole = (double)(blocked ? c->blocked_ns : c->on_cpu_ns);
 	double best = 0, x;
 	size_t i;
 
@@ -462,31 +525,32 @@ const struct span_row *report_top_span(const struct report *rep, int node,
 
 		if (!span_is_of(s, c->tid, c->key[0] ? c->key : c->name))
 			continue;
-		x = (double)(s->s.on_cpu_ns + s->s.runq_ns +
-			     span_blocked_ns(&s->s));
+		x = (double)(blocked ? span_blocked_ns(&s->s) :
+				       s->s.on_cpu_ns);
 		if (x > best) {
 			best = x;
 			top = s;
 		}
 	}
-	*share = life > 0 ? best / life : 0;
+	*share = whole > 0 ? best / whole : 0;
 	return *share > 0 ? top : NULL;
 }
 
+/* "; in it: enrich 80% of their on-CPU time", at @buf + *@n */
 static void put_span(const struct report *rep, int node, char *buf,
 		     size_t len, size_t *n)
 {
 	const struct graph_node *c = &rep->graph->nodes[node];
-	double share, life = (double)(c->on_cpu_ns + c->runq_ns +
-				      c->blocked_ns);
+	double share;
 	const struct span_row *top = report_top_span(rep, node, &share);
+	char name[sizeof(top->name)];
 
-	if (top && *n < len)
-		*n += snprintf(buf + *n, len - *n,
-			       "; in it: %s %.0f%% of %s time (on-CPU %.0f%%)",
-			       top->name, 100 * share,
-			       c->nr_tasks > 1 ? "their" : "its",
-			       100 * top->s.on_cpu_ns / life);
+	if (!top || *n >= len)
+		return;
+	text_printable(name, sizeof(name), top->name, NULL, TEXT_ASCII);
+	*n += snprintf(buf + *n, len - *n, "; in it: %s %.0f%% of %s %s time",
+		       name, 100 * share, c->nr_tasks > 1 ? "their" : "its",
+		       report_span_blocked(rep, node) ? "blocked" : "on-CPU");
 }
 
 void report_verdict_line(const struct report *rep, char *buf, size_t len)
@@ -505,7 +569,11 @@ void report_verdict_line(const struct report *rep, char *buf, size_t len)
 		c = &g->nodes[rep->verdict[0].node];
 		n = snprintf(buf, len, "bottleneck: ");
 		put_candidate(g, rep->verdict[0].node, buf, len, &n);
-		if (n < len)
+		if (rep->verdict[0].alone && n < len)
+			n += snprintf(buf + n, len - n,
+				      ": %s; no task waits on another, it runs the most",
+				      rep->verdict[0].reason);
+		else if (n < len)
 			n += snprintf(buf + n, len - n,
 				      ": %s; %d %s waits lead to it (%.0f%% of their blocked time)",
 				      rep->verdict[0].reason, c->nr_sources,

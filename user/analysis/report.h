@@ -51,6 +51,11 @@ struct graph;
 #define REPORT_MAX_VERDICTS	4
 struct graph_verdict {
 	int node;			/* in rep->graph */
+	/*
+	 * --span, no task waits on another: the node is the busiest task
+	 * with spans, named for its operator, not for waits that lead to it
+	 */
+	bool alone;
 	char reason[512];
 };
 
@@ -128,10 +133,13 @@ void report_set_graph(struct report *rep, const struct graph *g,
  */
 void report_verdict_line(const struct report *rep, char *buf, size_t len);
 /*
- * --span: the span graph node @node's threads spend most of their time
- * in (on-CPU, run queue, blocked), and that *@share of it; NULL: none.
+ * --span: the span that holds the largest share of graph node @node's
+ * time of the kind its verdict is about, and that *@share of it; NULL:
+ * none. The kind: on-CPU time for a node that runs or is CPU-starved,
+ * blocked time for one that waits (report_span_blocked()).
  */
 const struct span_row *report_top_span(const struct report *rep, int node,
 				       double *share);
+bool report_span_blocked(const struct report *rep, int node);
 
 #endif /* TDBPF_REPORT_H */

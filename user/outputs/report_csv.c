@@ -294,10 +294,16 @@ void report_write_csv(FILE *f, const struct report *rep, const char *sep,
 		char name[sizeof(n->name)];
 
 		text_printable(name, sizeof(name), n->name, NULL, 0);
-		fprintf(f, "# bottleneck: %s-%u: %s; %d %s waits lead to it (%.0f%% of their blocked time)\n",
-			name, n->tid, rep->verdict[0].reason, n->nr_sources,
-			n->nr_sources == 1 ? "task's" : "tasks'",
-			100.0 * graph_share(rep->graph, rep->verdict[0].node));
+		if (rep->verdict[0].alone)
+			fprintf(f, "# bottleneck: %s-%u: %s; no task waits on another, it runs the most\n",
+				name, n->tid, rep->verdict[0].reason);
+		else
+			fprintf(f, "# bottleneck: %s-%u: %s; %d %s waits lead to it (%.0f%% of their blocked time)\n",
+				name, n->tid, rep->verdict[0].reason,
+				n->nr_sources,
+				n->nr_sources == 1 ? "task's" : "tasks'",
+				100.0 * graph_share(rep->graph,
+						    rep->verdict[0].node));
 	}
 	report_ahead_start(&a, rep);
 	while ((d = report_ahead_next(&a))) {

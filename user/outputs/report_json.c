@@ -332,10 +332,15 @@ static void write_graph(struct jw *w, const struct report *rep)
 		jw_num(w, "share", graph_share(g, rep->verdict[i].node), 6);
 		jw_int(w, "sources", n->nr_sources);
 		jw_str(w, "reason", rep->verdict[i].reason);
+		if (rep->verdict[i].alone)
+			jw_bool(w, "alone", true);
 		sp = report_top_span(rep, rep->verdict[i].node, &share);
 		if (sp) {
 			jw_str(w, "span", sp->name);
 			jw_num(w, "span_share", share, 6);
+			jw_str(w, "span_of",
+			       report_span_blocked(rep, rep->verdict[i].node) ?
+				       "blocked" : "on_cpu");
 		}
 		jw_close(w, '}');
 	}

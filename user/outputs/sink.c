@@ -67,6 +67,8 @@ int sink_emit_parts(struct sink *s, const struct report_conf *rc,
 	if (report_build(&rep, src, plan, rc->level ? rc->level : plan->level,
 			 p->duration_ns, rc->sort, rc->top))
 		goto out;
+	/* before the graph: with no waits, its verdict looks at spans */
+	rep.spans = spans.nr ? &spans : NULL;
 	if (rc->wakeups)
 		report_set_graph(&rep, &graph, src);
 	/*
@@ -82,7 +84,6 @@ int sink_emit_parts(struct sink *s, const struct report_conf *rc,
 	rep.wall_ns = p->wall_ns;
 	rep.flows = p->flows;
 	rep.cgroups = p->cgroups;
-	rep.spans = spans.nr ? &spans : NULL;
 	/* a write error is said where it is seen (outfile.c) */
 	err = sink_write(s, &rep);
 	if (!err && p->dot && rc->wakeups && graph_write_dot(p->dot, &graph))
