@@ -48,27 +48,6 @@ static bool id_exists(pid_t id)
 }
 
 /*
- * The process (thread group) of thread @id, from /proc/ID/status; @id
- * itself when unknown. /proc/TID opens for any thread, leader or not.
- */
-static pid_t tgid_of(pid_t id)
-{
-	char path[64], line[128];
-	pid_t tgid = id;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", id);
-	f = fopen(path, "re");
-	if (!f)
-		return id;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
-			break;
-	fclose(f);
-	return tgid;
-}
-
-/*
  * Is @cmd something execvp can run? Checked early to fail within a
  * second. 0, or why not: ENOENT, EISDIR, EACCES (there, not executable).
  */
@@ -210,7 +189,7 @@ static int check_targets(const struct options *o)
 		}
 	/* a thread's id traces nothing as -p: it is no tgid */
 	for (i = 0; i < o->nr_pids; i++) {
-		pid_t tgid = tgid_of(o->pids[i]);
+		pid_t tgid = targets_tgid(o->pids[i]);
 
 		if (tgid != o->pids[i]) {
 			errorf("-p %d: that is thread %d of process %d; trace the thread with -t %d or the process with -p %d",

@@ -148,6 +148,13 @@ static size_t status_num(pid_t pid, const char *key)
 	return n;
 }
 
+pid_t targets_tgid(pid_t id)
+{
+	pid_t tgid = (pid_t)status_num(id, "Tgid:");
+
+	return tgid ? tgid : id;
+}
+
 size_t targets_threads(const struct target_ids *o, pid_t child)
 {
 	char buf[128], *slash;
