@@ -389,13 +389,14 @@ static void write_waits(struct pw *w, const struct prom_state *st)
 							   st->wait_other;
 		bool any = other;
 
-		for (i = 0; !any && i < st->nr_waits; i++)
-			any = st->waits[i]->holds == f->holds;
+		for (i = 0; !any && i < st->waits.nr; i++)
+			any = ((struct prom_wait *)st->waits.v[i])->holds ==
+			      f->holds;
 		if (!any)
 			continue;
 		family(w, f->name, COUNTER, f->unit, f->help);
-		for (i = 0; i <= st->nr_waits; i++) {
-			x = i < st->nr_waits ? st->waits[i] : other;
+		for (i = 0; i <= st->waits.nr; i++) {
+			x = i < st->waits.nr ? st->waits.v[i] : other;
 			if (!x || x->holds != f->holds)
 				continue;
 			sample(w, f->name, "_total", x->labels, NULL);
@@ -434,16 +435,17 @@ static void write_spans(struct pw *w, const struct prom_state *st)
 	size_t k;
 	int i;
 
-	if (!st->nr_spans && !st->span_other)
+	if (!st->spans.nr && !st->span_other)
 		return;
 	for (k = 0; k < ARRAY_SIZE(span_families); k++) {
 		const struct span_family *f = &span_families[k];
 
 		family(w, f->name, COUNTER, f->unit, f->help);
-		for (i = 0; i <= st->nr_spans; i++) {
+		for (i = 0; i <= st->spans.nr; i++) {
 			__u64 v;
 
-			x = i < st->nr_spans ? st->spans[i] : st->span_other;
+			x = i < st->spans.nr ? st->spans.v[i] :
+					       st->span_other;
 			if (!x)
 				continue;
 			memcpy(&v, (const char *)x + f->off, sizeof(v));
