@@ -422,15 +422,9 @@ static int add_name(struct replay_report *r, __u32 pid, __u32 tid,
 {
 	struct replay_name *n;
 
-	if (r->nr_names == r->cap_names) {
-		size_t cap = r->cap_names ? r->cap_names * 2 : 16;
-
-		n = realloc(r->names, cap * sizeof(*n));
-		if (!n)
-			return -1;
-		r->names = n;
-		r->cap_names = cap;
-	}
+	if (array_grow(&r->names, &r->cap_names, r->nr_names,
+		       sizeof(*r->names), 16))
+		return -1;
 	n = &r->names[r->nr_names++];
 	n->pid = pid;
 	n->tid = tid;

@@ -8,6 +8,7 @@
 #include "model/model.h"
 #include "sums/spans.h"
 #include "sums/tasks.h"
+#include "support/array.h"
 
 void spans_init(struct span_table *t)
 {
@@ -46,15 +47,8 @@ static struct span_row *append(struct span_table *t)
 {
 	struct span_row *r;
 
-	if (t->nr == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 32;
-
-		r = realloc(t->row, cap * sizeof(*r));
-		if (!r)
-			return NULL;
-		t->row = r;
-		t->cap = cap;
-	}
+	if (array_grow(&t->row, &t->cap, t->nr, sizeof(*t->row), 32))
+		return NULL;
 	r = &t->row[t->nr++];
 	memset(r, 0, sizeof(*r));
 	r->nr_tasks = 1;
