@@ -24,14 +24,11 @@
 /* Blocked time of @doc's edges into @wakee whose waker is @waker. */
 static double edge_ns(json_object *doc, const char *waker, const char *wakee)
 {
-	json_object *g, *a, *e;
+	json_object *a = jedges(doc), *e;
 	double s = 0;
 	size_t i;
 
-	if (!json_object_object_get_ex(doc, "graph", &g) ||
-	    !json_object_object_get_ex(g, "edges", &a))
-		return 0;
-	for (i = 0; i < json_object_array_length(a); i++) {
+	for (i = 0; a && i < json_object_array_length(a); i++) {
 		e = json_object_array_get_idx(a, i);
 		if ((!wakee || !strcmp(jstr(e, "wakee_comm"), wakee)) &&
 		    (!waker || !strcmp(jstr(e, "waker_comm"), waker)))
