@@ -515,14 +515,17 @@ static const char *ip_bin(void)
 }
 
 /*
- * Two network namespaces, @a holding 10.77.@net.1 and @b 10.77.@net.2,
- * joined by a veth pair named after @id (addresses only inside them).
+ * Two network namespaces named after @id into @a and @b (@len bytes
+ * each), @a holding 10.77.@net.1 and @b 10.77.@net.2, joined by a veth
+ * pair (addresses only inside them). The ip(8) that made them.
  */
-static void netns_pair(const char *ip, const char *a, const char *b,
-		       int id, int net)
+static const char *netns_pair(char *a, char *b, size_t len, int id, int net)
 {
+	const char *ip = ip_bin();
 	char va[16], vb[16];
 
+	snprintf(a, len, "tdbpf%da", id);
+	snprintf(b, len, "tdbpf%db", id);
 	snprintf(va, sizeof(va), "tdv%da", id);
 	snprintf(vb, sizeof(vb), "tdv%db", id);
 	assert_int_equal(sh("ip() { %s \"$@\"; }; "
@@ -535,6 +538,7 @@ static void netns_pair(const char *ip, const char *a, const char *b,
 			    ip, a, b, va, vb, va, a, vb, b, a, net, va, b, net,
 			    vb, a, va, b, vb),
 			 0);
+	return ip;
 }
 
 /*
@@ -557,10 +561,7 @@ static void test_netns_endpoint(void **state)
 
 	(void)state;
 	NEED_BPF();
-	ip = ip_bin();
-	snprintf(a, sizeof(a), "tdbpf%da", id);
-	snprintf(b, sizeof(b), "tdbpf%db", id);
-	netns_pair(ip, a, b, id, net);
+	ip = netns_pair(a, b, sizeof(a), id, net);
 	r = netns_peer(b, "nsrecv", NULL, port);
 	usleep(200000);
 	snprintf(peer, sizeof(peer), "10.77.%d.2", net);
@@ -687,10 +688,7 @@ static void test_netns_stages(void **state)
 
 	(void)state;
 	NEED_BPF();
-	ip = ip_bin();
-	snprintf(a, sizeof(a), "tdbpf%da", id);
-	snprintf(b, sizeof(b), "tdbpf%db", id);
-	netns_pair(ip, a, b, id, net);
+	ip = netns_pair(a, b, sizeof(a), id, net);
 	snprintf(p1, sizeof(p1), "%d", port);
 	snprintf(p2, sizeof(p2), "%d", port + 1);
 	/* gen (hA) -> relay (hB) -> sink (hA) */
