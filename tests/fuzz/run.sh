@@ -44,6 +44,7 @@ if ! { $clang $flags -DTDBPF_PARSE_ONLY tests/fuzz/fuzz_options.c \
 	user/support/hash.c user/support/error.c user/support/array.c \
 	user/sums/tasks.c user/sums/task_waits.c user/sums/waits.c \
 	user/sums/flows.c user/sums/names.c user/sums/cgroups.c user/sums/spans.c \
+	user/sums/snapshot.c \
 	user/model/model.c user/model/tma.c user/model/plan.c user/model/cpus/*.c \
 	-o "$out/fuzz_replay" -ljson-c -lm -pthread; } \
 	>"$out/build.log" 2>&1; then

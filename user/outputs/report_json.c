@@ -666,6 +666,7 @@ void report_write_json(FILE *f, const struct report *rep, bool line)
 	const struct task_decoded *d;
 	struct report_ahead a;
 	struct jw w;
+	size_t k;
 	int i;
 
 	/* the members each task repeats: the plan's slots, the tree's nodes */
@@ -689,16 +690,8 @@ void report_write_json(FILE *f, const struct report *rep, bool line)
 	if (rep->interval >= 0)
 		jw_int(&w, "interval", rep->interval);
 	jw_obj(&w, "lost");
-	jw_u64(&w, "map_full", rep->lost.map_full);
-	jw_u64(&w, "read_errors", rep->lost.read_errors);
-	jw_u64(&w, "unseen_switch_ins", rep->lost.unseen_switch_ins);
-	jw_u64(&w, "wakers", rep->lost.wakers);
-	jw_u64(&w, "wakeups_missed", rep->lost.wakeups_missed);
-	jw_u64(&w, "sockets_unresolved", rep->lost.sock_unresolved);
-	jw_u64(&w, "spans_lost", rep->lost.spans_lost);
-	jw_u64(&w, "span_exits_unmatched", rep->lost.span_exits_unmatched);
-	jw_u64(&w, "spans_too_deep", rep->lost.spans_too_deep);
-	jw_u64(&w, "sockets_evicted", rep->lost.sock_evicted);
+	for (k = 0; k < nr_lost_keys; k++)
+		jw_u64(&w, lost_keys[k].name, lost_value(&rep->lost, k));
 	jw_obj_end(&w);
 	jw_int(&w, "nr_total", rep->nr_total);
 	jw_int(&w, "nr_processes", rep->nr_procs);
