@@ -24,6 +24,16 @@ static inline void task_blank(struct tdbpf_task *s, struct tdbpf_wait *ws,
 	snprintf(s->comm, sizeof(s->comm), "%s", comm);
 }
 
+/* Each of the NULL-ended @want stands in @s; else the test fails. */
+static inline void has_all(const char *s, const char *const *want)
+{
+	for (; *want; want++)
+		if (!strstr(s, *want)) {
+			print_error("no \"%s\" in:\n%s\n", *want, s);
+			fail();
+		}
+}
+
 /* What was written to @f (a tmpfile), as a string; closes @f. */
 static inline char *slurp(FILE *f)
 {
