@@ -726,10 +726,9 @@ static void test_repeat(void **state)
 
 	/* the table: perf's layout, a spread on every figure */
 	assert_int_equal(run_capture(table_argv, NULL, (uid_t)-1, 0, 60, &r), 0);
-	assert_non_null(strstr(r.err, "Performance counter stats for 'true' (2 runs)"));
-	assert_non_null(strstr(r.err, " true: 1.00 task per run, in 2 of 2 runs\n"));
-	assert_non_null(strstr(r.err, " msec on-CPU "));
-	assert_non_null(strstr(r.err, "seconds time elapsed  ( +- "));
+	has_all(r.err, STRS("Performance counter stats for 'true' (2 runs)",
+			    " true: 1.00 task per run, in 2 of 2 runs\n",
+			    " msec on-CPU ", "seconds time elapsed  ( +- "));
 	assert_int_equal(lines_with(r.err, "( +- "), 10);
 	run_result_free(&r);
 }

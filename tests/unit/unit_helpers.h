@@ -9,6 +9,7 @@
 #include "model/model.h"
 #include "sums/tasks.h"
 #include "sums/waits.h"
+#include "has_all.h"
 
 /*
  * @s a task @tid of process 100 named @comm, all else 0, and @ws (the
@@ -22,16 +23,6 @@ static inline void task_blank(struct tdbpf_task *s, struct tdbpf_wait *ws,
 	s->tid = tid;
 	s->tgid = 100;
 	snprintf(s->comm, sizeof(s->comm), "%s", comm);
-}
-
-/* Each of the NULL-ended @want stands in @s; else the test fails. */
-static inline void has_all(const char *s, const char *const *want)
-{
-	for (; *want; want++)
-		if (!strstr(s, *want)) {
-			print_error("no \"%s\" in:\n%s\n", *want, s);
-			fail();
-		}
 }
 
 /* What was written to @f (a tmpfile), as a string; closes @f. */
