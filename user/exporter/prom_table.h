@@ -4,7 +4,8 @@
  * and its update turns a scrape's task table into increments;
  * prom_names.c says which label set a task goes to; prom_series.c keeps
  * the series of each label set, prom_waits.c the waits' series,
- * prom_spans.c the spans'.
+ * prom_spans.c the spans', both found by their labels' text in a
+ * prom_lset.c table.
  */
 #ifndef TDBPF_PROM_TABLE_H
 #define TDBPF_PROM_TABLE_H
