@@ -47,6 +47,17 @@ static bool id_exists(pid_t id)
 	return access(path, F_OK) == 0;
 }
 
+/* The first of @ids (@nr of them) with no task in /proc, or -1 */
+static int first_gone(const pid_t *ids, int nr)
+{
+	int i;
+
+	for (i = 0; i < nr; i++)
+		if (!id_exists(ids[i]))
+			return i;
+	return -1;
+}
+
 /*
  * Is @cmd something execvp can run? Checked early to fail within a
  * second. 0, or why not: ENOENT, EISDIR, EACCES (there, not executable).
@@ -181,12 +192,12 @@ static int check_targets(const struct options *o)
 		errorf("%s", targets_pid_ns_problem());
 		return 1;
 	}
-	for (i = 0; i < o->nr_pids; i++)
-		if (!id_exists(o->pids[i])) {
-			errorf("no process with pid %d; check it with ps or pgrep",
-			       o->pids[i]);
-			return 2;
-		}
+	i = first_gone(o->pids, o->nr_pids);
+	if (i >= 0) {
+		errorf("no process with pid %d; check it with ps or pgrep",
+		       o->pids[i]);
+		return 2;
+	}
 	/* a thread's id traces nothing as -p: it is no tgid */
 	for (i = 0; i < o->nr_pids; i++) {
 		pid_t tgid = targets_tgid(o->pids[i]);
@@ -197,12 +208,12 @@ static int check_targets(const struct options *o)
 			return 2;
 		}
 	}
-	for (i = 0; i < o->nr_tids; i++)
-		if (!id_exists(o->tids[i])) {
-			errorf("no thread with tid %d; list threads with ps -eLf",
-			       o->tids[i]);
-			return 2;
-		}
+	i = first_gone(o->tids, o->nr_tids);
+	if (i >= 0) {
+		errorf("no thread with tid %d; list threads with ps -eLf",
+		       o->tids[i]);
+		return 2;
+	}
 	if (o->cgroup && !cgroup_exists(o->cgroup))
 		return 2;
 	e = o->argv ? command_found(o->argv[0]) : 0;
