@@ -64,8 +64,8 @@ struct prom_series {
 	bool changed;			/* delta[] holds something */
 	__u64 threads;			/* live tasks at the last update */
 	__u64 exited;			/* tasks seen exiting */
-	__u64 on_cpu_ns, runq_wait_ns, off_cpu_ns;
-	__u64 nvcsw, nivcsw, migrations, uncounted_ns, softirq_ns;
+	/* the tasks' sums, by sched_add() (window_gap_ns is not served) */
+	struct tdbpf_sched sched;
 	struct tdbpf_count *raw;	/* plan->nr: cumulative raw sums */
 	struct tdbpf_count *delta;	/* plan->nr: since the last update */
 	double *scaled;			/* plan->nr: sum of scaled deltas */

@@ -137,17 +137,17 @@ struct u64_family {
 
 /* The per-series families of one number each: a table, not a switch. */
 static const struct u64_family u64_families[] = {
-	{ "tdbpf_task_on_cpu_seconds", COUNTER, true, SF(on_cpu_ns),
+	{ "tdbpf_task_on_cpu_seconds", COUNTER, true, SF(sched.on_cpu_ns),
 	  "CPU time of the series' tasks (the kernel's per-task sum_exec_runtime)." },
-	{ "tdbpf_task_runqueue_wait_seconds", COUNTER, true, SF(runq_wait_ns),
+	{ "tdbpf_task_runqueue_wait_seconds", COUNTER, true, SF(sched.runq_wait_ns),
 	  "Time runnable but waiting for a CPU (schedstat run_delay)." },
-	{ "tdbpf_task_off_cpu_seconds", COUNTER, true, SF(off_cpu_ns),
+	{ "tdbpf_task_off_cpu_seconds", COUNTER, true, SF(sched.off_cpu_ns),
 	  "Observed life neither on CPU nor in the run queue: asleep or blocked." },
-	{ "tdbpf_task_migrations", COUNTER, false, SF(migrations),
+	{ "tdbpf_task_migrations", COUNTER, false, SF(sched.migrations),
 	  "Migrations between CPUs." },
-	{ "tdbpf_task_uncounted_seconds", COUNTER, true, SF(uncounted_ns),
+	{ "tdbpf_task_uncounted_seconds", COUNTER, true, SF(sched.uncounted_ns),
 	  "On-CPU time in slices whose switch-in was not seen: no counter read." },
-	{ "tdbpf_task_softirq_seconds", COUNTER, true, SF(softirq_ns),
+	{ "tdbpf_task_softirq_seconds", COUNTER, true, SF(sched.softirq_ns),
 	  "Network softirqs run while the series' tasks were current (the graph's socket hooks): on loopback, delivering what they sent." },
 	{ "tdbpf_task_exited_threads", COUNTER, false, SF(exited),
 	  "Tasks of the series seen exiting." },
@@ -189,9 +189,9 @@ static void write_switches(struct pw *w, const struct prom_state *st)
 	       "Context switches out: voluntary (it blocked) or involuntary (preempted), as nvcsw/nivcsw.");
 	FOR_SERIES(st, s, i) {
 		sample(w, name, "_total", s->labels, "kind=\"voluntary\"");
-		val_u64(w, s->nvcsw);
+		val_u64(w, s->sched.nvcsw);
 		sample(w, name, "_total", s->labels, "kind=\"involuntary\"");
-		val_u64(w, s->nivcsw);
+		val_u64(w, s->sched.nivcsw);
 	}
 }
 
