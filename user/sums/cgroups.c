@@ -102,16 +102,8 @@ int cgroups_copy(struct cgroup_table *dst, const struct cgroup_table *src)
 	if (dst == src)
 		return 0;
 	cgroups_reset(dst);
-	if (src->nr > dst->cap) {
-		struct task_cgroup *v = realloc(dst->v, src->nr * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		dst->v = v;
-		dst->cap = src->nr;
-	}
-	if (src->nr)
-		memcpy(dst->v, src->v, src->nr * sizeof(*src->v));
+	if (array_copy(&dst->v, &dst->cap, src->v, src->nr, sizeof(*src->v)))
+		return -ENOMEM;
 	dst->nr = src->nr;
 	dst->sorted = src->sorted;
 	return 0;

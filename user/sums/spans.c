@@ -74,17 +74,9 @@ struct span_row *spans_get(struct span_table *t, __u32 tid, __u32 tgid,
 int spans_copy(struct span_table *dst, const struct span_table *src)
 {
 	spans_reset(dst);
-	if (src->nr > dst->cap) {
-		struct span_row *r = realloc(dst->row,
-					     src->nr * sizeof(*r));
-
-		if (!r)
-			return -ENOMEM;
-		dst->row = r;
-		dst->cap = src->nr;
-	}
-	if (src->nr)
-		memcpy(dst->row, src->row, src->nr * sizeof(*src->row));
+	if (array_copy(&dst->row, &dst->cap, src->row, src->nr,
+		       sizeof(*src->row)))
+		return -ENOMEM;
 	dst->nr = src->nr;
 	return 0;
 }

@@ -21,3 +21,21 @@ int array_grow(void *pv, size_t *cap, size_t nr, size_t size, size_t min)
 	*cap = n;
 	return 0;
 }
+
+int array_copy(void *pv, size_t *cap, const void *src, size_t nr,
+	       size_t size)
+{
+	void *v;
+
+	memcpy(&v, pv, sizeof(v));
+	if (nr > *cap) {
+		v = realloc(v, nr * size);
+		if (!v)
+			return -ENOMEM;
+		memcpy(pv, &v, sizeof(v));
+		*cap = nr;
+	}
+	if (nr)
+		memcpy(v, src, nr * size);
+	return 0;
+}

@@ -17,4 +17,12 @@
  */
 int array_grow(void *pv, size_t *cap, size_t nr, size_t size, size_t min);
 
+/*
+ * The array at *@pv (of *@cap elements of @size bytes) made a copy of
+ * @src's @nr, grown to @nr exactly if it held fewer. 0, or -ENOMEM with
+ * the array and *@cap as they were.
+ */
+int array_copy(void *pv, size_t *cap, const void *src, size_t nr,
+	       size_t size);
+
 #endif /* TDBPF_ARRAY_H */
