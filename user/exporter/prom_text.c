@@ -210,12 +210,34 @@ static void event_label(char *b, size_t len, const char *key, const char *v)
 	b[n] = '\0';
 }
 
+/* Each counter group's enabled (@running false) or running time */
+static void group_times(struct pw *w, const struct prom_state *st,
+			const char *name, const char *help, bool running)
+{
+	const struct event_plan *plan = st->plan;
+	const struct prom_series *s;
+	char lab[32];
+	int i, g;
+
+	family(w, name, COUNTER, "seconds", help);
+	for (g = 0; g < plan->nr_groups; g++) {
+		const struct tdbpf_count *c;
+
+		snprintf(lab, sizeof(lab), "group=\"%d\"", g);
+		FOR_SERIES(st, s, i) {
+			c = &s->raw[plan->leader[g]];
+			sample(w, name, "_total", s->labels, lab);
+			val_ns(w, running ? c->running : c->enabled);
+		}
+	}
+}
+
 static void write_counters(struct pw *w, const struct prom_state *st)
 {
 	const struct event_plan *plan = st->plan;
 	const struct prom_series *s;
 	char lab[160];
-	int i, e, g;
+	int i, e;
 
 	/* -e events too: each slot's descriptor, the model's or its own */
 	if (!plan->nr)
@@ -230,26 +252,12 @@ static void write_counters(struct pw *w, const struct prom_state *st)
 			val_f(w, s->scaled[e]);
 		}
 	}
-	family(w, "tdbpf_task_group_enabled_seconds", COUNTER, "seconds",
-	       "Time each counter group was enabled for the series' tasks; coverage = rate(running) / rate(enabled).");
-	for (g = 0; g < plan->nr_groups; g++) {
-		snprintf(lab, sizeof(lab), "group=\"%d\"", g);
-		FOR_SERIES(st, s, i) {
-			sample(w, "tdbpf_task_group_enabled_seconds", "_total",
-			       s->labels, lab);
-			val_ns(w, s->raw[plan->leader[g]].enabled);
-		}
-	}
-	family(w, "tdbpf_task_group_running_seconds", COUNTER, "seconds",
-	       "Time each counter group was on a counter for the series' tasks (multiplexing leaves it below enabled).");
-	for (g = 0; g < plan->nr_groups; g++) {
-		snprintf(lab, sizeof(lab), "group=\"%d\"", g);
-		FOR_SERIES(st, s, i) {
-			sample(w, "tdbpf_task_group_running_seconds", "_total",
-			       s->labels, lab);
-			val_ns(w, s->raw[plan->leader[g]].running);
-		}
-	}
+	group_times(w, st, "tdbpf_task_group_enabled_seconds",
+		    "Time each counter group was enabled for the series' tasks; coverage = rate(running) / rate(enabled).",
+		    false);
+	group_times(w, st, "tdbpf_task_group_running_seconds",
+		    "Time each counter group was on a counter for the series' tasks (multiplexing leaves it below enabled).",
+		    true);
 }
 
 static void write_tma(struct pw *w, const struct prom_state *st)
