@@ -7,8 +7,9 @@
 #   make test     deps, build, unit + reference + integration tests
 #   make test-open  the open cases: requirements not met yet (they fail)
 #   make check-layers  fail on an #include that goes up the data flow, a
-#                 cycle of calls between user/'s files, or a function in
-#                 user/ or bpf/ longer than 100 lines
+#                 cycle of includes between user/'s headers or of calls
+#                 between its files, or a function in user/ or bpf/
+#                 longer than 100 lines
 #   make bench    overhead and scale benchmarks -> bench/results.md
 #   make bench-graph  the verdict against measured truth on random graphs
 #                 (BENCH_GRAPH_SEED=, BENCH_GRAPH_N=) -> bench/results.md

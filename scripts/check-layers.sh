@@ -18,7 +18,8 @@
 # server (exporter) are two consumers of the same stages, apart. Only
 # sources sees the BPF skeleton. A header without a
 # folder must be one of include/ (shared with the BPF side) or generated
-# in build/; a user/ header is always named with its folder.
+# in build/; a user/ header is always named with its folder. No header
+# includes itself through others (an include cycle).
 # Prints one line per violation and fails; silent when all is well.
 # Usage: scripts/check-layers.sh      (from the repository root)
 set -eu
@@ -79,6 +80,9 @@ FNR == 1 {
 		next
 	}
 	split(inc, q, "/")
+	# what each header includes, for the cycle check at the end
+	if (FILENAME ~ /\.h$/)
+		hinc[substr(FILENAME, 6)] = hinc[substr(FILENAME, 6)] " " inc
 	if (!(q[1] in allow)) {
 		printf "%s:%d: includes \"%s\": %s is no stage folder\n",
 		       FILENAME, FNR, inc, q[1]
@@ -89,5 +93,32 @@ FNR == 1 {
 		bad = 1
 	}
 }
-END { exit bad }
+# headers that include each other, through others or not: the guards
+# hide it, and which one is read first then decides what compiles
+function visit(h,    t, n, i, k, line) {
+	state[h] = 1
+	stack[++depth] = h
+	n = split(hinc[h], t, " ")
+	for (i = 1; i <= n; i++) {
+		if (state[t[i]] == 1) {
+			line = ""
+			for (k = depth; k >= 1 && stack[k] != t[i]; k--)
+				;
+			for (; k <= depth; k++)
+				line = line stack[k] " -> "
+			printf "user/%s: an include cycle: %s%s\n", t[i], line, t[i]
+			bad = 1
+		} else if (!state[t[i]]) {
+			visit(t[i])
+		}
+	}
+	depth--
+	state[h] = 2
+}
+END {
+	for (h in hinc)
+		if (!state[h])
+			visit(h)
+	exit bad
+}
 ' $(find user -name '*.[ch]' | LC_ALL=C sort)

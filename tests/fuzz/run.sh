@@ -41,9 +41,10 @@ if ! { $clang $flags -DTDBPF_PARSE_ONLY tests/fuzz/fuzz_options.c \
 	user/analysis/scale.c \
 	user/outputs/report_table.c user/outputs/report_csv.c \
 	user/outputs/report_json.c user/support/json.c user/support/outbuf.c \
-	user/support/hash.c user/support/error.c \
+	user/support/hash.c user/support/error.c user/support/array.c \
 	user/sums/tasks.c user/sums/task_waits.c user/sums/waits.c \
 	user/sums/flows.c user/sums/names.c user/sums/cgroups.c user/sums/spans.c \
+	user/sums/snapshot.c \
 	user/model/model.c user/model/tma.c user/model/plan.c user/model/cpus/*.c \
 	-o "$out/fuzz_replay" -ljson-c -lm -pthread; } \
 	>"$out/build.log" 2>&1; then

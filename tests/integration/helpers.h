@@ -31,6 +31,7 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 #include <json-c/json.h>
+#include "has_all.h"
 #include "itest.h"
 #include "json_get.h"
 #include "proc.h"

@@ -36,6 +36,25 @@ static int parse_acct(const char *line, const char *tag, struct acct *a)
 		      &a->nivcsw, &a->exec_ns, &a->migr) == 7 ? 0 : -1;
 }
 
+/* A thread's calls line: "tid=T name=N getppid=P getpgid=G"; 1 or 0 */
+static int parse_calls(const char *line, struct calls *c)
+{
+	return sscanf(line, "tid=%d name=%31s getppid=%ld getpgid=%ld",
+		      &c->tid, c->name, &c->getppid, &c->getpgid) == 4;
+}
+
+/* The calls lines of a workload's output @out into @c; their number. */
+static int calls_of(const char *out, struct calls *c)
+{
+	const char *p;
+	int n = 0;
+
+	for (p = out; p && *p && n < MAX_T;
+	     p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		n += parse_calls(p, &c[n]);
+	return n;
+}
+
 /* The workload's lines up to @until: pre/post accounting, thread calls. */
 static int read_until(int fd, const char *until, struct acct *pre, int *npre,
 		      struct acct *post, int *npost, struct calls *c, int *nc)
@@ -50,10 +69,7 @@ static int read_until(int fd, const char *until, struct acct *pre, int *npre,
 		else if (post && *npost < MAX_T &&
 			 !parse_acct(line, "post", &post[*npost]))
 			(*npost)++;
-		else if (c && *nc < MAX_T &&
-			 sscanf(line, "tid=%d name=%31s getppid=%ld getpgid=%ld",
-				&c[*nc].tid, c[*nc].name, &c[*nc].getppid,
-				&c[*nc].getpgid) == 4)
+		else if (c && *nc < MAX_T && parse_calls(line, &c[*nc]))
 			(*nc)++;
 	}
 	return -1;
@@ -249,7 +265,6 @@ static void exact_run(const char *const *args, const char *ppid,
 	char *json = tmp_path("exact.json"), *out = NULL, *argv[32];
 	json_object *doc, *t, *ctr;
 	int n = 0, nc = 0, i, checked = 0, moved = 0, unseen = 0;
-	const char *p;
 
 	argv[n++] = (char *)tdbpf_bin();
 	argv[n++] = "-j";
@@ -267,11 +282,7 @@ static void exact_run(const char *const *args, const char *ppid,
 	argv[n++] = "200";
 	argv[n] = NULL;
 	assert_int_equal(run(argv, &out, 120), 0);
-	for (p = out; p && *p && nc < MAX_T; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-		if (sscanf(p, "tid=%d name=%31s getppid=%ld getpgid=%ld",
-			   &c[nc].tid, c[nc].name, &c[nc].getppid,
-			   &c[nc].getpgid) == 4)
-			nc++;
+	nc = calls_of(out, c);
 	assert_int_equal(nc, 206);
 	doc = json_file(json);
 	assert_non_null(doc);
@@ -411,7 +422,6 @@ static void test_table_and_csv_columns(void **state)
 			     "-m", "500", "-c", "0", NULL };
 	char *out = NULL, unit[32], *hdr;
 	struct run_result r;
-	const char *p;
 	double v, unc;
 	int nc = 0, i, exact = 0;
 
@@ -437,12 +447,7 @@ static void test_table_and_csv_columns(void **state)
 	/* the command's lines on stdout, the report apart on stderr */
 	assert_int_equal(run_capture(csv_argv, NULL, (uid_t)-1, 0, 60, &r), 0);
 	out = r.err;
-	for (p = r.out; p && *p && nc < MAX_T;
-	     p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-		if (sscanf(p, "tid=%d name=%31s getppid=%ld getpgid=%ld",
-			   &c[nc].tid, c[nc].name, &c[nc].getppid,
-			   &c[nc].getpgid) == 4)
-			nc++;
+	nc = calls_of(r.out, c);
 	assert_int_equal(nc, 2);
 	for (i = 0; i < nc; i++) {
 		assert_int_equal(csv_value(out, c[i].name, c[i].tid,
@@ -554,12 +559,7 @@ static void test_not_supported(void **state)
 	assert_int_equal(run_capture(argv, NULL, (uid_t)-1, 0, 60, &r), 0);
 	assert_int_equal(lines_with(r.err, "<not supported>"), 1);
 	assert_non_null(strstr(r.err, "tdbpf: <not supported>: event 'cycles' cannot be counted here: no hardware PMU"));
-	for (p = r.out; p && *p && nc < MAX_T;
-	     p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-		if (sscanf(p, "tid=%d name=%31s getppid=%ld getpgid=%ld",
-			   &c[nc].tid, c[nc].name, &c[nc].getppid,
-			   &c[nc].getpgid) == 4)
-			nc++;
+	nc = calls_of(r.out, c);
 	assert_int_equal(nc, 2);
 	run_result_free(&r);
 	doc = json_file(json);
@@ -726,10 +726,9 @@ static void test_repeat(void **state)
 
 	/* the table: perf's layout, a spread on every figure */
 	assert_int_equal(run_capture(table_argv, NULL, (uid_t)-1, 0, 60, &r), 0);
-	assert_non_null(strstr(r.err, "Performance counter stats for 'true' (2 runs)"));
-	assert_non_null(strstr(r.err, " true: 1.00 task per run, in 2 of 2 runs\n"));
-	assert_non_null(strstr(r.err, " msec on-CPU "));
-	assert_non_null(strstr(r.err, "seconds time elapsed  ( +- "));
+	has_all(r.err, STRS("Performance counter stats for 'true' (2 runs)",
+			    " true: 1.00 task per run, in 2 of 2 runs\n",
+			    " msec on-CPU ", "seconds time elapsed  ( +- "));
 	assert_int_equal(lines_with(r.err, "( +- "), 10);
 	run_result_free(&r);
 }

@@ -804,10 +804,7 @@ static void test_graph_dot(void **state)
 	assert_int_equal(run(argv, NULL, 60), 0);
 	assert_int_equal(run(dargv, NULL, 60), 0);
 	text = file_text(svg);
-	assert_non_null(strstr(text, "<svg"));
-	assert_non_null(strstr(text, "BOTTLENECK"));
-	assert_non_null(strstr(text, "score"));
-	assert_non_null(strstr(text, "timer"));
+	has_all(text, STRS("<svg", "BOTTLENECK", "score", "timer"));
 	free(text);
 	unlink(dotf);
 	unlink(svg);

@@ -29,14 +29,11 @@ static int lines_with(const char *text, const char *what)
  */
 static double waits_on(json_object *doc, int wakee, const char *waker)
 {
-	json_object *g, *a, *e;
+	json_object *a = jedges(doc), *e;
 	double s = 0;
 	size_t i;
 
-	if (!json_object_object_get_ex(doc, "graph", &g) ||
-	    !json_object_object_get_ex(g, "edges", &a))
-		return 0;
-	for (i = 0; i < json_object_array_length(a); i++) {
+	for (i = 0; a && i < json_object_array_length(a); i++) {
 		e = json_object_array_get_idx(a, i);
 		if (jint(e, "wakee_tid") == wakee &&
 		    !strcmp(jstr(e, "kind"), "wakeup") &&

@@ -58,11 +58,11 @@ static void test_command_runs_as_sudo_user(void **state)
 
 	/* and not one capability left to the command */
 	assert_int_equal(run_capture(argv, sudo, (uid_t)-1, 0, 30, &r), 0);
-	assert_non_null(strstr(r.out, "\nUid:\t65534\t65534\t65534\t65534\n"));
-	assert_non_null(strstr(r.out, "\nGid:\t65534\t65534\t65534\t65534\n"));
-	assert_non_null(strstr(r.out, "\nCapPrm:\t0000000000000000\n"));
-	assert_non_null(strstr(r.out, "\nCapEff:\t0000000000000000\n"));
-	assert_non_null(strstr(r.out, "\nCapAmb:\t0000000000000000\n"));
+	has_all(r.out, STRS("\nUid:\t65534\t65534\t65534\t65534\n",
+			    "\nGid:\t65534\t65534\t65534\t65534\n",
+			    "\nCapPrm:\t0000000000000000\n",
+			    "\nCapEff:\t0000000000000000\n",
+			    "\nCapAmb:\t0000000000000000\n"));
 	run_result_free(&r);
 	unlink(json);
 }

@@ -24,14 +24,11 @@
 /* Blocked time of @doc's edges into @wakee whose waker is @waker. */
 static double edge_ns(json_object *doc, const char *waker, const char *wakee)
 {
-	json_object *g, *a, *e;
+	json_object *a = jedges(doc), *e;
 	double s = 0;
 	size_t i;
 
-	if (!json_object_object_get_ex(doc, "graph", &g) ||
-	    !json_object_object_get_ex(g, "edges", &a))
-		return 0;
-	for (i = 0; i < json_object_array_length(a); i++) {
+	for (i = 0; a && i < json_object_array_length(a); i++) {
 		e = json_object_array_get_idx(a, i);
 		if ((!wakee || !strcmp(jstr(e, "wakee_comm"), wakee)) &&
 		    (!waker || !strcmp(jstr(e, "waker_comm"), waker)))
@@ -518,14 +515,17 @@ static const char *ip_bin(void)
 }
 
 /*
- * Two network namespaces, @a holding 10.77.@net.1 and @b 10.77.@net.2,
- * joined by a veth pair named after @id (addresses only inside them).
+ * Two network namespaces named after @id into @a and @b (@len bytes
+ * each), @a holding 10.77.@net.1 and @b 10.77.@net.2, joined by a veth
+ * pair (addresses only inside them). The ip(8) that made them.
  */
-static void netns_pair(const char *ip, const char *a, const char *b,
-		       int id, int net)
+static const char *netns_pair(char *a, char *b, size_t len, int id, int net)
 {
+	const char *ip = ip_bin();
 	char va[16], vb[16];
 
+	snprintf(a, len, "tdbpf%da", id);
+	snprintf(b, len, "tdbpf%db", id);
 	snprintf(va, sizeof(va), "tdv%da", id);
 	snprintf(vb, sizeof(vb), "tdv%db", id);
 	assert_int_equal(sh("ip() { %s \"$@\"; }; "
@@ -538,6 +538,7 @@ static void netns_pair(const char *ip, const char *a, const char *b,
 			    ip, a, b, va, vb, va, a, vb, b, a, net, va, b, net,
 			    vb, a, va, b, vb),
 			 0);
+	return ip;
 }
 
 /*
@@ -560,10 +561,7 @@ static void test_netns_endpoint(void **state)
 
 	(void)state;
 	NEED_BPF();
-	ip = ip_bin();
-	snprintf(a, sizeof(a), "tdbpf%da", id);
-	snprintf(b, sizeof(b), "tdbpf%db", id);
-	netns_pair(ip, a, b, id, net);
+	ip = netns_pair(a, b, sizeof(a), id, net);
 	r = netns_peer(b, "nsrecv", NULL, port);
 	usleep(200000);
 	snprintf(peer, sizeof(peer), "10.77.%d.2", net);
@@ -690,10 +688,7 @@ static void test_netns_stages(void **state)
 
 	(void)state;
 	NEED_BPF();
-	ip = ip_bin();
-	snprintf(a, sizeof(a), "tdbpf%da", id);
-	snprintf(b, sizeof(b), "tdbpf%db", id);
-	netns_pair(ip, a, b, id, net);
+	ip = netns_pair(a, b, sizeof(a), id, net);
 	snprintf(p1, sizeof(p1), "%d", port);
 	snprintf(p2, sizeof(p2), "%d", port + 1);
 	/* gen (hA) -> relay (hB) -> sink (hA) */

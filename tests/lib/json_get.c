@@ -77,3 +77,10 @@ double jcounter(json_object *task, const char *name)
 		return NAN;
 	return json_object_get_double(v);
 }
+
+json_object *jedges(json_object *doc)
+{
+	json_object *g = jfind(doc, "graph");
+
+	return g ? jfind(g, "edges") : NULL;
+}

@@ -29,5 +29,7 @@ double jdouble(json_object *o, const char *key);
 bool jbool(json_object *o, const char *key);
 /* A task's scaled counter @name; NAN when absent or null. */
 double jcounter(json_object *task, const char *name);
+/* A report's graph edges (graph.edges); NULL when it has no graph. */
+json_object *jedges(json_object *doc);
 
 #endif /* TDBPF_TEST_JSON_GET_H */

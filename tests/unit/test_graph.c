@@ -39,11 +39,7 @@ static void add_si(struct task_table *t, __u32 tid, const char *comm,
 	struct tdbpf_task s;
 	int i;
 
-	memset(&s, 0, sizeof(s));
-	memset(ws, 0, sizeof(ws));
-	s.tid = tid;
-	s.tgid = 100;
-	snprintf(s.comm, sizeof(s.comm), "%s", comm);
+	task_blank(&s, ws, tid, comm);
 	s.sched.on_cpu_ns = on * MS;
 	s.sched.runq_wait_ns = runq * MS;
 	s.sched.off_cpu_ns = off * MS;

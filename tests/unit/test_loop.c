@@ -204,6 +204,16 @@ static int on_stall(struct loop *l, uint64_t n, void *arg)
 	return 0;
 }
 
+/* A timer at @at (then every @period ns, 0: once) counting into @c, @prio */
+static void prio_timer(struct loop *l, uint64_t at, uint64_t period,
+		       struct count *c, enum loop_prio prio)
+{
+	struct loop_source *s = loop_add_timer(l, at, period, on_timer, c);
+
+	assert_non_null(s);
+	loop_set_prio(s, prio);
+}
+
 /*
  * Issue 21 item 4 (issue 25 case 4): a deadline and an interval report
  * due together. Both are ready in one batch, the deadline first in
@@ -216,16 +226,11 @@ static void test_report_before_stop(void **state)
 	uint64_t t0 = loop_now_ns();
 	struct stall busy = { .until_ns = t0 + 60 * MS };
 	struct count iv = { 0 }, dl = { .stop_after = 1 };
-	struct loop_source *s;
 
 	(void)state;
 	assert_non_null(loop_add_timer(l, t0 + 5 * MS, 0, on_stall, &busy));
-	s = loop_add_timer(l, t0 + 20 * MS, 0, on_timer, &dl);
-	assert_non_null(s);
-	loop_set_prio(s, LOOP_PRIO_STOP);
-	s = loop_add_timer(l, t0 + 30 * MS, 1000 * MS, on_timer, &iv);
-	assert_non_null(s);
-	loop_set_prio(s, LOOP_PRIO_REPORT);
+	prio_timer(l, t0 + 20 * MS, 0, &dl, LOOP_PRIO_STOP);
+	prio_timer(l, t0 + 30 * MS, 1000 * MS, &iv, LOOP_PRIO_REPORT);
 	assert_int_equal(loop_run(l), 0);
 	assert_int_equal(dl.calls, 1);
 	assert_int_equal(iv.calls, 1);
@@ -243,16 +248,11 @@ static void test_stop_finishes_due(void **state)
 	uint64_t t0 = loop_now_ns();
 	struct stall stopper = { .until_ns = t0 + 60 * MS, .stop = true };
 	struct count due = { 0 }, later = { 0 };
-	struct loop_source *s;
 
 	(void)state;
 	assert_non_null(loop_add_timer(l, t0 + 5 * MS, 0, on_stall, &stopper));
-	s = loop_add_timer(l, t0 + 30 * MS, 1000 * MS, on_timer, &due);
-	assert_non_null(s);
-	loop_set_prio(s, LOOP_PRIO_REPORT);
-	s = loop_add_timer(l, t0 + 10000 * MS, 1000 * MS, on_timer, &later);
-	assert_non_null(s);
-	loop_set_prio(s, LOOP_PRIO_REPORT);
+	prio_timer(l, t0 + 30 * MS, 1000 * MS, &due, LOOP_PRIO_REPORT);
+	prio_timer(l, t0 + 10000 * MS, 1000 * MS, &later, LOOP_PRIO_REPORT);
 	assert_int_equal(loop_run(l), 0);
 	assert_int_equal(due.calls, 1);
 	assert_int_equal(due.expirations, 1);

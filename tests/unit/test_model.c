@@ -42,40 +42,59 @@ static void test_model_find(void **state)
 	}
 }
 
+/*
+ * Spellings of one event: each finds the index @as does (NULL: the
+ * first spelling's), or none (-1 in @none).
+ */
+#define BDX	(&model_broadwellx)
+#define SPR	(&model_sapphirerapids)
+static const struct spelling {
+	const struct model *m;
+	const char *name, *as;
+	bool none;
+} spellings[] = {
+	{ BDX, "cpu@ITLB_MISSES.WALK_DURATION\\,cmask\\=1@", NULL, false },
+	{ BDX, "cpu/itlb_misses.walk_duration,cmask=1/", NULL, false },
+	{ BDX, "cpu/ITLB_MISSES.WALK_DURATION,cmask=0x1/", NULL, false },
+	{ BDX, "cpu/ITLB_MISSES.WALK_DURATION,cmask=2/", NULL, true },
+	{ BDX, "uops_issued.any", "UOPS_ISSUED.ANY", false },
+	{ BDX, "cpu/UOPS_ISSUED.ANY/", "UOPS_ISSUED.ANY", false },
+	{ BDX, "NO_SUCH.EVENT", NULL, true },
+	{ BDX, "cpu/broken", NULL, true },
+	{ SPR, "cpu/UOPS_RETIRED.MS,cmask=1,edge/", NULL, false },
+	{ SPR, "cpu/UOPS_RETIRED.MS,edge=1,cmask=1/", NULL, false },
+	{ SPR, "TOPDOWN-RETIRING", "topdown-retiring", false },
+};
+
 static void test_event_names(void **state)
 {
 	const struct model *bdx = &model_broadwellx;
 	const struct model *spr = &model_sapphirerapids;
-	int i;
+	int bdx_walk, spr_ms, want;
+	size_t k;
 
 	(void)state;
-	i = model_event_index(bdx, "cpu@ITLB_MISSES.WALK_DURATION,cmask=1@");
-	assert_true(i >= 0);
-	assert_int_equal(bdx->events[i].config, 0x1001085);
-	assert_int_equal(model_event_index(bdx,
-		"cpu@ITLB_MISSES.WALK_DURATION\\,cmask\\=1@"), i);
-	assert_int_equal(model_event_index(bdx,
-		"cpu/itlb_misses.walk_duration,cmask=1/"), i);
-	assert_int_equal(model_event_index(bdx,
-		"cpu/ITLB_MISSES.WALK_DURATION,cmask=0x1/"), i);
-	assert_int_equal(model_event_index(bdx,
-		"cpu/ITLB_MISSES.WALK_DURATION,cmask=2/"), -1);
-	assert_int_equal(model_event_index(bdx, "uops_issued.any"),
-			 model_event_index(bdx, "UOPS_ISSUED.ANY"));
-	assert_int_equal(model_event_index(bdx, "cpu/UOPS_ISSUED.ANY/"),
-			 model_event_index(bdx, "UOPS_ISSUED.ANY"));
-	assert_int_equal(model_event_index(bdx, "NO_SUCH.EVENT"), -1);
-	assert_int_equal(model_event_index(bdx, "cpu/broken"), -1);
+	bdx_walk = model_event_index(bdx, "cpu@ITLB_MISSES.WALK_DURATION,cmask=1@");
+	assert_true(bdx_walk >= 0);
+	assert_int_equal(bdx->events[bdx_walk].config, 0x1001085);
+	spr_ms = model_event_index(spr, "cpu@UOPS_RETIRED.MS\\,cmask\\=1\\,edge@");
+	assert_true(spr_ms >= 0);
+	assert_int_equal(spr->events[spr_ms].config, 0x10404c2);
+	for (k = 0; k < sizeof(spellings) / sizeof(spellings[0]); k++) {
+		const struct spelling *x = &spellings[k];
 
-	i = model_event_index(spr, "cpu@UOPS_RETIRED.MS\\,cmask\\=1\\,edge@");
-	assert_true(i >= 0);
-	assert_int_equal(spr->events[i].config, 0x10404c2);
-	assert_int_equal(model_event_index(spr,
-		"cpu/UOPS_RETIRED.MS,cmask=1,edge/"), i);
-	assert_int_equal(model_event_index(spr,
-		"cpu/UOPS_RETIRED.MS,edge=1,cmask=1/"), i);
-	assert_int_equal(model_event_index(spr, "TOPDOWN-RETIRING"),
-			 model_event_index(spr, "topdown-retiring"));
+		if (x->none)
+			want = -1;
+		else if (x->as)
+			want = model_event_index(x->m, x->as);
+		else
+			want = x->m == bdx ? bdx_walk : spr_ms;
+		if (model_event_index(x->m, x->name) != want) {
+			print_error("%s: %s is not index %d\n", x->m->name,
+				    x->name, want);
+			fail();
+		}
+	}
 }
 
 int main(void)

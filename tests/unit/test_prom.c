@@ -173,6 +173,14 @@ struct row_def {
 };
 
 /* The table emptied, then @d's rows in it. */
+/* A scrape of @t, holding each want of HOLDS() */
+#define SCRAPE_HOLDS(st, t, ...)                                           \
+	do {                                                               \
+		char *s_ = scrape((st), (t));                              \
+		HOLDS(s_, __VA_ARGS__);                                    \
+		free(s_);                                                  \
+	} while (0)
+
 #define ROWS(t, ...)                                                       \
 	do {                                                               \
 		const struct row_def d_[] = { __VA_ARGS__ };               \
@@ -254,15 +262,13 @@ static void test_fold_monotonic(void **state)
 	     { 101, 100, "worker-1", .on = 1500000000, .nvcsw = 10,
 	       .nivcsw = 2, .migrations = 1, .runq = 7, .off = 300 },
 	     { 102, 100, "worker-2", .on = 2000000000, .nvcsw = 5 });
-	txt = scrape(&st, &t);
-	HOLDS(txt, { ON("comm=\"app\",thread=\"app\""), 1.0 },
-	      { ON("comm=\"app\",thread=\"worker-*\""), 3.5 },
-	      { "tdbpf_task_switches_total{comm=\"app\",thread=\"worker-*\",kind=\"voluntary\"}", 15 },
-	      { "tdbpf_task_switches_total{comm=\"app\",thread=\"worker-*\",kind=\"involuntary\"}", 2 },
-	      { "tdbpf_task_runqueue_wait_seconds_total{comm=\"app\",thread=\"worker-*\"}", 7e-9 },
-	      { "tdbpf_task_threads{comm=\"app\",thread=\"worker-*\"}", 2 },
-	      { "tdbpf_series", 2 });
-	free(txt);
+	SCRAPE_HOLDS(&st, &t, { ON("comm=\"app\",thread=\"app\""), 1.0 },
+	             { ON("comm=\"app\",thread=\"worker-*\""), 3.5 },
+	             { "tdbpf_task_switches_total{comm=\"app\",thread=\"worker-*\",kind=\"voluntary\"}", 15 },
+	             { "tdbpf_task_switches_total{comm=\"app\",thread=\"worker-*\",kind=\"involuntary\"}", 2 },
+	             { "tdbpf_task_runqueue_wait_seconds_total{comm=\"app\",thread=\"worker-*\"}", 7e-9 },
+	             { "tdbpf_task_threads{comm=\"app\",thread=\"worker-*\"}", 2 },
+	             { "tdbpf_series", 2 });
 
 	/*
 	 * 101 exits after 0.25 s more; 102 is gone from the table (the
@@ -274,13 +280,11 @@ static void test_fold_monotonic(void **state)
 	     { 101, 100, "worker-1", .on = 1750000000, .nvcsw = 11,
 	       .nivcsw = 2, .off = 200, .exited = true },
 	     { 103, 100, "worker-3", .on = 125000000 });
-	txt = scrape(&st, &t);
-	HOLDS(txt, { ON("comm=\"app\",thread=\"app\""), 1.5 },
-	      { ON("comm=\"app\",thread=\"worker-*\""), 3.875 },
-	      { "tdbpf_task_off_cpu_seconds_total{comm=\"app\",thread=\"worker-*\"}", 300e-9 },
-	      { "tdbpf_task_exited_threads_total{comm=\"app\",thread=\"worker-*\"}", 1 },
-	      { "tdbpf_task_threads{comm=\"app\",thread=\"worker-*\"}", 1 });
-	free(txt);
+	SCRAPE_HOLDS(&st, &t, { ON("comm=\"app\",thread=\"app\""), 1.5 },
+	             { ON("comm=\"app\",thread=\"worker-*\""), 3.875 },
+	             { "tdbpf_task_off_cpu_seconds_total{comm=\"app\",thread=\"worker-*\"}", 300e-9 },
+	             { "tdbpf_task_exited_threads_total{comm=\"app\",thread=\"worker-*\"}", 1 },
+	             { "tdbpf_task_threads{comm=\"app\",thread=\"worker-*\"}", 1 });
 
 	/*
 	 * The exited row again, unchanged (the report keeps it): not counted
@@ -292,13 +296,11 @@ static void test_fold_monotonic(void **state)
 	     { 101, 100, "worker-1", .on = 1750000000, .nvcsw = 11,
 	       .nivcsw = 2, .off = 500, .exited = true },
 	     { 103, 100, "sink", .on = 1125000000 });
-	txt = scrape(&st, &t);
-	HOLDS(txt, { ON("comm=\"app\",thread=\"worker-*\""), 3.875 },
-	      { ON("comm=\"app\",thread=\"sink\""), 1.0 },
-	      { "tdbpf_task_off_cpu_seconds_total{comm=\"app\",thread=\"worker-*\"}", 500e-9 },
-	      { "tdbpf_task_exited_threads_total{comm=\"app\",thread=\"worker-*\"}", 1 },
-	      { "tdbpf_task_threads{comm=\"app\",thread=\"worker-*\"}", 0 });
-	free(txt);
+	SCRAPE_HOLDS(&st, &t, { ON("comm=\"app\",thread=\"worker-*\""), 3.875 },
+	             { ON("comm=\"app\",thread=\"sink\""), 1.0 },
+	             { "tdbpf_task_off_cpu_seconds_total{comm=\"app\",thread=\"worker-*\"}", 500e-9 },
+	             { "tdbpf_task_exited_threads_total{comm=\"app\",thread=\"worker-*\"}", 1 },
+	             { "tdbpf_task_threads{comm=\"app\",thread=\"worker-*\"}", 0 });
 
 	/* a tid reused by a new task (sums restart): counted from zero */
 	ROWS(&t, { 103, 100, "sink", .on = 250000000 });
@@ -370,11 +372,9 @@ static void test_scaled_increments(void **state)
 	r = row(&t, 7, 0, "w", 10);
 	r->ctr[0] = (struct tdbpf_count){ 4, 10, 5 };	/* leader's times */
 	r->ctr[1] = (struct tdbpf_count){ 100, 0, 0 };
-	txt = scrape(&st, &t);
-	HOLDS(txt, { sel, 200 },
-	      { "tdbpf_task_group_enabled_seconds_total{comm=\"\",thread=\"w\",group=\"0\"}", 10e-9 },
-	      { "tdbpf_task_group_running_seconds_total{comm=\"\",thread=\"w\",group=\"0\"}", 5e-9 });
-	free(txt);
+	SCRAPE_HOLDS(&st, &t, { sel, 200 },
+	             { "tdbpf_task_group_enabled_seconds_total{comm=\"\",thread=\"w\",group=\"0\"}", 10e-9 },
+	             { "tdbpf_task_group_running_seconds_total{comm=\"\",thread=\"w\",group=\"0\"}", 5e-9 });
 
 	r->sched.on_cpu_ns = 20;
 	r->ctr[0] = (struct tdbpf_count){ 5, 20, 15 };
@@ -387,10 +387,8 @@ static void test_scaled_increments(void **state)
 	r->sched.on_cpu_ns = 30;
 	r->ctr[0] = (struct tdbpf_count){ 5, 30, 15 };
 	r->ctr[1] = (struct tdbpf_count){ 150, 0, 0 };
-	txt = scrape(&st, &t);
-	HOLDS(txt, { sel, 250 },
-	      { "tdbpf_task_group_enabled_seconds_total{comm=\"\",thread=\"w\",group=\"0\"}", 30e-9 });
-	free(txt);
+	SCRAPE_HOLDS(&st, &t, { sel, 250 },
+	             { "tdbpf_task_group_enabled_seconds_total{comm=\"\",thread=\"w\",group=\"0\"}", 30e-9 });
 	stop(&st, &t);
 }
 
@@ -450,11 +448,9 @@ static void test_tid_labels(void **state)
 			    3, 0);
 	free(txt);
 
-	txt = scrape(&st, &t);
-	HOLDS(txt, { ON("comm=\"app\",thread=\"worker-1\",pid=\"100\",tid=\"101\""), NAN },
-	      { ON("comm=\"app\",thread=\"app\",pid=\"100\",tid=\"100\""), 1 },
-	      { "tdbpf_series", 1 });
-	free(txt);
+	SCRAPE_HOLDS(&st, &t, { ON("comm=\"app\",thread=\"worker-1\",pid=\"100\",tid=\"101\""), NAN },
+	             { ON("comm=\"app\",thread=\"app\",pid=\"100\",tid=\"100\""), 1 },
+	             { "tdbpf_series", 1 });
 	stop(&st, &t);
 }
 
@@ -520,7 +516,6 @@ static void test_container_labels(void **state)
 	struct event_plan plan;
 	struct prom_state st;
 	struct task_table t;
-	char *txt;
 
 	(void)state;
 	sw_plan(&plan);
@@ -537,12 +532,10 @@ static void test_container_labels(void **state)
 	row(&t, 101, 100, "worker-1", 1000000000);
 	row(&t, 201, 200, "worker-1", 2000000000);
 	row(&t, 301, 300, "worker-1", 4000000000);
-	txt = scrape(&st, &t);
-	HOLDS(txt, { ON("comm=\"\",thread=\"worker-*\",container_id=\"aa11111111111111111111111111111111111111111111111111111111111111\""), 1 },
-	      { ON("comm=\"\",thread=\"worker-*\",container_id=\"bb22222222222222222222222222222222222222222222222222222222222222\",pod_uid=\"8d7f1e2a-3b4c-4d5e-9f60-718293a4b5c6\""), 2 },
-	      { ON("comm=\"\",thread=\"worker-*\""), 4 },
-	      { "tdbpf_series", 3 });
-	free(txt);
+	SCRAPE_HOLDS(&st, &t, { ON("comm=\"\",thread=\"worker-*\",container_id=\"aa11111111111111111111111111111111111111111111111111111111111111\""), 1 },
+	             { ON("comm=\"\",thread=\"worker-*\",container_id=\"bb22222222222222222222222222222222222222222222222222222222222222\",pod_uid=\"8d7f1e2a-3b4c-4d5e-9f60-718293a4b5c6\""), 2 },
+	             { ON("comm=\"\",thread=\"worker-*\""), 4 },
+	             { "tdbpf_series", 3 });
 	stop(&st, &t);
 	cgroups_free(&cg);
 }
@@ -662,7 +655,6 @@ static void test_tma_slots(void **state)
 	struct prom_state st;
 	struct task_table t;
 	struct task_row *r;
-	char *txt;
 	const char *ret = "tdbpf_task_tma_slots_total{comm=\"\",thread=\"w\",node=\"tma_retiring\",level=\"1\"}";
 	const char *be = "tdbpf_task_tma_slots_total{comm=\"\",thread=\"w\",node=\"tma_backend_bound\",level=\"1\"}";
 
@@ -675,12 +667,10 @@ static void test_tma_slots(void **state)
 	set_count(r, &plan, "topdown-fe-bound", 10000);
 	set_count(r, &plan, "topdown-bad-spec", 20000);
 	set_count(r, &plan, "topdown-be-bound", 40000);
-	txt = scrape(&st, &t);
-	HOLDS(txt, { ret, 30000 },
-	      { be, 40000 },
-	      { "tdbpf_task_slots_total{comm=\"\",thread=\"w\"}", 100000 },
-	      { "tdbpf_task_tma_slots_total{comm=\"\",thread=\"w\",node=\"tma_dram_bound\",level=\"3\"}", NAN });
-	free(txt);
+	SCRAPE_HOLDS(&st, &t, { ret, 30000 },
+	             { be, 40000 },
+	             { "tdbpf_task_slots_total{comm=\"\",thread=\"w\"}", 100000 },
+	             { "tdbpf_task_tma_slots_total{comm=\"\",thread=\"w\",node=\"tma_dram_bound\",level=\"3\"}", NAN });
 
 	r->sched.on_cpu_ns = 2000;
 	set_count(r, &plan, "TOPDOWN.SLOTS", 150000);
@@ -691,11 +681,9 @@ static void test_tma_slots(void **state)
 	/* the leader's times grew too */
 	r->ctr[plan.leader[plan.group[slot_of(&plan, "TOPDOWN.SLOTS")]]].enabled = 2000;
 	r->ctr[plan.leader[plan.group[slot_of(&plan, "TOPDOWN.SLOTS")]]].running = 2000;
-	txt = scrape(&st, &t);
-	HOLDS(txt, { ret, 80000 },
-	      { be, 40000 },
-	      { "tdbpf_task_slots_total{comm=\"\",thread=\"w\"}", 150000 });
-	free(txt);
+	SCRAPE_HOLDS(&st, &t, { ret, 80000 },
+	             { be, 40000 },
+	             { "tdbpf_task_slots_total{comm=\"\",thread=\"w\"}", 150000 });
 	stop(&st, &t);
 }
 
@@ -710,7 +698,6 @@ static void test_tma_cycle_slots(void **state)
 	struct prom_state st;
 	struct task_table t;
 	struct task_row *r;
-	char *txt;
 
 	(void)state;
 	model_plan(&plan, &model_broadwell);
@@ -721,10 +708,8 @@ static void test_tma_cycle_slots(void **state)
 	/* alone on its core: perf's core clocks are the thread's */
 	set_count(r, &plan, "CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE", 100);
 	set_count(r, &plan, "CPU_CLK_UNHALTED.REF_XCLK", 100);
-	txt = scrape(&st, &t);
-	HOLDS(txt, { "tdbpf_task_slots_total{comm=\"\",thread=\"w\"}", 4000 },
-	      { "tdbpf_task_tma_slots_total{comm=\"\",thread=\"w\",node=\"tma_retiring\",level=\"1\"}", 1000 });
-	free(txt);
+	SCRAPE_HOLDS(&st, &t, { "tdbpf_task_slots_total{comm=\"\",thread=\"w\"}", 4000 },
+	             { "tdbpf_task_tma_slots_total{comm=\"\",thread=\"w\",node=\"tma_retiring\",level=\"1\"}", 1000 });
 	stop(&st, &t);
 }
 
@@ -753,7 +738,6 @@ static void test_wait_series(void **state)
 	struct prom_state st;
 	struct task_table t;
 	struct task_row *r;
-	char *txt;
 
 	(void)state;
 	start_waits(&st, &t, &plan, 2);
@@ -765,12 +749,10 @@ static void test_wait_series(void **state)
 		    .wait_ns = 600000000ull },
 		  { .kind = TDBPF_WAKER_TIMER, .wakeups = 9,
 		    .wait_ns = 200000000ull });
-	txt = scrape(&st, &t);
-	HOLDS(txt, { WAIT(SINK "waker_comm=\"src\",waker_thread=\"src\""), 0.6 },
-	      { WAIT(SINK "waker_comm=\"\",waker_thread=\"timer\""), 0.2 },
-	      { "tdbpf_task_wakeups_total{" SINK
+	SCRAPE_HOLDS(&st, &t, { WAIT(SINK "waker_comm=\"src\",waker_thread=\"src\""), 0.6 },
+	             { WAIT(SINK "waker_comm=\"\",waker_thread=\"timer\""), 0.2 },
+	             { "tdbpf_task_wakeups_total{" SINK
 		"waker_comm=\"src\",waker_thread=\"src\"}", 40 });
-	free(txt);
 	/* the next scrape adds the slots' increments; a third waker overflows */
 	r = tasks_find(&t, 11);
 	r->sched.off_cpu_ns = 1500000000ull;
@@ -779,13 +761,11 @@ static void test_wait_series(void **state)
 		    .wait_ns = 1000000000ull },
 		  { .kind = TDBPF_WAKER_HARDIRQ, .wakeups = 3,
 		    .wait_ns = 50000000ull });
-	txt = scrape(&st, &t);
-	HOLDS(txt, { WAIT(SINK "waker_comm=\"src\",waker_thread=\"src\""), 1.0 },
-	      { WAIT(SINK "waker_comm=\"\",waker_thread=\"timer\""), 0.2 },
-	      { WAIT(SINK "waker_comm=\"\",waker_thread=\"irq\""), NAN },
-	      { WAIT("comm=\"other\",thread=\"other\",waker_comm=\"\",waker_thread=\"other\""),
+	SCRAPE_HOLDS(&st, &t, { WAIT(SINK "waker_comm=\"src\",waker_thread=\"src\""), 1.0 },
+	             { WAIT(SINK "waker_comm=\"\",waker_thread=\"timer\""), 0.2 },
+	             { WAIT(SINK "waker_comm=\"\",waker_thread=\"irq\""), NAN },
+	             { WAIT("comm=\"other\",thread=\"other\",waker_comm=\"\",waker_thread=\"other\""),
 		0.05 });
-	free(txt);
 	stop(&st, &t);
 }
 

@@ -121,19 +121,11 @@ static void test_tma_columns(void **state)
 	s = render_report(&rep, FMT_TABLE, NULL);
 	line = strchr(s, '\n') + 1;
 	assert_non_null(strstr(s, "level 2"));
-	assert_non_null(strstr(line, "RET%"));
-	assert_non_null(strstr(line, "BAD%"));
-	assert_non_null(strstr(line, "FE%"));
-	assert_non_null(strstr(line, "BE%"));
-	assert_non_null(strstr(line, "IPC"));
+	has_all(line, STRS("RET%", "BAD%", "FE%", "BE%", "IPC"));
 	line = strchr(line, '\n') + 1;
 	/* tid 1: FE 12.5 BS -2.5 -> 0.0 RET 30 BE 60, IPC 2.5 */
-	assert_non_null(strstr(line, " 12.5 "));
-	assert_non_null(strstr(line, " 0.0 "));
-	assert_non_null(strstr(line, " 30.0 "));
-	assert_non_null(strstr(line, " 60.0 "));
-	assert_non_null(strstr(line, " 2.50 "));
-	assert_non_null(strstr(line, "Backend.Memory <=="));
+	has_all(line, STRS(" 12.5 ", " 0.0 ", " 30.0 ", " 60.0 ", " 2.50 ",
+			   "Backend.Memory <=="));
 	line = strchr(line, '\n') + 1;
 	assert_non_null(strstr(line, " 100.0 "));	/* clamped 120 */
 	assert_non_null(strstr(line, " 10.00 "));	/* IPC */
@@ -166,9 +158,9 @@ static void test_tma_columns(void **state)
 	/* CSV: one line per node down to the level, in percent */
 	s = render_report(&rep, FMT_CSV, ",");
 	assert_int_equal(count_lines(s), 3 * (9 + F_NR + N_NR));
-	assert_non_null(strstr(s, "stage-1,60.00,%,tma_backend_bound,1000,100.00\n"));
-	assert_non_null(strstr(s, "stage-1,-2.50,%,tma_bad_speculation,"));
-	assert_non_null(strstr(s, "stage-3,60.00,%,tma_backend_bound,1000,4.00\n"));
+	has_all(s, STRS("stage-1,60.00,%,tma_backend_bound,1000,100.00\n",
+			"stage-1,-2.50,%,tma_bad_speculation,",
+			"stage-3,60.00,%,tma_backend_bound,1000,4.00\n"));
 	free(s);
 	report_free(&rep);
 

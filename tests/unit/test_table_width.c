@@ -31,11 +31,7 @@ static void task(struct task_table *t, const struct event_plan *p, __u32 tid,
 	struct tdbpf_task s;
 	int k;
 
-	memset(&s, 0, sizeof(s));
-	memset(w, 0, sizeof(w));
-	s.tid = tid;
-	s.tgid = 100;
-	snprintf(s.comm, sizeof(s.comm), "%s", comm);
+	task_blank(&s, w, tid, comm);
 	s.sched = (struct tdbpf_sched){ .on_cpu_ns = 400000000 + tid,
 					.runq_wait_ns = 250000000,
 					.off_cpu_ns = 350000000, .nvcsw = 123456,

@@ -9,6 +9,21 @@
 #include "model/model.h"
 #include "sums/tasks.h"
 #include "sums/waits.h"
+#include "has_all.h"
+
+/*
+ * @s a task @tid of process 100 named @comm, all else 0, and @ws (the
+ * TDBPF_NR_WAITS slots a row is added with) empty: what a test fills.
+ */
+static inline void task_blank(struct tdbpf_task *s, struct tdbpf_wait *ws,
+			      __u32 tid, const char *comm)
+{
+	memset(s, 0, sizeof(*s));
+	memset(ws, 0, TDBPF_NR_WAITS * sizeof(*ws));
+	s->tid = tid;
+	s->tgid = 100;
+	snprintf(s->comm, sizeof(s->comm), "%s", comm);
+}
 
 /* What was written to @f (a tmpfile), as a string; closes @f. */
 static inline char *slurp(FILE *f)

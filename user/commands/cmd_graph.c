@@ -32,6 +32,18 @@ static void say(const char *file, const char *msg)
 	fprintf(stderr, "tdbpf: %s\n", line);
 }
 
+/* The DOT file @path could not be opened or written (errno): say so; 1 */
+static int dot_failed(const char *path)
+{
+	char msg[512];
+
+	snprintf(msg, sizeof(msg),
+		 "cannot write the graph: %s; check the disk and the path",
+		 strerror(errno));
+	say(path, msg);
+	return 1;
+}
+
 /* The joined graph through the sinks; 0, 1 (write, memory) or -EPIPE. */
 static int write_graph(const struct options *o, FILE *out,
 		       const struct fleet *f, struct graph *g)
@@ -64,15 +76,8 @@ static int write_graph(const struct options *o, FILE *out,
 	if (o->graph) {
 		FILE *d = fopen(o->graph, "we");
 
-		if (!d || graph_write_dot(d, g) || fclose(d)) {
-			char msg[512];
-
-			snprintf(msg, sizeof(msg),
-				 "cannot write the graph: %s; check the disk and the path",
-				 strerror(errno));
-			say(o->graph, msg);
-			return 1;
-		}
+		if (!d || graph_write_dot(d, g) || fclose(d))
+			return dot_failed(o->graph);
 	}
 	return 0;
 }
@@ -90,15 +95,8 @@ static int graph_one(const struct options *o, FILE *out)
 	int rc;
 
 	one.input = o->graph_in[0].file;
-	if (o->graph && !(dot = fopen(o->graph, "we"))) {
-		char msg[512];
-
-		snprintf(msg, sizeof(msg),
-			 "cannot write the graph: %s; check the disk and the path",
-			 strerror(errno));
-		say(o->graph, msg);
-		return 1;
-	}
+	if (o->graph && !(dot = fopen(o->graph, "we")))
+		return dot_failed(o->graph);
 	rc = cmd_report_graph(&one, out, dot);
 	if (dot && fclose(dot) && !rc) {
 		say(o->graph, "cannot write the graph; check the disk and the path");

@@ -47,25 +47,15 @@ static bool id_exists(pid_t id)
 	return access(path, F_OK) == 0;
 }
 
-/*
- * The process (thread group) of thread @id, from /proc/ID/status; @id
- * itself when unknown. /proc/TID opens for any thread, leader or not.
- */
-static pid_t tgid_of(pid_t id)
+/* The first of @ids (@nr of them) with no task in /proc, or -1 */
+static int first_gone(const pid_t *ids, int nr)
 {
-	char path[64], line[128];
-	pid_t tgid = id;
-	FILE *f;
+	int i;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", id);
-	f = fopen(path, "re");
-	if (!f)
-		return id;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
-			break;
-	fclose(f);
-	return tgid;
+	for (i = 0; i < nr; i++)
+		if (!id_exists(ids[i]))
+			return i;
+	return -1;
 }
 
 /*
@@ -202,15 +192,15 @@ static int check_targets(const struct options *o)
 		errorf("%s", targets_pid_ns_problem());
 		return 1;
 	}
-	for (i = 0; i < o->nr_pids; i++)
-		if (!id_exists(o->pids[i])) {
-			errorf("no process with pid %d; check it with ps or pgrep",
-			       o->pids[i]);
-			return 2;
-		}
+	i = first_gone(o->pids, o->nr_pids);
+	if (i >= 0) {
+		errorf("no process with pid %d; check it with ps or pgrep",
+		       o->pids[i]);
+		return 2;
+	}
 	/* a thread's id traces nothing as -p: it is no tgid */
 	for (i = 0; i < o->nr_pids; i++) {
-		pid_t tgid = tgid_of(o->pids[i]);
+		pid_t tgid = targets_tgid(o->pids[i]);
 
 		if (tgid != o->pids[i]) {
 			errorf("-p %d: that is thread %d of process %d; trace the thread with -t %d or the process with -p %d",
@@ -218,12 +208,12 @@ static int check_targets(const struct options *o)
 			return 2;
 		}
 	}
-	for (i = 0; i < o->nr_tids; i++)
-		if (!id_exists(o->tids[i])) {
-			errorf("no thread with tid %d; list threads with ps -eLf",
-			       o->tids[i]);
-			return 2;
-		}
+	i = first_gone(o->tids, o->nr_tids);
+	if (i >= 0) {
+		errorf("no thread with tid %d; list threads with ps -eLf",
+		       o->tids[i]);
+		return 2;
+	}
 	if (o->cgroup && !cgroup_exists(o->cgroup))
 		return 2;
 	e = o->argv ? command_found(o->argv[0]) : 0;

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "commands/selftest_work.h"
+#include "support/readfile.h"
 
 #define ROUNDS		40
 #define LONG_ITERS	400000	/* per round: a slice of a few ms */
@@ -152,16 +153,10 @@ int work_start(struct work *w, int nr)
 static bool sleeping(pid_t tid)
 {
 	char path[64], buf[512], *p;
-	FILE *f;
-	size_t n;
 
 	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
-	f = fopen(path, "r");
-	if (!f)
+	if (read_head(path, buf, sizeof(buf)) < 0)
 		return false;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
 	p = strrchr(buf, ')');
 	return p && p[1] == ' ' && p[2] == 'S';
 }

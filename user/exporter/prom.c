@@ -138,14 +138,7 @@ void prom_free(struct prom_state *st)
 static void series_add(struct prom_series *s, const struct tdbpf_sched *ds,
 		       const struct tdbpf_count *d, int nr, bool any)
 {
-	s->on_cpu_ns += ds->on_cpu_ns;
-	s->runq_wait_ns += ds->runq_wait_ns;
-	s->off_cpu_ns += ds->off_cpu_ns;
-	s->nvcsw += ds->nvcsw;
-	s->nivcsw += ds->nivcsw;
-	s->migrations += ds->migrations;
-	s->uncounted_ns += ds->uncounted_ns;
-	s->softirq_ns += ds->softirq_ns;
+	sched_add(&s->sched, ds);
 	counts_add(s->delta, d, nr);
 	s->changed |= any;
 }

@@ -64,8 +64,8 @@ struct prom_series {
 	bool changed;			/* delta[] holds something */
 	__u64 threads;			/* live tasks at the last update */
 	__u64 exited;			/* tasks seen exiting */
-	__u64 on_cpu_ns, runq_wait_ns, off_cpu_ns;
-	__u64 nvcsw, nivcsw, migrations, uncounted_ns, softirq_ns;
+	/* the tasks' sums, by sched_add() (window_gap_ns is not served) */
+	struct tdbpf_sched sched;
 	struct tdbpf_count *raw;	/* plan->nr: cumulative raw sums */
 	struct tdbpf_count *delta;	/* plan->nr: since the last update */
 	double *scaled;			/* plan->nr: sum of scaled deltas */
@@ -91,6 +91,17 @@ struct prom_wait {
 struct prom_span {
 	char *labels;			/* escaped: comm="..",...,span=".." */
 	__u64 entries, on_cpu_ns, runq_wait_ns, blocked_ns;
+};
+
+/*
+ * Series found by the text of their labels, in the order they came: the
+ * waits' and the spans' (prom_lset.c). Each entry is a struct whose
+ * first member is its char *labels.
+ */
+struct prom_lset {
+	void **v;
+	int nr;
+	struct hash_index index;	/* labels -> v slot + 1 */
 };
 
 /* Process @tgid's name into @buf (@len bytes; "" if unknown). */
@@ -123,11 +134,8 @@ struct prom_state {
 	 * (the rest summed in wait_other and hold_other), and per tid the
 	 * waker slots counted.
 	 */
-	struct prom_wait **waits;
-	int nr_waits;
+	struct prom_lset waits;		/* of struct prom_wait */
 	struct prom_wait *wait_other, *hold_other;
-	size_t *wait_index;		/* labels hash -> waits slot + 1 */
-	size_t wait_index_cap;
 	struct task_table wait_last, wait_next;
 	/*
 	 * The scrape's sockets, set before prom_update(): a wait on a
@@ -150,11 +158,8 @@ struct prom_state {
 	 */
 	const struct span_table *span_cur;
 	const struct span_row **span_by_tid;
-	struct prom_span **spans;
-	int nr_spans;
+	struct prom_lset spans;		/* of struct prom_span */
 	struct prom_span *span_other;
-	size_t *span_index;		/* labels hash -> spans slot + 1 */
-	size_t span_index_cap;
 	struct span_table span_last;
 
 	int slots_slot;			/* plan slot weighting TMA nodes, -1 */

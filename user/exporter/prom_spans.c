@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "exporter/prom_table.h"
-#include "support/hash.h"
 
 static int by_tid(const void *a, const void *b)
 {
@@ -43,17 +42,6 @@ int prom_spans_begin(struct prom_state *st)
 	return 0;
 }
 
-static struct prom_span *span_new(const char *labels)
-{
-	struct prom_span *s = calloc(1, sizeof(*s));
-
-	if (s && !(s->labels = strdup(labels))) {
-		free(s);
-		s = NULL;
-	}
-	return s;
-}
-
 /* The series past max_series: the task series `other`'s label names */
 static struct prom_span *other_of(struct prom_state *st)
 {
@@ -65,62 +53,20 @@ static struct prom_span *other_of(struct prom_state *st)
 				 ",pid=\"\"" :
 				 "",
 			 st->labels & LISTEN_LABEL_TID ? ",tid=\"\"" : "");
-		st->span_other = span_new(l);
+		st->span_other = prom_lset_new(l, sizeof(*st->span_other));
 	}
 	return st->span_other;
-}
-
-static int index_rebuild(struct prom_state *st, size_t cap)
-{
-	size_t *index = calloc(cap, sizeof(*index)), mask = cap - 1, h;
-	int i;
-
-	if (!index)
-		return -ENOMEM;
-	for (i = 0; i < st->nr_spans; i++) {
-		for (h = hash_str(HASH_FNV_INIT, st->spans[i]->labels) & mask;
-		     index[h]; h = (h + 1) & mask)
-			;
-		index[h] = (size_t)i + 1;
-	}
-	free(st->span_index);
-	st->span_index = index;
-	st->span_index_cap = cap;
-	return 0;
 }
 
 /* The span series of @labels, or `other` past max_series; NULL: no memory */
 static struct prom_span *span_get(struct prom_state *st, const char *labels)
 {
-	struct prom_span *s, **arr;
-	size_t mask, h;
+	void *e;
 
-	if (!st->span_index_cap && index_rebuild(st, 64))
+	if (prom_lset_get(&st->spans, labels, sizeof(struct prom_span),
+			  st->max_series, &e))
 		return NULL;
-	mask = st->span_index_cap - 1;
-	for (h = hash_str(HASH_FNV_INIT, labels) & mask; st->span_index[h];
-	     h = (h + 1) & mask) {
-		s = st->spans[st->span_index[h] - 1];
-		if (!strcmp(s->labels, labels))
-			return s;
-	}
-	if (st->nr_spans >= st->max_series)
-		return other_of(st);
-	if ((size_t)(st->nr_spans + 1) * 2 > st->span_index_cap) {
-		if (index_rebuild(st, st->span_index_cap * 2))
-			return other_of(st);
-		return span_get(st, labels);
-	}
-	arr = realloc(st->spans, (size_t)(st->nr_spans + 1) * sizeof(*arr));
-	if (!arr)
-		return other_of(st);
-	st->spans = arr;
-	s = span_new(labels);
-	if (!s)
-		return other_of(st);
-	st->spans[st->nr_spans++] = s;
-	st->span_index[h] = (size_t)st->nr_spans;
-	return s;
+	return e ? e : other_of(st);
 }
 
 static __u64 inc(__u64 cur, __u64 last)
@@ -194,17 +140,8 @@ int prom_spans_update(struct prom_state *st, const struct task_row *r,
 
 void prom_spans_free(struct prom_state *st)
 {
-	int i;
-
-	for (i = 0; i < st->nr_spans; i++) {
-		free(st->spans[i]->labels);
-		free(st->spans[i]);
-	}
-	free(st->spans);
-	if (st->span_other)
-		free(st->span_other->labels);
-	free(st->span_other);
-	free(st->span_index);
+	prom_lset_free(&st->spans);
+	prom_lset_entry_free(st->span_other);
 	free(st->span_by_tid);
 	spans_free(&st->span_last);
 }

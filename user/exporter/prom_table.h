@@ -4,7 +4,8 @@
  * and its update turns a scrape's task table into increments;
  * prom_names.c says which label set a task goes to; prom_series.c keeps
  * the series of each label set, prom_waits.c the waits' series,
- * prom_spans.c the spans'.
+ * prom_spans.c the spans', both found by their labels' text in a
+ * prom_lset.c table.
  */
 #ifndef TDBPF_PROM_TABLE_H
 #define TDBPF_PROM_TABLE_H
@@ -50,6 +51,21 @@ int prom_series_expire(struct prom_state *st);
 int prom_series_init(struct prom_state *st);
 /* Every series of @st freed (prom_free()). */
 void prom_series_free(struct prom_state *st);
+
+/* prom_lset.c */
+/*
+ * The entry of @labels in @s, else a new one of @size bytes (zeroed,
+ * @labels copied) while @s holds fewer than @max: 0 and the entry at
+ * *@out, NULL there past @max or out of memory for it (the caller's
+ * `other` series then); -ENOMEM when no index could be made at all.
+ */
+int prom_lset_get(struct prom_lset *s, const char *labels, size_t size,
+		  int max, void **out);
+/* Every entry of @s and @s's own memory. */
+void prom_lset_free(struct prom_lset *s);
+/* An entry outside a set (an `other`): @size bytes, @labels copied. */
+void *prom_lset_new(const char *labels, size_t size);
+void prom_lset_entry_free(void *e);
 
 /* prom_waits.c */
 /*

@@ -137,17 +137,17 @@ struct u64_family {
 
 /* The per-series families of one number each: a table, not a switch. */
 static const struct u64_family u64_families[] = {
-	{ "tdbpf_task_on_cpu_seconds", COUNTER, true, SF(on_cpu_ns),
+	{ "tdbpf_task_on_cpu_seconds", COUNTER, true, SF(sched.on_cpu_ns),
 	  "CPU time of the series' tasks (the kernel's per-task sum_exec_runtime)." },
-	{ "tdbpf_task_runqueue_wait_seconds", COUNTER, true, SF(runq_wait_ns),
+	{ "tdbpf_task_runqueue_wait_seconds", COUNTER, true, SF(sched.runq_wait_ns),
 	  "Time runnable but waiting for a CPU (schedstat run_delay)." },
-	{ "tdbpf_task_off_cpu_seconds", COUNTER, true, SF(off_cpu_ns),
+	{ "tdbpf_task_off_cpu_seconds", COUNTER, true, SF(sched.off_cpu_ns),
 	  "Observed life neither on CPU nor in the run queue: asleep or blocked." },
-	{ "tdbpf_task_migrations", COUNTER, false, SF(migrations),
+	{ "tdbpf_task_migrations", COUNTER, false, SF(sched.migrations),
 	  "Migrations between CPUs." },
-	{ "tdbpf_task_uncounted_seconds", COUNTER, true, SF(uncounted_ns),
+	{ "tdbpf_task_uncounted_seconds", COUNTER, true, SF(sched.uncounted_ns),
 	  "On-CPU time in slices whose switch-in was not seen: no counter read." },
-	{ "tdbpf_task_softirq_seconds", COUNTER, true, SF(softirq_ns),
+	{ "tdbpf_task_softirq_seconds", COUNTER, true, SF(sched.softirq_ns),
 	  "Network softirqs run while the series' tasks were current (the graph's socket hooks): on loopback, delivering what they sent." },
 	{ "tdbpf_task_exited_threads", COUNTER, false, SF(exited),
 	  "Tasks of the series seen exiting." },
@@ -189,9 +189,9 @@ static void write_switches(struct pw *w, const struct prom_state *st)
 	       "Context switches out: voluntary (it blocked) or involuntary (preempted), as nvcsw/nivcsw.");
 	FOR_SERIES(st, s, i) {
 		sample(w, name, "_total", s->labels, "kind=\"voluntary\"");
-		val_u64(w, s->nvcsw);
+		val_u64(w, s->sched.nvcsw);
 		sample(w, name, "_total", s->labels, "kind=\"involuntary\"");
-		val_u64(w, s->nivcsw);
+		val_u64(w, s->sched.nivcsw);
 	}
 }
 
@@ -210,12 +210,34 @@ static void event_label(char *b, size_t len, const char *key, const char *v)
 	b[n] = '\0';
 }
 
+/* Each counter group's enabled (@running false) or running time */
+static void group_times(struct pw *w, const struct prom_state *st,
+			const char *name, const char *help, bool running)
+{
+	const struct event_plan *plan = st->plan;
+	const struct prom_series *s;
+	char lab[32];
+	int i, g;
+
+	family(w, name, COUNTER, "seconds", help);
+	for (g = 0; g < plan->nr_groups; g++) {
+		const struct tdbpf_count *c;
+
+		snprintf(lab, sizeof(lab), "group=\"%d\"", g);
+		FOR_SERIES(st, s, i) {
+			c = &s->raw[plan->leader[g]];
+			sample(w, name, "_total", s->labels, lab);
+			val_ns(w, running ? c->running : c->enabled);
+		}
+	}
+}
+
 static void write_counters(struct pw *w, const struct prom_state *st)
 {
 	const struct event_plan *plan = st->plan;
 	const struct prom_series *s;
 	char lab[160];
-	int i, e, g;
+	int i, e;
 
 	/* -e events too: each slot's descriptor, the model's or its own */
 	if (!plan->nr)
@@ -230,26 +252,12 @@ static void write_counters(struct pw *w, const struct prom_state *st)
 			val_f(w, s->scaled[e]);
 		}
 	}
-	family(w, "tdbpf_task_group_enabled_seconds", COUNTER, "seconds",
-	       "Time each counter group was enabled for the series' tasks; coverage = rate(running) / rate(enabled).");
-	for (g = 0; g < plan->nr_groups; g++) {
-		snprintf(lab, sizeof(lab), "group=\"%d\"", g);
-		FOR_SERIES(st, s, i) {
-			sample(w, "tdbpf_task_group_enabled_seconds", "_total",
-			       s->labels, lab);
-			val_ns(w, s->raw[plan->leader[g]].enabled);
-		}
-	}
-	family(w, "tdbpf_task_group_running_seconds", COUNTER, "seconds",
-	       "Time each counter group was on a counter for the series' tasks (multiplexing leaves it below enabled).");
-	for (g = 0; g < plan->nr_groups; g++) {
-		snprintf(lab, sizeof(lab), "group=\"%d\"", g);
-		FOR_SERIES(st, s, i) {
-			sample(w, "tdbpf_task_group_running_seconds", "_total",
-			       s->labels, lab);
-			val_ns(w, s->raw[plan->leader[g]].running);
-		}
-	}
+	group_times(w, st, "tdbpf_task_group_enabled_seconds",
+		    "Time each counter group was enabled for the series' tasks; coverage = rate(running) / rate(enabled).",
+		    false);
+	group_times(w, st, "tdbpf_task_group_running_seconds",
+		    "Time each counter group was on a counter for the series' tasks (multiplexing leaves it below enabled).",
+		    true);
 }
 
 static void write_tma(struct pw *w, const struct prom_state *st)
@@ -389,13 +397,14 @@ static void write_waits(struct pw *w, const struct prom_state *st)
 							   st->wait_other;
 		bool any = other;
 
-		for (i = 0; !any && i < st->nr_waits; i++)
-			any = st->waits[i]->holds == f->holds;
+		for (i = 0; !any && i < st->waits.nr; i++)
+			any = ((struct prom_wait *)st->waits.v[i])->holds ==
+			      f->holds;
 		if (!any)
 			continue;
 		family(w, f->name, COUNTER, f->unit, f->help);
-		for (i = 0; i <= st->nr_waits; i++) {
-			x = i < st->nr_waits ? st->waits[i] : other;
+		for (i = 0; i <= st->waits.nr; i++) {
+			x = i < st->waits.nr ? st->waits.v[i] : other;
 			if (!x || x->holds != f->holds)
 				continue;
 			sample(w, f->name, "_total", x->labels, NULL);
@@ -434,16 +443,17 @@ static void write_spans(struct pw *w, const struct prom_state *st)
 	size_t k;
 	int i;
 
-	if (!st->nr_spans && !st->span_other)
+	if (!st->spans.nr && !st->span_other)
 		return;
 	for (k = 0; k < ARRAY_SIZE(span_families); k++) {
 		const struct span_family *f = &span_families[k];
 
 		family(w, f->name, COUNTER, f->unit, f->help);
-		for (i = 0; i <= st->nr_spans; i++) {
+		for (i = 0; i <= st->spans.nr; i++) {
 			__u64 v;
 
-			x = i < st->nr_spans ? st->spans[i] : st->span_other;
+			x = i < st->spans.nr ? st->spans.v[i] :
+					       st->span_other;
 			if (!x)
 				continue;
 			memcpy(&v, (const char *)x + f->off, sizeof(v));

@@ -15,23 +15,10 @@
 #include "exporter/prom_table.h"
 #include "sums/waits.h"
 
-static size_t str_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return (size_t)h;
-}
-
 static struct prom_wait *wait_new(const char *labels, bool holds)
 {
-	struct prom_wait *w = calloc(1, sizeof(*w));
+	struct prom_wait *w = prom_lset_new(labels, sizeof(*w));
 
-	if (w && !(w->labels = strdup(labels))) {
-		free(w);
-		w = NULL;
-	}
 	if (w)
 		w->holds = holds;
 	return w;
@@ -50,25 +37,6 @@ static struct prom_wait *other_of(struct prom_state *st, bool holds)
 	return *o;
 }
 
-static int wait_index_rebuild(struct prom_state *st, size_t cap)
-{
-	size_t *index = calloc(cap, sizeof(*index)), mask = cap - 1, h;
-	int i;
-
-	if (!index)
-		return -ENOMEM;
-	for (i = 0; i < st->nr_waits; i++) {
-		for (h = str_hash(st->waits[i]->labels) & mask; index[h];
-		     h = (h + 1) & mask)
-			;
-		index[h] = (size_t)i + 1;
-	}
-	free(st->wait_index);
-	st->wait_index = index;
-	st->wait_index_cap = cap;
-	return 0;
-}
-
 /*
  * The wait (@holds: hold) series of @labels, created while there are
  * fewer than max_series; else the one `other` series of its family.
@@ -77,37 +45,17 @@ static int wait_index_rebuild(struct prom_state *st, size_t cap)
 static struct prom_wait *wait_get(struct prom_state *st, const char *labels,
 				  bool holds)
 {
-	struct prom_wait *w, **arr;
-	size_t mask, h;
+	struct prom_wait *w;
+	void *e;
 
-	if (!st->wait_index_cap && wait_index_rebuild(st, 64))
+	if (prom_lset_get(&st->waits, labels, sizeof(*w), st->max_series, &e))
 		return NULL;
-	mask = st->wait_index_cap - 1;
-	for (h = str_hash(labels) & mask; st->wait_index[h];
-	     h = (h + 1) & mask) {
-		w = st->waits[st->wait_index[h] - 1];
-		if (!strcmp(w->labels, labels))
-			return w;
-	}
-	if (st->nr_waits >= st->max_series)
-		goto other;
-	if ((size_t)(st->nr_waits + 1) * 2 > st->wait_index_cap) {
-		if (wait_index_rebuild(st, st->wait_index_cap * 2))
-			goto other;
-		return wait_get(st, labels, holds);
-	}
-	arr = realloc(st->waits, (size_t)(st->nr_waits + 1) * sizeof(*arr));
-	if (!arr)
-		goto other;
-	st->waits = arr;
-	w = wait_new(labels, holds);
-	if (!w)
-		goto other;
-	st->waits[st->nr_waits++] = w;
-	st->wait_index[h] = (size_t)st->nr_waits;
+	if (!e)
+		return other_of(st, holds);
+	/* the labels say which: holder_ or waker_ */
+	w = e;
+	w->holds = holds;
 	return w;
-other:
-	return other_of(st, holds);
 }
 
 /*
@@ -218,20 +166,9 @@ int prom_waits_update(struct prom_state *st, const struct task_table *cur,
 
 void prom_waits_free(struct prom_state *st)
 {
-	int i;
-
-	for (i = 0; i < st->nr_waits; i++) {
-		free(st->waits[i]->labels);
-		free(st->waits[i]);
-	}
-	free(st->waits);
-	if (st->wait_other)
-		free(st->wait_other->labels);
-	free(st->wait_other);
-	if (st->hold_other)
-		free(st->hold_other->labels);
-	free(st->hold_other);
-	free(st->wait_index);
+	prom_lset_free(&st->waits);
+	prom_lset_entry_free(st->wait_other);
+	prom_lset_entry_free(st->hold_other);
 	tasks_free(&st->wait_last);
 	tasks_free(&st->wait_next);
 }

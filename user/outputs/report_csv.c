@@ -100,6 +100,20 @@ static void line_double(const struct csv_ctx *x, double v, const char *fmt,
 		x->sep, pct);
 }
 
+/* One line of an edge: @value, in @unit ("" for a count), as WHAT:WHO */
+static void write_edge_line(const struct csv_ctx *x, const char *what,
+			    const char *who, __u64 value, const char *unit,
+			    __u64 blocked, double pct)
+{
+	char ev[GRAPH_NAME_LEN + 32];
+
+	snprintf(ev, sizeof(ev), "%s:%s", what, who);
+	text_printable(ev, sizeof(ev), ev, x->sep, 0);
+	fprintf(x->f, "%s%s%llu%s%s%s%s%s%llu%s%.2f\n", x->prefix, x->sep,
+		(unsigned long long)value, x->sep, unit, x->sep, ev, x->sep,
+		(unsigned long long)blocked, x->sep, pct);
+}
+
 /*
  * The graph's edges into this task, two lines each: wait_ns:WAKER (ns)
  * and wakeups:WAKER, WAKER being "comm-tid" or a kind ("timer"); RUN is
@@ -111,7 +125,7 @@ static void write_waits(struct csv_ctx *x, const struct report *rep,
 {
 	const struct graph *g = rep->graph;
 	int n = graph_node_of(g, r), i;
-	char who[GRAPH_NAME_LEN + 16], ev[GRAPH_NAME_LEN + 32];
+	char who[GRAPH_NAME_LEN + 16];
 
 	for (i = 0; n >= 0 && i < g->nodes[n].nr_in; i++) {
 		const struct graph_edge *e = &g->edges[g->nodes[n].first_in + i];
@@ -128,18 +142,10 @@ static void write_waits(struct csv_ctx *x, const struct report *rep,
 		else
 			snprintf(who, sizeof(who), "%s",
 				 graph_waker_name(g, e));
-		snprintf(ev, sizeof(ev), "%s:%s", hold ? "cpu_ns" : "wait_ns",
-			 who);
-		text_printable(ev, sizeof(ev), ev, x->sep, 0);
-		fprintf(x->f, "%s%s%llu%sns%s%s%s%llu%s%.2f\n", x->prefix,
-			x->sep, (unsigned long long)e->wait_ns, x->sep, x->sep,
-			ev, x->sep, (unsigned long long)blocked, x->sep, pct);
-		snprintf(ev, sizeof(ev), "%s:%s", hold ? "holds" : "wakeups",
-			 who);
-		text_printable(ev, sizeof(ev), ev, x->sep, 0);
-		fprintf(x->f, "%s%s%llu%s%s%s%s%llu%s%.2f\n", x->prefix,
-			x->sep, (unsigned long long)e->wakeups, x->sep, x->sep,
-			ev, x->sep, (unsigned long long)blocked, x->sep, pct);
+		write_edge_line(x, hold ? "cpu_ns" : "wait_ns", who,
+				e->wait_ns, "ns", blocked, pct);
+		write_edge_line(x, hold ? "holds" : "wakeups", who,
+				e->wakeups, "", blocked, pct);
 	}
 }
 

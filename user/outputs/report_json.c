@@ -155,6 +155,27 @@
 #include "sums/flows.h"
 #include "support/json.h"
 
+/*
+ * An edge's waker: tid, comm (@pfx before each, and before pid), and
+ * kind, "cpu" for a hold (run-queue time while the waker held the CPU);
+ * pid for a socket's peer in a process outside the graph.
+ */
+static void write_waker(struct jw *w, const struct graph *g,
+			const struct graph_edge *e, const char *pfx)
+{
+	char key[16];
+
+	snprintf(key, sizeof(key), "%stid", pfx);
+	jw_u64(w, key, e->waker >= 0 ? g->nodes[e->waker].tid : e->ext_tid);
+	snprintf(key, sizeof(key), "%scomm", pfx);
+	jw_str(w, key, graph_waker_name(g, e));
+	jw_str(w, "kind", graph_edge_holds(e) ? "cpu" : "wakeup");
+	if (e->ext_pid) {
+		snprintf(key, sizeof(key), "%spid", pfx);
+		jw_u64(w, key, e->ext_pid);
+	}
+}
+
 /* A task's waits by waker, largest first (the graph's node of @r). */
 static void write_waits_on(struct jw *w, const struct report *rep,
 			   const struct task_row *r)
@@ -167,14 +188,7 @@ static void write_waits_on(struct jw *w, const struct report *rep,
 		const struct graph_edge *e = &g->edges[g->nodes[n].first_in + i];
 
 		jw_open(w, NULL, '{');
-		jw_u64(w, "tid",
-		       e->waker >= 0 ? g->nodes[e->waker].tid : e->ext_tid);
-		jw_str(w, "comm", graph_waker_name(g, e));
-		/* cpu: run-queue time while it held the CPU */
-		jw_str(w, "kind", graph_edge_holds(e) ? "cpu" : "wakeup");
-		/* a socket's peer in a process not traced */
-		if (e->ext_pid)
-			jw_u64(w, "pid", e->ext_pid);
+		write_waker(w, g, e, "");
 		jw_u64(w, "wait_ns", e->wait_ns);
 		jw_u64(w, "wakeups", e->wakeups);
 		jw_close(w, '}');
@@ -299,14 +313,7 @@ static void write_graph(struct jw *w, const struct report *rep)
 		const struct graph_node *to = &g->nodes[e->wakee];
 
 		jw_open(w, NULL, '{');
-		jw_u64(w, "waker_tid",
-		       e->waker >= 0 ? g->nodes[e->waker].tid : e->ext_tid);
-		jw_str(w, "waker_comm", graph_waker_name(g, e));
-		/* a hold: run-queue time while the waker held the CPU */
-		jw_str(w, "kind", graph_edge_holds(e) ? "cpu" : "wakeup");
-		/* a socket's peer outside the graph: another process's task */
-		if (e->ext_pid)
-			jw_u64(w, "waker_pid", e->ext_pid);
+		write_waker(w, g, e, "waker_");
 		if (e->ext_name[0])
 			jw_str(w, "endpoint", e->ext_name);
 		jw_u64(w, "wakee_tid", to->tid);
@@ -472,6 +479,21 @@ static bool keyed(struct jw *w, struct json_ctx *x, struct jw_keys *keys,
 	return *built;
 }
 
+/* @v's @n numbers under @names, through their prefixes once built */
+static void keyed_nums(struct jw *w, struct json_ctx *x, struct jw_keys *keys,
+		       bool *built, const char *const *names, const double *v,
+		       int n, int prec)
+{
+	int i;
+
+	if (keyed(w, x, keys, built, names, n)) {
+		jw_nums_keyed(w, keys, v, n, prec);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		jw_num(w, names[i], v[i], prec);
+}
+
 /* jw_member(), from the prefixes when they are there */
 static inline void task_member(struct jw *w, const struct json_ctx *x,
 			       enum task_key k)
@@ -572,14 +594,10 @@ static void write_task(struct jw *w, struct json_ctx *x,
 	task_str(w, x, K_SCHED, sched_verdict_str(d->sched));
 
 	task_obj(w, x, K_COUNTERS);
-	keyed(w, x, &x->ctr, &x->built_ctr, x->ctr_names, x->nr_ctr);
 	for (s = 0; s < x->nr_ctr; s++)
 		v[s] = d->ev[x->ctr_slot[s]];
-	if (x->built_ctr)
-		jw_nums_keyed(w, &x->ctr, v, x->nr_ctr, 0);
-	else
-		for (s = 0; s < x->nr_ctr; s++)
-			jw_num(w, x->ctr_names[s], v[s], 0);
+	keyed_nums(w, x, &x->ctr, &x->built_ctr, x->ctr_names, v, x->nr_ctr,
+		   0);
 	jw_obj_end(w);
 	/* -e alone too: a recording of it is replayed from these */
 	if (x->plan && x->plan->nr)
@@ -587,15 +605,10 @@ static void write_task(struct jw *w, struct json_ctx *x,
 
 	if (d->has_tma) {
 		task_obj(w, x, K_METRICS);
-		keyed(w, x, &x->node, &x->built_node, x->node_names,
-		      x->nr_node);
 		for (i = 0; i < x->nr_node; i++)
 			v[i] = d->tma.val[x->node_idx[i]] * 100;
-		if (x->built_node)
-			jw_nums_keyed(w, &x->node, v, x->nr_node, 6);
-		else
-			for (i = 0; i < x->nr_node; i++)
-				jw_num(w, x->node_names[i], v[i], 6);
+		keyed_nums(w, x, &x->node, &x->built_node, x->node_names, v,
+			   x->nr_node, 6);
 		jw_obj_end(w);
 	}
 	task_str(w, x, K_BOTTLENECK, d->bottleneck);
@@ -662,6 +675,7 @@ void report_write_json(FILE *f, const struct report *rep, bool line)
 	const struct task_decoded *d;
 	struct report_ahead a;
 	struct jw w;
+	size_t k;
 	int i;
 
 	/* the members each task repeats: the plan's slots, the tree's nodes */
@@ -685,16 +699,8 @@ void report_write_json(FILE *f, const struct report *rep, bool line)
 	if (rep->interval >= 0)
 		jw_int(&w, "interval", rep->interval);
 	jw_obj(&w, "lost");
-	jw_u64(&w, "map_full", rep->lost.map_full);
-	jw_u64(&w, "read_errors", rep->lost.read_errors);
-	jw_u64(&w, "unseen_switch_ins", rep->lost.unseen_switch_ins);
-	jw_u64(&w, "wakers", rep->lost.wakers);
-	jw_u64(&w, "wakeups_missed", rep->lost.wakeups_missed);
-	jw_u64(&w, "sockets_unresolved", rep->lost.sock_unresolved);
-	jw_u64(&w, "spans_lost", rep->lost.spans_lost);
-	jw_u64(&w, "span_exits_unmatched", rep->lost.span_exits_unmatched);
-	jw_u64(&w, "spans_too_deep", rep->lost.spans_too_deep);
-	jw_u64(&w, "sockets_evicted", rep->lost.sock_evicted);
+	for (k = 0; k < nr_lost_keys; k++)
+		jw_u64(&w, lost_keys[k].name, lost_value(&rep->lost, k));
 	jw_obj_end(&w);
 	jw_int(&w, "nr_total", rep->nr_total);
 	jw_int(&w, "nr_processes", rep->nr_procs);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "sources/cgroup_members.h"
 #include "support/error.h"
+#include "support/array.h"
 
 /* Does @dir hold a cgroup.procs file (is it a cgroup)? */
 static bool is_cgroup(const char *dir)
@@ -97,15 +98,8 @@ int cgroup_members_open(struct cgroup_members *m, const char *path,
 
 static int add_pid(struct cgroup_members *m, pid_t pid)
 {
-	if (m->nr == m->cap) {
-		size_t cap = m->cap ? 2 * m->cap : 64;
-		pid_t *v = realloc(m->pids, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		m->pids = v;
-		m->cap = cap;
-	}
+	if (array_grow(&m->pids, &m->cap, m->nr, sizeof(*m->pids), 64))
+		return -ENOMEM;
 	m->pids[m->nr++] = pid;
 	return 0;
 }

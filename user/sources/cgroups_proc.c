@@ -1,31 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The processes' cgroups from /proc (cgroups_proc.h). */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include "sources/cgroup_path.h"
 #include "sources/cgroups_proc.h"
+#include "support/readfile.h"
 
 /* @pid's /proc/PID/cgroup parsed into @c; an empty @c if unreadable. */
 static void read_one(const char *proc, __u32 pid, struct task_cgroup *c)
 {
 	char path[64], buf[8192];
-	ssize_t n;
-	int fd;
 
 	memset(c, 0, sizeof(*c));
 	c->pid = pid;
 	snprintf(path, sizeof(path), "%s/%u/cgroup", proc, pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (read_head(path, buf, sizeof(buf)) <= 0)
 		return;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return;
-	buf[n] = 0;
 	cgroup_parse_proc(buf, c);
 }
 

@@ -63,15 +63,8 @@ static bool parse_end(const char *s, int family, struct flow_end *e)
 
 static int add_sock(struct ns_socks *ns, const struct sock_ent *s)
 {
-	if (ns->nr == ns->cap) {
-		size_t cap = ns->cap ? 2 * ns->cap : 64;
-		struct sock_ent *v = realloc(ns->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		ns->v = v;
-		ns->cap = cap;
-	}
+	if (array_grow(&ns->v, &ns->cap, ns->nr, sizeof(*ns->v), 64))
+		return -ENOMEM;
 	ns->v[ns->nr++] = *s;
 	return 0;
 }

@@ -18,6 +18,7 @@
 #include "sources/launch.h"
 #include "support/limits.h"
 #include "support/privs.h"
+#include "support/readfile.h"
 #include "support/error.h"
 
 /* How often, and how many times, launch_stop() checks for the exit. */
@@ -151,9 +152,8 @@ static int signal_children(int sig)
 {
 	char path[300], buf[512], *p;
 	DIR *d = opendir("/proc");
-	int me = (int)getpid(), ppid, n = 0, fd;
+	int me = (int)getpid(), ppid, n = 0;
 	struct dirent *e;
-	ssize_t got;
 
 	if (!d)
 		return 0;
@@ -161,14 +161,8 @@ static int signal_children(int sig)
 		if (e->d_name[0] < '1' || e->d_name[0] > '9')
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
+		if (read_head(path, buf, sizeof(buf)) <= 0)
 			continue;
-		got = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (got <= 0)
-			continue;
-		buf[got] = 0;
 		/* "pid (comm) S ppid ...": comm may hold anything but ')' last */
 		p = strrchr(buf, ')');
 		if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1 || ppid != me)

@@ -18,6 +18,7 @@
  * other labels a scrape config adds (job, ...) fold away.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -149,8 +150,9 @@ static int body_failed(const struct prom_query *q, const struct body *b,
  * @promql's result vector (data.result) at *@res (put *@doc after).
  * 0, or -1 with @err.
  */
-static int query(const struct prom_query *q, const char *promql,
-		 json_object **doc, json_object **res, char *err, size_t len)
+static int query_one(const struct prom_query *q, const char *promql,
+		     json_object **doc, json_object **res, char *err,
+		     size_t len)
 {
 	struct body b = { 0 };
 	char url[4096], curl_err[CURL_ERROR_SIZE] = "", *enc;
@@ -228,6 +230,30 @@ static int query(const struct prom_query *q, const char *promql,
 	return 0;
 }
 
+/*
+ * The result vector of the PromQL @fmt makes at *@res: 0 (put *@doc
+ * after), or -1 with @err and nothing to put.
+ */
+static int query(const struct prom_query *q, json_object **doc,
+		 json_object **res, char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+static int query(const struct prom_query *q, json_object **doc,
+		 json_object **res, char *err, size_t len, const char *fmt, ...)
+{
+	char promql[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(promql, sizeof(promql), fmt, ap);
+	va_end(ap);
+	if (query_one(q, promql, doc, res, err, len)) {
+		json_object_put(*doc);
+		*doc = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 static const char *label(json_object *sample, const char *key)
 {
 	json_object *m, *v;
@@ -271,6 +297,17 @@ static int find_host(struct hosts *hs, const char *name)
 		if (!strcmp(hs->v[i].name, name))
 			return i;
 	return -1;
+}
+
+/* The host of the sample @i of @res; NULL: no build_info, not tdbpf's */
+static struct host_report *sample_host(struct hosts *hs, json_object *res,
+				       size_t i, json_object **sample)
+{
+	int k;
+
+	*sample = json_object_array_get_idx(res, i);
+	k = find_host(hs, host_of(*sample));
+	return k < 0 ? NULL : &hs->v[k];
 }
 
 /* The row (tid) of series (@comm, @thread) on @h; 0 if none. */
@@ -328,18 +365,14 @@ static int add_series(struct host_report *h, const char *comm,
 static int read_hosts(const struct prom_query *q, const char *sel,
 		      struct hosts *hs, char *err, size_t len)
 {
-	char promql[1024];
 	json_object *doc, *res;
 	size_t i, n;
 	int rc = 0;
 
-	snprintf(promql, sizeof(promql),
-		 "max by (host, instance, model, level) (last_over_time(tdbpf_build_info%s[%s]))",
-		 sel, q->range);
-	if (query(q, promql, &doc, &res, err, len)) {
-		json_object_put(doc);
+	if (query(q, &doc, &res, err, len,
+		  "max by (host, instance, model, level) (last_over_time(tdbpf_build_info%s[%s]))",
+		  sel, q->range))
 		return -1;
-	}
 	n = json_object_array_length(res);
 	if (!n) {
 		error_set(err, len,
@@ -395,27 +428,24 @@ static int read_sched(const struct prom_query *q, const char *sel,
 		"tdbpf_task_runqueue_wait_seconds_total",
 		"tdbpf_task_off_cpu_seconds_total",
 	};
-	char promql[1024];
 	json_object *doc, *res;
 	size_t i, f;
 
 	for (f = 0; f < 3; f++) {
-		snprintf(promql, sizeof(promql),
-			 "sum by (host, instance, comm, thread) (increase(%s%s[%s]))",
-			 fam[f], sel, q->range);
-		if (query(q, promql, &doc, &res, err, len)) {
-			json_object_put(doc);
+		if (query(q, &doc, &res, err, len,
+			  "sum by (host, instance, comm, thread) (increase(%s%s[%s]))",
+			  fam[f], sel, q->range))
 			return -1;
-		}
 		for (i = 0; i < json_object_array_length(res); i++) {
-			json_object *s = json_object_array_get_idx(res, i);
-			int k = find_host(hs, host_of(s));
-			__u64 ns = (__u64)(value_of(s) * 1e9 + 0.5);
+			json_object *s;
+			struct host_report *h = sample_host(hs, res, i, &s);
 			struct task_row *r;
+			__u64 ns;
 
-			if (k < 0)
-				continue;	/* no build_info: not tdbpf's */
-			if (add_series(&hs->v[k], label(s, "comm"),
+			if (!h)
+				continue;
+			ns = (__u64)(value_of(s) * 1e9 + 0.5);
+			if (add_series(h, label(s, "comm"),
 				       label(s, "thread"), &r)) {
 				json_object_put(doc);
 				return -ENOMEM;
@@ -441,35 +471,31 @@ static int read_edges(const struct prom_query *q, const char *sel,
 		      struct hosts *hs, bool holds, char *err, size_t len)
 {
 	const char *who = holds ? "holder" : "waker";
-	char promql[1024], cl[16], tl[16];
+	char cl[16], tl[16];
 	json_object *doc, *res;
 	size_t i;
 	int rc = 0;
 
 	snprintf(cl, sizeof(cl), "%s_comm", who);
 	snprintf(tl, sizeof(tl), "%s_thread", who);
-	snprintf(promql, sizeof(promql),
-		 "sum by (host, instance, comm, thread, %s, %s, remote) (increase(%s%s[%s]))",
-		 cl, tl,
-		 holds ? "tdbpf_task_cpu_held_seconds_total" :
-			 "tdbpf_task_wait_seconds_total",
-		 sel, q->range);
-	if (query(q, promql, &doc, &res, err, len)) {
-		json_object_put(doc);
+	if (query(q, &doc, &res, err, len,
+		  "sum by (host, instance, comm, thread, %s, %s, remote) (increase(%s%s[%s]))",
+		  cl, tl,
+		  holds ? "tdbpf_task_cpu_held_seconds_total" :
+			  "tdbpf_task_wait_seconds_total",
+		  sel, q->range))
 		return -1;
-	}
 	for (i = 0; i < json_object_array_length(res) && !rc; i++) {
-		json_object *s = json_object_array_get_idx(res, i);
-		int k = find_host(hs, host_of(s));
-		const char *wc = label(s, cl);
-		const char *wt = label(s, tl);
-		const char *remote = label(s, "remote");
-		struct host_report *h;
+		json_object *s;
+		struct host_report *h = sample_host(hs, res, i, &s);
+		const char *wc, *wt, *remote;
 		struct host_edge e;
 
-		if (k < 0)
+		if (!h)
 			continue;
-		h = &hs->v[k];
+		wc = label(s, cl);
+		wt = label(s, tl);
+		remote = label(s, "remote");
 		memset(&e, 0, sizeof(e));
 		e.wakee_tid = series_tid(h, label(s, "comm"),
 					 label(s, "thread"));
@@ -501,34 +527,30 @@ static int read_edges(const struct prom_query *q, const char *sel,
 static int read_flows(const struct prom_query *q, const char *sel,
 		      struct hosts *hs, char *err, size_t len)
 {
-	char promql[1024];
 	json_object *doc, *res;
 	size_t i;
 	int rc = 0;
 
-	snprintf(promql, sizeof(promql),
-		 "max by (host, instance, comm, proto, state, local, remote) (max_over_time(tdbpf_socket_flows%s[%s]))",
-		 sel, q->range);
-	if (query(q, promql, &doc, &res, err, len)) {
-		json_object_put(doc);
+	if (query(q, &doc, &res, err, len,
+		  "max by (host, instance, comm, proto, state, local, remote) (max_over_time(tdbpf_socket_flows%s[%s]))",
+		  sel, q->range))
 		return -1;
-	}
 	for (i = 0; i < json_object_array_length(res) && !rc; i++) {
-		json_object *s = json_object_array_get_idx(res, i);
-		int k = find_host(hs, host_of(s));
+		json_object *s;
+		struct host_report *h = sample_host(hs, res, i, &s);
 		struct sock_flow f;
 
 		memset(&f, 0, sizeof(f));
-		if (k < 0 || !flow_end_parse(label(s, "local"), &f.local) ||
+		if (!h || !flow_end_parse(label(s, "local"), &f.local) ||
 		    !flow_end_parse(label(s, "remote"), &f.remote))
 			continue;
-		f.pid = comm_pid(&hs->v[k], label(s, "comm"));
+		f.pid = comm_pid(h, label(s, "comm"));
 		if (!f.pid)
 			continue;	/* a process that did nothing */
 		snprintf(f.comm, sizeof(f.comm), "%s", label(s, "comm"));
 		snprintf(f.proto, sizeof(f.proto), "%s", label(s, "proto"));
 		f.state = flow_state_parse(label(s, "state"));
-		rc = flows_add(&hs->v[k].flows, &f);
+		rc = flows_add(&h->flows, &f);
 	}
 	json_object_put(doc);
 	return rc;

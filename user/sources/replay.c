@@ -427,15 +427,9 @@ static int add_name(struct replay_report *r, __u32 pid, __u32 tid,
 {
 	struct replay_name *n;
 
-	if (r->nr_names == r->cap_names) {
-		size_t cap = r->cap_names ? r->cap_names * 2 : 16;
-
-		n = realloc(r->names, cap * sizeof(*n));
-		if (!n)
-			return -1;
-		r->names = n;
-		r->cap_names = cap;
-	}
+	if (array_grow(&r->names, &r->cap_names, r->nr_names,
+		       sizeof(*r->names), 16))
+		return -1;
 	n = &r->names[r->nr_names++];
 	n->pid = pid;
 	n->tid = tid;
@@ -541,7 +535,7 @@ int replay_parse(json_object *obj, struct replay_report *r, char *err,
 {
 	json_object *tasks, *lost, *v;
 	__u64 x;
-	size_t i;
+	size_t i, k;
 
 	if (!json_object_is_type(obj, json_type_object) ||
 	    !member(obj, "tasks", json_type_array) ||
@@ -565,28 +559,9 @@ int replay_parse(json_object *obj, struct replay_report *r, char *err,
 		r->interval = -1;
 	lost = member(obj, "lost", json_type_object);
 	memset(&r->lost, 0, sizeof(r->lost));
-	if (lost) {
-		if (!get_u64(lost, "map_full", &x))
-			r->lost.map_full = x;
-		if (!get_u64(lost, "read_errors", &x))
-			r->lost.read_errors = x;
-		if (!get_u64(lost, "unseen_switch_ins", &x))
-			r->lost.unseen_switch_ins = x;
-		if (!get_u64(lost, "wakers", &x))
-			r->lost.wakers = x;
-		if (!get_u64(lost, "wakeups_missed", &x))
-			r->lost.wakeups_missed = x;
-		if (!get_u64(lost, "sockets_unresolved", &x))
-			r->lost.sock_unresolved = x;
-		if (!get_u64(lost, "spans_lost", &x))
-			r->lost.spans_lost = x;
-		if (!get_u64(lost, "span_exits_unmatched", &x))
-			r->lost.span_exits_unmatched = x;
-		if (!get_u64(lost, "spans_too_deep", &x))
-			r->lost.spans_too_deep = x;
-		if (!get_u64(lost, "sockets_evicted", &x))
-			r->lost.sock_evicted = x;
-	}
+	for (k = 0; lost && k < nr_lost_keys; k++)
+		if (!get_u64(lost, lost_keys[k].name, &x))
+			*lost_field(&r->lost, k) = x;
 	if (parse_graph(obj, r))
 		return bad(err, len, "out of memory%s%s; raise the memory limit (ulimit -v)",
 			   "", "");

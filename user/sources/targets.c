@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "sources/targets.h"
+#include "support/readfile.h"
 
 /*
  * A thread exists and is not a zombie. /proc/TID/task/TID/stat describes
@@ -147,6 +148,13 @@ static size_t status_num(pid_t pid, const char *key)
 	return n;
 }
 
+pid_t targets_tgid(pid_t id)
+{
+	pid_t tgid = (pid_t)status_num(id, "Tgid:");
+
+	return tgid ? tgid : id;
+}
+
 size_t targets_threads(const struct target_ids *o, pid_t child)
 {
 	char buf[128], *slash;
@@ -174,34 +182,22 @@ size_t targets_threads(const struct target_ids *o, pid_t child)
 void targets_process_name(__u32 tgid, char *buf, size_t len)
 {
 	char path[64];
-	ssize_t n;
-	int fd;
 
-	buf[0] = '\0';
 	snprintf(path, sizeof(path), "/proc/%u/comm", tgid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n <= 0)
-		n = 0;
-	buf[n] = '\0';
+	if (read_head(path, buf, len) < 0)
+		buf[0] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
 }
 
 const char *targets_comm(__u32 tid, char *buf, size_t len)
 {
 	char path[64];
-	FILE *f;
-	size_t n;
+	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%u/comm", tid);
-	f = fopen(path, "re");
-	if (!f)
+	n = read_head(path, buf, len);
+	if (n < 0)
 		return NULL;
-	n = fread(buf, 1, len - 1, f);
-	fclose(f);
 	while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\0'))
 		n--;
 	buf[n] = '\0';

@@ -63,6 +63,12 @@ bool targets_id_alive(pid_t id);
 size_t targets_threads(const struct target_ids *ids, pid_t child);
 
 /*
+ * The process (thread group) of thread @id, from /proc/ID/status; @id
+ * itself when unknown. /proc/TID opens for any thread, leader or not.
+ */
+pid_t targets_tgid(pid_t id);
+
+/*
  * The name of any task on this host by tid (/proc/TID/comm), into @buf;
  * NULL when it is gone. For the verdict's holders of the CPU outside the
  * targets (graph_lookups.tid_name, live).

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sums/cgroups.h"
+#include "support/array.h"
 
 void cgroups_init(struct cgroup_table *t)
 {
@@ -24,15 +25,8 @@ void cgroups_free(struct cgroup_table *t)
 
 int cgroups_add(struct cgroup_table *t, const struct task_cgroup *c)
 {
-	if (t->nr == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 16;
-		struct task_cgroup *v = realloc(t->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		t->v = v;
-		t->cap = cap;
-	}
+	if (array_grow(&t->v, &t->cap, t->nr, sizeof(*t->v), 16))
+		return -ENOMEM;
 	t->v[t->nr++] = *c;
 	return 0;
 }
@@ -108,16 +102,8 @@ int cgroups_copy(struct cgroup_table *dst, const struct cgroup_table *src)
 	if (dst == src)
 		return 0;
 	cgroups_reset(dst);
-	if (src->nr > dst->cap) {
-		struct task_cgroup *v = realloc(dst->v, src->nr * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		dst->v = v;
-		dst->cap = src->nr;
-	}
-	if (src->nr)
-		memcpy(dst->v, src->v, src->nr * sizeof(*src->v));
+	if (array_copy(&dst->v, &dst->cap, src->v, src->nr, sizeof(*src->v)))
+		return -ENOMEM;
 	dst->nr = src->nr;
 	dst->sorted = src->sorted;
 	return 0;

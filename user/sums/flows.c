@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include "sums/flows.h"
+#include "support/array.h"
 
 void flows_init(struct flow_table *t)
 {
@@ -26,15 +27,8 @@ void flows_free(struct flow_table *t)
 
 int flows_add(struct flow_table *t, const struct sock_flow *f)
 {
-	if (t->nr == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 16;
-		struct sock_flow *v = realloc(t->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		t->v = v;
-		t->cap = cap;
-	}
+	if (array_grow(&t->v, &t->cap, t->nr, sizeof(*t->v), 16))
+		return -ENOMEM;
 	t->v[t->nr++] = *f;
 	return 0;
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sums/hosts.h"
+#include "support/array.h"
 
 void host_report_init(struct host_report *h)
 {
@@ -23,15 +24,9 @@ void host_report_free(struct host_report *h)
 
 int host_add_edge(struct host_report *h, const struct host_edge *e)
 {
-	if (h->nr_edges == h->cap_edges) {
-		size_t cap = h->cap_edges ? 2 * h->cap_edges : 32;
-		struct host_edge *v = realloc(h->edges, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		h->edges = v;
-		h->cap_edges = cap;
-	}
+	if (array_grow(&h->edges, &h->cap_edges, h->nr_edges,
+		       sizeof(*h->edges), 32))
+		return -ENOMEM;
 	h->edges[h->nr_edges++] = *e;
 	return 0;
 }

@@ -3,6 +3,23 @@
 #include <errno.h>
 #include <string.h>
 #include "sums/snapshot.h"
+#include "support/array.h"
+
+#define LOST_KEY(n, f)	{ n, offsetof(struct lost_stats, f) }
+const struct lost_key lost_keys[] = {
+	LOST_KEY("map_full", map_full),
+	LOST_KEY("read_errors", read_errors),
+	LOST_KEY("unseen_switch_ins", unseen_switch_ins),
+	LOST_KEY("wakers", wakers),
+	LOST_KEY("wakeups_missed", wakeups_missed),
+	LOST_KEY("sockets_unresolved", sock_unresolved),
+	LOST_KEY("spans_lost", spans_lost),
+	LOST_KEY("span_exits_unmatched", span_exits_unmatched),
+	LOST_KEY("spans_too_deep", spans_too_deep),
+	LOST_KEY("sockets_evicted", sock_evicted),
+};
+#undef LOST_KEY
+const size_t nr_lost_keys = ARRAY_SIZE(lost_keys);
 
 void snapshot_init(struct snapshot *s, int nr_ev)
 {

@@ -13,6 +13,7 @@
 #ifndef TDBPF_SNAPSHOT_H
 #define TDBPF_SNAPSHOT_H
 
+#include <stddef.h>
 #include <linux/types.h>
 #include "sums/cgroups.h"
 #include "sums/flows.h"
@@ -49,6 +50,27 @@ struct lost_stats {
 	 */
 	__u64 sampled_wakeups;
 };
+
+/*
+ * The loss counters a report names under "lost", in its order: what the
+ * JSON writer writes and a replay reads back, from one list.
+ */
+struct lost_key {
+	const char *name;
+	size_t off;		/* of its __u64 in struct lost_stats */
+};
+extern const struct lost_key lost_keys[];
+extern const size_t nr_lost_keys;
+
+static inline __u64 *lost_field(struct lost_stats *l, size_t i)
+{
+	return (__u64 *)((char *)l + lost_keys[i].off);
+}
+
+static inline __u64 lost_value(const struct lost_stats *l, size_t i)
+{
+	return *(const __u64 *)((const char *)l + lost_keys[i].off);
+}
 
 struct snapshot {
 	struct task_table tasks;	/* one row per task, raw sums */

@@ -8,6 +8,7 @@
 #include "model/model.h"
 #include "sums/spans.h"
 #include "sums/tasks.h"
+#include "support/array.h"
 
 void spans_init(struct span_table *t)
 {
@@ -46,15 +47,8 @@ static struct span_row *append(struct span_table *t)
 {
 	struct span_row *r;
 
-	if (t->nr == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 32;
-
-		r = realloc(t->row, cap * sizeof(*r));
-		if (!r)
-			return NULL;
-		t->row = r;
-		t->cap = cap;
-	}
+	if (array_grow(&t->row, &t->cap, t->nr, sizeof(*t->row), 32))
+		return NULL;
 	r = &t->row[t->nr++];
 	memset(r, 0, sizeof(*r));
 	r->nr_tasks = 1;
@@ -80,17 +74,9 @@ struct span_row *spans_get(struct span_table *t, __u32 tid, __u32 tgid,
 int spans_copy(struct span_table *dst, const struct span_table *src)
 {
 	spans_reset(dst);
-	if (src->nr > dst->cap) {
-		struct span_row *r = realloc(dst->row,
-					     src->nr * sizeof(*r));
-
-		if (!r)
-			return -ENOMEM;
-		dst->row = r;
-		dst->cap = src->nr;
-	}
-	if (src->nr)
-		memcpy(dst->row, src->row, src->nr * sizeof(*src->row));
+	if (array_copy(&dst->row, &dst->cap, src->row, src->nr,
+		       sizeof(*src->row)))
+		return -ENOMEM;
 	dst->nr = src->nr;
 	return 0;
 }

@@ -5,7 +5,7 @@
 #include <unistd.h>
 #include "support/readfile.h"
 
-int read_small(const char *path, char *buf, size_t len)
+ssize_t read_head(const char *path, char *buf, size_t len)
 {
 	ssize_t n;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -17,6 +17,15 @@ int read_small(const char *path, char *buf, size_t len)
 	if (n < 0)
 		return -EIO;
 	buf[n] = '\0';
+	return n;
+}
+
+int read_small(const char *path, char *buf, size_t len)
+{
+	ssize_t n = read_head(path, buf, len);
+
+	if (n < 0)
+		return (int)n;
 	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
 		buf[--n] = '\0';
 	return 0;
