@@ -684,10 +684,36 @@ static void test_fold_whole_names(void **state)
 	tasks_free(&d);
 }
 
+/*
+ * A replayed file's rows say how many tasks each folds, whatever they
+ * say: folded again, the count stops at INT_MAX rather than wrapping
+ * (the replay fuzzer's find: 2147483647 + 1).
+ */
+static void test_fold_count_saturates(void **state)
+{
+	struct task_table in, out;
+	struct tdbpf_task s;
+
+	(void)state;
+	tasks_init(&in);
+	tasks_init(&out);
+	s = mk(80, 79, "worker", 1);
+	tasks_add(&in, &s, NULL, 2);
+	s = mk(81, 79, "worker", 1);
+	tasks_add(&in, &s, NULL, 2);
+	tasks_find(&in, 80)->nr_tasks = INT_MAX;
+	assert_int_equal(tasks_fold(&in, &out, 2), 0);
+	assert_int_equal(out.nr, 1);
+	assert_int_equal(tasks_row(&out, 0)->nr_tasks, INT_MAX);
+	tasks_free(&in);
+	tasks_free(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fold_name),
+		cmocka_unit_test(test_fold_count_saturates),
 		cmocka_unit_test(test_fold_name_short_buffer),
 		cmocka_unit_test(test_fold_join),
 		cmocka_unit_test(test_add_sums),

@@ -162,7 +162,8 @@ static int make_nodes(struct graph *g, const struct task_table *t,
 			snprintf(n->hot_name, sizeof(n->hot_name), "%s",
 				 task_name(r));
 		}
-		n->nr_tasks += r->nr_tasks > 0 ? r->nr_tasks : 1;
+		n->nr_tasks = tasks_count_add(n->nr_tasks,
+					      r->nr_tasks > 0 ? r->nr_tasks : 1);
 		n->on_cpu_ns += r->sched.on_cpu_ns;
 		n->runq_ns += r->sched.runq_wait_ns;
 		n->blocked_ns += r->sched.off_cpu_ns;

@@ -124,7 +124,7 @@ int archive_fold(struct task_table *archive, struct task_table *base,
 			ret = -ENOMEM;
 			break;
 		}
-		d->nr_tasks += r->nr_tasks;
+		d->nr_tasks = tasks_count_add(d->nr_tasks, r->nr_tasks);
 		if (b)
 			tasks_clear(base, r->tid);
 	}

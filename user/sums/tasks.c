@@ -708,7 +708,8 @@ int tasks_fold(const struct task_table *in, struct task_table *out,
 			if (d->pid != s->pid)
 				d->pid = 0;
 			d->exited = d->exited && s->exited;
-			d->nr_tasks += s->nr_tasks;
+			d->nr_tasks = tasks_count_add(d->nr_tasks,
+						      s->nr_tasks);
 		}
 		if (add_row(out, d, in, s, nr_ev)) {
 			ret = -ENOMEM;

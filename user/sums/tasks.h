@@ -6,6 +6,7 @@
 #ifndef TDBPF_TASKS_H
 #define TDBPF_TASKS_H
 
+#include <limits.h>
 #include "support/hash.h"
 #include <stdbool.h>
 #include <stddef.h>
@@ -137,6 +138,15 @@ int tasks_sub_waits(struct task_table *out, struct task_row *d,
 		    const struct task_table *prev, const struct task_row *p);
 
 /* What a row is called: its whole name, else its comm. */
+/*
+ * Rows folded together: their task counts, at most INT_MAX (a replayed
+ * file's counts are whatever it says).
+ */
+static inline int tasks_count_add(int a, int b)
+{
+	return b > 0 && a > INT_MAX - b ? INT_MAX : a + b;
+}
+
 static inline const char *task_name(const struct task_row *r)
 {
 	return r->name ? r->name : r->comm;
