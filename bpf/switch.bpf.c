@@ -53,9 +53,9 @@ static __always_inline bool read_one(__u32 i, __u32 cpu, bool lead,
  * Groups are contiguous, leader first (plan.c), so @v keeps the times of
  * the group being read; a member of a group whose leader failed fails.
  */
-static __always_inline void read_counters(struct tdbpf_cpu *st,
-					  struct tdbpf_task *t, bool counted,
-					  __u64 slice, __u32 cpu)
+static __always_inline void read_loop(struct tdbpf_cpu *st,
+				      struct tdbpf_task *t, bool counted,
+				      __u64 slice, __u32 cpu)
 {
 	struct bpf_perf_event_value v = {};
 	bool group_ok = false;
@@ -96,6 +96,32 @@ static __always_inline void read_counters(struct tdbpf_cpu *st,
 		st->prev[i].running = v.running;
 		st->valid[w] |= bit;
 	}
+}
+
+/*
+ * read_loop() as a global function: the verifier checks it once per
+ * program, with unknown arguments, instead of walking its loop event by
+ * event where it was inlined (three places in the switch program, two
+ * in the flush), on every path that reaches them (49 events took 13 s
+ * and passed its million instructions). Not a bpf_loop() step: that
+ * needs 5.17, and one (d64a317) lost group members' counts on 6.1, most
+ * likely as 6.1's verifier checks a callback once, with the caller's
+ * first context (later ones take it as run any number of times), so
+ * group_ok looked always false and the members' reads dead code. A
+ * NULL @t gets its own copy of the loop: the compiler may compute
+ * &t->ctr[i] before a test of @t, which the verifier refuses for a
+ * pointer that may be NULL.
+ */
+__noinline int read_counters(struct tdbpf_cpu *st, struct tdbpf_task *t,
+			     bool counted, __u64 slice, __u32 cpu)
+{
+	if (!st)
+		return 0;
+	if (t)
+		read_loop(st, t, counted, slice, cpu);
+	else
+		read_loop(st, NULL, false, 0, cpu);
+	return 0;
 }
 
 /*

@@ -11,6 +11,7 @@
  */
 #include <math.h>
 #include "helpers.h"
+#include "../workloads/extra_calls.h"
 
 #define MAX_T	256
 
@@ -253,13 +254,39 @@ static void test_software_model_vs_proc_attach(void **state)
 }
 
 /*
+ * With -x (@extra), each of the other calls' counts: extra_count() of
+ * the thread's getppid() calls. Prints the first mismatch, 0 if none.
+ */
+static int extra_exact(json_object *t, const struct calls *c)
+{
+	char ev[96];
+	unsigned int j;
+	double got;
+
+	for (j = 0; j < NR_EXTRA_CALLS; j++) {
+		snprintf(ev, sizeof(ev), "syscalls:sys_enter_%s",
+			 extra_calls[j].tp);
+		got = jcounter(t, ev);
+		if (got != (double)extra_count(c->getppid, j)) {
+			print_error("%s (tid %d): %s %.0f, it made %ld\n",
+				    c->name, c->tid, ev, got,
+				    extra_count(c->getppid, j));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
  * Run syscounts under tdbpf with @args (before "--"); every thread's
  * counts of @ppid (and @pgid when not NULL) must be exactly the number
- * of calls it made, under thread churn and across CPUs. @nr_counters:
+ * of calls it made, under thread churn and across CPUs; with @extra
+ * (syscounts -x) the counts of extra_calls.h's calls too. @nr_counters:
  * how many counters each task must show.
  */
 static void exact_run(const char *const *args, const char *ppid,
-		      const char *pgid, int nr_counters, const char *model)
+		      const char *pgid, int nr_counters, const char *model,
+		      bool extra)
 {
 	static struct calls c[MAX_T];
 	char *json = tmp_path("exact.json"), *out = NULL, *argv[32];
@@ -280,6 +307,8 @@ static void exact_run(const char *const *args, const char *ppid,
 	argv[n++] = "20000";
 	argv[n++] = "-c";
 	argv[n++] = "200";
+	if (extra)
+		argv[n++] = "-x";
 	argv[n] = NULL;
 	assert_int_equal(run(argv, &out, 120), 0);
 	nc = calls_of(out, c);
@@ -320,6 +349,8 @@ static void exact_run(const char *const *args, const char *ppid,
 				    jdouble(t, "coverage"));
 			fail();
 		}
+		if (extra && extra_exact(t, &c[i]))
+			fail();
 		assert_true(jdouble(t, "coverage") == 1.0);
 		checked++;
 		if (!strncmp(c[i].name, "sc-", 3) && jint(t, "migrations") > 0)
@@ -344,7 +375,7 @@ static void test_exact_getppid_alone(void **state)
 	NEED_BPF();
 	exact_run((const char *const[]){ "-e", "syscalls:sys_enter_getppid",
 					  NULL },
-		  "syscalls:sys_enter_getppid", NULL, 1, "none");
+		  "syscalls:sys_enter_getppid", NULL, 1, "none", false);
 }
 
 /*
@@ -362,7 +393,59 @@ static void test_exact_in_groups(void **state)
 			  "-e", "{syscalls:sys_enter_getppid,cs,major-faults}",
 			  NULL },
 		  "syscalls:sys_enter_getppid", "syscalls:sys_enter_getpgid",
-		  4 + 6, "software");
+		  4 + 6, "software", false);
+}
+
+/*
+ * As many ungrouped events as tdbpf counts (TDBPF_MAX_EVENTS, 72), each
+ * exact in every thread: getppid, getpgid and extra_calls.h's 70 calls'
+ * tracepoints. The read loop is a global function, which the verifier
+ * checks once: inlined, 49 such events took it 13 s, then it gave up
+ * (E2BIG). Loading them must take seconds, not tens of them: the whole
+ * start-up (-- true) is timed.
+ */
+static void test_exact_72_ungrouped(void **state)
+{
+	static char list[80 * 64];
+	char *txt = tmp_path("72.txt");
+	char *argv[] = { (char *)tdbpf_bin(), "-q", "-o", txt, "-e", list,
+			 "-d", "0.1", "--", "true", NULL };
+	const char *args[] = { "-e", list, NULL };
+	struct timespec a, b;
+	char path[160], *out = NULL;
+	unsigned int j;
+	size_t len;
+	double s;
+
+	(void)state;
+	NEED_BPF();
+	assert_int_equal(NR_EXTRA_CALLS + 2, 72);
+	len = (size_t)snprintf(list, sizeof(list),
+			       "syscalls:sys_enter_getppid,syscalls:sys_enter_getpgid");
+	for (j = 0; j < NR_EXTRA_CALLS; j++) {
+		snprintf(path, sizeof(path),
+			 "/sys/kernel/tracing/events/syscalls/sys_enter_%s",
+			 extra_calls[j].tp);
+		/* tracefs where tests/vm/init mounts it, as here */
+		if (access(path, F_OK))
+			skip();
+		len += (size_t)snprintf(list + len, sizeof(list) - len,
+					",syscalls:sys_enter_%s",
+					extra_calls[j].tp);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	assert_int_equal(run(argv, &out, 120), 0);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	free(out);
+	unlink(txt);
+	s = (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
+	print_message("72 ungrouped events: loaded, ran and reported in %.2f s\n",
+		      s);
+	/* native speed: make vmtest's emulated guests (VM_SMP set) are slower */
+	if (!getenv("VM_SMP"))
+		assert_true(s < 10.0);
+	exact_run(args, "syscalls:sys_enter_getppid",
+		  "syscalls:sys_enter_getpgid", 72, "none", true);
 }
 
 /* The CSV line of @comm-@tid for @event: its value and unit, 0 if found. */
@@ -741,6 +824,7 @@ int main(void)
 		cmocka_unit_test(test_repeat),
 		cmocka_unit_test(test_exact_getppid_alone),
 		cmocka_unit_test(test_exact_in_groups),
+		cmocka_unit_test(test_exact_72_ungrouped),
 		cmocka_unit_test(test_software_model_vs_proc_command),
 		cmocka_unit_test(test_software_model_vs_proc_attach),
 	};

@@ -6,7 +6,7 @@
  * know their own accounting, for the software model's test against
  * /proc.
  *
- * usage: syscounts [-n WORKERS] [-m SCALE] [-c CHURN] [-w] [-P]
+ * usage: syscounts [-n WORKERS] [-m SCALE] [-c CHURN] [-w] [-P] [-x]
  *
  *   sc-I    worker I: SCALE * (I + 1) + I getppid() and SCALE / 2 *
  *           (I + 1) + 3 * I getpgid(0) calls, in 16 chunks, moving to CPU
@@ -19,6 +19,9 @@
  *
  * The calls go through syscall(2): nothing else in the process makes
  * them (glibc and the thread library call neither).
+ * -x: each thread, getppid() N times, also makes each call J of
+ *     extra_calls.h extra_count(N, J) times (0 to 2), before its first
+ *     chunk: with getppid and getpgid, 72 events each counted exactly.
  *
  * stdout: "pid=<pid>" first; "ready" once the workers wait at the gate;
  * one "tid=<tid> name=<name> getppid=<n> getpgid=<n>" line per thread
@@ -52,6 +55,7 @@
 #include <unistd.h>
 
 #include "workload.h"
+#include "extra_calls.h"
 
 #define CHUNKS		16
 #define MAX_WORKERS	64
@@ -68,7 +72,7 @@ static int nworkers = 4, scale = 20000, nchurn = 200, ncpu = 1;
 static struct worker workers[MAX_WORKERS];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
-static int gate_open, waiting, parked, released, park;
+static int gate_open, waiting, parked, released, park, extra;
 static atomic_int working;
 
 static void calls(long ppid, long pgid)
@@ -79,6 +83,19 @@ static void calls(long ppid, long pgid)
 		syscall(SYS_getppid);
 	for (i = 0; i < pgid; i++)
 		syscall(SYS_getpgid, 0);
+}
+
+/* -x: the other calls of a thread that makes @ppid getppid() calls */
+static void extra_calls_make(long ppid)
+{
+	unsigned int j;
+	long k;
+
+	if (!extra)
+		return;
+	for (j = 0; j < NR_EXTRA_CALLS; j++)
+		for (k = 0; k < extra_count(ppid, j); k++)
+			syscall(extra_calls[j].nr, -1L, 0L, 0L, 0L, 0L, 0L);
 }
 
 static void move_to(int cpu)
@@ -114,6 +131,7 @@ static void *worker_main(void *arg)
 
 	mem = mmap(NULL, (size_t)(pages * page), PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	extra_calls_make(ppid);
 	for (c = 0; c < CHUNKS; c++) {
 		move_to((w->idx + c) % ncpu);
 		calls(ppid / CHUNKS + (c == 0 ? ppid % CHUNKS : 0),
@@ -151,6 +169,7 @@ static void *churn_main(void *arg)
 	snprintf(name, sizeof(name), "ch-%d", c->k);
 	pthread_setname_np(pthread_self(), name);
 	calls(c->k % 97 + 1, c->k % 13);
+	extra_calls_make(c->k % 97 + 1);
 	return NULL;
 }
 
@@ -292,15 +311,16 @@ int main(int argc, char **argv)
 	pthread_t ch;
 	int opt, i, go_wait = 0;
 
-	while ((opt = getopt(argc, argv, "n:m:c:wP")) != -1) {
+	while ((opt = getopt(argc, argv, "n:m:c:wPx")) != -1) {
 		switch (opt) {
 		case 'n': nworkers = atoi(optarg); break;
 		case 'm': scale = atoi(optarg); break;
 		case 'c': nchurn = atoi(optarg); break;
 		case 'w': go_wait = 1; break;
 		case 'P': park = 1; break;
+		case 'x': extra = 1; break;
 		default:
-			fprintf(stderr, "usage: syscounts [-n WORKERS] [-m SCALE] [-c CHURN] [-w] [-P]\n");
+			fprintf(stderr, "usage: syscounts [-n WORKERS] [-m SCALE] [-c CHURN] [-w] [-P] [-x]\n");
 			return 2;
 		}
 	}

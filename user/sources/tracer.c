@@ -30,18 +30,47 @@ _Static_assert(__builtin_offsetof(struct tdbpf_bpf__bss, track) % 4096 == 0,
 	       "track starts a page of the .bss map");
 
 /* libbpf's own messages only with -v: errors are reported by us, once */
+/*
+ * A program the verifier gave up on for its size, seen in the log that
+ * libbpf prints when a load fails (with or without -v): the error then
+ * names that cause and its fix, not a map's.
+ */
+static bool prog_too_large;
+
+bool tracer_verifier_gave_up(const char *msg)
+{
+	return strstr(msg, "BPF program is too large") ||
+	       strstr(msg, "jumps is too complex");
+}
+
+static void note_too_large(enum libbpf_print_level level, const char *fmt,
+			   va_list ap)
+{
+	va_list aq;
+	char *s;
+
+	if (level == LIBBPF_DEBUG)
+		return;
+	va_copy(aq, ap);
+	if (vasprintf(&s, fmt, aq) >= 0) {
+		if (tracer_verifier_gave_up(s))
+			prog_too_large = true;
+		free(s);
+	}
+	va_end(aq);
+}
+
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 			va_list ap)
 {
-	(void)level;
-	(void)fmt;
-	(void)ap;
+	note_too_large(level, fmt, ap);
 	return 0;
 }
 
 static int libbpf_print_verbose(enum libbpf_print_level level,
 				const char *fmt, va_list ap)
 {
+	note_too_large(level, fmt, ap);
 	if (level == LIBBPF_DEBUG)
 		return 0;
 	return vfprintf(stderr, fmt, ap);
@@ -345,16 +374,29 @@ static int open_bpf(struct tracer *t, char *err, size_t len)
 	return 0;
 }
 
+/* What to do about a load that failed with @e. */
+static const char *load_hint(int e)
+{
+	if (prog_too_large)
+		return "a BPF program is too large for the kernel's verifier, which gave up on it (-v shows its log): give fewer -e events, or fewer groups";
+	/* as root, EACCES on load is the verifier saying no */
+	if (e == -EACCES && geteuid() == 0)
+		return "the kernel's verifier rejected them: run with -v for its log and report it";
+	return bpf_hint(e);
+}
+
 /*
  * The BPF object loaded; without the socket hooks if the kernel refuses
  * one. 0, or -1 with @err.
  */
 static int load_bpf(struct tracer *t, char *err, size_t len)
 {
+	uint64_t start = loop_now_ns();
 	int e;
 
 	if (open_bpf(t, err, len))
 		return -1;
+	prog_too_large = false;
 	e = tdbpf_bpf__load(t->skel);
 	if (e && t->skel->rodata->track_sockets) {
 		/*
@@ -371,14 +413,13 @@ static int load_bpf(struct tracer *t, char *err, size_t len)
 		e = tdbpf_bpf__load(t->skel);
 	}
 	if (e) {
-		/* as root, EACCES on load is the verifier saying no */
 		error_set(err, len, "cannot load the BPF programs: %s; %s",
-			 strerror(-e),
-			 e == -EACCES && geteuid() == 0 ?
-				 "the kernel's verifier rejected them: run with -v for its log and report it" :
-				 bpf_hint(e));
+			 strerror(-e), load_hint(e));
 		return -1;
 	}
+	if (t->c.verbose)
+		fprintf(stderr, "tdbpf: BPF programs loaded in %.2f s\n",
+			(double)(loop_now_ns() - start) / 1e9);
 	return 0;
 }
 

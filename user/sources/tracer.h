@@ -183,6 +183,13 @@ int tracer_prog_stats(const struct tracer *t, struct tracer_prog_stat *out,
  */
 int tracer_fold_exited(struct tracer *t, struct task_table *base);
 
+/*
+ * Whether libbpf message @msg is the verifier giving up on a program
+ * for its size (its million instructions, or too many branches to
+ * follow): loading it fails with E2BIG, as a map too large does.
+ */
+bool tracer_verifier_gave_up(const char *msg);
+
 /* Free the tracer (NULL is fine); counters closed after the programs. */
 void tracer_close(struct tracer *t);
 /*
