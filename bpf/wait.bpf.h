@@ -139,6 +139,17 @@ static __always_inline void set_pending(struct tdbpf_wake *k, __u32 slot,
 	k->pending_wait = wait;
 }
 
+/* @ns, one wait ended, may be the longest of its slot's (longest_us) */
+static __always_inline void note_longest(struct tdbpf_wait *w, __u64 ns)
+{
+	__u64 us = ns / 1000;
+
+	if (us > 0xffffffffULL)
+		us = 0xffffffffULL;
+	if (us > w->longest_us)
+		w->longest_us = (__u32)us;
+}
+
 /*
  * @p blocks again (or dies), after a wakeup: the wait its waker ended
  * was charged from the blocking switch-out to the wakeup; make it the
@@ -154,17 +165,6 @@ static __always_inline void set_pending(struct tdbpf_wake *k, __u32 slot,
  * while it runs): settle up to now and go on from now, for the same
  * waker, so the next settling adds only what follows.
  */
-/* @ns, one wait ended, may be the longest of its slot's (longest_us) */
-static __always_inline void note_longest(struct tdbpf_wait *w, __u64 ns)
-{
-	__u64 us = ns / 1000;
-
-	if (us > 0xffffffffULL)
-		us = 0xffffffffULL;
-	if (us > w->longest_us)
-		w->longest_us = (__u32)us;
-}
-
 static __always_inline void settle_wait(struct task_struct *p,
 					const struct tdbpf_task *t,
 					struct tdbpf_wake *k, __u64 now,
@@ -267,6 +267,28 @@ static __always_inline __u64 sleep_start(struct task_struct *p)
 }
 
 /*
+ * On a run queue, waiting for a CPU (or running): not blocked yet. Since
+ * 6.12 (EEVDF's delayed dequeue) a task that blocks with negative lag
+ * stays on its queue, flagged sched_delayed, until the wakeup requeues
+ * it: blocked.
+ */
+/* a flavour: vmlinux.h of a kernel before 6.12 has no such field */
+struct sched_entity___delayed {
+	unsigned char sched_delayed;
+} __attribute__((preserve_access_index));
+
+static __always_inline bool queued(struct task_struct *p)
+{
+	struct sched_entity___delayed *se = (void *)&p->se;
+
+	if (!p->on_rq)
+		return false;
+	if (bpf_core_field_exists(se->sched_delayed))
+		return !se->sched_delayed;
+	return true;
+}
+
+/*
  * Sampled: how long @p, off its queue (blocked), has waited so far, read
  * at a report by the task iterator. Nobody has ended that wait yet, so
  * it has no waker: the report's split of blocked time among the wakers
@@ -276,14 +298,12 @@ static __always_inline __u64 sleep_start(struct task_struct *p)
  */
 static __always_inline __u64 open_wait_ns(struct task_struct *p)
 {
-	struct task_struct *cur = bpf_get_current_task_btf();
-	struct cfs_rq *c = cur->se.cfs_rq;
 	__u64 start, now;
 
-	if (p->on_rq || !c || !c->rq)
+	if (queued(p))
 		return 0;
 	start = sleep_start(p);
-	now = c->rq->clock;
+	now = rq_clock_now(bpf_get_current_task_btf());
 	return start && now > start ? now - start : 0;
 }
 

@@ -107,28 +107,6 @@ static __always_inline __u32 waker_kind(struct task_struct *p,
 }
 
 /*
- * On a run queue, waiting for a CPU (or running): not blocked yet. Since
- * 6.12 (EEVDF's delayed dequeue) a task that blocks with negative lag
- * stays on its queue, flagged sched_delayed, until the wakeup requeues
- * it: blocked.
- */
-/* a flavour: vmlinux.h of a kernel before 6.12 has no such field */
-struct sched_entity___delayed {
-	unsigned char sched_delayed;
-} __attribute__((preserve_access_index));
-
-static __always_inline bool queued(struct task_struct *p)
-{
-	struct sched_entity___delayed *se = (void *)&p->se;
-
-	if (!p->on_rq)
-		return false;
-	if (bpf_core_field_exists(se->sched_delayed))
-		return !se->sched_delayed;
-	return true;
-}
-
-/*
  * Sampled: a wakeup in a window, counted for its waker; its wait, whole
  * however long ago it began (sleep_start()), is charged at the wakee's
  * switch-in (sampled_queued()). A wait is in the sample when its wakeup

@@ -49,6 +49,20 @@ static const struct tdbpf_wait *slot(const struct task_table *t, __u32 kind,
 	return NULL;
 }
 
+/* A split state and a table of rows with waker slots, no counters */
+static void start(struct wait_share *s, struct task_table *t)
+{
+	wait_share_init(s);
+	tasks_init(t);
+	tasks_set_layout(t, 0, true);
+}
+
+static void finish(struct wait_share *s, struct task_table *t)
+{
+	tasks_free(t);
+	wait_share_free(s);
+}
+
 #define W(k, id, n, ns) { .kind = (k), .tid = (id), .tgid = (id), \
 			  .wakeups = (n), .wait_ns = (ns) }
 
@@ -67,9 +81,7 @@ static void test_split(void **state)
 	struct task_table t;
 
 	(void)state;
-	wait_share_init(&s);
-	tasks_init(&t);
-	tasks_set_layout(&t, 0, true);
+	start(&s, &t);
 
 	/* 1000 ns blocked, seen 30 and 10 at 1 in 10: 300 and 100 */
 	collect(&t, 1000, 80, 40, seen1, 3);
@@ -107,8 +119,7 @@ static void test_split(void **state)
 			    slot(&t, TDBPF_WAKER_TIMER, 0)->wait_ns <=
 		    500);
 	assert_int_equal(slot(&t, TDBPF_WAKER_TASK, 7)->wait_ns, 272);
-	tasks_free(&t);
-	wait_share_free(&s);
+	finish(&s, &t);
 }
 
 /*
@@ -125,9 +136,7 @@ static void test_open_and_unseen_waits(void **state)
 	struct task_row *r;
 
 	(void)state;
-	wait_share_init(&s);
-	tasks_init(&t);
-	tasks_set_layout(&t, 0, true);
+	start(&s, &t);
 	/* 5000 blocked, 4000 of it in a wait not ended */
 	collect(&t, 5000, 0, 20, seen, 1);
 	r = tasks_get(&t, TID);
@@ -140,8 +149,7 @@ static void test_open_and_unseen_waits(void **state)
 	r->sched.open_wait_ns = 5000;
 	assert_int_equal(wait_share_apply(&s, &t, 10, 2, false), 0);
 	assert_int_equal(slot(&t, TDBPF_WAKER_TASK, 7)->wait_ns, 300);
-	tasks_free(&t);
-	wait_share_free(&s);
+	finish(&s, &t);
 }
 
 /*
@@ -156,9 +164,7 @@ static void test_carried(void **state)
 	struct task_table t;
 
 	(void)state;
-	wait_share_init(&s);
-	tasks_init(&t);
-	tasks_set_layout(&t, 0, true);
+	start(&s, &t);
 	collect(&t, 1000, 0, 10, seen, 1);
 	assert_int_equal(wait_share_apply(&s, &t, 10, 1, false), 0);
 	assert_int_equal(slot(&t, TDBPF_WAKER_TASK, 7)->wait_ns, 1000);
@@ -169,8 +175,7 @@ static void test_carried(void **state)
 	assert_int_equal(wait_share_apply(&s, &t, 10, 3, false), 0);
 	assert_int_equal(slot(&t, TDBPF_WAKER_TASK, 7)->wait_ns, 2500);
 	assert_int_equal(slot(&t, TDBPF_WAKER_TASK, 7)->wakeups, 10);
-	tasks_free(&t);
-	wait_share_free(&s);
+	finish(&s, &t);
 }
 
 /*
@@ -188,9 +193,7 @@ static void no_window_yet(bool defer)
 	struct wait_share s;
 	struct task_table t;
 
-	wait_share_init(&s);
-	tasks_init(&t);
-	tasks_set_layout(&t, 0, true);
+	start(&s, &t);
 	collect(&t, 100, 0, 4, seen1, 1);
 	assert_int_equal(wait_share_apply(&s, &t, 10, 50, defer), 0);
 	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wait_ns, 100);
@@ -214,8 +217,7 @@ static void no_window_yet(bool defer)
 			 defer ? 100 : 0);
 	assert_int_equal(slot(&t, TDBPF_WAKER_TASK, 7)->wakeups,
 			 defer ? 3 : 0);
-	tasks_free(&t);
-	wait_share_free(&s);
+	finish(&s, &t);
 }
 
 static void test_no_window_yet(void **state)
@@ -239,9 +241,7 @@ static void test_gone_tasks_pruned(void **state)
 	__u32 tid;
 
 	(void)state;
-	wait_share_init(&s);
-	tasks_init(&t);
-	tasks_set_layout(&t, 0, true);
+	start(&s, &t);
 	/* 300 threads and TID, each 100 ns blocked, one timer wait seen */
 	for (tid = 1000; tid < 1300; tid++) {
 		r = tasks_get(&t, tid);
@@ -261,8 +261,7 @@ static void test_gone_tasks_pruned(void **state)
 	assert_int_equal(wait_share_apply(&s, &t, 10, 2, false), 0);
 	assert_true(s.est.nr <= 1);
 	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wait_ns, 100);
-	tasks_free(&t);
-	wait_share_free(&s);
+	finish(&s, &t);
 }
 
 int main(void)

@@ -50,9 +50,12 @@ static void fill_off_cpu(struct tdbpf_task *v, __u64 now)
 	__u64 busy = v->sched.on_cpu_ns + v->sched.runq_wait_ns;
 
 	v->sched.off_cpu_ns = life > busy ? life - busy : 0;
-	/* a dead task waits no more; an earlier read's value may stay */
-	if (v->end_ns || v->sched.open_wait_ns > v->sched.off_cpu_ns)
-		v->sched.open_wait_ns = v->end_ns ? 0 : v->sched.off_cpu_ns;
+	/* a dead task waits no more (an earlier read's value may stay) */
+	if (v->end_ns)
+		v->sched.open_wait_ns = 0;
+	/* two clocks: never more than its blocked time */
+	if (v->sched.open_wait_ns > v->sched.off_cpu_ns)
+		v->sched.open_wait_ns = v->sched.off_cpu_ns;
 }
 
 /* Move the entry of exited task @tid from the map to @to. */

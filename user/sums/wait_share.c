@@ -147,7 +147,7 @@ static int split_row(struct wait_share *s, struct task_table *t,
 {
 	const struct tdbpf_wait *ew;
 	struct tdbpf_wait *w, *inc;
-	int n, en = 0, j;
+	int n, en = 0, j, err;
 
 	w = tasks_waits(t, r, &n);
 	inc = calloc((size_t)n + 1, sizeof(*inc));
@@ -173,9 +173,9 @@ static int split_row(struct wait_share *s, struct task_table *t,
 		    (struct split){ r->sched.runq_wait_ns,
 				    &e->sched.runq_wait_ns, 0, NULL, 0, NULL },
 		    scale);
-	j = tasks_add_waits(&s->est, e, inc, n);
+	err = tasks_add_waits(&s->est, e, inc, n) ? -ENOMEM : 0;
 	free(inc);
-	return j ? -ENOMEM : 0;
+	return err;
 }
 
 /* Row @r: split if @split, then its waits seen become the estimates. */
