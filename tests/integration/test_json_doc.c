@@ -192,11 +192,70 @@ static void run_tdbpf(char *const argv[], const char *what,
 	free(text);
 }
 
-/* Both ways: each written key documented, each documented key written. */
+#define MANPAGE "docs/tdbpf.8.scd"
+
+static bool is_word(int c)
+{
+	return isalnum(c) || c == '_';
+}
+
+/* @word in @text as grep -w finds it */
+static bool has_word(const char *text, const char *word, size_t n)
+{
+	const char *p;
+
+	for (p = text; (p = strstr(p, word)); p++) {
+		char tail = p[n];
+
+		if ((p == text || !is_word((unsigned char)p[-1])) &&
+		    !is_word((unsigned char)tail))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Each part of each written path ("graph", "edges", "longest_wait_ns")
+ * is a word of the manual page too: the installed package checks the
+ * same of its page, and should never be the first to find a gap.
+ */
+static int not_in_manpage(const struct keyset *got, const char *what)
+{
+	char *man = file_text(MANPAGE), part[128];
+	int i, bad = 0;
+
+	for (i = 0; i < got->nr; i++) {
+		const char *p = got->key[i];
+
+		while (*p) {
+			size_t n = strcspn(p, ".[");
+			bool upper = true;
+			size_t j;
+
+			snprintf(part, sizeof(part), "%.*s", (int)n, p);
+			for (j = 0; j < n; j++)
+				upper &= !islower((unsigned char)part[j]);
+			if (n && !upper && !has_word(man, part, n)) {
+				print_error("%s writes '%s', which " MANPAGE
+					    " does not name\n", what, part);
+				bad++;
+			}
+			p += n;
+			p += strspn(p, ".[]");
+		}
+	}
+	free(man);
+	return bad;
+}
+
+/*
+ * Both ways: each written key documented, each documented key written;
+ * and each written one named in the manual page.
+ */
 static void same_keys(const struct keyset *doc, const struct keyset *got,
 		      const char *what)
 {
-	int i, bad = 0;
+	int i, bad = not_in_manpage(got, what);
 
 	for (i = 0; i < got->nr; i++)
 		if (!has(doc, got->key[i])) {
@@ -211,8 +270,8 @@ static void same_keys(const struct keyset *doc, const struct keyset *got,
 			bad++;
 		}
 	if (bad)
-		fail_msg("%s: %d keys differ between " JSON_DOC " and the program",
-			 what, bad);
+		fail_msg("%s: %d keys differ between " JSON_DOC
+			 " or " MANPAGE " and the program", what, bad);
 }
 
 /* ---- list and decode ----------------------------------------------------- */
