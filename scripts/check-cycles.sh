@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 
 files=$(find user -name '*.[ch]' | LC_ALL=C sort)
 # shellcheck disable=SC2086 # file names under user/ hold no blanks
-awk '
+awk "$(cat scripts/cycles.awk)"'
 function module(f) { sub(/\.[ch]$/, "", f); sub(/^user\//, "", f); return f }
 FNR == 1 { mod = module(FILENAME); sig = ""; incomment = 0 }
 # what is left of a line once its strings and comments are gone
@@ -64,33 +64,13 @@ pass == 2 {
 	for (i = 1; i <= n; i++)
 		if ((w[i] in def) && def[w[i]] != mod && !((mod, def[w[i]]) in dep)) {
 			dep[mod, def[w[i]]] = w[i]
-			out[mod] = out[mod] " " def[w[i]]
+			succ[mod] = succ[mod] " " def[w[i]]
 		}
 }
-function visit(m, path,    k, n, t, i) {
-	state[m] = 1
-	stack[++depth] = m
-	n = split(out[m], t, " ")
-	for (i = 1; i <= n; i++) {
-		if (state[t[i]] == 1) {
-			line = ""
-			for (k = depth; k >= 1 && stack[k] != t[i]; k--)
-				;
-			for (; k <= depth; k++)
-				line = line stack[k] " -> "
-			printf "%s%s (%s calls %s())\n", line, t[i], m, dep[m, t[i]]
-			bad = 1
-		} else if (!state[t[i]]) {
-			visit(t[i])
-		}
-	}
-	depth--
-	state[m] = 2
+function cycle_found(path, from, to) {
+	printf "%s (%s calls %s())\n", path, from, dep[from, to]
 }
 END {
-	for (m in out)
-		if (!state[m])
-			visit(m)
-	exit bad
+	exit find_cycles()
 }
 ' pass=1 $files pass=2 $files

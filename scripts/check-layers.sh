@@ -26,7 +26,7 @@ set -eu
 cd "$(dirname "$0")/.."
 
 # shellcheck disable=SC2046 # file names under user/ hold no blanks
-awk '
+awk "$(cat scripts/cycles.awk)"'
 BEGIN {
 	allow["commands"] = " commands outputs exporter sources analysis sums model support "
 	allow["outputs"] = " outputs analysis sums model support "
@@ -82,7 +82,7 @@ FNR == 1 {
 	split(inc, q, "/")
 	# what each header includes, for the cycle check at the end
 	if (FILENAME ~ /\.h$/)
-		hinc[substr(FILENAME, 6)] = hinc[substr(FILENAME, 6)] " " inc
+		succ[substr(FILENAME, 6)] = succ[substr(FILENAME, 6)] " " inc
 	if (!(q[1] in allow)) {
 		printf "%s:%d: includes \"%s\": %s is no stage folder\n",
 		       FILENAME, FNR, inc, q[1]
@@ -95,30 +95,12 @@ FNR == 1 {
 }
 # headers that include each other, through others or not: the guards
 # hide it, and which one is read first then decides what compiles
-function visit(h,    t, n, i, k, line) {
-	state[h] = 1
-	stack[++depth] = h
-	n = split(hinc[h], t, " ")
-	for (i = 1; i <= n; i++) {
-		if (state[t[i]] == 1) {
-			line = ""
-			for (k = depth; k >= 1 && stack[k] != t[i]; k--)
-				;
-			for (; k <= depth; k++)
-				line = line stack[k] " -> "
-			printf "user/%s: an include cycle: %s%s\n", t[i], line, t[i]
-			bad = 1
-		} else if (!state[t[i]]) {
-			visit(t[i])
-		}
-	}
-	depth--
-	state[h] = 2
+function cycle_found(path, from, to) {
+	printf "user/%s: an include cycle: %s\n", to, path
 }
 END {
-	for (h in hinc)
-		if (!state[h])
-			visit(h)
+	if (find_cycles())
+		bad = 1
 	exit bad
 }
 ' $(find user -name '*.[ch]' | LC_ALL=C sort)
