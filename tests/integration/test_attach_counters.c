@@ -153,8 +153,8 @@ static void test_read_errors(void **state)
 	char *json = tmp_path("rerr.json");
 	char *argv[] = { (char *)tdbpf_bin(), "-j", "-o", json, "-e",
 			 "{cpu-clock,page-faults,context-switches,cpu-migrations}",
-			 "--", (char *)workload("spinners"), "-n", "3", "-d",
-			 "2", NULL };
+			 "--", (char *)workload("spinners"), "-n", "3", "-m",
+			 "-d", "2", NULL };
 	json_object *doc, *lost, *tasks, *t, *v;
 	int checked = 0;
 	struct child c;
@@ -170,10 +170,10 @@ static void test_read_errors(void **state)
 	assert_true(c.pid > 0);
 	/*
 	 * The 4 events' slots on CPU 1, before the workload starts; it runs
-	 * 2 s and wants 2 CPUs (its 3 threads burn 1/3, 2/3 and all of each
-	 * period), so that its threads run on CPU 1 at times even when
-	 * something else keeps CPU 1 busy (with 2 threads, wanting 1.5
-	 * CPUs, they once all stayed on CPU 0 beside a spinner on CPU 1).
+	 * 2 s, its 3 threads (burning 1/3, 2/3 and all of each period) move
+	 * to the next CPU every 100 ms (-m): the scheduler alone once left
+	 * them all on CPU 1 beside a spinner on CPU 0 (no read there), and
+	 * once all on CPU 0 beside one on CPU 1 (no read failed).
 	 */
 	assert_int_equal(drop_cpu_counters(c.pid, 1, 4), 4);
 	free(read_all(c.out));
@@ -212,8 +212,8 @@ static void test_read_errors(void **state)
 	}
 	json_object_put(doc);
 	unlink(json);
-	/* with 3 spinners on 2 CPUs, one at least ran on CPU 0 too */
-	assert_true(checked >= 1);
+	/* each thread spent half its periods on CPU 0 */
+	assert_int_equal(checked, 3);
 }
 
 /*

@@ -7,6 +7,7 @@
  * time with the kernel's own clock for the very same thread.
  *
  * usage: spinners [-n N] [-l LATE] [-e EARLY] [-s SLEEPERS] [-d SECONDS] [-w]
+ *                 [-m]
  *
  *   spin-I     burns about (I+1)/N of each 10 ms period, sleeps the rest
  *              (short sleeps, so it switches voluntarily)
@@ -18,7 +19,9 @@
  * stdout: "pid=<pid>" first; "ready" once every initial thread exists; at
  * the end one "tid=<tid> name=<name> cpu_ns=<ns>" line per created thread.
  * -w: after "ready", wait for a line on stdin or SIGUSR1 before the work
- * (and the -d clock) starts, so a tracer can attach first.  EOF on stdin
+ * (and the -d clock) starts, so a tracer can attach first.  -m: each spin-I
+ * thread moves to the next CPU every 100 ms (its affinity), so that it
+ * runs on every CPU however busy another load keeps one of them.  EOF on stdin
  * leaves SIGUSR1 as the only start signal.  SIGINT/SIGTERM end the run early
  * and still print every line.
  */
@@ -46,12 +49,14 @@ struct worker {
 	enum kind kind;
 	double duty;		/* share of each period spent burning */
 	char name[16];		/* comm is at most 15 bytes */
+	int index;		/* I of spin-I */
 	pid_t tid;		/* written by the thread itself */
 	long long cpu_ns;	/* its own CPU clock just before it ends */
 };
 
 static atomic_int stop;
 static atomic_int go_signal;
+static int move_cpus;		/* -m */
 
 static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
@@ -89,6 +94,7 @@ static void burn_cpu(long long ns)
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
+	int ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN), k;
 	long long until;
 
 	pthread_setname_np(pthread_self(), w->name);
@@ -104,7 +110,10 @@ static void *worker_main(void *arg)
 	switch (w->kind) {
 	case SPIN:
 	case LATE:
-		while (!atomic_load(&stop)) {
+		for (k = 0; !atomic_load(&stop); k++) {
+			/* -m: 10 periods on each CPU in turn, from its own */
+			if (move_cpus && w->kind == SPIN && k % 10 == 0)
+				pin_cpu((w->index + k / 10) % ncpus);
 			burn_cpu(PERIOD_NS * w->duty);
 			if (w->duty < 1.0)
 				sleep_ns(PERIOD_NS * (1.0 - w->duty));
@@ -198,17 +207,17 @@ int main(int argc, char **argv)
 	int total, initial, i, k, opt;
 	long long late_at, end;
 
-	while ((opt = getopt(argc, argv, "n:l:e:s:d:w")) != -1) {
+	while ((opt = getopt(argc, argv, "n:l:e:s:d:wm")) != -1) {
 		switch (opt) {
 		case 'n': n = parse_int(optarg, "-n"); break;
 		case 'l': n_late = parse_int(optarg, "-l"); break;
 		case 'e': n_early = parse_int(optarg, "-e"); break;
 		case 's': n_sleep = parse_int(optarg, "-s"); break;
 		case 'w': wait = 1; break;
+		case 'm': move_cpus = 1; break;
 		case 'd': secs = parse_secs(optarg, "-d"); break;
 		default:
-			fprintf(stderr, "usage: spinners [-n N] [-l LATE] "
-				"[-e EARLY] [-s SLEEPERS] [-d SECONDS] [-w]\n");
+			fprintf(stderr, "usage: spinners [-n N] [-l LATE] [-e EARLY] [-s SLEEPERS] [-d SECONDS] [-w] [-m]\n");
 			return 2;
 		}
 	}
@@ -229,6 +238,7 @@ int main(int argc, char **argv)
 	for (i = 0, k = 0; k < n; k++, i++) {
 		w[i].kind = SPIN;
 		w[i].duty = (double)(k + 1) / n;
+		w[i].index = k;
 		name_worker(&w[i], "spin", k);
 	}
 	for (k = 0; k < n_early; k++, i++) {
