@@ -290,6 +290,8 @@ write_results() {
 	has wakeups && write_wakeups
 	echo
 	has sockets && write_sockets
+	echo
+	has spans && spans_results
 	# make bench-graph's sections (every wakeup, sampled), kept from the
 	# file as they were
 	sed -n '/^<!-- bench-graph: begin -->$/,/^<!-- bench-graph: end -->$/p' \

@@ -28,6 +28,10 @@
 #      without --wakeups; and the function hooks (fentry/fexit, kprobes)
 #      per run in make vmtest's 6.1 guest, one boot under QEMU TCG
 #      (skipped, said, without QEMU or make static)
+#   8. spans (--span): the cost of an operator boundary, USDT and uprobe,
+#      beside empty uprobe programs on the same functions, and the
+#      slowdown of a workload entering spans tens of thousands of times
+#      a second
 #
 # Variants alternate round-robin within each round; tables give the median
 # and the min-max spread. Run as root from the repository root (make bench).
@@ -41,21 +45,18 @@
 #   BENCH_AMP [8]             copies attached at once in section 6's
 #                             CPU-time measure
 #   BENCH_DECODE_MS [300]     time per model in section 4
-#   BENCH_SECTIONS ["pipe bpf scale decode listen wakeups sockets"]  the sections to run; with
+#   BENCH_SECTIONS ["pipe bpf scale decode listen wakeups sockets spans"]
+#                             the sections to run; with
 #                             fewer than all, the tables are printed and
 #                             bench/results.md is left as it is
 #   BENCH_LISTEN_THREADS [10000]  threads of the scrape measurement (section 5)
 #   BENCH_LISTEN_SCRAPES [10]     scrapes per variant
 #   BENCH_SOAK_THREADS [100000]   threads created and ended during the soak
-#   BENCH_ONLY [all]          "listen": run section 5 alone and print its
+#   BENCH_ONLY [all]          "listen", "wakeups", "sockets" or "spans":
+#                             run section 5, 6, 7 or 8 alone and print its
 #                             tables (bench/results.md is left as it is)
+#   BENCH_SPAN_TASKS [200000] operator tasks per run of section 8
 #   OUT [build]               build directory of make
-#   BENCH_ONLY [all]          "wakeups": run section 6 alone and print its
-#                             tables (bench/results.md is left as it is)
-#   BENCH_ONLY [all]          "sockets": run section 7 alone and print its
-#                             tables (bench/results.md is left as it is)
-#   BENCH_ONLY [all]          "spans": the cost of a span boundary (section
-#                             8, run alone only; BENCH_SPAN_TASKS [200000])
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
@@ -67,7 +68,8 @@ THREADS=${BENCH_THREADS:-"100 1000 10000"}
 MT_PERIOD=${BENCH_MT_PERIOD:-1000}
 AMP=${BENCH_AMP:-8}
 DECODE_MS=${BENCH_DECODE_MS:-300}
-SECTIONS=${BENCH_SECTIONS:-"pipe bpf scale decode listen wakeups sockets"}
+ALL_SECTIONS="pipe bpf scale decode listen wakeups sockets spans"
+SECTIONS=${BENCH_SECTIONS:-$ALL_SECTIONS}
 LISTEN_THREADS=${BENCH_LISTEN_THREADS:-10000}
 LISTEN_SCRAPES=${BENCH_LISTEN_SCRAPES:-10}
 SOAK_THREADS=${BENCH_SOAK_THREADS:-100000}
@@ -176,8 +178,9 @@ fi
 has listen && section_listen
 has wakeups && section_wakeups
 has sockets && section_sockets
+has spans && section_spans
 touch "$TMP/decode.out"
-if [ "$SECTIONS" != "pipe bpf scale decode listen wakeups sockets" ]; then
+if [ "$SECTIONS" != "$ALL_SECTIONS" ]; then
 	# a partial run: show it, keep the committed results
 	RESULTS=$TMP/partial.md
 fi

@@ -43,7 +43,7 @@ NICE=${BENCH_GRAPH_NICE:--19}
 KEEP=${BENCH_GRAPH_KEEP:-yes}
 BEGIN_MARK='<!-- bench-graph: begin -->'
 END_MARK='<!-- bench-graph: end -->'
-SECTION="7. The verdict against causal truth, on random graphs (make bench-graph)"
+SECTION="9. The verdict against causal truth, on random graphs (make bench-graph)"
 # the modes: every wakeup, and the default (windows of a tenth of the
 # time, eight of them in 4 s)
 MODES="wakeups sampled"

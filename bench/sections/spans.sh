@@ -1,6 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# bench/run.sh section 8 (BENCH_ONLY=spans): the cost of span boundaries
-# (--span), sourced by run.sh after lib.sh. The operators workload on one
+# bench/run.sh section 8: the cost of span boundaries (--span), sourced by run.sh after lib.sh. The operators workload on one
 # worker, untraced (bare), under empty uprobe programs on its operators
 # (floor: the traps alone, bench/floor.bpf.c), traced without spans
 # (none), with USDT spans and with uprobe spans: with empty operators
@@ -76,4 +75,25 @@ write_spans() {
 				       100 * (m - n) / n }'
 		done
 	done
+}
+
+# section 8 of bench/results.md: how it was measured, then the table
+spans_results() {
+	echo "## 8. Spans: what an operator boundary costs (--span)"
+	echo
+	echo "The operators workload on one worker (\`operators -w 1 -n $SPAN_TASKS"
+	echo "-H US -L US -F 0\`: each task enters three operators, so two boundaries"
+	echo "an entry), run bare, under empty uprobe programs on its three"
+	echo "operator functions (floor: the traps alone, \`floor uempty\`,"
+	echo "bench/floor.bpf.c), traced without spans (none: \`tdbpf -o /dev/null"
+	echo "-- ...\`), with USDT spans (\`--span usdt\`) and with uprobe spans"
+	echo "(\`--span BINARY:op_parse,op_enrich,op_emit\`). $ROUNDS rounds, variants"
+	echo "alternating; run time is the workload's own elapsed_ns, median. Empty"
+	echo "operators (0 us) give the cost of a boundary: the floor's over the"
+	echo "bare run, the spans' over the run traced without them; 10 us"
+	echo "operators give the slowdown of a workload entering spans tens of"
+	echo "thousands of times a second."
+	echo
+	write_spans
+	echo
 }

@@ -143,7 +143,7 @@ static void test_long_argument_keeps_fix(void **state)
 		{ "-I", "", "e.g. -I 1000" },
 		{ "--model", "", "neoverse-v2, armv8, software" },
 		{ "-o", "/nonexistent/", "pick a writable path in an existing directory" },
-		{ "--span", "", "(nm -D or nm)" },
+		{ "--span", "", "or a program on PATH" },
 	};
 	char arg[3100], *p;
 	unsigned int i;
@@ -199,6 +199,25 @@ static void test_no_such_command(void **state)
 	REFUSED(ARGS("--", "/etc/passwd"),
 		WORDS("'/etc/passwd' is not executable", "chmod +x"));
 	REFUSED(ARGS("--", "/tmp"), WORDS("'/tmp' is a directory"));
+}
+
+/*
+ * A --span binary that is not there, refused before the BPF load as the
+ * command is (libbpf would say so only at the attach, a second later);
+ * a bare library name is libbpf's to look up, and passes this check.
+ */
+static void test_span_binary_missing(void **state)
+{
+	(void)state;
+	NEED_ROOT();
+	REFUSED(ARGS("--span", "/no/such/engine:op", "--", "true"),
+		WORDS("no file '/no/such/engine'", "give the binary's path"));
+	REFUSED(ARGS("--span", "no-such-engine-tdbpf:op", "--", "true"),
+		WORDS("no file 'no-such-engine-tdbpf'", "a program on PATH"));
+	REFUSED(ARGS("--span", "usdt:/no/such/lib.so", "--", "true"),
+		WORDS("no file '/no/such/lib.so'"));
+	REFUSED(ARGS("--span", "/tmp:op", "--", "true"),
+		WORDS("'/tmp' is a directory"));
 }
 
 /* ---- -e events ------------------------------------------------------------ */
@@ -551,6 +570,7 @@ int main(void)
 		cmocka_unit_test(test_control_bytes_quoted),
 		cmocka_unit_test(test_no_such_pid),
 		cmocka_unit_test(test_long_argument_keeps_fix),
+		cmocka_unit_test(test_span_binary_missing),
 		cmocka_unit_test(test_unknown_model),
 		cmocka_unit_test(test_no_such_command),
 		cmocka_unit_test(test_events_refused),

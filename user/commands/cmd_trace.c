@@ -92,6 +92,31 @@ static int command_found(const char *cmd)
 }
 
 /*
+ * The file of a --span BINARY:FUNC or usdt:PATH, checked before the BPF
+ * load as the command is: libbpf would refuse it only at the attach, a
+ * second later. A bare name is a program on PATH, as libbpf looks it
+ * up; a bare library name ("libc.so.6") is left to libbpf's own search.
+ * 0, or ENOENT or EISDIR, @bin (of @size) holding the file's name.
+ */
+static int span_binary_found(const char *spec, char *bin, size_t size)
+{
+	const char *colon = strrchr(spec, ':');
+	struct stat st;
+
+	if (!strncmp(spec, "usdt:", 5))
+		snprintf(bin, size, "%s", spec + 5);
+	else if (colon && strcmp(spec, "usdt") && strcmp(spec, "gstreamer"))
+		snprintf(bin, size, "%.*s", (int)(colon - spec), spec);
+	else
+		return 0;
+	if (!strchr(bin, '/'))
+		return strstr(bin, ".so") || !command_found(bin) ? 0 : ENOENT;
+	if (stat(bin, &st))
+		return ENOENT;
+	return S_ISDIR(st.st_mode) ? EISDIR : 0;
+}
+
+/*
  * --graph FILE.dot, created as -o is (no symlinks followed, the sudo
  * user's), before anything is traced or said: a graph that cannot be
  * written fails at once, in one line. NULL after the error.
@@ -216,6 +241,17 @@ static int check_targets(const struct options *o)
 	}
 	if (o->cgroup && !cgroup_exists(o->cgroup))
 		return 2;
+	for (i = 0; i < o->nr_spans; i++) {
+		char bin[4096];
+
+		e = span_binary_found(o->spans[i], bin, sizeof(bin));
+		if (e) {
+			errorf(e == ENOENT ? "--span %s: no file '%s'; give the binary's path, or a program on PATH" :
+					     "--span %s: '%s' is a directory; give the program or library in it",
+			       o->spans[i], bin);
+			return 2;
+		}
+	}
 	e = o->argv ? command_found(o->argv[0]) : 0;
 	if (e) {
 		errorf(e == ENOENT ? "command '%s' not found; check its name and PATH" :
