@@ -16,6 +16,7 @@
 #include <cmocka.h>
 #include "outputs/top_view.h"
 #include "sums/spans.h"
+#include "unit_helpers.h"
 
 #define GW 200
 #define GH 60
@@ -152,26 +153,11 @@ static void wait_table(struct task_table *t, const struct event_plan *p,
 	tasks_init(t);
 	tasks_set_layout(t, p->nr, true);
 	for (i = 0; i < n; i++) {
-		memset(&s, 0, sizeof(s));
-		memset(w, 0, sizeof(w));
-		s.tgid = 100;
-		s.tid = d[i].tid;
-		snprintf(s.comm, sizeof(s.comm), "%s", d[i].comm);
+		task_blank(&s, w, d[i].tid, d[i].comm);
 		s.sched = d[i].sched;
 		w[0] = d[i].w;
 		assert_int_equal(tasks_add(t, &s, w, 0), 0);
 	}
-}
-
-/* Span @id of task @tid (of process 100) in @sp, named @name. */
-static struct span_row *span(struct span_table *sp, __u32 tid, __u64 id,
-			     const char *name)
-{
-	struct span_row *r = spans_get(sp, tid, 100, id);
-
-	assert_non_null(r);
-	snprintf(r->name, sizeof(r->name), "%s", name);
-	return r;
 }
 
 /* A frame of @t's sums over @window_ns on @ncpu CPUs (0: not said). */
@@ -476,7 +462,7 @@ static void test_graph_banner_waits_on(void **state)
 	 * bottleneck's on-CPU time (it runs): 500 of enrich's 700 ms
 	 */
 	spans_init(&sp);
-	r = span(&sp, 2, 7, "score");
+	r = span_named(&sp, 2, 100, 7, "score");
 	r->s.on_cpu_ns = 500000000;
 	r->s.runq_ns = 100000000;
 	r->s.off_ns = 100000000;
@@ -528,11 +514,11 @@ static void test_banner_alone(void **state)
 			    "bottleneck: pipe (tid 2): runs (on-CPU 80%): no PMU breakdown; 0 tasks' waits lead to it (100% of their blocked time)");
 	/* the encoder 600 of pipe's 800 ms on CPU, the rest its source's */
 	spans_init(&sp);
-	r = span(&sp, 2, 7, "jpegenc0");
+	r = span_named(&sp, 2, 100, 7, "jpegenc0");
 	r->s.on_cpu_ns = 600000000;
 	r->s.runq_ns = 150000000;
 	r->s.entries = 40;
-	r = span(&sp, 2, 8, "videoconvert0");
+	r = span_named(&sp, 2, 100, 8, "videoconvert0");
 	r->s.on_cpu_ns = 150000000;
 	r->s.entries = 40;
 	fr.spans = &sp;
