@@ -76,19 +76,19 @@ write_results() {
 	echo
 	echo "| variant | usecs/op (median) | min-max | slowdown vs untraced |"
 	echo "|---|---:|---:|---:|"
-	for v in launch_none launch_tdbpf launch_perf attach_none attach_tdbpf attach_perf; do
+	# a variant and its row's name a line, in the table's order
+	while IFS='|' read -r v s; do
 		read -r m mn mx < <(stats3 <"$TMP/s1.$v")
 		base=$(med <"$TMP/s1.${v%%_*}_none")
-		case $v in
-		launch_none) s="perf bench sched pipe -T, untraced" ;;
-		launch_tdbpf) s="\`tdbpf -o /dev/null -- perf bench ...\`" ;;
-		launch_perf) s="\`perf stat -e <4 sw events> -- perf bench ...\`" ;;
-		attach_none) s="pipe_pingpong, untraced" ;;
-		attach_tdbpf) s="\`tdbpf -p PID\`" ;;
-		attach_perf) s="\`perf stat --per-thread -e <4 sw events> -p PID\`" ;;
-		esac
 		echo "| $s | $(fmt "$m" %.3f) | $(fmt "$mn" %.3f)-$(fmt "$mx" %.3f) | $(ratio "$m" "$base" %.2fx) |"
-	done
+	done <<-'ROWS'
+	launch_none|perf bench sched pipe -T, untraced
+	launch_tdbpf|`tdbpf -o /dev/null -- perf bench ...`
+	launch_perf|`perf stat -e <4 sw events> -- perf bench ...`
+	attach_none|pipe_pingpong, untraced
+	attach_tdbpf|`tdbpf -p PID`
+	attach_perf|`perf stat --per-thread -e <4 sw events> -p PID`
+	ROWS
 	local b0 bt bp st sp
 	b0=$(med <"$TMP/s1.launch_none"); bt=$(med <"$TMP/s1.launch_tdbpf")
 	bp=$(med <"$TMP/s1.launch_perf")
@@ -127,22 +127,21 @@ write_results() {
 	echo
 	echo "| program | ns/run (median) | min-max | runs per measurement (median) |"
 	echo "|---|---:|---:|---:|"
-	for v in floor_empty floor_tstore1 floor_read1 floor_read4 floor_read4grp floor_hashhit2 floor_tstore2 tdbpf_sw tdbpf_tracked tdbpf_untracked; do
+	while IFS='|' read -r v s; do
 		read -r m mn mx < <(stats3 <"$TMP/s2.$v")
-		case $v in
-		floor_empty) s="floor: empty program" ;;
-		floor_read1) s="floor: 1 counter read" ;;
-		floor_read4) s="floor: K=4 counter reads (bpf_perf_event_read_value)" ;;
-		floor_read4grp) s="floor: the same 4 counters read as tdbpf reads a group (1 with times, 3 value-only)" ;;
-		floor_hashhit2) s="reference: 2 hash lookups of a present pid" ;;
-		floor_tstore1) s="floor: empty program + 1 task-storage lookup (prev's entry, as a switch with counters)" ;;
-		floor_tstore2) s="reference: 2 task-storage lookups" ;;
-		tdbpf_sw) s="tdbpf, software model: its program on sched_switch (none)" ;;
-		tdbpf_tracked) s="tdbpf_switch with one counter (-e cpu-clock), tracked switches" ;;
-		tdbpf_untracked) s="tdbpf_switch with one counter (-e cpu-clock), untracked (early exit)" ;;
-		esac
 		echo "| $s | $(fmt "$m" %.1f) | $(fmt "$mn" %.1f)-$(fmt "$mx" %.1f) | $(med <"$TMP/s2cnt.$v") |"
-	done
+	done <<-'ROWS'
+	floor_empty|floor: empty program
+	floor_tstore1|floor: empty program + 1 task-storage lookup (prev's entry, as a switch with counters)
+	floor_read1|floor: 1 counter read
+	floor_read4|floor: K=4 counter reads (bpf_perf_event_read_value)
+	floor_read4grp|floor: the same 4 counters read as tdbpf reads a group (1 with times, 3 value-only)
+	floor_hashhit2|reference: 2 hash lookups of a present pid
+	floor_tstore2|reference: 2 task-storage lookups
+	tdbpf_sw|tdbpf, software model: its program on sched_switch (none)
+	tdbpf_tracked|tdbpf_switch with one counter (-e cpu-clock), tracked switches
+	tdbpf_untracked|tdbpf_switch with one counter (-e cpu-clock), untracked (early exit)
+	ROWS
 	local e r1 r4 rg tt tu ts tw
 	e=$(med <"$TMP/s2.floor_empty"); r1=$(med <"$TMP/s2.floor_read1")
 	r4=$(med <"$TMP/s2.floor_read4"); tt=$(med <"$TMP/s2.tdbpf_tracked")

@@ -141,11 +141,11 @@ static const char skx_counts[] =
 
 static void test_decode_skylake(void **state)
 {
-	char *path = input(skx_counts);
+	const char *counts;
 	json_object *o, *m;
 
 	(void)state;
-	o = decode("skylakex", "on", path);
+	o = decode_counts("skylakex", "on", skx_counts);
 	assert_string_equal(jstr_of(o, "model"), "skylakex");
 	assert_true(json_object_get_boolean(jget(o, "smt")));
 	m = jget(o, "metrics");
@@ -164,37 +164,33 @@ static void test_decode_skylake(void **state)
 	json_object_put(o);
 
 	/* SMT off: the thread's own recovery cycles */
-	o = decode("skx", "off", path);
+	o = decode_counts("skx", "off", skx_counts);
 	m = jget(o, "metrics");
 	near(m, "tma_bad_speculation", 332000.0 / 3e6 * 100);
 	near(m, "tma_backend_bound", 100 - 20 - 1832000.0 / 3e6 * 100);
 	json_object_put(o);
 
 	/* Cascade Lake: the same, and tma_pmm_bound 0 without Optane */
-	o = decode("clx", "on", path);
+	o = decode_counts("clx", "on", skx_counts);
 	m = jget(o, "metrics");
 	near(m, "tma_bad_speculation", 340000.0 / 3e6 * 100);
 	near(m, "tma_pmm_bound", 0);
 	json_object_put(o);
-	unlink(path);
-	free(path);
 
 	/* Skylake client names the FP vector event plainly */
-	path = input("CPU_CLK_UNHALTED.THREAD 1000\n"
-		     "UOPS_RETIRED.RETIRE_SLOTS 2000\n"
-		     "FP_ARITH_INST_RETIRED.SCALAR 100\n"
-		     "FP_ARITH_INST_RETIRED.VECTOR 300\n"
-		     "UOPS_EXECUTED.X87 0\n"
-		     "UOPS_EXECUTED.THREAD 2000\n"
-		     "CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE 1\n"
-		     "CPU_CLK_UNHALTED.REF_XCLK 1\n");
-	o = decode("skl", "off", path);
+	counts = "CPU_CLK_UNHALTED.THREAD 1000\n"
+		 "UOPS_RETIRED.RETIRE_SLOTS 2000\n"
+		 "FP_ARITH_INST_RETIRED.SCALAR 100\n"
+		 "FP_ARITH_INST_RETIRED.VECTOR 300\n"
+		 "UOPS_EXECUTED.X87 0\n"
+		 "UOPS_EXECUTED.THREAD 2000\n"
+		 "CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE 1\n"
+		 "CPU_CLK_UNHALTED.REF_XCLK 1\n";
+	o = decode_counts("skl", "off", counts);
 	m = jget(o, "metrics");
 	near(m, "tma_retiring", 50);
 	near(m, "tma_fp_arith", 20);
 	json_object_put(o);
-	unlink(path);
-	free(path);
 }
 
 /*
@@ -218,17 +214,17 @@ static void test_decode_skylake(void **state)
 
 static void test_decode_granite(void **state)
 {
-	char *path = input(SLOTS_COUNTS
-			   "BR_MISP_RETIRED.ALL_BRANCHES 100\n"
-			   "BR_MISP_RETIRED.COND_TAKEN 30\n"
-			   "cpu/UOPS_RETIRED.MS,cmask=1/ 9\n"
-			   "IDQ.MS_CYCLES_ANY 12\n"
-			   "UOPS_RETIRED.SLOTS 100\n"
-			   "UOPS_ISSUED.ANY 200\n");
+	const char *counts = SLOTS_COUNTS
+			     "BR_MISP_RETIRED.ALL_BRANCHES 100\n"
+			     "BR_MISP_RETIRED.COND_TAKEN 30\n"
+			     "cpu/UOPS_RETIRED.MS,cmask=1/ 9\n"
+			     "IDQ.MS_CYCLES_ANY 12\n"
+			     "UOPS_RETIRED.SLOTS 100\n"
+			     "UOPS_ISSUED.ANY 200\n";
 	json_object *o, *m;
 
 	(void)state;
-	o = decode("gnr", "on", path);
+	o = decode_counts("gnr", "on", counts);
 	assert_string_equal(jstr_of(o, "model"), "graniterapids");
 	m = jget(o, "metrics");
 	near(m, "tma_frontend_bound", 9);
@@ -248,17 +244,13 @@ static void test_decode_granite(void **state)
 	json_object_put(o);
 
 	/* SMT off: core clocks are the thread's, DISTRIBUTED unused */
-	o = decode("graniterapids", "off", path);
+	o = decode_counts("graniterapids", "off", counts);
 	m = jget(o, "metrics");
 	near(m, "tma_ms", 18.0 / 200 / 2.4 * 100);
 	json_object_put(o);
 
-	unlink(path);
-	free(path);
-
 	/* Emerald Rapids: SPR's formulas, "+ 0 * slots" included */
-	path = input(SLOTS_COUNTS);
-	o = decode("emr", "on", path);
+	o = decode_counts("emr", "on", SLOTS_COUNTS);
 	assert_string_equal(jstr_of(o, "model"), "emeraldrapids");
 	m = jget(o, "metrics");
 	near(m, "tma_frontend_bound", 9);
@@ -266,8 +258,6 @@ static void test_decode_granite(void **state)
 	near(m, "tma_core_bound", 5);
 	assert_false(jhas(m, "tma_pmm_bound"));	/* SPR has it, EMR not */
 	json_object_put(o);
-	unlink(path);
-	free(path);
 }
 
 int main(void)

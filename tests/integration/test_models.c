@@ -86,7 +86,7 @@ static void test_list_every_model(void **state)
  */
 static void test_decode_zen4(void **state)
 {
-	char *path = input(
+	const char *counts =
 		"ls_not_halted_cyc 1000000\n"
 		"de_no_dispatch_per_slot.no_ops_from_frontend 1200000\n"
 		"cpu/de_no_dispatch_per_slot.no_ops_from_frontend,cmask=0x6/"
@@ -99,11 +99,11 @@ static void test_decode_zen4(void **state)
 		"ex_no_retire.not_complete 900\n"
 		"ex_ret_brn_misp 1000\n"
 		"resyncs_or_nc_redirects 200\n"
-		"ex_ret_ucode_ops 100000\n");
+		"ex_ret_ucode_ops 100000\n";
 	json_object *o, *m;
 
 	(void)state;
-	o = decode("amdzen4", NULL, path);
+	o = decode_counts("amdzen4", NULL, counts);
 	m = jget(o, "metrics");
 	assert_int_equal(json_object_object_length(m), 13);
 	near(m, "frontend_bound", 20);
@@ -121,14 +121,12 @@ static void test_decode_zen4(void **state)
 	near(m, "retiring_microcode", 100.0 / 3 * 0.05);
 	assert_string_equal(jstr_of(o, "bottleneck"), "Backend.CPU");
 	json_object_put(o);
-	unlink(path);
-	free(path);
 }
 
 /* Zen 5's names: "_by_", "_from_"; 8 slots per cycle */
 static void test_decode_zen5(void **state)
 {
-	char *path = input(
+	const char *counts =
 		"ls_not_halted_cyc 1000\n"
 		"de_no_dispatch_per_slot.no_ops_from_frontend 4000\n"
 		"cpu/de_no_dispatch_per_slot.no_ops_from_frontend,cmask=0x8/"
@@ -141,11 +139,11 @@ static void test_decode_zen5(void **state)
 		"ex_no_retire.not_complete 2\n"
 		"ex_ret_brn_misp 3\n"
 		"bp_redirects.resync 1\n"
-		"ex_ret_ucode_ops 0\n");
+		"ex_ret_ucode_ops 0\n";
 	json_object *o, *m;
 
 	(void)state;
-	o = decode("zen5", NULL, path);
+	o = decode_counts("zen5", NULL, counts);
 	assert_string_equal(jstr_of(o, "model"), "amdzen5");
 	m = jget(o, "metrics");
 	near(m, "frontend_bound", 50);
@@ -158,8 +156,6 @@ static void test_decode_zen5(void **state)
 	/* frontend 50 > 15; latency 30 > 10, bandwidth 20 not > 20 */
 	assert_string_equal(jstr_of(o, "bottleneck"), "Frontend.Latency");
 	json_object_put(o);
-	unlink(path);
-	free(path);
 }
 
 /*
@@ -181,11 +177,11 @@ static const char arm_counts[] =
 
 static void test_decode_neoverse(void **state)
 {
-	char *path = input(arm_counts);
+	const char *counts;
 	json_object *o, *m;
 
 	(void)state;
-	o = decode("neoverse-n2", NULL, path);
+	o = decode_counts("neoverse-n2", NULL, arm_counts);
 	assert_false(json_object_get_boolean(jget(o, "smt")));
 	m = jget(o, "metrics");
 	assert_int_equal(json_object_object_length(m), 6);
@@ -199,34 +195,29 @@ static void test_decode_neoverse(void **state)
 	assert_string_equal(jstr_of(o, "bottleneck"), "Retiring");
 	json_object_put(o);
 
-	o = decode("v2", NULL, path);
+	o = decode_counts("v2", NULL, arm_counts);
 	m = jget(o, "metrics");
 	near(m, "frontend_bound", 7.5 - 0.1);
 	near(m, "retiring", 0.95 * (1 - 1.0 / 8) * 100);
 	json_object_put(o);
 
-	o = decode("neoverse-v1", NULL, path);
+	o = decode_counts("neoverse-v1", NULL, arm_counts);
 	m = jget(o, "metrics");
 	near(m, "frontend_bound", 7.5 - 0.4);
 	near(m, "backend_bound", 5);
 	json_object_put(o);
 
-	unlink(path);
-	free(path);
-
 	/* N1: Cycle_Accounting only */
-	path = input("1000000,,cpu_cycles,1000000,100.00,,\n"
-		     "500000,,STALL_FRONTEND,1000000,100.00,,\n"
-		     "100000,,STALL_BACKEND,1000000,100.00,,\n");
-	o = decode("n1", NULL, path);
+	counts = "1000000,,cpu_cycles,1000000,100.00,,\n"
+		 "500000,,STALL_FRONTEND,1000000,100.00,,\n"
+		 "100000,,STALL_BACKEND,1000000,100.00,,\n";
+	o = decode_counts("n1", NULL, counts);
 	m = jget(o, "metrics");
 	assert_int_equal(json_object_object_length(m), 2);
 	near(m, "frontend_stalled_cycles", 50);
 	near(m, "backend_stalled_cycles", 10);
 	assert_string_equal(jstr_of(o, "bottleneck"), "Frontend_Stalled");
 	json_object_put(o);
-	unlink(path);
-	free(path);
 }
 
 int main(void)

@@ -74,6 +74,17 @@ json_object *decode(const char *model, const char *smt, const char *path)
 	return model_json("decode", model, smt, path);
 }
 
+json_object *decode_counts(const char *model, const char *smt,
+			   const char *counts)
+{
+	char *path = input(counts);
+	json_object *o = decode(model, smt, path);
+
+	unlink(path);
+	free(path);
+	return o;
+}
+
 void near(json_object *metrics, const char *name, double want)
 {
 	double got = jdouble(metrics, name);

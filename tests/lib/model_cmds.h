@@ -30,6 +30,10 @@ json_object *list(const char *model, const char *smt);
 /* tdbpf decode of the counts in @path */
 json_object *decode(const char *model, const char *smt, const char *path);
 
+/* tdbpf decode of @counts, perf stat's text, through a temporary file */
+json_object *decode_counts(const char *model, const char *smt,
+			   const char *counts);
+
 /* Metric @name of a decode's "metrics" is @want, to 1e-6 (percent). */
 void near(json_object *metrics, const char *name, double want);
 

@@ -104,4 +104,17 @@ static inline void mux_plan(struct event_plan *p)
 	p->leader[1] = 2;
 }
 
+/*
+ * mux_plan() in @p and a new table @t of one task @tid @comm, on CPU for
+ * 1000 ns and nothing else: its row, for the test's counts.
+ */
+static inline struct task_row *mux_task(struct event_plan *p,
+					struct task_table *t, __u32 tid,
+					const char *comm)
+{
+	mux_plan(p);
+	tasks_init(t);
+	return add(t, tid, comm, 1000, 0, 0);
+}
+
 #endif /* TDBPF_REPORT_HELPERS_H */

@@ -140,9 +140,44 @@ struct task_def {
 	struct w w[6];
 };
 
+/* Add the tasks of @d, up to the first without a name. */
+static void add_all(struct task_table *t, const struct task_def *d)
+{
+	for (; d->comm; d++)
+		add(t, d->tid, d->comm, d->on, d->runq, d->off, d->w);
+}
+
+/*
+ * Most tests are one table of tasks, its graph over tids or names, and
+ * checks of that graph: one runner builds and frees, a case only checks.
+ */
+struct graph_case {
+	const struct task_def *tasks;
+	bool per_name;
+	void (*check)(struct graph *g, struct task_table *t);
+};
+
+static void run_case(void **state)
+{
+	const struct graph_case *c = *state;
+	struct task_table t;
+	struct graph g;
+
+	waits_table(&t);
+	add_all(&t, c->tasks);
+	build(&g, &t, c->per_name);
+	c->check(&g, &t);
+	done(&g, &t);
+}
+
+/* test_@name: the graph of @name_tasks checked by check_@name() */
+#define GRAPH_TEST(name, per_name)                                      \
+	{ "test_" #name, run_case, NULL, NULL,                           \
+	  &(struct graph_case){ name##_tasks, per_name, check_##name } }
+
 /* A table of tasks whose verdict is one stage and why. */
 struct verdict_case {
-	struct task_def t[4];
+	struct task_def t[4];	/* ended by one without a name */
 	const char *first, *why;
 	int role;	/* the first's, -1: not looked at */
 };
@@ -151,39 +186,38 @@ struct verdict_case {
  * source -> parse -> enrich -> sink, enrich on CPU 95% of the time: every
  * blocked stage's waits lead to enrich, directly or through parse.
  */
-static void test_running_bottleneck(void **state)
+static const struct task_def running_bottleneck_tasks[] = {
+	{ 1, "source", 50, 0, 950, { T(2, 900), K(TDBPF_WAKER_TIMER, 50) } },
+	{ 2, "parse", 50, 0, 950, { T(3, 950) } },
+	{ 3, "enrich", 950, 10, 40, { T(2, 40) } },
+	{ 4, "sink", 60, 0, 940, { T(3, 940) } },
+	{ 0 }
+};
+
+static void check_running_bottleneck(struct graph *g, struct task_table *t)
 {
-	struct task_table t;
-	struct graph g;
 	char why[192];
 	int e;
 
-	(void)state;
-	waits_table(&t);
-	add(&t, 1, "source", 50, 0, 950, (struct w[]){ T(2, 900), K(TDBPF_WAKER_TIMER, 50), {0} });
-	add(&t, 2, "parse", 50, 0, 950, (struct w[]){ T(3, 950), {0} });
-	add(&t, 3, "enrich", 950, 10, 40, (struct w[]){ T(2, 40), {0} });
-	add(&t, 4, "sink", 60, 0, 940, (struct w[]){ T(3, 940), {0} });
-	build(&g, &t, false);
-	e = node(&g, "enrich");
-	assert_int_equal(g.nodes[e].role, ROLE_RUNNING);
-	assert_int_equal(g.nodes[node(&g, "parse")].role, ROLE_PASS);
-	assert_true(g.nr_rank >= 1);
-	assert_int_equal(g.rank[0], e);
+	(void)t;
+	e = node(g, "enrich");
+	assert_int_equal(g->nodes[e].role, ROLE_RUNNING);
+	assert_int_equal(g->nodes[node(g, "parse")].role, ROLE_PASS);
+	assert_true(g->nr_rank >= 1);
+	assert_int_equal(g->rank[0], e);
 	/*
 	 * source's own 50 ms of timer waits lead to no task: not counted;
 	 * enrich's 40 ms on parse do: parse keeps them (its own waits are
 	 * on enrich). Of source's 900 ms, parse keeps 50/1000, enrich 950/990
 	 * of the rest, 40/990 comes back: parse 123 ms, enrich 2707 ms
 	 */
-	assert_true(fabs(g.blocked_ns - 2830.0 * MS) < 1e-3);
-	assert_true(fabs(g.nodes[e].led_ns - 2707.02 * MS) < 0.01 * MS);
-	assert_int_equal(g.nodes[e].nr_sources, 3);
-	reason(&g, e, why, sizeof(why));
+	assert_true(fabs(g->blocked_ns - 2830.0 * MS) < 1e-3);
+	assert_true(fabs(g->nodes[e].led_ns - 2707.02 * MS) < 0.01 * MS);
+	assert_int_equal(g->nodes[e].nr_sources, 3);
+	reason(g, e, why, sizeof(why));
 	assert_non_null(strstr(why, "runs (on-CPU 95%)"));
-	graph_reason(&g, e, "Backend.Memory.DRAM", why, sizeof(why));
+	graph_reason(g, e, "Backend.Memory.DRAM", why, sizeof(why));
 	assert_non_null(strstr(why, "Backend.Memory.DRAM"));
-	done(&g, &t);
 }
 
 /*
@@ -227,35 +261,34 @@ static void test_running_chain(void **state)
 }
 
 /* The middle stage waits on a timer for most of its blocked time. */
-static void test_io_bottleneck(void **state)
+static const struct task_def io_bottleneck_tasks[] = {
+	{ 1, "source", 50, 0, 950, { T(2, 950) } },
+	{ 2, "enrich", 100, 0, 900, { K(TDBPF_WAKER_TIMER, 800), T(1, 50), T(3, 50) } },
+	{ 3, "sink", 50, 0, 950, { T(2, 950) } },
+	{ 0 }
+};
+
+static void check_io_bottleneck(struct graph *g, struct task_table *t)
 {
-	struct task_table t;
-	struct graph g;
 	char why[192];
 	int e;
 
-	(void)state;
-	waits_table(&t);
-	add(&t, 1, "source", 50, 0, 950, (struct w[]){ T(2, 950), {0} });
-	add(&t, 2, "enrich", 100, 0, 900, (struct w[]){ K(TDBPF_WAKER_TIMER, 800), T(1, 50), T(3, 50), {0} });
-	add(&t, 3, "sink", 50, 0, 950, (struct w[]){ T(2, 950), {0} });
-	build(&g, &t, false);
-	e = first_is(&g, "enrich", NULL);
-	assert_int_equal(g.nodes[e].role, ROLE_EXTERNAL);
-	assert_int_equal(g.nodes[e].ext_kind, TDBPF_WAKER_TIMER);
+	(void)t;
+	e = first_is(g, "enrich", NULL);
+	assert_int_equal(g->nodes[e].role, ROLE_EXTERNAL);
+	assert_int_equal(g->nodes[e].ext_kind, TDBPF_WAKER_TIMER);
 	/*
 	 * the others' 1900 ms, and its own 100 ms on them (they wait on it):
 	 * its own 800 ms on timers lead nowhere, a task's own blocked time
 	 * never counts for itself, and are not in the graph's total. Its
 	 * 100 ms stay with source and sink: they wait on nobody else
 	 */
-	assert_true(fabs(g.nodes[e].led_ns - 1800.0 * MS) < 1e-3);
-	assert_true(fabs(g.blocked_ns - 2000.0 * MS) < 1e-3);
+	assert_true(fabs(g->nodes[e].led_ns - 1800.0 * MS) < 1e-3);
+	assert_true(fabs(g->blocked_ns - 2000.0 * MS) < 1e-3);
 	/* source and sink: its own waits stay with them */
-	assert_int_equal(g.nodes[e].nr_sources, 2);
-	reason(&g, e, why, sizeof(why));
+	assert_int_equal(g->nodes[e].nr_sources, 2);
+	reason(g, e, why, sizeof(why));
 	assert_string_equal(why, "waits on timers (sleeps, timerfd, timeouts) (89% of its blocked time)");
-	done(&g, &t);
 }
 
 /*
@@ -280,16 +313,14 @@ static void test_verdicts(void **state)
 	struct task_table t;
 	struct graph g;
 	size_t i;
-	int k, n;
+	int n;
 
 	(void)state;
 	for (i = 0; i < sizeof(verdicts) / sizeof(verdicts[0]); i++) {
 		const struct verdict_case *v = &verdicts[i];
 
 		waits_table(&t);
-		for (k = 0; k < 4 && v->t[k].comm; k++)
-			add(&t, v->t[k].tid, v->t[k].comm, v->t[k].on,
-			    v->t[k].runq, v->t[k].off, v->t[k].w);
+		add_all(&t, v->t);
 		build(&g, &t, false);
 		n = first_is(&g, v->first, v->why);
 		if (v->role >= 0)
@@ -302,32 +333,31 @@ static void test_verdicts(void **state)
  * A stage starved whenever it runs (the pool it waits on hogs the CPUs)
  * but blocked most of its time on that pool: it passes its waits on.
  */
-static void test_starved_but_blocked(void **state)
+static const struct task_def starved_but_blocked_tasks[] = {
+	{ 1, "join", 110, 270, 620, { T(2, 620) } },
+	{ 2, "parse", 350, 560, 90, { T(3, 90) } },
+	{ 3, "source", 10, 0, 990, { T(2, 990) } },
+	{ 4, "filter", 10, 0, 990, { T(1, 990) } },
+	{ 0 }
+};
+
+static void check_starved_but_blocked(struct graph *g, struct task_table *t)
 {
-	struct task_table t;
-	struct graph g;
 	int j, p;
 
-	(void)state;
-	waits_table(&t);
-	add(&t, 1, "join", 110, 270, 620, (struct w[]){ T(2, 620), {0} });
-	add(&t, 2, "parse", 350, 560, 90, (struct w[]){ T(3, 90), {0} });
-	add(&t, 3, "source", 10, 0, 990, (struct w[]){ T(2, 990), {0} });
-	add(&t, 4, "filter", 10, 0, 990, (struct w[]){ T(1, 990), {0} });
-	build(&g, &t, false);
-	j = node(&g, "join");
-	p = node(&g, "parse");
-	assert_int_equal(g.nodes[j].sched, SCHED_STARVED);
-	assert_int_equal(g.nodes[j].role, ROLE_PASS);
-	assert_int_equal(g.nodes[p].role, ROLE_STARVED);
-	assert_int_equal(g.rank[0], p);
+	(void)t;
+	j = node(g, "join");
+	p = node(g, "parse");
+	assert_int_equal(g->nodes[j].sched, SCHED_STARVED);
+	assert_int_equal(g->nodes[j].role, ROLE_PASS);
+	assert_int_equal(g->nodes[p].role, ROLE_STARVED);
+	assert_int_equal(g->rank[0], p);
 	/*
 	 * its run-queue wait on no task seen is left out: join keeps 110/730
 	 * of filter's 990 ms, 149 ms; parse 350/440 of what reaches it
 	 */
-	assert_true(fabs(g.nodes[j].led_ns - 149.18 * MS) < 0.01 * MS);
-	assert_true(fabs(graph_share(&g, p) - 0.800) < 1e-3);
-	done(&g, &t);
+	assert_true(fabs(g->nodes[j].led_ns - 149.18 * MS) < 0.01 * MS);
+	assert_true(fabs(graph_share(g, p) - 0.800) < 1e-3);
 }
 
 /*
@@ -336,33 +366,32 @@ static void test_starved_but_blocked(void **state)
  * it keeps half of what reaches it and sends the rest to enrich, which
  * the verdict names.
  */
-static void test_starved_half_blocked(void **state)
+static const struct task_def starved_half_blocked_tasks[] = {
+	{ 1, "source", 10, 90, 900, { T(2, 900) } },
+	{ 2, "parse", 10, 90, 900, { T(3, 900) } },
+	{ 3, "enrich", 600, 300, 100, { T(2, 100) } },
+	{ 4, "score", 20, 490, 490, { T(3, 490) } },
+	{ 5, "format", 10, 90, 900, { T(4, 900) } },
+	{ 6, "sink", 10, 90, 900, { T(5, 900) } },
+	{ 0 }
+};
+
+static void check_starved_half_blocked(struct graph *g, struct task_table *t)
 {
-	struct task_table t;
-	struct graph g;
 	int e, s;
 
-	(void)state;
-	waits_table(&t);
-	add(&t, 1, "source", 10, 90, 900, (struct w[]){ T(2, 900), {0} });
-	add(&t, 2, "parse", 10, 90, 900, (struct w[]){ T(3, 900), {0} });
-	add(&t, 3, "enrich", 600, 300, 100, (struct w[]){ T(2, 100), {0} });
-	add(&t, 4, "score", 20, 490, 490, (struct w[]){ T(3, 490), {0} });
-	add(&t, 5, "format", 10, 90, 900, (struct w[]){ T(4, 900), {0} });
-	add(&t, 6, "sink", 10, 90, 900, (struct w[]){ T(5, 900), {0} });
-	build(&g, &t, false);
-	e = node(&g, "enrich");
-	s = node(&g, "score");
-	assert_int_equal(g.nodes[s].role, ROLE_STARVED);
-	assert_int_equal(g.rank[0], e);
+	(void)t;
+	e = node(g, "enrich");
+	s = node(g, "score");
+	assert_int_equal(g->nodes[s].role, ROLE_STARVED);
+	assert_int_equal(g->rank[0], e);
 	/*
 	 * run-queue waits no task was seen holding left out, score keeps
 	 * 20/510 of what format sends it: format's 900 ms and 900/910 of
 	 * sink's 900 ms: 70.2 ms
 	 */
-	assert_true(fabs(g.nodes[s].led_ns - 70.2 * MS) < 0.01 * MS);
-	assert_true(graph_share(&g, e) > 0.87);
-	done(&g, &t);
+	assert_true(fabs(g->nodes[s].led_ns - 70.2 * MS) < 0.01 * MS);
+	assert_true(graph_share(g, e) > 0.87);
 }
 
 /*
@@ -370,29 +399,28 @@ static void test_starved_half_blocked(void **state)
  * also waits on a running stage: all their blocked time ends there, the
  * cycle only delays it. The flow must not stop in the cycle.
  */
-static void test_cycle_with_exit(void **state)
+static const struct task_def cycle_with_exit_tasks[] = {
+	{ 1, "prod", 100, 0, 900, { T(2, 900) } },
+	{ 2, "cons", 100, 0, 900, { T(1, 100), T(3, 800) } },
+	{ 3, "work", 990, 0, 10, { { 0 } } },
+	{ 0 }
+};
+
+static void check_cycle_with_exit(struct graph *g, struct task_table *t)
 {
-	struct task_table t;
-	struct graph g;
 	int x;
 
-	(void)state;
-	waits_table(&t);
-	add(&t, 1, "prod", 100, 0, 900, (struct w[]){ T(2, 900), {0} });
-	add(&t, 2, "cons", 100, 0, 900, (struct w[]){ T(1, 100), T(3, 800), {0} });
-	add(&t, 3, "work", 990, 0, 10, NULL);
-	build(&g, &t, false);
-	x = first_is(&g, "work", NULL);
+	(void)t;
+	x = first_is(g, "work", NULL);
 	/*
 	 * work's own 10 ms is unseen. prod's 900 ms: cons keeps 100/900
 	 * (its time less its waits on prod), work the rest; cons's 100 ms
 	 * on prod stay with prod (waiting on nobody else)
 	 */
-	assert_true(fabs(g.nodes[x].led_ns - 1600.0 * MS) < 1e-3);
-	assert_false(g.nodes[node(&g, "prod")].cycle);
-	assert_int_equal(g.nr_rank, 3);
-	assert_int_equal(g.rank[0], x);
-	done(&g, &t);
+	assert_true(fabs(g->nodes[x].led_ns - 1600.0 * MS) < 1e-3);
+	assert_false(g->nodes[node(g, "prod")].cycle);
+	assert_int_equal(g->nr_rank, 3);
+	assert_int_equal(g->rank[0], x);
 }
 
 /*
@@ -401,55 +429,53 @@ static void test_cycle_with_exit(void **state)
  * waits bring it: while one waits on the other, that one is not waiting
  * on it.)
  */
-static void test_closed_cycle(void **state)
+static const struct task_def closed_cycle_tasks[] = {
+	{ 1, "ping", 1, 0, 999, { T(2, 999) } },
+	{ 2, "pong", 1, 0, 999, { T(3, 999) } },
+	{ 3, "pang", 1, 0, 999, { T(1, 999) } },
+	{ 0 }
+};
+
+static void check_closed_cycle(struct graph *g, struct task_table *t)
 {
-	struct task_table t;
-	struct graph g;
 	char why[192];
 	int a, b;
 
-	(void)state;
-	waits_table(&t);
-	add(&t, 1, "ping", 1, 0, 999, (struct w[]){ T(2, 999), {0} });
-	add(&t, 2, "pong", 1, 0, 999, (struct w[]){ T(3, 999), {0} });
-	add(&t, 3, "pang", 1, 0, 999, (struct w[]){ T(1, 999), {0} });
-	build(&g, &t, false);
-	a = node(&g, "ping");
-	b = node(&g, "pong");
-	assert_true(g.nodes[a].cycle && g.nodes[b].cycle);
-	assert_true(fabs(graph_share(&g, a) - 1.0 / 3) < 1e-3);
-	assert_true(fabs(graph_share(&g, b) - 1.0 / 3) < 1e-3);
-	assert_int_equal(g.nr_rank, 3);
-	reason(&g, a, why, sizeof(why));
+	(void)t;
+	a = node(g, "ping");
+	b = node(g, "pong");
+	assert_true(g->nodes[a].cycle && g->nodes[b].cycle);
+	assert_true(fabs(graph_share(g, a) - 1.0 / 3) < 1e-3);
+	assert_true(fabs(graph_share(g, b) - 1.0 / 3) < 1e-3);
+	assert_int_equal(g->nr_rank, 3);
+	reason(g, a, why, sizeof(why));
 	assert_non_null(strstr(why, "wait cycle"));
-	done(&g, &t);
 }
 
 /*
  * --per-name: a pool of workers (work-1..3) that runs, fed by one
  * source and drained by one sink; the edges to each worker merge.
  */
-static void test_per_name(void **state)
+static const struct task_def per_name_tasks[] = {
+	{ 1, "source", 50, 0, 950, { T(11, 300), T(12, 300), T(13, 350) } },
+	{ 11, "work-1", 900, 50, 50, { T(1, 50) } },
+	{ 12, "work-2", 900, 50, 50, { T(1, 50) } },
+	{ 13, "work-3", 900, 50, 50, { T(1, 50) } },
+	{ 20, "sink", 50, 0, 950, { T(11, 500), T(13, 450) } },
+	{ 0 }
+};
+
+static void check_per_name(struct graph *g, struct task_table *t)
 {
-	struct task_table t;
-	struct graph g;
 	struct task_row *r;
 	int w, i, n = 0;
 	__u64 sum = 0;
 
-	(void)state;
-	waits_table(&t);
-	add(&t, 1, "source", 50, 0, 950, (struct w[]){ T(11, 300), T(12, 300), T(13, 350), {0} });
-	add(&t, 11, "work-1", 900, 50, 50, (struct w[]){ T(1, 50), {0} });
-	add(&t, 12, "work-2", 900, 50, 50, (struct w[]){ T(1, 50), {0} });
-	add(&t, 13, "work-3", 900, 50, 50, (struct w[]){ T(1, 50), {0} });
-	add(&t, 20, "sink", 50, 0, 950, (struct w[]){ T(11, 500), T(13, 450), {0} });
-	build(&g, &t, true);
-	assert_int_equal(g.nr_nodes, 3);
-	w = node(&g, "work-*");
-	assert_int_equal(g.nodes[w].nr_tasks, 3);
-	assert_int_equal(g.nodes[w].tid, 0);
-	assert_int_equal(g.rank[0], w);
+	assert_int_equal(g->nr_nodes, 3);
+	w = node(g, "work-*");
+	assert_int_equal(g->nodes[w].nr_tasks, 3);
+	assert_int_equal(g->nodes[w].tid, 0);
+	assert_int_equal(g->rank[0], w);
 	/*
 	 * what led to the three workers in the graph over tasks: all but
 	 * what the source keeps. A worker's 50 ms on the source reach it
@@ -458,15 +484,15 @@ static void test_per_name(void **state)
 	 * sink's 500 and 450 ms, work-1 and work-3 pass 50/950 on to the
 	 * source, which keeps 50/700 and 50/650 of that
 	 */
-	assert_true(fabs(g.nodes[w].led_ns -
+	assert_true(fabs(g->nodes[w].led_ns -
 			 (2050.0 - 2 * 50.0 * 50 / 700 - 50.0 * 50 / 650 -
 			  500.0 * 50 / 950 * 50 / 700 -
 			  450.0 * 50 / 950 * 50 / 650) * MS) < 1e-3);
 	/* one edge work-* -> source of 950 ms, 30 wakeups */
-	for (i = 0; i < g.nr_edges; i++) {
-		const struct graph_edge *e = &g.edges[i];
+	for (i = 0; i < g->nr_edges; i++) {
+		const struct graph_edge *e = &g->edges[i];
 
-		if (e->waker == w && e->wakee == node(&g, "source")) {
+		if (e->waker == w && e->wakee == node(g, "source")) {
 			n++;
 			assert_int_equal(e->wait_ns, 950 * MS);
 			assert_int_equal(e->wakeups, 30);
@@ -474,12 +500,34 @@ static void test_per_name(void **state)
 	}
 	assert_int_equal(n, 1);
 	/* a folded report row finds its node; so does a task's row */
-	r = tasks_get(&t, 12);
-	assert_int_equal(graph_node_of(&g, r), w);
-	for (i = 0; i < g.nodes[w].nr_in; i++)
-		sum += g.edges[g.nodes[w].first_in + i].wait_ns;
+	r = tasks_get(t, 12);
+	assert_int_equal(graph_node_of(g, r), w);
+	for (i = 0; i < g->nodes[w].nr_in; i++)
+		sum += g->edges[g->nodes[w].first_in + i].wait_ns;
 	assert_int_equal(sum, 150 * MS);
-	done(&g, &t);
+}
+
+/*
+ * The verdict line of the report over @t folded by name, with @g (over
+ * names) as its graph, starts with @want.
+ */
+static void verdict_starts(struct graph *g, const struct task_table *t,
+			   const char *want)
+{
+	struct task_table folded;
+	struct report rep;
+	char line[1024];
+
+	tasks_init(&folded);
+	assert_int_equal(tasks_fold(t, &folded, 0), 0);
+	assert_int_equal(report_build(&rep, &folded, NULL, 0, 1000 * MS,
+				      SORT_CPU, 0), 0);
+	report_set_graph(&rep, g, &folded);
+	report_verdict_line(&rep, line, sizeof(line));
+	if (strncmp(line, want, strlen(want)))
+		fail_msg("verdict line: %s", line);
+	report_free(&rep);
+	tasks_free(&folded);
 }
 
 /*
@@ -488,75 +536,60 @@ static void test_per_name(void **state)
  * operator "Map (*\/3)#0" of 3 tasks, and the verdict line names the hot
  * subtask with its tid; a lone numbered name stays whole.
  */
-static void test_per_name_hot_instance(void **state)
+static const struct task_def per_name_hot_instance_tasks[] = {
+	{ 1, "Source (1/1)#0", 50, 0, 950, { T(11, 100), T(12, 750), T(13, 100) } },
+	{ 11, "Map (1/3)#0", 600, 0, 400, { T(1, 40) } },
+	{ 12, "Map (2/3)#0", 950, 30, 20, { T(1, 20) } },
+	{ 13, "Map (3/3)#0", 600, 0, 400, { T(1, 40) } },
+	{ 0 }
+};
+
+static void check_per_name_hot_instance(struct graph *g, struct task_table *t)
 {
-	struct task_table t, folded;
-	struct report rep;
-	struct graph g;
-	char line[1024];
 	int m;
 
-	(void)state;
-	waits_table(&t);
-	add(&t, 1, "Source (1/1)#0", 50, 0, 950,
-	    (struct w[]){ T(11, 100), T(12, 750), T(13, 100), {0} });
-	add(&t, 11, "Map (1/3)#0", 600, 0, 400, (struct w[]){ T(1, 40), {0} });
-	add(&t, 12, "Map (2/3)#0", 950, 30, 20, (struct w[]){ T(1, 20), {0} });
-	add(&t, 13, "Map (3/3)#0", 600, 0, 400, (struct w[]){ T(1, 40), {0} });
-	build(&g, &t, true);
-	assert_int_equal(g.nr_nodes, 2);
-	m = node(&g, "Map (*/3)#0");
-	assert_int_equal(g.nodes[m].nr_tasks, 3);
-	assert_int_equal(g.nodes[m].hot_tid, 12);
-	assert_string_equal(g.nodes[m].hot_name, "Map (2/3)#0");
+	assert_int_equal(g->nr_nodes, 2);
+	m = node(g, "Map (*/3)#0");
+	assert_int_equal(g->nodes[m].nr_tasks, 3);
+	assert_int_equal(g->nodes[m].hot_tid, 12);
+	assert_string_equal(g->nodes[m].hot_name, "Map (2/3)#0");
 	/* the source, alone under its name, keeps it */
-	assert_int_equal(g.nodes[node(&g, "Source (1/1)#0")].nr_tasks, 1);
-	assert_int_equal(g.rank[0], m);
+	assert_int_equal(g->nodes[node(g, "Source (1/1)#0")].nr_tasks, 1);
+	assert_int_equal(g->rank[0], m);
 
-	tasks_init(&folded);
-	assert_int_equal(tasks_fold(&t, &folded, 0), 0);
-	assert_int_equal(report_build(&rep, &folded, NULL, 0, 1000 * MS,
-				      SORT_CPU, 0), 0);
-	report_set_graph(&rep, &g, &folded);
-	report_verdict_line(&rep, line, sizeof(line));
-	if (strncmp(line, "bottleneck: Map (*/3)#0 (3 tasks; hot: Map (2/3)#0, tid 12)", 59))
-		fail_msg("verdict line: %s", line);
-	report_free(&rep);
-	tasks_free(&folded);
-	done(&g, &t);
+	verdict_starts(g, t, "bottleneck: Map (*/3)#0 (3 tasks; hot: Map (2/3)#0, tid 12)");
 }
 
 /* Blocked time no seen wakeup ended is an edge of its own, never dropped. */
-static void test_unseen(void **state)
+static const struct task_def unseen_tasks[] = {
+	{ 1, "a", 100, 0, 900, { T(2, 500), K(TDBPF_WAKER_HARDIRQ, 100) } },
+	{ 2, "b", 900, 0, 100, { { 0 } } },
+	{ 0 }
+};
+
+static void check_unseen(struct graph *g, struct task_table *t)
 {
-	struct task_table t;
-	struct graph g;
 	const struct graph_node *n;
 	__u64 sum = 0;
 	int i, found = 0;
 
-	(void)state;
-	waits_table(&t);
-	add(&t, 1, "a", 100, 0, 900, (struct w[]){ T(2, 500), K(TDBPF_WAKER_HARDIRQ, 100), {0} });
-	add(&t, 2, "b", 900, 0, 100, NULL);
-	build(&g, &t, false);
-	n = &g.nodes[node(&g, "a")];
+	(void)t;
+	n = &g->nodes[node(g, "a")];
 	assert_int_equal(n->nr_in, 3);
 	for (i = 0; i < n->nr_in; i++) {
-		const struct graph_edge *e = &g.edges[n->first_in + i];
+		const struct graph_edge *e = &g->edges[n->first_in + i];
 
 		sum += e->wait_ns;
 		if (e->kind == WAKER_UNSEEN) {
 			found++;
 			assert_int_equal(e->wait_ns, 300 * MS);
-			assert_string_equal(graph_waker_name(&g, e), "unseen");
+			assert_string_equal(graph_waker_name(g, e), "unseen");
 		}
 	}
 	assert_int_equal(found, 1);
 	assert_int_equal(sum, 900 * MS);
 	/* largest first */
-	assert_int_equal(g.edges[n->first_in].waker, node(&g, "b"));
-	done(&g, &t);
+	assert_int_equal(g->edges[n->first_in].waker, node(g, "b"));
 }
 
 /*
@@ -565,38 +598,37 @@ static void test_unseen(void **state)
  * helps most: the starvation is followed to the tasks taking the CPU,
  * and parse's reason names who.
  */
-static void test_starved_by_task(void **state)
+static const struct task_def starved_by_task_tasks[] = {
+	{ 1, "src", 50, 20, 930, { T(2, 930) } },
+	{ 2, "parse", 200, 400, 400, { T(1, 100), T(3, 300), H(3, 248), H(4, 152) } },
+	{ 3, "enrich", 600, 270, 130, { T(2, 130), H(4, 200), H(2, 70) } },
+	{ 4, "agg", 500, 250, 250, { T(3, 250), H(3, 200), H(2, 50) } },
+	{ 5, "sink", 20, 30, 950, { T(4, 950) } },
+	{ 0 }
+};
+
+static void check_starved_by_task(struct graph *g, struct task_table *t)
 {
-	struct task_table t;
-	struct graph g;
 	char why[192];
 	int p, e, a;
 
-	(void)state;
-	waits_table(&t);
-	add(&t, 1, "src", 50, 20, 930, (struct w[]){ T(2, 930), {0} });
-	add(&t, 2, "parse", 200, 400, 400, (struct w[]){ T(1, 100), T(3, 300), H(3, 248), H(4, 152), {0} });
-	add(&t, 3, "enrich", 600, 270, 130, (struct w[]){ T(2, 130), H(4, 200), H(2, 70), {0} });
-	add(&t, 4, "agg", 500, 250, 250, (struct w[]){ T(3, 250), H(3, 200), H(2, 50), {0} });
-	add(&t, 5, "sink", 20, 30, 950, (struct w[]){ T(4, 950), {0} });
-	build(&g, &t, false);
-	p = node(&g, "parse");
-	e = node(&g, "enrich");
-	a = node(&g, "agg");
-	assert_int_equal(g.nodes[p].role, ROLE_STARVED);
-	assert_int_equal(g.rank[0], e);
-	assert_true(graph_share(&g, e) > graph_share(&g, a));
-	assert_true(graph_share(&g, a) > graph_share(&g, p));
+	(void)t;
+	p = node(g, "parse");
+	e = node(g, "enrich");
+	a = node(g, "agg");
+	assert_int_equal(g->nodes[p].role, ROLE_STARVED);
+	assert_int_equal(g->rank[0], e);
+	assert_true(graph_share(g, e) > graph_share(g, a));
+	assert_true(graph_share(g, a) > graph_share(g, p));
 	/* holds are run-queue time: blocked time stays what the waits say */
-	assert_true(g.nodes[p].waits_ns == 400.0 * MS);
-	assert_true(g.nodes[p].holds_ns == 400.0 * MS);
-	reason(&g, p, why, sizeof(why));
+	assert_true(g->nodes[p].waits_ns == 400.0 * MS);
+	assert_true(g->nodes[p].holds_ns == 400.0 * MS);
+	reason(g, p, why, sizeof(why));
 	assert_string_equal(why, "CPU-starved by enrich (62% of its run-queue wait)");
 	/* the shares add up: no blocked time lost on the way */
-	assert_true(fabs(graph_share(&g, e) + graph_share(&g, a) +
-			 graph_share(&g, p) + graph_share(&g, node(&g, "src")) +
-			 graph_share(&g, node(&g, "sink")) - 1) < 1e-9);
-	done(&g, &t);
+	assert_true(fabs(graph_share(g, e) + graph_share(g, a) +
+			 graph_share(g, p) + graph_share(g, node(g, "src")) +
+			 graph_share(g, node(g, "sink")) - 1) < 1e-9);
 }
 
 static const char *fake_name(const void *ctx, __u32 tid, char *buf,
@@ -613,31 +645,32 @@ static const char *fake_name(const void *ctx, __u32 tid, char *buf,
  * A stage pinned beside a CPU hog of another process: its starvation
  * leads out of the graph, so it stays the bottleneck, and says who.
  */
-static void test_starved_by_outsider(void **state)
+static const struct task_def starved_by_outsider_tasks[] = {
+	{ 1, "src", 50, 0, 950, { T(2, 950) } },
+	{ 2, "b", 300, 600, 100,
+	  { T(1, 100), { TDBPF_HOLDER_OTHER, 999, 40, 540 },
+	    { TDBPF_HOLDER_UNSEEN, 0, 2, 60 } } },
+	{ 3, "sink", 50, 0, 950, { T(2, 950) } },
+	{ 0 }
+};
+
+static void check_starved_by_outsider(struct graph *g, struct task_table *t)
 {
-	struct task_table t;
-	struct graph g;
 	char why[192];
 	int b;
 
-	(void)state;
-	waits_table(&t);
-	add(&t, 1, "src", 50, 0, 950, (struct w[]){ T(2, 950), {0} });
-	add(&t, 2, "b", 300, 600, 100, (struct w[]){ T(1, 100), { TDBPF_HOLDER_OTHER, 999, 40, 540 }, { TDBPF_HOLDER_UNSEEN, 0, 2, 60 }, {0} });
-	add(&t, 3, "sink", 50, 0, 950, (struct w[]){ T(2, 950), {0} });
-	build(&g, &t, false);
-	b = first_is(&g, "b", NULL);
+	(void)t;
+	b = first_is(g, "b", NULL);
 	/*
 	 * src keeps b's 100 ms on it; of sink's 950, b keeps 300/400 (the
 	 * CPU others held left out), src the rest
 	 */
-	assert_true(fabs(g.nodes[b].led_ns - 1662.5 * MS) < 1e-3);
-	reason(&g, b, why, sizeof(why));
+	assert_true(fabs(g->nodes[b].led_ns - 1662.5 * MS) < 1e-3);
+	reason(g, b, why, sizeof(why));
 	assert_string_equal(why, "CPU-starved by tid 999 (outside the targets) (90% of its run-queue wait)");
-	g.look = &(struct graph_lookups){ .tid_name = fake_name };
-	reason(&g, b, why, sizeof(why));
+	g->look = &(struct graph_lookups){ .tid_name = fake_name };
+	reason(g, b, why, sizeof(why));
 	assert_string_equal(why, "CPU-starved by noisy (outside the targets) (90% of its run-queue wait)");
-	done(&g, &t);
 }
 
 /*
@@ -645,35 +678,34 @@ static void test_starved_by_outsider(void **state)
  * idle, never candidates, however long they sleep. The stage the others
  * wait on is the one named.
  */
-static void test_idle_threads(void **state)
+static const struct task_def idle_threads_tasks[] = {
+	{ 1, "Source", 50, 0, 950, { T(2, 950) } },
+	{ 2, "Map -> Filter", 800, 100, 100, { T(1, 100) } },
+	{ 3, "Sink", 50, 0, 950, { T(2, 950) } },
+	{ 10, "VM Periodic Tas", 1, 0, 999, { K(TDBPF_WAKER_TIMER, 999) } },
+	{ 11, "G1 Service", 1, 0, 999, { K(TDBPF_WAKER_TIMER, 999) } },
+	{ 12, "Monitor Deflati", 1, 0, 999, { K(TDBPF_WAKER_TIMER, 990), T(10, 9) } },
+	{ 0 }
+};
+
+static void check_idle_threads(struct graph *g, struct task_table *t)
 {
-	struct task_table t;
-	struct graph g;
 	int i;
 
-	(void)state;
-	waits_table(&t);
-	add(&t, 1, "Source", 50, 0, 950, (struct w[]){ T(2, 950), {0} });
-	add(&t, 2, "Map -> Filter", 800, 100, 100, (struct w[]){ T(1, 100), {0} });
-	add(&t, 3, "Sink", 50, 0, 950, (struct w[]){ T(2, 950), {0} });
-	add(&t, 10, "VM Periodic Tas", 1, 0, 999, (struct w[]){ K(TDBPF_WAKER_TIMER, 999), {0} });
-	add(&t, 11, "G1 Service", 1, 0, 999, (struct w[]){ K(TDBPF_WAKER_TIMER, 999), {0} });
-	add(&t, 12, "Monitor Deflati", 1, 0, 999, (struct w[]){ K(TDBPF_WAKER_TIMER, 990), T(10, 9), {0} });
-	build(&g, &t, false);
-	first_is(&g, "Map -> Filter", NULL);
-	for (i = 0; i < g.nr_rank; i++) {
-		assert_string_not_equal(g.nodes[g.rank[i]].name, "G1 Service");
-		assert_string_not_equal(g.nodes[g.rank[i]].name, "Monitor Deflati");
+	(void)t;
+	first_is(g, "Map -> Filter", NULL);
+	for (i = 0; i < g->nr_rank; i++) {
+		assert_string_not_equal(g->nodes[g->rank[i]].name, "G1 Service");
+		assert_string_not_equal(g->nodes[g->rank[i]].name, "Monitor Deflati");
 	}
 	/*
 	 * VM Periodic: only the 9 ms Monitor Deflation waited on it, in a
 	 * part of the graph (the two of them) that does 2 ms of the 903 ms
 	 * of work: weighed as such
 	 */
-	assert_true(fabs(g.nodes[node(&g, "VM Periodic Tas")].led_ns -
+	assert_true(fabs(g->nodes[node(g, "VM Periodic Tas")].led_ns -
 			 9.0 * MS * 2 / 903) < 1e-3);
-	assert_true(g.nodes[node(&g, "G1 Service")].led_ns == 0);
-	done(&g, &t);
+	assert_true(g->nodes[node(g, "G1 Service")].led_ns == 0);
 }
 
 /*
@@ -797,57 +829,56 @@ static void test_longest_wait(void **state)
  * it: the sink is named, and the timer thread keeps 9.6 s of the pool's
  * weight.
  */
-static void test_idle_part(void **state)
-{
-	struct task_table t;
-	struct graph g;
-	__u32 i;
+static const struct task_def idle_part_tasks[] = {
+	{ 1, "gen", 300, 0, 1500, { T(2, 1500) } },
+	{ 2, "sink", 2000, 0, 300, { T(1, 300) } },
+	{ 10, "scheduler-tick", 2, 0, 2498,
+	  { { TDBPF_WAKER_TIMER, 0, 1200, 2498 } } },
+#define WORKER(tid) \
+	{ tid, "worker", 1, 0, 2400, { { TDBPF_WAKER_TASK, 10, 1200, 2400 } } }
+	WORKER(11), WORKER(12), WORKER(13), WORKER(14),
+#undef WORKER
+	{ 0 }
+};
 
-	(void)state;
-	waits_table(&t);
-	add(&t, 1, "gen", 300, 0, 1500, (struct w[]){ T(2, 1500), {0} });
-	add(&t, 2, "sink", 2000, 0, 300, (struct w[]){ T(1, 300), {0} });
-	add(&t, 10, "scheduler-tick", 2, 0, 2498,
-	    (struct w[]){ { TDBPF_WAKER_TIMER, 0, 1200, 2498 }, {0} });
-	for (i = 11; i < 15; i++)
-		add(&t, i, "worker", 1, 0, 2400,
-		    (struct w[]){ { TDBPF_WAKER_TASK, 10, 1200, 2400 }, {0} });
-	build(&g, &t, false);
-	first_is(&g, "sink", NULL);
-	assert_true(fabs(g.nodes[node(&g, "scheduler-tick")].led_ns -
+static void check_idle_part(struct graph *g, struct task_table *t)
+{
+	(void)t;
+	first_is(g, "sink", NULL);
+	assert_true(fabs(g->nodes[node(g, "scheduler-tick")].led_ns -
 			 9600.0 * MS * 6 / 2306) < 1e-3);
-	graph_free(&g);
-	tasks_free(&t);
 }
 
 /*
  * Two branches of a fan-in both run most of the time and the sink waits
  * on each about as long: a tie, both named; with one clearly ahead, none.
  */
-static void test_tie(void **state)
+static const struct task_def tie_tasks[] = {
+	{ 1, "a", 900, 50, 50, { { 0 } } },
+	{ 2, "b", 900, 50, 50, { { 0 } } },
+	{ 3, "sink", 50, 0, 950, { T(1, 500), T(2, 450) } },
+	{ 0 }
+};
+
+static void check_tie(struct graph *g, struct task_table *t)
 {
-	struct task_table t;
-	struct graph g;
+	(void)t;
+	assert_int_equal(g->nr_rank, 2);
+	assert_int_equal(g->nr_tied, 2);
+	assert_int_equal(g->rank[0], node(g, "a"));
+}
 
-	(void)state;
-	waits_table(&t);
-	add(&t, 1, "a", 900, 50, 50, NULL);
-	add(&t, 2, "b", 900, 50, 50, NULL);
-	add(&t, 3, "sink", 50, 0, 950, (struct w[]){ T(1, 500), T(2, 450), {0} });
-	build(&g, &t, false);
-	assert_int_equal(g.nr_rank, 2);
-	assert_int_equal(g.nr_tied, 2);
-	assert_int_equal(g.rank[0], node(&g, "a"));
-	graph_free(&g);
-	tasks_free(&t);
+static const struct task_def tie_apart_tasks[] = {
+	{ 1, "a", 900, 50, 50, { { 0 } } },
+	{ 2, "b", 900, 50, 50, { { 0 } } },
+	{ 3, "sink", 50, 0, 950, { T(1, 650), T(2, 300) } },
+	{ 0 }
+};
 
-	waits_table(&t);
-	add(&t, 1, "a", 900, 50, 50, NULL);
-	add(&t, 2, "b", 900, 50, 50, NULL);
-	add(&t, 3, "sink", 50, 0, 950, (struct w[]){ T(1, 650), T(2, 300), {0} });
-	build(&g, &t, false);
-	assert_int_equal(g.nr_tied, 1);
-	done(&g, &t);
+static void check_tie_apart(struct graph *g, struct task_table *t)
+{
+	(void)t;
+	assert_int_equal(g->nr_tied, 1);
 }
 
 /*
@@ -855,28 +886,27 @@ static void test_tie(void **state)
  * holds), a blocked one waiting on the first: the flow ends, finite,
  * shared between them, nothing lost.
  */
-static void test_hold_cycle(void **state)
+static const struct task_def hold_cycle_tasks[] = {
+	{ 1, "a", 500, 500, 0, { H(2, 500) } },
+	{ 2, "b", 500, 500, 0, { H(1, 500) } },
+	{ 3, "src", 10, 0, 990, { T(1, 990) } },
+	{ 0 }
+};
+
+static void check_hold_cycle(struct graph *g, struct task_table *t)
 {
-	struct task_table t;
-	struct graph g;
 	int a, b;
 
-	(void)state;
-	waits_table(&t);
-	add(&t, 1, "a", 500, 500, 0, (struct w[]){ H(2, 500), {0} });
-	add(&t, 2, "b", 500, 500, 0, (struct w[]){ H(1, 500), {0} });
-	add(&t, 3, "src", 10, 0, 990, (struct w[]){ T(1, 990), {0} });
-	build(&g, &t, false);
-	a = node(&g, "a");
-	b = node(&g, "b");
+	(void)t;
+	a = node(g, "a");
+	b = node(g, "b");
 	/*
 	 * a keeps 1/2, sends 1/2 to b, which keeps it: it waited on a, and
 	 * its time less that is its own work
 	 */
-	assert_true(fabs(graph_share(&g, a) - 0.5) < 1e-6);
-	assert_true(fabs(graph_share(&g, b) - 0.5) < 1e-6);
-	assert_false(g.nodes[a].cycle);
-	done(&g, &t);
+	assert_true(fabs(graph_share(g, a) - 0.5) < 1e-6);
+	assert_true(fabs(graph_share(g, b) - 0.5) < 1e-6);
+	assert_false(g->nodes[a].cycle);
 }
 
 /* Nothing blocked, nothing ranked; an empty table is a graph too. */
@@ -995,24 +1025,24 @@ static void dot_accepts(const char *s)
  * one kind into a task are one arrow, an idle task's unseen time is
  * left out, and a legend says what the lines are.
  */
-static void test_dot(void **state)
+static const struct task_def dot_tasks[] = {
+	{ 1, "source", 50, 0, 950, { T(2, 950) } },
+	{ 2, "en\"rich", 100, 300, 885,
+	  { K(TDBPF_WAKER_TIMER, 880), T(1, 5),
+	    { TDBPF_HOLDER_OTHER, 4001, 3, 100 },
+	    { TDBPF_HOLDER_OTHER, 4002, 2, 150 } } },
+	/* never woken: its life is unseen blocked time */
+	{ 3, "idler", 0, 0, 1000, { { 0 } } },
+	{ 0 }
+};
+
+static void check_dot(struct graph *g, struct task_table *t)
 {
-	struct task_table t;
-	struct graph g;
 	FILE *f = tmpfile();
 	char *s;
 
-	(void)state;
-	waits_table(&t);
-	add(&t, 1, "source", 50, 0, 950, (struct w[]){ T(2, 950), {0} });
-	add(&t, 2, "en\"rich", 100, 300, 885,
-	    (struct w[]){ K(TDBPF_WAKER_TIMER, 880), T(1, 5),
-			  { TDBPF_HOLDER_OTHER, 4001, 3, 100 },
-			  { TDBPF_HOLDER_OTHER, 4002, 2, 150 }, {0} });
-	/* never woken: its life is unseen blocked time */
-	add(&t, 3, "idler", 0, 0, 1000, NULL);
-	build(&g, &t, false);
-	assert_int_equal(graph_write_dot(f, &g), 0);
+	(void)t;
+	assert_int_equal(graph_write_dot(f, g), 0);
 	s = slurp(f);
 	assert_non_null(strstr(s, "digraph tdbpf {"));
 	assert_non_null(strstr(s, "BOTTLENECK\\nen\\\"rich\\ntid 2"));
@@ -1031,7 +1061,6 @@ static void test_dot(void **state)
 	assert_non_null(strstr(s, "dotted: run-queue time"));
 	dot_accepts(s);
 	free(s);
-	done(&g, &t);
 }
 
 /*
@@ -1196,45 +1225,28 @@ static void test_processes(void **state)
  * rest to (2/3); (2/3)'s own 50 stay with the source, whose only wait
  * is on it. The operator: 950 + 2 x 902.5 = 2,755 of 2,900 ms.
  */
-static void test_per_name_idle_siblings(void **state)
+static const struct task_def per_name_idle_siblings_tasks[] = {
+	{ 1, "Source (1/1)#0", 50, 0, 950, { T(12, 950) } },
+	{ 11, "Map (1/3)#0", 50, 0, 950, { T(1, 950) } },
+	{ 12, "Map (2/3)#0", 950, 0, 50, { T(1, 50) } },
+	{ 13, "Map (3/3)#0", 50, 0, 950, { T(1, 950) } },
+	{ 0 }
+};
+
+static void check_per_name_idle_siblings(struct graph *g, struct task_table *t)
 {
-	struct task_table t, folded;
-	struct report rep;
-	struct graph g;
-	char line[1024];
 	int m, s;
 
-	(void)state;
-	waits_table(&t);
-	add(&t, 1, "Source (1/1)#0", 50, 0, 950, (struct w[]){ T(12, 950), {0} });
-	add(&t, 11, "Map (1/3)#0", 50, 0, 950, (struct w[]){ T(1, 950), {0} });
-	add(&t, 12, "Map (2/3)#0", 950, 0, 50, (struct w[]){ T(1, 50), {0} });
-	add(&t, 13, "Map (3/3)#0", 50, 0, 950, (struct w[]){ T(1, 950), {0} });
-	build(&g, &t, true);
-	m = node(&g, "Map (*/3)#0");
-	s = node(&g, "Source (1/1)#0");
-	assert_int_equal(g.rank[0], m);
-	assert_int_equal(g.nodes[m].hot_tid, 12);
-	assert_true(fabs(g.nodes[m].led_ns - 2755.0 * MS) < 1e-3);
-	assert_true(fabs(g.nodes[s].led_ns - 145.0 * MS) < 1e-3);
-	assert_true(fabs(graph_share(&g, m) - 2755.0 / 2900) < 1e-9);
+	m = node(g, "Map (*/3)#0");
+	s = node(g, "Source (1/1)#0");
+	assert_int_equal(g->rank[0], m);
+	assert_int_equal(g->nodes[m].hot_tid, 12);
+	assert_true(fabs(g->nodes[m].led_ns - 2755.0 * MS) < 1e-3);
+	assert_true(fabs(g->nodes[s].led_ns - 145.0 * MS) < 1e-3);
+	assert_true(fabs(graph_share(g, m) - 2755.0 / 2900) < 1e-9);
 
-	tasks_init(&folded);
-	assert_int_equal(tasks_fold(&t, &folded, 0), 0);
-	assert_int_equal(report_build(&rep, &folded, NULL, 0, 1000 * MS,
-				      SORT_CPU, 0), 0);
-	report_set_graph(&rep, &g, &folded);
-	report_verdict_line(&rep, line, sizeof(line));
 	/* the hot subtask's reason, not the folded sums' "waits on" */
-	{
-		const char *want = "bottleneck: Map (*/3)#0 (3 tasks; hot: Map (2/3)#0, tid 12): runs (on-CPU 95%)";
-
-		if (strncmp(line, want, strlen(want)))
-			fail_msg("verdict line: %s", line);
-	}
-	report_free(&rep);
-	tasks_free(&folded);
-	done(&g, &t);
+	verdict_starts(g, t, "bottleneck: Map (*/3)#0 (3 tasks; hot: Map (2/3)#0, tid 12): runs (on-CPU 95%)");
 }
 
 /*
@@ -1242,51 +1254,49 @@ static void test_per_name_idle_siblings(void **state)
  * are one cpu-other in WAITS ON, as the DOT draws them: 300 + 250 ms of
  * the 950 ms of work's waits (55/95 = 58%), above parse's 400 ms alone.
  */
-static void test_waits_on_merges_outsiders(void **state)
+static const struct task_def waits_on_merges_outsiders_tasks[] = {
+	{ 1, "work", 50, 550, 400, { T(2, 400), H(90, 300), H(91, 250) } },
+	{ 2, "parse", 900, 0, 100, { T(1, 100) } },
+	{ 0 }
+};
+
+static void check_waits_on_merges_outsiders(struct graph *g, struct task_table *t)
 {
-	struct task_table t;
-	struct graph g;
 	char cell[64];
 
-	(void)state;
-	waits_table(&t);
-	add(&t, 1, "work", 50, 550, 400,
-	    (struct w[]){ T(2, 400), H(90, 300), H(91, 250), {0} });
-	add(&t, 2, "parse", 900, 0, 100, (struct w[]){ T(1, 100), {0} });
-	assert_int_equal(graph_build(&g, &t, false, NULL), 0);
-	graph_waits_on(&g, node(&g, "work"), cell, sizeof(cell));
+	(void)t;
+	graph_waits_on(g, node(g, "work"), cell, sizeof(cell));
 	assert_string_equal(cell, "cpu-other 58%");
-	graph_free(&g);
-	tasks_free(&t);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_running_bottleneck),
+		GRAPH_TEST(running_bottleneck, false),
 		cmocka_unit_test(test_running_chain),
-		cmocka_unit_test(test_io_bottleneck),
+		GRAPH_TEST(io_bottleneck, false),
 		cmocka_unit_test(test_verdicts),
-		cmocka_unit_test(test_starved_but_blocked),
-		cmocka_unit_test(test_starved_half_blocked),
-		cmocka_unit_test(test_cycle_with_exit),
-		cmocka_unit_test(test_closed_cycle),
-		cmocka_unit_test(test_per_name),
-		cmocka_unit_test(test_per_name_hot_instance),
-		cmocka_unit_test(test_per_name_idle_siblings),
-		cmocka_unit_test(test_unseen),
-		cmocka_unit_test(test_starved_by_task),
-		cmocka_unit_test(test_starved_by_outsider),
-		cmocka_unit_test(test_idle_threads),
+		GRAPH_TEST(starved_but_blocked, false),
+		GRAPH_TEST(starved_half_blocked, false),
+		GRAPH_TEST(cycle_with_exit, false),
+		GRAPH_TEST(closed_cycle, false),
+		GRAPH_TEST(per_name, true),
+		GRAPH_TEST(per_name_hot_instance, true),
+		GRAPH_TEST(per_name_idle_siblings, true),
+		GRAPH_TEST(unseen, false),
+		GRAPH_TEST(starved_by_task, false),
+		GRAPH_TEST(starved_by_outsider, false),
+		GRAPH_TEST(idle_threads, false),
 		cmocka_unit_test(test_one_off_waits),
 		cmocka_unit_test(test_longest_wait),
-		cmocka_unit_test(test_idle_part),
-		cmocka_unit_test(test_tie),
-		cmocka_unit_test(test_hold_cycle),
+		GRAPH_TEST(idle_part, false),
+		GRAPH_TEST(tie, false),
+		GRAPH_TEST(tie_apart, false),
+		GRAPH_TEST(hold_cycle, false),
 		cmocka_unit_test(test_nothing_blocked),
 		cmocka_unit_test(test_waits_slots),
-		cmocka_unit_test(test_dot),
-		cmocka_unit_test(test_waits_on_merges_outsiders),
+		GRAPH_TEST(dot, false),
+		GRAPH_TEST(waits_on_merges_outsiders, false),
 		cmocka_unit_test(test_processes),
 		cmocka_unit_test(test_endpoints_apart),
 	};

@@ -771,16 +771,6 @@ static void test_wait_series(void **state)
 
 #define SPAN(fam, labels) "tdbpf_span_" fam "_total{" labels "}"
 
-static struct span_row *span_row(struct span_table *sp, __u32 tid, __u64 id,
-				 const char *name)
-{
-	struct span_row *r = spans_get(sp, tid, 10, id);
-
-	assert_non_null(r);
-	snprintf(r->name, sizeof(r->name), "%s", name);
-	return r;
-}
-
 /*
  * Span series (--span): each (thread, span) on its thread's series
  * labels and span="NAME", summed over the threads of a folded series;
@@ -808,13 +798,13 @@ static void test_span_series(void **state)
 	assert_null(strstr(txt, "tdbpf_span_"));
 	free(txt);
 	st.span_cur = &sp;
-	r = span_row(&sp, 11, 1, "enrich");
+	r = span_named(&sp, 11, 10, 1, "enrich");
 	r->s = (struct tdbpf_span_sums){ .entries = 3, .on_cpu_ns = 600000000,
 					 .runq_ns = 100000000,
 					 .off_ns = 300000000 };
-	r = span_row(&sp, 12, 1, "enrich");
+	r = span_named(&sp, 12, 10, 1, "enrich");
 	r->s = (struct tdbpf_span_sums){ .entries = 2, .on_cpu_ns = 400000000 };
-	r = span_row(&sp, 12, 2, "parse");
+	r = span_named(&sp, 12, 10, 2, "parse");
 	r->s = (struct tdbpf_span_sums){ .entries = 5, .on_cpu_ns = 50000000 };
 	tasks_find(&t, 11)->sched.on_cpu_ns = 2000000000ull;
 	tasks_find(&t, 12)->sched.on_cpu_ns = 2000000000ull;
@@ -835,7 +825,7 @@ static void test_span_series(void **state)
 	r->s.runq_ns = 250000000;
 	r->s.entries = 4;
 	/* a third span name: past max_series (2), into other */
-	r = span_row(&sp, 11, 3, "emit");
+	r = span_named(&sp, 11, 10, 3, "emit");
 	r->s = (struct tdbpf_span_sums){ .entries = 7, .on_cpu_ns = 70000000 };
 	tasks_find(&t, 11)->sched.on_cpu_ns = 3000000000ull;
 	txt = scrape(&st, &t);

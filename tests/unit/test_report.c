@@ -191,9 +191,7 @@ static void test_build_coverage(void **state)
 	struct task_row *r;
 
 	(void)state;
-	mux_plan(&plan);
-	tasks_init(&t);
-	r = add(&t, 1, "mux", 1000, 0, 0);
+	r = mux_task(&plan, &t, 1, "mux");
 	set_ctr(r, 0, 500, 1000, 500);		/* leader g0: 50% */
 	set_ctr(r, 1, 10, 1001, 499);		/* member: leader's times */
 	set_ctr(r, 2, 6, 1000, 30);		/* leader g1: 3% */

@@ -153,9 +153,7 @@ static void test_json_nan_is_null(void **state)
 	char *s;
 
 	(void)state;
-	mux_plan(&plan);
-	tasks_init(&t);
-	r = add(&t, 1, "\xe2\x82\xac\xc0\xaf\xed\xa0\x80z", 1000, 0, 0);
+	r = mux_task(&plan, &t, 1, "\xe2\x82\xac\xc0\xaf\xed\xa0\x80z");
 	set_ctr(r, 0, 5, 1000, 1000);
 	set_ctr(r, 2, 0, 1000, 0);		/* never counted */
 	report_build(&rep, &t, &plan, 0, 1000, SORT_CPU, 0);
@@ -299,9 +297,7 @@ static void test_csv_not_counted(void **state)
 	char *s, want[256];
 
 	(void)state;
-	mux_plan(&plan);
-	tasks_init(&t);
-	r = add(&t, 9, "m", 1000, 0, 0);
+	r = mux_task(&plan, &t, 9, "m");
 	set_ctr(r, 0, 500, 1000, 500);
 	set_ctr(r, 2, 0, 1000, 0);
 	report_build(&rep, &t, &plan, 0, 1000, SORT_CPU, 0);
@@ -417,9 +413,7 @@ static void test_table_low_coverage_note(void **state)
 	char *s;
 
 	(void)state;
-	mux_plan(&plan);
-	tasks_init(&t);
-	r = add(&t, 1, "mux", 1000, 0, 0);
+	r = mux_task(&plan, &t, 1, "mux");
 	set_ctr(r, 0, 500, 1000, 1000);
 	set_ctr(r, 2, 6, 1000, 30);
 	report_build(&rep, &t, &plan, 0, 1000, SORT_CPU, 0);

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 #include "outputs/top_view.h"
 #include "sums/spans.h"
+#include "unit_helpers.h"
 
 #define GW 200
 #define GH 60
@@ -131,6 +132,32 @@ static void workload(struct task_table *t, const struct event_plan *p)
 	add(t, 12, "worker-2", 300, 600, 100);
 	add(t, 13, "sink", 100, 0, 900);
 	add(t, 14, "src\x01x", 0, 0, 1000);
+}
+
+/* A task of a table with waker slots: its sums and its one wait. */
+struct wait_task {
+	__u32 tid;
+	const char *comm;
+	struct tdbpf_sched sched;
+	struct tdbpf_wait w;
+};
+
+/* A table of @p's counters with waker slots, the @n tasks of @d in it. */
+static void wait_table(struct task_table *t, const struct event_plan *p,
+		       const struct wait_task *d, size_t n)
+{
+	struct tdbpf_wait w[TDBPF_NR_WAITS];
+	struct tdbpf_task s;
+	size_t i;
+
+	tasks_init(t);
+	tasks_set_layout(t, p->nr, true);
+	for (i = 0; i < n; i++) {
+		task_blank(&s, w, d[i].tid, d[i].comm);
+		s.sched = d[i].sched;
+		w[0] = d[i].w;
+		assert_int_equal(tasks_add(t, &s, w, 0), 0);
+	}
 }
 
 /* A frame of @t's sums over @window_ns on @ncpu CPUs (0: not said). */
@@ -386,12 +413,7 @@ static void test_tma_bar_ipc_banner(void **state)
 static void test_graph_banner_waits_on(void **state)
 {
 	/* src waits on enrich; enrich runs, starved by agg now and then */
-	static const struct {
-		__u32 tid;
-		const char *comm;
-		struct tdbpf_sched sched;
-		struct tdbpf_wait w;
-	} tasks[] = {
+	static const struct wait_task tasks[] = {
 		{ 1, "src", { .on_cpu_ns = 50000000, .off_cpu_ns = 950000000 },
 		  { .kind = TDBPF_WAKER_TASK, .tid = 2, .wakeups = 100,
 		    .wait_ns = 950000000 } },
@@ -403,32 +425,18 @@ static void test_graph_banner_waits_on(void **state)
 		  { .kind = TDBPF_WAKER_TASK, .tid = 2, .wakeups = 10,
 		    .wait_ns = 100000000 } },
 	};
-	struct tdbpf_wait w[TDBPF_NR_WAITS];
 	struct span_table sp;
 	struct span_row *r;
 	struct event_plan p;
 	struct task_table t;
 	struct top_state st;
 	struct top_frame fr;
-	struct tdbpf_task s;
 	struct grid g;
-	size_t i;
 	int y;
 
 	(void)state;
 	sw_plan(&p);
-	tasks_init(&t);
-	tasks_set_layout(&t, p.nr, true);
-	for (i = 0; i < sizeof(tasks) / sizeof(tasks[0]); i++) {
-		memset(&s, 0, sizeof(s));
-		memset(w, 0, sizeof(w));
-		s.tgid = 100;
-		s.tid = tasks[i].tid;
-		snprintf(s.comm, sizeof(s.comm), "%s", tasks[i].comm);
-		s.sched = tasks[i].sched;
-		w[0] = tasks[i].w;
-		assert_int_equal(tasks_add(&t, &s, w, 0), 0);
-	}
+	wait_table(&t, &p, tasks, sizeof(tasks) / sizeof(tasks[0]));
 	top_state_init(&st, SORT_CPU, false, 0, 1000);
 	fr = frame(&p, &t, 1000000000ULL, 2);
 	draw(&g, 160, 24, &st, &fr);
@@ -454,9 +462,7 @@ static void test_graph_banner_waits_on(void **state)
 	 * bottleneck's on-CPU time (it runs): 500 of enrich's 700 ms
 	 */
 	spans_init(&sp);
-	r = spans_get(&sp, 2, 100, 7);
-	assert_non_null(r);
-	snprintf(r->name, sizeof(r->name), "score");
+	r = span_named(&sp, 2, 100, 7, "score");
 	r->s.on_cpu_ns = 500000000;
 	r->s.runq_ns = 100000000;
 	r->s.off_ns = 100000000;
@@ -477,12 +483,7 @@ static void test_graph_banner_waits_on(void **state)
  */
 static void test_banner_alone(void **state)
 {
-	static const struct {
-		__u32 tid;
-		const char *comm;
-		struct tdbpf_sched sched;
-		struct tdbpf_wait w;
-	} tasks[] = {
+	static const struct wait_task tasks[] = {
 		{ 1, "main", { .on_cpu_ns = 10000000, .off_cpu_ns = 990000000 },
 		  { .kind = TDBPF_WAKER_TIMER, .wakeups = 10,
 		    .wait_ns = 990000000 } },
@@ -494,31 +495,17 @@ static void test_banner_alone(void **state)
 		  { .kind = TDBPF_WAKER_TASK, .tid = 2, .wakeups = 5,
 		    .wait_ns = 1000000 } },
 	};
-	struct tdbpf_wait w[TDBPF_NR_WAITS];
 	struct span_table sp;
 	struct span_row *r;
 	struct event_plan p;
 	struct task_table t;
 	struct top_state st;
 	struct top_frame fr;
-	struct tdbpf_task s;
 	struct grid g;
-	size_t i;
 
 	(void)state;
 	sw_plan(&p);
-	tasks_init(&t);
-	tasks_set_layout(&t, p.nr, true);
-	for (i = 0; i < sizeof(tasks) / sizeof(tasks[0]); i++) {
-		memset(&s, 0, sizeof(s));
-		memset(w, 0, sizeof(w));
-		s.tgid = 100;
-		s.tid = tasks[i].tid;
-		snprintf(s.comm, sizeof(s.comm), "%s", tasks[i].comm);
-		s.sched = tasks[i].sched;
-		w[0] = tasks[i].w;
-		assert_int_equal(tasks_add(&t, &s, w, 0), 0);
-	}
+	wait_table(&t, &p, tasks, sizeof(tasks) / sizeof(tasks[0]));
 	top_state_init(&st, SORT_CPU, false, 0, 1000);
 	fr = frame(&p, &t, 1000000000ULL, 2);
 	draw(&g, 200, 24, &st, &fr);
@@ -527,15 +514,11 @@ static void test_banner_alone(void **state)
 			    "bottleneck: pipe (tid 2): runs (on-CPU 80%): no PMU breakdown; 0 tasks' waits lead to it (100% of their blocked time)");
 	/* the encoder 600 of pipe's 800 ms on CPU, the rest its source's */
 	spans_init(&sp);
-	r = spans_get(&sp, 2, 100, 7);
-	assert_non_null(r);
-	snprintf(r->name, sizeof(r->name), "jpegenc0");
+	r = span_named(&sp, 2, 100, 7, "jpegenc0");
 	r->s.on_cpu_ns = 600000000;
 	r->s.runq_ns = 150000000;
 	r->s.entries = 40;
-	r = spans_get(&sp, 2, 100, 8);
-	assert_non_null(r);
-	snprintf(r->name, sizeof(r->name), "videoconvert0");
+	r = span_named(&sp, 2, 100, 8, "videoconvert0");
 	r->s.on_cpu_ns = 150000000;
 	r->s.entries = 40;
 	fr.spans = &sp;

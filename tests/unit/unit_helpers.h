@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "model/model.h"
+#include "sums/spans.h"
 #include "sums/tasks.h"
 #include "sums/waits.h"
 #include "has_all.h"
@@ -101,6 +102,18 @@ static inline void set_wait(struct task_table *t, struct task_row *r,
 		}
 	}
 	assert_int_equal(tasks_add_waits(t, r, &w, 1), 0);
+}
+
+/* Span @id of task @tid of process @pid in @sp, named @name. */
+static inline struct span_row *span_named(struct span_table *sp, __u32 tid,
+					  __u32 pid, __u64 id,
+					  const char *name)
+{
+	struct span_row *r = spans_get(sp, tid, pid, id);
+
+	assert_non_null(r);
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	return r;
 }
 
 #endif /* TDBPF_UNIT_HELPERS_H */
