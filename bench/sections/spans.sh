@@ -82,8 +82,8 @@ spans_results() {
 	echo "## 8. Spans: what an operator boundary costs (--span)"
 	echo
 	echo "The operators workload on one worker (\`operators -w 1 -n $SPAN_TASKS"
-	echo "-H US -L US -F 0\`: each task enters three operators, so two boundaries"
-	echo "an entry), run bare, under empty uprobe programs on its three"
+	echo "-H US -L US -F 0\`: each task is one operator, parse, enrich or emit in"
+	echo "turn, so one entry and two boundaries), run bare, under empty uprobe programs on its three"
 	echo "operator functions (floor: the traps alone, \`floor uempty\`,"
 	echo "bench/floor.bpf.c), traced without spans (none: \`tdbpf -o /dev/null"
 	echo "-- ...\`), with USDT spans (\`--span usdt\`) and with uprobe spans"

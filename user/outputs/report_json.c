@@ -155,25 +155,29 @@
 #include "sums/flows.h"
 #include "support/json.h"
 
+/* the waker's keys: plain in a task's waits_on, prefixed in the graph */
+struct waker_keys {
+	const char *tid, *comm, *pid;
+};
+
+static const struct waker_keys waits_on_keys = { "tid", "comm", "pid" };
+static const struct waker_keys edge_keys = { "waker_tid", "waker_comm",
+					     "waker_pid" };
+
 /*
- * An edge's waker: tid, comm (@pfx before each, and before pid), and
- * kind, "cpu" for a hold (run-queue time while the waker held the CPU);
- * pid for a socket's peer in a process outside the graph.
+ * An edge's waker: tid, comm and kind, "cpu" for a hold (run-queue time
+ * while the waker held the CPU); pid for a socket's peer in a process
+ * outside the graph. The keys are constants: this runs per edge of each
+ * of 10,000 tasks, where formatting them cost a tenth of the JSON.
  */
 static void write_waker(struct jw *w, const struct graph *g,
-			const struct graph_edge *e, const char *pfx)
+			const struct graph_edge *e, const struct waker_keys *k)
 {
-	char key[16];
-
-	snprintf(key, sizeof(key), "%stid", pfx);
-	jw_u64(w, key, e->waker >= 0 ? g->nodes[e->waker].tid : e->ext_tid);
-	snprintf(key, sizeof(key), "%scomm", pfx);
-	jw_str(w, key, graph_waker_name(g, e));
+	jw_u64(w, k->tid, e->waker >= 0 ? g->nodes[e->waker].tid : e->ext_tid);
+	jw_str(w, k->comm, graph_waker_name(g, e));
 	jw_str(w, "kind", graph_edge_holds(e) ? "cpu" : "wakeup");
-	if (e->ext_pid) {
-		snprintf(key, sizeof(key), "%spid", pfx);
-		jw_u64(w, key, e->ext_pid);
-	}
+	if (e->ext_pid)
+		jw_u64(w, k->pid, e->ext_pid);
 }
 
 /* A task's waits by waker, largest first (the graph's node of @r). */
@@ -188,7 +192,7 @@ static void write_waits_on(struct jw *w, const struct report *rep,
 		const struct graph_edge *e = &g->edges[g->nodes[n].first_in + i];
 
 		jw_open(w, NULL, '{');
-		write_waker(w, g, e, "");
+		write_waker(w, g, e, &waits_on_keys);
 		jw_u64(w, "wait_ns", e->wait_ns);
 		jw_u64(w, "wakeups", e->wakeups);
 		jw_close(w, '}');
@@ -313,7 +317,7 @@ static void write_graph(struct jw *w, const struct report *rep)
 		const struct graph_node *to = &g->nodes[e->wakee];
 
 		jw_open(w, NULL, '{');
-		write_waker(w, g, e, "waker_");
+		write_waker(w, g, e, &edge_keys);
 		if (e->ext_name[0])
 			jw_str(w, "endpoint", e->ext_name);
 		jw_u64(w, "wakee_tid", to->tid);
