@@ -22,6 +22,7 @@
 #include "sources/cgroup_members.h"
 #include "sources/evsel_probe.h"
 #include "sources/jvm_probe.h"
+#include "sources/span_spec.h"
 #include "sources/targets.h"
 #include "support/limits.h"
 #include "support/privs.h"
@@ -100,14 +101,9 @@ static int command_found(const char *cmd)
  */
 static int span_binary_found(const char *spec, char *bin, size_t size)
 {
-	const char *colon = strrchr(spec, ':');
 	struct stat st;
 
-	if (!strncmp(spec, "usdt:", 5))
-		snprintf(bin, size, "%s", spec + 5);
-	else if (colon && strcmp(spec, "usdt") && strcmp(spec, "gstreamer"))
-		snprintf(bin, size, "%.*s", (int)(colon - spec), spec);
-	else
+	if (span_spec_binary(spec, bin, size))
 		return 0;
 	if (!strchr(bin, '/'))
 		return strstr(bin, ".so") || !command_found(bin) ? 0 : ENOENT;

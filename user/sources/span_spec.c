@@ -3,6 +3,7 @@
  * The form of a --span source (span_spec.h), apart from the probes
  * themselves: option parsing, and its fuzzer, need no libbpf.
  */
+#include <stdio.h>
 #include <string.h>
 #include "sources/span_spec.h"
 #include "support/error.h"
@@ -26,5 +27,18 @@ int span_spec_check(const char *spec, char *err, size_t len)
 				 "--span %s: not a span source; give usdt, usdt:PATH, gstreamer or BINARY:FUNC[,FUNC...]",
 				 spec);
 	}
+	return 0;
+}
+
+int span_spec_binary(const char *spec, char *bin, size_t size)
+{
+	const char *colon = strrchr(spec, ':');
+
+	if (!strncmp(spec, "usdt:", 5))
+		snprintf(bin, size, "%s", spec + 5);
+	else if (colon && strcmp(spec, "usdt") && strcmp(spec, "gstreamer"))
+		snprintf(bin, size, "%.*s", (int)(colon - spec), spec);
+	else
+		return -1;
 	return 0;
 }
