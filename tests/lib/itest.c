@@ -290,3 +290,29 @@ void assert_close(const char *what, double got, double want, double rel,
 		fail();
 	}
 }
+
+/*
+ * tdbpf's on-CPU time of exited threads is the kernel's runtime
+ * (se.sum_exec_runtime) at each one's last switch; the process clock
+ * took each one's runtime at release_task() in exit_notify(), before
+ * the rest of do_exit() and that switch. So the sum is above the clock
+ * by a fixed path a thread, not by a share of the work: 4-8 us here,
+ * bounded at EXIT_TAIL_NS. Below the clock by more than @rel plus 5 ms,
+ * time was lost.
+ */
+#define EXIT_TAIL_NS 20e3
+void assert_process_sum(double sum, double clock_ns, long long threads,
+			double rel)
+{
+	double over = sum - clock_ns, below = rel * clock_ns + 5e6;
+	double above = below + (double)threads * EXIT_TAIL_NS;
+
+	print_message("on-CPU sum %.0f ns, process clock %.0f ns: %+.3f ms, %.2f us a thread\n",
+		      sum, clock_ns, over / 1e6,
+		      threads ? over / 1e3 / (double)threads : 0.0);
+	if (over < -below || over > above) {
+		print_error("on-CPU sum %.3f ms off the process clock, allowed -%.3f to +%.3f ms\n",
+			    over / 1e6, below / 1e6, above / 1e6);
+		fail();
+	}
+}

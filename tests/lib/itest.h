@@ -79,5 +79,12 @@ json_object *threads_and_report(const char *out, struct thread_line *t,
 /* |got - want| within @rel of want plus @abs_ns (a thread's exit path). */
 void assert_close(const char *what, double got, double want, double rel,
 		  double abs_ns);
+/*
+ * @sum, tdbpf's on-CPU time of a process whose @threads threads exited,
+ * against its CPU clock @clock_ns: within @rel (and 5 ms) of it below;
+ * above, by no more than that and the threads' exit paths.
+ */
+void assert_process_sum(double sum, double clock_ns, long long threads,
+			double rel);
 
 #endif /* TDBPF_TEST_ITEST_H */
