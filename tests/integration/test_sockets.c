@@ -14,6 +14,7 @@
  * jobs, and a stage burning 2 ms per record can wait longer for a CPU
  * than it runs. The verdict must still name that stage.
  */
+#include <math.h>
 #include <sched.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -645,18 +646,47 @@ static pid_t netns_stage(const char *ip, const char *ns, const char *name,
 }
 
 /*
- * tdbpf --wakeups in namespace @ns (ip netns exec), as that host's
- * service would run: the stages @pids for 2 s, its report in @json.
+ * tdbpf --wakeups in namespace @ns (ip netns exec, which execs it: the
+ * pid is tdbpf's), as that host's service would run: the stages @pids
+ * until a SIGINT, its report in @json.
  */
 static struct child netns_tdbpf(const char *ip, const char *ns,
-				const char *pids, const char *json,
-				const char *secs)
+				const char *pids, const char *json)
 {
 	char *tr[] = { (char *)ip, "netns", "exec", (char *)ns,
 		       (char *)tdbpf_bin(), "--wakeups", "-p", (char *)pids,
-		       "-d", (char *)secs, "-j", "-o", (char *)json, NULL };
+		       "-j", "-o", (char *)json, NULL };
 
 	return spawn(tr, 0);
+}
+
+/*
+ * When each of the @n tdbpf @t attached (mono_s()), all watched at once:
+ * waiting for one and then the next would take the second's time as the
+ * first's when it came first. False if one had not within @timeout_s.
+ */
+static bool attach_times(const struct child *t, int n, double *at,
+			 double timeout_s)
+{
+	double end = mono_s() + timeout_s;
+	char links[1024];
+	int i, left = n;
+
+	for (i = 0; i < n; i++)
+		at[i] = 0;
+	while (left && mono_s() < end) {
+		for (i = 0; i < n; i++) {
+			if (at[i])
+				continue;
+			tp_links(t[i].pid, links, sizeof(links));
+			if (strstr(links, " iter:task")) {
+				at[i] = mono_s();
+				left--;
+			}
+		}
+		usleep(20000);
+	}
+	return !left;
 }
 
 /*
@@ -679,11 +709,11 @@ static void test_netns_stages(void **state)
 	char *ja = tmp_path("nsa.json"), *jb = tmp_path("nsb.json");
 	char *gr[] = { (char *)tdbpf_bin(), "graph", "-j", "--host", ha,
 		       "--host", hb, NULL };
-	struct child w[3], ta, tb;
+	struct child w[3], t[2];
 	pid_t pid[3];
 	json_object *doc, *v;
 	const char *ip, *named = "(none)";
-	double soft, all;
+	double soft, all, at[2], gap;
 	int i;
 
 	(void)state;
@@ -694,8 +724,8 @@ static void test_netns_stages(void **state)
 	/* gen (hA) -> relay (hB) -> sink (hA) */
 	snprintf(to1, sizeof(to1), "10.77.%d.2:%d", net, port);
 	snprintf(to2, sizeof(to2), "10.77.%d.1:%d", net, port + 1);
-	/* long enough for tdbpf's load and its 2 s; killed after */
-	snprintf(secs, sizeof(secs), "%d", 30 + warm);
+	/* longer than both loads and the window (killed after) */
+	snprintf(secs, sizeof(secs), "%d", 300 + warm);
 	pid[2] = netns_stage(ip, a, "sink", "150", p2, NULL, secs, &w[2]);
 	pid[1] = netns_stage(ip, b, "relay", "2000", p1, to2, secs, &w[1]);
 	pid[0] = netns_stage(ip, a, "gen", "150", NULL, to1, secs, &w[0]);
@@ -710,18 +740,27 @@ static void test_netns_stages(void **state)
 	snprintf(pa, sizeof(pa), "%d,%d", pid[0], pid[2]);
 	snprintf(pb, sizeof(pb), "%d", pid[1]);
 	/*
-	 * tdbpf graph joins windows that overlap by half at least; under
-	 * make vmtest's emulation the two attaches end seconds apart
-	 * (2 s seen), so there each traces 6 s, natively 2
+	 * tdbpf graph joins windows of about one length (within 20%) that
+	 * overlap by half: "started together". Each tdbpf's window begins
+	 * at its own attach, seconds apart under make vmtest's emulation
+	 * (3 s in the PREEMPT_RT guest, whose loads took 15), so both stop
+	 * at one SIGINT, a window of ten times that gap past the later
+	 * attach (2 s at least): lengths within 10%.
 	 */
-	ta = netns_tdbpf(ip, a, pa, ja, warm ? "6" : "2");
-	tb = netns_tdbpf(ip, b, pb, jb, warm ? "6" : "2");
-	free(read_all(ta.out));
-	free(read_all(tb.out));
-	close(ta.out);
-	close(tb.out);
-	assert_int_equal(wait_for(ta.pid, 30 + warm), 0);
-	assert_int_equal(wait_for(tb.pid, 30 + warm), 0);
+	t[0] = netns_tdbpf(ip, a, pa, ja);
+	t[1] = netns_tdbpf(ip, b, pb, jb);
+	assert_true(attach_times(t, 2, at, 60 + warm));
+	gap = fabs(at[0] - at[1]);
+	print_message("  attached %.2f s apart: windows of %.1f s\n", gap,
+		      fmax(2, 10 * gap));
+	usleep((useconds_t)(fmax(2, 10 * gap) * 1e6));
+	for (i = 0; i < 2; i++)
+		kill(t[i].pid, SIGINT);
+	for (i = 0; i < 2; i++) {
+		free(read_all(t[i].out));
+		close(t[i].out);
+		assert_int_equal(wait_for(t[i].pid, 30 + warm), 0);
+	}
 	for (i = 0; i < 3; i++) {
 		kill(pid[i], SIGTERM);
 		close(w[i].out);
