@@ -669,7 +669,6 @@ static bool attach_times(const struct child *t, int n, double *at,
 			 double timeout_s)
 {
 	double end = mono_s() + timeout_s;
-	char links[1024];
 	int i, left = n;
 
 	for (i = 0; i < n; i++)
@@ -678,8 +677,7 @@ static bool attach_times(const struct child *t, int n, double *at,
 		for (i = 0; i < n; i++) {
 			if (at[i])
 				continue;
-			tp_links(t[i].pid, links, sizeof(links));
-			if (strstr(links, " iter:task")) {
+			if (tdbpf_attached(t[i].pid)) {
 				at[i] = mono_s();
 				left--;
 			}

@@ -129,14 +129,21 @@ void tp_links(pid_t pid, char *out, size_t len)
  * link, not a time. The run starts one tick later (session.c,
  * take_base()): the 200 ms after are 50 ticks at HZ=250.
  */
-bool wait_attached(pid_t pid, int timeout_ms)
+bool tdbpf_attached(pid_t pid)
 {
 	char links[1024];
+
+	/* the task iterator's link comes last: the run has begun */
+	tp_links(pid, links, sizeof(links));
+	return strstr(links, " iter:task") != NULL;
+}
+
+bool wait_attached(pid_t pid, int timeout_ms)
+{
 	int i;
 
 	for (i = 0; i <= timeout_ms / 20; i++) {
-		tp_links(pid, links, sizeof(links));
-		if (strstr(links, " iter:task")) {
+		if (tdbpf_attached(pid)) {
 			usleep(200000);
 			return true;
 		}

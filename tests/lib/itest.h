@@ -35,6 +35,8 @@ bool fdinfo_each(pid_t pid, bool (*fn)(FILE *f, void *ctx), void *ctx);
  * for an iterator link); "" when it has none yet.
  */
 void tp_links(pid_t pid, char *out, size_t len);
+/* Whether tdbpf @pid has attached and started its run. */
+bool tdbpf_attached(pid_t pid);
 /* Whether tdbpf @pid has attached and started its run within @timeout_ms. */
 bool wait_attached(pid_t pid, int timeout_ms);
 /*
