@@ -114,7 +114,7 @@ static void test_attach_pid(void **state)
  * (window_gap_ns), so cpu-clock must be the on-CPU time less it, within
  * the same 2% and 1 ms: the count and the window come from the same
  * counter reads. On a quiet 2-CPU VM the free run's gap was a third of
- * its on-CPU time (issue 27); it is bounded by its cause: at most 20 us
+ * its on-CPU time; it is bounded by its cause: at most 20 us
  * a switch on average, several times the idle exits and preemption
  * delays measured in such VMs (4-10 us; docs/accuracy.md).
  */
@@ -277,7 +277,7 @@ static double row_on_cpu(const char *out, const char *comm)
 }
 
 /*
- * Issue 37: tdbpf -- sh -c 'PIPELINE' reports every stage of a shell
+ * tdbpf -- sh -c 'PIPELINE' reports every stage of a shell
  * pipeline of real programs, and the bottleneck line names the slow one
  * (gzip -9, against seq, base64, cat and wc that wait on it). Every
  * wakeup traced, so that the verdict does not hang on which wakeups a

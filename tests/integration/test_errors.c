@@ -7,8 +7,8 @@
  * and user/sources/decode_input.c.
  *
  * Most cases need no privileges; the ones about root (symlink, FIFO and
- * ownership of -o files, not root) skip when not run as root. Issue 25's
- * (a refusal keeps the outputs, the real cause named): test_errors_causes.c.
+ * ownership of -o files, not root) skip when not run as root. A refusal
+ * that keeps the outputs and names the real cause: test_errors_causes.c.
  */
 #include "errors_helpers.h"
 
@@ -195,7 +195,7 @@ static void test_no_such_command(void **state)
 		WORDS("command '/no/such/cmd' not found", "PATH"));
 	REFUSED(ARGS("--", "no-such-command-tdbpf"),
 		WORDS("command 'no-such-command-tdbpf' not found"));
-	/* there, but not a program: said as such (sweep, issue 25) */
+	/* there, but not a program: said as such */
 	REFUSED(ARGS("--", "/etc/passwd"),
 		WORDS("'/etc/passwd' is not executable", "chmod +x"));
 	REFUSED(ARGS("--", "/tmp"), WORDS("'/tmp' is a directory"));

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Issue 25, a refused or failed run loses nothing and names the real
+ * A refused or failed run loses nothing and names the real
  * cause: the outputs a refused run would have written are kept as they
  * were, two names of one file are refused, -p with a thread, SUDO_UID
  * and SUDO_GID that do not parse, a full output and a resource limit
@@ -16,7 +16,7 @@
 #include <sys/syscall.h>
 #include "errors_helpers.h"
 
-/* ---- issue 25: lose nothing, name the real cause ------------------------ */
+/* ---- lose nothing, name the real cause ------------------------------ */
 
 /* A directory every user may write in (not sticky: nobody opens our files). */
 static char *open_dir(void)

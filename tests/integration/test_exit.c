@@ -214,7 +214,7 @@ static void test_leader_exits_first(void **state)
 
 
 /*
- * Issue 25 case 4 (issue 21 item 4): -d a multiple of -I. The last
+ * -d a multiple of -I. The last
  * interval falls due with the deadline and is reported, whichever timer
  * the kernel hands over first: intervals that cover the whole run.
  * 0.3 s is also not 299999999 ns. The sum of the windows is the run's
@@ -275,7 +275,7 @@ static void test_last_interval_kept(void **state)
 }
 
 /*
- * Issue 25 case 5: --children, and the command forks and exits (a
+ * --children, and the command forks and exits (a
  * launcher, the daemon pattern): the run follows the child until it
  * exits, says so once, and the child is in the report.
  */

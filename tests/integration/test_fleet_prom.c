@@ -261,7 +261,7 @@ static void test_graph_from_prometheus(void **state)
 	stop_exporter(&ex[1]);
 }
 
-/* ---- issue 34 point 6: an answer without end ------------------------ */
+/* ---- an answer without end: a bounded read ------------------------- */
 
 static volatile int huge_stop;
 

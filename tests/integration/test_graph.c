@@ -920,7 +920,7 @@ static int check_bounded(json_object *doc, const char *what)
 }
 
 /*
- * Issue 38: the default graph's waits are its windows' proportions of
+ * The default graph's waits are its windows' proportions of
  * each task's exact blocked time (sums/wait_share.c). Scaled by 10, a
  * thread 2.5 s old showed 10 s of waits. Over two stream graphs, every
  * interval and the whole run: no task's waits exceed its blocked time,

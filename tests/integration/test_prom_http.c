@@ -114,7 +114,7 @@ static void test_bad_requests(void **state)
 	assert_int_equal(stop_tdbpf(&s), 0);
 }
 
-/* ---- issue 25 case 10: slow clients ----------------------------------- */
+/* ---- slow clients --------------------------------------------------- */
 
 #define NR_SLOW		50
 
@@ -269,7 +269,7 @@ static void test_slow_clients(void **state)
 	assert_int_equal(stop_tdbpf(&s), 0);
 }
 
-/* ---- issue 34 point 4: many addresses, bursts ------------------------- */
+/* ---- many addresses, bursts ----------------------------------------- */
 
 #define NR_ADDRS	200
 
@@ -380,7 +380,7 @@ static void test_bursts(void **state)
 	assert_int_equal(stop_tdbpf(&s), 0);
 }
 
-/* ---- issue 34 point 5: clients that ask and never read -------------- */
+/* ---- clients that ask and never read ------------------------------- */
 
 #define NR_UNREAD	60
 

@@ -319,7 +319,7 @@ static void test_bad_files(void **state)
 
 
 /*
- * Issue 25 case 8: a run with -e events, alone or beside a model, is
+ * A run with -e events, alone or beside a model, is
  * recorded so that report replays it, to the byte of the live table and
  * CSV (it was written, then refused: "model 'none' is unknown").
  */
@@ -343,7 +343,7 @@ static void test_events_replayed(void **state)
 }
 
 /*
- * Issue 25 case 7: report holds one report whole (json-c), so what it
+ * report holds one report whole (json-c), so what it
  * will hold is capped (REPLAY_MAX_REPORT_MIB, 256); an endless line on
  * stdin ends in one line saying so, within the memory of ulimit -v 1 GB
  * (the cap's text at most doubled in json-c's buffer), and a line of
@@ -469,7 +469,7 @@ static void graph_gives_live(const char *live, const char *rec)
 }
 
 /*
- * Issue 38: a recording carries the graph in every mode. The default
+ * A recording carries the graph in every mode. The default
  * (sampled) mode recorded no waker slots, so a replay had no graph, no
  * WAITS ON and no bottleneck line, and `tdbpf graph` refused the file.
  */

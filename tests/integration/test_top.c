@@ -528,7 +528,7 @@ static void test_final_report_and_record(void **state)
 }
 
 /*
- * Issue 25 case 11: Ctrl-\ (SIGQUIT) and any other terminating signal
+ * Ctrl-\ (SIGQUIT) and any other terminating signal
  * (SIGUSR1 here) end top as Ctrl-C does: the screen left, exit 0, the
  * whole run's report in -o and in --record.
  */
@@ -643,7 +643,7 @@ static void assert_no_cut_number(const char *l, int waits_x, int verdict_x)
 }
 
 /*
- * Issue 38: at 80 columns top drops columns rather than cut a number
+ * At 80 columns top drops columns rather than cut a number
  * (a stage named in all 15 characters of a comm, a long verdict), and
  * the bottleneck line wraps, whole, instead of ending mid-sentence.
  */

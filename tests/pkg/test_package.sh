@@ -44,7 +44,7 @@ make --no-print-directory tdbpf man build/tests/integration/test_completion \
 # ---- make install / uninstall under DESTDIR, in a fresh clone -----------
 
 # a fresh clone, not this tree: here the manual page is built already,
-# which once hid an install that could not build it (issue 27)
+# which once hid an install that could not build it
 if ./tests/pkg/test_install.sh >"$tmp/install-test.log" 2>&1; then
 	ok "make install / uninstall in a fresh clone ($(tail -n 1 "$tmp/install-test.log"))"
 else

@@ -1020,7 +1020,7 @@ static void dot_accepts(const char *s)
 }
 
 /*
- * Issue 38: arrows run the way data flows, from the task that waited to
+ * Arrows run the way data flows, from the task that waited to
  * what it waited on (source waits on enrich: source -> enrich), edges of
  * one kind into a task are one arrow, an idle task's unseen time is
  * left out, and a legend says what the lines are.
@@ -1250,7 +1250,7 @@ static void check_per_name_idle_siblings(struct graph *g, struct task_table *t)
 }
 
 /*
- * Issue 38: two holders outside the targets (tids 90 and 91, no rows)
+ * Two holders outside the targets (tids 90 and 91, no rows)
  * are one cpu-other in WAITS ON, as the DOT draws them: 300 + 250 ms of
  * the 950 ms of work's waits (55/95 = 58%), above parse's 400 ms alone.
  */

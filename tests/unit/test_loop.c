@@ -215,7 +215,7 @@ static void prio_timer(struct loop *l, uint64_t at, uint64_t period,
 }
 
 /*
- * Issue 21 item 4 (issue 25 case 4): a deadline and an interval report
+ * A deadline and an interval report
  * due together. Both are ready in one batch, the deadline first in
  * epoll's order (it fell due first, and was registered first, as run.c
  * does): the report still runs, because reports come before stops.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Issue 38: the default table of every model fits 120 columns, with the
+ * The default table of every model fits 120 columns, with the
  * wait-for graph's WAITS ON where it is kept, a 15-character comm and a
  * verdict longer than the room (wrapped under its column, not past it);
  * no column repeats another; -F brings back what gave way.
