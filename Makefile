@@ -152,19 +152,28 @@ TEST_CPPFLAGS := -Itests/lib
 $(TEST_LIB): $(patsubst %.c,$(OUT)/%.o,$(wildcard tests/lib/*.c))
 	$(AR) rcs $@ $^
 
-$(OUT)/tests/unit/%: tests/unit/%.c $(LIB_OBJ) $(TEST_LIB)
+# and the unit tests' own (tests/unit/lib/: rows, plans and reports built
+# by hand), which link the stages' objects
+UNIT_LIB := $(OUT)/tests/unit/lib/libunittest.a
+UNIT_CPPFLAGS := $(TEST_CPPFLAGS) -Itests/unit/lib
+$(patsubst %.c,$(OUT)/%.o,$(wildcard tests/unit/lib/*.c)): \
+	CPPFLAGS += $(UNIT_CPPFLAGS)
+$(UNIT_LIB): $(patsubst %.c,$(OUT)/%.o,$(wildcard tests/unit/lib/*.c))
+	$(AR) rcs $@ $^
+
+$(OUT)/tests/unit/%: tests/unit/%.c $(UNIT_LIB) $(LIB_OBJ) $(TEST_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(TEST_CPPFLAGS) $(CFLAGS) $(DEPFLAGS) \
+	$(CC) $(CPPFLAGS) $(UNIT_CPPFLAGS) $(CFLAGS) $(DEPFLAGS) \
 		$(filter %.c %.o %.a,$^) -o $@ $(LDLIBS) -ljson-c -lcmocka
 
 # the reference tests (one binary per vendor) share tests/unit/reference/
 # (a static pattern rule: the objects must be made before the link)
 REF_OBJ := $(patsubst %.c,$(OUT)/%.o,$(wildcard tests/unit/reference/*.c))
 REF_BIN := $(filter $(OUT)/tests/unit/test_reference_%,$(UNIT_BIN))
-$(REF_BIN): $(OUT)/tests/unit/%: tests/unit/%.c $(REF_OBJ) $(LIB_OBJ) \
-				  $(TEST_LIB)
+$(REF_BIN): $(OUT)/tests/unit/%: tests/unit/%.c $(REF_OBJ) $(UNIT_LIB) \
+				  $(LIB_OBJ) $(TEST_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(TEST_CPPFLAGS) $(CFLAGS) $(DEPFLAGS) \
+	$(CC) $(CPPFLAGS) $(UNIT_CPPFLAGS) $(CFLAGS) $(DEPFLAGS) \
 		$(filter %.c %.o %.a,$^) -o $@ $(LDLIBS) -ljson-c -lcmocka
 
 $(OUT)/tests/integration/%: tests/integration/%.c $(TEST_LIB)
