@@ -13,7 +13,9 @@
 # ratios); the true bottleneck is the stage whose speed-up raises
 # throughput most (Coz's virtual speed-ups, done for real). A config has
 # a clear truth when that gain is >= GAIN_MIN and the runner-up's gain is
-# at most RUNNER_UP times it; the others are counted and listed, not
+# at most RUNNER_UP times it, and every one of its paired ratios is above
+# every one of the runner-up's (of two stages alike, noise alone orders
+# 3 pairs so 1 time in 20); the others are counted and listed, not
 # scored. The one truth serves both of tdbpf's modes: the graph runs once
 # more under `tdbpf --wakeups -j -p PIDS` (every wakeup, 2 s) and once
 # under `tdbpf -j -p PIDS` (the default graph, from windows of wakeups,
@@ -159,6 +161,17 @@ awk -v gmin=$GAIN_MIN -v ru=$RUNNER_UP '
 			}
 		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 	}
+	# the least and the most of a stage'"'"'s paired ratios
+	function lo(key,    n, a, i, m) {
+		n = split(vals[key], a, " "); m = a[1]
+		for (i = 2; i <= n; i++) if (a[i] + 0 < m + 0) m = a[i]
+		return m + 0
+	}
+	function hi(key,    n, a, i, m) {
+		n = split(vals[key], a, " "); m = a[1]
+		for (i = 2; i <= n; i++) if (a[i] + 0 > m + 0) m = a[i]
+		return m + 0
+	}
 	{ sum[$1 " " $2] += $3; cnt[$1 " " $2]++; vals[$1 " " $2] = vals[$1 " " $2] " " $3
 	  if (!($1 in seen)) { seen[$1] = 1; order[++nc] = $1 }
 	  if ($2 != "base" && !(($1 " " $2) in isst)) { isst[$1 " " $2] = 1; stl[$1] = stl[$1] " " $2 } }
@@ -172,7 +185,8 @@ awk -v gmin=$GAIN_MIN -v ru=$RUNNER_UP '
 				else if (g > g2 || b2 == "-") { b2 = s[k]; g2 = g }
 			}
 			if (b2 == "") { b2 = "-"; g2 = 0 }
-			clear = (g1 >= gmin && g2 <= ru * g1) ? "yes" : "no"
+			clear = (g1 >= gmin && g2 <= ru * g1 &&
+				 (b2 == "-" || lo(c " " b1) > hi(c " " b2))) ? "yes" : "no"
 			printf "%s\t%.0f\t%s\t%.3f\t%s\t%.3f\t%s\n", c, base, b1, g1, b2, g2, clear
 		}
 	}' "$TMP/truth" >"$TMP/truth.tab"
@@ -251,7 +265,7 @@ section() {
 	echo "Seed $SEED, $N configurations drawn by bench/graph/draw.awk (replay: \`BENCH_GRAPH_SEED=$SEED BENCH_GRAPH_N=$N make bench-graph\`)."
 	echo "Each graph ran as given and with each stage sped up 2x in turn, each beside a run as given ($ROUNDS rounds, ${SECS} s windows, the median of the pairs' ratios);"
 	echo "the truth is the stage whose speed-up raised throughput most, clear when it gained >= $(awk -v g=$GAIN_MIN 'BEGIN{print g*100}')%"
-	echo "and the runner-up at most $(awk -v r=$RUNNER_UP 'BEGIN{print r*100}')% of that. The same truth scores both modes: \`tdbpf --wakeups -d 2 -j -p PIDS\`"
+	echo "and the runner-up at most $(awk -v r=$RUNNER_UP 'BEGIN{print r*100}')% of that, with each of its paired ratios above each of the runner-up's (of two stages alike, noise alone orders 3 rounds so 1 time in 20). The same truth scores both modes: \`tdbpf --wakeups -d 2 -j -p PIDS\`"
 	echo "and the default \`tdbpf -d 4 -j -p PIDS\` (the graph from the wakeups of 50 ms of every 500), each on a run of its own; a verdict is the first stage among the ranked candidates."
 	echo "The graphs run at nice $NICE; this 2-CPU machine is shared: load average at the start $LOAD0, at the end $(cut -d' ' -f1-3 /proc/loadavg)."
 	echo
