@@ -7,8 +7,8 @@
  *
  * Why 2% and a few microseconds an entry hold: a span's on-CPU time is
  * the kernel's own per-slice sum (se.sum_exec_runtime, what the thread's
- * CPU clock reads) shared out among the spans of the slice by clock time. The workload's interval
- * lies inside the span; what the span has beyond it is its boundaries'
+ * CPU clock reads) shared out among the spans of the slice by clock
+ * time. The workload's interval lies inside the span; what the span has beyond it is its boundaries'
  * cost (a trap and the BPF program, microseconds) and the clock reads,
  * a cost per entry, not a share of the operator: a microsecond or two on
  * a quiet VM, 10.8 us an entry of a 345 us parse (3.1%) seen in a fresh
@@ -37,6 +37,12 @@
  */
 #define USDT_TRAP_NS	2000.0
 #define UPROBE_TRAP_NS	10000.0
+
+/* The trap allowance of a --span spec: USDT ("usdt", "usdt:PATH") or not */
+static double trap_ns_of(const char *span)
+{
+	return strncmp(span, "usdt", 4) ? UPROBE_TRAP_NS : USDT_TRAP_NS;
+}
 
 struct op_truth {
 	char name[32];
@@ -118,9 +124,9 @@ static double workers_uncounted(json_object *doc)
  * the workload's (its prologue's first touch of a stack page, once a
  * thread).
  */
-static void check_spans(const char *span, int fn_extra, bool nested,
-			double trap_ns)
+static void check_spans(const char *span, int fn_extra, bool nested)
 {
+	double trap_ns = trap_ns_of(span);
 	const char *wl = workload("operators");
 	char *json = tmp_path("spans.json");
 	char *argv[] = { (char *)tdbpf_bin(), "-j", "-o", json, "--wakeups",
@@ -219,7 +225,7 @@ static void test_usdt(void **state)
 {
 	(void)state;
 	NEED_BPF();
-	check_spans("usdt", 0, false, USDT_TRAP_NS);
+	check_spans("usdt", 0, false);
 }
 
 /*
@@ -232,7 +238,7 @@ static void test_nested_usdt(void **state)
 {
 	(void)state;
 	NEED_BPF();
-	check_spans("usdt", 0, true, USDT_TRAP_NS);
+	check_spans("usdt", 0, true);
 }
 
 static void test_nested_uprobes(void **state)
@@ -243,7 +249,7 @@ static void test_nested_uprobes(void **state)
 	NEED_BPF();
 	snprintf(span, sizeof(span), "%s:op_parse,op_enrich,op_emit,op_lookup",
 		 workload("operators"));
-	check_spans(span, 4, true, UPROBE_TRAP_NS);
+	check_spans(span, 4, true);
 }
 
 /* usdt:PATH, the probes of a binary named (an engine's library) */
@@ -254,7 +260,7 @@ static void test_usdt_path(void **state)
 	(void)state;
 	NEED_BPF();
 	snprintf(span, sizeof(span), "usdt:%s", workload("operators"));
-	check_spans(span, 0, false, USDT_TRAP_NS);
+	check_spans(span, 0, false);
 }
 
 static void test_uprobes(void **state)
@@ -265,7 +271,7 @@ static void test_uprobes(void **state)
 	NEED_BPF();
 	snprintf(span, sizeof(span), "%s:op_parse,op_enrich,op_emit",
 		 workload("operators"));
-	check_spans(span, 4, false, UPROBE_TRAP_NS);
+	check_spans(span, 4, false);
 }
 
 /* The workers' on-CPU time in a report's tasks (kernel accounting) */
@@ -328,8 +334,7 @@ static void check_line(const char *span, const char *op, bool sampled)
 	pool = workers_on_cpu(doc);
 	span_sums(doc, "enrich", &cpu, &ent, &flt, &cflt);
 	assert_close("enrich", cpu, (double)t[1].cpu_ns, 0.02,
-		     ent * (strncmp(span, "usdt", 4) ? UPROBE_TRAP_NS :
-						      USDT_TRAP_NS));
+		     ent * trap_ns_of(span));
 	want = 100.0 * (double)t[1].cpu_ns / pool;
 	/* the pool, folded; its operator by on-CPU time: it runs */
 	assert_non_null(strstr(line, "bottleneck: worker-* (2 tasks"));
@@ -461,7 +466,7 @@ static void test_recording(void **state)
 		assert_true(ent == (double)t[i].entries);
 		assert_true(flt == (double)t[i].faults);
 		assert_close(t[i].name, cpu, (double)t[i].cpu_ns, 0.02,
-			     ent * USDT_TRAP_NS);
+			     ent * trap_ns_of("usdt"));
 	}
 	json_object_put(doc);
 	free(out);
