@@ -12,10 +12,15 @@
  * Each operator also touches -F fresh pages (a page fault each), and
  * measures itself, inside its span: its thread's CPU time
  * (CLOCK_THREAD_CPUTIME_ID) and page faults (getrusage RUSAGE_THREAD).
- * At the end it prints, per operator and per worker and operator:
+ * Each call is also timed from its caller, so that the test can bound
+ * by measure, not by a guess, what a span holds beyond the operator's
+ * own: edge_ns, the CPU time of the call outside the operator's measure
+ * and outside the calls nested in it (the probes' traps, the calls, the
+ * clock reads), and nested_edge_ns, the edge_ns of the calls nested in
+ * it. At the end it prints, per operator and per worker and operator:
  *
- *	op=enrich entries=N cpu_ns=X faults=F
- *	worker=worker-0 tid=T op=enrich entries=N cpu_ns=X faults=F
+ *	op=enrich entries=N cpu_ns=X faults=F edge_ns=B nested_edge_ns=D
+ *	worker=worker-0 tid=T op=enrich entries=N cpu_ns=X faults=F ...
  *	elapsed_ns=W
  *
  * -N nests a lookup operator (-L us) in enrich; -R DEPTH makes it recurse
@@ -44,8 +49,20 @@ static const char *const op_name[NR_OPS] = { "parse", "enrich", "emit",
 					     "lookup" };
 
 struct op_sum {
-	long long entries, cpu_ns, faults;
+	long long entries, cpu_ns, faults, edge_ns, nested_edge_ns;
 };
+
+/*
+ * One call of an operator, timed by its caller: its start, the calls
+ * nested in it so far (kids_ns), and its measure with the part of the
+ * nested calls inside that measure (set by RUN_OP_LAST).
+ */
+struct frame {
+	int op;
+	long long t0, kids_ns, m_ns, m_kids_ns, edges0;
+};
+
+#define MAX_FRAMES	72	/* -R 64 under enrich */
 
 struct worker {
 	pthread_t th;
@@ -54,6 +71,10 @@ struct worker {
 	struct op_sum sum[NR_OPS];
 	/* CPU time of the operators nested in the running one, so far */
 	long long inner_ns, inner_faults;
+	/* the calls under way, and the edge_ns of every call ended so far */
+	struct frame frames[MAX_FRAMES];
+	int depth;
+	long long edges_ns;
 	jmp_buf out;		/* -J: where lookup jumps back to */
 };
 
@@ -118,11 +139,51 @@ static void sleep_us(long us)
 		op_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;		\
 		s->cpu_ns += op_ns - ((w)->inner_ns - in0);		\
 		(w)->inner_ns = in0 + op_ns;				\
+		(w)->frames[(w)->depth - 1].m_ns = op_ns;		\
+		(w)->frames[(w)->depth - 1].m_kids_ns =			\
+			(w)->frames[(w)->depth - 1].kids_ns;		\
 		s->entries++;						\
 		last;							\
 		TDBPF_SPAN_EXIT(op_name[op]);				\
 	} while (0)
 #define RUN_OP(w, op, work)	RUN_OP_LAST(w, op, work, (void)0)
+
+static void call_start(struct worker *w, int op)
+{
+	struct frame *f = &w->frames[w->depth++];
+
+	f->op = op;
+	f->kids_ns = f->m_ns = f->m_kids_ns = 0;
+	f->edges0 = w->edges_ns;
+	f->t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
+/*
+ * The innermost call under way ended at @t1: its time less its nested
+ * calls' is its measure's (less the nested calls inside it) and its
+ * edge.
+ */
+static void call_end(struct worker *w, long long t1)
+{
+	struct frame *f = &w->frames[--w->depth];
+	struct op_sum *s = &w->sum[f->op];
+	long long t = t1 - f->t0, edge;
+
+	edge = (t - f->kids_ns) - (f->m_ns - f->m_kids_ns);
+	s->edge_ns += edge;
+	s->nested_edge_ns += w->edges_ns - f->edges0;
+	w->edges_ns += edge;
+	if (w->depth)
+		w->frames[w->depth - 1].kids_ns += t;
+}
+
+/* @call, an operator's function, timed from outside its probes */
+#define CALL_OP(w, op, call)						\
+	do {								\
+		call_start(w, op);					\
+		call;							\
+		call_end(w, clock_ns(CLOCK_THREAD_CPUTIME_ID));		\
+	} while (0)
 
 /*
  * -N: lookup, nested in enrich, recursing @d deep (-R); with -J the
@@ -133,17 +194,28 @@ __attribute__((noinline)) void op_lookup(struct worker *w, long d)
 	/* deeper after its own measure: its time is exclusive as it is */
 	RUN_OP_LAST(w, OP_LOOKUP, burn_ns(light_us * 1000LL), {
 		if (d > 1)
-			op_lookup(w, d - 1);
+			CALL_OP(w, OP_LOOKUP, op_lookup(w, d - 1));
 		else if (jump)
 			longjmp(w->out, 1);
 	});
 }
 
+/* the calls a longjmp left end where it lands */
 static void enrich_work(struct worker *w)
 {
+	int base = w->depth;
+	long long t;
+
 	burn_ns(heavy_us * 1000LL);
-	if (depth && !setjmp(w->out))
-		op_lookup(w, depth);
+	if (!depth)
+		return;
+	if (!setjmp(w->out)) {
+		CALL_OP(w, OP_LOOKUP, op_lookup(w, depth));
+		return;
+	}
+	t = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	while (w->depth > base)
+		call_end(w, t);
 }
 
 /* the operators: functions of their own, for uprobes */
@@ -190,11 +262,11 @@ static void *work(void *arg)
 	warm_up();
 	while (wq_pop(&queue, &task)) {
 		if (task == OP_PARSE)
-			op_parse(w);
+			CALL_OP(w, OP_PARSE, op_parse(w));
 		else if (task == OP_ENRICH)
-			op_enrich(w);
+			CALL_OP(w, OP_ENRICH, op_enrich(w));
 		else
-			op_emit(w);
+			CALL_OP(w, OP_EMIT, op_emit(w));
 	}
 	return NULL;
 }
@@ -210,14 +282,17 @@ static void report(const struct worker *ws, long nr)
 			all[o].entries += s->entries;
 			all[o].cpu_ns += s->cpu_ns;
 			all[o].faults += s->faults;
-			printf("worker=%s tid=%d op=%s entries=%lld cpu_ns=%lld faults=%lld\n",
+			all[o].edge_ns += s->edge_ns;
+			all[o].nested_edge_ns += s->nested_edge_ns;
+			printf("worker=%s tid=%d op=%s entries=%lld cpu_ns=%lld faults=%lld edge_ns=%lld nested_edge_ns=%lld\n",
 			       ws[i].name, ws[i].tid, op_name[o], s->entries,
-			       s->cpu_ns, s->faults);
+			       s->cpu_ns, s->faults, s->edge_ns,
+			       s->nested_edge_ns);
 		}
 	for (int o = 0; o < NR_OPS; o++)
-		printf("op=%s entries=%lld cpu_ns=%lld faults=%lld\n",
+		printf("op=%s entries=%lld cpu_ns=%lld faults=%lld edge_ns=%lld nested_edge_ns=%lld\n",
 		       op_name[o], all[o].entries, all[o].cpu_ns,
-		       all[o].faults);
+		       all[o].faults, all[o].edge_ns, all[o].nested_edge_ns);
 }
 
 int main(int argc, char **argv)
