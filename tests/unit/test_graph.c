@@ -766,6 +766,43 @@ static void test_one_off_waits(void **state)
 }
 
 /*
+ * A source is a task that waits on the node for 1% of its time: one
+ * GStreamer thread runs a whole pipeline (1170 ms) and waits 1 ms on the
+ * main thread at its start, which is all its blocked time, while the main
+ * thread waits 6 ms on it beside its one wait on itself. Neither delays
+ * the other: no sources, whoever ranks first (report_set_graph() then
+ * names the busiest). A sink blocked 400 ms of its 1000 on the streaming
+ * thread is one.
+ */
+static void test_sources_by_time(void **state)
+{
+	struct task_table t;
+	struct graph g;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		waits_table(&t);
+		add(&t, 1, "gst-launch-1.0", 10, 3, 1171,
+		    (struct w[]){ { TDBPF_WAKER_TASK, 1, 2, 1165 }, T(2, 6),
+				  {0} });
+		add(&t, 2, "videotestsrc0:s", 1170, 1, 1,
+		    (struct w[]){ T(1, 1), {0} });
+		if (i)
+			add(&t, 3, "sink", 600, 0, 400,
+			    (struct w[]){ { TDBPF_WAKER_TASK, 2, 100, 400 },
+					  {0} });
+		build(&g, &t, false);
+		assert_int_equal(g.nodes[node(&g, "gst-launch-1.0")].nr_sources,
+				 0);
+		assert_int_equal(g.nodes[node(&g, "videotestsrc0:s")].nr_sources,
+				 i);
+		graph_free(&g);
+		tasks_free(&t);
+	}
+}
+
+/*
  * A JVM's driver thread sleeps the job's length on a timer; its compiler
  * thread waits on it for compile tasks, many short waits, and a service
  * thread's one wait, 2.4 s of its 2.5, ended by it at the exit. The
@@ -1288,6 +1325,7 @@ int main(void)
 		GRAPH_TEST(starved_by_outsider, false),
 		GRAPH_TEST(idle_threads, false),
 		cmocka_unit_test(test_one_off_waits),
+		cmocka_unit_test(test_sources_by_time),
 		cmocka_unit_test(test_longest_wait),
 		GRAPH_TEST(idle_part, false),
 		GRAPH_TEST(tie, false),

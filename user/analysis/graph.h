@@ -120,7 +120,7 @@ struct graph_node {
 	double waits_ns;	/* its waits' sum: what a wait's share is of */
 	double holds_ns;	/* its holds' sum: what a hold's share is of */
 	double led_ns;		/* blocked time of the graph that leads here */
-	int nr_sources;		/* blocked nodes sending it >= 1% of theirs */
+	int nr_sources;		/* nodes sending it >= 1% of their time */
 	bool cycle;		/* some led here only by going round a cycle */
 };
 

@@ -319,7 +319,8 @@ static void arrive(struct graph *g, struct flow *f, int edge, double m)
  */
 static void flow_from(struct graph *g, int s, struct flow *f, double weight)
 {
-	double mass = (double)g->nodes[s].blocked_ns * weight;
+	const struct graph_node *src = &g->nodes[s];
+	double mass = (double)src->blocked_ns * weight, life;
 	int step, i, *swap;
 	double *tmp;
 
@@ -355,8 +356,15 @@ static void flow_from(struct graph *g, int s, struct flow *f, double weight)
 		f->next[e] = 0;
 	}
 	f->nr_next = 0;
+	/*
+	 * A source is one that waits on the node for 1% of its time, not
+	 * of its blocked time: a thread blocked 0.1% of a run, a few times
+	 * on the main thread at the start, is delayed by no one.
+	 */
+	life = (double)(src->on_cpu_ns + src->runq_ns + src->blocked_ns) *
+	       weight;
 	for (i = 0; i < f->nr_touched; i++) {
-		if (f->got[f->touched[i]] >= 0.01 * mass)
+		if (f->got[f->touched[i]] >= 0.01 * life)
 			g->nodes[f->touched[i]].nr_sources++;
 		f->got[f->touched[i]] = 0;
 	}
