@@ -167,6 +167,26 @@ static void write_waits(struct seq_file *seq, const struct tdbpf_wake *k)
 }
 
 /*
+ * The run-queue wait of @p as its holds have it, read after its waker
+ * slots were copied: a switch-in on another CPU charges its wait to the
+ * holders at the tracepoint, and the kernel adds it to run_delay just
+ * after (sched_info_arrive()); and a switch-in while this program copied
+ * the task (the reader preempted by it) charges holds the record's sums
+ * did not see. delay_seen is run_delay as the newest switch-in leaves
+ * it, set before that switch-in charged a hold.
+ */
+static __always_inline __u64 settled_runq(struct task_struct *p,
+					  const struct tdbpf_task *t,
+					  const struct tdbpf_wake *k)
+{
+	__u64 delay = p->sched_info.run_delay;
+
+	if (k && k->delay_seen > delay)
+		delay = k->delay_seen;
+	return delay > t->base_run_delay ? delay - t->base_run_delay : 0;
+}
+
+/*
  * The live tasks' sums, for a report: one record per task with storage,
  * the entry up to its last programmed counter, then with the graph its
  * waker slots in use (write_waits()). User space runs it after the
@@ -177,8 +197,10 @@ SEC("iter/task")
 int tdbpf_dump(struct bpf_iter__task *ctx)
 {
 	struct task_struct *p = ctx->task;
+	struct tdbpf_wake *k;
 	struct tdbpf_task *t;
 	__u32 n = nr_events;
+	__u64 runq;
 
 	if (!p)
 		return 0;
@@ -200,8 +222,11 @@ int tdbpf_dump(struct bpf_iter__task *ctx)
 		n = TDBPF_MAX_EVENTS;
 	bpf_seq_write(ctx->meta->seq, t, TDBPF_TASK_HDR_SIZE +
 		      n * sizeof(struct tdbpf_count));
-	if (track_wakeups)
-		write_waits(ctx->meta->seq,
-			    bpf_task_storage_get(&wake_store, p, 0, 0));
+	if (track_wakeups) {
+		k = bpf_task_storage_get(&wake_store, p, 0, 0);
+		write_waits(ctx->meta->seq, k);
+		runq = settled_runq(p, t, k);
+		bpf_seq_write(ctx->meta->seq, &runq, sizeof(runq));
+	}
 	return 0;
 }

@@ -270,7 +270,9 @@ struct tdbpf_wake {
 /*
  * Bytes of struct tdbpf_task before its counters: a record of the task
  * iterator is these plus one struct tdbpf_count per programmed counter,
- * then with the graph a struct tdbpf_rec_waits and the slots it counts.
+ * then with the graph a struct tdbpf_rec_waits, the slots it counts and
+ * the task's run-queue wait (__u64 ns) read after them, which the record's
+ * runq_wait_ns gives way to: no hold in the slots is missing from it.
  */
 #define TDBPF_TASK_HDR_SIZE	__builtin_offsetof(struct tdbpf_task, ctr)
 

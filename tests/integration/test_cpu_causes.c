@@ -229,7 +229,9 @@ static void graph_of_file_agrees(json_object *live)
  * the report. Before those parts were charged, 0.5-5% went missing in
  * most runs here, 45% in one with a QEMU guest busy on the other CPU;
  * since, 0-0.05%. Holds are within 5% below the run-queue wait, never
- * above it.
+ * above it: the report's run-queue wait is read after the slots (a
+ * switch-in while the reader copied a task made them 0.04-0.11% more in
+ * a third of the runs, before).
  */
 static void test_waits_and_holds_add_up(void **state)
 {
@@ -262,7 +264,7 @@ static void test_waits_and_holds_add_up(void **state)
 		if (off > 100e6)
 			assert_close("waits", waits, off, 0.01, 0);
 		if (runq > 100e6) {
-			assert_true(holds <= runq * 1.001);
+			assert_true(holds <= runq);
 			assert_true(holds >= runq * 0.95);
 			checked++;
 		}

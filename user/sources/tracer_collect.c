@@ -199,9 +199,9 @@ static void read_lost(struct tracer *t, struct lost_stats *out)
 
 /*
  * The live tasks' sums into @to, from the task iterator: one record per
- * task, its entry up to the last programmed counter, then its waker slots
- * with wakeups. seq_file may split a record across reads, so a partial
- * one is carried over.
+ * task, its entry up to the last programmed counter, then with wakeups
+ * its waker slots and its run-queue wait as read after them. seq_file
+ * may split a record across reads, so a partial one is carried over.
  */
 static int read_live(struct tracer *t, struct task_table *to, __u64 now)
 {
@@ -212,9 +212,10 @@ static int read_live(struct tracer *t, struct task_table *to, __u64 now)
 	/* with the graph: a count of the slots that follow, then those */
 	size_t head = sums + (t->c.wakeups ? sizeof(struct tdbpf_rec_waits) :
 					     0);
+	size_t tail = t->c.wakeups ? sizeof(__u64) : 0;
 	struct tdbpf_wait w[TDBPF_NR_WAITS];
 	struct tdbpf_task *v = &t->vals[0];
-	size_t cap = ITER_BATCH * (head + sizeof(w)), len = 0, off, rec;
+	size_t cap = ITER_BATCH * (head + sizeof(w) + tail), len = 0, off, rec;
 	char *buf;
 	int fd, err = 0;
 	ssize_t n;
@@ -256,10 +257,14 @@ static int read_live(struct tracer *t, struct task_table *to, __u64 now)
 				}
 			}
 			rec = head + (h.wakers + h.holders) * sizeof(w[0]);
-			if (off + rec > len)
+			if (off + rec + tail > len)
 				break;	/* the rest in the next read */
 			memcpy(v, buf + off, sums);
 			memcpy(w, buf + off + head, rec - head);
+			if (tail)
+				memcpy(&v->sched.runq_wait_ns, buf + off + rec,
+				       tail);
+			rec += tail;
 			fill_off_cpu(v, now);
 			task_events_fill(t->c.plan, v);
 			if (tasks_add_slots(to, v, w, (int)(h.wakers + h.holders),
