@@ -5,6 +5,7 @@
  * verdict (graph_flow.c) and an index for the writers' look-ups.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -462,7 +463,10 @@ int graph_build(struct graph *g, const struct task_table *t, bool per_name,
 		err = make_index(g);
 	if (!err && per_name)
 		err = fold_verdict(g, t, rowmap, look);
-	free(rowmap);
+	g->rowmap = rowmap;
+	g->rows = t->mem;
+	g->row_size = t->row_size;
+	g->nr_rows = t->nr;
 	free(names);
 	if (err)
 		graph_free(g);
@@ -478,13 +482,37 @@ void graph_free(struct graph *g)
 	free(g->edges);
 	free(g->rank);
 	free(g->index);
+	free(g->rowmap);
 	memset(g, 0, sizeof(*g));
+}
+
+/*
+ * The node of row @r, when it is a row of the table @g was built of and
+ * its node has its tid (a table freed since and another in its place
+ * has not); -1 otherwise.
+ */
+static int node_of_own_row(const struct graph *g, const struct task_row *r)
+{
+	uintptr_t at = (uintptr_t)r, base = (uintptr_t)g->rows, off;
+	int k;
+
+	if (!g->rowmap || g->per_name || !g->row_size || at < base)
+		return -1;
+	off = at - base;
+	if (off % g->row_size || off / g->row_size >= g->nr_rows)
+		return -1;
+	k = g->rowmap[off / g->row_size];
+	return k >= 0 && k < g->nr_nodes && g->nodes[k].tid == r->tid ? k :
+									 -1;
 }
 
 int graph_node_of(const struct graph *g, const struct task_row *r)
 {
 	char name[TDBPF_NAME_MAX];
-	int lo = 0, hi = g->nr_nodes, c;
+	int lo = 0, hi = g->nr_nodes, c = node_of_own_row(g, r);
+
+	if (c >= 0)
+		return c;
 
 	/* a folded row's name is folded already; folding it again keeps it */
 	if (g->per_name)

@@ -413,12 +413,21 @@ int tasks_merge(struct task_table *dst, const struct task_table *src,
 
 static const struct task_row zero_row;
 
-/* @prev's row of @c's tid, or a zero row (whose counters are never read) */
+/*
+ * @prev's row of @c's tid, or a zero row (whose counters are never read).
+ * Two collects list the tasks in the same order (the iterator's), so row
+ * @i of @prev is tried first: a hash look-up per row, a cache miss each,
+ * was a tenth of a report of 10,000 tasks.
+ */
 static const struct task_row *prev_row(const struct task_table *prev,
-				       const struct task_row *c)
+				       const struct task_row *c, size_t i)
 {
-	const struct task_row *p = prev ? tasks_find(prev, c->tid) : NULL;
+	const struct task_row *p = NULL;
 
+	if (prev && i < prev->nr && tasks_row(prev, i)->tid == c->tid)
+		return tasks_row(prev, i);
+	if (prev)
+		p = tasks_find(prev, c->tid);
 	return p ? p : &zero_row;
 }
 
@@ -467,7 +476,7 @@ int tasks_diff(const struct task_table *cur, const struct task_table *prev,
 		return -ENOMEM;
 	for (i = 0; i < cur->nr; i++) {
 		const struct task_row *c = tasks_row(cur, i);
-		const struct task_row *p = prev_row(prev, c);
+		const struct task_row *p = prev_row(prev, c, i);
 
 		if (!row_new(c, p))
 			continue;
@@ -489,7 +498,7 @@ int tasks_sub(struct task_table *cur, const struct task_table *prev)
 		nr_ev = common_ev(nr_ev, prev, NULL);
 	for (i = 0; i < cur->nr; i++) {
 		struct task_row *c = tasks_row(cur, i);
-		const struct task_row *p = prev_row(prev, c);
+		const struct task_row *p = prev_row(prev, c, i);
 
 		if (!row_new(c, p))
 			continue;
