@@ -268,20 +268,16 @@ static void test_uprobes(void **state)
 	check_spans(span, 4, false);
 }
 
+static bool is_worker(json_object *t, const void *arg)
+{
+	(void)arg;
+	return !strncmp(jstr(t, "comm"), "worker", 6);
+}
+
 /* The workers' on-CPU time in a report's tasks (kernel accounting) */
 static double workers_on_cpu(json_object *doc)
 {
-	json_object *tasks, *t;
-	double sum = 0;
-	size_t i;
-
-	assert_true(json_object_object_get_ex(doc, "tasks", &tasks));
-	for (i = 0; i < json_object_array_length(tasks); i++) {
-		t = json_object_array_get_idx(tasks, i);
-		if (!strncmp(jstr(t, "comm"), "worker", 6))
-			sum += (double)jint(t, "on_cpu_ns");
-	}
-	return sum;
+	return tasks_on_cpu(doc, is_worker, NULL);
 }
 
 /*

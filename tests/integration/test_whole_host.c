@@ -81,6 +81,11 @@ static void read_stages(int fd, struct ours *o)
 	assert_true(o->nsg == 3 && o->sink_pid > 0);
 }
 
+static bool of_process(json_object *t, const void *pid)
+{
+	return (int)jint(t, "pid") == *(const int *)pid;
+}
+
 /*
  * The on-CPU time of the tasks of process @pid in @doc (s): what weighs
  * its waits (a part's share of the work), printed when the verdict is
@@ -88,17 +93,7 @@ static void read_stages(int fd, struct ours *o)
  */
 static double process_cpu(json_object *doc, int pid)
 {
-	json_object *tasks, *t;
-	double sum = 0;
-	size_t i;
-
-	assert_true(json_object_object_get_ex(doc, "tasks", &tasks));
-	for (i = 0; i < json_object_array_length(tasks); i++) {
-		t = json_object_array_get_idx(tasks, i);
-		if ((int)jint(t, "pid") == pid)
-			sum += (double)jint(t, "on_cpu_ns") / 1e9;
-	}
-	return sum;
+	return tasks_on_cpu(doc, of_process, &pid) / 1e9;
 }
 
 /* Why a candidate other than sink came first: the work of each process */

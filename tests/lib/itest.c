@@ -241,6 +241,23 @@ json_object *find_task(json_object *doc, int tid)
 	return NULL;
 }
 
+double tasks_on_cpu(json_object *doc,
+		    bool (*match)(json_object *t, const void *arg),
+		    const void *arg)
+{
+	json_object *tasks, *t;
+	double sum = 0;
+	size_t i;
+
+	assert_true(json_object_object_get_ex(doc, "tasks", &tasks));
+	for (i = 0; i < json_object_array_length(tasks); i++) {
+		t = json_object_array_get_idx(tasks, i);
+		if (match(t, arg))
+			sum += (double)jint(t, "on_cpu_ns");
+	}
+	return sum;
+}
+
 /* The task of @tid, named @what in the error; the test fails without it. */
 json_object *report_task(json_object *doc, int tid, const char *what)
 {

@@ -61,6 +61,10 @@ bool verdict_of(const char *out, char *name, char *reason, size_t len);
 bool table_verdict(const char *text, char *buf, size_t len);
 /* The task object of @tid in a report's "tasks", or NULL. */
 json_object *find_task(json_object *doc, int tid);
+/* The on-CPU time (ns) of the tasks of @doc that @match takes, with @arg */
+double tasks_on_cpu(json_object *doc,
+		    bool (*match)(json_object *t, const void *arg),
+		    const void *arg);
 /* The task of @tid, named @what in the error; the test fails without it. */
 json_object *report_task(json_object *doc, int tid, const char *what);
 
