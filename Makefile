@@ -78,6 +78,7 @@ INTEG_SRC := $(filter-out $(OPEN_SRC),$(wildcard tests/integration/test_*.c))
 INTEG_BIN := $(patsubst %.c,$(OUT)/%,$(INTEG_SRC))
 WORK_SRC := $(wildcard tests/workloads/*.c)
 WORK_BIN := $(patsubst %.c,$(OUT)/%,$(WORK_SRC))
+WORK_BIN += $(OUT)/tests/workloads/liboperators.so
 DEMO_BIN := $(OUT)/demo/streamgraph
 
 .PHONY: all deps deps-vm demo test test-open unit integration bench bench-graph asan \
@@ -192,6 +193,19 @@ $(OUT)/tests/integration/test_json_doc: tests/integration/test_json_doc.c \
 $(OUT)/tests/workloads/%: tests/workloads/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(DEPFLAGS) $< -o $@ -lpthread -lm
+
+# the operators engine as a library, and a program that runs it from
+# there (test_spans: --span usdt finds the probes of a target's libraries)
+$(OUT)/tests/workloads/liboperators.so: tests/workloads/operators.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(DEPFLAGS) -DOPERATORS_LIB -fPIC -shared $< -o $@ \
+		-lpthread -lm
+
+$(OUT)/tests/workloads/operators_so: tests/workloads/operators_so.c \
+				     $(OUT)/tests/workloads/liboperators.so
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(DEPFLAGS) $< -o $@ -L$(@D) -loperators \
+		-Wl,-rpath,'$$ORIGIN'
 
 # a container's workload: static, for an image that holds nothing but
 # its binaries (test_containers builds one with podman import)

@@ -118,9 +118,9 @@ static double workers_uncounted(json_object *doc)
  * the workload's (its prologue's first touch of a stack page, once a
  * thread).
  */
-static void check_spans(const char *span, int fn_extra, bool nested)
+static void check_spans_of(const char *wl, const char *span, int fn_extra,
+			   bool nested)
 {
-	const char *wl = workload("operators");
 	char *json = tmp_path("spans.json");
 	char *argv[] = { (char *)tdbpf_bin(), "-j", "-o", json, "--wakeups",
 			 "--per-name", "-e", "page-faults", "--span",
@@ -215,6 +215,11 @@ static void check_spans(const char *span, int fn_extra, bool nested)
 	run_result_free(&r);
 }
 
+static void check_spans(const char *span, int fn_extra, bool nested)
+{
+	check_spans_of(workload("operators"), span, fn_extra, nested);
+}
+
 static void test_usdt(void **state)
 {
 	(void)state;
@@ -255,6 +260,96 @@ static void test_usdt_path(void **state)
 	NEED_BPF();
 	snprintf(span, sizeof(span), "usdt:%s", workload("operators"));
 	check_spans(span, 0, false);
+}
+
+/*
+ * An engine in a shared library (liboperators.so, which operators_so
+ * loads; its binary has no probe): --span usdt finds the library's
+ * probes before it is loaded, as the loader will find it (its RUNPATH).
+ */
+static void test_usdt_library(void **state)
+{
+	(void)state;
+	NEED_BPF();
+	check_spans_of(workload("operators_so"), "usdt", 0, false);
+}
+
+/* whether @pid maps a file whose path ends in @name */
+static bool maps_file(pid_t pid, const char *name)
+{
+	char path[64], line[4096];
+	bool found = false;
+	size_t n = strlen(name), l;
+	FILE *m;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	m = fopen(path, "re");
+	if (!m)
+		return false;
+	while (!found && fgets(line, sizeof(line), m)) {
+		line[strcspn(line, "\n")] = 0;
+		l = strlen(line);
+		found = l >= n && !strcmp(line + l - n, name);
+	}
+	fclose(m);
+	return found;
+}
+
+/*
+ * -p of a running engine in a library: the probes are found in the
+ * files it maps; each operator a span with entries in every worker.
+ */
+static void test_usdt_library_pid(void **state)
+{
+	char *wl[] = { (char *)workload("operators_so"), "-w", "2", "-n",
+		       "1000000", NULL };
+	char *json = tmp_path("spans-pid.json"), pid[16];
+	char *argv[] = { (char *)tdbpf_bin(), "-q", "-j", "-o", json, "-d",
+			 "1", "--span", "usdt", "-p", pid, NULL };
+	static const char *const ops[] = { "parse", "enrich", "emit" };
+	double cpu, ent, flt, cflt;
+	struct child w;
+	json_object *doc;
+	int i;
+
+	(void)state;
+	NEED_BPF();
+	w = spawn(wl, 0);
+	assert_true(w.pid > 0);
+	for (i = 0; i < 200 && !maps_file(w.pid, "/liboperators.so"); i++)
+		usleep(10000);
+	assert_true(maps_file(w.pid, "/liboperators.so"));
+	snprintf(pid, sizeof(pid), "%d", (int)w.pid);
+	assert_int_equal(run(argv, NULL, 60), 0);
+	stop_workload(&w);
+	doc = json_file(json);
+	assert_non_null(doc);
+	for (i = 0; i < 3; i++) {
+		span_sums(doc, ops[i], &cpu, &ent, &flt, &cflt);
+		print_message("%s: %.0f entries, on-CPU %.3f ms\n", ops[i], ent,
+			      cpu / 1e6);
+		assert_true(ent > 0 && cpu > 0);
+	}
+	json_object_put(doc);
+	unlink(json);
+}
+
+/* a program with no probe anywhere it loads: one line, exit 1 */
+static void test_usdt_none(void **state)
+{
+	char *argv[] = { (char *)tdbpf_bin(), "-q", "-d", "0.2", "--span",
+			 "usdt", "--", "true", NULL };
+	struct run_result r;
+
+	(void)state;
+	NEED_BPF();
+	run_capture(argv, NULL, (uid_t)-1, 0, 30, &r);
+	print_message("%s", r.err);
+	assert_int_equal(r.status, 1);
+	assert_int_equal(count_lines(r.err), 1);
+	assert_non_null(strstr(r.err, "no tdbpf:span_enter probe in "));
+	assert_non_null(strstr(r.err, "/true or the libraries it loads"));
+	run_result_free(&r);
 }
 
 static void test_uprobes(void **state)
@@ -506,6 +601,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_usdt),
 		cmocka_unit_test(test_usdt_path),
+		cmocka_unit_test(test_usdt_library),
+		cmocka_unit_test(test_usdt_library_pid),
+		cmocka_unit_test(test_usdt_none),
 		cmocka_unit_test(test_uprobes),
 		cmocka_unit_test(test_nested_usdt),
 		cmocka_unit_test(test_nested_uprobes),

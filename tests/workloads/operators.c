@@ -295,7 +295,18 @@ static void report(const struct worker *ws, long nr)
 		       all[o].faults, all[o].edge_ns, all[o].nested_edge_ns);
 }
 
-int main(int argc, char **argv)
+/*
+ * Built as liboperators.so (-DOPERATORS_LIB), the engine is a library
+ * and its probes are the library's: operators_so's main calls this.
+ */
+#ifdef OPERATORS_LIB
+#define OPERATORS_MAIN operators_main
+int operators_main(int argc, char **argv);
+#else
+#define OPERATORS_MAIN main
+#endif
+
+int OPERATORS_MAIN(int argc, char **argv)
 {
 	static struct worker ws[MAX_WORKERS];
 	long nr = 3, tasks = 600;

@@ -5,8 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/stat.h>
 #include <bpf/bpf.h>
+#include "sources/elf_file.h"
+#include "sources/lib_files.h"
 #include "sources/span_probes.h"
 #include "sources/span_spec.h"
 #include "sources/tracer_priv.h"
@@ -128,27 +129,70 @@ static int attach_usdt_at(struct tracer *t, const char *path, char *err,
 	return e;
 }
 
+/*
+ * The files of @f from *@done on whose notes have the tdbpf:span_enter
+ * probe, attached (*@found of them so far); a file without one is none
+ * of --span's business. On an error *@done is the file that failed.
+ */
+static int attach_usdt_new(struct tracer *t, const struct lib_files *f,
+			   int *done, int *found)
+{
+	int e = 0;
+
+	for (; *done < f->nr; (*done)++) {
+		if (elf_has_usdt(f->path[*done], "tdbpf", "span_enter") != 1)
+			continue;
+		e = attach_usdt(t, f->path[*done]);
+		if (e)
+			return e;
+		(*found)++;
+		if (t->c.verbose)
+			fprintf(stderr, "tdbpf: --span usdt: probes in %s\n",
+				f->path[*done]);
+	}
+	return 0;
+}
+
+/*
+ * --span usdt: the probes of the command and the libraries it will load,
+ * or of every file each -p target maps (its binary, its libraries).
+ */
 static int attach_usdt_targets(struct tracer *t, const char *exe,
 			       const pid_t *pids, int nr_pids, char *err,
 			       size_t len)
 {
-	char bin[4096];
-	int i, e = 0;
+	struct lib_files f = { .nr = 0 };
+	int i, done = 0, found = 0, e = 0;
+	char bin[4096], what[4096 + 32];
 
+	if (!exe && !nr_pids) {
+		error_set(err, len, "--span usdt: no binary to probe; give a command or -p PID");
+		return -1;
+	}
 	if (exe) {
 		find_exe(exe, bin, sizeof(bin));
-		e = attach_usdt(t, bin);
+		snprintf(what, sizeof(what), "%s", bin);
+		e = lib_files_of_command(&f, bin);
+		if (!e)
+			e = attach_usdt_new(t, &f, &done, &found);
 	}
 	for (i = 0; !e && i < nr_pids; i++) {
-		snprintf(bin, sizeof(bin), "/proc/%d/exe", (int)pids[i]);
-		e = attach_usdt(t, bin);
+		snprintf(what, sizeof(what), "process %d", (int)pids[i]);
+		e = lib_files_of_pid(&f, pids[i]);
+		if (!e)
+			e = attach_usdt_new(t, &f, &done, &found);
 	}
-	if (e)
-		error_set(err, len, "--span usdt: cannot attach to the tdbpf:span_enter and span_exit probes of %s: %s; build it with include/tdbpf_span.h's macros",
-			 bin, strerror(-e));
-	else if (!exe && !nr_pids)
-		error_set(err, len, "--span usdt: no binary to probe; give a command or -p PID");
-	return e || (!exe && !nr_pids) ? -1 : 0;
+	if (e && done < f.nr)
+		error_set(err, len, "--span usdt: cannot attach to the tdbpf:span_enter and span_exit probes of %s: %s",
+			  f.path[done], strerror(-e));
+	else if (e)
+		error_set(err, len, "--span usdt: cannot read the files of %s: %s",
+			  what, strerror(-e));
+	else if (!found)
+		error_set(err, len, "--span usdt: no tdbpf:span_enter probe in %s or the libraries it loads; build it with include/tdbpf_span.h's macros (a library opened later with dlopen: --span usdt:LIB)",
+			  nr_pids > 1 ? "the targets" : what);
+	lib_files_free(&f);
+	return e || !found ? -1 : 0;
 }
 
 /*
@@ -184,58 +228,28 @@ static int attach_gst_lib(struct tracer *t, const char *lib)
 	return e;
 }
 
-/* one library file at most once, whichever targets map it (@seen, @nr) */
-#define GST_MAX_LIBS 8
-
-struct gst_libs {
-	dev_t dev[GST_MAX_LIBS];
-	ino_t ino[GST_MAX_LIBS];
-	int nr;
-};
-
-static int attach_gst_once(struct tracer *t, struct gst_libs *l,
-			   const char *lib)
-{
-	struct stat st;
-	int i;
-
-	if (stat(lib, &st))
-		return -errno;
-	for (i = 0; i < l->nr; i++)
-		if (l->dev[i] == st.st_dev && l->ino[i] == st.st_ino)
-			return 0;
-	if (l->nr == GST_MAX_LIBS)
-		return -E2BIG;
-	l->dev[l->nr] = st.st_dev;
-	l->ino[l->nr++] = st.st_ino;
-	return attach_gst_lib(t, lib);
-}
-
 /*
  * The libgstreamer that @pid maps, seen through its root (a container's
- * file is its own): attached, 0; -ENOENT: it maps none.
+ * file is its own), attached unless in @attached already: 0; -ENOENT:
+ * it maps none.
  */
-static int attach_gst_pid(struct tracer *t, struct gst_libs *l, pid_t pid,
-			  char *lib, size_t len)
+static int attach_gst_pid(struct tracer *t, struct lib_files *attached,
+			  pid_t pid, char *lib, size_t len)
 {
-	char path[64], line[4096 + 128], *f;
-	int e = -ENOENT;
-	FILE *m;
+	struct lib_files m = { .nr = 0 };
+	int i, e = lib_files_of_pid(&m, pid);
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	m = fopen(path, "re");
-	if (!m)
-		return -errno;
-	while (fgets(line, sizeof(line), m)) {
-		line[strcspn(line, "\n")] = 0;
-		f = strchr(line, '/');
-		if (!f || !strstr(f, "/libgstreamer-1.0.so"))
-			continue;
-		snprintf(lib, len, "/proc/%d/root%s", (int)pid, f);
-		e = attach_gst_once(t, l, lib);
-		break;
+	for (i = 0; !e && i < m.nr; i++)
+		if (strstr(m.path[i], "/libgstreamer-1.0.so"))
+			break;
+	if (!e && i == m.nr)
+		e = -ENOENT;
+	if (!e) {
+		snprintf(lib, len, "%s", m.path[i]);
+		e = lib_files_add(attached, lib);
+		e = e == 1 ? attach_gst_lib(t, lib) : e;
 	}
-	fclose(m);
+	lib_files_free(&m);
 	return e;
 }
 
@@ -248,25 +262,25 @@ static int attach_gst(struct tracer *t, const char *exe, const pid_t *pids,
 		      int nr_pids, char *err, size_t len)
 {
 	char lib[4096 + 64] = "libgstreamer-1.0.so.0";
-	struct gst_libs l = { .nr = 0 };
+	struct lib_files l = { .nr = 0 };
 	int i, e = 0;
 
+	if (!exe && !nr_pids) {
+		error_set(err, len, "--span gstreamer: no process to probe; give a command or -p PID");
+		return -1;
+	}
 	if (exe && !nr_pids)
 		e = attach_gst_lib(t, lib);
-	for (i = 0; !e && i < nr_pids; i++) {
+	for (i = 0; !e && i < nr_pids; i++)
 		e = attach_gst_pid(t, &l, pids[i], lib, sizeof(lib));
-		if (e == -ENOENT) {
-			error_set(err, len, "--span gstreamer: process %d maps no libgstreamer-1.0; give -p the PID of a GStreamer program",
-				 (int)pids[i]);
-			return -1;
-		}
-	}
-	if (e)
+	if (e == -ENOENT && nr_pids)
+		error_set(err, len, "--span gstreamer: process %d maps no libgstreamer-1.0; give -p the PID of a GStreamer program",
+			  (int)pids[i - 1]);
+	else if (e)
 		error_set(err, len, "--span gstreamer: cannot probe libgstreamer-1.0's pad functions in %s: %s; is the target a GStreamer program?",
-			 lib, strerror(-e));
-	else if (!exe && !nr_pids)
-		error_set(err, len, "--span gstreamer: no process to probe; give a command or -p PID");
-	return e || (!exe && !nr_pids) ? -1 : 0;
+			  lib, strerror(-e));
+	lib_files_free(&l);
+	return e ? -1 : 0;
 }
 
 int span_probes_attach(struct tracer *t, const char *const *specs, int nr,

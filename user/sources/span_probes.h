@@ -4,8 +4,9 @@
  * the span sums BPF charged (bpf/spans.bpf.c). The specs:
  *
  *   usdt               the tdbpf:span_enter/span_exit USDT probes of the
- *                      command's binary (-- CMD) or the -p targets' (their
- *                      /proc/PID/exe); include/tdbpf_span.h makes them
+ *                      command (-- CMD) and the libraries it will load, or
+ *                      of the files the -p targets map (lib_files.h);
+ *                      include/tdbpf_span.h makes them
  *   usdt:PATH          the same probes in that program or library (an
  *                      engine in a shared library), whoever runs it
  *   BINARY:FUNC[,...]  a uprobe at each function's entry and return; the
