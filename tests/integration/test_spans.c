@@ -340,6 +340,7 @@ static void test_usdt_none(void **state)
 	char *argv[] = { (char *)tdbpf_bin(), "-q", "-d", "0.2", "--span",
 			 "usdt", "--", "true", NULL };
 	struct run_result r;
+	FILE *f;
 
 	(void)state;
 	NEED_BPF();
@@ -349,6 +350,21 @@ static void test_usdt_none(void **state)
 	assert_int_equal(count_lines(r.err), 1);
 	assert_non_null(strstr(r.err, "no tdbpf:span_enter probe in "));
 	assert_non_null(strstr(r.err, "/true or the libraries it loads"));
+	run_result_free(&r);
+	/* a script: no ELF file to look in, and what to do instead */
+	argv[7] = tmp_path("engine.sh");
+	f = fopen(argv[7], "w");
+	assert_non_null(f);
+	fputs("#!/bin/sh\nexec true\n", f);
+	fclose(f);
+	assert_int_equal(chmod(argv[7], 0755), 0);
+	run_capture(argv, NULL, (uid_t)-1, 0, 30, &r);
+	print_message("%s", r.err);
+	assert_int_equal(r.status, 1);
+	assert_int_equal(count_lines(r.err), 1);
+	assert_non_null(strstr(r.err, "engine.sh is no ELF program"));
+	assert_non_null(strstr(r.err, "--span usdt:PATH"));
+	unlink(argv[7]);
 	run_result_free(&r);
 }
 

@@ -182,7 +182,10 @@ static int attach_usdt_targets(struct tracer *t, const char *exe,
 		if (!e)
 			e = attach_usdt_new(t, &f, &done, &found);
 	}
-	if (e && done < f.nr)
+	if (e == -ENOEXEC && exe && !nr_pids)
+		error_set(err, len, "--span usdt: %s is no ELF program (a script?); name the program it runs with --span usdt:PATH, or trace it running with -p",
+			  bin);
+	else if (e && done < f.nr)
 		error_set(err, len, "--span usdt: cannot attach to the tdbpf:span_enter and span_exit probes of %s: %s",
 			  f.path[done], strerror(-e));
 	else if (e)
