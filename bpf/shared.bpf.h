@@ -107,6 +107,13 @@ static __always_inline bool window_shut(void)
  */
 SHARED const volatile __s64 preempt_from_rq;
 SHARED const volatile __s64 hrtimers_from_rq;
+/*
+ * With --span, a KVM guest's steal clock, the same way: the host's count
+ * (ns) of the time it ran something else on this vCPU (struct
+ * kvm_steal_time's steal, its first field), which the kernel leaves out
+ * of tasks' on-CPU time. 0: none (not a KVM guest).
+ */
+SHARED const volatile __s64 steal_from_rq;
 
 SHARED struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);

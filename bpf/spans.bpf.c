@@ -80,8 +80,7 @@ static __always_inline int span_boundary(__u64 id, bool enter)
 	if (!s->seen) {
 		/* running since before the attach: a tick's precision */
 		s->seen = 1;
-		s->mark_ns = now;
-		s->in_ns = now;
+		span_mark_slice(p, s, now);
 		s->in_exec = p->se.sum_exec_runtime;
 		s->mark_delay = p->sched_info.run_delay;
 		s->mark_faults = task_faults(p);

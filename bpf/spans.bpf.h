@@ -10,15 +10,45 @@
  *
  * On-CPU time: the kernel brings se.sum_exec_runtime up to date at a
  * switch, not at a boundary, so within a slice a span's share is clock
- * time (mark_ns), kept pending until the switch-out gives the slice's
- * on-CPU time to share out in that proportion. A thread's spans thus
- * never add up to more than its on-CPU time.
+ * time (mark_ns) less the CPU's steal time in it, kept pending until the
+ * switch-out gives the slice's on-CPU time to share out in that
+ * proportion. A thread's spans thus never add up to more than its
+ * on-CPU time.
  */
 #ifndef TDBPF_SPANS_BPF_H
 #define TDBPF_SPANS_BPF_H
 
 #include "shared.bpf.h"
 #include "task.bpf.h"
+
+/*
+ * The steal clock of the CPU @p runs on (steal_from_rq); 0 where the
+ * kernel has none: a slice's steal time is then spread over its spans.
+ */
+static __always_inline __u64 cpu_steal(struct task_struct *p)
+{
+	struct cfs_rq *c;
+	__u64 rq, v = 0;
+
+	if (!steal_from_rq)
+		return 0;
+	c = p->se.cfs_rq;
+	rq = c ? (__u64)c->rq : 0;
+	if (rq)
+		bpf_probe_read_kernel(&v, sizeof(v),
+				      (void *)(rq + steal_from_rq));
+	return v;
+}
+
+/* A slice's marks (or the first sight's) start at @now */
+static __always_inline void span_mark_slice(struct task_struct *p,
+					    struct tdbpf_spans *s, __u64 now)
+{
+	s->mark_ns = now;
+	s->in_ns = now;
+	s->mark_steal = cpu_steal(p);
+	s->in_steal = s->mark_steal;
+}
 
 /* The sums of span @id in @p, created at its first use; NULL: full. */
 static __always_inline struct tdbpf_span_sums *
@@ -114,8 +144,10 @@ static __always_inline __u64 span_top_id(const struct tdbpf_spans *s)
 
 /*
  * A checkpoint while @p runs (a boundary, a flush, its switch-out): the
- * clock time since the last to its innermost span @v (if any), pending;
- * what it counts itself, at once.
+ * clock time since the last, less the steal time in it (the host ran
+ * something else: no span of @p's ran), to its innermost span @v (if
+ * any), pending; what it counts itself, at once. A slice stays on one
+ * CPU, so its marks are of one steal clock.
  */
 static __always_inline void span_charge_running(struct task_struct *p,
 						struct tdbpf_spans *s,
@@ -123,8 +155,11 @@ static __always_inline void span_charge_running(struct task_struct *p,
 						__u64 now)
 {
 	__u64 d = now > s->mark_ns ? now - s->mark_ns : 0;
+	__u64 steal = cpu_steal(p), sd = steal - s->mark_steal;
 
+	d = d > sd ? d - sd : 0;
 	s->mark_ns = now;
+	s->mark_steal = steal;
 	if (v && d)
 		span_pend(p, s, span_top_id(s), d);
 	span_charge_acct(p, s, v);
@@ -204,8 +239,7 @@ static __always_inline void span_missed_in(struct task_struct *p,
 	if (v && exec > s->out_exec)
 		v->on_cpu_ns += exec - s->out_exec;
 	s->out_ns = 0;
-	s->mark_ns = now;
-	s->in_ns = now;
+	span_mark_slice(p, s, now);
 	s->in_exec = exec;
 	s->nr_pend = 0;
 	s->cvalid = 0;
@@ -228,13 +262,20 @@ static __always_inline void span_checkpoint(struct task_struct *p,
 	span_read_counters(s, v, cpu, gen, st->tid == p->pid);
 }
 
-/* The slice's clock time in spans, shared out by its on-CPU time */
+/*
+ * The slice's time in spans shared out by its on-CPU time, both without
+ * the slice's steal time (to its last mark, made at @now): what is
+ * spread is only what neither clock accounts, some microseconds.
+ */
 static __always_inline void span_settle(struct task_struct *p,
 					struct tdbpf_spans *s, __u64 now,
 					bool seen)
 {
 	__u64 kt = now > s->in_ns ? now - s->in_ns : 0, ex;
+	__u64 sd = s->mark_steal - s->in_steal;
 	__u32 i;
+
+	kt = kt > sd ? kt - sd : 0;
 
 	ex = p->se.sum_exec_runtime - s->in_exec;
 	/*
@@ -259,11 +300,11 @@ static __always_inline void span_settle(struct task_struct *p,
  * @p switches out, this CPU's counters just read into @st (after
  * charge_current(): its sum_exec_runtime is up to date too): the rest
  * of its slice to its innermost span, and its time off CPU starts.
- * The slice's clock time in each span becomes on-CPU time, scaled by
- * the slice's on-CPU time as the kernel accounts it over its clock time.
- * They differ by what the kernel does not charge the task: in a VM the
- * time the host ran something else (steal), which the thread's CPU clock
- * leaves out too; spread evenly, for want of better.
+ * The slice's time in each span (clock less steal) becomes on-CPU time,
+ * scaled by the slice's on-CPU time as the kernel accounts it over the
+ * same. Without a steal clock (not a KVM guest) they differ by the time
+ * the host ran something else, which the thread's CPU clock leaves out
+ * too: spread evenly then, for want of better.
  */
 static __always_inline void span_switch_out(struct task_struct *p,
 					    struct tdbpf_spans *s,
@@ -332,8 +373,7 @@ static __always_inline void span_switch_in(struct task_struct *p,
 	}
 	s->gen++;
 	s->out_ns = 0;
-	s->mark_ns = now;
-	s->in_ns = now;
+	span_mark_slice(p, s, now);
 	s->in_exec = p->se.sum_exec_runtime;
 	s->nr_pend = 0;
 	if (!nr_events)

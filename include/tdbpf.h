@@ -326,8 +326,10 @@ struct tdbpf_spans {
 	__u64 id[TDBPF_SPAN_DEPTH];
 	__u64 in_ns;		/* CLOCK_MONOTONIC at the slice's start */
 	__u64 in_exec;		/* se.sum_exec_runtime then */
+	__u64 in_steal;		/* the CPU's steal clock then (spans.bpf.h) */
 	/* the last checkpoint: boundary, switch-in or flush */
 	__u64 mark_ns;		/* CLOCK_MONOTONIC then, while on CPU */
+	__u64 mark_steal;	/* the CPU's steal clock then */
 	__u64 mark_delay;	/* sched_info.run_delay then */
 	__u64 mark_faults;	/* min_flt + maj_flt then */
 	__u64 out_ns;		/* CLOCK_MONOTONIC at switch-out, 0 on CPU */

@@ -180,13 +180,10 @@ static const char *bpf_hint(int err)
  * kernel that has neither (or no BTF section for them) leaves them 0:
  * interrupts then cannot be told from the task they interrupted.
  */
-static void waker_context(struct tracer *t)
+static void waker_context(struct tracer *t, const struct btf *btf)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
 	__s64 d;
 
-	if (!btf)
-		return;
 	if (!percpu_distance(btf, "runqueues", "__preempt_count", &d))
 		t->skel->rodata->preempt_from_rq = d;
 	else if (!percpu_distance(btf, "runqueues", "pcpu_hot", &d))
@@ -196,6 +193,28 @@ static void waker_context(struct tracer *t)
 		t->skel->rodata->hrtimers_from_rq = d;
 	if (t->c.verbose && !t->skel->rodata->preempt_from_rq)
 		fprintf(stderr, "tdbpf: no per-CPU preempt count in the kernel's BTF: wakeups from interrupts are charged to the task they interrupt\n");
+}
+
+/*
+ * The per-CPU variables the programs read through the run queue, from
+ * the kernel's BTF, loaded once: the waker's context (--wakeups) and,
+ * for spans, a KVM guest's steal clock (struct kvm_steal_time's first
+ * field), without which a slice's steal time is spread over its spans.
+ */
+static void percpu_vars(struct tracer *t, bool wakeups, bool spans)
+{
+	struct btf *btf;
+	__s64 d;
+
+	if (!wakeups && !spans)
+		return;
+	btf = btf__load_vmlinux_btf();
+	if (!btf)
+		return;
+	if (wakeups)
+		waker_context(t, btf);
+	if (spans && !percpu_distance(btf, "runqueues", "steal_time", &d))
+		t->skel->rodata->steal_from_rq = d;
 	btf__free(btf);
 }
 
@@ -351,8 +370,7 @@ static void configure(struct tracer *t)
 	/* every wakeup only: a sample's waits are charged at the switch-in */
 	bpf_program__set_autoload(skel->progs.tdbpf_wakeup,
 				  c->wakeups && !c->sampled);
-	if (c->wakeups)
-		waker_context(t);
+	percpu_vars(t, c->wakeups, c->nr_spans > 0);
 	bpf_map__set_max_entries(skel->maps.sock_ends,
 				 c->wakeups && !t->no_sockets ?
 					 (__u32)c->sock_max : 1);
