@@ -523,6 +523,10 @@ static void test_sleep_heavy(void **state)
 	assert_true(json_object_object_get_ex(g, "bottleneck", &b));
 	c = json_object_array_get_idx(b, 0);
 	assert_non_null(c);
+	print_message("bottleneck: %s: %s\n",
+		      json_object_get_string(json_object_object_get(c, "comm")),
+		      json_object_get_string(
+			      json_object_object_get(c, "reason")));
 	assert_true(json_object_object_get_ex(c, "span", &v));
 	assert_string_equal(json_object_get_string(v), "enrich");
 	assert_non_null(strstr(json_object_get_string(
