@@ -487,6 +487,7 @@ static void test_wakeups_line(void **state)
 	free(s);
 	tmux("send-keys -t t q");
 	assert_restored("--wakeups");
+	close_window();
 	stop_spinners(pid);
 }
 
