@@ -334,38 +334,42 @@ static void test_usdt_library_pid(void **state)
 	unlink(json);
 }
 
-/* a program with no probe anywhere it loads: one line, exit 1 */
-static void test_usdt_none(void **state)
+/* tdbpf --span usdt -- @cmd refused at the attach: one line, exit 1 */
+static void usdt_refused(const char *cmd, const char *want, const char *fix)
 {
 	char *argv[] = { (char *)tdbpf_bin(), "-q", "-d", "0.2", "--span",
-			 "usdt", "--", "true", NULL };
+			 "usdt", "--", (char *)cmd, NULL };
 	struct run_result r;
+
+	run_capture(argv, NULL, (uid_t)-1, 0, 30, &r);
+	print_message("%s", r.err);
+	assert_int_equal(r.status, 1);
+	assert_int_equal(count_lines(r.err), 1);
+	assert_non_null(strstr(r.err, want));
+	assert_non_null(strstr(r.err, fix));
+	run_result_free(&r);
+}
+
+/*
+ * A program with no probe anywhere it loads; a script, which has no ELF
+ * file to look in: each said in one line, with what to do instead.
+ */
+static void test_usdt_none(void **state)
+{
+	char *sh = tmp_path("engine.sh");
 	FILE *f;
 
 	(void)state;
 	NEED_BPF();
-	run_capture(argv, NULL, (uid_t)-1, 0, 30, &r);
-	print_message("%s", r.err);
-	assert_int_equal(r.status, 1);
-	assert_int_equal(count_lines(r.err), 1);
-	assert_non_null(strstr(r.err, "no tdbpf:span_enter probe in "));
-	assert_non_null(strstr(r.err, "/true or the libraries it loads"));
-	run_result_free(&r);
-	/* a script: no ELF file to look in, and what to do instead */
-	argv[7] = tmp_path("engine.sh");
-	f = fopen(argv[7], "w");
+	usdt_refused("true", "/true or the libraries it loads",
+		     "include/tdbpf_span.h");
+	f = fopen(sh, "w");
 	assert_non_null(f);
 	fputs("#!/bin/sh\nexec true\n", f);
 	fclose(f);
-	assert_int_equal(chmod(argv[7], 0755), 0);
-	run_capture(argv, NULL, (uid_t)-1, 0, 30, &r);
-	print_message("%s", r.err);
-	assert_int_equal(r.status, 1);
-	assert_int_equal(count_lines(r.err), 1);
-	assert_non_null(strstr(r.err, "engine.sh is no ELF program"));
-	assert_non_null(strstr(r.err, "--span usdt:PATH"));
-	unlink(argv[7]);
-	run_result_free(&r);
+	assert_int_equal(chmod(sh, 0755), 0);
+	usdt_refused(sh, "engine.sh is no ELF program", "--span usdt:PATH");
+	unlink(sh);
 }
 
 static void test_uprobes(void **state)
