@@ -27,13 +27,11 @@
  */
 static __always_inline __u64 cpu_steal(struct task_struct *p)
 {
-	struct cfs_rq *c;
 	__u64 rq, v = 0;
 
 	if (!steal_from_rq)
 		return 0;
-	c = p->se.cfs_rq;
-	rq = c ? (__u64)c->rq : 0;
+	rq = task_rq(p);
 	if (rq)
 		bpf_probe_read_kernel(&v, sizeof(v),
 				      (void *)(rq + steal_from_rq));

@@ -240,4 +240,16 @@ static __always_inline void charge_uncounted(struct tdbpf_task *t,
 	}
 }
 
+/*
+ * The run queue of @p's fair-class queue, as a number (set at every
+ * migration, for every class); 0 unknown. A load through BTF pointers,
+ * no helper call. For current, or a task switching in here, this CPU's.
+ */
+static __always_inline __u64 task_rq(struct task_struct *p)
+{
+	struct cfs_rq *c = p->se.cfs_rq;
+
+	return c ? (__u64)c->rq : 0;
+}
+
 #endif /* TDBPF_TASK_BPF_H */

@@ -9,20 +9,6 @@
 #include "sockets.bpf.h"
 
 /*
- * This CPU's run queue, as a number: the run queue of the current task's
- * fair-class queue (set at every migration, for every class, and current
- * runs here, even when an interrupt is what wakes).
- */
-static __always_inline __u64 this_rq(void)
-{
-	struct task_struct *cur = bpf_get_current_task_btf();
-	struct cfs_rq *c = cur->se.cfs_rq;
-
-	/* a load through BTF pointers: no helper call */
-	return c ? (__u64)c->rq : 0;
-}
-
-/*
  * The interrupt bits of this CPU's preempt count; 0 when unknown. x86
  * keeps PREEMPT_NEED_RESCHED inverted in bit 31: never part of the mask.
  */
@@ -78,7 +64,8 @@ static __always_inline __u32 waker_kind(struct task_struct *p,
 		if (kind != TDBPF_WAKER_NONE)
 			return kind;
 	}
-	rq = this_rq();
+	/* current runs here, even when an interrupt is what wakes */
+	rq = task_rq(bpf_get_current_task_btf());
 	pc = irq_count(rq);
 	if (pc & (HARDIRQ_MASK | NMI_MASK))
 		return hrtimer_running(rq, 0) ? TDBPF_WAKER_TIMER :
