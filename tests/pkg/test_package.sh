@@ -19,8 +19,23 @@ if [ "$(id -u)" != 0 ]; then
 	echo "test-package installs a package into this machine: run it as root (sudo make test-package)"
 	exit 1
 fi
-if dpkg-query -W -f='${db:Status-Status}' tdbpf 2>/dev/null | grep -qv '^not-installed$'; then
-	echo "tdbpf: the tdbpf package is already installed here; remove it first (apt remove tdbpf) so that the before/after file lists mean something"
+# The before/after file lists mean something only without the package.
+# Removed but not purged (apt remove), only its conffile is left: when
+# that is as the package shipped it, purging it loses nothing.
+st=$(dpkg-query -W -f='${db:Status-Status}' tdbpf 2>/dev/null)
+if [ "$st" = config-files ]; then
+	if dpkg-query -W -f='${Conffiles}\n' tdbpf |
+		awk 'NF >= 2 { print $2 "  " $1 }' | md5sum -c --status 2>/dev/null; then
+		echo "tdbpf: a removed tdbpf left its unchanged /etc/default/tdbpf: purging it first"
+		dpkg --purge tdbpf >/dev/null || exit 1
+		st=not-installed
+	else
+		echo "tdbpf: a removed tdbpf left a changed /etc/default/tdbpf; keep a copy, then apt purge tdbpf"
+		exit 1
+	fi
+fi
+if [ -n "$st" ] && [ "$st" != not-installed ]; then
+	echo "tdbpf: the tdbpf package is installed here (status '$st'); remove it first (apt purge tdbpf) so that the before/after file lists mean something"
 	exit 1
 fi
 
