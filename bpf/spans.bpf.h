@@ -141,6 +141,25 @@ static __always_inline __u64 span_top_id(const struct tdbpf_spans *s)
 }
 
 /*
+ * The waker @cur, a tracked task, ends a wait of @wait ns (0: not known
+ * yet): charged to its innermost span, if any. Its own sums: nobody but
+ * it (and a flush on its CPU) writes them.
+ */
+static __always_inline void span_woke(struct task_struct *cur, __u64 wait)
+{
+	struct tdbpf_spans *s = span_state(cur);
+	struct tdbpf_span_sums *v;
+
+	if (!s || !s->depth)
+		return;
+	v = span_sums_get(cur, span_top_id(s));
+	if (!v)
+		return;
+	v->woke++;
+	v->woke_ns += wait;
+}
+
+/*
  * A checkpoint while @p runs (a boundary, a flush, its switch-out): the
  * clock time since the last, less the steal time in it (the host ran
  * something else: no span of @p's ran), to its innermost span @v (if

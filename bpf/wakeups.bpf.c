@@ -7,6 +7,7 @@
 #include "task.bpf.h"
 #include "wait.bpf.h"
 #include "sockets.bpf.h"
+#include "spans.bpf.h"
 
 /*
  * The interrupt bits of this CPU's preempt count; 0 when unknown. x86
@@ -94,6 +95,21 @@ static __always_inline __u32 waker_kind(struct task_struct *p,
 }
 
 /*
+ * --span: a wait a tracked task ends in its own context (not a socket's
+ * peer, nor an interrupt's) is its innermost span's too.
+ */
+static __always_inline void woke_in_span(__u32 kind, __u32 tid, __u64 wait)
+{
+	struct task_struct *cur;
+
+	if (!track_spans || kind != TDBPF_WAKER_TASK)
+		return;
+	cur = bpf_get_current_task_btf();
+	if (cur->pid == tid)
+		span_woke(cur, wait);
+}
+
+/*
  * Sampled: a wakeup in a window, counted for its waker; its wait, whole
  * however long ago it began (sleep_start()), is charged at the wakee's
  * switch-in (sampled_queued()). A wait is in the sample when its wakeup
@@ -107,6 +123,7 @@ static __always_inline void sampled_waking(struct task_struct *p)
 {
 	struct tdbpf_wake *k;
 	__u32 kind, tid, tgid;
+	__u64 now;
 
 	if (queued(p))
 		return;
@@ -119,6 +136,10 @@ static __always_inline void sampled_waking(struct task_struct *p)
 	k->sleep_rq = p->on_cpu ? 0 : sleep_start(p);
 	kind = waker_kind(p, k, &tid, &tgid);
 	set_pending(k, charge_wait(k, kind, tid, tgid, 0), 0);
+	/* its wait so far, on this queue's clock (sampled_queued()'s end) */
+	now = rq_clock_now(bpf_get_current_task_btf());
+	woke_in_span(kind, tid,
+		     k->sleep_rq && now > k->sleep_rq ? now - k->sleep_rq : 0);
 	note_runnable(p, k);
 }
 
@@ -168,6 +189,7 @@ int BPF_PROG(tdbpf_waking, struct task_struct *p)
 		kind = waker_kind(p, k, &tid, &tgid);
 		start = bpf_ktime_get_ns() - start;
 		set_pending(k, charge_wait(k, kind, tid, tgid, start), start);
+		woke_in_span(kind, tid, start);
 		note_runnable(p, k);
 	} else {
 		/* no block started: it may yet (see above) */

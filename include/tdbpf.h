@@ -364,6 +364,13 @@ struct tdbpf_span_sums {
 	__u64 runq_ns;		/* run-queue wait while it was innermost */
 	__u64 off_ns;		/* switch-out to switch-in, run queue too */
 	__u64 faults;		/* page faults, from the task's own count */
+	/*
+	 * Waits of tracked tasks it ended (--wakeups, the graph): it was
+	 * the innermost span of the waker at the wakeup; their blocked
+	 * time, block to wakeup. Sampled: the windows' (user space scales)
+	 */
+	__u64 woke;
+	__u64 woke_ns;
 	__u64 ctr[TDBPF_MAX_EVENTS];	/* counter deltas, unscaled */
 };
 

@@ -23,13 +23,17 @@
  *	worker=worker-0 tid=T op=enrich entries=N cpu_ns=X faults=F ...
  *	elapsed_ns=W
  *
+ * -C adds a collector thread: emit hands each result to it on a queue
+ * of its own, inside emit's span, so that emit is the span that ends the
+ * collector's waits (it prints collected=N).
+ *
  * -N nests a lookup operator (-L us) in enrich; -R DEPTH makes it recurse
  * DEPTH deep (each level a span of its own); -J makes the innermost
  * longjmp back to enrich, past every lookup's exit (spans must not leak).
  * Times are exclusive: an operator's own, less what is nested in it.
  *
  * Usage: operators [-w WORKERS] [-n TASKS] [-H US] [-L US] [-F PAGES] [-S]
- *		    [-N] [-R DEPTH] [-J]
+ *		    [-N] [-R DEPTH] [-J] [-C]
  */
 #include <setjmp.h>
 #include <string.h>
@@ -78,9 +82,9 @@ struct worker {
 	jmp_buf out;		/* -J: where lookup jumps back to */
 };
 
-static struct wq queue;
+static struct wq queue, results;
 static long heavy_us = 2000, light_us = 300, pages = 4, depth;
-static bool sleepy, jump;
+static bool sleepy, jump, collect;
 
 static long long thread_faults(void)
 {
@@ -232,9 +236,28 @@ __attribute__((noinline)) void op_enrich(struct worker *w)
 		RUN_OP(w, OP_ENRICH, enrich_work(w));
 }
 
+/* emit's work: the burn, then (-C) its result to the collector */
+static void emit_work(void)
+{
+	burn_ns(light_us * 1000LL);
+	if (collect)
+		wq_push(&results, 1);
+}
+
 __attribute__((noinline)) void op_emit(struct worker *w)
 {
-	RUN_OP(w, OP_EMIT, burn_ns(light_us * 1000LL));
+	RUN_OP(w, OP_EMIT, emit_work());
+}
+
+static void *collector(void *arg)
+{
+	long *n = arg;
+	uint64_t v;
+
+	pthread_setname_np(pthread_self(), "collector");
+	while (wq_pop(&results, &v))
+		(*n)++;
+	return NULL;
 }
 
 /*
@@ -309,11 +332,13 @@ int operators_main(int argc, char **argv);
 int OPERATORS_MAIN(int argc, char **argv)
 {
 	static struct worker ws[MAX_WORKERS];
+	pthread_t coll;
+	long collected = 0;
 	long nr = 3, tasks = 600;
 	long long t0;
 	int c;
 
-	while ((c = getopt(argc, argv, "w:n:H:L:F:SNR:J")) != -1) {
+	while ((c = getopt(argc, argv, "w:n:H:L:F:SNR:JC")) != -1) {
 		switch (c) {
 		case 'w': nr = parse_num(optarg, "-w", 1, MAX_WORKERS); break;
 		case 'n': tasks = parse_num(optarg, "-n", 1, 100000000); break;
@@ -324,14 +349,18 @@ int OPERATORS_MAIN(int argc, char **argv)
 		case 'N': depth = depth ? depth : 1; break;
 		case 'R': depth = parse_num(optarg, "-R", 1, 64); break;
 		case 'J': jump = true; break;
+		case 'C': collect = true; break;
 		default:
-			fprintf(stderr, "usage: operators [-w WORKERS] [-n TASKS] [-H US] [-L US] [-F PAGES] [-S] [-N] [-R DEPTH] [-J]\n");
+			fprintf(stderr, "usage: operators [-w WORKERS] [-n TASKS] [-H US] [-L US] [-F PAGES] [-S] [-N] [-R DEPTH] [-J] [-C]\n");
 			return 2;
 		}
 	}
 	announce_pid();
 	wq_init(&queue, 16);
+	wq_init(&results, 16);
 	t0 = clock_ns(CLOCK_MONOTONIC);
+	if (collect)
+		pthread_create(&coll, NULL, collector, &collected);
 	for (int i = 0; i < nr; i++) {
 		snprintf(ws[i].name, sizeof(ws[i].name), "worker-%d", i % 100);
 		pthread_create(&ws[i].th, NULL, work, &ws[i]);
@@ -342,6 +371,11 @@ int OPERATORS_MAIN(int argc, char **argv)
 	wq_close(&queue);
 	for (long i = 0; i < nr; i++)
 		pthread_join(ws[i].th, NULL);
+	if (collect) {
+		wq_close(&results);
+		pthread_join(coll, NULL);
+		printf("collected=%ld\n", collected);
+	}
 	report(ws, nr);
 	/* the run's wall time: the cost of tracing it (bench) */
 	printf("elapsed_ns=%lld\n", clock_ns(CLOCK_MONOTONIC) - t0);

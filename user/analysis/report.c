@@ -536,6 +536,48 @@ const struct span_row *report_top_span(const struct report *rep, int node,
 	return *share > 0 ? top : NULL;
 }
 
+/*
+ * The span of @node's threads that ended the most waits (it ran
+ * innermost on the waker at the wakeup): the operator that hands the
+ * work over, which need not be the one its time goes to (a thread's
+ * spans run in turn). Its share of the waits its node's spans ended in
+ * @w->of_spans; of all the waits of the graph's tasks the node ended in
+ * @w->of_all, or NAN when sampled: those are estimates cut to each
+ * waiter's blocked time, the spans' are not, so the ratio of the two,
+ * @w->rough (at most 1), only tells a share too small to print. NULL:
+ * none in a span.
+ */
+const struct span_row *report_waker_span(const struct report *rep, int node,
+					 struct waker_share *w)
+{
+	const struct graph *g = rep->graph;
+	const struct graph_node *c = &g->nodes[node];
+	const struct span_row *top = NULL;
+	double ended = 0, in_spans = 0;
+	size_t i;
+	int e;
+
+	for (i = 0; rep->spans && i < rep->spans->nr; i++) {
+		const struct span_row *s = &rep->spans->row[i];
+
+		if (!span_is_of(s, c->tid, c->key[0] ? c->key : c->name))
+			continue;
+		in_spans += (double)s->s.woke_ns;
+		if (!top || s->s.woke_ns > top->s.woke_ns)
+			top = s;
+	}
+	if (!top || !top->s.woke_ns)
+		return NULL;
+	for (e = 0; e < g->nr_edges; e++)
+		if (g->edges[e].waker == node &&
+		    g->edges[e].kind == TDBPF_WAKER_TASK)
+			ended += (double)g->edges[e].wait_ns;
+	w->of_spans = (double)top->s.woke_ns / in_spans;
+	w->rough = ended > 0 ? fmin(1.0, (double)top->s.woke_ns / ended) : 1;
+	w->of_all = rep->lost.wake_scale ? NAN : w->rough;
+	return top;
+}
+
 /* "; in it: enrich 80% of their on-CPU time", at @buf + *@n */
 static void put_span(const struct report *rep, int node, char *buf,
 		     size_t len, size_t *n)
@@ -544,6 +586,7 @@ static void put_span(const struct report *rep, int node, char *buf,
 	double share;
 	const struct span_row *top = report_top_span(rep, node, &share);
 	char name[sizeof(top->name)];
+	struct waker_share w;
 
 	if (!top || *n >= len)
 		return;
@@ -551,6 +594,15 @@ static void put_span(const struct report *rep, int node, char *buf,
 	*n += snprintf(buf + *n, len - *n, "; in it: %s %.0f%% of %s %s time",
 		       name, 100 * share, c->nr_tasks > 1 ? "their" : "its",
 		       report_span_blocked(rep, node) ? "blocked" : "on-CPU");
+	top = report_waker_span(rep, node, &w);
+	/* a share that rounds to 0% is nothing to say */
+	if (!top || *n >= len || lround(100 * w.rough) < 1)
+		return;
+	text_printable(name, sizeof(name), top->name, NULL, TEXT_ASCII);
+	*n += snprintf(buf + *n, len - *n, "; of the waits %s ended%s, %.0f%% in %s",
+		       c->nr_tasks > 1 ? "they" : "it",
+		       isnan(w.of_all) ? " in spans" : "",
+		       100 * (isnan(w.of_all) ? w.of_spans : w.of_all), name);
 }
 
 void report_verdict_line(const struct report *rep, char *buf, size_t len)

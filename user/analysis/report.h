@@ -141,5 +141,16 @@ void report_verdict_line(const struct report *rep, char *buf, size_t len);
 const struct span_row *report_top_span(const struct report *rep, int node,
 				       double *share);
 bool report_span_blocked(const struct report *rep, int node);
+/*
+ * The span of @node's threads that ended the most waits (--span with the
+ * graph), with its shares: of the waits its node's spans ended, and of
+ * all the node ended (NAN when sampled; @rough: the same, sampled too,
+ * where the estimates' cut makes it a bound); NULL when none did.
+ */
+struct waker_share {
+	double of_spans, of_all, rough;
+};
+const struct span_row *report_waker_span(const struct report *rep, int node,
+					 struct waker_share *w);
 
 #endif /* TDBPF_REPORT_H */

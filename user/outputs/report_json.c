@@ -299,6 +299,7 @@ static void write_graph(struct jw *w, const struct report *rep)
 {
 	const struct graph *g = rep->graph;
 	const struct span_row *sp;
+	struct waker_share ws;
 	double share;
 	int i;
 
@@ -352,6 +353,13 @@ static void write_graph(struct jw *w, const struct report *rep)
 			jw_str(w, "span_of",
 			       report_span_blocked(rep, rep->verdict[i].node) ?
 				       "blocked" : "on_cpu");
+		}
+		sp = report_waker_span(rep, rep->verdict[i].node, &ws);
+		if (sp) {
+			jw_str(w, "waker_span", sp->name);
+			jw_num(w, "waker_span_of_spans", ws.of_spans, 6);
+			if (!isnan(ws.of_all))
+				jw_num(w, "waker_span_share", ws.of_all, 6);
 		}
 		jw_close(w, '}');
 	}
@@ -655,6 +663,8 @@ static void write_spans(struct jw *w, const struct report *rep)
 		jw_u64(w, "runq_wait_ns", v->runq_ns);
 		jw_u64(w, "blocked_ns", span_blocked_ns(v));
 		jw_u64(w, "faults", v->faults);
+		jw_u64(w, "woke", v->woke);
+		jw_u64(w, "woke_wait_ns", v->woke_ns);
 		jw_num(w, "entries_per_s", secs > 0 ? v->entries / secs : 0, 3);
 		jw_num(w, "entries_per_cpu_s", cpu > 0 ? v->entries / cpu : 0,
 		       3);

@@ -64,6 +64,8 @@ int replay_parse_spans(json_object *obj, const struct event_plan *p,
 		r->s.runq_ns = u64_of(s, "runq_wait_ns");
 		r->s.off_ns = u64_of(s, "blocked_ns") + r->s.runq_ns;
 		r->s.faults = u64_of(s, "faults");
+		r->s.woke = u64_of(s, "woke");
+		r->s.woke_ns = u64_of(s, "woke_wait_ns");
 		counters_of(s, p, &r->s);
 	}
 	return 0;

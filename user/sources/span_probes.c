@@ -10,6 +10,7 @@
 #include "sources/lib_files.h"
 #include "sources/span_probes.h"
 #include "sources/span_spec.h"
+#include "sources/tracer.h"
 #include "sources/tracer_priv.h"
 #include "sums/spans.h"
 #include "support/error.h"
@@ -350,6 +351,11 @@ int span_probes_read(struct tracer *t, struct span_table *out)
 			return -ENOMEM;
 		if (bpf_map_lookup_elem(fd, &k, &r->s))
 			continue;
+		/* the waits it ended, as the windows' waker slots are */
+		if (t->skel->rodata->sampled) {
+			r->s.woke *= TRACER_SAMPLE_SCALE;
+			r->s.woke_ns *= TRACER_SAMPLE_SCALE;
+		}
 		span_name(t, k.id, r->name);
 	}
 	return 0;
