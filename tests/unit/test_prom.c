@@ -801,9 +801,11 @@ static void test_span_series(void **state)
 	r = span_named(&sp, 11, 10, 1, "enrich");
 	r->s = (struct tdbpf_span_sums){ .entries = 3, .on_cpu_ns = 600000000,
 					 .runq_ns = 100000000,
-					 .off_ns = 300000000 };
+					 .off_ns = 300000000, .woke = 2,
+					 .woke_ns = 30000000 };
 	r = span_named(&sp, 12, 10, 1, "enrich");
-	r->s = (struct tdbpf_span_sums){ .entries = 2, .on_cpu_ns = 400000000 };
+	r->s = (struct tdbpf_span_sums){ .entries = 2, .on_cpu_ns = 400000000,
+					 .woke = 1, .woke_ns = 5000000 };
 	r = span_named(&sp, 12, 10, 2, "parse");
 	r->s = (struct tdbpf_span_sums){ .entries = 5, .on_cpu_ns = 50000000 };
 	tasks_find(&t, 11)->sched.on_cpu_ns = 2000000000ull;
@@ -819,6 +821,13 @@ static void test_span_series(void **state)
 			    0.2, 1e-9);
 	assert_double_equal(value(txt, SPAN("entries", "comm=\"engine\",thread=\"worker-*\",span=\"parse\"")),
 			    5, 0);
+	/* the waits it ended, summed over the folded threads */
+	assert_double_equal(value(txt, SPAN("woke", "comm=\"engine\",thread=\"worker-*\",span=\"enrich\"")),
+			    3, 0);
+	assert_double_equal(value(txt, SPAN("woke_wait_seconds", "comm=\"engine\",thread=\"worker-*\",span=\"enrich\"")),
+			    0.035, 1e-9);
+	assert_double_equal(value(txt, SPAN("woke", "comm=\"engine\",thread=\"worker-*\",span=\"parse\"")),
+			    0, 0);
 	free(txt);
 	/* a queued wait was counted as off-CPU: blocked shrinks, stays */
 	r = spans_get(&sp, 11, 10, 1);

@@ -91,6 +91,7 @@ struct prom_wait {
 struct prom_span {
 	char *labels;			/* escaped: comm="..",...,span=".." */
 	__u64 entries, on_cpu_ns, runq_wait_ns, blocked_ns;
+	__u64 woke, woke_ns;		/* the waits it ended (the graph) */
 };
 
 /*

@@ -88,6 +88,8 @@ static void span_add(struct prom_span *s, const struct span_row *c,
 	s->on_cpu_ns += inc(c->s.on_cpu_ns, last->s.on_cpu_ns);
 	s->runq_wait_ns += inc(c->s.runq_ns, last->s.runq_ns);
 	s->blocked_ns += inc(b, lb);
+	s->woke += inc(c->s.woke, last->s.woke);
+	s->woke_ns += inc(c->s.woke_ns, last->s.woke_ns);
 	last->s = c->s;
 	if (b < lb)
 		last->s.off_ns = c->s.runq_ns + lb;

@@ -434,6 +434,12 @@ static const struct span_family {
 	{ "tdbpf_span_blocked_seconds", "seconds",
 	  "Blocked time (off CPU, not runnable) of the series' tasks inside the span (--span).",
 	  offsetof(struct prom_span, blocked_ns), true },
+	{ "tdbpf_span_woke", NULL,
+	  "Waits of traced tasks the series' tasks ended inside the span, innermost at the wakeup (--span with the graph; sampled: estimated).",
+	  offsetof(struct prom_span, woke), false },
+	{ "tdbpf_span_woke_wait_seconds", "seconds",
+	  "Blocked time of the waits the series' tasks ended inside the span, block to wakeup (--span with the graph).",
+	  offsetof(struct prom_span, woke_ns), true },
 };
 
 /* Span series, `other` last; no family without --span */

@@ -234,7 +234,8 @@ static void write_task(struct csv_ctx *x, const struct report *rep,
 /*
  * --span: each span of the task just written, named COMM/SPAN-TID, RUN
  * its on-CPU ns: on_cpu_ns, runq_wait_ns, off_cpu_ns (blocked), entries,
- * entries_per_s, entries_per_cpu_s, then its counters (unscaled).
+ * woke and woke_wait_ns (the waits it ended), entries_per_s,
+ * entries_per_cpu_s, then its counters (unscaled).
  */
 static void write_span(struct csv_ctx *x, const struct report *rep,
 		       const struct span_row *sp)
@@ -254,6 +255,8 @@ static void write_span(struct csv_ctx *x, const struct report *rep,
 	line_u64(x, v->runq_ns, "ns", "runq_wait_ns", v->on_cpu_ns);
 	line_u64(x, span_blocked_ns(v), "ns", "off_cpu_ns", v->on_cpu_ns);
 	line_u64(x, v->entries, "", "entries", v->on_cpu_ns);
+	line_u64(x, v->woke, "", "woke", v->on_cpu_ns);
+	line_u64(x, v->woke_ns, "ns", "woke_wait_ns", v->on_cpu_ns);
 	line_double(x, secs > 0 ? v->entries / secs : 0, "%.3f", "/s",
 		    "entries_per_s", v->on_cpu_ns, 100);
 	line_double(x, cpu > 0 ? v->entries / cpu : 0, "%.3f", "/s",
