@@ -32,7 +32,15 @@
 #   BENCH_GRAPH_NICE [-19]    the graphs' nice value: well above the
 #                             machine's other work (builds, tests), whose
 #                             load would otherwise swamp a 2x speed-up
-#   BENCH_GRAPH_KEEP [yes]    no: print the tables, leave results.md as it is
+#   BENCH_GRAPH_KEEP [yes]    no: print the tables, leave results.md and
+#                             bench/graph/runs/ as they are
+#
+# Pooled: each kept run's lines stay in bench/graph/runs/SEED.tsv, marked
+# with the tdbpf they scored (the git trees of user/, bpf/ and include/:
+# what the verdict is made of). Runs of the same tdbpf pool (their seeds
+# differ, so their graphs do): the accuracy table is given for this run
+# and for the pool. A run of a tree with uncommitted changes there is
+# kept apart: what it scored cannot be rebuilt.
 #   OUT [build]               make's build directory
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -60,6 +68,10 @@ W=$OUT/tests/workloads/stagegraph
 TDBPF=${TDBPF:-./tdbpf}
 RESULTS=bench/results.md
 DRAW=bench/graph/draw.awk
+RUNS=bench/graph/runs
+# the tdbpf this run scores: what the verdict is made of, as committed
+CODE=$(git rev-parse HEAD:user HEAD:bpf HEAD:include 2>/dev/null | sha1sum | cut -c1-12)
+git diff --quiet HEAD -- user bpf include 2>/dev/null || CODE=dirty-$CODE
 
 die() { echo "bench-graph: $*" >&2; exit 1; }
 log() { echo "bench-graph: $*" >&2; }
@@ -202,7 +214,8 @@ awk -F'\t' -v OFS='\t' '
 # fields: 1 name 2 shape 3 transport 4 slow 5 by 6 factor 7 stages 8 mode
 # 9 verdict 10 top 11 base 12 winner 13 gain 14 second 15 gain2 16 clear
 
-# accuracy with a 95% Wilson interval, by field F (0: all), one mode
+# accuracy with a 95% Wilson interval, by field F (0: all), one mode, of
+# the lines in FILE (this run's, or the pool's)
 accuracy() {
 	awk -F'\t' -v f="$1" -v mode="$2" -v label="$3" '
 		function wilson(a, n,    p, z, d, c, h) {
@@ -216,7 +229,35 @@ accuracy() {
 			if ($16 == "yes" && $9 != "untraced") { c[k]++; if ($9 == $12) a[k]++ } }
 		END { for (i = 1; i <= m; i++) { q = order[i]
 			printf "| %s | %s | %s | %d | %d | %d | %s |\n", mode, label, q, n[q],
-				c[q], a[q], wilson(a[q], c[q]) } }' "$TMP/all"
+				c[q], a[q], wilson(a[q], c[q]) } }' "$4"
+}
+
+# the accuracy table of FILE
+accuracy_table() {
+	echo "| mode | by | kind | configs | clear truth | tdbpf right | accuracy (95% interval) |"
+	echo "|---|---|---|---:|---:|---:|---|"
+	for m in $MODES; do
+		accuracy 0 "$m" all "$1"
+		accuracy 2 "$m" shape "$1"
+		accuracy 3 "$m" transport "$1"
+		accuracy 5 "$m" "slowed by" "$1"
+	done
+}
+
+# this run's lines, then every kept run's of the same tdbpf, names
+# prefixed by their seed: the pool
+pool() {
+	local f
+	sed "s/^/$SEED:/" "$TMP/all" >"$TMP/pool"
+	: >"$TMP/pool.seeds"
+	case $CODE in dirty-*) return ;; esac
+	for f in "$RUNS"/*.tsv; do
+		[ -e "$f" ] || continue
+		[ "$(basename "$f" .tsv)" = "$SEED" ] && continue
+		head -n 1 "$f" | grep -q "^# code $CODE " || continue
+		basename "$f" .tsv >>"$TMP/pool.seeds"
+		grep -v '^#' "$f" | sed "s/^/$(basename "$f" .tsv):/" >>"$TMP/pool"
+	done
 }
 
 table() {
@@ -233,14 +274,15 @@ table() {
 	echo
 	echo "Accuracy: configurations with a clear truth whose verdict names it, with a 95% Wilson interval."
 	echo
-	echo "| mode | by | kind | configs | clear truth | tdbpf right | accuracy (95% interval) |"
-	echo "|---|---|---|---:|---:|---:|---|"
-	for m in $MODES; do
-		accuracy 0 "$m" all
-		accuracy 2 "$m" shape
-		accuracy 3 "$m" transport
-		accuracy 5 "$m" "slowed by"
-	done
+	accuracy_table "$TMP/all"
+	echo
+	if [ -s "$TMP/pool.seeds" ]; then
+		echo "Pooled with the $(wc -l <"$TMP/pool.seeds") other kept runs of the same tdbpf (code $CODE; seeds $(paste -sd' ' "$TMP/pool.seeds"); bench/graph/runs/), $(awk -F'\t' '$8 == "wakeups"' "$TMP/pool" | wc -l) configurations in all:"
+		echo
+		accuracy_table "$TMP/pool"
+	else
+		echo "No other kept run of the same tdbpf (code $CODE) to pool with."
+	fi
 	echo
 	echo "Misses (clear truth, another verdict), with tdbpf's first candidate:"
 	echo
@@ -273,6 +315,7 @@ section() {
 	echo "$END_MARK"
 }
 
+pool
 section >"$TMP/section.md"
 cat "$TMP/section.md"
 if [ "$KEEP" = yes ]; then
@@ -289,5 +332,10 @@ if [ "$KEEP" = yes ]; then
 		{ cat "$RESULTS"; echo; cat "$TMP/section.md"; } >"$TMP/results.md"
 	fi
 	cp "$TMP/results.md" "$RESULTS" || die "cannot write $RESULTS"
+	mkdir -p "$RUNS" || die "cannot make $RUNS"
+	{
+		echo "# code $CODE seed $SEED n $N at $(git describe --always --dirty 2>/dev/null) on $(date -u '+%Y-%m-%d %H:%M UTC')"
+		cat "$TMP/all"
+	} >"$RUNS/$SEED.tsv" || die "cannot write $RUNS/$SEED.tsv"
 	log "done in $(($(date +%s) - T0)) s; section ${SECTION%%.*} of $RESULTS; seed $SEED"
 fi
