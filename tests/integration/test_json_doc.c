@@ -338,7 +338,8 @@ static void test_decode_keys(void **state)
  * Reports of @m's events from the writer, to a temporary file: two
  * tasks of one name (a folded row with --per-name), an interval report
  * and a whole-run one, counters multiplexed so that coverage is low;
- * each with and without wakeups (--wakeups: the graph, waits_on), a
+ * each without the graph, with the default's (sampled) and with every
+ * wakeup's (--wakeups: the graph, waits_on, the waker span's share), a
  * blocked task waiting on a worker and on a timer.
  */
 
@@ -471,6 +472,9 @@ static void writer_reports(const struct model *m, const struct keyset *doc,
 		sp->s.runq_ns = 300000;
 		sp->s.off_ns = 400000;
 		sp->s.ctr[0] = 1000;
+		/* of sink's waits on the candidate, ended in enrich */
+		sp->s.woke = 30;
+		sp->s.woke_ns = 4500000;
 	}
 	rc.look.tid_name = stub_tid_name;
 	rc.look.cpu_limit = stub_cpu_limit;
@@ -498,10 +502,12 @@ static void writer_reports(const struct model *m, const struct keyset *doc,
 	snap.lost.sampled_ns = 400000;
 	sink.f = tmpfile();
 	assert_non_null(sink.f);
-	for (wake = 0; wake < 2; wake++)
+	/* no graph; the default graph's (sampled); every wakeup's */
+	for (wake = 0; wake < 3; wake++)
 		for (fold = 0; fold < 2; fold++) {
 			rc.per_name = fold;
-			rc.wakeups = wake;
+			rc.wakeups = wake > 0;
+			snap.lost.wake_scale = wake < 2 ? 10 : 0;
 			assert_int_equal(sink_emit(&sink, &rc, &snap, 2000000, 0),
 					 0);
 			assert_int_equal(sink_emit(&sink, &rc, &snap, 4000000, -1),
