@@ -332,33 +332,92 @@ static void span_name(struct tracer *t, __u64 id, char *out)
 	out[TDBPF_SPAN_NAME - 1] = 0;
 }
 
-int span_probes_read(struct tracer *t, struct span_table *out)
+/* One row read: its sums, scaled as the waker slots are, and its name */
+static int span_row_in(struct tracer *t, struct span_table *out,
+		       const struct tdbpf_span_key *k,
+		       const struct tdbpf_span_sums *v)
+{
+	struct span_row *r = spans_get(out, k->tid, k->tgid, k->id);
+
+	if (!r)
+		return -ENOMEM;
+	r->s = *v;
+	/* the waits it ended, as the windows' waker slots are */
+	if (t->skel->rodata->sampled) {
+		r->s.woke *= TRACER_SAMPLE_SCALE;
+		r->s.woke_ns *= TRACER_SAMPLE_SCALE;
+	}
+	span_name(t, k->id, r->name);
+	return 0;
+}
+
+/* a key at a time: kernels without batch look-ups of hash maps (< 5.6) */
+static int span_read_keys(struct tracer *t, int fd, struct span_table *out)
 {
 	struct tdbpf_span_key k, next;
-	struct span_row *r;
+	struct tdbpf_span_sums v;
 	void *prev = NULL;
-	int fd;
+	int err;
+
+	spans_reset(out);
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		k = next;
+		prev = &k;
+		if (bpf_map_lookup_elem(fd, &k, &v))
+			continue;
+		err = span_row_in(t, out, &k, &v);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+#define SPAN_BATCH	256
+
+/*
+ * The rows in batches of SPAN_BATCH a system call: the spans of a
+ * running pipeline go on while they are read, and a read of a row a
+ * call let the reader be preempted between an element's row and the
+ * next one's (frames passed in between: entries of one pipeline's
+ * elements more than a frame apart). Falls back to a key at a time.
+ */
+int span_probes_read(struct tracer *t, struct span_table *out)
+{
+	struct tdbpf_span_key *keys = NULL, batch;
+	struct tdbpf_span_sums *vals = NULL;
+	bool first = true, done = false;
+	int fd, err = 0;
+	__u32 i, n;
 
 	spans_reset(out);
 	if (!t->skel->rodata->track_spans)
 		return 0;
 	fd = bpf_map__fd(t->skel->maps.span_sums);
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		k = next;
-		prev = &k;
-		r = spans_get(out, k.tid, k.tgid, k.id);
-		if (!r)
-			return -ENOMEM;
-		if (bpf_map_lookup_elem(fd, &k, &r->s))
-			continue;
-		/* the waits it ended, as the windows' waker slots are */
-		if (t->skel->rodata->sampled) {
-			r->s.woke *= TRACER_SAMPLE_SCALE;
-			r->s.woke_ns *= TRACER_SAMPLE_SCALE;
-		}
-		span_name(t, k.id, r->name);
+	keys = calloc(SPAN_BATCH, sizeof(*keys));
+	vals = calloc(SPAN_BATCH, sizeof(*vals));
+	if (!keys || !vals) {
+		err = -ENOMEM;
+		goto out;
 	}
-	return 0;
+	while (!done && !err) {
+		n = SPAN_BATCH;
+		if (bpf_map_lookup_batch(fd, first ? NULL : &batch, &batch, keys,
+					 vals, &n, NULL)) {
+			/* ENOENT: the last batch, n rows in it */
+			if (errno != ENOENT) {
+				err = span_read_keys(t, fd, out);
+				goto out;
+			}
+			done = true;
+		}
+		first = false;
+		for (i = 0; i < n && !err; i++)
+			err = span_row_in(t, out, &keys[i], &vals[i]);
+	}
+out:
+	free(keys);
+	free(vals);
+	return err;
 }
 
 void span_probes_close(struct span_probes *p)
