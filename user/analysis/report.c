@@ -578,10 +578,14 @@ const struct span_row *report_waker_span(const struct report *rep, int node,
 	return top;
 }
 
-/* "; in it: enrich 80% of their on-CPU time", at @buf + *@n */
-static void put_span(const struct report *rep, int node, char *buf,
+/*
+ * "; in it: enrich 80% of their on-CPU time" for verdict @k, then the
+ * span that ended its waits, at @buf + *@n
+ */
+static void put_span(const struct report *rep, int k, char *buf,
 		     size_t len, size_t *n)
 {
+	int node = rep->verdict[k].node;
 	const struct graph_node *c = &rep->graph->nodes[node];
 	double share;
 	const struct span_row *top = report_top_span(rep, node, &share);
@@ -594,6 +598,9 @@ static void put_span(const struct report *rep, int node, char *buf,
 	*n += snprintf(buf + *n, len - *n, "; in it: %s %.0f%% of %s %s time",
 		       name, 100 * share, c->nr_tasks > 1 ? "their" : "its",
 		       report_span_blocked(rep, node) ? "blocked" : "on-CPU");
+	/* alone: no task waits on it for 1% of its time, nothing handed */
+	if (rep->verdict[k].alone)
+		return;
 	top = report_waker_span(rep, node, &w);
 	/* a share that rounds to 0% is nothing to say */
 	if (!top || *n >= len || lround(100 * w.rough) < 1)
@@ -631,7 +638,7 @@ void report_verdict_line(const struct report *rep, char *buf, size_t len)
 				      rep->verdict[0].reason, c->nr_sources,
 				      c->nr_sources == 1 ? "task's" : "tasks'",
 				      100.0 * graph_share(g, rep->verdict[0].node));
-		put_span(rep, rep->verdict[0].node, buf, len, &n);
+		put_span(rep, 0, buf, len, &n);
 		return;
 	}
 	n = snprintf(buf, len, "bottleneck: a tie: ");
@@ -655,6 +662,6 @@ void report_verdict_line(const struct report *rep, char *buf, size_t len)
 			       TEXT_ASCII);
 		n += snprintf(buf + n, len - n, "; %s: %s", name,
 			      rep->verdict[i].reason);
-		put_span(rep, rep->verdict[i].node, buf, len, &n);
+		put_span(rep, i, buf, len, &n);
 	}
 }

@@ -354,7 +354,8 @@ static void write_graph(struct jw *w, const struct report *rep)
 			       report_span_blocked(rep, rep->verdict[i].node) ?
 				       "blocked" : "on_cpu");
 		}
-		sp = report_waker_span(rep, rep->verdict[i].node, &ws);
+		sp = rep->verdict[i].alone ? NULL :
+			report_waker_span(rep, rep->verdict[i].node, &ws);
 		if (sp) {
 			jw_str(w, "waker_span", sp->name);
 			jw_num(w, "waker_span_of_spans", ws.of_spans, 6);
