@@ -136,10 +136,15 @@ static __always_inline void sampled_waking(struct task_struct *p)
 	k->sleep_rq = p->on_cpu ? 0 : sleep_start(p);
 	kind = waker_kind(p, k, &tid, &tgid);
 	set_pending(k, charge_wait(k, kind, tid, tgid, 0), 0);
-	/* its wait so far, on this queue's clock (sampled_queued()'s end) */
-	now = rq_clock_now(bpf_get_current_task_btf());
-	woke_in_span(kind, tid,
-		     k->sleep_rq && now > k->sleep_rq ? now - k->sleep_rq : 0);
+	/*
+	 * --span: its wait so far, on this queue's clock (sampled_queued()'s
+	 * end); no clock read without spans
+	 */
+	if (track_spans) {
+		now = rq_clock_now(bpf_get_current_task_btf());
+		woke_in_span(kind, tid, k->sleep_rq && now > k->sleep_rq ?
+						now - k->sleep_rq : 0);
+	}
 	note_runnable(p, k);
 }
 
