@@ -12,6 +12,9 @@
  *                      loopback (Unix stream pair; TCP with small buffers;
  *                      UDP connected pairs with CAP credits for flow
  *                      control, as loopback UDP drops rather than blocks)
+ *             pipe:    a process per stage, each edge a pipe of the
+ *                      smallest size the kernel allows at or above
+ *                      CAP records (a page at the defaults)
  *   -d SECS   throughput measured over SECS (default 2) after
  *   -w SECS   a warm-up of SECS (default 0.5)
  *   -q CAP    records in flight per edge (default 4)
@@ -45,6 +48,7 @@
  * Exits 2 on a bad argument, with one line saying which.
  */
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
@@ -62,10 +66,10 @@
 #define MAX_EDGES	32
 #define MAX_NOISY	8
 
-enum mode { M_THREADS, M_UNIX, M_TCP, M_UDP, NMODES };
+enum mode { M_THREADS, M_UNIX, M_TCP, M_UDP, M_PIPE, NMODES };
 
 static const char *const mode_name[NMODES] = { "threads", "unix", "tcp",
-					       "udp" };
+					       "udp", "pipe" };
 
 struct stage {
 	char name[16];
@@ -191,6 +195,7 @@ static const struct transport {
 	[M_UNIX] = { stream_send, stream_recv },
 	[M_TCP] = { stream_send, stream_recv },
 	[M_UDP] = { udp_send, udp_recv },
+	[M_PIPE] = { stream_send, stream_recv },
 };
 
 static void small_buffers(int fd)
@@ -221,7 +226,7 @@ static int loopback_socket(int type, struct sockaddr_in *a)
 static void edge_open(struct edge *e)
 {
 	struct sockaddr_in a, b;
-	int one = 1, l;
+	int one = 1, l, p[2];
 
 	switch (mode) {
 	case M_THREADS:
@@ -256,6 +261,15 @@ static void edge_open(struct edge *e)
 		    !connect(e->fd[1], (struct sockaddr *)&a, sizeof(a)))
 			return;
 		break;
+	case M_PIPE:
+		/* a pipe's ends the other way round: p[1] is the writer's */
+		if (pipe(p))
+			break;
+		e->fd[0] = p[1];
+		e->fd[1] = p[0];
+		/* the kernel rounds up to a page, its least */
+		fcntl(p[1], F_SETPIPE_SZ, qcap * rbytes);
+		return;
 	case NMODES:
 		break;
 	}
@@ -493,7 +507,7 @@ int main(int argc, char **argv)
 			     k++)
 				;
 			if (k == NMODES)
-				die2("-m %s: wants threads, unix, tcp or udp",
+				die2("-m %s: wants threads, unix, tcp, udp or pipe",
 				     optarg);
 			mode = (enum mode)k;
 			break;
@@ -525,7 +539,7 @@ int main(int argc, char **argv)
 				speeds[nspeeds++] = optarg;
 			break;
 		default:
-			fprintf(stderr, "usage: stagegraph [-m threads|unix|tcp|udp] [-d SECS] [-w SECS] [-q CAP] [-r BYTES] [-x N[@CPU]] [-S NAME:FACTOR] NAME[:cpu=US,sleep=US,lock=US,speed=F,pin=CPU,cg=DIR,from=A+B] ...\n");
+			fprintf(stderr, "usage: stagegraph [-m threads|unix|tcp|udp|pipe] [-d SECS] [-w SECS] [-q CAP] [-r BYTES] [-x N[@CPU]] [-S NAME:FACTOR] NAME[:cpu=US,sleep=US,lock=US,speed=F,pin=CPU,cg=DIR,from=A+B] ...\n");
 			return 2;
 		}
 	}
