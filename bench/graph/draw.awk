@@ -1,8 +1,10 @@
 # bench/graph/draw.awk: draw N random stream graphs for bench-graph.
 # awk -v seed=S -v n=N -f draw.awk -> one line per config:
-#   name|shape|transport|slow stage|slowed by|factor|stagegraph options|stages
+#   name|shape|transport|slow stage|slowed by|factor|other CPU|stagegraph options|stages
 # A shape (chain of 2-6 stages, fan-out, fan-in, diamond), a transport
-# (threads over queues, processes over Unix, TCP or UDP sockets), a base
+# (threads over queues, processes over Unix, TCP or UDP sockets or pipes),
+# what else the machine runs (nothing; a busy process on CPU 1 at the
+# graph's priority; an idle Prometheus and an idle JVM, traced with -a), a base
 # per-record CPU work per stage (small or large against the IPC cost), one
 # stage slowed by CPU work, a sleep or a lock held, by 1.5x to 10x.
 function pick(s,    a, k) { k = split(s, a, " "); return a[int(rand() * k) + 1] }
@@ -11,7 +13,8 @@ BEGIN {
 	srand(seed)
 	for (c = 1; c <= n; c++) {
 		shape = pick("chain chain fan-out fan-in diamond")
-		tr = pick("threads unix tcp udp")
+		tr = pick("threads unix tcp udp pipe")
+		env = pick("idle busy runtime")
 		ns = 0
 		if (shape == "chain") {
 			k = 2 + int(rand() * 5)
@@ -52,7 +55,7 @@ BEGIN {
 				s = s ",from=" fr[i]
 			st = st (i > 1 ? " " : "") s
 		}
-		printf "g%02d-%s-%s|%s|%s|%s|%s|%s|-m %s|%s\n", c, shape, tr, shape, tr,
-			nm[slow], by, f, tr, st
+		printf "g%02d-%s-%s|%s|%s|%s|%s|%s|%s|-m %s%s|%s\n", c, shape, tr, shape,
+			tr, nm[slow], by, f, env, tr, env == "busy" ? " -x 1@1" : "", st
 	}
 }

@@ -6,7 +6,15 @@
 #
 # Its stream graphs are drawn at random at every run (bench/graph/draw.awk:
 # shape, transport, per-record work, which stage is slow, by what and how
-# much), from a seed it prints; BENCH_GRAPH_SEED=S replays a run. Truth is
+# much, what else runs), from a seed it prints; BENCH_GRAPH_SEED=S replays
+# a run. What else runs: nothing; a process burning CPU 1 at the graph's
+# priority (stagegraph -x, not traced); or an idle Prometheus scraping
+# itself and an idle JVM whose timer pool wakes a worker pool every 2 ms,
+# running through the config's truth and traced runs, with tdbpf tracing
+# the whole host (-a, what the service runs) instead of the graph's
+# processes: there a verdict is the first candidate that is a stage or a
+# task of that runtime (other processes of the machine are not scored),
+# and a runtime's task first is a miss ("runtime:COMM"). Truth is
 # measured, never assumed: the graph runs as given, then with each stage
 # sped up 2x in turn (its CPU work, lock hold and sleep per record halved),
 # each beside a run as given (the gain is the median of the pairs'
@@ -71,6 +79,7 @@ DRAW=bench/graph/draw.awk
 RUNS=bench/graph/runs
 # the tdbpf this run scores: what the verdict is made of, as committed
 CODE=$(git rev-parse HEAD:user HEAD:bpf HEAD:include 2>/dev/null | sha1sum | cut -c1-12)
+JVM_SRC=tests/workloads/jvm/IdlePool.java
 git diff --quiet HEAD -- user bpf include 2>/dev/null || CODE=dirty-$CODE
 
 die() { echo "bench-graph: $*" >&2; exit 1; }
@@ -88,7 +97,35 @@ if ! [[ $N =~ ^[0-9]+$ ]] || [ "$N" -lt 1 ]; then
 fi
 
 TMP=$(mktemp -d /tmp/tdbpf-bench-graph.XXXXXX) || die "no temporary directory"
-trap 'rm -rf "$TMP"' EXIT
+RT_PIDS=
+trap 'runtime_stop; rm -rf "$TMP"' EXIT
+
+# The idle runtime of a config drawn with one: Prometheus scraping itself
+# every 500 ms and the IdlePool JVM; their pids in RT_PIDS
+runtime_start() {
+	local port jpid line
+	port=$((20000 + RANDOM % 20000))
+	mkdir -p "$TMP/prom" || die "cannot make $TMP/prom"
+	printf 'global:\n  scrape_interval: 500ms\n  scrape_timeout: 400ms\nscrape_configs:\n  - job_name: self\n    static_configs:\n      - targets: [\x27127.0.0.1:%d\x27]\n' \
+		"$port" >"$TMP/prom/prometheus.yml"
+	prometheus --web.listen-address=127.0.0.1:$port --storage.tsdb.path="$TMP/prom/data" \
+		--config.file="$TMP/prom/prometheus.yml" --log.level=warn >/dev/null 2>>"$TMP/err" &
+	RT_PIDS=$!
+	coproc JVM { exec java -cp "$TMP/jvm" IdlePool 3600 2>>"$TMP/err"; }
+	read -r -t 60 line <&"${JVM[0]}" || die "the idle JVM did not start (see java -cp $TMP/jvm IdlePool)"
+	jpid=${line#pid=}
+	RT_PIDS="$RT_PIDS $jpid"
+	# past the JVM's start and Prometheus's first scrapes
+	sleep 3
+}
+
+runtime_stop() {
+	local p
+	for p in $RT_PIDS; do kill -9 "$p" 2>/dev/null; done
+	for p in $RT_PIDS; do wait "$p" 2>/dev/null; done
+	rm -rf "$TMP/prom"
+	RT_PIDS=
+}
 
 # throughput of one run: run OPTS STAGES [-S NAME:2]
 run_tp() {
@@ -98,10 +135,11 @@ run_tp() {
 		sed -n 's/^throughput=\([0-9.]*\).*/\1/p'
 }
 
-# One traced run in MODE: "name mode verdict share top" on stdout
+# One traced run in MODE: "name mode verdict share top" on stdout; the
+# whole host (-a) when an idle runtime runs beside the graph
 run_traced() {
 	local name=$1 mode=$2 opts=$3 stages=$4 out=$TMP/$1.$2.trace pids
-	local secs tied
+	local secs tied target
 	secs=$(secs_of "$mode")
 	# shellcheck disable=SC2086
 	# long enough for tdbpf's start on a loaded machine (BPF load and
@@ -113,22 +151,29 @@ run_traced() {
 		sleep 0.05
 	done
 	pids=$(sed -n 's/^stage=[^ ]* pid=\([0-9]*\) tid=[0-9]*$/\1/p' "$out" | sort -u | paste -sd,)
+	target="-p $pids"
+	[ -n "$RT_PIDS" ] && target=-a
 	# at the graph's nice: a busy graph at -19 would starve tdbpf's start
-	# shellcheck disable=SC2046 # the mode's options, split on purpose
-	nice -n "$NICE" "$TDBPF" $(opts_of "$mode") -j -o "$TMP/$name.$mode.json" -p "$pids" 2>>"$TMP/err" >/dev/null
+	# shellcheck disable=SC2046,SC2086 # the mode's options, split on purpose
+	nice -n "$NICE" "$TDBPF" $(opts_of "$mode") -j -o "$TMP/$name.$mode.json" $target 2>>"$TMP/err" >/dev/null
 	wait "$wpid"
 	sed -n 's/^stage=\([^ ]*\) pid=[0-9]* tid=\([0-9]*\)$/\2 \1/p' "$out" >"$TMP/$name.tids"
-	jq -r '.graph.bottleneck[]? | "\(.tid)\t\(.comm)\t\(.share)\t\(.reason)"' \
+	# each candidate with its process: under -a, the runtime's tasks compete
+	jq -r '(reduce .tasks[]? as $t ({}; .[$t.tid | tostring] = $t.pid)) as $pid |
+		.graph.bottleneck[]? | "\(.tid)\t\(.comm)\t\(.share)\t\(.reason)\t\($pid[.tid | tostring] // -1)"' \
 		"$TMP/$name.$mode.json" 2>/dev/null >"$TMP/$name.$mode.cands"
 	tied=$(jq -r '.graph.tied // 0' "$TMP/$name.$mode.json" 2>/dev/null)
 	# a report shorter than its window: tdbpf started after the graph
 	# ended (BPF loading on a loaded machine), nothing to judge
 	short=$(jq -r --argjson s "$secs" 'if .duration_ns < 0.8 * $s * 1e9 then 1 else 0 end' \
 		"$TMP/$name.$mode.json" 2>/dev/null || echo 1)
-	awk -F'\t' -v name="$name" -v mode="$mode" -v tied="${tied:-0}" -v short="${short:-1}" '
+	awk -F'\t' -v name="$name" -v mode="$mode" -v tied="${tied:-0}" -v short="${short:-1}" \
+		-v rt="$RT_PIDS" '
+		BEGIN { n = split(rt, a, " "); for (i = 1; i <= n; i++) isrt[a[i]] = 1 }
 		NR == FNR { split($0, a, " "); st[a[1]] = a[2]; next }
 		FNR == 1 { top = $2 " " int($3 * 100 + 0.5) "%" }
 		!pick && ($1 in st) { pick = st[$1]; share = $3 }
+		!pick && ($5 in isrt) { pick = "runtime:" $2; share = $3 }
 		END {
 			if (!pick) pick = "-"
 			if (short) { pick = "untraced"; top = "report shorter than its window" }
@@ -141,11 +186,20 @@ T0=$(date +%s)
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 log "seed $SEED, $N configurations (replay: BENCH_GRAPH_SEED=$SEED BENCH_GRAPH_N=$N)"
 awk -v seed="$SEED" -v n="$N" -f "$DRAW" >"$TMP/configs"
+if cut -d'|' -f7 "$TMP/configs" | grep -qx runtime; then
+	command -v prometheus >/dev/null && command -v javac >/dev/null ||
+		die "the configs with an idle runtime need prometheus and javac; run 'make deps'"
+	mkdir -p "$TMP/jvm" && javac -d "$TMP/jvm" "$JVM_SRC" 2>>"$TMP/err" ||
+		die "javac $JVM_SRC failed (see the lines above)"
+fi
 : >"$TMP/truth"
 : >"$TMP/verdict"
-while IFS='|' read -r name _ _ _ _ _ opts stages; do
+# stdin is the configs; the runtime's coprocess and the runs read none
+exec 3<"$TMP/configs"
+while IFS='|' read -r name _ _ _ _ _ env opts stages <&3; do
 	names=$(for s in $stages; do echo "${s%%:*}"; done)
-	log "$name: $stages"
+	log "$name: $stages ($env)"
+	[ "$env" = runtime ] && runtime_start
 	# each sped-up run beside a run as given: the pair's ratio holds
 	# while the load of the machine's other users drifts
 	for _ in $(seq "$ROUNDS"); do
@@ -159,7 +213,9 @@ while IFS='|' read -r name _ _ _ _ _ opts stages; do
 	for m in $MODES; do
 		run_traced "$name" "$m" "$opts" "$stages" >>"$TMP/verdict"
 	done
-done <"$TMP/configs"
+	runtime_stop
+done
+exec 3<&-
 
 # truth per config: the median of each stage's paired ratios (a run the
 # machine's other work froze is one outlier, not a shifted mean), the
@@ -204,15 +260,18 @@ awk -v gmin=$GAIN_MIN -v ru=$RUNNER_UP '
 	}' "$TMP/truth" >"$TMP/truth.tab"
 
 # one line per config and mode:
-# name shape transport slow by factor stages mode verdict top | base winner gain second gain2 clear
-awk -F'|' -v OFS='\t' '{ print $1, $2, $3, $4, $5, $6, $8 }' "$TMP/configs" >"$TMP/configs.tab"
+# name shape transport slow by factor stages mode verdict top | base winner gain second gain2 clear | other CPU
+awk -F'|' -v OFS='\t' '{ print $1, $2, $3, $4, $5, $6, $9; env[$1] = $7 }
+	END { for (c in env) print c, env[c] >"'"$TMP/env.tab"'" }' "$TMP/configs" >"$TMP/configs.tab"
 awk -F'\t' -v OFS='\t' '
 	FILENAME == ARGV[1] { cf[$1] = $0; next }
 	FILENAME == ARGV[2] { tt[$1] = $2 OFS $3 OFS $4 OFS $5 OFS $6 OFS $7; next }
-	($1 in cf) && ($1 in tt) { print cf[$1], $2, $3, $5, tt[$1] }' \
-	"$TMP/configs.tab" "$TMP/truth.tab" "$TMP/verdict" >"$TMP/all"
+	FILENAME == ARGV[3] { env[$1] = $2; next }
+	($1 in cf) && ($1 in tt) { print cf[$1], $2, $3, $5, tt[$1], env[$1] }' \
+	"$TMP/configs.tab" "$TMP/truth.tab" "$TMP/env.tab" "$TMP/verdict" >"$TMP/all"
 # fields: 1 name 2 shape 3 transport 4 slow 5 by 6 factor 7 stages 8 mode
 # 9 verdict 10 top 11 base 12 winner 13 gain 14 second 15 gain2 16 clear
+# 17 other CPU (absent in runs kept before it was drawn: idle)
 
 # accuracy with a 95% Wilson interval, by field F (0: all), one mode, of
 # the lines in FILE (this run's, or the pool's)
@@ -225,7 +284,8 @@ accuracy() {
 			h = z * sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
 			return sprintf("%.0f%% (%.0f-%.0f%%)", 100 * p, 100 * (c - h), 100 * (c + h))
 		}
-		$8 == mode { k = f ? $f : "all"; if (!(k in n)) order[++m] = k; n[k]++
+		$8 == mode { k = f ? $f : "all"; if (f == 17 && k == "") k = "idle"
+			if (!(k in n)) order[++m] = k; n[k]++
 			if ($16 == "yes" && $9 != "untraced") { c[k]++; if ($9 == $12) a[k]++ } }
 		END { for (i = 1; i <= m; i++) { q = order[i]
 			printf "| %s | %s | %s | %d | %d | %d | %s |\n", mode, label, q, n[q],
@@ -241,6 +301,7 @@ accuracy_table() {
 		accuracy 2 "$m" shape "$1"
 		accuracy 3 "$m" transport "$1"
 		accuracy 5 "$m" "slowed by" "$1"
+		accuracy 17 "$m" "other CPU" "$1"
 	done
 }
 
@@ -261,15 +322,15 @@ pool() {
 }
 
 table() {
-	echo "| config | stages | slowed (drawn) | throughput (rec/s) | truth: best 2x speed-up | runner-up | clear | --wakeups says | default says |"
-	echo "|---|---|---|---:|---|---|---|---|---|"
+	echo "| config | stages | slowed (drawn) | other CPU | throughput (rec/s) | truth: best 2x speed-up | runner-up | clear | --wakeups says | default says |"
+	echo "|---|---|---|---|---:|---|---|---|---|---|"
 	awk -F'\t' '
 		$8 == "wakeups" { w[$1] = $9; wt[$1] = $10 } $8 == "sampled" { s[$1] = $9; st[$1] = $10 }
 		!($1 in row) { row[$1] = $0; order[++k] = $1 }
 		function mark(v, t, ok) { return ok == "yes" && v != t ? "**" v "**" : v }
 		END { for (i = 1; i <= k; i++) { split(row[order[i]], r, "\t")
-			printf "| %s | `%s` | %s by %s x%s | %s | %s (+%.0f%%) | %s (+%.0f%%) | %s | %s | %s |\n",
-				r[1], r[7], r[4], r[5], r[6], r[11], r[12], r[13] * 100, r[14], r[15] * 100,
+			printf "| %s | `%s` | %s by %s x%s | %s | %s | %s (+%.0f%%) | %s (+%.0f%%) | %s | %s | %s |\n",
+				r[1], r[7], r[4], r[5], r[6], r[17], r[11], r[12], r[13] * 100, r[14], r[15] * 100,
 				r[16], mark(w[r[1]], r[12], r[16]), mark(s[r[1]], r[12], r[16]) } }' "$TMP/all"
 	echo
 	echo "Accuracy: configurations with a clear truth whose verdict names it, with a 95% Wilson interval."
@@ -309,6 +370,7 @@ section() {
 	echo "the truth is the stage whose speed-up raised throughput most, clear when it gained >= $(awk -v g=$GAIN_MIN 'BEGIN{print g*100}')%"
 	echo "and the runner-up at most $(awk -v r=$RUNNER_UP 'BEGIN{print r*100}')% of that, with each of its paired ratios above each of the runner-up's (of two stages alike, noise alone orders 3 rounds so 1 time in 20). The same truth scores both modes: \`tdbpf --wakeups -d 2 -j -p PIDS\`"
 	echo "and the default \`tdbpf -d 4 -j -p PIDS\` (the graph from the wakeups of 50 ms of every 500), each on a run of its own; a verdict is the first stage among the ranked candidates."
+	echo "Other CPU: idle (nothing else runs), busy (a process burning CPU 1 at the graph's priority, untraced) or runtime (an idle Prometheus scraping itself every 500 ms and an idle JVM whose timer pool wakes a worker pool every 2 ms, beside the graph through its truth and traced runs; tdbpf traces the whole host, \`-a\` instead of \`-p PIDS\`, and a verdict is the first candidate that is a stage or the runtime's: \`runtime:COMM\` is a miss)."
 	echo "The graphs run at nice $NICE; this 2-CPU machine is shared: load average at the start $LOAD0, at the end $(cut -d' ' -f1-3 /proc/loadavg)."
 	echo
 	table
