@@ -79,7 +79,8 @@ static __always_inline __u64 task_faults(struct task_struct *p)
  * from their accounting as of that moment. A task first seen at a
  * switch-out whose switch-in we saw (@seen_in) began its slice after the
  * attach: its baselines are its accounting at that switch-in, kept in @st,
- * so the slice counts whole. One whose switch-in we did not see may have
+ * so the slice counts whole, and its life starts that slice's on-CPU time
+ * before now. One whose switch-in we did not see may have
  * begun it before the attach (it switched out between the attach and the
  * flush of its CPU): it is charged from this switch-out on, rather than
  * with time from before the start.
@@ -132,6 +133,13 @@ static __always_inline struct tdbpf_task *task_get(struct task_struct *p,
 			asm volatile("" : "+r"(exec), "+r"(flt), "+r"(nv),
 				     "+r"(niv));
 			if (!in_flush && seen_in) {
+				/*
+				 * its life starts with the slice it is
+				 * charged: else that slice is on-CPU time
+				 * before its start, and its off-CPU time
+				 * (life - on - runq) comes out short by it
+				 */
+				t->start_ns -= exec - st->in_exec;
 				exec = st->in_exec;
 				flt = st->in_faults;
 				nv = st->in_nvcsw;
