@@ -218,6 +218,11 @@ int tdbpf_dump(struct bpf_iter__task *ctx)
 	if (read_free)
 		charge_sched(p, t);
 	t->sched.open_wait_ns = track_wakeups ? open_wait_ns(p) : 0;
+	/*
+	 * Read-free, the sums were charged just now; else they are as of
+	 * the task's last switch-out, or of the flush if it runs now
+	 */
+	t->read_ns = read_free || !p->on_cpu ? bpf_ktime_get_ns() : 0;
 	if (n > TDBPF_MAX_EVENTS)
 		n = TDBPF_MAX_EVENTS;
 	bpf_seq_write(ctx->meta->seq, t, TDBPF_TASK_HDR_SIZE +

@@ -207,6 +207,12 @@ struct tdbpf_task {
 	__u64 faults;		/* min_flt + maj_flt since first seen */
 	__u64 start_ns;		/* CLOCK_MONOTONIC: first seen, or creation */
 	__u64 end_ns;		/* CLOCK_MONOTONIC at its death, 0 alive */
+	/*
+	 * CLOCK_MONOTONIC when a report's iterator read these sums, where
+	 * they are as of then (0: as of the flush before it); its life so
+	 * far ends there, or time the sums hold would be counted past it
+	 */
+	__u64 read_ns;
 	__u64 charged_exec;	/* sum_exec_runtime up to which it is charged */
 	__u64 base_run_delay;	/* baselines, at first sight */
 	__u64 base_migrations;
@@ -442,13 +448,13 @@ struct tdbpf_jname {
 };
 
 _Static_assert(sizeof(struct tdbpf_count) == 24, "24 bytes per counter");
-_Static_assert(TDBPF_TASK_HDR_SIZE == 184, "184 bytes of ours per task");
+_Static_assert(TDBPF_TASK_HDR_SIZE == 192, "192 bytes of ours per task");
 _Static_assert(sizeof(struct tdbpf_task) ==
 		       TDBPF_TASK_HDR_SIZE +
 			       TDBPF_MAX_EVENTS * sizeof(struct tdbpf_count),
 	       "a task's entry is its header and its counters");
-_Static_assert(TDBPF_STORAGE_ELEM_HDR + sizeof(struct tdbpf_task) == 1984,
-	       "a task's storage element is 1,984 bytes");
+_Static_assert(TDBPF_STORAGE_ELEM_HDR + sizeof(struct tdbpf_task) == 1992,
+	       "a task's storage element is 1,992 bytes");
 _Static_assert(TDBPF_STORAGE_ELEM_HDR + sizeof(struct tdbpf_task) <= 2048,
 	       "a task's storage element fits a 2 KiB object");
 _Static_assert(TDBPF_TASK_HDR_SIZE % 8 == 0 &&

@@ -39,13 +39,14 @@ void tracer_flush_cpus(struct tracer *t)
 
 /*
  * Off-CPU time is the rest of the task's observed life: from when it was
- * first seen (or born) to its death or now, minus the kernel's on-CPU and
- * run-queue times. It includes a wait in the run queue that has not ended
- * yet at @now (the kernel adds a wait to run_delay when it ends).
+ * first seen (or born) to its death or to when its sums were read (@now
+ * where the iterator did not say), minus the kernel's on-CPU and run-queue
+ * times. It includes a wait in the run queue that has not ended yet then
+ * (the kernel adds a wait to run_delay when it ends).
  */
 static void fill_off_cpu(struct tdbpf_task *v, __u64 now)
 {
-	__u64 end = v->end_ns ? v->end_ns : now;
+	__u64 end = v->end_ns ? v->end_ns : v->read_ns ? v->read_ns : now;
 	__u64 life = end > v->start_ns ? end - v->start_ns : 0;
 	__u64 busy = v->sched.on_cpu_ns + v->sched.runq_wait_ns;
 
