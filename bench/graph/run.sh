@@ -117,6 +117,10 @@ runtime_start() {
 	RT_PIDS="$RT_PIDS $jpid"
 	# past the JVM's start and Prometheus's first scrapes
 	sleep 3
+	# a port some other program holds: Prometheus exits, and the config
+	# would be scored as one beside a runtime that is not there
+	kill -0 "${RT_PIDS%% *}" 2>/dev/null ||
+		die "Prometheus did not start on 127.0.0.1:$port (the port taken?); run again"
 }
 
 runtime_stop() {
