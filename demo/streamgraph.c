@@ -426,12 +426,6 @@ static void *sink_main(void *arg)
 	return NULL;
 }
 
-static void on_signal(int sig)
-{
-	(void)sig;
-	atomic_store(&stop, 1);
-}
-
 static void usage(void)
 {
 	fprintf(stderr, "usage: streamgraph [-t PARSERS] [-m TABLE_MIB] "
@@ -446,11 +440,10 @@ int main(int argc, char **argv)
 		sink_main,
 	};
 	pthread_t th[NSTAGES + MAX_PARSERS];
-	struct sigaction sa = { .sa_handler = on_signal };
 	long parsers = 4, mib = 128;
 	double secs = 10.0;
 	long long t0, end;
-	sigset_t block, old;
+	sigset_t stop_sigs;
 	struct batch *pool;
 	int opt, nth = 0;
 	char *endp;
@@ -538,14 +531,14 @@ int main(int argc, char **argv)
 	for (int i = 0; i < POOL; i++)
 		q_push(&q_free, &pool[i]);
 
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	/* the stages never take the signals, so main's sleep is cut short */
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &block, &old);
+	/*
+	 * blocked everywhere (the stages inherit the mask): main takes them
+	 * in sigtimedwait(), no handler runs in a stage
+	 */
+	sigemptyset(&stop_sigs);
+	sigaddset(&stop_sigs, SIGINT);
+	sigaddset(&stop_sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &stop_sigs, NULL);
 	for (int s = 0; s < NSTAGES; s++) {
 		int copies = s == PARSE ? parsers : 1;
 
@@ -561,20 +554,19 @@ int main(int argc, char **argv)
 			nth++;
 		}
 	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 
 	end = t0 + (long long)(secs * NSEC);
-	while (!atomic_load(&stop)) {
+	for (;;) {
 		long long left = end - mono_ns();
 		struct timespec ts;
 
 		if (left <= 0)
 			break;
-		if (left > NSEC / 10)
-			left = NSEC / 10;
-		ts.tv_sec = 0;
-		ts.tv_nsec = left;
-		nanosleep(&ts, NULL);	/* EINTR on a signal: loop checks */
+		ts.tv_sec = left / NSEC;
+		ts.tv_nsec = left % NSEC;
+		/* a stop signal, or the time is up; EINTR (another) waits on */
+		if (sigtimedwait(&stop_sigs, NULL, &ts) > 0 || errno == EAGAIN)
+			break;
 	}
 	/* source stops; every other stage drains its queue and closes the
 	 * next, so the pipeline empties in order */
