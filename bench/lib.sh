@@ -183,6 +183,24 @@ prog_stats() {
 		}'
 }
 
+# stats_around "ID ..." CMD ARGS...: each program's prog_stats before and
+# after CMD, in BEFORE[] and AFTER[] in the ids' order
+stats_around() {
+	local ids=$1 id
+	shift
+	BEFORE=() AFTER=()
+	for id in $ids; do BEFORE+=("$(prog_stats "$id")"); done
+	"$@"
+	for id in $ids; do AFTER+=("$(prog_stats "$id")"); done
+}
+
+# pingpong_run OUT [ARGS]: the pinned pipe ping-pong, in the foreground
+pingpong_run() {
+	local out=$1
+	shift
+	timeout 300 "$W/pipe_pingpong" "$@" -n "$LOOPS" -c 0 >"$out" 2>&1
+}
+
 # ns per run between two "run_time_ns run_cnt" snapshots; also the count
 per_run() {
 	echo "$1 $2" | awk '{ dt = $3 - $1; dc = $4 - $2

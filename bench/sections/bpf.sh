@@ -8,14 +8,13 @@
 # "ns_per_run runs" to $TMP/bpf.res (not stdout: it must run in this shell so
 # its background processes are ours to clean up).
 bpf_run() {
-	local v=$1 lp s0 s1 id out=$TMP/bpf.out
+	local v=$1 lp s0 s1 id out=$TMP/bpf.out BEFORE AFTER
 	case $v in
 	floor_*)
 		start_floor "${v#floor_}"
-		lp=$TR id=$FLOOR_ID
-		s0=$(prog_stats "$id")
-		timeout 300 "$W/pipe_pingpong" -n "$LOOPS" -c 0 >"$out" 2>&1
-		s1=$(prog_stats "$id")
+		lp=$TR
+		stats_around "$FLOOR_ID" pingpong_run "$out"
+		s0=${BEFORE[0]} s1=${AFTER[0]}
 		;;
 	tdbpf_sw)
 		# the software model: no program on sched_switch, so none to
@@ -24,9 +23,8 @@ bpf_run() {
 		start_tdbpf -o /dev/null -p "$PP,$SLEEPER"
 		lp=$TR
 		if id=$(tp_prog_id "$lp" sched_switch); then
-			s0=$(prog_stats "$id")
-			wait_pid "$PP" 300
-			s1=$(prog_stats "$id")
+			stats_around "$id" wait_pid "$PP" 300
+			s0=${BEFORE[0]} s1=${AFTER[0]}
 		else
 			wait_pid "$PP" 300
 			s0=none
@@ -40,17 +38,15 @@ bpf_run() {
 		start_tdbpf -e cpu-clock -o /dev/null -p "$PP,$SLEEPER"
 		lp=$TR
 		id=$(tp_prog_id "$lp" sched_switch) || die "no sched_switch link in tdbpf -e"
-		s0=$(prog_stats "$id")
-		wait_pid "$PP" 300
-		s1=$(prog_stats "$id")
+		stats_around "$id" wait_pid "$PP" 300
+		s0=${BEFORE[0]} s1=${AFTER[0]}
 		;;
 	tdbpf_untracked)
 		start_tdbpf -e cpu-clock -o /dev/null -p "$SLEEPER"
 		lp=$TR
 		id=$(tp_prog_id "$lp" sched_switch) || die "no sched_switch link in tdbpf -e"
-		s0=$(prog_stats "$id")
-		timeout 300 "$W/pipe_pingpong" -n "$LOOPS" -c 0 >"$out" 2>&1
-		s1=$(prog_stats "$id")
+		stats_around "$id" pingpong_run "$out"
+		s0=${BEFORE[0]} s1=${AFTER[0]}
 		;;
 	esac
 	kill -INT "$lp" 2>/dev/null

@@ -21,7 +21,7 @@ start_tcp_pingpong() {
 # (untracked: the early exits); floor_sempty: an empty program on
 # sock_send_length.
 sock_run() {
-	local v=$1 out=$TMP/sock.out lp tp id a b
+	local v=$1 out=$TMP/sock.out lp tp id a BEFORE AFTER
 	declare -A st0
 	: >"$TMP/sock.res"
 	case $v in
@@ -42,10 +42,8 @@ sock_run() {
 	floor_sempty)
 		start_floor sempty
 		lp=$TR
-		a=$(prog_stats "$FLOOR_ID")
-		timeout 300 "$W/pipe_pingpong" -t -n "$LOOPS" -c 0 >"$out" 2>&1
-		b=$(prog_stats "$FLOOR_ID")
-		echo "sock_send_length $(per_run "$a" "$b")" >"$TMP/sock.res"
+		stats_around "$FLOOR_ID" pingpong_run "$out" -t
+		echo "sock_send_length $(per_run "${BEFORE[0]}" "${AFTER[0]}")" >"$TMP/sock.res"
 		kill -INT "$lp" 2>/dev/null
 		wait_pid "$lp" 10
 		return ;;
@@ -65,7 +63,7 @@ sock_run() {
 		if [ "$v" = hooks_tracked ]; then
 			wait_pid "$PP" 300
 		else
-			timeout 300 "$W/pipe_pingpong" -t -n "$LOOPS" -c 0 >"$out" 2>&1
+			pingpong_run "$out" -t
 		fi
 		for tp in $SOCK_TPS; do
 			[ -n "${st0[$tp]:-}" ] || continue

@@ -49,11 +49,17 @@ amp_run() {
 	{ echo "usecs $(usecs "$out")"; echo "cpu $(cpu_per_op "$out")"; } >"$TMP/wake.res"
 }
 
+# wake_progs PID: sid and wid, tdbpf --wakeups' switch and waking programs
+wake_progs() {
+	sid=$(tp_prog_id "$1" sched_switch) || die "no sched_switch link in tdbpf --wakeups"
+	wid=$(tp_prog_id "$1" sched_waking) || die "no sched_waking link in tdbpf --wakeups"
+}
+
 # One run of a wakeup variant. pp_*: the pinned ping-pong's usecs/op with
 # bpf_stats off; the rest: ns per run of the programs, with bpf_stats on.
 # Writes "key value" lines to $TMP/wake.res.
 wake_run() {
-	local v=$1 out=$TMP/wake.out lp sid wid s0 s1 w0 w1 flag
+	local v=$1 out=$TMP/wake.out lp sid wid s0 s1 w0 w1 flag BEFORE AFTER
 	: >"$TMP/wake.res"
 	case $v in
 	amp_floor | amp_def | amp_on)
@@ -80,10 +86,9 @@ wake_run() {
 		return ;;
 	floor_wempty)
 		start_floor wempty
-		lp=$TR wid=$FLOOR_ID
-		w0=$(prog_stats "$wid")
-		timeout 300 "$W/pipe_pingpong" -n "$LOOPS" -c 0 >"$out" 2>&1
-		w1=$(prog_stats "$wid")
+		lp=$TR
+		stats_around "$FLOOR_ID" pingpong_run "$out"
+		w0=${BEFORE[0]} w1=${AFTER[0]}
 		;;
 	bpf_on)
 		# without --wakeups the software model has no program on
@@ -91,26 +96,18 @@ wake_run() {
 		start_pingpong "$out"
 		start_tdbpf --wakeups -o /dev/null -p "$PP,$SLEEPER"
 		lp=$TR
-		sid=$(tp_prog_id "$lp" sched_switch) || die "no sched_switch link in tdbpf --wakeups"
-		s0=$(prog_stats "$sid")
-		wid=$(tp_prog_id "$lp" sched_waking) || die "no sched_waking link in tdbpf --wakeups"
-		w0=$(prog_stats "$wid")
-		wait_pid "$PP" 300
-		s1=$(prog_stats "$sid")
-		w1=$(prog_stats "$wid")
+		wake_progs "$lp"
+		stats_around "$sid $wid" wait_pid "$PP" 300
+		s0=${BEFORE[0]} w0=${BEFORE[1]} s1=${AFTER[0]} w1=${AFTER[1]}
 		;;
 	bpf_untracked)
 		# the switch program too: with --wakeups an untracked switch
 		# pushes its slice on the CPU's ring of holders
 		start_tdbpf --wakeups -o /dev/null -p "$SLEEPER"
 		lp=$TR
-		sid=$(tp_prog_id "$lp" sched_switch) || die "no sched_switch link in tdbpf --wakeups"
-		s0=$(prog_stats "$sid")
-		wid=$(tp_prog_id "$lp" sched_waking) || die "no sched_waking link in tdbpf --wakeups"
-		w0=$(prog_stats "$wid")
-		timeout 300 "$W/pipe_pingpong" -n "$LOOPS" -c 0 >"$out" 2>&1
-		s1=$(prog_stats "$sid")
-		w1=$(prog_stats "$wid")
+		wake_progs "$lp"
+		stats_around "$sid $wid" pingpong_run "$out"
+		s0=${BEFORE[0]} w0=${BEFORE[1]} s1=${AFTER[0]} w1=${AFTER[1]}
 		;;
 	esac
 	kill -INT "$lp" 2>/dev/null
