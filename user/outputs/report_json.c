@@ -153,6 +153,7 @@
 #include "outputs/sink.h"
 #include "sums/cgroups.h"
 #include "sums/flows.h"
+#include "support/array.h"
 #include "support/json.h"
 
 /* the waker's keys: plain in a task's waits_on, prefixed in the graph */
@@ -295,6 +296,10 @@ static void write_sockets(struct jw *w, const struct flow_table *t)
 }
 
 /* The wait-for graph: every edge, and the candidates best first. */
+static const char *const edge_counts[] = {
+	"wakeups", "wait_ns", "longest_wait_ns",
+};
+
 static void write_graph(struct jw *w, const struct report *rep)
 {
 	const struct graph *g = rep->graph;
@@ -316,6 +321,9 @@ static void write_graph(struct jw *w, const struct report *rep)
 	for (i = 0; i < g->nr_edges; i++) {
 		const struct graph_edge *e = &g->edges[i];
 		const struct graph_node *to = &g->nodes[e->wakee];
+		const uint64_t c[ARRAY_SIZE(edge_counts)] = {
+			e->wakeups, e->wait_ns, e->longest_ns,
+		};
 
 		jw_open(w, NULL, '{');
 		write_waker(w, g, e, &edge_keys);
@@ -323,9 +331,7 @@ static void write_graph(struct jw *w, const struct report *rep)
 			jw_str(w, "endpoint", e->ext_name);
 		jw_u64(w, "wakee_tid", to->tid);
 		jw_str(w, "wakee_comm", to->name);
-		jw_u64(w, "wakeups", e->wakeups);
-		jw_u64(w, "wait_ns", e->wait_ns);
-		jw_u64(w, "longest_wait_ns", e->longest_ns);
+		jw_u64s(w, edge_counts, c, ARRAY_SIZE(c));
 		jw_close(w, '}');
 	}
 	jw_close(w, ']');
@@ -637,6 +643,11 @@ static void write_task(struct jw *w, struct json_ctx *x,
  * as "worker-1/enrich", its sums and rates: entries per second of the
  * window and of its own on-CPU time; its counters by the plan's names.
  */
+static const char *const span_counts[] = {
+	"entries", "on_cpu_ns", "runq_wait_ns", "blocked_ns", "faults",
+	"woke", "woke_wait_ns",
+};
+
 static void write_spans(struct jw *w, const struct report *rep)
 {
 	const struct event_plan *p = rep->plan;
@@ -649,6 +660,10 @@ static void write_spans(struct jw *w, const struct report *rep)
 	for (i = 0; i < rep->spans->nr; i++) {
 		const struct span_row *s = &rep->spans->row[i];
 		const struct tdbpf_span_sums *v = &s->s;
+		const uint64_t c[ARRAY_SIZE(span_counts)] = {
+			v->entries, v->on_cpu_ns, v->runq_ns,
+			span_blocked_ns(v), v->faults, v->woke, v->woke_ns,
+		};
 		double cpu = v->on_cpu_ns / 1e9;
 
 		snprintf(name, sizeof(name), "%s/%s", s->comm, s->name);
@@ -659,13 +674,7 @@ static void write_spans(struct jw *w, const struct report *rep)
 		jw_u64(w, "pid", s->tgid);
 		jw_str(w, "comm", s->comm);
 		jw_int(w, "nr_tasks", s->nr_tasks);
-		jw_u64(w, "entries", v->entries);
-		jw_u64(w, "on_cpu_ns", v->on_cpu_ns);
-		jw_u64(w, "runq_wait_ns", v->runq_ns);
-		jw_u64(w, "blocked_ns", span_blocked_ns(v));
-		jw_u64(w, "faults", v->faults);
-		jw_u64(w, "woke", v->woke);
-		jw_u64(w, "woke_wait_ns", v->woke_ns);
+		jw_u64s(w, span_counts, c, ARRAY_SIZE(c));
 		jw_num(w, "entries_per_s", secs > 0 ? v->entries / secs : 0, 3);
 		jw_num(w, "entries_per_cpu_s", cpu > 0 ? v->entries / cpu : 0,
 		       3);

@@ -70,6 +70,16 @@ static inline void jw_u64(struct jw *w, const char *key, uint64_t v)
 	ob_u64(&w->o, v, 0);
 }
 
+/* @n members "@keys[i]": @v[i], in order: a row's counts as one list */
+static inline void jw_u64s(struct jw *w, const char *const *keys,
+			   const uint64_t *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		jw_u64(w, keys[i], v[i]);
+}
+
 /*
  * "@key": [a, b, ...] on one line even when pretty (a report's raw sums
  * are many): @n 64-bit unsigned values, @stride bytes apart from @base.
