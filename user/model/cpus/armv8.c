@@ -42,9 +42,7 @@ const struct model model_armv8 = {
 	.max_level = 1,
 	.events = armv8_events,
 	.nr_events = NR_EVENTS,
-	.nodes = NULL,
-	.nr_nodes = 0,
-	.eval = NULL,
+	/* no TopDown tree: .nodes and .eval stay NULL */
 	.pmu = "armv8_*",
 	.pmu_events = armv8_pmu_events,
 	.no_smt = true,

@@ -37,7 +37,5 @@ const struct model model_software = {
 	.max_level = 0,
 	.events = sw_events,
 	.nr_events = NR_SW_EVENTS,
-	.nodes = NULL,
-	.nr_nodes = 0,
-	.eval = NULL,
+	/* no TopDown tree: .nodes and .eval stay NULL */
 };
