@@ -59,6 +59,8 @@ med() { stats3 | awk '{ print $1 }'; }
 # a / b with printf format $3
 ratio() { awk -v a="$1" -v b="$2" -v f="$3" 'BEGIN { if (b > 0 && a == a + 0) printf f, a / b; else printf "n/a" }'; }
 fmt() { awk -v a="$1" -v f="$2" 'BEGIN { if (a == a + 0) printf f, a; else printf "n/a" }'; }
+# cells MEDIAN MIN MAX FMT: a table's "median | min-max" cells
+cells() { echo "$(fmt "$1" "$4") | $(fmt "$2" "$4")-$(fmt "$3" "$4")"; }
 
 # The table of wall and CPU time per op of variants $3... (the first is
 # the base), from $TMP/$1.VARIANT and $TMP/$1.VARIANT.cpu; a row is named
@@ -73,7 +75,7 @@ wall_cpu_table() {
 	for v in "$@"; do
 		read -r m mn mx < <(stats3 <"$TMP/$prefix.$v")
 		read -r c cn cx < <(stats3 <"$TMP/$prefix.$v.cpu")
-		echo "| $("$label" "$v") | $(fmt "$m" %.3f) | $(fmt "$mn" %.3f)-$(fmt "$mx" %.3f) | $(ratio "$m" "$base" %.3fx) | $(fmt "$c" %.3f) | $(fmt "$cn" %.3f)-$(fmt "$cx" %.3f) | $(ratio "$c" "$cbase" %.3fx) |"
+		echo "| $("$label" "$v") | $(cells "$m" "$mn" "$mx" %.3f) | $(ratio "$m" "$base" %.3fx) | $(cells "$c" "$cn" "$cx" %.3f) | $(ratio "$c" "$cbase" %.3fx) |"
 	done
 }
 

@@ -80,7 +80,7 @@ write_results() {
 	while IFS='|' read -r v s; do
 		read -r m mn mx < <(stats3 <"$TMP/s1.$v")
 		base=$(med <"$TMP/s1.${v%%_*}_none")
-		echo "| $s | $(fmt "$m" %.3f) | $(fmt "$mn" %.3f)-$(fmt "$mx" %.3f) | $(ratio "$m" "$base" %.2fx) |"
+		echo "| $s | $(cells "$m" "$mn" "$mx" %.3f) | $(ratio "$m" "$base" %.2fx) |"
 	done <<-'ROWS'
 	launch_none|perf bench sched pipe -T, untraced
 	launch_tdbpf|`tdbpf -o /dev/null -- perf bench ...`
@@ -129,7 +129,7 @@ write_results() {
 	echo "|---|---:|---:|---:|"
 	while IFS='|' read -r v s; do
 		read -r m mn mx < <(stats3 <"$TMP/s2.$v")
-		echo "| $s | $(fmt "$m" %.1f) | $(fmt "$mn" %.1f)-$(fmt "$mx" %.1f) | $(med <"$TMP/s2cnt.$v") |"
+		echo "| $s | $(cells "$m" "$mn" "$mx" %.1f) | $(med <"$TMP/s2cnt.$v") |"
 	done <<-'ROWS'
 	floor_empty|floor: empty program
 	floor_tstore1|floor: empty program + 1 task-storage lookup (prev's entry, as a switch with counters)

@@ -187,12 +187,12 @@ write_sockets() {
 	echo "| program (bpf_stats: run_time_ns / run_cnt) | sockets tracked: ns/run (median) | min-max | untracked: ns/run (median) | min-max |"
 	echo "|---|---:|---:|---:|---:|"
 	read -r m mn mx < <(stats3 <"$TMP/s7.floor_sempty.sock_send_length")
-	echo "| floor: empty program on sock_send_length | - | - | $(fmt "$m" %.1f) | $(fmt "$mn" %.1f)-$(fmt "$mx" %.1f) |"
+	echo "| floor: empty program on sock_send_length | - | - | $(cells "$m" "$mn" "$mx" %.1f) |"
 	for tp in $SOCK_TPS; do
 		[ -s "$TMP/s7.hooks_tracked.$tp" ] || [ -s "$TMP/s7.hooks_untracked.$tp" ] || continue
 		read -r m mn mx < <(stats3 <"$TMP/s7.hooks_tracked.$tp" 2>/dev/null)
 		read -r c cn cx < <(stats3 <"$TMP/s7.hooks_untracked.$tp" 2>/dev/null)
-		echo "| $tp | $(fmt "$m" %.1f) | $(fmt "$mn" %.1f)-$(fmt "$mx" %.1f) | $(fmt "$c" %.1f) | $(fmt "$cn" %.1f)-$(fmt "$cx" %.1f) |"
+		echo "| $tp | $(cells "$m" "$mn" "$mx" %.1f) | $(cells "$c" "$cn" "$cx" %.1f) |"
 	done
 	fl=$(med <"$TMP/s7.floor_sempty.sock_send_length")
 	tu=$(med <"$TMP/s7.hooks_untracked.sock_send_length")

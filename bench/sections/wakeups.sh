@@ -183,7 +183,7 @@ write_wakeups() {
 		bpf_on.waking) s="tdbpf_waking, tracked wakee" ;;
 		bpf_untracked.waking) s="tdbpf_waking, untracked wakee (early exit)" ;;
 		esac
-		echo "| $s | $(fmt "$m" %.1f) | $(fmt "$mn" %.1f)-$(fmt "$mx" %.1f) | - |"
+		echo "| $s | $(cells "$m" "$mn" "$mx" %.1f) | - |"
 	done
 	echo
 	echo "The same cost on the ping-pong's own CPU time, without bpf_stats (whose"
@@ -206,7 +206,7 @@ write_wakeups() {
 		amp_def) s="\`tdbpf -p PID\` (the default: the graph from windows of wakeups)" ;;
 		amp_on) s="\`tdbpf --wakeups -p PID\` (every wakeup)" ;;
 		esac
-		echo "| $s | $(fmt "$m" %.0f) | $(fmt "$mn" %.0f)-$(fmt "$mx" %.0f) | $(awk -v m="$m" -v c="$p0" 'BEGIN { if (c > 0 && m == m + 0) printf "%.1f%%", m / (c * 10); else printf "n/a" }') |"
+		echo "| $s | $(cells "$m" "$mn" "$mx" %.0f) | $(awk -v m="$m" -v c="$p0" 'BEGIN { if (c > 0 && m == m + 0) printf "%.1f%%", m / (c * 10); else printf "n/a" }') |"
 	done
 	we=$(med <"$TMP/s6.floor_wempty.waking")
 	tu=$(med <"$TMP/s6.bpf_untracked.waking")
