@@ -48,7 +48,8 @@
 # what the verdict is made of). Runs of the same tdbpf pool (their seeds
 # differ, so their graphs do): the accuracy table is given for this run
 # and for the pool. A run of a tree with uncommitted changes there is
-# kept apart: what it scored cannot be rebuilt.
+# kept apart: what it scored cannot be rebuilt. A miss's two reports are
+# kept beside, bench/graph/runs/SEED.misses/NAME.MODE.json.gz.
 #   OUT [build]               make's build directory
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -403,5 +404,14 @@ if [ "$KEEP" = yes ]; then
 		echo "# code $CODE seed $SEED n $N at $(git describe --always --dirty 2>/dev/null) on $(date -u '+%Y-%m-%d %H:%M UTC')"
 		cat "$TMP/all"
 	} >"$RUNS/$SEED.tsv" || die "cannot write $RUNS/$SEED.tsv"
+	# a miss's reports, for taking it apart from the edges later
+	# (tdbpf graph -j FILE recomputes its verdict from them)
+	# shellcheck disable=SC2013 # config names hold no blanks
+	for r in $(awk -F'\t' '$16 == "yes" && $9 != "untraced" && $9 != $12 { print $1 "." $8 }' "$TMP/all"); do
+		[ -f "$TMP/$r.json" ] || continue
+		mkdir -p "$RUNS/$SEED.misses" &&
+			gzip -9c "$TMP/$r.json" >"$RUNS/$SEED.misses/$r.json.gz" ||
+			die "cannot write $RUNS/$SEED.misses/$r.json.gz"
+	done
 	log "done in $(($(date +%s) - T0)) s; section ${SECTION%%.*} of $RESULTS; seed $SEED"
 fi
