@@ -127,17 +127,14 @@ static bool stage_case(const char *mode, int slow, const char *kind,
 	 * on-CPU time; over Unix sockets there is none.
 	 */
 	{
-		json_object *a, *t;
-		double soft = 0;
+		json_object *a = jget(doc, "tasks"), *t;
+		double soft;
 		size_t j;
 
-		assert_true(json_object_object_get_ex(doc, "tasks", &a));
-		for (j = 0; j < json_object_array_length(a); j++) {
-			t = json_object_array_get_idx(a, j);
+		jarray_each(a, j, t)
 			assert_true(jint(t, "softirq_ns") <=
 				    jint(t, "on_cpu_ns"));
-			soft += (double)jint(t, "softirq_ns");
-		}
+		soft = jsum(doc, "tasks", "softirq_ns", NULL, NULL);
 		if (strcmp(mode, "unix"))
 			assert_true(soft > 0);
 	}

@@ -498,26 +498,17 @@ static void test_sleep_heavy(void **state)
 	char *argv[] = { (char *)tdbpf_bin(), "-j", "-o", json, "--wakeups",
 			 "--per-name", "--span", "usdt", "--", (char *)wl, "-w",
 			 "2", "-n", "300", "-S", NULL };
-	json_object *doc, *spans, *sp, *g, *b, *c, *v;
+	json_object *doc, *g, *b, *c, *v;
 	struct run_result r;
-	double blocked = 0, entries = 0;
-	size_t i;
+	double blocked, entries;
 
 	(void)state;
 	NEED_BPF();
 	assert_int_equal(run_capture(argv, NULL, (uid_t)-1, 0, 120, &r), 0);
 	doc = json_file(json);
 	assert_non_null(doc);
-	assert_true(json_object_object_get_ex(doc, "spans", &spans));
-	for (i = 0; i < json_object_array_length(spans); i++) {
-		sp = json_object_array_get_idx(spans, i);
-		if (strcmp(json_object_get_string(
-				   json_object_object_get(sp, "span")),
-			   "enrich"))
-			continue;
-		blocked += (double)jint(sp, "blocked_ns");
-		entries += (double)jint(sp, "entries");
-	}
+	blocked = jsum(doc, "spans", "blocked_ns", "span", "enrich");
+	entries = jsum(doc, "spans", "entries", "span", "enrich");
 	print_message("enrich: %.0f entries, blocked %.1f ms\n", entries,
 		      blocked / 1e6);
 	assert_true(entries == 100);
