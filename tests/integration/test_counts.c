@@ -289,28 +289,18 @@ static void exact_run(const char *const *args, const char *ppid,
 		      bool extra)
 {
 	static struct calls c[MAX_T];
-	char *json = tmp_path("exact.json"), *out = NULL, *argv[32];
+	char *json = tmp_path("exact.json"), *out = NULL;
+	struct argbuf a = { .n = 0 };
 	json_object *doc, *t, *ctr;
-	int n = 0, nc = 0, i, checked = 0, moved = 0, unseen = 0;
+	int nc = 0, i, checked = 0, moved = 0, unseen = 0;
 
-	argv[n++] = (char *)tdbpf_bin();
-	argv[n++] = "-j";
-	argv[n++] = "-o";
-	argv[n++] = json;
-	for (i = 0; args[i]; i++)
-		argv[n++] = (char *)args[i];
-	argv[n++] = "--";
-	argv[n++] = (char *)workload("syscounts");
-	argv[n++] = "-n";
-	argv[n++] = "6";
-	argv[n++] = "-m";
-	argv[n++] = "20000";
-	argv[n++] = "-c";
-	argv[n++] = "200";
+	arg_add(&a, tdbpf_bin(), "-j", "-o", json, NULL);
+	arg_addv(&a, args);
+	arg_add(&a, "--", workload("syscounts"), "-n", "6", "-m", "20000",
+		"-c", "200", NULL);
 	if (extra)
-		argv[n++] = "-x";
-	argv[n] = NULL;
-	assert_int_equal(run(argv, &out, 120), 0);
+		arg_add(&a, "-x", NULL);
+	assert_int_equal(run(a.v, &out, 120), 0);
 	nc = calls_of(out, c);
 	assert_int_equal(nc, 206);
 	doc = json_file(json);

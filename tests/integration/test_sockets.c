@@ -617,29 +617,16 @@ static pid_t netns_stage(const char *ip, const char *ns, const char *name,
 			 const char *cpu, const char *in, const char *out,
 			 const char *secs, struct child *w)
 {
-	char *argv[16];
-	int n = 0;
+	struct argbuf a = { .n = 0 };
 
-	argv[n++] = (char *)ip;
-	argv[n++] = "netns";
-	argv[n++] = "exec";
-	argv[n++] = (char *)ns;
-	argv[n++] = (char *)workload("netstage");
-	argv[n++] = "-c";
-	argv[n++] = (char *)cpu;
-	argv[n++] = "-d";
-	argv[n++] = (char *)secs;
-	if (in) {
-		argv[n++] = "-i";
-		argv[n++] = (char *)in;
-	}
-	if (out) {
-		argv[n++] = "-o";
-		argv[n++] = (char *)out;
-	}
-	argv[n++] = (char *)name;
-	argv[n] = NULL;
-	return start_workload(argv, 0, w);
+	arg_add(&a, ip, "netns", "exec", ns, workload("netstage"), "-c", cpu,
+		"-d", secs, NULL);
+	if (in)
+		arg_add(&a, "-i", in, NULL);
+	if (out)
+		arg_add(&a, "-o", out, NULL);
+	arg_add(&a, name, NULL);
+	return start_workload(a.v, 0, w);
 }
 
 /*

@@ -46,22 +46,15 @@ char *input(const char *text)
 json_object *model_json(const char *cmd, const char *model,
 			const char *smt, const char *path)
 {
-	char *argv[9];
-	int n = 0;
+	struct argbuf a = { .n = 0 };
 
-	argv[n++] = (char *)tdbpf_bin();
-	argv[n++] = (char *)cmd;
-	argv[n++] = "--model";
-	argv[n++] = (char *)model;
-	if (smt) {
-		argv[n++] = "--smt";
-		argv[n++] = (char *)smt;
-	}
-	argv[n++] = "-j";
+	arg_add(&a, tdbpf_bin(), cmd, "--model", model, NULL);
+	if (smt)
+		arg_add(&a, "--smt", smt, NULL);
+	arg_add(&a, "-j", NULL);
 	if (path)
-		argv[n++] = (char *)path;
-	argv[n] = NULL;
-	return run_json(argv);
+		arg_add(&a, path, NULL);
+	return run_json(a.v);
 }
 
 json_object *list(const char *model, const char *smt)
