@@ -85,3 +85,36 @@ void near(json_object *metrics, const char *name, double want)
 	if (!(fabs(got - want) < 1e-6))
 		fail_msg("%s = %.9g, want %.9g", name, got, want);
 }
+
+json_object *check_decode(const struct decode_case *c)
+{
+	json_object *o = decode_counts(c->model, c->smt, c->counts), *m;
+	const struct metric *w;
+	const char *const *a;
+
+	if (c->name)
+		assert_string_equal(jstr_of(o, "model"), c->name);
+	if (c->smt_is)
+		assert_int_equal(json_object_get_boolean(jget(o, "smt")),
+				 c->smt_is > 0);
+	m = jget(o, "metrics");
+	if (c->nr_metrics)
+		assert_int_equal(json_object_object_length(m), c->nr_metrics);
+	for (w = c->metrics; w && w->name; w++)
+		near(m, w->name, w->want);
+	for (a = c->absent; a && *a; a++)
+		if (jhas(m, *a))
+			fail_msg("%s: metric %s, which it cannot have",
+				 c->model, *a);
+	if (c->bottleneck)
+		assert_string_equal(jstr_of(o, "bottleneck"), c->bottleneck);
+	return o;
+}
+
+void check_decodes(const struct decode_case *c, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_object_put(check_decode(&c[i]));
+}
