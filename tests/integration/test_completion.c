@@ -98,12 +98,7 @@ static void words_free(struct words *c)
 
 static bool offered(const struct words *c, const char *w)
 {
-	int i;
-
-	for (i = 0; i < c->nr; i++)
-		if (!strcmp(c->w[i], w))
-			return true;
-	return false;
+	return str_in(c->w, c->nr, w);
 }
 
 static int setup(void **state)

@@ -237,18 +237,17 @@ static void test_conservation_all(void **state)
 		       "-d", "10", NULL };
 	char *tr[] = { (char *)tdbpf_bin(), "-a", "-v", "-j", "-d", "5",
 		       NULL };
-	double t0, t1, on = 0, dur, end, want, got, unseen, idle, base, last;
+	double t0, t1, on, dur, end, want, got, unseen, idle, base, last;
 	double h0, h1, slack;
 	char *err, *at;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	struct exec_snap s0 = { 0 }, s1 = { 0 };
 	struct idle_curve *curve = calloc(1, sizeof(*curve));
-	json_object *doc, *tasks, *lost;
+	json_object *doc, *lost;
 	struct pollfd p;
 	struct child w;
 	struct child d;
 	char *rest;
-	size_t i;
 
 	(void)state;
 	NEED_BPF();
@@ -283,10 +282,7 @@ static void test_conservation_all(void **state)
 
 	doc = json_tokener_parse(rest);
 	assert_non_null(doc);
-	assert_true(json_object_object_get_ex(doc, "tasks", &tasks));
-	for (i = 0; i < json_object_array_length(tasks); i++)
-		on += (double)jint(json_object_array_get_idx(tasks, i),
-				   "on_cpu_ns");
+	on = jsum(doc, "tasks", "on_cpu_ns", NULL, NULL);
 	if (json_object_object_get_ex(doc, "lost", &lost))
 		print_message("lost: %s\n", json_object_to_json_string(lost));
 	unseen = unseen_ns(&s0, &s1, doc);
@@ -348,11 +344,10 @@ static void test_no_time_before_start(void **state)
 		       NULL };
 	char *tr[] = { (char *)tdbpf_bin(), "-a", "-j", "-d", "0.3", NULL };
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	json_object *doc, *tasks;
-	double on = 0, cap;
+	json_object *doc;
+	double on, cap;
 	struct child w;
 	char *out = NULL;
-	size_t i;
 	int k;
 
 	(void)state;
@@ -361,14 +356,10 @@ static void test_no_time_before_start(void **state)
 	snprintf(nbuf, sizeof(nbuf), "%ld", 2 * ncpu);
 	start_workload(wl, 0, &w);
 	for (k = 0; k < 3; k++) {
-		on = 0;
 		assert_int_equal(run(tr, &out, 30), 0);
 		doc = json_tokener_parse(out);
 		assert_non_null(doc);
-		assert_true(json_object_object_get_ex(doc, "tasks", &tasks));
-		for (i = 0; i < json_object_array_length(tasks); i++)
-			on += (double)jint(json_object_array_get_idx(tasks, i),
-					   "on_cpu_ns");
+		on = jsum(doc, "tasks", "on_cpu_ns", NULL, NULL);
 		cap = (double)jint(doc, "duration_ns") * (double)ncpu;
 		print_message("on-CPU %.4f s of %.4f s (%+.2f%%)\n", on / 1e9,
 			      cap / 1e9, 100.0 * (on - cap) / cap);

@@ -289,28 +289,18 @@ static void exact_run(const char *const *args, const char *ppid,
 		      bool extra)
 {
 	static struct calls c[MAX_T];
-	char *json = tmp_path("exact.json"), *out = NULL, *argv[32];
+	char *json = tmp_path("exact.json"), *out = NULL;
+	struct argbuf a = { .n = 0 };
 	json_object *doc, *t, *ctr;
-	int n = 0, nc = 0, i, checked = 0, moved = 0, unseen = 0;
+	int nc = 0, i, checked = 0, moved = 0, unseen = 0;
 
-	argv[n++] = (char *)tdbpf_bin();
-	argv[n++] = "-j";
-	argv[n++] = "-o";
-	argv[n++] = json;
-	for (i = 0; args[i]; i++)
-		argv[n++] = (char *)args[i];
-	argv[n++] = "--";
-	argv[n++] = (char *)workload("syscounts");
-	argv[n++] = "-n";
-	argv[n++] = "6";
-	argv[n++] = "-m";
-	argv[n++] = "20000";
-	argv[n++] = "-c";
-	argv[n++] = "200";
+	arg_add(&a, tdbpf_bin(), "-j", "-o", json, NULL);
+	arg_addv(&a, args);
+	arg_add(&a, "--", workload("syscounts"), "-n", "6", "-m", "20000",
+		"-c", "200", NULL);
 	if (extra)
-		argv[n++] = "-x";
-	argv[n] = NULL;
-	assert_int_equal(run(argv, &out, 120), 0);
+		arg_add(&a, "-x", NULL);
+	assert_int_equal(run(a.v, &out, 120), 0);
 	nc = calls_of(out, c);
 	assert_int_equal(nc, 206);
 	doc = json_file(json);
@@ -532,11 +522,9 @@ static void test_table_and_csv_columns(void **state)
 	hdr = strstr(out, "    TID COMM");
 	assert_non_null(hdr);
 	*strchr(hdr, '\n') = '\0';
-	assert_null(strstr(hdr, " cpu-clock ms "));
-	assert_non_null(strstr(hdr, " page-faults "));
-	assert_null(strstr(hdr, " context-switches "));
-	assert_null(strstr(hdr, " cpu-migrations "));
-	assert_non_null(strstr(hdr, " syscalls:sys_enter_getppid "));
+	has_all(hdr, STRS(" page-faults ", " syscalls:sys_enter_getppid "));
+	has_none(hdr, STRS(" cpu-clock ms ", " context-switches ",
+			   " cpu-migrations "));
 	/* the model's columns first, the -e event after them */
 	assert_true(strstr(hdr, "page-faults") <
 		    strstr(hdr, "syscalls:sys_enter_getppid"));
@@ -612,19 +600,6 @@ static bool no_core_pmu(void)
 			return false;
 	}
 	return true;
-}
-
-/* Lines of @text holding @word. */
-static int lines_with(const char *text, const char *word)
-{
-	const char *p = text;
-	int n = 0;
-
-	while (p && (p = strstr(p, word))) {
-		n++;
-		p = strchr(p, '\n');
-	}
-	return n;
 }
 
 /*

@@ -52,15 +52,9 @@ static void assert_text(const char *path, const char *want)
 static void refused_with(uid_t uid, const char *const *args, int status,
 			 const char *word)
 {
-	char *argv[40];
 	struct run_result r;
-	int i, n = 0;
 
-	argv[n++] = (char *)tdbpf_bin();
-	for (i = 0; args[i] && i < 38; i++)
-		argv[n++] = (char *)args[i];
-	argv[n] = NULL;
-	run_capture(argv, NULL, uid, uid, 10, &r);
+	run_tdbpf(uid, NULL, args, 10, &r);
 	if (r.status != status || !strstr(r.err, word)) {
 		print_error("tdbpf %s %s ...: exit %d (want %d), stderr: %s(want '%s')\n",
 			    args[0], args[1], r.status, status, r.err, word);

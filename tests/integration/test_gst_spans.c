@@ -51,16 +51,7 @@ static double tracer_latency(const char *path, const char *elem, int *n)
 /* the span @name of @doc: its wall time (ns), on-CPU time and entries */
 static json_object *find_span(json_object *doc, const char *name)
 {
-	json_object *spans, *s;
-	size_t i;
-
-	assert_true(json_object_object_get_ex(doc, "spans", &spans));
-	for (i = 0; i < json_object_array_length(spans); i++) {
-		s = json_object_array_get_idx(spans, i);
-		if (!strcmp(jstr(s, "span"), name))
-			return s;
-	}
-	return NULL;
+	return jelem(doc, "spans", "span", name);
 }
 
 static double span_wall(json_object *s)
@@ -198,17 +189,11 @@ static void test_no_queue(void **state)
 /* the on-CPU time of the task named @comm in @doc's tasks */
 static double task_on_cpu(json_object *doc, const char *comm)
 {
-	json_object *tasks, *t;
-	size_t i;
+	json_object *t = jelem(doc, "tasks", "comm", comm);
 
-	assert_true(json_object_object_get_ex(doc, "tasks", &tasks));
-	for (i = 0; i < json_object_array_length(tasks); i++) {
-		t = json_object_array_get_idx(tasks, i);
-		if (!strcmp(jstr(t, "comm"), comm))
-			return (double)jint(t, "on_cpu_ns");
-	}
-	fail_msg("no task %s", comm);
-	return 0;
+	if (!t)
+		fail_msg("no task %s", comm);
+	return (double)jint(t, "on_cpu_ns");
 }
 
 /*

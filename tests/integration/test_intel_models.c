@@ -141,56 +141,48 @@ static const char skx_counts[] =
 
 static void test_decode_skylake(void **state)
 {
-	const char *counts;
-	json_object *o, *m;
+	const struct decode_case c[] = {
+		{ .model = "skylakex", .smt = "on", .counts = skx_counts,
+		  .name = "skylakex", .smt_is = 1,
+		  .metrics = METRICS(
+			{ "tma_frontend_bound", 20 },
+			{ "tma_bad_speculation", 340000.0 / 3e6 * 100 },
+			{ "tma_backend_bound", 100 - 20 - 1840000.0 / 3e6 * 100 },
+			{ "tma_retiring", 50 },
+			{ "tma_fetch_latency", 400000.0 / 3e6 * 100 },
+			{ "tma_heavy_operations", 400000.0 / 3e6 * 100 },
+			{ "tma_icache_misses", 0.46 }),
+		  /* not given: no value, as perf prints none */
+		  .absent = STRS("tma_dram_bound", "tma_pmm_bound"),
+		  /* retiring 50% < 70%, but heavy operations 13.3% > 10% */
+		  .bottleneck = "Retiring.Heavy_Ops" },
+		/* SMT off: the thread's own recovery cycles */
+		{ .model = "skx", .smt = "off", .counts = skx_counts,
+		  .metrics = METRICS(
+			{ "tma_bad_speculation", 332000.0 / 3e6 * 100 },
+			{ "tma_backend_bound",
+			  100 - 20 - 1832000.0 / 3e6 * 100 }) },
+		/* Cascade Lake: the same, and tma_pmm_bound 0 without Optane */
+		{ .model = "clx", .smt = "on", .counts = skx_counts,
+		  .metrics = METRICS(
+			{ "tma_bad_speculation", 340000.0 / 3e6 * 100 },
+			{ "tma_pmm_bound", 0 }) },
+		/* Skylake client names the FP vector event plainly */
+		{ .model = "skl", .smt = "off",
+		  .counts = "CPU_CLK_UNHALTED.THREAD 1000\n"
+			    "UOPS_RETIRED.RETIRE_SLOTS 2000\n"
+			    "FP_ARITH_INST_RETIRED.SCALAR 100\n"
+			    "FP_ARITH_INST_RETIRED.VECTOR 300\n"
+			    "UOPS_EXECUTED.X87 0\n"
+			    "UOPS_EXECUTED.THREAD 2000\n"
+			    "CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE 1\n"
+			    "CPU_CLK_UNHALTED.REF_XCLK 1\n",
+		  .metrics = METRICS({ "tma_retiring", 50 },
+				     { "tma_fp_arith", 20 }) },
+	};
 
 	(void)state;
-	o = decode_counts("skylakex", "on", skx_counts);
-	assert_string_equal(jstr_of(o, "model"), "skylakex");
-	assert_true(json_object_get_boolean(jget(o, "smt")));
-	m = jget(o, "metrics");
-	near(m, "tma_frontend_bound", 20);
-	near(m, "tma_bad_speculation", 340000.0 / 3e6 * 100);
-	near(m, "tma_backend_bound", 100 - 20 - 1840000.0 / 3e6 * 100);
-	near(m, "tma_retiring", 50);
-	near(m, "tma_fetch_latency", 400000.0 / 3e6 * 100);
-	near(m, "tma_heavy_operations", 400000.0 / 3e6 * 100);
-	near(m, "tma_icache_misses", 0.46);
-	/* not given: no value, as perf prints none */
-	assert_false(jhas(m, "tma_dram_bound"));
-	assert_false(jhas(m, "tma_pmm_bound"));
-	/* retiring 50% < 70%, but heavy operations 13.3% > 10% */
-	assert_string_equal(jstr_of(o, "bottleneck"), "Retiring.Heavy_Ops");
-	json_object_put(o);
-
-	/* SMT off: the thread's own recovery cycles */
-	o = decode_counts("skx", "off", skx_counts);
-	m = jget(o, "metrics");
-	near(m, "tma_bad_speculation", 332000.0 / 3e6 * 100);
-	near(m, "tma_backend_bound", 100 - 20 - 1832000.0 / 3e6 * 100);
-	json_object_put(o);
-
-	/* Cascade Lake: the same, and tma_pmm_bound 0 without Optane */
-	o = decode_counts("clx", "on", skx_counts);
-	m = jget(o, "metrics");
-	near(m, "tma_bad_speculation", 340000.0 / 3e6 * 100);
-	near(m, "tma_pmm_bound", 0);
-	json_object_put(o);
-
-	/* Skylake client names the FP vector event plainly */
-	counts = "CPU_CLK_UNHALTED.THREAD 1000\n"
-		 "UOPS_RETIRED.RETIRE_SLOTS 2000\n"
-		 "FP_ARITH_INST_RETIRED.SCALAR 100\n"
-		 "FP_ARITH_INST_RETIRED.VECTOR 300\n"
-		 "UOPS_EXECUTED.X87 0\n"
-		 "UOPS_EXECUTED.THREAD 2000\n"
-		 "CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE 1\n"
-		 "CPU_CLK_UNHALTED.REF_XCLK 1\n";
-	o = decode_counts("skl", "off", counts);
-	m = jget(o, "metrics");
-	near(m, "tma_retiring", 50);
-	near(m, "tma_fp_arith", 20);
-	json_object_put(o);
+	check_decodes(c, sizeof(c) / sizeof(c[0]));
 }
 
 /*
@@ -221,43 +213,37 @@ static void test_decode_granite(void **state)
 			     "IDQ.MS_CYCLES_ANY 12\n"
 			     "UOPS_RETIRED.SLOTS 100\n"
 			     "UOPS_ISSUED.ANY 200\n";
-	json_object *o, *m;
+	const struct decode_case c[] = {
+		{ .model = "gnr", .smt = "on", .counts = counts,
+		  .name = "graniterapids",
+		  .metrics = METRICS(
+			{ "tma_frontend_bound", 9 },
+			{ "tma_backend_bound", 15 },
+			{ "tma_retiring", 45 },
+			{ "tma_bad_speculation", 31 },
+			{ "tma_branch_mispredicts", 25 },
+			{ "tma_machine_clears", 6 },
+			{ "tma_fetch_latency", 4 },
+			{ "tma_fetch_bandwidth", 5 },
+			{ "tma_cond_tk_mispredicts", 7.5 },
+			/* max(12, 9 / (100 / 200)) / DISTRIBUTED / 2.4 */
+			{ "tma_ms", 18.0 / 100 / 2.4 * 100 }),
+		  .absent = STRS("tma_dram_bound"),	/* not a GNR node */
+		  .bottleneck = "Bad_Spec.Branch_Mispred.Cond_TK_Mispred" },
+		/* SMT off: core clocks are the thread's, DISTRIBUTED unused */
+		{ .model = "graniterapids", .smt = "off", .counts = counts,
+		  .metrics = METRICS({ "tma_ms", 18.0 / 200 / 2.4 * 100 }) },
+		/* Emerald Rapids: SPR's formulas, "+ 0 * slots" included */
+		{ .model = "emr", .smt = "on", .counts = SLOTS_COUNTS,
+		  .name = "emeraldrapids",
+		  .metrics = METRICS({ "tma_frontend_bound", 9 },
+				     { "tma_memory_bound", 10 },
+				     { "tma_core_bound", 5 }),
+		  .absent = STRS("tma_pmm_bound") },	/* SPR has it, EMR not */
+	};
 
 	(void)state;
-	o = decode_counts("gnr", "on", counts);
-	assert_string_equal(jstr_of(o, "model"), "graniterapids");
-	m = jget(o, "metrics");
-	near(m, "tma_frontend_bound", 9);
-	near(m, "tma_backend_bound", 15);
-	near(m, "tma_retiring", 45);
-	near(m, "tma_bad_speculation", 31);
-	near(m, "tma_branch_mispredicts", 25);
-	near(m, "tma_machine_clears", 6);
-	near(m, "tma_fetch_latency", 4);
-	near(m, "tma_fetch_bandwidth", 5);
-	near(m, "tma_cond_tk_mispredicts", 7.5);
-	/* max(12, 9 / (100 / 200)) / DISTRIBUTED / 2.4 */
-	near(m, "tma_ms", 18.0 / 100 / 2.4 * 100);
-	assert_false(jhas(m, "tma_dram_bound"));	/* not a GNR node */
-	assert_string_equal(jstr_of(o, "bottleneck"),
-			    "Bad_Spec.Branch_Mispred.Cond_TK_Mispred");
-	json_object_put(o);
-
-	/* SMT off: core clocks are the thread's, DISTRIBUTED unused */
-	o = decode_counts("graniterapids", "off", counts);
-	m = jget(o, "metrics");
-	near(m, "tma_ms", 18.0 / 200 / 2.4 * 100);
-	json_object_put(o);
-
-	/* Emerald Rapids: SPR's formulas, "+ 0 * slots" included */
-	o = decode_counts("emr", "on", SLOTS_COUNTS);
-	assert_string_equal(jstr_of(o, "model"), "emeraldrapids");
-	m = jget(o, "metrics");
-	near(m, "tma_frontend_bound", 9);
-	near(m, "tma_memory_bound", 10);
-	near(m, "tma_core_bound", 5);
-	assert_false(jhas(m, "tma_pmm_bound"));	/* SPR has it, EMR not */
-	json_object_put(o);
+	check_decodes(c, sizeof(c) / sizeof(c[0]));
 }
 
 int main(void)

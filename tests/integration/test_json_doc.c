@@ -27,12 +27,7 @@ struct keyset {
 
 static bool has(const struct keyset *s, const char *k)
 {
-	int i;
-
-	for (i = 0; i < s->nr; i++)
-		if (!strcmp(s->key[i], k))
-			return true;
-	return false;
+	return str_in(s->key, s->nr, k);
 }
 
 static void add(struct keyset *s, const char *k)

@@ -165,16 +165,9 @@ static void test_jvm_subtasks(void **state)
 /* The on-CPU ns of the row named @name in @doc's tasks; -1 if none. */
 static int64_t on_cpu_of(json_object *doc, const char *name)
 {
-	json_object *tasks, *t;
-	size_t i;
+	json_object *t = jelem(doc, "tasks", "name", name);
 
-	assert_true(json_object_object_get_ex(doc, "tasks", &tasks));
-	for (i = 0; i < json_object_array_length(tasks); i++) {
-		t = json_object_array_get_idx(tasks, i);
-		if (jstr(t, "name") && !strcmp(jstr(t, "name"), name))
-			return jint(t, "on_cpu_ns");
-	}
-	return -1;
+	return t ? jint(t, "on_cpu_ns") : -1;
 }
 
 /*

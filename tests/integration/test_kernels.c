@@ -10,19 +10,6 @@
 
 #define ALL_OFF "TDBPF_KERNEL_LACKS=prev_state,bpf_loop,percpu_lookup"
 
-/* How many lines of @text hold @what. */
-static int lines_with(const char *text, const char *what)
-{
-	const char *p = text;
-	int n = 0;
-
-	while (p && (p = strstr(p, what))) {
-		n++;
-		p = strchr(p, '\n');
-	}
-	return n;
-}
-
 /*
  * The blocked time of @doc's edges into @wakee that a waker named @waker
  * ended (wakeups: not the run-queue waits it held the CPU for).

@@ -14,24 +14,12 @@
  * Run tdbpf with @args (NULL-terminated) and the spinners workload, no
  * graph (test_graph_replayed has it): spinners never wait on each other.
  */
-static void live(const char *const *args, const char *secs)
+/* Run @a for up to @timeout_s; the test fails unless it exits 0. */
+static void live_run(struct argbuf *a, int timeout_s)
 {
-	char *argv[40];
 	struct run_result r;
-	int n = 0, i;
 
-	argv[n++] = (char *)tdbpf_bin();
-	argv[n++] = "--no-wakeups";
-	for (i = 0; args[i]; i++)
-		argv[n++] = (char *)args[i];
-	argv[n++] = "--";
-	argv[n++] = (char *)workload("spinners");
-	argv[n++] = "-n";
-	argv[n++] = "3";
-	argv[n++] = "-d";
-	argv[n++] = (char *)secs;
-	argv[n] = NULL;
-	run_capture(argv, NULL, (uid_t)-1, 0, 30, &r);
+	run_capture(a->v, NULL, (uid_t)-1, 0, timeout_s, &r);
 	if (r.status) {
 		print_error("live run exit %d: %s\n", r.status, r.err);
 		fail();
@@ -39,18 +27,24 @@ static void live(const char *const *args, const char *secs)
 	run_result_free(&r);
 }
 
+static void live(const char *const *args, const char *secs)
+{
+	struct argbuf a = { .n = 0 };
+
+	arg_add(&a, tdbpf_bin(), "--no-wakeups", NULL);
+	arg_addv(&a, args);
+	arg_add(&a, "--", workload("spinners"), "-n", "3", "-d", secs, NULL);
+	live_run(&a, 30);
+}
+
 /* tdbpf report @args: its exit status, stdout and stderr in @r. */
 static int report(struct run_result *r, const char *const *args)
 {
-	char *argv[32];
-	int n = 0, i;
+	struct argbuf a = { .n = 0 };
 
-	argv[n++] = (char *)tdbpf_bin();
-	argv[n++] = "report";
-	for (i = 0; args[i]; i++)
-		argv[n++] = (char *)args[i];
-	argv[n] = NULL;
-	return run_capture(argv, NULL, (uid_t)-1, 0, 30, r);
+	arg_add(&a, tdbpf_bin(), "report", NULL);
+	arg_addv(&a, args);
+	return run_capture(a.v, NULL, (uid_t)-1, 0, 30, r);
 }
 
 #define ARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
@@ -395,32 +389,16 @@ static void test_endless_line_bounded(void **state)
  */
 static void live_graph(const char *mode, const char *const *args)
 {
-	char *argv[40];
-	struct run_result r;
-	int n = 0, i;
+	struct argbuf a = { .n = 0 };
 
-	argv[n++] = (char *)tdbpf_bin();
+	arg_add(&a, tdbpf_bin(), NULL);
 	if (mode)
-		argv[n++] = (char *)mode;
-	for (i = 0; args[i]; i++)
-		argv[n++] = (char *)args[i];
-	argv[n++] = "--";
-	argv[n++] = (char *)workload("stagegraph");
-	argv[n++] = "-d";
-	argv[n++] = "1.2";
-	argv[n++] = "-w";
-	argv[n++] = "0.1";
-	argv[n++] = "gen:cpu=300";
-	argv[n++] = "relay:sleep=400";
-	argv[n++] = "sink:cpu=100";
-	argv[n] = NULL;
+		arg_add(&a, mode, NULL);
+	arg_addv(&a, args);
+	arg_add(&a, "--", workload("stagegraph"), "-d", "1.2", "-w", "0.1",
+		"gen:cpu=300", "relay:sleep=400", "sink:cpu=100", NULL);
 	/* the command's time: a loaded machine stretches its warm-up */
-	run_capture(argv, NULL, (uid_t)-1, 0, 120, &r);
-	if (r.status) {
-		print_error("live run exit %d: %s\n", r.status, r.err);
-		fail();
-	}
-	run_result_free(&r);
+	live_run(&a, 120);
 }
 
 /* `tdbpf report @args` prints the file @want, which has the graph's verdict */

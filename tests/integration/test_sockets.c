@@ -127,17 +127,14 @@ static bool stage_case(const char *mode, int slow, const char *kind,
 	 * on-CPU time; over Unix sockets there is none.
 	 */
 	{
-		json_object *a, *t;
-		double soft = 0;
+		json_object *a = jget(doc, "tasks"), *t;
+		double soft;
 		size_t j;
 
-		assert_true(json_object_object_get_ex(doc, "tasks", &a));
-		for (j = 0; j < json_object_array_length(a); j++) {
-			t = json_object_array_get_idx(a, j);
+		jarray_each(a, j, t)
 			assert_true(jint(t, "softirq_ns") <=
 				    jint(t, "on_cpu_ns"));
-			soft += (double)jint(t, "softirq_ns");
-		}
+		soft = jsum(doc, "tasks", "softirq_ns", NULL, NULL);
 		if (strcmp(mode, "unix"))
 			assert_true(soft > 0);
 	}
@@ -620,29 +617,16 @@ static pid_t netns_stage(const char *ip, const char *ns, const char *name,
 			 const char *cpu, const char *in, const char *out,
 			 const char *secs, struct child *w)
 {
-	char *argv[16];
-	int n = 0;
+	struct argbuf a = { .n = 0 };
 
-	argv[n++] = (char *)ip;
-	argv[n++] = "netns";
-	argv[n++] = "exec";
-	argv[n++] = (char *)ns;
-	argv[n++] = (char *)workload("netstage");
-	argv[n++] = "-c";
-	argv[n++] = (char *)cpu;
-	argv[n++] = "-d";
-	argv[n++] = (char *)secs;
-	if (in) {
-		argv[n++] = "-i";
-		argv[n++] = (char *)in;
-	}
-	if (out) {
-		argv[n++] = "-o";
-		argv[n++] = (char *)out;
-	}
-	argv[n++] = (char *)name;
-	argv[n] = NULL;
-	return start_workload(argv, 0, w);
+	arg_add(&a, ip, "netns", "exec", ns, workload("netstage"), "-c", cpu,
+		"-d", secs, NULL);
+	if (in)
+		arg_add(&a, "-i", in, NULL);
+	if (out)
+		arg_add(&a, "-o", out, NULL);
+	arg_add(&a, name, NULL);
+	return start_workload(a.v, 0, w);
 }
 
 /*

@@ -122,35 +122,26 @@ static void check_spans_of(const char *wl, const char *span, int fn_extra,
 			   bool nested)
 {
 	char *json = tmp_path("spans.json");
-	char *argv[] = { (char *)tdbpf_bin(), "-j", "-o", json, "--wakeups",
-			 "--per-name", "-e", "page-faults", "--span",
-			 (char *)span, "--", (char *)wl, "-w", "2", "-n",
-			 TASKS, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-			 NULL };
+	struct argbuf a = { .n = 0 };
 	struct op_truth t[NR_OPS];
 	struct run_result r;
 	json_object *doc, *g, *b, *c, *v, *lost;
 	double cpu, ent, flt, cflt, unc;
+	int i;
 
-	int i, n = 16;
-
-	if (nested) {
-		/*
-		 * lookup in enrich, 3 deep, the innermost longjmps out;
-		 * 600 us operators, as each lookup's span also holds the
-		 * call and the boundaries of the one nested in it; enrich
-		 * of 4 ms, still the heavy one
-		 */
-		argv[n++] = "-L";
-		argv[n++] = "600";
-		argv[n++] = "-H";
-		argv[n++] = "4000";
-		argv[n++] = "-N";
-		argv[n++] = "-R";
-		argv[n++] = "3";
-		argv[n++] = "-J";
-	}
-	assert_int_equal(run_capture(argv, NULL, (uid_t)-1, 0, 120, &r), 0);
+	arg_add(&a, tdbpf_bin(), "-j", "-o", json, "--wakeups", "--per-name",
+		"-e", "page-faults", "--span", span, "--", wl, "-w", "2",
+		"-n", TASKS, NULL);
+	/*
+	 * lookup in enrich, 3 deep, the innermost longjmps out; 600 us
+	 * operators, as each lookup's span also holds the call and the
+	 * boundaries of the one nested in it; enrich of 4 ms, still the
+	 * heavy one
+	 */
+	if (nested)
+		arg_add(&a, "-L", "600", "-H", "4000", "-N", "-R", "3", "-J",
+			NULL);
+	assert_int_equal(run_capture(a.v, NULL, (uid_t)-1, 0, 120, &r), 0);
 	assert_int_equal(parse_ops(r.out, t), NR_OPS);
 	doc = json_file(json);
 	assert_non_null(doc);
@@ -498,26 +489,17 @@ static void test_sleep_heavy(void **state)
 	char *argv[] = { (char *)tdbpf_bin(), "-j", "-o", json, "--wakeups",
 			 "--per-name", "--span", "usdt", "--", (char *)wl, "-w",
 			 "2", "-n", "300", "-S", NULL };
-	json_object *doc, *spans, *sp, *g, *b, *c, *v;
+	json_object *doc, *g, *b, *c, *v;
 	struct run_result r;
-	double blocked = 0, entries = 0;
-	size_t i;
+	double blocked, entries;
 
 	(void)state;
 	NEED_BPF();
 	assert_int_equal(run_capture(argv, NULL, (uid_t)-1, 0, 120, &r), 0);
 	doc = json_file(json);
 	assert_non_null(doc);
-	assert_true(json_object_object_get_ex(doc, "spans", &spans));
-	for (i = 0; i < json_object_array_length(spans); i++) {
-		sp = json_object_array_get_idx(spans, i);
-		if (strcmp(json_object_get_string(
-				   json_object_object_get(sp, "span")),
-			   "enrich"))
-			continue;
-		blocked += (double)jint(sp, "blocked_ns");
-		entries += (double)jint(sp, "entries");
-	}
+	blocked = jsum(doc, "spans", "blocked_ns", "span", "enrich");
+	entries = jsum(doc, "spans", "entries", "span", "enrich");
 	print_message("enrich: %.0f entries, blocked %.1f ms\n", entries,
 		      blocked / 1e6);
 	assert_true(entries == 100);

@@ -245,16 +245,13 @@ double tasks_on_cpu(json_object *doc,
 		    bool (*match)(json_object *t, const void *arg),
 		    const void *arg)
 {
-	json_object *tasks, *t;
+	json_object *tasks = jget(doc, "tasks"), *t;
 	double sum = 0;
 	size_t i;
 
-	assert_true(json_object_object_get_ex(doc, "tasks", &tasks));
-	for (i = 0; i < json_object_array_length(tasks); i++) {
-		t = json_object_array_get_idx(tasks, i);
+	jarray_each(tasks, i, t)
 		if (match(t, arg))
 			sum += (double)jint(t, "on_cpu_ns");
-	}
 	return sum;
 }
 

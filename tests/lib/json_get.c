@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <string.h>
 #include <setjmp.h>
 #include <cmocka.h>
 #include "json_get.h"
@@ -83,4 +84,40 @@ json_object *jedges(json_object *doc)
 	json_object *g = jfind(doc, "graph");
 
 	return g ? jfind(g, "edges") : NULL;
+}
+
+/* Whether @el's string member @by is @val (any @el when @by is NULL). */
+static bool jelem_is(json_object *el, const char *by, const char *val)
+{
+	const char *s;
+
+	if (!by)
+		return true;
+	s = jstr(el, by);
+	return s && !strcmp(s, val);
+}
+
+json_object *jelem(json_object *o, const char *key, const char *by,
+		   const char *val)
+{
+	json_object *arr = jget(o, key), *el;
+	size_t i;
+
+	jarray_each(arr, i, el)
+		if (jelem_is(el, by, val))
+			return el;
+	return NULL;
+}
+
+double jsum(json_object *o, const char *key, const char *name,
+	    const char *by, const char *val)
+{
+	json_object *arr = jget(o, key), *el;
+	double sum = 0;
+	size_t i;
+
+	jarray_each(arr, i, el)
+		if (jelem_is(el, by, val))
+			sum += (double)jint(el, name);
+	return sum;
 }

@@ -32,4 +32,24 @@ double jcounter(json_object *task, const char *name);
 /* A report's graph edges (graph.edges); NULL when it has no graph. */
 json_object *jedges(json_object *doc);
 
+/* Each element @el of JSON array @arr, its index in @i (a size_t). */
+#define jarray_each(arr, i, el)                                  \
+	for ((i) = 0; (i) < json_object_array_length(arr) &&     \
+		      ((el) = json_object_array_get_idx(arr, i), true); \
+	     (i)++)
+
+/*
+ * The first element of @o's array @key whose string member @by is @val;
+ * NULL when none is. The test fails when @o has no @key.
+ */
+json_object *jelem(json_object *o, const char *key, const char *by,
+		   const char *val);
+/*
+ * The number member @name summed over the elements of @o's array @key
+ * whose string member @by is @val (each element when @by is NULL). The
+ * test fails when @o has no @key.
+ */
+double jsum(json_object *o, const char *key, const char *name,
+	    const char *by, const char *val);
+
 #endif /* TDBPF_TEST_JSON_GET_H */

@@ -46,22 +46,15 @@ char *input(const char *text)
 json_object *model_json(const char *cmd, const char *model,
 			const char *smt, const char *path)
 {
-	char *argv[9];
-	int n = 0;
+	struct argbuf a = { .n = 0 };
 
-	argv[n++] = (char *)tdbpf_bin();
-	argv[n++] = (char *)cmd;
-	argv[n++] = "--model";
-	argv[n++] = (char *)model;
-	if (smt) {
-		argv[n++] = "--smt";
-		argv[n++] = (char *)smt;
-	}
-	argv[n++] = "-j";
+	arg_add(&a, tdbpf_bin(), cmd, "--model", model, NULL);
+	if (smt)
+		arg_add(&a, "--smt", smt, NULL);
+	arg_add(&a, "-j", NULL);
 	if (path)
-		argv[n++] = (char *)path;
-	argv[n] = NULL;
-	return run_json(argv);
+		arg_add(&a, path, NULL);
+	return run_json(a.v);
 }
 
 json_object *list(const char *model, const char *smt)
@@ -91,4 +84,37 @@ void near(json_object *metrics, const char *name, double want)
 
 	if (!(fabs(got - want) < 1e-6))
 		fail_msg("%s = %.9g, want %.9g", name, got, want);
+}
+
+json_object *check_decode(const struct decode_case *c)
+{
+	json_object *o = decode_counts(c->model, c->smt, c->counts), *m;
+	const struct metric *w;
+	const char *const *a;
+
+	if (c->name)
+		assert_string_equal(jstr_of(o, "model"), c->name);
+	if (c->smt_is)
+		assert_int_equal(json_object_get_boolean(jget(o, "smt")),
+				 c->smt_is > 0);
+	m = jget(o, "metrics");
+	if (c->nr_metrics)
+		assert_int_equal(json_object_object_length(m), c->nr_metrics);
+	for (w = c->metrics; w && w->name; w++)
+		near(m, w->name, w->want);
+	for (a = c->absent; a && *a; a++)
+		if (jhas(m, *a))
+			fail_msg("%s: metric %s, which it cannot have",
+				 c->model, *a);
+	if (c->bottleneck)
+		assert_string_equal(jstr_of(o, "bottleneck"), c->bottleneck);
+	return o;
+}
+
+void check_decodes(const struct decode_case *c, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_object_put(check_decode(&c[i]));
 }

@@ -77,6 +77,31 @@ static void child_exec(char *const argv[], const struct spawn_opts *o,
 	_exit(127);
 }
 
+static void arg_push(struct argbuf *a, const char *s)
+{
+	if (a->n >= ARGBUF_MAX)
+		fail_msg("more than %d arguments", ARGBUF_MAX);
+	a->v[a->n++] = (char *)s;
+	a->v[a->n] = NULL;
+}
+
+void arg_add(struct argbuf *a, ...)
+{
+	const char *s;
+	va_list ap;
+
+	va_start(ap, a);
+	while ((s = va_arg(ap, const char *)))
+		arg_push(a, s);
+	va_end(ap);
+}
+
+void arg_addv(struct argbuf *a, const char *const *list)
+{
+	for (; *list; list++)
+		arg_push(a, *list);
+}
+
 struct child spawn_with(char *const argv[], const struct spawn_opts *o)
 {
 	enum child_io k[3] = { o->in, o->out, o->err };

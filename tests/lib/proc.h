@@ -46,6 +46,18 @@ struct child {
 	int err;	/* its stderr, or -1 */
 };
 
+/* An argument list built a piece at a time, kept NULL-terminated. */
+#define ARGBUF_MAX 64
+struct argbuf {
+	char *v[ARGBUF_MAX + 1];
+	int n;
+};
+
+/* Append the strings before the NULL; the test fails if they do not fit. */
+void arg_add(struct argbuf *a, ...) __attribute__((sentinel));
+/* Append each string of NULL-terminated @list (as arg_add()). */
+void arg_addv(struct argbuf *a, const char *const *list);
+
 /*
  * Start @argv as @o says. In the child, a file that cannot be opened or
  * an identity that cannot be taken is exit 125, an exec that fails 127.

@@ -20,19 +20,23 @@
 #include "proc.h"
 #include "refusals.h"
 
+int run_tdbpf(uid_t uid, char *const env[], const char *const *args,
+	      int timeout_s, struct run_result *r)
+{
+	struct argbuf a = { .n = 0 };
+
+	arg_add(&a, tdbpf_bin(), NULL);
+	arg_addv(&a, args);
+	return run_capture(a.v, env, uid, uid, timeout_s, r);
+}
+
 void refused_as(uid_t uid, char *const env[], const char *const *args,
 		const char *const *words)
 {
-	char *argv[64];
 	struct run_result r;
-	int i, n = 0;
+	int i;
 
-	argv[n++] = (char *)tdbpf_bin();
-	for (i = 0; args[i] && i < 62; i++)
-		argv[n++] = (char *)args[i];
-	argv[n] = NULL;
-
-	run_capture(argv, env, uid, uid, 5, &r);
+	run_tdbpf(uid, env, args, 5, &r);
 	if (r.status <= 0 || r.status >= 125 || r.secs >= 1.0 ||
 	    count_lines(r.err) != 1 || strncmp(r.err, "tdbpf: ", 7) ||
 	    !strchr(r.err, ';') || r.out[0]) {

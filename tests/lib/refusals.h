@@ -9,8 +9,17 @@
 #define TDBPF_TEST_REFUSALS_H
 
 #include <sys/types.h>
+#include "proc.h"
 
 #define NOBODY	65534
+
+/*
+ * Run tdbpf @args (NULL-terminated) as @uid (and gid @uid; (uid_t)-1:
+ * as the test) with environment changes @env, for up to @timeout_s:
+ * its status, both streams in @r.
+ */
+int run_tdbpf(uid_t uid, char *const env[], const char *const *args,
+	      int timeout_s, struct run_result *r);
 
 /* Run tdbpf with @args; assert the one-line refusal with every key word. */
 void refused_as(uid_t uid, char *const env[], const char *const *args,
