@@ -5,6 +5,7 @@
  * st->process_name) and the label set its increments go to.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,26 +24,14 @@ struct pcomm_map {
 	struct hash_index x;	/* tgid -> entry + 1 */
 };
 
-struct pcomm_key {
-	const struct pcomm_map *m;
-	__u32 tgid;
-};
-
-static bool pcomm_is(const void *ctx, size_t i)
-{
-	const struct pcomm_key *k = ctx;
-
-	return k->m->e[i].tgid == k->tgid;
-}
+/* the id leads the entry: hash_find_id's lookup */
+_Static_assert(offsetof(struct pcomm_entry, tgid) == 0, "tgid first");
 
 static size_t *pcomm_slot(const struct pcomm_map *m, __u32 tgid)
 {
-	struct pcomm_key k = { m, tgid };
-
-	return hash_find(&m->x, hash_id(tgid), pcomm_is, &k);
+	return hash_find_id(&m->x, m->e, sizeof(*m->e), tgid);
 }
 
-/* The name of @tgid, NULL if @m has none. */
 static struct pcomm_entry *pcomm_find(const struct pcomm_map *m, __u32 tgid)
 {
 	size_t *slot;

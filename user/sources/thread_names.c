@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Whole thread names by tid (thread_names.h). */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sources/thread_names.h"
@@ -17,23 +18,12 @@ void thread_names_free(struct thread_names *n)
 	memset(n, 0, sizeof(*n));
 }
 
-struct tid_key {
-	const struct thread_names *n;
-	__u32 tid;
-};
-
-static bool tid_is(const void *ctx, size_t i)
-{
-	const struct tid_key *k = ctx;
-
-	return k->n->v[i].tid == k->tid;
-}
+/* the id leads the entry: hash_find_id's lookup */
+_Static_assert(offsetof(struct thread_name, tid) == 0, "tid first");
 
 static size_t *slot_of(const struct thread_names *n, __u32 tid)
 {
-	struct tid_key k = { n, tid };
-
-	return hash_find(&n->index, hash_id(tid), tid_is, &k);
+	return hash_find_id(&n->index, n->v, sizeof(*n->v), tid);
 }
 
 /* Room for one more, the index kept at most half full. */

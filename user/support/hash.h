@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct hash_index {
 	size_t *slot;		/* entry + 1, 0 = empty */
@@ -69,6 +70,34 @@ static inline size_t *hash_find(const struct hash_index *x, uint64_t h,
 		if (eq && eq(ctx, x->slot[i] - 1))
 			break;
 	return &x->slot[i];
+}
+
+/*
+ * By id: entries @size bytes apart from @v, each starting with its
+ * 32-bit id (a tid, a tgid); the slot of the one whose id is @id, or the
+ * empty slot where it goes.
+ */
+struct hash_id_key {
+	const char *v;
+	size_t size;
+	uint32_t id;
+};
+
+static inline bool hash_id_is(const void *ctx, size_t entry)
+{
+	const struct hash_id_key *k = ctx;
+	uint32_t id;
+
+	memcpy(&id, k->v + entry * k->size, sizeof(id));
+	return id == k->id;
+}
+
+static inline size_t *hash_find_id(const struct hash_index *x,
+				   const void *v, size_t size, uint32_t id)
+{
+	const struct hash_id_key k = { v, size, id };
+
+	return hash_find(x, hash_id(id), hash_id_is, &k);
 }
 
 #endif /* TDBPF_HASH_H */
