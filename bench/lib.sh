@@ -62,6 +62,17 @@ fmt() { awk -v a="$1" -v f="$2" 'BEGIN { if (a == a + 0) printf f, a; else print
 # cells MEDIAN MIN MAX FMT: a table's "median | min-max" cells
 cells() { echo "$(fmt "$1" "$4") | $(fmt "$2" "$4")-$(fmt "$3" "$4")"; }
 
+# The rows of a table of medians: "VARIANT|NAME" lines on stdin, each
+# variant's samples in $TMP/$1.VARIANT, printed with format $2; a row's
+# last cell is what the function $3 VARIANT MEDIAN prints.
+median_rows() {
+	local v s m mn mx
+	while IFS='|' read -r v s; do
+		read -r m mn mx < <(stats3 <"$TMP/$1.$v")
+		echo "| $s | $(cells "$m" "$mn" "$mx" "$2") | $("$3" "$v" "$m") |"
+	done
+}
+
 # The table of wall and CPU time per op of variants $3... (the first is
 # the base), from $TMP/$1.VARIANT and $TMP/$1.VARIANT.cpu; a row is named
 # by the function $2 VARIANT.

@@ -23,6 +23,10 @@ addition_row() {
 			printf "%.1f%% of untraced | %s%% | %s\n", s, aim, s <= aim ? "**PASS**" : "**FAIL**"
 	}'
 }
+# a table's last cells: the slowdown against the untraced variant of the
+# same kind (section 1), the runs a measurement took (section 2)
+slowdown_cell() { ratio "$2" "$(med <"$TMP/s1.${1%%_*}_none")" %.2fx; }
+runs_cell() { med <"$TMP/s2cnt.$1"; }
 le() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == a + 0 && b == b + 0 && a != "" && b != "") print (a <= b) ? 1 : 0; else print "x" }'; }
 
 write_results() {
@@ -77,11 +81,7 @@ write_results() {
 	echo "| variant | usecs/op (median) | min-max | slowdown vs untraced |"
 	echo "|---|---:|---:|---:|"
 	# a variant and its row's name a line, in the table's order
-	while IFS='|' read -r v s; do
-		read -r m mn mx < <(stats3 <"$TMP/s1.$v")
-		base=$(med <"$TMP/s1.${v%%_*}_none")
-		echo "| $s | $(cells "$m" "$mn" "$mx" %.3f) | $(ratio "$m" "$base" %.2fx) |"
-	done <<-'ROWS'
+	median_rows s1 %.3f slowdown_cell <<-'ROWS'
 	launch_none|perf bench sched pipe -T, untraced
 	launch_tdbpf|`tdbpf -o /dev/null -- perf bench ...`
 	launch_perf|`perf stat -e <4 sw events> -- perf bench ...`
@@ -127,10 +127,7 @@ write_results() {
 	echo
 	echo "| program | ns/run (median) | min-max | runs per measurement (median) |"
 	echo "|---|---:|---:|---:|"
-	while IFS='|' read -r v s; do
-		read -r m mn mx < <(stats3 <"$TMP/s2.$v")
-		echo "| $s | $(cells "$m" "$mn" "$mx" %.1f) | $(med <"$TMP/s2cnt.$v") |"
-	done <<-'ROWS'
+	median_rows s2 %.1f runs_cell <<-'ROWS'
 	floor_empty|floor: empty program
 	floor_tstore1|floor: empty program + 1 task-storage lookup (prev's entry, as a switch with counters)
 	floor_read1|floor: 1 counter read
