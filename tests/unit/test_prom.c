@@ -133,20 +133,35 @@ struct want {
 	double v;
 };
 
-/* Each of @w in @text, to 1e-9 of it (@line: the table's, on failure). */
-static void holds(const char *text, const struct want *w, size_t n, int line)
+/*
+ * Each of @w (up to the first with no @sel) in @text, to 1e-9 of it or,
+ * when @exact, to the bit (@line, @step: the table's, on failure).
+ */
+static void holds_step(const char *text, const struct want *w, size_t n,
+		       bool exact, int line, int step)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		double got = value(text, w[i].sel);
+	for (i = 0; i < n && w[i].sel; i++) {
+		double got = value(text, w[i].sel), want = w[i].v;
+		bool ok;
 
 		/* relative: the nanosecond sums' seconds are 1e-9 apart */
-		if (isnan(w[i].v) ? !isnan(got) :
-				    !(fabs(got - w[i].v) <= 1e-9 * fabs(w[i].v)))
-			fail_msg("line %d: %s: got %.17g, want %.17g", line,
-				 w[i].sel, got, w[i].v);
+		if (isnan(want))
+			ok = isnan(got);
+		else if (exact)
+			ok = got == want;
+		else
+			ok = fabs(got - want) <= 1e-9 * fabs(want);
+		if (!ok)
+			fail_msg("line %d step %d: %s: got %.17g, want %.17g",
+				 line, step, w[i].sel, got, want);
 	}
+}
+
+static void holds(const char *text, const struct want *w, size_t n, int line)
+{
+	holds_step(text, w, n, false, line, 0);
 }
 
 #define HOLDS(text, ...)                                                   \
@@ -164,15 +179,6 @@ static void holds(const char *text, const struct want *w, size_t n, int line)
 			set_wait((t), (r), w_[i_]);                        \
 	} while (0)
 
-/* A row of a scrape's task table: what the tests set of a task_row. */
-struct row_def {
-	__u32 tid, pid;
-	const char *comm;
-	__u64 on, nvcsw, nivcsw, migrations, runq, off;
-	bool exited;
-};
-
-/* The table emptied, then @d's rows in it. */
 /* A scrape of @t, holding each want of HOLDS() */
 #define SCRAPE_HOLDS(st, t, ...)                                           \
 	do {                                                               \
@@ -181,18 +187,24 @@ struct row_def {
 		free(s_);                                                  \
 	} while (0)
 
-#define ROWS(t, ...)                                                       \
-	do {                                                               \
-		const struct row_def d_[] = { __VA_ARGS__ };               \
-		rows((t), d_, sizeof(d_) / sizeof(d_[0]));                 \
-	} while (0)
+/*
+ * A row of a scrape's task table: what the tests set of a task_row (its
+ * first two counter slots too).
+ */
+struct row_def {
+	__u32 tid, pid;
+	const char *comm;
+	__u64 on, nvcsw, nivcsw, migrations, runq, off;
+	bool exited;
+	struct tdbpf_count ctr[2];
+};
 
-static void rows(struct task_table *t, const struct row_def *d, size_t n)
+/* @d's rows (up to the first of tid 0) set in @t, added if new. */
+static void rows_set(struct task_table *t, const struct row_def *d, size_t n)
 {
 	size_t i;
 
-	tasks_reset(t);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && d[i].tid; i++) {
 		struct task_row *r = row(t, d[i].tid, d[i].pid, d[i].comm,
 					 d[i].on);
 
@@ -202,8 +214,45 @@ static void rows(struct task_table *t, const struct row_def *d, size_t n)
 		r->sched.runq_wait_ns = d[i].runq;
 		r->sched.off_cpu_ns = d[i].off;
 		r->exited = d[i].exited;
+		r->ctr[0] = d[i].ctr[0];
+		r->ctr[1] = d[i].ctr[1];
 	}
 }
+
+/*
+ * One scrape of a test's sequence: the table emptied (unless @keep),
+ * @rows set in it, then each of @want held by the scrape (@exact: to the
+ * bit).
+ */
+struct step {
+	bool keep, exact;
+	struct row_def rows[4];
+	struct want want[8];
+};
+
+#define NR(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Each of @s in turn on @st and @t (@line: the table's, on failure). */
+static void run_steps(struct prom_state *st, struct task_table *t,
+		      const struct step *s, size_t n, int line)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		char *txt;
+
+		if (!s[i].keep)
+			tasks_reset(t);
+		rows_set(t, s[i].rows, NR(s[i].rows));
+		txt = scrape(st, t);
+		holds_step(txt, s[i].want, NR(s[i].want), s[i].exact, line,
+			   (int)i);
+		free(txt);
+	}
+}
+
+#define RUN_STEPS(st, t, steps) \
+	run_steps((st), (t), (steps), NR(steps), __LINE__)
 
 /* @n socket halves @f, their ends "local", "remote" from @ends, in @ft. */
 static void add_flows(struct flow_table *ft, struct sock_flow *f,
@@ -242,73 +291,71 @@ static void test_accept(void **state)
 			    "application/openmetrics-text; version=1.0.0; charset=utf-8");
 }
 
+#define APP(thread) "{comm=\"app\",thread=\"" thread "\"}"
+
 /*
  * Default labels: one series per process name and folded thread name.
  * Then the worker threads exit, vanish from the table, rename: no series
  * ever goes back, and nothing is counted twice.
  */
-static void test_fold_monotonic(void **state)
-{
-	struct event_plan plan;
-	struct prom_state st;
-	struct task_table t;
-	char *txt;
-
-	(void)state;
-	sw_plan(&plan);
-	start(&st, &t, &plan, 0, 0);
-
-	ROWS(&t, { 100, 100, "app", .on = 1000000000 },
-	     { 101, 100, "worker-1", .on = 1500000000, .nvcsw = 10,
-	       .nivcsw = 2, .migrations = 1, .runq = 7, .off = 300 },
-	     { 102, 100, "worker-2", .on = 2000000000, .nvcsw = 5 });
-	SCRAPE_HOLDS(&st, &t, { ON("comm=\"app\",thread=\"app\""), 1.0 },
-	             { ON("comm=\"app\",thread=\"worker-*\""), 3.5 },
-	             { "tdbpf_task_switches_total{comm=\"app\",thread=\"worker-*\",kind=\"voluntary\"}", 15 },
-	             { "tdbpf_task_switches_total{comm=\"app\",thread=\"worker-*\",kind=\"involuntary\"}", 2 },
-	             { "tdbpf_task_runqueue_wait_seconds_total{comm=\"app\",thread=\"worker-*\"}", 7e-9 },
-	             { "tdbpf_task_threads{comm=\"app\",thread=\"worker-*\"}", 2 },
-	             { "tdbpf_series", 2 });
-
+static const struct step fold_steps[] = {
+	{ .rows = { { 100, 100, "app", .on = 1000000000 },
+		    { 101, 100, "worker-1", .on = 1500000000, .nvcsw = 10,
+		      .nivcsw = 2, .migrations = 1, .runq = 7, .off = 300 },
+		    { 102, 100, "worker-2", .on = 2000000000, .nvcsw = 5 } },
+	  .want = { { "tdbpf_task_on_cpu_seconds_total" APP("app"), 1.0 },
+		    { "tdbpf_task_on_cpu_seconds_total" APP("worker-*"), 3.5 },
+		    { "tdbpf_task_switches_total{comm=\"app\",thread=\"worker-*\",kind=\"voluntary\"}", 15 },
+		    { "tdbpf_task_switches_total{comm=\"app\",thread=\"worker-*\",kind=\"involuntary\"}", 2 },
+		    { "tdbpf_task_runqueue_wait_seconds_total" APP("worker-*"), 7e-9 },
+		    { "tdbpf_task_threads" APP("worker-*"), 2 },
+		    { "tdbpf_series", 2 } } },
 	/*
 	 * 101 exits after 0.25 s more; 102 is gone from the table (the
 	 * source dropped it); 103 is new; the main thread ran 0.5 s more.
 	 * worker-*: 3.5 + 0.25 + 0.125 = 3.875 (102's last reading stays).
+	 * 101's off-CPU smaller: a run-queue wait ended.
 	 */
-	ROWS(&t, { 100, 100, "app", .on = 1500000000 },
-	     /* off-CPU smaller: a run-queue wait ended */
-	     { 101, 100, "worker-1", .on = 1750000000, .nvcsw = 11,
-	       .nivcsw = 2, .off = 200, .exited = true },
-	     { 103, 100, "worker-3", .on = 125000000 });
-	SCRAPE_HOLDS(&st, &t, { ON("comm=\"app\",thread=\"app\""), 1.5 },
-	             { ON("comm=\"app\",thread=\"worker-*\""), 3.875 },
-	             { "tdbpf_task_off_cpu_seconds_total{comm=\"app\",thread=\"worker-*\"}", 300e-9 },
-	             { "tdbpf_task_exited_threads_total{comm=\"app\",thread=\"worker-*\"}", 1 },
-	             { "tdbpf_task_threads{comm=\"app\",thread=\"worker-*\"}", 1 });
-
+	{ .rows = { { 100, 100, "app", .on = 1500000000 },
+		    { 101, 100, "worker-1", .on = 1750000000, .nvcsw = 11,
+		      .nivcsw = 2, .off = 200, .exited = true },
+		    { 103, 100, "worker-3", .on = 125000000 } },
+	  .want = { { "tdbpf_task_on_cpu_seconds_total" APP("app"), 1.5 },
+		    { "tdbpf_task_on_cpu_seconds_total" APP("worker-*"), 3.875 },
+		    { "tdbpf_task_off_cpu_seconds_total" APP("worker-*"), 300e-9 },
+		    { "tdbpf_task_exited_threads_total" APP("worker-*"), 1 },
+		    { "tdbpf_task_threads" APP("worker-*"), 1 } } },
 	/*
 	 * The exited row again, unchanged (the report keeps it): not counted
 	 * twice. 103 renames itself to "sink" and runs 1 s more: that second
 	 * goes to the new series, worker-* keeps what it had. 101's off-CPU
 	 * catches up (500 ns): only what passes the most counted (300) adds.
+	 * The rest of the table as it was.
 	 */
-	ROWS(&t, { 100, 100, "app", .on = 1500000000 },
-	     { 101, 100, "worker-1", .on = 1750000000, .nvcsw = 11,
-	       .nivcsw = 2, .off = 500, .exited = true },
-	     { 103, 100, "sink", .on = 1125000000 });
-	SCRAPE_HOLDS(&st, &t, { ON("comm=\"app\",thread=\"worker-*\""), 3.875 },
-	             { ON("comm=\"app\",thread=\"sink\""), 1.0 },
-	             { "tdbpf_task_off_cpu_seconds_total{comm=\"app\",thread=\"worker-*\"}", 500e-9 },
-	             { "tdbpf_task_exited_threads_total{comm=\"app\",thread=\"worker-*\"}", 1 },
-	             { "tdbpf_task_threads{comm=\"app\",thread=\"worker-*\"}", 0 });
-
+	{ .keep = true,
+	  .rows = { { 101, 100, "worker-1", .on = 1750000000, .nvcsw = 11,
+		      .nivcsw = 2, .off = 500, .exited = true },
+		    { 103, 100, "sink", .on = 1125000000 } },
+	  .want = { { "tdbpf_task_on_cpu_seconds_total" APP("worker-*"), 3.875 },
+		    { "tdbpf_task_on_cpu_seconds_total" APP("sink"), 1.0 },
+		    { "tdbpf_task_off_cpu_seconds_total" APP("worker-*"), 500e-9 },
+		    { "tdbpf_task_exited_threads_total" APP("worker-*"), 1 },
+		    { "tdbpf_task_threads" APP("worker-*"), 0 } } },
 	/* a tid reused by a new task (sums restart): counted from zero */
-	ROWS(&t, { 103, 100, "sink", .on = 250000000 });
-	txt = scrape(&st, &t);
-	assert_double_equal(value(txt, ON("comm=\"app\",thread=\"sink\"")), 1.25,
-			    0);
-	free(txt);
+	{ .exact = true, .rows = { { 103, 100, "sink", .on = 250000000 } },
+	  .want = { { "tdbpf_task_on_cpu_seconds_total" APP("sink"), 1.25 } } },
+};
 
+static void test_fold_monotonic(void **state)
+{
+	struct event_plan plan;
+	struct prom_state st;
+	struct task_table t;
+
+	(void)state;
+	sw_plan(&plan);
+	start(&st, &t, &plan, 0, 0);
+	RUN_STEPS(&st, &t, fold_steps);
 	stop(&st, &t);
 }
 
@@ -358,9 +405,25 @@ static void test_scaled_increments(void **state)
 	struct event_plan plan;
 	struct prom_state st;
 	struct task_table t;
-	struct task_row *r;
 	char sel[256];
-	char *txt;
+	/* the leader's times, then the event's count */
+	const struct step steps[] = {
+		{ .rows = { { 7, 0, "w", .on = 10,
+			      .ctr = { { 4, 10, 5 }, { 100, 0, 0 } } } },
+		  .want = { { sel, 200 },
+			    { "tdbpf_task_group_enabled_seconds_total{comm=\"\",thread=\"w\",group=\"0\"}", 10e-9 },
+			    { "tdbpf_task_group_running_seconds_total{comm=\"\",thread=\"w\",group=\"0\"}", 5e-9 } } },
+		{ .keep = true, .exact = true,
+		  .rows = { { 7, 0, "w", .on = 20,
+			      .ctr = { { 5, 20, 15 }, { 150, 0, 0 } } } },
+		  .want = { { sel, 250 } } },
+		/* enabled, never running: nothing to add, coverage shows it */
+		{ .keep = true,
+		  .rows = { { 7, 0, "w", .on = 30,
+			      .ctr = { { 5, 30, 15 }, { 150, 0, 0 } } } },
+		  .want = { { sel, 250 },
+			    { "tdbpf_task_group_enabled_seconds_total{comm=\"\",thread=\"w\",group=\"0\"}", 30e-9 } } },
+	};
 
 	(void)state;
 	sw_plan(&plan);
@@ -368,27 +431,7 @@ static void test_scaled_increments(void **state)
 	snprintf(sel, sizeof(sel),
 		 "tdbpf_task_events_total{comm=\"\",thread=\"w\",event=\"%s\"}",
 		 model_software.events[1].name);
-
-	r = row(&t, 7, 0, "w", 10);
-	r->ctr[0] = (struct tdbpf_count){ 4, 10, 5 };	/* leader's times */
-	r->ctr[1] = (struct tdbpf_count){ 100, 0, 0 };
-	SCRAPE_HOLDS(&st, &t, { sel, 200 },
-	             { "tdbpf_task_group_enabled_seconds_total{comm=\"\",thread=\"w\",group=\"0\"}", 10e-9 },
-	             { "tdbpf_task_group_running_seconds_total{comm=\"\",thread=\"w\",group=\"0\"}", 5e-9 });
-
-	r->sched.on_cpu_ns = 20;
-	r->ctr[0] = (struct tdbpf_count){ 5, 20, 15 };
-	r->ctr[1] = (struct tdbpf_count){ 150, 0, 0 };
-	txt = scrape(&st, &t);
-	assert_double_equal(value(txt, sel), 250, 0);
-	free(txt);
-
-	/* enabled, never running: nothing to add, coverage shows it */
-	r->sched.on_cpu_ns = 30;
-	r->ctr[0] = (struct tdbpf_count){ 5, 30, 15 };
-	r->ctr[1] = (struct tdbpf_count){ 150, 0, 0 };
-	SCRAPE_HOLDS(&st, &t, { sel, 250 },
-	             { "tdbpf_task_group_enabled_seconds_total{comm=\"\",thread=\"w\",group=\"0\"}", 30e-9 });
+	RUN_STEPS(&st, &t, steps);
 	stop(&st, &t);
 }
 
@@ -422,35 +465,35 @@ static void test_series_limit(void **state)
 	stop(&st, &t);
 }
 
+#define WORKER_1 "tdbpf_task_on_cpu_seconds_total" \
+	"{comm=\"app\",thread=\"worker-1\",pid=\"100\",tid=\"101\"}"
+
 /* tid labels: a thread's series shows its final sums once, then ends. */
+static const struct step tid_steps[] = {
+	{ .rows = { { 100, 100, "app", .on = 1000000000 },
+		    { 101, 100, "worker-1", .on = 2000000000 } },
+	  .exact = true, .want = { { WORKER_1, 2 } } },
+	{ .keep = true,
+	  .rows = { { 101, 100, "worker-1", .on = 3000000000,
+		      .exited = true } },
+	  .exact = true, .want = { { WORKER_1, 3 } } },
+	/* the same table again */
+	{ .keep = true,
+	  .want = { { WORKER_1, NAN },
+		    { ON("comm=\"app\",thread=\"app\",pid=\"100\",tid=\"100\""), 1 },
+		    { "tdbpf_series", 1 } } },
+};
+
 static void test_tid_labels(void **state)
 {
 	struct event_plan plan;
 	struct prom_state st;
 	struct task_table t;
-	struct task_row *r;
-	char *txt;
 
 	(void)state;
 	sw_plan(&plan);
 	start(&st, &t, &plan, LISTEN_LABEL_TID, 0);
-	row(&t, 100, 100, "app", 1000000000);
-	row(&t, 101, 100, "worker-1", 2000000000);
-	txt = scrape(&st, &t);
-	assert_double_equal(value(txt, ON("comm=\"app\",thread=\"worker-1\",pid=\"100\",tid=\"101\"")),
-			    2, 0);
-	free(txt);
-
-	r = row(&t, 101, 100, "worker-1", 3000000000);
-	r->exited = true;
-	txt = scrape(&st, &t);
-	assert_double_equal(value(txt, ON("comm=\"app\",thread=\"worker-1\",pid=\"100\",tid=\"101\"")),
-			    3, 0);
-	free(txt);
-
-	SCRAPE_HOLDS(&st, &t, { ON("comm=\"app\",thread=\"worker-1\",pid=\"100\",tid=\"101\""), NAN },
-	             { ON("comm=\"app\",thread=\"app\",pid=\"100\",tid=\"100\""), 1 },
-	             { "tdbpf_series", 1 });
+	RUN_STEPS(&st, &t, tid_steps);
 	stop(&st, &t);
 }
 
