@@ -87,3 +87,12 @@ struct span_row *span_named(struct span_table *sp, __u32 tid, __u32 pid,
 	snprintf(r->name, sizeof(r->name), "%s", name);
 	return r;
 }
+
+void spans_set(struct span_table *sp, const struct span_def *d, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		span_named(sp, d[i].tid, d[i].pid, d[i].id, d[i].name)->s =
+			d[i].s;
+}

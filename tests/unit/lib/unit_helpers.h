@@ -46,4 +46,15 @@ void set_wait(struct task_table *t, struct task_row *r, struct tdbpf_wait w);
 struct span_row *span_named(struct span_table *sp, __u32 tid, __u32 pid,
 			    __u64 id, const char *name);
 
+/* A span of a test's table: span_named()'s key and name, and its sums. */
+struct span_def {
+	__u32 tid, pid;
+	__u64 id;
+	const char *name;
+	struct tdbpf_span_sums s;
+};
+
+/* Each of the @n spans @d in @sp, its sums set (added if new). */
+void spans_set(struct span_table *sp, const struct span_def *d, size_t n);
+
 #endif /* TDBPF_UNIT_HELPERS_H */
