@@ -868,6 +868,17 @@ static void test_wait_series(void **state)
  */
 static void test_span_series(void **state)
 {
+	static const struct span_def spans[] = {
+		{ 11, 10, 1, "enrich", { .entries = 3, .on_cpu_ns = 600000000,
+					 .runq_ns = 100000000,
+					 .off_ns = 300000000, .woke = 2,
+					 .woke_ns = 30000000 } },
+		{ 12, 10, 1, "enrich", { .entries = 2, .on_cpu_ns = 400000000,
+					 .woke = 1, .woke_ns = 5000000 } },
+		{ 12, 10, 2, "parse", { .entries = 5, .on_cpu_ns = 50000000 } },
+	};
+	static const struct span_def emit = {
+		11, 10, 3, "emit", { .entries = 7, .on_cpu_ns = 70000000 } };
 	struct event_plan plan;
 	struct prom_state st;
 	struct task_table t;
@@ -886,16 +897,7 @@ static void test_span_series(void **state)
 	assert_null(strstr(txt, "tdbpf_span_"));
 	free(txt);
 	st.span_cur = &sp;
-	r = span_named(&sp, 11, 10, 1, "enrich");
-	r->s = (struct tdbpf_span_sums){ .entries = 3, .on_cpu_ns = 600000000,
-					 .runq_ns = 100000000,
-					 .off_ns = 300000000, .woke = 2,
-					 .woke_ns = 30000000 };
-	r = span_named(&sp, 12, 10, 1, "enrich");
-	r->s = (struct tdbpf_span_sums){ .entries = 2, .on_cpu_ns = 400000000,
-					 .woke = 1, .woke_ns = 5000000 };
-	r = span_named(&sp, 12, 10, 2, "parse");
-	r->s = (struct tdbpf_span_sums){ .entries = 5, .on_cpu_ns = 50000000 };
+	spans_set(&sp, spans, NR(spans));
 	tasks_find(&t, 11)->sched.on_cpu_ns = 2000000000ull;
 	tasks_find(&t, 12)->sched.on_cpu_ns = 2000000000ull;
 	txt = scrape(&st, &t);
@@ -914,8 +916,7 @@ static void test_span_series(void **state)
 	r->s.runq_ns = 250000000;
 	r->s.entries = 4;
 	/* a third span name: past max_series (2), into other */
-	r = span_named(&sp, 11, 10, 3, "emit");
-	r->s = (struct tdbpf_span_sums){ .entries = 7, .on_cpu_ns = 70000000 };
+	spans_set(&sp, &emit, 1);
 	tasks_find(&t, 11)->sched.on_cpu_ns = 3000000000ull;
 	txt = scrape(&st, &t);
 	HOLDS_EXACT(txt, { ENGINE("entries", "enrich"), 6 },
