@@ -155,6 +155,19 @@ static void test_order(void **state)
 	fix_free(&fx);
 }
 
+/* @a's walk, started on @rep: each of its rows once, in order, then NULL. */
+static void walk_all(struct report_ahead *a, const struct report *rep)
+{
+	const struct task_decoded *d;
+	int i;
+
+	for (i = 0; (d = report_ahead_next(a)); i++) {
+		assert_true(i < rep->nr);
+		assert_ptr_equal(d->row, rep->rows[i]);
+	}
+	assert_int_equal(i, rep->nr);
+}
+
 /*
  * A writer that stops after a few tasks (a write error) ends the worker,
  * which may be blocked on a full ring; the next walk gets a thread
@@ -164,7 +177,6 @@ static void test_leave_early(void **state)
 {
 	struct report_fix fx;
 	struct report_ahead a, b;
-	const struct task_decoded *d;
 	int i;
 
 	(void)state;
@@ -177,17 +189,13 @@ static void test_leave_early(void **state)
 
 	report_ahead_start(&b, &fx.rep);
 	assert_false(b.threaded);
-	for (i = 0; (d = report_ahead_next(&b)); i++)
-		assert_ptr_equal(d->row, fx.rep.rows[i]);
-	assert_int_equal(i, fx.rep.nr);
+	walk_all(&b, &fx.rep);
 	report_ahead_stop(&b);
 
 	report_ahead_stop(&a);
 	report_ahead_start(&a, &fx.rep);
 	assert_true(a.threaded);
-	for (i = 0; (d = report_ahead_next(&a)); i++)
-		assert_ptr_equal(d->row, fx.rep.rows[i]);
-	assert_int_equal(i, fx.rep.nr);
+	walk_all(&a, &fx.rep);
 	report_ahead_stop(&a);
 
 	/* below the threshold, or without a tree: no thread */
