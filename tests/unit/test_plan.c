@@ -19,6 +19,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "model/model.h"
+#include "unit_helpers.h"
 
 static bool ev_needed(const struct model_event *e, int level, bool smt)
 {
@@ -496,12 +497,8 @@ static void test_task_slots_and_extra_events(void **state)
 	assert_ptr_equal(p.evd[1], &ev[1]);
 	assert_ptr_equal(p.evd[2], &ev[2]);
 	assert_int_equal(p.nr_groups, 3);
-	assert_int_equal(p.group[0], 0);
-	assert_int_equal(p.group[1], 0);
-	assert_int_equal(p.group[2], 1);
-	assert_int_equal(p.leader[0], 0);
-	assert_int_equal(p.leader[1], 2);
-	assert_int_equal(p.leader[2], 3);
+	INTS_ARE(p.group, 0, 0, 1);
+	INTS_ARE(p.leader, 0, 2, 3);
 	for (i = 3; i < 7; i++) {
 		assert_int_equal(p.group[i], 2);
 		assert_int_equal(p.ev[i], i - 3);

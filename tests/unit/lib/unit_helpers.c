@@ -96,3 +96,17 @@ void spans_set(struct span_table *sp, const struct span_def *d, size_t n)
 		span_named(sp, d[i].tid, d[i].pid, d[i].id, d[i].name)->s =
 			d[i].s;
 }
+
+void ints_are(const int *got, const int *want, int n, const char *what,
+	      const char *file, int line)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (got[i] != want[i]) {
+			print_error("%s[%d] is %d, want %d\n", what, i,
+				    got[i], want[i]);
+			_fail(file, line);
+		}
+	}
+}

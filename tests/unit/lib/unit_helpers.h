@@ -57,4 +57,19 @@ struct span_def {
 /* Each of the @n spans @d in @sp, its sums set (added if new). */
 void spans_set(struct span_table *sp, const struct span_def *d, size_t n);
 
+/*
+ * The @n ints at @got are @want's, in order (@what: them, @file and @line:
+ * the test's, on failure).
+ */
+void ints_are(const int *got, const int *want, int n, const char *what,
+	      const char *file, int line);
+
+/* INTS_ARE(array, want...): its first values are these */
+#define INTS_ARE(got, ...)                                                 \
+	do {                                                               \
+		const int w_[] = { __VA_ARGS__ };                          \
+		ints_are((got), w_, (int)(sizeof(w_) / sizeof(w_[0])),     \
+			 #got, __FILE__, __LINE__);                        \
+	} while (0)
+
 #endif /* TDBPF_UNIT_HELPERS_H */
