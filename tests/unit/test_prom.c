@@ -667,22 +667,20 @@ static void test_formats(void **state)
 	row(&t, 5, 5, "x", 1000000001);
 	txt = scrape(&st, &t);
 	om = render(&st, true);
-	assert_non_null(strstr(txt, "# TYPE tdbpf_task_on_cpu_seconds_total counter\n"));
-	assert_non_null(strstr(om, "# TYPE tdbpf_task_on_cpu_seconds counter\n# UNIT tdbpf_task_on_cpu_seconds seconds\n"));
-	assert_non_null(strstr(txt, "# TYPE tdbpf_build_info gauge\n"));
-	assert_non_null(strstr(om, "# TYPE tdbpf_build info\n"));
-	assert_non_null(strstr(txt, "tdbpf_build_info{model=\"software\",level=\"0\"} 1\n"));
-	assert_null(strstr(txt, "# EOF"));
-	assert_null(strstr(txt, "# UNIT"));
+	has_all(txt, STRS("# TYPE tdbpf_task_on_cpu_seconds_total counter\n",
+			  "# TYPE tdbpf_build_info gauge\n",
+			  "tdbpf_build_info{model=\"software\",level=\"0\"} 1\n",
+			  /* exact seconds from nanoseconds */
+			  ON("comm=\"x\",thread=\"x\"") " 1.000000001\n",
+			  "tdbpf_last_collect_duration_seconds 0.0015\n",
+			  "tdbpf_tasks{state=\"live\"} 7\n"));
+	has_all(om, STRS("# TYPE tdbpf_task_on_cpu_seconds counter\n# UNIT tdbpf_task_on_cpu_seconds seconds\n",
+			 "# TYPE tdbpf_build info\n",
+			 ON("comm=\"x\",thread=\"x\"") " 1.000000001\n"));
+	/* no BPF run time without kernel.bpf_stats_enabled */
+	has_none(txt, STRS("# EOF", "# UNIT", "tdbpf_bpf_run"));
 	n = strlen(om);
 	assert_true(n > 6 && !strcmp(om + n - 6, "# EOF\n"));
-	/* exact seconds from nanoseconds */
-	assert_non_null(strstr(txt, ON("comm=\"x\",thread=\"x\"") " 1.000000001\n"));
-	assert_non_null(strstr(om, ON("comm=\"x\",thread=\"x\"") " 1.000000001\n"));
-	assert_non_null(strstr(txt, "tdbpf_last_collect_duration_seconds 0.0015\n"));
-	assert_non_null(strstr(txt, "tdbpf_tasks{state=\"live\"} 7\n"));
-	/* no BPF run time without kernel.bpf_stats_enabled */
-	assert_null(strstr(txt, "tdbpf_bpf_run"));
 	/* every family has HELP and TYPE */
 	assert_int_equal(count_lines(txt, "# HELP "), count_lines(txt, "# TYPE "));
 	free(txt);
