@@ -44,9 +44,8 @@ static struct task_row *row(struct task_table *t, __u32 tid, __u32 pid,
 /* A model's plan at level 1, SMT off, 8 counters. */
 static void model_plan(struct event_plan *p, const struct model *m)
 {
-	char err[256];
 
-	assert_int_equal(plan_events(m, 1, false, 8, p, err, sizeof(err)), 0);
+	plan_ok(p, m, 1, false, 8);
 }
 
 /* An exposition state (@labels, @max series) over @plan, an empty table. */

@@ -70,12 +70,9 @@ static void fill(struct task_table *t, const struct event_plan *p)
 static void report_of(const struct model *m, int level,
 		      struct report_fix *fx)
 {
-	char err[256];
 
 	assert_non_null(m);
-	assert_int_equal(plan_events(m, level, true, m->gp_smt_on, &fx->plan,
-				     err, sizeof(err)),
-			 0);
+	plan_ok(&fx->plan, m, level, true, m->gp_smt_on);
 	fill(&fx->t, &fx->plan);
 	fix_build(fx, level, 2000000000ULL, SORT_CPU, 0);
 }

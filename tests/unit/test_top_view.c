@@ -96,10 +96,8 @@ static int find_row(struct grid *g, const char *s)
 
 static void sw_plan(struct event_plan *p)
 {
-	char err[128];
 
-	assert_int_equal(plan_events(&model_software, 1, false, 4, p, err,
-				     sizeof(err)), 0);
+	plan_ok(p, &model_software, 1, false, 4);
 }
 
 static struct task_row *add(struct task_table *t, __u32 tid, const char *comm,
@@ -377,12 +375,10 @@ static void test_tma_bar_ipc_banner(void **state)
 	const struct model *m = &model_icelakex;
 	struct task_row *r;
 	struct view v;
-	char err[128];
 	int s, y;
 
 	(void)state;
-	assert_int_equal(plan_events(m, 1, true, m->gp_smt_on, &v.p, err,
-				     sizeof(err)), 0);
+	plan_ok(&v.p, m, 1, true, m->gp_smt_on);
 	empty(&v.t, &v.p);
 	r = add(&v.t, 7, "busy", 1000, 0, 0);
 	for (s = 0; s < v.p.nr; s++) {

@@ -105,11 +105,8 @@ static void metric_near(json_object *m, const char *name, double want,
 static void plan_of(struct report_fix *fx, const struct model *m, int level,
 		    bool smt, int gp)
 {
-	char err[256];
 
-	assert_int_equal(plan_events(m, level, smt, gp, &fx->plan, err,
-				     sizeof(err)),
-			 0);
+	plan_ok(&fx->plan, m, level, smt, gp);
 	tasks_init(&fx->t);
 }
 
@@ -195,11 +192,9 @@ static void test_zen4_columns(void **state)
 static void test_zen4_level2_multiplexes(void **state)
 {
 	struct event_plan p;
-	char err[256];
 
 	(void)state;
-	assert_int_equal(plan_events(&model_amdzen4, 2, false, 6, &p, err,
-				     sizeof(err)), 0);
+	plan_ok(&p, &model_amdzen4, 2, false, 6);
 	assert_int_equal(p.nr, 12);
 	assert_int_equal(p.nr_groups, 2);
 	/* no fixed counters: a general-purpose event leads each group */

@@ -32,6 +32,16 @@ char *slurp(FILE *f)
 	return buf;
 }
 
+void plan_ok(struct event_plan *p, const struct model *m, int level, bool smt,
+	     int gp)
+{
+	char err[256];
+
+	if (plan_events(m, level, smt, gp, p, err, sizeof(err)))
+		fail_msg("no plan of %s at level %d, SMT %d, %d counters: %s",
+			 m->name, level, smt, gp, err);
+}
+
 void one_group_plan(struct event_plan *p, const struct model *m)
 {
 	int i;

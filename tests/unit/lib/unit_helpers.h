@@ -22,6 +22,10 @@ void task_blank(struct tdbpf_task *s, struct tdbpf_wait *ws, __u32 tid,
 /* What was written to @f (a tmpfile), as a string; closes @f. */
 char *slurp(FILE *f);
 
+/* @m's plan at @level, SMT @smt, @gp counters, in @p: it must be made. */
+void plan_ok(struct event_plan *p, const struct model *m, int level, bool smt,
+	     int gp);
+
 /*
  * All of @m's events in one group led by the first, slot i = event i, no
  * counter assigned: a plan without plan_events()'s fitting, so that a
