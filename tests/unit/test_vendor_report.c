@@ -110,6 +110,19 @@ static void plan_of(struct report_fix *fx, const struct model *m, int level,
 	tasks_init(&fx->t);
 }
 
+/*
+ * @m's level-1 plan (SMT off, six counters) in @fx, one task @tid of the
+ * @n counts @c, its report: the report's table (caller frees).
+ */
+static char *one_task_table(struct report_fix *fx, const struct model *m,
+			    __u32 tid, const struct count *c, int n)
+{
+	plan_of(fx, m, 1, false, 6);
+	task(&fx->t, &fx->plan, tid, c, n);
+	fix_build(fx, 0, 1000000, SORT_TID, 0);
+	return table(&fx->rep);
+}
+
 #define NR(a) (sizeof(a) / sizeof((a)[0]))
 
 static const char *line(const char *s, int n)
@@ -227,10 +240,7 @@ static void test_neoverse_n2_columns(void **state)
 	char *s;
 
 	(void)state;
-	plan_of(&fx, &model_neoverse_n2, 1, false, 6);
-	task(&fx.t, &fx.plan, 7, c, NR(c));
-	fix_build(&fx, 0, 1000000, SORT_TID, 0);
-	s = table(&fx.rep);
+	s = one_task_table(&fx, &model_neoverse_n2, 7, c, NR(c));
 	hdr = line(s, 1);
 	has_all(hdr, STRS("FE%", "RET%", "IPC"));
 	/* Cycle_Accounting: in the JSON */
@@ -265,10 +275,7 @@ static void test_neoverse_n1_columns(void **state)
 	char *s;
 
 	(void)state;
-	plan_of(&fx, &model_neoverse_n1, 1, false, 6);
-	task(&fx.t, &fx.plan, 3, c, NR(c));
-	fix_build(&fx, 0, 1000000, SORT_TID, 0);
-	s = table(&fx.rep);
+	s = one_task_table(&fx, &model_neoverse_n1, 3, c, NR(c));
 	hdr = line(s, 1);
 	assert_true(strstr(hdr, "FE-STALL%") < strstr(hdr, "BE-STALL%"));
 	assert_null(strstr(hdr, "RET%"));
