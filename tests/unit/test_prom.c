@@ -66,6 +66,26 @@ static void stop(struct prom_state *st, struct task_table *t)
 	prom_free(st);
 }
 
+/* What most tests scrape: a plan, an exposition state and a task table. */
+struct scrape_fix {
+	struct event_plan plan;
+	struct prom_state st;
+	struct task_table t;
+};
+
+/* @x over the software model's plan: start()'s @labels and @max. */
+static void sw_start(struct scrape_fix *x, unsigned int labels,
+		     unsigned int max)
+{
+	sw_plan(&x->plan);
+	start(&x->st, &x->t, &x->plan, labels, max);
+}
+
+static void fix_stop(struct scrape_fix *x)
+{
+	stop(&x->st, &x->t);
+}
+
 static char *render(const struct prom_state *st, bool om)
 {
 	struct prom_health h = { .tasks_live = 7, .collect_ns = 1500000 };
@@ -396,15 +416,12 @@ static const struct step fold_steps[] = {
 
 static void test_fold_monotonic(void **state)
 {
-	struct event_plan plan;
-	struct prom_state st;
-	struct task_table t;
+	struct scrape_fix x;
 
 	(void)state;
-	sw_plan(&plan);
-	start(&st, &t, &plan, 0, 0);
-	RUN_STEPS(&st, &t, fold_steps);
-	stop(&st, &t);
+	sw_start(&x, 0, 0);
+	RUN_STEPS(&x.st, &x.t, fold_steps);
+	fix_stop(&x);
 }
 
 /*
@@ -440,9 +457,7 @@ static void test_extra_event_series(void **state)
  */
 static void test_scaled_increments(void **state)
 {
-	struct event_plan plan;
-	struct prom_state st;
-	struct task_table t;
+	struct scrape_fix x;
 	char sel[256];
 	/* the leader's times, then the event's count */
 	const struct step steps[] = {
@@ -464,31 +479,27 @@ static void test_scaled_increments(void **state)
 	};
 
 	(void)state;
-	sw_plan(&plan);
-	start(&st, &t, &plan, 0, 0);
+	sw_start(&x, 0, 0);
 	snprintf(sel, sizeof(sel),
 		 "tdbpf_task_events_total{comm=\"\",thread=\"w\",event=\"%s\"}",
 		 model_software.events[1].name);
-	RUN_STEPS(&st, &t, steps);
-	stop(&st, &t);
+	RUN_STEPS(&x.st, &x.t, steps);
+	fix_stop(&x);
 }
 
 /* 5 names, room for 2: the rest in `other`, and said so. */
 static void test_series_limit(void **state)
 {
 	static const char *const names[] = { "a", "b", "c", "d", "e" };
-	struct event_plan plan;
-	struct prom_state st;
-	struct task_table t;
+	struct scrape_fix x;
 	char *txt;
 	int i;
 
 	(void)state;
-	sw_plan(&plan);
-	start(&st, &t, &plan, 0, 2);
+	sw_start(&x, 0, 2);
 	for (i = 0; i < 5; i++)
-		row(&t, 10 + i, 0, names[i], 1000000000ull * (i + 1));
-	txt = scrape(&st, &t);
+		row(&x.t, 10 + i, 0, names[i], 1000000000ull * (i + 1));
+	txt = scrape(&x.st, &x.t);
 	HOLDS(txt, { ON("comm=\"\",thread=\"a\""), 1 },
 	      { ON("comm=\"\",thread=\"b\""), 2 },
 	      { ON("comm=\"\",thread=\"c\""), NAN });
@@ -500,7 +511,7 @@ static void test_series_limit(void **state)
 	assert_int_equal(count_lines(txt, "tdbpf_task_on_cpu_seconds_total{"),
 			 3);
 	free(txt);
-	stop(&st, &t);
+	fix_stop(&x);
 }
 
 #define WORKER_1 "tdbpf_task_on_cpu_seconds_total" \
@@ -524,15 +535,12 @@ static const struct step tid_steps[] = {
 
 static void test_tid_labels(void **state)
 {
-	struct event_plan plan;
-	struct prom_state st;
-	struct task_table t;
+	struct scrape_fix x;
 
 	(void)state;
-	sw_plan(&plan);
-	start(&st, &t, &plan, LISTEN_LABEL_TID, 0);
-	RUN_STEPS(&st, &t, tid_steps);
-	stop(&st, &t);
+	sw_start(&x, LISTEN_LABEL_TID, 0);
+	RUN_STEPS(&x.st, &x.t, tid_steps);
+	fix_stop(&x);
 }
 
 /*
@@ -547,26 +555,24 @@ static void test_whole_names(void **state)
 					   "Map -> Filter (2/3)#0",
 					   "Map -> Filter (3/3)#0" };
 	char longer[100], want[160];
-	struct event_plan plan;
-	struct prom_state st;
-	struct task_table t;
+	struct scrape_fix x;
 	unsigned int l;
 	char *txt;
 	int i;
 
 	(void)state;
-	sw_plan(&plan);
+	sw_plan(&x.plan);
 	memset(longer, 'x', sizeof(longer) - 1);
 	longer[sizeof(longer) - 1] = 0;
 	for (l = 0; l < 2; l++) {
-		start(&st, &t, &plan, l ? LISTEN_LABEL_TID : 0, 0);
-		row(&t, 100, 100, "java", 1000000);
+		start(&x.st, &x.t, &x.plan, l ? LISTEN_LABEL_TID : 0, 0);
+		row(&x.t, 100, 100, "java", 1000000);
 		for (i = 0; i < 3; i++)
-			row(&t, 101 + i, 100, "Map -> Filter (",
+			row(&x.t, 101 + i, 100, "Map -> Filter (",
 			    (1000000000ULL << i))->name = names_intern(sub[i]);
-		row(&t, 110, 100, "xxxxxxxxxxxxxxx", 1000000000)->name =
+		row(&x.t, 110, 100, "xxxxxxxxxxxxxxx", 1000000000)->name =
 			names_intern(longer);
-		txt = scrape(&st, &t);
+		txt = scrape(&x.st, &x.t);
 		if (!l)
 			assert_double_equal(value(txt, ON("comm=\"java\",thread=\"Map -> Filter (*/3)#*\"")),
 					    7, 0);
@@ -580,7 +586,7 @@ static void test_whole_names(void **state)
 			 longer, l ? ",pid=\"100\",tid=\"110\"" : "");
 		assert_double_equal(value(txt, want), 1, 0);
 		free(txt);
-		stop(&st, &t);
+		fix_stop(&x);
 	}
 }
 
@@ -594,13 +600,10 @@ static void test_container_labels(void **state)
 	static const char id2[] = "bb22222222222222222222222222222222222222222222222222222222222222";
 	struct task_cgroup c = { .pid = 100 };
 	struct cgroup_table cg;
-	struct event_plan plan;
-	struct prom_state st;
-	struct task_table t;
+	struct scrape_fix x;
 
 	(void)state;
-	sw_plan(&plan);
-	start(&st, &t, &plan, 0, 0);
+	sw_start(&x, 0, 0);
 	cgroups_init(&cg);
 	memcpy(c.id, id1, sizeof(id1));
 	assert_int_equal(cgroups_add(&cg, &c), 0);
@@ -609,15 +612,15 @@ static void test_container_labels(void **state)
 	strcpy(c.pod, "8d7f1e2a-3b4c-4d5e-9f60-718293a4b5c6");
 	assert_int_equal(cgroups_add(&cg, &c), 0);
 	cgroups_sort(&cg);
-	st.cgroups = &cg;
-	row(&t, 101, 100, "worker-1", 1000000000);
-	row(&t, 201, 200, "worker-1", 2000000000);
-	row(&t, 301, 300, "worker-1", 4000000000);
-	SCRAPE_HOLDS(&st, &t, { ON("comm=\"\",thread=\"worker-*\",container_id=\"aa11111111111111111111111111111111111111111111111111111111111111\""), 1 },
+	x.st.cgroups = &cg;
+	row(&x.t, 101, 100, "worker-1", 1000000000);
+	row(&x.t, 201, 200, "worker-1", 2000000000);
+	row(&x.t, 301, 300, "worker-1", 4000000000);
+	SCRAPE_HOLDS(&x.st, &x.t, { ON("comm=\"\",thread=\"worker-*\",container_id=\"aa11111111111111111111111111111111111111111111111111111111111111\""), 1 },
 	             { ON("comm=\"\",thread=\"worker-*\",container_id=\"bb22222222222222222222222222222222222222222222222222222222222222\",pod_uid=\"8d7f1e2a-3b4c-4d5e-9f60-718293a4b5c6\""), 2 },
 	             { ON("comm=\"\",thread=\"worker-*\""), 4 },
 	             { "tdbpf_series", 3 });
-	stop(&st, &t);
+	fix_stop(&x);
 	cgroups_free(&cg);
 }
 
@@ -654,18 +657,15 @@ static void test_process_name(void **state)
 /* The two formats differ where they must, and only there. */
 static void test_formats(void **state)
 {
-	struct event_plan plan;
-	struct prom_state st;
-	struct task_table t;
+	struct scrape_fix x;
 	char *txt, *om;
 	size_t n;
 
 	(void)state;
-	sw_plan(&plan);
-	start(&st, &t, &plan, 0, 0);
-	row(&t, 5, 5, "x", 1000000001);
-	txt = scrape(&st, &t);
-	om = render(&st, true);
+	sw_start(&x, 0, 0);
+	row(&x.t, 5, 5, "x", 1000000001);
+	txt = scrape(&x.st, &x.t);
+	om = render(&x.st, true);
 	has_all(txt, STRS("# TYPE tdbpf_task_on_cpu_seconds_total counter\n",
 			  "# TYPE tdbpf_build_info gauge\n",
 			  "tdbpf_build_info{model=\"software\",level=\"0\"} 1\n",
@@ -684,7 +684,7 @@ static void test_formats(void **state)
 	assert_int_equal(count_lines(txt, "# HELP "), count_lines(txt, "# TYPE "));
 	free(txt);
 	free(om);
-	stop(&st, &t);
+	fix_stop(&x);
 }
 
 static int slot_of(const struct event_plan *p, const char *name)
@@ -739,32 +739,30 @@ static void test_tma_slots(void **state)
 		{ "topdown-bad-spec", { 20000, 20000 } },
 		{ "topdown-be-bound", { 40000, 40000 } },
 	};
-	struct event_plan plan;
-	struct prom_state st;
-	struct task_table t;
+	struct scrape_fix x;
 	struct task_row *r;
 	const char *ret = "tdbpf_task_tma_slots_total{comm=\"\",thread=\"w\",node=\"tma_retiring\",level=\"1\"}";
 	const char *be = "tdbpf_task_tma_slots_total{comm=\"\",thread=\"w\",node=\"tma_backend_bound\",level=\"1\"}";
 
 	(void)state;
-	model_plan(&plan, &model_icelake);
-	start(&st, &t, &plan, 0, 0);
-	r = row(&t, 9, 0, "w", 1000);
-	set_counts(r, &plan, counts, NR(counts), 0);
-	SCRAPE_HOLDS(&st, &t, { ret, 30000 },
+	model_plan(&x.plan, &model_icelake);
+	start(&x.st, &x.t, &x.plan, 0, 0);
+	r = row(&x.t, 9, 0, "w", 1000);
+	set_counts(r, &x.plan, counts, NR(counts), 0);
+	SCRAPE_HOLDS(&x.st, &x.t, { ret, 30000 },
 	             { be, 40000 },
 	             { "tdbpf_task_slots_total{comm=\"\",thread=\"w\"}", 100000 },
 	             { "tdbpf_task_tma_slots_total{comm=\"\",thread=\"w\",node=\"tma_dram_bound\",level=\"3\"}", NAN });
 
 	r->sched.on_cpu_ns = 2000;
-	set_counts(r, &plan, counts, NR(counts), 1);
+	set_counts(r, &x.plan, counts, NR(counts), 1);
 	/* the leader's times grew too */
-	r->ctr[plan.leader[plan.group[slot_of(&plan, "TOPDOWN.SLOTS")]]].enabled = 2000;
-	r->ctr[plan.leader[plan.group[slot_of(&plan, "TOPDOWN.SLOTS")]]].running = 2000;
-	SCRAPE_HOLDS(&st, &t, { ret, 80000 },
+	r->ctr[x.plan.leader[x.plan.group[slot_of(&x.plan, "TOPDOWN.SLOTS")]]].enabled = 2000;
+	r->ctr[x.plan.leader[x.plan.group[slot_of(&x.plan, "TOPDOWN.SLOTS")]]].running = 2000;
+	SCRAPE_HOLDS(&x.st, &x.t, { ret, 80000 },
 	             { be, 40000 },
 	             { "tdbpf_task_slots_total{comm=\"\",thread=\"w\"}", 150000 });
-	stop(&st, &t);
+	fix_stop(&x);
 }
 
 /*
@@ -781,31 +779,28 @@ static void test_tma_cycle_slots(void **state)
 		{ "CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE", { 100 } },
 		{ "CPU_CLK_UNHALTED.REF_XCLK", { 100 } },
 	};
-	struct event_plan plan;
-	struct prom_state st;
-	struct task_table t;
+	struct scrape_fix x;
 	struct task_row *r;
 
 	(void)state;
-	model_plan(&plan, &model_broadwell);
-	start(&st, &t, &plan, 0, 0);
-	r = row(&t, 9, 0, "w", 1000);
-	set_counts(r, &plan, counts, NR(counts), 0);
-	SCRAPE_HOLDS(&st, &t, { "tdbpf_task_slots_total{comm=\"\",thread=\"w\"}", 4000 },
+	model_plan(&x.plan, &model_broadwell);
+	start(&x.st, &x.t, &x.plan, 0, 0);
+	r = row(&x.t, 9, 0, "w", 1000);
+	set_counts(r, &x.plan, counts, NR(counts), 0);
+	SCRAPE_HOLDS(&x.st, &x.t, { "tdbpf_task_slots_total{comm=\"\",thread=\"w\"}", 4000 },
 	             { "tdbpf_task_tma_slots_total{comm=\"\",thread=\"w\",node=\"tma_retiring\",level=\"1\"}", 1000 });
-	stop(&st, &t);
+	fix_stop(&x);
 }
 
 #define WAIT(labels) "tdbpf_task_wait_seconds_total{" labels "}"
 
 /* The software model's state and a task table with waker slots. */
-static void start_waits(struct prom_state *st, struct task_table *t,
-			struct event_plan *plan, unsigned int max)
+static void start_waits(struct scrape_fix *x, unsigned int max)
 {
-	sw_plan(plan);
-	assert_int_equal(prom_init(st, plan, 0, max), 0);
-	tasks_init(t);
-	assert_int_equal(tasks_set_layout(t, plan->nr, true), 0);
+	sw_plan(&x->plan);
+	assert_int_equal(prom_init(&x->st, &x->plan, 0, max), 0);
+	tasks_init(&x->t);
+	assert_int_equal(tasks_set_layout(&x->t, x->plan.nr, true), 0);
 }
 
 /*
@@ -817,39 +812,37 @@ static void start_waits(struct prom_state *st, struct task_table *t,
 
 static void test_wait_series(void **state)
 {
-	struct event_plan plan;
-	struct prom_state st;
-	struct task_table t;
+	struct scrape_fix x;
 	struct task_row *r;
 
 	(void)state;
-	start_waits(&st, &t, &plan, 2);
-	SET_ROWS(&t, { 10, 10, "src", .on = 1000000000ull },
+	start_waits(&x, 2);
+	SET_ROWS(&x.t, { 10, 10, "src", .on = 1000000000ull },
 		 { 11, 10, "sink-1", .on = 100000000ull, .off = 900000000ull });
-	r = tasks_find(&t, 11);
-	SET_WAITS(&t, r,
+	r = tasks_find(&x.t, 11);
+	SET_WAITS(&x.t, r,
 		  { .kind = TDBPF_WAKER_TASK, .tid = 10, .wakeups = 40,
 		    .wait_ns = 600000000ull },
 		  { .kind = TDBPF_WAKER_TIMER, .wakeups = 9,
 		    .wait_ns = 200000000ull });
-	SCRAPE_HOLDS(&st, &t, { WAIT(SINK "waker_comm=\"src\",waker_thread=\"src\""), 0.6 },
+	SCRAPE_HOLDS(&x.st, &x.t, { WAIT(SINK "waker_comm=\"src\",waker_thread=\"src\""), 0.6 },
 	             { WAIT(SINK "waker_comm=\"\",waker_thread=\"timer\""), 0.2 },
 	             { "tdbpf_task_wakeups_total{" SINK
 		"waker_comm=\"src\",waker_thread=\"src\"}", 40 });
 	/* the next scrape adds the slots' increments; a third waker overflows */
-	r = tasks_find(&t, 11);
+	r = tasks_find(&x.t, 11);
 	r->sched.off_cpu_ns = 1500000000ull;
-	SET_WAITS(&t, r,
+	SET_WAITS(&x.t, r,
 		  { .kind = TDBPF_WAKER_TASK, .tid = 10, .wakeups = 70,
 		    .wait_ns = 1000000000ull },
 		  { .kind = TDBPF_WAKER_HARDIRQ, .wakeups = 3,
 		    .wait_ns = 50000000ull });
-	SCRAPE_HOLDS(&st, &t, { WAIT(SINK "waker_comm=\"src\",waker_thread=\"src\""), 1.0 },
+	SCRAPE_HOLDS(&x.st, &x.t, { WAIT(SINK "waker_comm=\"src\",waker_thread=\"src\""), 1.0 },
 	             { WAIT(SINK "waker_comm=\"\",waker_thread=\"timer\""), 0.2 },
 	             { WAIT(SINK "waker_comm=\"\",waker_thread=\"irq\""), NAN },
 	             { WAIT("comm=\"other\",thread=\"other\",waker_comm=\"\",waker_thread=\"other\""),
 		0.05 });
-	stop(&st, &t);
+	fix_stop(&x);
 }
 
 #define SPAN(fam, labels) "tdbpf_span_" fam "_total{" labels "}"
@@ -876,28 +869,25 @@ static void test_span_series(void **state)
 	};
 	static const struct span_def emit = {
 		11, 10, 3, "emit", { .entries = 7, .on_cpu_ns = 70000000 } };
-	struct event_plan plan;
-	struct prom_state st;
-	struct task_table t;
+	struct scrape_fix x;
 	struct span_table sp;
 	struct span_row *r;
 	char *txt;
 
 	(void)state;
-	sw_plan(&plan);
-	start(&st, &t, &plan, 0, 2);
+	sw_start(&x, 0, 2);
 	spans_init(&sp);
-	row(&t, 10, 10, "engine", 1000000000ull);
-	row(&t, 11, 10, "worker-1", 1000000000ull);
-	row(&t, 12, 10, "worker-2", 1000000000ull);
-	txt = scrape(&st, &t);
+	row(&x.t, 10, 10, "engine", 1000000000ull);
+	row(&x.t, 11, 10, "worker-1", 1000000000ull);
+	row(&x.t, 12, 10, "worker-2", 1000000000ull);
+	txt = scrape(&x.st, &x.t);
 	assert_null(strstr(txt, "tdbpf_span_"));
 	free(txt);
-	st.span_cur = &sp;
+	x.st.span_cur = &sp;
 	spans_set(&sp, spans, NR(spans));
-	tasks_find(&t, 11)->sched.on_cpu_ns = 2000000000ull;
-	tasks_find(&t, 12)->sched.on_cpu_ns = 2000000000ull;
-	txt = scrape(&st, &t);
+	tasks_find(&x.t, 11)->sched.on_cpu_ns = 2000000000ull;
+	tasks_find(&x.t, 12)->sched.on_cpu_ns = 2000000000ull;
+	txt = scrape(&x.st, &x.t);
 	HOLDS_EXACT(txt, { ENGINE("entries", "enrich"), 5 },
 		    { ENGINE("entries", "parse"), 5 },
 		    /* the waits it ended, summed over the folded threads */
@@ -914,8 +904,8 @@ static void test_span_series(void **state)
 	r->s.entries = 4;
 	/* a third span name: past max_series (2), into other */
 	spans_set(&sp, &emit, 1);
-	tasks_find(&t, 11)->sched.on_cpu_ns = 3000000000ull;
-	txt = scrape(&st, &t);
+	tasks_find(&x.t, 11)->sched.on_cpu_ns = 3000000000ull;
+	txt = scrape(&x.st, &x.t);
 	HOLDS_EXACT(txt, { ENGINE("entries", "enrich"), 6 },
 		    { ENGINE("entries", "emit"), NAN },
 		    { SPAN("entries", "comm=\"other\",thread=\"other\",span=\"other\""),
@@ -925,7 +915,7 @@ static void test_span_series(void **state)
 	assert_int_equal(count_lines(txt, "tdbpf_span_entries_total{"), 3);
 	free(txt);
 	spans_free(&sp);
-	stop(&st, &t);
+	fix_stop(&x);
 }
 
 /* agg's series, held by @labels */
@@ -941,23 +931,21 @@ static void test_span_series(void **state)
  */
 static void test_hold_series(void **state)
 {
-	struct event_plan plan;
-	struct prom_state st;
-	struct task_table t;
+	struct scrape_fix x;
 	char *txt;
 
 	(void)state;
-	start_waits(&st, &t, &plan, 8);
-	SET_ROWS(&t, { 10, 10, "enrich", .on = 1000000000ull },
+	start_waits(&x, 8);
+	SET_ROWS(&x.t, { 10, 10, "enrich", .on = 1000000000ull },
 		 { 11, 10, "agg", .on = 500000000ull, .runq = 450000000ull });
-	SET_WAITS(&t, tasks_find(&t, 11),
+	SET_WAITS(&x.t, tasks_find(&x.t, 11),
 		  { .kind = TDBPF_HOLDER_TASK, .tid = 10, .wakeups = 30,
 		    .wait_ns = 300000000ull },
 		  { .kind = TDBPF_HOLDER_TASK, .tid = 4242, .wakeups = 5,
 		    .wait_ns = 100000000ull },
 		  { .kind = TDBPF_HOLDER_LIMIT, .wakeups = 2,
 		    .wait_ns = 50000000ull });
-	txt = scrape(&st, &t);
+	txt = scrape(&x.st, &x.t);
 	HOLDS(txt, { HELD("holder_comm=\"enrich\",holder_thread=\"enrich\""), 0.3 },
 	      { HELD("holder_comm=\"\",holder_thread=\"cpu-other\""), 0.1 },
 	      { HELD("holder_comm=\"\",holder_thread=\"cpu-limit\""), 0.05 });
@@ -966,7 +954,7 @@ static void test_hold_series(void **state)
 	assert_null(strstr(txt, "tdbpf_task_wait_seconds_total"));
 	assert_null(strstr(txt, "(null)"));
 	free(txt);
-	stop(&st, &t);
+	fix_stop(&x);
 }
 
 #define RELAY(state, local, remote)                                   \
@@ -1016,27 +1004,25 @@ static void test_wait_endpoint(void **state)
 		{ FLOW_LISTEN, "0.0.0.0:7002", "0.0.0.0:0" },
 		{ FLOW_ESTABLISHED, "10.9.0.3:7002", "10.9.0.2:40002" },
 	};
-	struct event_plan plan;
-	struct prom_state st;
+	struct scrape_fix x;
 	struct flow_table ft;
-	struct task_table t;
 	struct task_row *r;
 
 	(void)state;
 	add_flows(&ft, 30, "sink", d, NR(d));
-	start_waits(&st, &t, &plan, 10);
-	st.flows = &ft;
-	r = row(&t, 30, 30, "sink", 100000000ull);
+	start_waits(&x, 10);
+	x.st.flows = &ft;
+	r = row(&x.t, 30, 30, "sink", 100000000ull);
 	r->sched.off_cpu_ns = 900000000ull;
 	/* the peer 10.9.0.2:40002: address in network order, port in tid */
-	set_wait(&t, r, (struct tdbpf_wait){
+	set_wait(&x.t, r, (struct tdbpf_wait){
 		.kind = TDBPF_WAKER_ENDPOINT, .tid = 40002,
 		.tgid = htonl(0x0a090002), .wakeups = 5, .wait_ns = 700000000ull });
-	SCRAPE_HOLDS(&st, &t, { WAIT("comm=\"sink\",thread=\"sink\",waker_comm=\"\",waker_thread=\"endpoint\",remote=\"10.9.0.2:*\""),
+	SCRAPE_HOLDS(&x.st, &x.t, { WAIT("comm=\"sink\",thread=\"sink\",waker_comm=\"\",waker_thread=\"endpoint\",remote=\"10.9.0.2:*\""),
 				0.7 });
-	st.flows = NULL;
+	x.st.flows = NULL;
 	flows_free(&ft);
-	stop(&st, &t);
+	fix_stop(&x);
 }
 
 int main(void)
