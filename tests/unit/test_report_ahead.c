@@ -139,7 +139,8 @@ static void test_order(void **state)
 				assert_string_equal(d->bottleneck,
 						    want.bottleneck);
 				assert_memory_equal(d->ev, want.ev,
-						    fx.plan.nr * sizeof(double));
+						    fx.plan.nr *
+							    sizeof(double));
 				assert_int_equal(d->tma.bottleneck,
 						 want.tma.bottleneck);
 			}

@@ -355,7 +355,8 @@ static void test_json_nasty(void **state)
 
 	for (line = 0; line <= 1; line++) {
 		fx.rep.interval = line ? 4 : -1;
-		s = render_report(&fx.rep, line ? FMT_JSON_LINE : FMT_JSON, NULL);
+		s = render_report(&fx.rep, line ? FMT_JSON_LINE : FMT_JSON,
+				  NULL);
 		if (line)	/* a '\n' in a name stays escaped */
 			assert_int_equal(count_lines(s), 1);
 		else
@@ -408,7 +409,8 @@ static void test_json_nasty(void **state)
 	tasks_reset(&fx.t);
 	report_build(&fx.rep, &fx.t, NULL, 0, 0, SORT_CPU, 0);
 	for (line = 0; line <= 1; line++) {
-		s = render_report(&fx.rep, line ? FMT_JSON_LINE : FMT_JSON, NULL);
+		s = render_report(&fx.rep, line ? FMT_JSON_LINE : FMT_JSON,
+				  NULL);
 		root = parse_strict(s);
 		assert_string_equal(json_object_get_string(jget(root, "model")),
 				    "none");
