@@ -71,69 +71,73 @@ static void rejected(const char *text, int line, const char *what)
 		assert_true(isnan(ev[i]));
 }
 
+/*
+ * @text parsed, the four events' values: @uops, @ret, @itlb, @tclock, to
+ * the bit; NAN: not given (missing, not zero).
+ */
+static void accepted(const char *text, double uops, double ret, double itlb,
+		     double tclock)
+{
+	const double want[4] = { [UOPS] = uops, [RETIRING] = ret,
+				 [ITLB] = itlb, [TCLOCK] = tclock };
+	int i;
+
+	assert_int_equal(parse(text), 0);
+	for (i = 0; i < 4; i++)
+		if (isnan(want[i]) ? !isnan(ev[i]) : ev[i] != want[i])
+			fail_msg("input:\n%s\nevent %d: %.17g, want %.17g",
+				 text, i, ev[i], want[i]);
+}
+
 static void test_event_value_lines(void **state)
 {
 	(void)state;
-	assert_int_equal(parse("# counts of one task\n"
-			       "\n"
-			       "UOPS_ISSUED.ANY 123456789\n"
-			       "  topdown-retiring\t\t42  \r\n"), 0);
-	assert_true(ev[UOPS] == 123456789.0);
-	assert_true(ev[RETIRING] == 42.0);
-	/* not given: missing, not zero */
-	assert_true(isnan(ev[ITLB]));
-	assert_true(isnan(ev[TCLOCK]));
+	accepted("# counts of one task\n"
+		 "\n"
+		 "UOPS_ISSUED.ANY 123456789\n"
+		 "  topdown-retiring\t\t42  \r\n",
+		 123456789.0, 42.0, NAN, NAN);
 }
 
 static void test_case_insensitive(void **state)
 {
 	(void)state;
-	assert_int_equal(parse("uops_issued.any 7\nTOPDOWN-RETIRING 8\n"
-			       "CPU@itlb_misses.walk_duration,CMASK=1@ 9\n"),
-			 0);
-	assert_true(ev[UOPS] == 7);
-	assert_true(ev[RETIRING] == 8);
-	assert_true(ev[ITLB] == 9);
+	accepted("uops_issued.any 7\nTOPDOWN-RETIRING 8\n"
+		 "CPU@itlb_misses.walk_duration,CMASK=1@ 9\n",
+		 7, 8, 9, NAN);
 }
 
 static void test_perf_csv(void **state)
 {
 	(void)state;
 	/* perf stat -x, : VALUE,UNIT,EVENT,RUNTIME,PCT,METRIC,METRIC-UNIT */
-	assert_int_equal(parse("# started on Mon Jan  1 00:00:00 2024\n"
-			       "\n"
-			       "1000,,UOPS_ISSUED.ANY,2000000,100.00,,\n"
-			       "12.50,msec,task-clock,12500000,100.00,0.99,CPUs utilized\n"
-			       "<not counted>,,topdown-retiring,0,0.00,,\n"), 0);
-	assert_true(ev[UOPS] == 1000);
-	assert_true(ev[TCLOCK] == 12.5);
-	assert_true(isnan(ev[RETIRING]));
-	assert_true(isnan(ev[ITLB]));
+	accepted("# started on Mon Jan  1 00:00:00 2024\n"
+		 "\n"
+		 "1000,,UOPS_ISSUED.ANY,2000000,100.00,,\n"
+		 "12.50,msec,task-clock,12500000,100.00,0.99,CPUs utilized\n"
+		 "<not counted>,,topdown-retiring,0,0.00,,\n",
+		 1000, NAN, NAN, 12.5);
 }
 
 /* a cpu/.../ name holds commas; perf prints it unquoted */
 static void test_csv_event_with_commas(void **state)
 {
 	(void)state;
-	assert_int_equal(parse("77,,cpu/ITLB_MISSES.WALK_DURATION,cmask=1/,"
-			       "1000,100.00,,\n"
-			       "<not supported>,,UOPS_ISSUED.ANY,0,0.00,,\n"),
-			 0);
-	assert_true(ev[ITLB] == 77);
-	assert_true(isnan(ev[UOPS]));
+	accepted("77,,cpu/ITLB_MISSES.WALK_DURATION,cmask=1/,"
+		 "1000,100.00,,\n"
+		 "<not supported>,,UOPS_ISSUED.ANY,0,0.00,,\n",
+		 NAN, NAN, 77, NAN);
 }
 
 static void test_u64_limits(void **state)
 {
 	(void)state;
-	assert_int_equal(parse("UOPS_ISSUED.ANY 18446744073709551615\n"), 0);
-	assert_true(ev[UOPS] == 18446744073709551615.0);
-	assert_int_equal(parse("UOPS_ISSUED.ANY 00018446744073709551615\n"),
-			 0);
-	assert_int_equal(parse("UOPS_ISSUED.ANY 0\n"), 0);
-	assert_true(ev[UOPS] == 0);
-	assert_int_equal(parse("UOPS_ISSUED.ANY 1.5e3\n"), 0);
-	assert_true(ev[UOPS] == 1500);
+	accepted("UOPS_ISSUED.ANY 18446744073709551615\n",
+		 18446744073709551615.0, NAN, NAN, NAN);
+	accepted("UOPS_ISSUED.ANY 00018446744073709551615\n",
+		 18446744073709551615.0, NAN, NAN, NAN);
+	accepted("UOPS_ISSUED.ANY 0\n", 0, NAN, NAN, NAN);
+	accepted("UOPS_ISSUED.ANY 1.5e3\n", 1500, NAN, NAN, NAN);
 }
 
 static void test_reject_negative(void **state)

@@ -42,349 +42,222 @@ static void has(const char *s, const char *what)
 	}
 }
 
-static void test_bdx_e5_2620v4_ht(void **state)
-{
-	(void)state;
-	assert_int_equal(detect("bdx-e5-2620v4-ht"), 0);
-	assert_ptr_equal(d.model, &model_broadwellx);
-	assert_true(d.smt);
-	assert_false(d.nmi_watchdog);
-	assert_false(d.hybrid);
-	assert_int_equal(d.gp_counters, 4);
-	assert_string_equal(d.pmu, "cpu");
-	assert_string_equal(d.reason, "");
-	assert_string_equal(d.note, "");
-	has(d.cpu_desc, "E5-2620 v4");
-	has(d.cpu_desc, "6-4F");
-}
+/* A fixture's flag: not looked at, or asserted true or false. */
+enum flag { ANY, YES, NO };
 
-/* no smt/active (older kernel): siblings > cores in cpuinfo means SMT */
-static void test_bdw_nmi_watchdog(void **state)
-{
-	(void)state;
-	assert_int_equal(detect("bdw-i7-5775c-nmi"), 0);
-	assert_ptr_equal(d.model, &model_broadwell);
-	assert_true(d.smt);
-	assert_true(d.nmi_watchdog);
-	assert_int_equal(d.gp_counters, 3);	/* 4 minus the watchdog's */
-	has(d.note, "NMI watchdog");
-	has(d.note, "3 general counters");
-	has(d.note, "kernel.nmi_watchdog=0");
-}
+/* An int that is checked when @on. */
+struct opt_int {
+	bool on;
+	int v;
+};
 
-static void test_icx(void **state)
-{
-	(void)state;
-	assert_int_equal(detect("icx-gold-6338"), 0);
-	assert_ptr_equal(d.model, &model_icelakex);
-	assert_true(d.smt);
-	assert_int_equal(d.gp_counters, 8);
-	has(d.cpu_desc, "6-6A");
-}
-
-static void test_spr_smt_off(void **state)
-{
-	(void)state;
-	assert_int_equal(detect("spr-8480-smt-off"), 0);
-	assert_ptr_equal(d.model, &model_sapphirerapids);
-	assert_false(d.smt);
-	assert_int_equal(d.gp_counters, 8);
-}
-
-/* Emerald Rapids: SPR's driver name and PERF_METRICS events */
-static void test_emr(void **state)
-{
-	(void)state;
-	assert_int_equal(detect("emr-8592-plus"), 0);
-	assert_ptr_equal(d.model, &model_emeraldrapids);
-	assert_true(d.smt);
-	assert_int_equal(d.gp_counters, 8);
-	has(d.cpu_desc, "6-CF");
-}
-
-static void test_gnr(void **state)
-{
-	(void)state;
-	assert_int_equal(detect("gnr-6980p"), 0);
-	assert_ptr_equal(d.model, &model_graniterapids);
-	assert_true(d.smt);
-	assert_int_equal(d.gp_counters, 8);
-	has(d.cpu_desc, "6-AD");
-}
-
-/* a kernel from before GNR had its own driver name: no raw events */
-static void test_gnr_old_kernel(void **state)
-{
-	(void)state;
-	assert_int_equal(detect("gnr-6980p-old-kernel"), 1);
-	assert_ptr_equal(d.model, &model_software);
-	has(d.reason, "'sapphire_rapids', not 'granite_rapids'");
-	has(d.reason, "using the software model");
-}
-
-/* the slots models need the kernel's PERF_METRICS events */
-static void test_icx_vm_without_topdown(void **state)
-{
-	(void)state;
-	assert_int_equal(detect("icx-vm-no-topdown"), 1);
-	assert_ptr_equal(d.model, &model_software);
-	assert_int_equal(d.gp_counters, 0);
-	has(d.reason, "icelakex");
-	has(d.reason, "topdown-retiring");
-	has(d.reason, "using the software model");
-}
-
-static void test_spr_without_l2_topdown(void **state)
-{
-	(void)state;
-	assert_int_equal(detect("spr-no-l2-topdown"), 1);
-	assert_ptr_equal(d.model, &model_software);
-	has(d.reason, "topdown-heavy-ops");
-}
-
-static void test_hybrid(void **state)
-{
-	(void)state;
-	assert_int_equal(detect("adl-i7-12700k-hybrid"), 1);
-	assert_true(d.hybrid);
-	assert_string_equal(d.pmu, "cpu_core");
-	assert_ptr_equal(d.model, &model_software);
-	has(d.reason, "hybrid");
-	has(d.reason, "12700K");
-	has(d.reason, "using the software model");
-}
-
-static void test_vm_without_pmu(void **state)
-{
-	(void)state;
-	assert_int_equal(detect("vm-no-pmu"), 1);
-	assert_ptr_equal(d.model, &model_software);
-	assert_false(d.smt);
-	assert_int_equal(d.gp_counters, 0);
-	assert_string_equal(d.pmu, "");
-	/* one line: the CPU, what is missing, what tdbpf does instead */
-	assert_string_equal(d.reason,
-			    "AMD EPYC (AuthenticAMD 25-01): no hardware PMU "
-			    "exposed (no /sys/bus/event_source/devices/cpu): "
-			    "using the software model (scheduling breakdown "
-			    "only)");
-}
-
-/* this project's CI machines: a Zen 5 VM that exposes no PMU */
-static void test_zen5_vm_without_pmu(void **state)
-{
-	(void)state;
-	assert_int_equal(detect("zen5-vm-no-pmu"), 1);
-	assert_ptr_equal(d.model, &model_software);
-	assert_int_equal(d.gp_counters, 0);
-	assert_string_equal(d.reason,
-			    "AMD EPYC (AuthenticAMD 26-02), model amdzen5: no "
-			    "hardware PMU exposed (no /sys/bus/event_source/"
-			    "devices/cpu): using the software model "
-			    "(scheduling breakdown only)");
-	assert_null(strchr(d.reason, '\n'));
-}
-
-/* AMD: six general counters per thread, SMT on or off, none fixed */
-static void test_zen4(void **state)
-{
-	(void)state;
-	assert_int_equal(detect("zen4-epyc-9654"), 0);
-	assert_ptr_equal(d.model, &model_amdzen4);
-	assert_true(d.smt);
-	assert_int_equal(d.gp_counters, 6);
-	assert_string_equal(d.pmu, "cpu");
-	assert_string_equal(d.reason, "");
-	assert_string_equal(d.note, "");
-	has(d.cpu_desc, "EPYC 9654");
-	has(d.cpu_desc, "AuthenticAMD 25-11");
-}
-
-/* Zen 4c (family 0x19 model 0xA0) with SMT off */
-static void test_zen4_smt_off(void **state)
-{
-	(void)state;
-	assert_int_equal(detect("zen4-epyc-9754-smt-off"), 0);
-	assert_ptr_equal(d.model, &model_amdzen4);
-	assert_false(d.smt);
-	assert_int_equal(d.gp_counters, 6);
-}
-
-/* A VM that hides PerfCtrExtCore: the four legacy counters only */
-static void test_zen4_vm_legacy_counters(void **state)
-{
-	(void)state;
-	assert_int_equal(detect("zen4-vm-legacy-pmu"), 0);
-	assert_ptr_equal(d.model, &model_amdzen4);
-	assert_false(d.smt);
-	assert_int_equal(d.gp_counters, 4);
-	has(d.note, "no 'perfctr_core'");
-	has(d.note, "4 counters");
-}
-
-static void test_zen5_nmi_watchdog(void **state)
-{
-	(void)state;
-	assert_int_equal(detect("zen5-epyc-9575f"), 0);
-	assert_ptr_equal(d.model, &model_amdzen5);
-	assert_true(d.smt);
-	assert_int_equal(d.gp_counters, 5);	/* 6 minus the watchdog's */
-	has(d.note, "5 general counters");
-}
-
-/* family 0x19 model 0x01 is Zen 3 (perf's amdzen3): no model, one line */
-static void test_zen3_has_no_model(void **state)
-{
-	(void)state;
-	assert_int_equal(detect("zen3-epyc-7763"), 1);
-	assert_ptr_equal(d.model, &model_software);
-	assert_string_equal(d.pmu, "cpu");
-	has(d.reason, "EPYC 7763");
-	has(d.reason, "AuthenticAMD 25-01");
-	has(d.reason, "no TopDown model");
-	has(d.reason, "(models: amdzen4, amdzen5)");
-	has(d.reason, "using the software model");
-	assert_null(strchr(d.reason, '\n'));
-}
-
-/* Arm: the MIDR from sysfs, the PMU armv8_pmuv3_*, no caps/slots on N1 */
-static void test_neoverse_n1(void **state)
-{
-	(void)state;
-	assert_int_equal(detect("neoverse-n1-altra"), 0);
-	assert_ptr_equal(d.model, &model_neoverse_n1);
-	assert_false(d.smt);
-	assert_int_equal(d.gp_counters, 6);
-	assert_string_equal(d.pmu, "armv8_pmuv3_0");
-	assert_string_equal(d.note, "");	/* N1 formulas need no slots */
-	has(d.cpu_desc, "part 0xd0c r3p1");
-	has(d.cpu_desc, "MIDR 0x413fd0c1");
-}
-
-static void test_neoverse_n2_slots(void **state)
-{
-	(void)state;
-	assert_int_equal(detect("neoverse-n2-r0p3"), 0);
-	assert_ptr_equal(d.model, &model_neoverse_n2);
-	assert_string_equal(d.reason, "");
-	assert_string_equal(d.note, "");
-	has(d.cpu_desc, "r0p3");
-}
-
-/* N2 before r0p3 takes the other branch of perf's formulas: no model */
-static void test_neoverse_n2_r0p0(void **state)
-{
-	(void)state;
-	assert_int_equal(detect("neoverse-n2-r0p0"), 1);
-	assert_ptr_equal(d.model, &model_software);
-	has(d.reason, "part 0xd49 r0p0");
-	has(d.reason, "neoverse-n2 model is for r0p3 and later");
-}
-
-/* no caps/slots (older kernel) and no sysfs MIDR: cpuinfo, V1's 8 slots */
-static void test_neoverse_v1_without_slots(void **state)
-{
-	(void)state;
-	assert_int_equal(detect("neoverse-v1-no-slots"), 0);
-	assert_ptr_equal(d.model, &model_neoverse_v1);
-	has(d.cpu_desc, "MIDR 0x411fd401");
-	has(d.note, "caps/slots");
-	has(d.note, "8 slots per cycle");
-}
-
-static void test_neoverse_v2(void **state)
-{
-	(void)state;
-	assert_int_equal(detect("neoverse-v2-grace"), 0);
-	assert_ptr_equal(d.model, &model_neoverse_v2);
-	assert_string_equal(d.note, "");
-}
-
-/* a PMU reporting another width than the model's formulas fix */
-static void test_neoverse_slots_mismatch(void **state)
-{
-	(void)state;
-	assert_int_equal(detect("neoverse-v2-slots-mismatch"), 1);
-	assert_ptr_equal(d.model, &model_software);
-	has(d.reason, "6 slots per cycle");
-	has(d.reason, "neoverse-v2");
-	has(d.reason, "has 8");
-}
+#define GP(n) { .on = true, .v = (n) }
 
 /*
- * Recorded in QEMU 7.2's "-cpu max" guest (Debian 12's arm64 kernel): an
- * unknown MIDR and an emulated PMUv3 without the Neoverse slot events
- * gets the generic model, and says which events were missing.
+ * One recorded machine: what detect() of its fixture returns and finds.
+ * A string NULL is not looked at; "" must be empty. Each of the *_has
+ * strings must be in its field; @one_line: the reason has no newline.
  */
-static void test_qemu_arm64_generic(void **state)
+struct detect_case {
+	const char *name;
+	const char *fixture;
+	int ret;
+	const struct model *model;
+	enum flag smt, nmi, hybrid;
+	struct opt_int gp;
+	const char *pmu, *reason, *note;
+	const char *desc_has[2], *reason_has[5], *note_has[4];
+	bool one_line;
+};
+
+static const struct detect_case cases[] = {
+	{ .name = "test_bdx_e5_2620v4_ht", .fixture = "bdx-e5-2620v4-ht",
+	  .model = &model_broadwellx, .smt = YES, .nmi = NO, .hybrid = NO,
+	  .gp = GP(4), .pmu = "cpu", .reason = "", .note = "",
+	  .desc_has = { "E5-2620 v4", "6-4F" } },
+	/* no smt/active (older kernel): siblings > cores in cpuinfo: SMT */
+	{ .name = "test_bdw_nmi_watchdog", .fixture = "bdw-i7-5775c-nmi",
+	  .model = &model_broadwell, .smt = YES, .nmi = YES,
+	  .gp = GP(3),	/* 4 minus the watchdog's */
+	  .note_has = { "NMI watchdog", "3 general counters",
+			"kernel.nmi_watchdog=0" } },
+	{ .name = "test_icx", .fixture = "icx-gold-6338",
+	  .model = &model_icelakex, .smt = YES, .gp = GP(8),
+	  .desc_has = { "6-6A" } },
+	{ .name = "test_spr_smt_off", .fixture = "spr-8480-smt-off",
+	  .model = &model_sapphirerapids, .smt = NO, .gp = GP(8) },
+	/* Emerald Rapids: SPR's driver name and PERF_METRICS events */
+	{ .name = "test_emr", .fixture = "emr-8592-plus",
+	  .model = &model_emeraldrapids, .smt = YES, .gp = GP(8),
+	  .desc_has = { "6-CF" } },
+	{ .name = "test_gnr", .fixture = "gnr-6980p",
+	  .model = &model_graniterapids, .smt = YES, .gp = GP(8),
+	  .desc_has = { "6-AD" } },
+	/* a kernel from before GNR had its own driver name: no raw events */
+	{ .name = "test_gnr_old_kernel", .fixture = "gnr-6980p-old-kernel",
+	  .ret = 1, .model = &model_software,
+	  .reason_has = { "'sapphire_rapids', not 'granite_rapids'",
+			  "using the software model" } },
+	/* the slots models need the kernel's PERF_METRICS events */
+	{ .name = "test_icx_vm_without_topdown", .fixture = "icx-vm-no-topdown",
+	  .ret = 1, .model = &model_software, .gp = GP(0),
+	  .reason_has = { "icelakex", "topdown-retiring",
+			  "using the software model" } },
+	{ .name = "test_spr_without_l2_topdown", .fixture = "spr-no-l2-topdown",
+	  .ret = 1, .model = &model_software,
+	  .reason_has = { "topdown-heavy-ops" } },
+	{ .name = "test_hybrid", .fixture = "adl-i7-12700k-hybrid", .ret = 1,
+	  .model = &model_software, .hybrid = YES, .pmu = "cpu_core",
+	  .reason_has = { "hybrid", "12700K", "using the software model" } },
+	/* one line: the CPU, what is missing, what tdbpf does instead */
+	{ .name = "test_vm_without_pmu", .fixture = "vm-no-pmu", .ret = 1,
+	  .model = &model_software, .smt = NO, .gp = GP(0), .pmu = "",
+	  .reason = "AMD EPYC (AuthenticAMD 25-01): no hardware PMU "
+		    "exposed (no /sys/bus/event_source/devices/cpu): "
+		    "using the software model (scheduling breakdown "
+		    "only)" },
+	/* this project's CI machines: a Zen 5 VM that exposes no PMU */
+	{ .name = "test_zen5_vm_without_pmu", .fixture = "zen5-vm-no-pmu",
+	  .ret = 1, .model = &model_software, .gp = GP(0),
+	  .reason = "AMD EPYC (AuthenticAMD 26-02), model amdzen5: no "
+		    "hardware PMU exposed (no /sys/bus/event_source/"
+		    "devices/cpu): using the software model "
+		    "(scheduling breakdown only)",
+	  .one_line = true },
+	/* AMD: six general counters per thread, SMT on or off, none fixed */
+	{ .name = "test_zen4", .fixture = "zen4-epyc-9654",
+	  .model = &model_amdzen4, .smt = YES, .gp = GP(6), .pmu = "cpu",
+	  .reason = "", .note = "",
+	  .desc_has = { "EPYC 9654", "AuthenticAMD 25-11" } },
+	/* Zen 4c (family 0x19 model 0xA0) with SMT off */
+	{ .name = "test_zen4_smt_off", .fixture = "zen4-epyc-9754-smt-off",
+	  .model = &model_amdzen4, .smt = NO, .gp = GP(6) },
+	/* A VM that hides PerfCtrExtCore: the four legacy counters only */
+	{ .name = "test_zen4_vm_legacy_counters",
+	  .fixture = "zen4-vm-legacy-pmu", .model = &model_amdzen4, .smt = NO,
+	  .gp = GP(4), .note_has = { "no 'perfctr_core'", "4 counters" } },
+	{ .name = "test_zen5_nmi_watchdog", .fixture = "zen5-epyc-9575f",
+	  .model = &model_amdzen5, .smt = YES,
+	  .gp = GP(5),	/* 6 minus the watchdog's */
+	  .note_has = { "5 general counters" } },
+	/* family 0x19 model 0x01 is Zen 3 (perf's amdzen3): none, one line */
+	{ .name = "test_zen3_has_no_model", .fixture = "zen3-epyc-7763",
+	  .ret = 1, .model = &model_software, .pmu = "cpu",
+	  .reason_has = { "EPYC 7763", "AuthenticAMD 25-01",
+			  "no TopDown model", "(models: amdzen4, amdzen5)",
+			  "using the software model" },
+	  .one_line = true },
+	/* Arm: the MIDR from sysfs, the PMU armv8_pmuv3_*, no caps/slots */
+	{ .name = "test_neoverse_n1", .fixture = "neoverse-n1-altra",
+	  .model = &model_neoverse_n1, .smt = NO, .gp = GP(6),
+	  .pmu = "armv8_pmuv3_0",
+	  .note = "",	/* N1 formulas need no slots */
+	  .desc_has = { "part 0xd0c r3p1", "MIDR 0x413fd0c1" } },
+	{ .name = "test_neoverse_n2_slots", .fixture = "neoverse-n2-r0p3",
+	  .model = &model_neoverse_n2, .reason = "", .note = "",
+	  .desc_has = { "r0p3" } },
+	/* N2 before r0p3 takes the other branch of perf's formulas: none */
+	{ .name = "test_neoverse_n2_r0p0", .fixture = "neoverse-n2-r0p0",
+	  .ret = 1, .model = &model_software,
+	  .reason_has = { "part 0xd49 r0p0",
+			  "neoverse-n2 model is for r0p3 and later" } },
+	/* no caps/slots (older kernel), no sysfs MIDR: cpuinfo, V1's 8 */
+	{ .name = "test_neoverse_v1_without_slots",
+	  .fixture = "neoverse-v1-no-slots", .model = &model_neoverse_v1,
+	  .desc_has = { "MIDR 0x411fd401" },
+	  .note_has = { "caps/slots", "8 slots per cycle" } },
+	{ .name = "test_neoverse_v2", .fixture = "neoverse-v2-grace",
+	  .model = &model_neoverse_v2, .note = "" },
+	/* a PMU reporting another width than the model's formulas fix */
+	{ .name = "test_neoverse_slots_mismatch",
+	  .fixture = "neoverse-v2-slots-mismatch", .ret = 1,
+	  .model = &model_software,
+	  .reason_has = { "6 slots per cycle", "neoverse-v2", "has 8" } },
+	/*
+	 * Recorded in QEMU 7.2's "-cpu max" guest (Debian 12's arm64
+	 * kernel): an unknown MIDR and an emulated PMUv3 without the
+	 * Neoverse slot events gets the generic model, and says which
+	 * events were missing.
+	 */
+	{ .name = "test_qemu_arm64_generic", .fixture = "qemu-arm64-max",
+	  .model = &model_armv8, .gp = GP(6), .pmu = "armv8_pmuv3",
+	  .reason = "",
+	  .note_has = { "MIDR 0x000f0510", "no TopDown model",
+			"lacks the Neoverse events br_mis_pred op_retired "
+			"op_spec stall_slot_backend stall_slot_frontend "
+			"stall_slot:",
+			"generic Arm model (cycles, instructions, IPC)" } },
+	/* without -icount QEMU has no INST_RETIRED: no generic model */
+	{ .name = "test_qemu_arm64_no_instructions",
+	  .fixture = "qemu-arm64-max-no-icount", .ret = 1,
+	  .model = &model_software,
+	  .reason_has = { "armv8_pmuv3/events has no inst_retired for the "
+			  "generic Arm model" } },
+	{ .name = "test_unsupported_cpu", .fixture = "hsx-e5-2680v3", .ret = 1,
+	  .model = &model_software,
+	  .reason_has = { "E5-2680 v3", "6-3F", "no TopDown model" } },
+	/* Skylake-SP: 6-55 stepping 4 (perf's mapfile: skylakex is 0-4) */
+	{ .name = "test_skx", .fixture = "skx-gold-6148",
+	  .model = &model_skylakex, .smt = YES, .gp = GP(4), .reason = "",
+	  .desc_has = { "Gold 6148" } },
+	/* Cascade Lake: the same 6-55, stepping 7; 8 counters with SMT off */
+	{ .name = "test_clx_smt_off", .fixture = "clx-gold-6248-smt-off",
+	  .model = &model_cascadelakex, .smt = NO, .gp = GP(8),
+	  .desc_has = { "Gold 6248" } },
+	/* Coffee Lake (6-9E) is perf's skylake; the watchdog takes one of 4 */
+	{ .name = "test_skl_client", .fixture = "skl-i7-8700",
+	  .model = &model_skylake, .smt = YES, .nmi = YES, .gp = GP(3),
+	  .desc_has = { "6-9E" } },
+	/* CPUID says BDX, but the driver does not know it: no raw events */
+	{ .name = "test_generic_pmu_driver", .fixture = "bdx-generic-pmu",
+	  .ret = 1, .model = &model_software,
+	  .reason_has = { "generic_arch_v2+", "'broadwell'" } },
+};
+
+#define NR(a) (sizeof(a) / sizeof((a)[0]))
+
+static void flag_is(bool got, enum flag want, const char *what)
 {
-	(void)state;
-	assert_int_equal(detect("qemu-arm64-max"), 0);
-	assert_ptr_equal(d.model, &model_armv8);
-	assert_string_equal(d.reason, "");
-	assert_string_equal(d.pmu, "armv8_pmuv3");
-	assert_int_equal(d.gp_counters, 6);
-	has(d.note, "MIDR 0x000f0510");
-	has(d.note, "no TopDown model");
-	has(d.note, "lacks the Neoverse events br_mis_pred op_retired "
-		    "op_spec stall_slot_backend stall_slot_frontend "
-		    "stall_slot:");
-	has(d.note, "generic Arm model (cycles, instructions, IPC)");
+	if (want != ANY && got != (want == YES))
+		fail_msg("%s is %d, want %d", what, got, want == YES);
 }
 
-/* without -icount QEMU does not implement INST_RETIRED: no generic model */
-static void test_qemu_arm64_no_instructions(void **state)
+/* Each of the @n strings @want (up to the first NULL) in @s. */
+static void has_each(const char *s, const char *const *want, size_t n)
 {
-	(void)state;
-	assert_int_equal(detect("qemu-arm64-max-no-icount"), 1);
-	assert_ptr_equal(d.model, &model_software);
-	has(d.reason, "armv8_pmuv3/events has no inst_retired for the "
-		      "generic Arm model");
+	size_t i;
+
+	for (i = 0; i < n && want[i]; i++)
+		has(s, want[i]);
 }
 
-static void test_unsupported_cpu(void **state)
+/* @s is @want when it is given. */
+static void is_str(const char *s, const char *want)
 {
-	(void)state;
-	assert_int_equal(detect("hsx-e5-2680v3"), 1);
-	assert_ptr_equal(d.model, &model_software);
-	has(d.reason, "E5-2680 v3");
-	has(d.reason, "6-3F");
-	has(d.reason, "no TopDown model");
+	if (want)
+		assert_string_equal(s, want);
 }
 
-/* Skylake-SP: 6-55 stepping 4 (perf's mapfile: skylakex is 0-4) */
-static void test_skx(void **state)
+/* The recorded machine of @state (a detect_case) detected as it says. */
+static void test_machine(void **state)
 {
-	(void)state;
-	assert_int_equal(detect("skx-gold-6148"), 0);
-	assert_ptr_equal(d.model, &model_skylakex);
-	assert_true(d.smt);
-	assert_int_equal(d.gp_counters, 4);
-	assert_string_equal(d.reason, "");
-	has(d.cpu_desc, "Gold 6148");
-}
+	const struct detect_case *c = *state;
 
-/* Cascade Lake: the same 6-55, stepping 7; 8 counters with SMT off */
-static void test_clx_smt_off(void **state)
-{
-	(void)state;
-	assert_int_equal(detect("clx-gold-6248-smt-off"), 0);
-	assert_ptr_equal(d.model, &model_cascadelakex);
-	assert_false(d.smt);
-	assert_int_equal(d.gp_counters, 8);
-	has(d.cpu_desc, "Gold 6248");
-}
-
-/* Coffee Lake (6-9E) is perf's skylake; the watchdog takes one of 4 */
-static void test_skl_client(void **state)
-{
-	(void)state;
-	assert_int_equal(detect("skl-i7-8700"), 0);
-	assert_ptr_equal(d.model, &model_skylake);
-	assert_true(d.smt);
-	assert_true(d.nmi_watchdog);
-	assert_int_equal(d.gp_counters, 3);
-	has(d.cpu_desc, "6-9E");
+	assert_int_equal(detect(c->fixture), c->ret);
+	assert_ptr_equal(d.model, c->model);
+	flag_is(d.smt, c->smt, "smt");
+	flag_is(d.nmi_watchdog, c->nmi, "nmi_watchdog");
+	flag_is(d.hybrid, c->hybrid, "hybrid");
+	if (c->gp.on)
+		assert_int_equal(d.gp_counters, c->gp.v);
+	is_str(d.pmu, c->pmu);
+	is_str(d.reason, c->reason);
+	is_str(d.note, c->note);
+	has_each(d.cpu_desc, c->desc_has, NR(c->desc_has));
+	has_each(d.reason, c->reason_has, NR(c->reason_has));
+	has_each(d.note, c->note_has, NR(c->note_has));
+	if (c->one_line)
+		assert_null(strchr(d.reason, '\n'));
 }
 
 /* A copy of fixture @name at @root (a mkdtemp template), to edit. */
@@ -449,16 +322,6 @@ static void test_cpuinfo_garbled_or_missing(void **state)
 	has(d.cpu_desc, "no /proc/cpuinfo: No such file");
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	assert_int_equal(system(cmd), 0);
-}
-
-/* CPUID says BDX, but the driver does not know it: no raw events */
-static void test_generic_pmu_driver(void **state)
-{
-	(void)state;
-	assert_int_equal(detect("bdx-generic-pmu"), 1);
-	assert_ptr_equal(d.model, &model_software);
-	has(d.reason, "generic_arch_v2+");
-	has(d.reason, "'broadwell'");
 }
 
 /* a root with nothing in it: software, never a crash */
@@ -528,42 +391,22 @@ static void test_hz(void **state)
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bdx_e5_2620v4_ht),
-		cmocka_unit_test(test_bdw_nmi_watchdog),
-		cmocka_unit_test(test_icx),
-		cmocka_unit_test(test_spr_smt_off),
-		cmocka_unit_test(test_emr),
-		cmocka_unit_test(test_gnr),
-		cmocka_unit_test(test_gnr_old_kernel),
-		cmocka_unit_test(test_icx_vm_without_topdown),
-		cmocka_unit_test(test_spr_without_l2_topdown),
-		cmocka_unit_test(test_hybrid),
-		cmocka_unit_test(test_vm_without_pmu),
-		cmocka_unit_test(test_zen5_vm_without_pmu),
-		cmocka_unit_test(test_zen4),
-		cmocka_unit_test(test_zen4_smt_off),
-		cmocka_unit_test(test_zen4_vm_legacy_counters),
-		cmocka_unit_test(test_zen5_nmi_watchdog),
-		cmocka_unit_test(test_zen3_has_no_model),
-		cmocka_unit_test(test_neoverse_n1),
-		cmocka_unit_test(test_neoverse_n2_slots),
-		cmocka_unit_test(test_neoverse_n2_r0p0),
-		cmocka_unit_test(test_neoverse_v1_without_slots),
-		cmocka_unit_test(test_neoverse_v2),
-		cmocka_unit_test(test_neoverse_slots_mismatch),
-		cmocka_unit_test(test_qemu_arm64_generic),
-		cmocka_unit_test(test_qemu_arm64_no_instructions),
-		cmocka_unit_test(test_unsupported_cpu),
-		cmocka_unit_test(test_skx),
-		cmocka_unit_test(test_clx_smt_off),
-		cmocka_unit_test(test_skl_client),
+	static const struct CMUnitTest others[] = {
 		cmocka_unit_test(test_6_55_stepping_split),
 		cmocka_unit_test(test_cpuinfo_garbled_or_missing),
-		cmocka_unit_test(test_generic_pmu_driver),
 		cmocka_unit_test(test_empty_root),
 		cmocka_unit_test(test_hz),
 	};
+	/* one test a recorded machine, named as the case says */
+	struct CMUnitTest tests[NR(cases) + NR(others)];
+	size_t i;
 
+	for (i = 0; i < NR(cases); i++)
+		tests[i] = (struct CMUnitTest){ .name = cases[i].name,
+						.test_func = test_machine,
+						.initial_state =
+							(void *)&cases[i] };
+	for (i = 0; i < NR(others); i++)
+		tests[NR(cases) + i] = others[i];
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

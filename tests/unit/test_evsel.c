@@ -18,6 +18,7 @@
 #include "model/evsel.h"
 #include "sources/event_names.h"
 #include "sources/evsel_probe.h"
+#include "unit_helpers.h"
 
 #define FIX "tests/fixtures/evsel"
 
@@ -274,11 +275,7 @@ static void test_groups(void **state)
 		 "{cs,migrations}:u");
 	assert_int_equal(l.nr, 5);
 	assert_int_equal(l.nr_groups, 3);
-	assert_int_equal(l.group[0], 0);
-	assert_int_equal(l.group[1], 0);
-	assert_int_equal(l.group[2], 1);
-	assert_int_equal(l.group[3], 2);
-	assert_int_equal(l.group[4], 2);
+	INTS_ARE(l.group, 0, 0, 1, 2, 2);
 	/* the group's modifier goes to its members, and their names */
 	assert_int_equal(l.ev[3].excl, EVF_EXCL_KERNEL);
 	assert_string_equal(l.ev[3].name, "cs:u");

@@ -1039,6 +1039,16 @@ static void test_waits_slots(void **state)
 	assert_null(waker_kind_name(TDBPF_WAKER_TASK));
 }
 
+/* @g as DOT (caller frees). */
+static char *dot_of(const struct graph *g)
+{
+	FILE *f = tmpfile();
+
+	assert_non_null(f);
+	assert_int_equal(graph_write_dot(f, g), 0);
+	return slurp(f);
+}
+
 /* Graphviz accepts @s, when it is installed (Debian: graphviz). */
 static void dot_accepts(const char *s)
 {
@@ -1075,27 +1085,20 @@ static const struct task_def dot_tasks[] = {
 
 static void check_dot(struct graph *g, struct task_table *t)
 {
-	FILE *f = tmpfile();
-	char *s;
+	char *s = dot_of(g);
 
 	(void)t;
-	assert_int_equal(graph_write_dot(f, g), 0);
-	s = slurp(f);
-	assert_non_null(strstr(s, "digraph tdbpf {"));
-	assert_non_null(strstr(s, "BOTTLENECK\\nen\\\"rich\\ntid 2"));
-	/* nodes by tid: source n0, enrich n1 */
-	assert_non_null(strstr(s, "n0 -> n1 [label=\"950.0 ms\\n10 wakeups\""));
-	assert_null(strstr(s, "n1 -> n0"));
-	assert_non_null(strstr(s, "n1 -> k7 [label=\"880.0 ms\\n10 wakeups\""));
-	assert_non_null(strstr(s, "k7 [label=\"timer\", shape=ellipse"));
-	/* the two holders outside the targets: one cpu-other arrow */
-	assert_non_null(strstr(s, "n1 -> k13 [label=\"250.0 ms on CPU\\n5 waits\", style=dotted"));
-	assert_null(strstr(s, "100.0 ms on CPU"));
+	has_all(s, STRS("digraph tdbpf {", "BOTTLENECK\\nen\\\"rich\\ntid 2",
+			/* nodes by tid: source n0, enrich n1 */
+			"n0 -> n1 [label=\"950.0 ms\\n10 wakeups\"",
+			"n1 -> k7 [label=\"880.0 ms\\n10 wakeups\"",
+			"k7 [label=\"timer\", shape=ellipse",
+			/* the holders outside the targets: one cpu-other */
+			"n1 -> k13 [label=\"250.0 ms on CPU\\n5 waits\", style=dotted",
+			"subgraph cluster_legend", "dotted: run-queue time"));
 	/* the idle task: no unseen arrow, so no unseen ellipse */
-	assert_null(strstr(s, "n2 -> "));
-	assert_null(strstr(s, "label=\"unseen\""));
-	assert_non_null(strstr(s, "subgraph cluster_legend"));
-	assert_non_null(strstr(s, "dotted: run-queue time"));
+	has_none(s, STRS("n1 -> n0", "100.0 ms on CPU", "n2 -> ",
+			 "label=\"unseen\""));
 	dot_accepts(s);
 	free(s);
 }
@@ -1181,6 +1184,7 @@ static void test_processes(void **state)
 	struct task_table t;
 	struct graph g;
 	int i, kafka = -1, ep = -1, sink;
+	char *dot;
 
 	(void)state;
 	waits_table(&t);
@@ -1220,25 +1224,13 @@ static void test_processes(void **state)
 	assert_int_equal(g.edges[kafka].ext_tid, 77);
 	assert_string_equal(graph_waker_name(&g, &g.edges[ep]),
 			    "10.1.2.3:9092");
-	{
-		/* DOT: a cluster per process, the peer in one of its own */
-		FILE *f = tmpfile();
-		char buf[8192];
-		size_t n;
-
-		assert_non_null(f);
-		assert_int_equal(graph_write_dot(f, &g), 0);
-		rewind(f);
-		n = fread(buf, 1, sizeof(buf) - 1, f);
-		buf[n] = 0;
-		fclose(f);
-		assert_non_null(strstr(buf, "subgraph cluster_p20 {"));
-		/* no main thread in the graph: the cluster says the pid */
-		assert_non_null(strstr(buf, "label=\"pid 20\""));
-		assert_non_null(strstr(buf, "label=\"pid 70 (not traced)\""));
-		assert_non_null(strstr(buf, "kafka (70)"));
-		assert_non_null(strstr(buf, "10.1.2.3:9092"));
-	}
+	/* DOT: a cluster per process, the peer in one of its own */
+	dot = dot_of(&g);
+	has_all(dot, STRS("subgraph cluster_p20 {",
+			  /* no main thread in the graph: the cluster's pid */
+			  "label=\"pid 20\"", "label=\"pid 70 (not traced)\"",
+			  "kafka (70)", "10.1.2.3:9092"));
+	free(dot);
 	graph_free(&g);
 	/* a peer whose name is gone: its pid */
 	build(&g, &t, false);

@@ -34,10 +34,26 @@ static char *finish(void)
 	return slurp(f);
 }
 
+/* finish(): the document is @want, byte for byte */
+static void finish_is(const char *want)
+{
+	char *s = finish();
+
+	assert_string_equal(s, want);
+	free(s);
+}
+
+/* json-c parses @s */
+static void parses(const char *s)
+{
+	json_object *o = json_tokener_parse(s);
+
+	assert_non_null(o);
+	json_object_put(o);
+}
+
 static void test_layout_pretty(void **state)
 {
-	char *s;
-
 	(void)state;
 	start(true);
 	jw_obj(&w, NULL);
@@ -52,25 +68,21 @@ static void test_layout_pretty(void **state)
 	jw_arr_end(&w);
 	jw_null(&w, "n");
 	jw_obj_end(&w);
-	s = finish();
-	assert_string_equal(s, "{\n"
-			       "  \"a\": \"x\",\n"
-			       "  \"empty\": {},\n"
-			       "  \"list\": [\n"
-			       "    -3,\n"
-			       "    {\n"
-			       "      \"t\": true\n"
-			       "    }\n"
-			       "  ],\n"
-			       "  \"n\": null\n"
-			       "}\n");
-	free(s);
+	finish_is("{\n"
+		  "  \"a\": \"x\",\n"
+		  "  \"empty\": {},\n"
+		  "  \"list\": [\n"
+		  "    -3,\n"
+		  "    {\n"
+		  "      \"t\": true\n"
+		  "    }\n"
+		  "  ],\n"
+		  "  \"n\": null\n"
+		  "}\n");
 }
 
 static void test_layout_line(void **state)
 {
-	char *s;
-
 	(void)state;
 	start(false);
 	jw_obj(&w, NULL);
@@ -79,15 +91,12 @@ static void test_layout_line(void **state)
 	jw_str(&w, NULL, NULL);
 	jw_arr_end(&w);
 	jw_obj_end(&w);
-	s = finish();
-	assert_string_equal(s, "{\"u\":18446744073709551615,\"l\":[null]}\n");
-	free(s);
+	finish_is("{\"u\":18446744073709551615,\"l\":[null]}\n");
 }
 
 /* Escapes, and bytes that are not UTF-8 become U+FFFD. */
 static void test_strings(void **state)
 {
-	json_object *o;
 	char *s;
 
 	(void)state;
@@ -98,9 +107,7 @@ static void test_strings(void **state)
 	s = finish();
 	assert_string_equal(s, "{\"s\":\"q\\\"b\\\\n\\nt\\tc\\u0001 \xc3\xa9 "
 			       "\xef\xbf\xbd end\"}\n");
-	o = json_tokener_parse(s);
-	assert_non_null(o);
-	json_object_put(o);
+	parses(s);
 	free(s);
 }
 
@@ -152,8 +159,6 @@ static void test_exact_numbers(void **state)
 /* jw_num: printf's rounding, trailing zeros dropped, -0 is 0. */
 static void test_measured_numbers(void **state)
 {
-	char *s;
-
 	(void)state;
 	start(false);
 	jw_arr(&w, NULL);
@@ -165,10 +170,8 @@ static void test_measured_numbers(void **state)
 	jw_num(&w, NULL, 1e20, 0);
 	jw_num(&w, NULL, NAN, 0);
 	jw_arr_end(&w);
-	s = finish();
 	/* 2.5 and 3.5 round to even as printf does; 1e20 is past 2^53 */
-	assert_string_equal(s, "[2,4,0.123456,0.5,0,1e+20,null]\n");
-	free(s);
+	finish_is("[2,4,0.123456,0.5,0,1e+20,null]\n");
 }
 
 /*
@@ -215,7 +218,6 @@ static void test_keyed_numbers(void **state)
 	};
 	int n = sizeof(v) / sizeof(v[0]), prec, pretty;
 	char *a, *b;
-	json_object *o;
 
 	(void)state;
 	for (pretty = 0; pretty < 2; pretty++)
@@ -225,9 +227,7 @@ static void test_keyed_numbers(void **state)
 			b = keyed_doc(pretty, false, names, v, n, prec, 3000);
 			assert_true(strlen(a) > 262144);
 			assert_string_equal(a, b);
-			o = json_tokener_parse(a);
-			assert_non_null(o);
-			json_object_put(o);
+			parses(a);
 			free(a);
 			free(b);
 		}

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "model/model.h"
+#include "unit_helpers.h"
 
 static bool ev_needed(const struct model_event *e, int level, bool smt)
 {
@@ -244,7 +245,6 @@ static void test_reference_counts(void **state)
 static void test_minimum_groups(void **state)
 {
 	struct event_plan p;
-	char err[256];
 	size_t r;
 	int smt, level;
 
@@ -261,9 +261,7 @@ static void test_minimum_groups(void **state)
 				if (count_needed(m, level, smt, false) >
 				    TDBPF_MAX_EVENTS)
 					continue;	/* see check_plan */
-				assert_int_equal(plan_events(m, level, smt, gp,
-							     &p, err,
-							     sizeof(err)), 0);
+				plan_ok(&p, m, level, smt, gp);
 				assert_int_equal(gp_groups(&p), want);
 				/* plus one fixed-counter group, if any */
 				assert_int_equal(p.nr_groups,
@@ -278,13 +276,11 @@ static void test_minimum_groups(void **state)
 static void test_bdx_smt_on(void **state)
 {
 	struct event_plan p;
-	char err[256];
 	int s, l1d = model_event_index(&model_broadwellx,
 				       "CYCLE_ACTIVITY.STALLS_L1D_MISS");
 
 	(void)state;
-	assert_int_equal(plan_events(&model_broadwellx, 3, true, 4, &p, err,
-				     sizeof(err)), 0);
+	plan_ok(&p, &model_broadwellx, 3, true, 4);
 	assert_int_equal(p.nr, 39);
 	assert_int_equal(p.nr_groups, 11);
 	assert_int_equal(gp_groups(&p), 10);
@@ -301,8 +297,7 @@ static void test_bdx_smt_on(void **state)
 		    p.gp_idx[s] >= 0)
 			assert_true(p.group[s] <= 2);
 	/* the NMI watchdog takes one counter: 3 per group still packs */
-	assert_int_equal(plan_events(&model_broadwellx, 3, true, 3, &p, err,
-				     sizeof(err)), 0);
+	plan_ok(&p, &model_broadwellx, 3, true, 3);
 	assert_int_equal(gp_groups(&p), 13);	/* ceil(37 / 3) */
 }
 
@@ -338,7 +333,6 @@ static void test_kernel_constraints(void **state)
 		"skylake",
 	};
 	struct event_plan p;
-	char err[256];
 	size_t k;
 	int i, s, low = 0;
 
@@ -360,8 +354,7 @@ static void test_kernel_constraints(void **state)
 					 kernel_mask(m, e->config));
 		}
 		/* SMT off, 8 counters: the low-4 events sit on 0-3 */
-		assert_int_equal(plan_events(m, 3, false, 8, &p, err,
-					     sizeof(err)), 0);
+		plan_ok(&p, m, 3, false, 8);
 		for (s = 0; s < p.nr; s++) {
 			const struct model_event *e = &m->events[p.ev[s]];
 
@@ -454,8 +447,7 @@ static void test_bad_arguments(void **state)
 				     sizeof(err)), -1);
 	assert_non_null(strstr(err, "CYCLE_ACTIVITY.STALLS_L1D_MISS"));
 	/* the software model ignores the level and the counter budget */
-	assert_int_equal(plan_events(&model_software, 3, false, 0, &p, err,
-				     sizeof(err)), 0);
+	plan_ok(&p, &model_software, 3, false, 0);
 	assert_int_equal(p.nr, 4);
 }
 
@@ -481,8 +473,7 @@ static void test_task_slots_and_extra_events(void **state)
 	char err[256];
 
 	(void)state;
-	assert_int_equal(plan_events(&model_software, 0, false, 4, &p, err,
-				     sizeof(err)), 0);
+	plan_ok(&p, &model_software, 0, false, 4);
 	assert_int_equal(p.nr, 4);
 	assert_int_equal(p.nr_counters, 0);
 	for (i = 0; i < 4; i++)
@@ -496,12 +487,8 @@ static void test_task_slots_and_extra_events(void **state)
 	assert_ptr_equal(p.evd[1], &ev[1]);
 	assert_ptr_equal(p.evd[2], &ev[2]);
 	assert_int_equal(p.nr_groups, 3);
-	assert_int_equal(p.group[0], 0);
-	assert_int_equal(p.group[1], 0);
-	assert_int_equal(p.group[2], 1);
-	assert_int_equal(p.leader[0], 0);
-	assert_int_equal(p.leader[1], 2);
-	assert_int_equal(p.leader[2], 3);
+	INTS_ARE(p.group, 0, 0, 1);
+	INTS_ARE(p.leader, 0, 2, 3);
 	for (i = 3; i < 7; i++) {
 		assert_int_equal(p.group[i], 2);
 		assert_int_equal(p.ev[i], i - 3);
@@ -518,8 +505,7 @@ static void test_task_slots_and_extra_events(void **state)
 			 -1);
 	assert_non_null(strstr(err, "'cpu-clock' is counted by the software model"));
 	/* a hardware model's counters stay first, -e groups after them */
-	assert_int_equal(plan_events(&model_broadwellx, 1, true, 4, &bdx, err,
-				     sizeof(err)), 0);
+	plan_ok(&bdx, &model_broadwellx, 1, true, 4);
 	i = bdx.nr;
 	assert_int_equal(plan_add_events(&bdx, ev, group, 3, err,
 					 sizeof(err)), 0);

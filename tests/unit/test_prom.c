@@ -44,9 +44,8 @@ static struct task_row *row(struct task_table *t, __u32 tid, __u32 pid,
 /* A model's plan at level 1, SMT off, 8 counters. */
 static void model_plan(struct event_plan *p, const struct model *m)
 {
-	char err[256];
 
-	assert_int_equal(plan_events(m, 1, false, 8, p, err, sizeof(err)), 0);
+	plan_ok(p, m, 1, false, 8);
 }
 
 /* An exposition state (@labels, @max series) over @plan, an empty table. */
@@ -65,6 +64,26 @@ static void stop(struct prom_state *st, struct task_table *t)
 {
 	tasks_free(t);
 	prom_free(st);
+}
+
+/* What most tests scrape: a plan, an exposition state and a task table. */
+struct scrape_fix {
+	struct event_plan plan;
+	struct prom_state st;
+	struct task_table t;
+};
+
+/* @x over the software model's plan: start()'s @labels and @max. */
+static void sw_start(struct scrape_fix *x, unsigned int labels,
+		     unsigned int max)
+{
+	sw_plan(&x->plan);
+	start(&x->st, &x->t, &x->plan, labels, max);
+}
+
+static void fix_stop(struct scrape_fix *x)
+{
+	stop(&x->st, &x->t);
 }
 
 static char *render(const struct prom_state *st, bool om)
@@ -133,20 +152,35 @@ struct want {
 	double v;
 };
 
-/* Each of @w in @text, to 1e-9 of it (@line: the table's, on failure). */
-static void holds(const char *text, const struct want *w, size_t n, int line)
+/*
+ * Each of @w (up to the first with no @sel) in @text, to 1e-9 of it or,
+ * when @exact, to the bit (@line, @step: the table's, on failure).
+ */
+static void holds_step(const char *text, const struct want *w, size_t n,
+		       bool exact, int line, int step)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		double got = value(text, w[i].sel);
+	for (i = 0; i < n && w[i].sel; i++) {
+		double got = value(text, w[i].sel), want = w[i].v;
+		bool ok;
 
 		/* relative: the nanosecond sums' seconds are 1e-9 apart */
-		if (isnan(w[i].v) ? !isnan(got) :
-				    !(fabs(got - w[i].v) <= 1e-9 * fabs(w[i].v)))
-			fail_msg("line %d: %s: got %.17g, want %.17g", line,
-				 w[i].sel, got, w[i].v);
+		if (isnan(want))
+			ok = isnan(got);
+		else if (exact)
+			ok = got == want;
+		else
+			ok = fabs(got - want) <= 1e-9 * fabs(want);
+		if (!ok)
+			fail_msg("line %d step %d: %s: got %.17g, want %.17g",
+				 line, step, w[i].sel, got, want);
 	}
+}
+
+static void holds(const char *text, const struct want *w, size_t n, int line)
+{
+	holds_step(text, w, n, false, line, 0);
 }
 
 #define HOLDS(text, ...)                                                   \
@@ -164,15 +198,6 @@ static void holds(const char *text, const struct want *w, size_t n, int line)
 			set_wait((t), (r), w_[i_]);                        \
 	} while (0)
 
-/* A row of a scrape's task table: what the tests set of a task_row. */
-struct row_def {
-	__u32 tid, pid;
-	const char *comm;
-	__u64 on, nvcsw, nivcsw, migrations, runq, off;
-	bool exited;
-};
-
-/* The table emptied, then @d's rows in it. */
 /* A scrape of @t, holding each want of HOLDS() */
 #define SCRAPE_HOLDS(st, t, ...)                                           \
 	do {                                                               \
@@ -181,18 +206,24 @@ struct row_def {
 		free(s_);                                                  \
 	} while (0)
 
-#define ROWS(t, ...)                                                       \
-	do {                                                               \
-		const struct row_def d_[] = { __VA_ARGS__ };               \
-		rows((t), d_, sizeof(d_) / sizeof(d_[0]));                 \
-	} while (0)
+/*
+ * A row of a scrape's task table: what the tests set of a task_row (its
+ * first two counter slots too).
+ */
+struct row_def {
+	__u32 tid, pid;
+	const char *comm;
+	__u64 on, nvcsw, nivcsw, migrations, runq, off;
+	bool exited;
+	struct tdbpf_count ctr[2];
+};
 
-static void rows(struct task_table *t, const struct row_def *d, size_t n)
+/* @d's rows (up to the first of tid 0) set in @t, added if new. */
+static void rows_set(struct task_table *t, const struct row_def *d, size_t n)
 {
 	size_t i;
 
-	tasks_reset(t);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && d[i].tid; i++) {
 		struct task_row *r = row(t, d[i].tid, d[i].pid, d[i].comm,
 					 d[i].on);
 
@@ -202,20 +233,106 @@ static void rows(struct task_table *t, const struct row_def *d, size_t n)
 		r->sched.runq_wait_ns = d[i].runq;
 		r->sched.off_cpu_ns = d[i].off;
 		r->exited = d[i].exited;
+		r->ctr[0] = d[i].ctr[0];
+		r->ctr[1] = d[i].ctr[1];
 	}
 }
 
-/* @n socket halves @f, their ends "local", "remote" from @ends, in @ft. */
-static void add_flows(struct flow_table *ft, struct sock_flow *f,
-		      const char *const (*ends)[2], int n)
+/* @t's rows of each row_def given, added if new */
+#define SET_ROWS(t, ...)                                                   \
+	do {                                                               \
+		const struct row_def d_[] = { __VA_ARGS__ };               \
+		rows_set((t), d_, sizeof(d_) / sizeof(d_[0]));             \
+	} while (0)
+
+/*
+ * One scrape of a test's sequence: the table emptied (unless @keep),
+ * @rows set in it, then each of @want held by the scrape (@exact: to the
+ * bit).
+ */
+struct step {
+	bool keep, exact;
+	struct row_def rows[4];
+	struct want want[8];
+};
+
+#define NR(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Each of @s in turn on @st and @t (@line: the table's, on failure). */
+static void run_steps(struct prom_state *st, struct task_table *t,
+		      const struct step *s, size_t n, int line)
 {
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		char *txt;
+
+		if (!s[i].keep)
+			tasks_reset(t);
+		rows_set(t, s[i].rows, NR(s[i].rows));
+		txt = scrape(st, t);
+		holds_step(txt, s[i].want, NR(s[i].want), s[i].exact, line,
+			   (int)i);
+		free(txt);
+	}
+}
+
+#define RUN_STEPS(st, t, steps) \
+	run_steps((st), (t), (steps), NR(steps), __LINE__)
+
+/* HOLDS(), each value to the bit */
+#define HOLDS_EXACT(text, ...)                                             \
+	do {                                                               \
+		const struct want w_[] = { __VA_ARGS__ };                  \
+		holds_step((text), w_, NR(w_), true, __LINE__, 0);         \
+	} while (0)
+
+/*
+ * A scrape of one row @d over @plan, default labels: its sample @sel is
+ * @v to the bit (@line: the test's, on failure).
+ */
+static void one_row_is(const struct event_plan *plan, const struct row_def *d,
+		       const char *sel, double v, int line)
+{
+	const struct want w = { sel, v };
+	struct prom_state st;
+	struct task_table t;
+	char *txt;
+
+	start(&st, &t, plan, 0, 0);
+	rows_set(&t, d, 1);
+	txt = scrape(&st, &t);
+	holds_step(txt, &w, 1, true, line, 0);
+	free(txt);
+	stop(&st, &t);
+}
+
+#define ONE_ROW_IS(plan, sel, v, ...)                                      \
+	do {                                                               \
+		const struct row_def d_ = __VA_ARGS__;                     \
+		one_row_is((plan), &d_, (sel), (v), __LINE__);             \
+	} while (0)
+
+/* A TCP socket half: its state and ends. */
+struct flow_def {
+	enum flow_state state;
+	const char *local, *remote;
+};
+
+/* @n TCP socket halves @d of process @pid @comm in @ft. */
+static void add_flows(struct flow_table *ft, __u32 pid, const char *comm,
+		      const struct flow_def *d, int n)
+{
+	struct sock_flow f = { .pid = pid, .proto = "tcp" };
 	int i;
 
+	snprintf(f.comm, sizeof(f.comm), "%s", comm);
 	flows_init(ft);
 	for (i = 0; i < n; i++) {
-		assert_true(flow_end_parse(ends[i][0], &f[i].local));
-		assert_true(flow_end_parse(ends[i][1], &f[i].remote));
-		assert_int_equal(flows_add(ft, &f[i]), 0);
+		f.state = d[i].state;
+		assert_true(flow_end_parse(d[i].local, &f.local));
+		assert_true(flow_end_parse(d[i].remote, &f.remote));
+		assert_int_equal(flows_add(ft, &f), 0);
 	}
 }
 
@@ -242,74 +359,69 @@ static void test_accept(void **state)
 			    "application/openmetrics-text; version=1.0.0; charset=utf-8");
 }
 
+#define APP(thread) "{comm=\"app\",thread=\"" thread "\"}"
+
 /*
  * Default labels: one series per process name and folded thread name.
  * Then the worker threads exit, vanish from the table, rename: no series
  * ever goes back, and nothing is counted twice.
  */
-static void test_fold_monotonic(void **state)
-{
-	struct event_plan plan;
-	struct prom_state st;
-	struct task_table t;
-	char *txt;
-
-	(void)state;
-	sw_plan(&plan);
-	start(&st, &t, &plan, 0, 0);
-
-	ROWS(&t, { 100, 100, "app", .on = 1000000000 },
-	     { 101, 100, "worker-1", .on = 1500000000, .nvcsw = 10,
-	       .nivcsw = 2, .migrations = 1, .runq = 7, .off = 300 },
-	     { 102, 100, "worker-2", .on = 2000000000, .nvcsw = 5 });
-	SCRAPE_HOLDS(&st, &t, { ON("comm=\"app\",thread=\"app\""), 1.0 },
-	             { ON("comm=\"app\",thread=\"worker-*\""), 3.5 },
-	             { "tdbpf_task_switches_total{comm=\"app\",thread=\"worker-*\",kind=\"voluntary\"}", 15 },
-	             { "tdbpf_task_switches_total{comm=\"app\",thread=\"worker-*\",kind=\"involuntary\"}", 2 },
-	             { "tdbpf_task_runqueue_wait_seconds_total{comm=\"app\",thread=\"worker-*\"}", 7e-9 },
-	             { "tdbpf_task_threads{comm=\"app\",thread=\"worker-*\"}", 2 },
-	             { "tdbpf_series", 2 });
-
+static const struct step fold_steps[] = {
+	{ .rows = { { 100, 100, "app", .on = 1000000000 },
+		    { 101, 100, "worker-1", .on = 1500000000, .nvcsw = 10,
+		      .nivcsw = 2, .migrations = 1, .runq = 7, .off = 300 },
+		    { 102, 100, "worker-2", .on = 2000000000, .nvcsw = 5 } },
+	  .want = { { "tdbpf_task_on_cpu_seconds_total" APP("app"), 1.0 },
+		    { "tdbpf_task_on_cpu_seconds_total" APP("worker-*"), 3.5 },
+		    { "tdbpf_task_switches_total{comm=\"app\",thread=\"worker-*\",kind=\"voluntary\"}", 15 },
+		    { "tdbpf_task_switches_total{comm=\"app\",thread=\"worker-*\",kind=\"involuntary\"}", 2 },
+		    { "tdbpf_task_runqueue_wait_seconds_total" APP("worker-*"), 7e-9 },
+		    { "tdbpf_task_threads" APP("worker-*"), 2 },
+		    { "tdbpf_series", 2 } } },
 	/*
 	 * 101 exits after 0.25 s more; 102 is gone from the table (the
 	 * source dropped it); 103 is new; the main thread ran 0.5 s more.
 	 * worker-*: 3.5 + 0.25 + 0.125 = 3.875 (102's last reading stays).
+	 * 101's off-CPU smaller: a run-queue wait ended.
 	 */
-	ROWS(&t, { 100, 100, "app", .on = 1500000000 },
-	     /* off-CPU smaller: a run-queue wait ended */
-	     { 101, 100, "worker-1", .on = 1750000000, .nvcsw = 11,
-	       .nivcsw = 2, .off = 200, .exited = true },
-	     { 103, 100, "worker-3", .on = 125000000 });
-	SCRAPE_HOLDS(&st, &t, { ON("comm=\"app\",thread=\"app\""), 1.5 },
-	             { ON("comm=\"app\",thread=\"worker-*\""), 3.875 },
-	             { "tdbpf_task_off_cpu_seconds_total{comm=\"app\",thread=\"worker-*\"}", 300e-9 },
-	             { "tdbpf_task_exited_threads_total{comm=\"app\",thread=\"worker-*\"}", 1 },
-	             { "tdbpf_task_threads{comm=\"app\",thread=\"worker-*\"}", 1 });
-
+	{ .rows = { { 100, 100, "app", .on = 1500000000 },
+		    { 101, 100, "worker-1", .on = 1750000000, .nvcsw = 11,
+		      .nivcsw = 2, .off = 200, .exited = true },
+		    { 103, 100, "worker-3", .on = 125000000 } },
+	  .want = { { "tdbpf_task_on_cpu_seconds_total" APP("app"), 1.5 },
+		    { "tdbpf_task_on_cpu_seconds_total" APP("worker-*"), 3.875 },
+		    { "tdbpf_task_off_cpu_seconds_total" APP("worker-*"), 300e-9 },
+		    { "tdbpf_task_exited_threads_total" APP("worker-*"), 1 },
+		    { "tdbpf_task_threads" APP("worker-*"), 1 } } },
 	/*
 	 * The exited row again, unchanged (the report keeps it): not counted
 	 * twice. 103 renames itself to "sink" and runs 1 s more: that second
 	 * goes to the new series, worker-* keeps what it had. 101's off-CPU
 	 * catches up (500 ns): only what passes the most counted (300) adds.
+	 * The rest of the table as it was.
 	 */
-	ROWS(&t, { 100, 100, "app", .on = 1500000000 },
-	     { 101, 100, "worker-1", .on = 1750000000, .nvcsw = 11,
-	       .nivcsw = 2, .off = 500, .exited = true },
-	     { 103, 100, "sink", .on = 1125000000 });
-	SCRAPE_HOLDS(&st, &t, { ON("comm=\"app\",thread=\"worker-*\""), 3.875 },
-	             { ON("comm=\"app\",thread=\"sink\""), 1.0 },
-	             { "tdbpf_task_off_cpu_seconds_total{comm=\"app\",thread=\"worker-*\"}", 500e-9 },
-	             { "tdbpf_task_exited_threads_total{comm=\"app\",thread=\"worker-*\"}", 1 },
-	             { "tdbpf_task_threads{comm=\"app\",thread=\"worker-*\"}", 0 });
-
+	{ .keep = true,
+	  .rows = { { 101, 100, "worker-1", .on = 1750000000, .nvcsw = 11,
+		      .nivcsw = 2, .off = 500, .exited = true },
+		    { 103, 100, "sink", .on = 1125000000 } },
+	  .want = { { "tdbpf_task_on_cpu_seconds_total" APP("worker-*"), 3.875 },
+		    { "tdbpf_task_on_cpu_seconds_total" APP("sink"), 1.0 },
+		    { "tdbpf_task_off_cpu_seconds_total" APP("worker-*"), 500e-9 },
+		    { "tdbpf_task_exited_threads_total" APP("worker-*"), 1 },
+		    { "tdbpf_task_threads" APP("worker-*"), 0 } } },
 	/* a tid reused by a new task (sums restart): counted from zero */
-	ROWS(&t, { 103, 100, "sink", .on = 250000000 });
-	txt = scrape(&st, &t);
-	assert_double_equal(value(txt, ON("comm=\"app\",thread=\"sink\"")), 1.25,
-			    0);
-	free(txt);
+	{ .exact = true, .rows = { { 103, 100, "sink", .on = 250000000 } },
+	  .want = { { "tdbpf_task_on_cpu_seconds_total" APP("sink"), 1.25 } } },
+};
 
-	stop(&st, &t);
+static void test_fold_monotonic(void **state)
+{
+	struct scrape_fix x;
+
+	(void)state;
+	sw_start(&x, 0, 0);
+	RUN_STEPS(&x.st, &x.t, fold_steps);
+	fix_stop(&x);
 }
 
 /*
@@ -323,10 +435,6 @@ static void test_extra_event_series(void **state)
 	static const struct model_event extra = {
 		.name = "syscalls:sys_enter_getppid" };
 	struct event_plan plan;
-	struct prom_state st;
-	struct task_table t;
-	struct task_row *r;
-	char *txt;
 	int pass;
 
 	(void)state;
@@ -336,15 +444,9 @@ static void test_extra_event_series(void **state)
 		plan.evd[1] = &extra;
 		if (pass)
 			plan.model = NULL;
-		start(&st, &t, &plan, 0, 0);
-		r = row(&t, 7, 0, "w", 10);
-		r->ctr[0] = (struct tdbpf_count){ 4, 10, 10 };
-		r->ctr[1] = (struct tdbpf_count){ 31, 0, 0 };
-		txt = scrape(&st, &t);
-		assert_double_equal(value(txt, "tdbpf_task_events_total{comm=\"\",thread=\"w\",event=\"syscalls:sys_enter_getppid\"}"),
-				    31, 0);
-		free(txt);
-		stop(&st, &t);
+		ONE_ROW_IS(&plan, "tdbpf_task_events_total{comm=\"\",thread=\"w\",event=\"syscalls:sys_enter_getppid\"}",
+			   31, { 7, 0, "w", .on = 10,
+				 .ctr = { { 4, 10, 10 }, { 31, 0, 0 } } });
 	}
 }
 
@@ -355,59 +457,49 @@ static void test_extra_event_series(void **state)
  */
 static void test_scaled_increments(void **state)
 {
-	struct event_plan plan;
-	struct prom_state st;
-	struct task_table t;
-	struct task_row *r;
+	struct scrape_fix x;
 	char sel[256];
-	char *txt;
+	/* the leader's times, then the event's count */
+	const struct step steps[] = {
+		{ .rows = { { 7, 0, "w", .on = 10,
+			      .ctr = { { 4, 10, 5 }, { 100, 0, 0 } } } },
+		  .want = { { sel, 200 },
+			    { "tdbpf_task_group_enabled_seconds_total{comm=\"\",thread=\"w\",group=\"0\"}", 10e-9 },
+			    { "tdbpf_task_group_running_seconds_total{comm=\"\",thread=\"w\",group=\"0\"}", 5e-9 } } },
+		{ .keep = true, .exact = true,
+		  .rows = { { 7, 0, "w", .on = 20,
+			      .ctr = { { 5, 20, 15 }, { 150, 0, 0 } } } },
+		  .want = { { sel, 250 } } },
+		/* enabled, never running: nothing to add, coverage shows it */
+		{ .keep = true,
+		  .rows = { { 7, 0, "w", .on = 30,
+			      .ctr = { { 5, 30, 15 }, { 150, 0, 0 } } } },
+		  .want = { { sel, 250 },
+			    { "tdbpf_task_group_enabled_seconds_total{comm=\"\",thread=\"w\",group=\"0\"}", 30e-9 } } },
+	};
 
 	(void)state;
-	sw_plan(&plan);
-	start(&st, &t, &plan, 0, 0);
+	sw_start(&x, 0, 0);
 	snprintf(sel, sizeof(sel),
 		 "tdbpf_task_events_total{comm=\"\",thread=\"w\",event=\"%s\"}",
 		 model_software.events[1].name);
-
-	r = row(&t, 7, 0, "w", 10);
-	r->ctr[0] = (struct tdbpf_count){ 4, 10, 5 };	/* leader's times */
-	r->ctr[1] = (struct tdbpf_count){ 100, 0, 0 };
-	SCRAPE_HOLDS(&st, &t, { sel, 200 },
-	             { "tdbpf_task_group_enabled_seconds_total{comm=\"\",thread=\"w\",group=\"0\"}", 10e-9 },
-	             { "tdbpf_task_group_running_seconds_total{comm=\"\",thread=\"w\",group=\"0\"}", 5e-9 });
-
-	r->sched.on_cpu_ns = 20;
-	r->ctr[0] = (struct tdbpf_count){ 5, 20, 15 };
-	r->ctr[1] = (struct tdbpf_count){ 150, 0, 0 };
-	txt = scrape(&st, &t);
-	assert_double_equal(value(txt, sel), 250, 0);
-	free(txt);
-
-	/* enabled, never running: nothing to add, coverage shows it */
-	r->sched.on_cpu_ns = 30;
-	r->ctr[0] = (struct tdbpf_count){ 5, 30, 15 };
-	r->ctr[1] = (struct tdbpf_count){ 150, 0, 0 };
-	SCRAPE_HOLDS(&st, &t, { sel, 250 },
-	             { "tdbpf_task_group_enabled_seconds_total{comm=\"\",thread=\"w\",group=\"0\"}", 30e-9 });
-	stop(&st, &t);
+	RUN_STEPS(&x.st, &x.t, steps);
+	fix_stop(&x);
 }
 
 /* 5 names, room for 2: the rest in `other`, and said so. */
 static void test_series_limit(void **state)
 {
 	static const char *const names[] = { "a", "b", "c", "d", "e" };
-	struct event_plan plan;
-	struct prom_state st;
-	struct task_table t;
+	struct scrape_fix x;
 	char *txt;
 	int i;
 
 	(void)state;
-	sw_plan(&plan);
-	start(&st, &t, &plan, 0, 2);
+	sw_start(&x, 0, 2);
 	for (i = 0; i < 5; i++)
-		row(&t, 10 + i, 0, names[i], 1000000000ull * (i + 1));
-	txt = scrape(&st, &t);
+		row(&x.t, 10 + i, 0, names[i], 1000000000ull * (i + 1));
+	txt = scrape(&x.st, &x.t);
 	HOLDS(txt, { ON("comm=\"\",thread=\"a\""), 1 },
 	      { ON("comm=\"\",thread=\"b\""), 2 },
 	      { ON("comm=\"\",thread=\"c\""), NAN });
@@ -419,39 +511,36 @@ static void test_series_limit(void **state)
 	assert_int_equal(count_lines(txt, "tdbpf_task_on_cpu_seconds_total{"),
 			 3);
 	free(txt);
-	stop(&st, &t);
+	fix_stop(&x);
 }
 
+#define WORKER_1 "tdbpf_task_on_cpu_seconds_total" \
+	"{comm=\"app\",thread=\"worker-1\",pid=\"100\",tid=\"101\"}"
+
 /* tid labels: a thread's series shows its final sums once, then ends. */
+static const struct step tid_steps[] = {
+	{ .rows = { { 100, 100, "app", .on = 1000000000 },
+		    { 101, 100, "worker-1", .on = 2000000000 } },
+	  .exact = true, .want = { { WORKER_1, 2 } } },
+	{ .keep = true,
+	  .rows = { { 101, 100, "worker-1", .on = 3000000000,
+		      .exited = true } },
+	  .exact = true, .want = { { WORKER_1, 3 } } },
+	/* the same table again */
+	{ .keep = true,
+	  .want = { { WORKER_1, NAN },
+		    { ON("comm=\"app\",thread=\"app\",pid=\"100\",tid=\"100\""), 1 },
+		    { "tdbpf_series", 1 } } },
+};
+
 static void test_tid_labels(void **state)
 {
-	struct event_plan plan;
-	struct prom_state st;
-	struct task_table t;
-	struct task_row *r;
-	char *txt;
+	struct scrape_fix x;
 
 	(void)state;
-	sw_plan(&plan);
-	start(&st, &t, &plan, LISTEN_LABEL_TID, 0);
-	row(&t, 100, 100, "app", 1000000000);
-	row(&t, 101, 100, "worker-1", 2000000000);
-	txt = scrape(&st, &t);
-	assert_double_equal(value(txt, ON("comm=\"app\",thread=\"worker-1\",pid=\"100\",tid=\"101\"")),
-			    2, 0);
-	free(txt);
-
-	r = row(&t, 101, 100, "worker-1", 3000000000);
-	r->exited = true;
-	txt = scrape(&st, &t);
-	assert_double_equal(value(txt, ON("comm=\"app\",thread=\"worker-1\",pid=\"100\",tid=\"101\"")),
-			    3, 0);
-	free(txt);
-
-	SCRAPE_HOLDS(&st, &t, { ON("comm=\"app\",thread=\"worker-1\",pid=\"100\",tid=\"101\""), NAN },
-	             { ON("comm=\"app\",thread=\"app\",pid=\"100\",tid=\"100\""), 1 },
-	             { "tdbpf_series", 1 });
-	stop(&st, &t);
+	sw_start(&x, LISTEN_LABEL_TID, 0);
+	RUN_STEPS(&x.st, &x.t, tid_steps);
+	fix_stop(&x);
 }
 
 /*
@@ -466,26 +555,24 @@ static void test_whole_names(void **state)
 					   "Map -> Filter (2/3)#0",
 					   "Map -> Filter (3/3)#0" };
 	char longer[100], want[160];
-	struct event_plan plan;
-	struct prom_state st;
-	struct task_table t;
+	struct scrape_fix x;
 	unsigned int l;
 	char *txt;
 	int i;
 
 	(void)state;
-	sw_plan(&plan);
+	sw_plan(&x.plan);
 	memset(longer, 'x', sizeof(longer) - 1);
 	longer[sizeof(longer) - 1] = 0;
 	for (l = 0; l < 2; l++) {
-		start(&st, &t, &plan, l ? LISTEN_LABEL_TID : 0, 0);
-		row(&t, 100, 100, "java", 1000000);
+		start(&x.st, &x.t, &x.plan, l ? LISTEN_LABEL_TID : 0, 0);
+		row(&x.t, 100, 100, "java", 1000000);
 		for (i = 0; i < 3; i++)
-			row(&t, 101 + i, 100, "Map -> Filter (",
+			row(&x.t, 101 + i, 100, "Map -> Filter (",
 			    (1000000000ULL << i))->name = names_intern(sub[i]);
-		row(&t, 110, 100, "xxxxxxxxxxxxxxx", 1000000000)->name =
+		row(&x.t, 110, 100, "xxxxxxxxxxxxxxx", 1000000000)->name =
 			names_intern(longer);
-		txt = scrape(&st, &t);
+		txt = scrape(&x.st, &x.t);
 		if (!l)
 			assert_double_equal(value(txt, ON("comm=\"java\",thread=\"Map -> Filter (*/3)#*\"")),
 					    7, 0);
@@ -499,7 +586,7 @@ static void test_whole_names(void **state)
 			 longer, l ? ",pid=\"100\",tid=\"110\"" : "");
 		assert_double_equal(value(txt, want), 1, 0);
 		free(txt);
-		stop(&st, &t);
+		fix_stop(&x);
 	}
 }
 
@@ -513,13 +600,10 @@ static void test_container_labels(void **state)
 	static const char id2[] = "bb22222222222222222222222222222222222222222222222222222222222222";
 	struct task_cgroup c = { .pid = 100 };
 	struct cgroup_table cg;
-	struct event_plan plan;
-	struct prom_state st;
-	struct task_table t;
+	struct scrape_fix x;
 
 	(void)state;
-	sw_plan(&plan);
-	start(&st, &t, &plan, 0, 0);
+	sw_start(&x, 0, 0);
 	cgroups_init(&cg);
 	memcpy(c.id, id1, sizeof(id1));
 	assert_int_equal(cgroups_add(&cg, &c), 0);
@@ -528,15 +612,15 @@ static void test_container_labels(void **state)
 	strcpy(c.pod, "8d7f1e2a-3b4c-4d5e-9f60-718293a4b5c6");
 	assert_int_equal(cgroups_add(&cg, &c), 0);
 	cgroups_sort(&cg);
-	st.cgroups = &cg;
-	row(&t, 101, 100, "worker-1", 1000000000);
-	row(&t, 201, 200, "worker-1", 2000000000);
-	row(&t, 301, 300, "worker-1", 4000000000);
-	SCRAPE_HOLDS(&st, &t, { ON("comm=\"\",thread=\"worker-*\",container_id=\"aa11111111111111111111111111111111111111111111111111111111111111\""), 1 },
+	x.st.cgroups = &cg;
+	row(&x.t, 101, 100, "worker-1", 1000000000);
+	row(&x.t, 201, 200, "worker-1", 2000000000);
+	row(&x.t, 301, 300, "worker-1", 4000000000);
+	SCRAPE_HOLDS(&x.st, &x.t, { ON("comm=\"\",thread=\"worker-*\",container_id=\"aa11111111111111111111111111111111111111111111111111111111111111\""), 1 },
 	             { ON("comm=\"\",thread=\"worker-*\",container_id=\"bb22222222222222222222222222222222222222222222222222222222222222\",pod_uid=\"8d7f1e2a-3b4c-4d5e-9f60-718293a4b5c6\""), 2 },
 	             { ON("comm=\"\",thread=\"worker-*\""), 4 },
 	             { "tdbpf_series", 3 });
-	stop(&st, &t);
+	fix_stop(&x);
 	cgroups_free(&cg);
 }
 
@@ -544,28 +628,18 @@ static void test_container_labels(void **state)
 static void test_escaping(void **state)
 {
 	struct event_plan plan;
-	struct prom_state st;
-	struct task_table t;
-	char *txt;
 
 	(void)state;
 	sw_plan(&plan);
-	start(&st, &t, &plan, 0, 0);
-	row(&t, 5, 5, "a\"b\\c\nd\xff" "\xc3\xa9", 1000000000);
-	txt = scrape(&st, &t);
-	assert_double_equal(value(txt, ON("comm=\"a\\\"b\\\\c\\nd\xef\xbf\xbd\xc3\xa9\",thread=\"a\\\"b\\\\c\\nd\xef\xbf\xbd\xc3\xa9\"")),
-			    1, 0);
-	free(txt);
-	stop(&st, &t);
+	ONE_ROW_IS(&plan, ON("comm=\"a\\\"b\\\\c\\nd\xef\xbf\xbd\xc3\xa9\",thread=\"a\\\"b\\\\c\\nd\xef\xbf\xbd\xc3\xa9\""),
+		   1, { 5, 5, "a\"b\\c\nd\xff" "\xc3\xa9", .on = 1000000000 });
 }
 
 /* A process whose main thread is not in the table: its name from /proc. */
 static void test_process_name(void **state)
 {
 	struct event_plan plan;
-	struct prom_state st;
-	struct task_table t;
-	char comm[32], sel[128], *txt;
+	char comm[32], sel[128];
 	FILE *f;
 
 	(void)state;
@@ -575,51 +649,42 @@ static void test_process_name(void **state)
 	fclose(f);
 	comm[strcspn(comm, "\n")] = '\0';
 	sw_plan(&plan);
-	start(&st, &t, &plan, 0, 0);
-	row(&t, 4000000, (__u32)getpid(), "helper", 1000000000);
-	txt = scrape(&st, &t);
 	snprintf(sel, sizeof(sel), ON("comm=\"%s\",thread=\"helper\""), comm);
-	assert_double_equal(value(txt, sel), 1, 0);
-	free(txt);
-	stop(&st, &t);
+	ONE_ROW_IS(&plan, sel, 1,
+		   { 4000000, (__u32)getpid(), "helper", .on = 1000000000 });
 }
 
 /* The two formats differ where they must, and only there. */
 static void test_formats(void **state)
 {
-	struct event_plan plan;
-	struct prom_state st;
-	struct task_table t;
+	struct scrape_fix x;
 	char *txt, *om;
 	size_t n;
 
 	(void)state;
-	sw_plan(&plan);
-	start(&st, &t, &plan, 0, 0);
-	row(&t, 5, 5, "x", 1000000001);
-	txt = scrape(&st, &t);
-	om = render(&st, true);
-	assert_non_null(strstr(txt, "# TYPE tdbpf_task_on_cpu_seconds_total counter\n"));
-	assert_non_null(strstr(om, "# TYPE tdbpf_task_on_cpu_seconds counter\n# UNIT tdbpf_task_on_cpu_seconds seconds\n"));
-	assert_non_null(strstr(txt, "# TYPE tdbpf_build_info gauge\n"));
-	assert_non_null(strstr(om, "# TYPE tdbpf_build info\n"));
-	assert_non_null(strstr(txt, "tdbpf_build_info{model=\"software\",level=\"0\"} 1\n"));
-	assert_null(strstr(txt, "# EOF"));
-	assert_null(strstr(txt, "# UNIT"));
+	sw_start(&x, 0, 0);
+	row(&x.t, 5, 5, "x", 1000000001);
+	txt = scrape(&x.st, &x.t);
+	om = render(&x.st, true);
+	has_all(txt, STRS("# TYPE tdbpf_task_on_cpu_seconds_total counter\n",
+			  "# TYPE tdbpf_build_info gauge\n",
+			  "tdbpf_build_info{model=\"software\",level=\"0\"} 1\n",
+			  /* exact seconds from nanoseconds */
+			  ON("comm=\"x\",thread=\"x\"") " 1.000000001\n",
+			  "tdbpf_last_collect_duration_seconds 0.0015\n",
+			  "tdbpf_tasks{state=\"live\"} 7\n"));
+	has_all(om, STRS("# TYPE tdbpf_task_on_cpu_seconds counter\n# UNIT tdbpf_task_on_cpu_seconds seconds\n",
+			 "# TYPE tdbpf_build info\n",
+			 ON("comm=\"x\",thread=\"x\"") " 1.000000001\n"));
+	/* no BPF run time without kernel.bpf_stats_enabled */
+	has_none(txt, STRS("# EOF", "# UNIT", "tdbpf_bpf_run"));
 	n = strlen(om);
 	assert_true(n > 6 && !strcmp(om + n - 6, "# EOF\n"));
-	/* exact seconds from nanoseconds */
-	assert_non_null(strstr(txt, ON("comm=\"x\",thread=\"x\"") " 1.000000001\n"));
-	assert_non_null(strstr(om, ON("comm=\"x\",thread=\"x\"") " 1.000000001\n"));
-	assert_non_null(strstr(txt, "tdbpf_last_collect_duration_seconds 0.0015\n"));
-	assert_non_null(strstr(txt, "tdbpf_tasks{state=\"live\"} 7\n"));
-	/* no BPF run time without kernel.bpf_stats_enabled */
-	assert_null(strstr(txt, "tdbpf_bpf_run"));
 	/* every family has HELP and TYPE */
 	assert_int_equal(count_lines(txt, "# HELP "), count_lines(txt, "# TYPE "));
 	free(txt);
 	free(om);
-	stop(&st, &t);
+	fix_stop(&x);
 }
 
 static int slot_of(const struct event_plan *p, const char *name)
@@ -643,6 +708,22 @@ static void set_count(struct task_row *r, const struct event_plan *p,
 	r->ctr[l].running = 1000;
 }
 
+/* An event's count at each scrape of a test. */
+struct count_def {
+	const char *ev;
+	__u64 v[2];
+};
+
+/* Each of @c's counts for scrape @col, as set_count() sets one. */
+static void set_counts(struct task_row *r, const struct event_plan *p,
+		       const struct count_def *c, size_t n, int col)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		set_count(r, p, c[i].ev, c[i].v[col]);
+}
+
 /*
  * TMA on Ice Lake level 1 (PERF_METRICS): Retiring = retiring / sum of the
  * four topdown-* fields (+0 when the other inputs are 0), so an increment
@@ -651,40 +732,37 @@ static void set_count(struct task_row *r, const struct event_plan *p,
  */
 static void test_tma_slots(void **state)
 {
-	struct event_plan plan;
-	struct prom_state st;
-	struct task_table t;
+	static const struct count_def counts[] = {
+		{ "TOPDOWN.SLOTS", { 100000, 150000 } },
+		{ "topdown-retiring", { 30000, 90000 } },
+		{ "topdown-fe-bound", { 10000, 10000 } },
+		{ "topdown-bad-spec", { 20000, 20000 } },
+		{ "topdown-be-bound", { 40000, 40000 } },
+	};
+	struct scrape_fix x;
 	struct task_row *r;
 	const char *ret = "tdbpf_task_tma_slots_total{comm=\"\",thread=\"w\",node=\"tma_retiring\",level=\"1\"}";
 	const char *be = "tdbpf_task_tma_slots_total{comm=\"\",thread=\"w\",node=\"tma_backend_bound\",level=\"1\"}";
 
 	(void)state;
-	model_plan(&plan, &model_icelake);
-	start(&st, &t, &plan, 0, 0);
-	r = row(&t, 9, 0, "w", 1000);
-	set_count(r, &plan, "TOPDOWN.SLOTS", 100000);
-	set_count(r, &plan, "topdown-retiring", 30000);
-	set_count(r, &plan, "topdown-fe-bound", 10000);
-	set_count(r, &plan, "topdown-bad-spec", 20000);
-	set_count(r, &plan, "topdown-be-bound", 40000);
-	SCRAPE_HOLDS(&st, &t, { ret, 30000 },
+	model_plan(&x.plan, &model_icelake);
+	start(&x.st, &x.t, &x.plan, 0, 0);
+	r = row(&x.t, 9, 0, "w", 1000);
+	set_counts(r, &x.plan, counts, NR(counts), 0);
+	SCRAPE_HOLDS(&x.st, &x.t, { ret, 30000 },
 	             { be, 40000 },
 	             { "tdbpf_task_slots_total{comm=\"\",thread=\"w\"}", 100000 },
 	             { "tdbpf_task_tma_slots_total{comm=\"\",thread=\"w\",node=\"tma_dram_bound\",level=\"3\"}", NAN });
 
 	r->sched.on_cpu_ns = 2000;
-	set_count(r, &plan, "TOPDOWN.SLOTS", 150000);
-	set_count(r, &plan, "topdown-retiring", 90000);
-	set_count(r, &plan, "topdown-fe-bound", 10000);
-	set_count(r, &plan, "topdown-bad-spec", 20000);
-	set_count(r, &plan, "topdown-be-bound", 40000);
+	set_counts(r, &x.plan, counts, NR(counts), 1);
 	/* the leader's times grew too */
-	r->ctr[plan.leader[plan.group[slot_of(&plan, "TOPDOWN.SLOTS")]]].enabled = 2000;
-	r->ctr[plan.leader[plan.group[slot_of(&plan, "TOPDOWN.SLOTS")]]].running = 2000;
-	SCRAPE_HOLDS(&st, &t, { ret, 80000 },
+	r->ctr[x.plan.leader[x.plan.group[slot_of(&x.plan, "TOPDOWN.SLOTS")]]].enabled = 2000;
+	r->ctr[x.plan.leader[x.plan.group[slot_of(&x.plan, "TOPDOWN.SLOTS")]]].running = 2000;
+	SCRAPE_HOLDS(&x.st, &x.t, { ret, 80000 },
 	             { be, 40000 },
 	             { "tdbpf_task_slots_total{comm=\"\",thread=\"w\"}", 150000 });
-	stop(&st, &t);
+	fix_stop(&x);
 }
 
 /*
@@ -694,35 +772,35 @@ static void test_tma_slots(void **state)
  */
 static void test_tma_cycle_slots(void **state)
 {
-	struct event_plan plan;
-	struct prom_state st;
-	struct task_table t;
+	static const struct count_def counts[] = {
+		{ "CPU_CLK_UNHALTED.THREAD", { 1000 } },
+		{ "UOPS_RETIRED.RETIRE_SLOTS", { 1000 } },
+		/* alone on its core: perf's core clocks are the thread's */
+		{ "CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE", { 100 } },
+		{ "CPU_CLK_UNHALTED.REF_XCLK", { 100 } },
+	};
+	struct scrape_fix x;
 	struct task_row *r;
 
 	(void)state;
-	model_plan(&plan, &model_broadwell);
-	start(&st, &t, &plan, 0, 0);
-	r = row(&t, 9, 0, "w", 1000);
-	set_count(r, &plan, "CPU_CLK_UNHALTED.THREAD", 1000);
-	set_count(r, &plan, "UOPS_RETIRED.RETIRE_SLOTS", 1000);
-	/* alone on its core: perf's core clocks are the thread's */
-	set_count(r, &plan, "CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE", 100);
-	set_count(r, &plan, "CPU_CLK_UNHALTED.REF_XCLK", 100);
-	SCRAPE_HOLDS(&st, &t, { "tdbpf_task_slots_total{comm=\"\",thread=\"w\"}", 4000 },
+	model_plan(&x.plan, &model_broadwell);
+	start(&x.st, &x.t, &x.plan, 0, 0);
+	r = row(&x.t, 9, 0, "w", 1000);
+	set_counts(r, &x.plan, counts, NR(counts), 0);
+	SCRAPE_HOLDS(&x.st, &x.t, { "tdbpf_task_slots_total{comm=\"\",thread=\"w\"}", 4000 },
 	             { "tdbpf_task_tma_slots_total{comm=\"\",thread=\"w\",node=\"tma_retiring\",level=\"1\"}", 1000 });
-	stop(&st, &t);
+	fix_stop(&x);
 }
 
 #define WAIT(labels) "tdbpf_task_wait_seconds_total{" labels "}"
 
 /* The software model's state and a task table with waker slots. */
-static void start_waits(struct prom_state *st, struct task_table *t,
-			struct event_plan *plan, unsigned int max)
+static void start_waits(struct scrape_fix *x, unsigned int max)
 {
-	sw_plan(plan);
-	assert_int_equal(prom_init(st, plan, 0, max), 0);
-	tasks_init(t);
-	assert_int_equal(tasks_set_layout(t, plan->nr, true), 0);
+	sw_plan(&x->plan);
+	assert_int_equal(prom_init(&x->st, &x->plan, 0, max), 0);
+	tasks_init(&x->t);
+	assert_int_equal(tasks_set_layout(&x->t, x->plan.nr, true), 0);
 }
 
 /*
@@ -734,42 +812,42 @@ static void start_waits(struct prom_state *st, struct task_table *t,
 
 static void test_wait_series(void **state)
 {
-	struct event_plan plan;
-	struct prom_state st;
-	struct task_table t;
+	struct scrape_fix x;
 	struct task_row *r;
 
 	(void)state;
-	start_waits(&st, &t, &plan, 2);
-	row(&t, 10, 10, "src", 1000000000ull);
-	r = row(&t, 11, 10, "sink-1", 100000000ull);
-	r->sched.off_cpu_ns = 900000000ull;
-	SET_WAITS(&t, r,
+	start_waits(&x, 2);
+	SET_ROWS(&x.t, { 10, 10, "src", .on = 1000000000ull },
+		 { 11, 10, "sink-1", .on = 100000000ull, .off = 900000000ull });
+	r = tasks_find(&x.t, 11);
+	SET_WAITS(&x.t, r,
 		  { .kind = TDBPF_WAKER_TASK, .tid = 10, .wakeups = 40,
 		    .wait_ns = 600000000ull },
 		  { .kind = TDBPF_WAKER_TIMER, .wakeups = 9,
 		    .wait_ns = 200000000ull });
-	SCRAPE_HOLDS(&st, &t, { WAIT(SINK "waker_comm=\"src\",waker_thread=\"src\""), 0.6 },
+	SCRAPE_HOLDS(&x.st, &x.t, { WAIT(SINK "waker_comm=\"src\",waker_thread=\"src\""), 0.6 },
 	             { WAIT(SINK "waker_comm=\"\",waker_thread=\"timer\""), 0.2 },
 	             { "tdbpf_task_wakeups_total{" SINK
 		"waker_comm=\"src\",waker_thread=\"src\"}", 40 });
 	/* the next scrape adds the slots' increments; a third waker overflows */
-	r = tasks_find(&t, 11);
+	r = tasks_find(&x.t, 11);
 	r->sched.off_cpu_ns = 1500000000ull;
-	SET_WAITS(&t, r,
+	SET_WAITS(&x.t, r,
 		  { .kind = TDBPF_WAKER_TASK, .tid = 10, .wakeups = 70,
 		    .wait_ns = 1000000000ull },
 		  { .kind = TDBPF_WAKER_HARDIRQ, .wakeups = 3,
 		    .wait_ns = 50000000ull });
-	SCRAPE_HOLDS(&st, &t, { WAIT(SINK "waker_comm=\"src\",waker_thread=\"src\""), 1.0 },
+	SCRAPE_HOLDS(&x.st, &x.t, { WAIT(SINK "waker_comm=\"src\",waker_thread=\"src\""), 1.0 },
 	             { WAIT(SINK "waker_comm=\"\",waker_thread=\"timer\""), 0.2 },
 	             { WAIT(SINK "waker_comm=\"\",waker_thread=\"irq\""), NAN },
 	             { WAIT("comm=\"other\",thread=\"other\",waker_comm=\"\",waker_thread=\"other\""),
 		0.05 });
-	stop(&st, &t);
+	fix_stop(&x);
 }
 
 #define SPAN(fam, labels) "tdbpf_span_" fam "_total{" labels "}"
+#define ENGINE(fam, span) \
+	SPAN(fam, "comm=\"engine\",thread=\"worker-*\",span=\"" span "\"")
 
 /*
  * Span series (--span): each (thread, span) on its thread's series
@@ -780,77 +858,64 @@ static void test_wait_series(void **state)
  */
 static void test_span_series(void **state)
 {
-	struct event_plan plan;
-	struct prom_state st;
-	struct task_table t;
+	static const struct span_def spans[] = {
+		{ 11, 10, 1, "enrich", { .entries = 3, .on_cpu_ns = 600000000,
+					 .runq_ns = 100000000,
+					 .off_ns = 300000000, .woke = 2,
+					 .woke_ns = 30000000 } },
+		{ 12, 10, 1, "enrich", { .entries = 2, .on_cpu_ns = 400000000,
+					 .woke = 1, .woke_ns = 5000000 } },
+		{ 12, 10, 2, "parse", { .entries = 5, .on_cpu_ns = 50000000 } },
+	};
+	static const struct span_def emit = {
+		11, 10, 3, "emit", { .entries = 7, .on_cpu_ns = 70000000 } };
+	struct scrape_fix x;
 	struct span_table sp;
 	struct span_row *r;
 	char *txt;
 
 	(void)state;
-	sw_plan(&plan);
-	start(&st, &t, &plan, 0, 2);
+	sw_start(&x, 0, 2);
 	spans_init(&sp);
-	row(&t, 10, 10, "engine", 1000000000ull);
-	row(&t, 11, 10, "worker-1", 1000000000ull);
-	row(&t, 12, 10, "worker-2", 1000000000ull);
-	txt = scrape(&st, &t);
+	row(&x.t, 10, 10, "engine", 1000000000ull);
+	row(&x.t, 11, 10, "worker-1", 1000000000ull);
+	row(&x.t, 12, 10, "worker-2", 1000000000ull);
+	txt = scrape(&x.st, &x.t);
 	assert_null(strstr(txt, "tdbpf_span_"));
 	free(txt);
-	st.span_cur = &sp;
-	r = span_named(&sp, 11, 10, 1, "enrich");
-	r->s = (struct tdbpf_span_sums){ .entries = 3, .on_cpu_ns = 600000000,
-					 .runq_ns = 100000000,
-					 .off_ns = 300000000, .woke = 2,
-					 .woke_ns = 30000000 };
-	r = span_named(&sp, 12, 10, 1, "enrich");
-	r->s = (struct tdbpf_span_sums){ .entries = 2, .on_cpu_ns = 400000000,
-					 .woke = 1, .woke_ns = 5000000 };
-	r = span_named(&sp, 12, 10, 2, "parse");
-	r->s = (struct tdbpf_span_sums){ .entries = 5, .on_cpu_ns = 50000000 };
-	tasks_find(&t, 11)->sched.on_cpu_ns = 2000000000ull;
-	tasks_find(&t, 12)->sched.on_cpu_ns = 2000000000ull;
-	txt = scrape(&st, &t);
-	assert_double_equal(value(txt, SPAN("entries", "comm=\"engine\",thread=\"worker-*\",span=\"enrich\"")),
-			    5, 0);
-	assert_double_equal(value(txt, SPAN("on_cpu_seconds", "comm=\"engine\",thread=\"worker-*\",span=\"enrich\"")),
-			    1.0, 1e-9);
-	assert_double_equal(value(txt, SPAN("runqueue_wait_seconds", "comm=\"engine\",thread=\"worker-*\",span=\"enrich\"")),
-			    0.1, 1e-9);
-	assert_double_equal(value(txt, SPAN("blocked_seconds", "comm=\"engine\",thread=\"worker-*\",span=\"enrich\"")),
-			    0.2, 1e-9);
-	assert_double_equal(value(txt, SPAN("entries", "comm=\"engine\",thread=\"worker-*\",span=\"parse\"")),
-			    5, 0);
-	/* the waits it ended, summed over the folded threads */
-	assert_double_equal(value(txt, SPAN("woke", "comm=\"engine\",thread=\"worker-*\",span=\"enrich\"")),
-			    3, 0);
-	assert_double_equal(value(txt, SPAN("woke_wait_seconds", "comm=\"engine\",thread=\"worker-*\",span=\"enrich\"")),
-			    0.035, 1e-9);
-	assert_double_equal(value(txt, SPAN("woke", "comm=\"engine\",thread=\"worker-*\",span=\"parse\"")),
-			    0, 0);
+	x.st.span_cur = &sp;
+	spans_set(&sp, spans, NR(spans));
+	tasks_find(&x.t, 11)->sched.on_cpu_ns = 2000000000ull;
+	tasks_find(&x.t, 12)->sched.on_cpu_ns = 2000000000ull;
+	txt = scrape(&x.st, &x.t);
+	HOLDS_EXACT(txt, { ENGINE("entries", "enrich"), 5 },
+		    { ENGINE("entries", "parse"), 5 },
+		    /* the waits it ended, summed over the folded threads */
+		    { ENGINE("woke", "enrich"), 3 },
+		    { ENGINE("woke", "parse"), 0 });
+	HOLDS(txt, { ENGINE("on_cpu_seconds", "enrich"), 1.0 },
+	      { ENGINE("runqueue_wait_seconds", "enrich"), 0.1 },
+	      { ENGINE("blocked_seconds", "enrich"), 0.2 },
+	      { ENGINE("woke_wait_seconds", "enrich"), 0.035 });
 	free(txt);
 	/* a queued wait was counted as off-CPU: blocked shrinks, stays */
 	r = spans_get(&sp, 11, 10, 1);
 	r->s.runq_ns = 250000000;
 	r->s.entries = 4;
 	/* a third span name: past max_series (2), into other */
-	r = span_named(&sp, 11, 10, 3, "emit");
-	r->s = (struct tdbpf_span_sums){ .entries = 7, .on_cpu_ns = 70000000 };
-	tasks_find(&t, 11)->sched.on_cpu_ns = 3000000000ull;
-	txt = scrape(&st, &t);
-	assert_double_equal(value(txt, SPAN("entries", "comm=\"engine\",thread=\"worker-*\",span=\"enrich\"")),
-			    6, 0);
-	assert_double_equal(value(txt, SPAN("blocked_seconds", "comm=\"engine\",thread=\"worker-*\",span=\"enrich\"")),
-			    0.2, 1e-9);
-	assert_double_equal(value(txt, SPAN("runqueue_wait_seconds", "comm=\"engine\",thread=\"worker-*\",span=\"enrich\"")),
-			    0.25, 1e-9);
-	assert_true(isnan(value(txt, SPAN("entries", "comm=\"engine\",thread=\"worker-*\",span=\"emit\""))));
-	assert_double_equal(value(txt, SPAN("entries", "comm=\"other\",thread=\"other\",span=\"other\"")),
-			    7, 0);
+	spans_set(&sp, &emit, 1);
+	tasks_find(&x.t, 11)->sched.on_cpu_ns = 3000000000ull;
+	txt = scrape(&x.st, &x.t);
+	HOLDS_EXACT(txt, { ENGINE("entries", "enrich"), 6 },
+		    { ENGINE("entries", "emit"), NAN },
+		    { SPAN("entries", "comm=\"other\",thread=\"other\",span=\"other\""),
+		      7 });
+	HOLDS(txt, { ENGINE("blocked_seconds", "enrich"), 0.2 },
+	      { ENGINE("runqueue_wait_seconds", "enrich"), 0.25 });
 	assert_int_equal(count_lines(txt, "tdbpf_span_entries_total{"), 3);
 	free(txt);
 	spans_free(&sp);
-	stop(&st, &t);
+	fix_stop(&x);
 }
 
 /* agg's series, held by @labels */
@@ -866,25 +931,21 @@ static void test_span_series(void **state)
  */
 static void test_hold_series(void **state)
 {
-	struct event_plan plan;
-	struct prom_state st;
-	struct task_table t;
-	struct task_row *r;
+	struct scrape_fix x;
 	char *txt;
 
 	(void)state;
-	start_waits(&st, &t, &plan, 8);
-	row(&t, 10, 10, "enrich", 1000000000ull);
-	r = row(&t, 11, 10, "agg", 500000000ull);
-	r->sched.runq_wait_ns = 450000000ull;
-	SET_WAITS(&t, r,
+	start_waits(&x, 8);
+	SET_ROWS(&x.t, { 10, 10, "enrich", .on = 1000000000ull },
+		 { 11, 10, "agg", .on = 500000000ull, .runq = 450000000ull });
+	SET_WAITS(&x.t, tasks_find(&x.t, 11),
 		  { .kind = TDBPF_HOLDER_TASK, .tid = 10, .wakeups = 30,
 		    .wait_ns = 300000000ull },
 		  { .kind = TDBPF_HOLDER_TASK, .tid = 4242, .wakeups = 5,
 		    .wait_ns = 100000000ull },
 		  { .kind = TDBPF_HOLDER_LIMIT, .wakeups = 2,
 		    .wait_ns = 50000000ull });
-	txt = scrape(&st, &t);
+	txt = scrape(&x.st, &x.t);
 	HOLDS(txt, { HELD("holder_comm=\"enrich\",holder_thread=\"enrich\""), 0.3 },
 	      { HELD("holder_comm=\"\",holder_thread=\"cpu-other\""), 0.1 },
 	      { HELD("holder_comm=\"\",holder_thread=\"cpu-limit\""), 0.05 });
@@ -893,7 +954,7 @@ static void test_hold_series(void **state)
 	assert_null(strstr(txt, "tdbpf_task_wait_seconds_total"));
 	assert_null(strstr(txt, "(null)"));
 	free(txt);
-	stop(&st, &t);
+	fix_stop(&x);
 }
 
 #define RELAY(state, local, remote)                                   \
@@ -903,20 +964,12 @@ static void test_hold_series(void **state)
 /* Socket halves: a client's ephemeral port folded, the service's kept. */
 static void test_socket_flows(void **state)
 {
-	struct sock_flow f[3] = {
-		{ .pid = 1, .comm = "relay", .proto = "tcp",
-		  .state = FLOW_LISTEN },
-		{ .pid = 1, .comm = "relay", .proto = "tcp",
-		  .state = FLOW_ESTABLISHED },
-		{ .pid = 1, .comm = "relay", .proto = "tcp",
-		  .state = FLOW_ESTABLISHED },
-	};
-	static const char *const ends[][2] = {
-		{ "0.0.0.0:7001", "0.0.0.0:0" },
+	static const struct flow_def d[] = {
+		{ FLOW_LISTEN, "0.0.0.0:7001", "0.0.0.0:0" },
 		/* accepted from gen's 40001: the service's side */
-		{ "10.9.0.2:7001", "10.9.0.1:40001" },
+		{ FLOW_ESTABLISHED, "10.9.0.2:7001", "10.9.0.1:40001" },
 		/* to sink's service from our ephemeral 40002: the client's */
-		{ "10.9.0.2:40002", "10.9.0.3:7002" },
+		{ FLOW_ESTABLISHED, "10.9.0.2:40002", "10.9.0.3:7002" },
 	};
 	struct prom_health h = { .tasks_live = 1 };
 	struct flow_table ft;
@@ -926,7 +979,7 @@ static void test_socket_flows(void **state)
 	FILE *out = tmpfile();
 
 	(void)state;
-	add_flows(&ft, f, ends, 3);
+	add_flows(&ft, 1, "relay", d, NR(d));
 	h.flows = &ft;
 	sw_plan(&plan);
 	assert_int_equal(prom_init(&st, &plan, 0, 10), 0);
@@ -947,43 +1000,29 @@ static void test_socket_flows(void **state)
  */
 static void test_wait_endpoint(void **state)
 {
-	struct sock_flow f[2] = {
-		{ .pid = 30, .comm = "sink", .proto = "tcp",
-		  .state = FLOW_LISTEN },
-		{ .pid = 30, .comm = "sink", .proto = "tcp",
-		  .state = FLOW_ESTABLISHED },
+	static const struct flow_def d[] = {
+		{ FLOW_LISTEN, "0.0.0.0:7002", "0.0.0.0:0" },
+		{ FLOW_ESTABLISHED, "10.9.0.3:7002", "10.9.0.2:40002" },
 	};
-	static const char *const ends[][2] = {
-		{ "0.0.0.0:7002", "0.0.0.0:0" },
-		{ "10.9.0.3:7002", "10.9.0.2:40002" },
-	};
-	struct event_plan plan;
-	struct prom_state st;
+	struct scrape_fix x;
 	struct flow_table ft;
-	struct task_table t;
 	struct task_row *r;
-	char *txt;
 
 	(void)state;
-	add_flows(&ft, f, ends, 2);
-	sw_plan(&plan);
-	assert_int_equal(prom_init(&st, &plan, 0, 10), 0);
-	st.flows = &ft;
-	tasks_init(&t);
-	assert_int_equal(tasks_set_layout(&t, plan.nr, true), 0);
-	r = row(&t, 30, 30, "sink", 100000000ull);
+	add_flows(&ft, 30, "sink", d, NR(d));
+	start_waits(&x, 10);
+	x.st.flows = &ft;
+	r = row(&x.t, 30, 30, "sink", 100000000ull);
 	r->sched.off_cpu_ns = 900000000ull;
 	/* the peer 10.9.0.2:40002: address in network order, port in tid */
-	set_wait(&t, r, (struct tdbpf_wait){
+	set_wait(&x.t, r, (struct tdbpf_wait){
 		.kind = TDBPF_WAKER_ENDPOINT, .tid = 40002,
 		.tgid = htonl(0x0a090002), .wakeups = 5, .wait_ns = 700000000ull });
-	txt = scrape(&st, &t);
-	assert_double_equal(value(txt, WAIT("comm=\"sink\",thread=\"sink\",waker_comm=\"\",waker_thread=\"endpoint\",remote=\"10.9.0.2:*\"")),
-			    0.7, 1e-9);
-	free(txt);
-	st.flows = NULL;
+	SCRAPE_HOLDS(&x.st, &x.t, { WAIT("comm=\"sink\",thread=\"sink\",waker_comm=\"\",waker_thread=\"endpoint\",remote=\"10.9.0.2:*\""),
+				0.7 });
+	x.st.flows = NULL;
 	flows_free(&ft);
-	stop(&st, &t);
+	fix_stop(&x);
 }
 
 int main(void)

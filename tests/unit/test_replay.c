@@ -235,11 +235,9 @@ static void test_top_keeps_total(void **state)
 	struct task_table t;
 	struct event_plan p;
 	struct rt x;
-	char err[256];
 
 	(void)state;
-	assert_int_equal(plan_events(&model_software, 1, false, 4, &p, err,
-				     sizeof(err)), 0);
+	plan_ok(&p, &model_software, 1, false, 4);
 	fill(&t, &p, 42);
 	round_trip(&t, &p, false, 2, &x);
 	assert_int_equal(x.rr.tasks.nr, 2);
@@ -303,13 +301,12 @@ static void test_reader_errors(void **state)
 	struct task_table t;
 	struct event_plan p;
 	struct rt x;
-	char err[256], *two, *cut;
+	char *two, *cut;
 	size_t n;
 	int objs;
 
 	(void)state;
-	assert_int_equal(plan_events(&model_software, 1, false, 4, &p, err,
-				     sizeof(err)), 0);
+	plan_ok(&p, &model_software, 1, false, 4);
 	fill(&t, &p, 7);
 	round_trip(&t, &p, true, 0, &x);	/* one line */
 

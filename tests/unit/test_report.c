@@ -133,10 +133,7 @@ static void test_build_sort_top(void **state)
 
 static void test_build_decode(void **state)
 {
-	struct event_plan plan;
-	struct task_table t;
-	struct report rep;
-	struct task_decoded dec;
+	struct report_fix fx;
 	const struct task_decoded *d;
 	struct task_row *r;
 	int i;
@@ -144,20 +141,19 @@ static void test_build_decode(void **state)
 	(void)state;
 	assert_true(model_software.nr_events >= 3);
 	assert_int_equal(model_software.max_level, 0);
-	sw_plan(&plan);
-	tasks_init(&t);
-	r = add(&t, 1, "run", 400000000, 100000000, 0);	/* 0.4 s of 2 s */
-	for (i = 0; i < plan.nr; i++)
+	sw_plan(&fx.plan);
+	tasks_init(&fx.t);
+	r = add(&fx.t, 1, "run", 400000000, 100000000, 0);	/* 0.4 s of 2 s */
+	for (i = 0; i < fx.plan.nr; i++)
 		set_ctr(r, i, 1000 + i, 400000000, 400000000);
-	add(&t, 2, "starved", 37000000, 63000000, 0);
-	add(&t, 3, "blocked", 12000000, 0, 88000000);
-	add(&t, 4, "idle", 0, 0, 0);
-	assert_int_equal(report_build(&rep, &t, &plan, 3, 2000000000ull,
-				      SORT_TID, 0), 0);
-	assert_int_equal(rep.level, 0);	/* no TMA tree to go down */
+	add(&fx.t, 2, "starved", 37000000, 63000000, 0);
+	add(&fx.t, 3, "blocked", 12000000, 0, 88000000);
+	add(&fx.t, 4, "idle", 0, 0, 0);
+	fix_build(&fx, 3, 2000000000ull, SORT_TID, 0);
+	assert_int_equal(fx.rep.level, 0);	/* no TMA tree to go down */
 
-	d = by_tid(&rep, 1, &dec);
-	for (i = 0; i < plan.nr; i++)
+	d = fix_task(&fx, 1);
+	for (i = 0; i < fx.plan.nr; i++)
 		assert_true(d->ev[i] == 1000.0 + i);
 	assert_true(d->coverage == 1.0);
 	assert_false(d->low_coverage);
@@ -166,53 +162,47 @@ static void test_build_decode(void **state)
 	assert_false(d->has_tma);
 	assert_string_equal(d->bottleneck, "on-CPU (no PMU breakdown)");
 
-	d = by_tid(&rep, 2, &dec);
+	d = fix_task(&fx, 2);
 	assert_int_equal(d->sched, SCHED_STARVED);
 	assert_string_equal(d->bottleneck, "CPU-starved (runq 63%)");
 	assert_true(d->coverage == 1.0);	/* never enabled: no loss */
-	d = by_tid(&rep, 3, &dec);
+	d = fix_task(&fx, 3);
 	assert_int_equal(d->sched, SCHED_BLOCKED);
 	assert_string_equal(d->bottleneck, "blocked (off-CPU 88%)");
-	d = by_tid(&rep, 4, &dec);
+	d = fix_task(&fx, 4);
 	assert_int_equal(d->sched, SCHED_IDLE);
 	assert_string_equal(d->bottleneck, "idle");
 	assert_true(d->ev[0] == 0.0);
-	report_free(&rep);
-	tasks_free(&t);
+	fix_free(&fx);
 }
 
 static void test_build_coverage(void **state)
 {
-	struct event_plan plan;
-	struct task_table t;
-	struct report rep;
-	struct task_decoded dec;
+	struct report_fix fx;
 	const struct task_decoded *d;
 	struct task_row *r;
 
 	(void)state;
-	r = mux_task(&plan, &t, 1, "mux");
+	r = mux_task(&fx.plan, &fx.t, 1, "mux");
 	set_ctr(r, 0, 500, 1000, 500);		/* leader g0: 50% */
 	set_ctr(r, 1, 10, 1001, 499);		/* member: leader's times */
 	set_ctr(r, 2, 6, 1000, 30);		/* leader g1: 3% */
-	r = add(&t, 2, "never", 1000, 0, 0);
+	r = add(&fx.t, 2, "never", 1000, 0, 0);
 	set_ctr(r, 0, 0, 1000, 1000);
 	set_ctr(r, 2, 0, 1000, 0);		/* g1 never counted */
-	assert_int_equal(report_build(&rep, &t, &plan, 0, 1000, SORT_TID, 0),
-			 0);
-	d = by_tid(&rep, 1, &dec);
+	fix_build(&fx, 0, 1000, SORT_TID, 0);
+	d = fix_task(&fx, 1);
 	assert_true(d->ev[0] == 1000.0);
 	assert_true(d->ev[1] == 20.0);		/* 10 * 1000 / 500 */
 	assert_true(d->ev[2] == 200.0);	/* 6 * 1000 / 30 */
 	assert_true(fabs(d->coverage - 0.03) < 1e-12);
 	assert_true(d->low_coverage);
 	assert_string_equal(d->bottleneck, "on-CPU (no PMU breakdown) (low coverage 3%)");
-	d = by_tid(&rep, 2, &dec);
+	d = fix_task(&fx, 2);
 	assert_true(isnan(d->ev[2]));
 	assert_true(d->coverage == 0.0);
 	assert_true(d->low_coverage);
-	report_free(&rep);
-	tasks_free(&t);
+	fix_free(&fx);
 }
 
 int main(void)

@@ -17,7 +17,7 @@
 #include <cmocka.h>
 #include "analysis/report.h"
 #include "analysis/report_ahead.h"
-#include "unit_helpers.h"
+#include "report_helpers.h"
 #include "xorshift.h"
 
 #define NR_TASKS 1500
@@ -66,21 +66,15 @@ static void fill(struct task_table *t, const struct event_plan *p)
 	}
 }
 
-/* @name's plan at level 3, a table of NR_TASKS tasks, its report */
-static void report_of(const char *name, struct event_plan *plan,
-		      struct task_table *t, struct report *rep)
+/* @m's plan at @level, a table of NR_TASKS tasks, its report, in @fx */
+static void report_of(const struct model *m, int level,
+		      struct report_fix *fx)
 {
-	const struct model *m = model_find(name);
-	char err[256];
 
 	assert_non_null(m);
-	assert_int_equal(plan_events(m, 3, true, m->gp_smt_on, plan, err,
-				     sizeof(err)),
-			 0);
-	fill(t, plan);
-	assert_int_equal(report_build(rep, t, plan, 3, 2000000000ULL,
-				      SORT_CPU, 0),
-			 0);
+	plan_ok(&fx->plan, m, level, true, m->gp_smt_on);
+	fill(&fx->t, &fx->plan);
+	fix_build(fx, level, 2000000000ULL, SORT_CPU, 0);
 }
 
 static void test_same_bytes(void **state)
@@ -90,33 +84,23 @@ static void test_same_bytes(void **state)
 	(void)state;
 	for (k = 0; models[k]; k++) {
 		const struct model *m = models[k];
-		struct event_plan plan;
-		struct task_table t;
-		struct report rep;
+		struct report_fix fx;
 		struct report_ahead a;
-		char err[256];
 
-		assert_int_equal(plan_events(m, m->max_level, true,
-					     m->gp_smt_on, &plan, err,
-					     sizeof(err)),
-				 0);
-		fill(&t, &plan);
-		assert_int_equal(report_build(&rep, &t, &plan, m->max_level,
-					      2000000000ULL, SORT_CPU, 0),
-				 0);
+		report_of(m, m->max_level, &fx);
 		/* a model with a tree takes the thread when forced */
 		report_ahead_min = 0;
-		report_ahead_start(&a, &rep);
-		assert_int_equal(a.threaded, rep.level > 0);
+		report_ahead_start(&a, &fx.rep);
+		assert_int_equal(a.threaded, fx.rep.level > 0);
 		report_ahead_stop(&a);
-		nr_tree += rep.level > 0;
+		nr_tree += fx.rep.level > 0;
 		for (f = 0; f < NR_FMT; f++) {
 			char *serial, *ahead;
 
 			report_ahead_min = INT_MAX;
-			serial = render_report(&rep, f, ",");
+			serial = render_report(&fx.rep, f, ",");
 			report_ahead_min = 0;
-			ahead = render_report(&rep, f, ",");
+			ahead = render_report(&fx.rep, f, ",");
 			if (strcmp(serial, ahead))
 				fail_msg("%s, format %d: the output decoded ahead differs",
 					 m->name, f);
@@ -124,8 +108,7 @@ static void test_same_bytes(void **state)
 			free(serial);
 			free(ahead);
 		}
-		report_free(&rep);
-		tasks_free(&t);
+		fix_free(&fx);
 	}
 	/* the comparison above is only worth something with trees */
 	assert_true(nr_tree >= 10);
@@ -135,41 +118,52 @@ static void test_same_bytes(void **state)
 /* A slow writer and a fast one: each task once, in order, then NULL. */
 static void test_order(void **state)
 {
-	struct event_plan plan;
-	struct task_table t;
-	struct report rep;
+	struct report_fix fx;
 	struct report_ahead a;
 	const struct task_decoded *d;
 	struct task_decoded want;
 	int i, pass;
 
 	(void)state;
-	report_of("graniterapids", &plan, &t, &rep);
+	report_of(model_find("graniterapids"), 3, &fx);
 	report_ahead_min = 0;
 	for (pass = 0; pass < 2; pass++) {
-		report_ahead_start(&a, &rep);
+		report_ahead_start(&a, &fx.rep);
 		assert_true(a.threaded);
 		for (i = 0; (d = report_ahead_next(&a)); i++) {
-			assert_true(i < rep.nr);
-			assert_ptr_equal(d->row, rep.rows[i]);
+			assert_true(i < fx.rep.nr);
+			assert_ptr_equal(d->row, fx.rep.rows[i]);
 			/* the slow pass checks every decoded field it can */
 			if (pass == 0) {
-				report_decode_task(&rep, i, &want);
+				report_decode_task(&fx.rep, i, &want);
 				assert_string_equal(d->bottleneck,
 						    want.bottleneck);
 				assert_memory_equal(d->ev, want.ev,
-						    plan.nr * sizeof(double));
+						    fx.plan.nr *
+							    sizeof(double));
 				assert_int_equal(d->tma.bottleneck,
 						 want.tma.bottleneck);
 			}
 		}
-		assert_int_equal(i, rep.nr);
+		assert_int_equal(i, fx.rep.nr);
 		assert_null(report_ahead_next(&a));
 		report_ahead_stop(&a);
 	}
 	report_ahead_min = 512;
-	report_free(&rep);
-	tasks_free(&t);
+	fix_free(&fx);
+}
+
+/* @a's walk, started on @rep: each of its rows once, in order, then NULL. */
+static void walk_all(struct report_ahead *a, const struct report *rep)
+{
+	const struct task_decoded *d;
+	int i;
+
+	for (i = 0; (d = report_ahead_next(a)); i++) {
+		assert_true(i < rep->nr);
+		assert_ptr_equal(d->row, rep->rows[i]);
+	}
+	assert_int_equal(i, rep->nr);
 }
 
 /*
@@ -179,44 +173,36 @@ static void test_order(void **state)
  */
 static void test_leave_early(void **state)
 {
-	struct event_plan plan;
-	struct task_table t;
-	struct report rep;
+	struct report_fix fx;
 	struct report_ahead a, b;
-	const struct task_decoded *d;
 	int i;
 
 	(void)state;
-	report_of("sapphirerapids", &plan, &t, &rep);
+	report_of(model_find("sapphirerapids"), 3, &fx);
 	report_ahead_min = 0;
-	report_ahead_start(&a, &rep);
+	report_ahead_start(&a, &fx.rep);
 	assert_true(a.threaded);
 	for (i = 0; i < 3; i++)
-		assert_ptr_equal(report_ahead_next(&a)->row, rep.rows[i]);
+		assert_ptr_equal(report_ahead_next(&a)->row, fx.rep.rows[i]);
 
-	report_ahead_start(&b, &rep);
+	report_ahead_start(&b, &fx.rep);
 	assert_false(b.threaded);
-	for (i = 0; (d = report_ahead_next(&b)); i++)
-		assert_ptr_equal(d->row, rep.rows[i]);
-	assert_int_equal(i, rep.nr);
+	walk_all(&b, &fx.rep);
 	report_ahead_stop(&b);
 
 	report_ahead_stop(&a);
-	report_ahead_start(&a, &rep);
+	report_ahead_start(&a, &fx.rep);
 	assert_true(a.threaded);
-	for (i = 0; (d = report_ahead_next(&a)); i++)
-		assert_ptr_equal(d->row, rep.rows[i]);
-	assert_int_equal(i, rep.nr);
+	walk_all(&a, &fx.rep);
 	report_ahead_stop(&a);
 
 	/* below the threshold, or without a tree: no thread */
-	report_ahead_min = rep.nr + 1;
-	report_ahead_start(&a, &rep);
+	report_ahead_min = fx.rep.nr + 1;
+	report_ahead_start(&a, &fx.rep);
 	assert_false(a.threaded);
 	report_ahead_stop(&a);
 	report_ahead_min = 512;
-	report_free(&rep);
-	tasks_free(&t);
+	fix_free(&fx);
 }
 
 int main(void)

@@ -82,43 +82,39 @@ static void fake_row(struct task_table *t, __u32 tid, __u64 inst,
 
 static void test_tma_columns(void **state)
 {
-	struct event_plan plan;
-	struct task_table t;
-	struct report rep;
-	struct task_decoded dec;
+	struct report_fix fx;
 	const struct task_decoded *d;
 	json_object *o, *tasks, *met;
 	char *s, *line;
 
 	(void)state;
-	fake_plan(&plan);
-	tasks_init(&t);
+	fake_plan(&fx.plan);
+	tasks_init(&fx.t);
 	/* slots 4000: backend 2400/4000 = 60%, memory 45%, retiring 30% */
-	fake_row(&t, 1, 2500, 1000, 2400, 1200, 100, 100);
+	fake_row(&fx.t, 1, 2500, 1000, 2400, 1200, 100, 100);
 	/* retiring 4800/4000 = 120%: shown clamped, JSON exact */
-	fake_row(&t, 2, 10000, 1000, 0, 4800, 100, 100);
+	fake_row(&fx.t, 2, 10000, 1000, 0, 4800, 100, 100);
 	/* 4% coverage: counts x25; same fractions as tid 1 */
-	fake_row(&t, 3, 100, 40, 96, 48, 100, 4);
-	assert_int_equal(report_build(&rep, &t, &plan, 0, 1000, SORT_TID, 0),
-			 0);
-	assert_int_equal(rep.level, 2);
-	d = by_tid(&rep, 1, &dec);
+	fake_row(&fx.t, 3, 100, 40, 96, 48, 100, 4);
+	fix_build(&fx, 0, 1000, SORT_TID, 0);
+	assert_int_equal(fx.rep.level, 2);
+	d = fix_task(&fx, 1);
 	assert_true(d->has_tma);
 	assert_true(fabs(d->tma.val[N_BE] - 0.6) < 1e-12);
 	assert_true(fabs(d->tma.val[N_MEM] - 0.45) < 1e-12);
 	assert_string_equal(d->bottleneck, "Backend.Memory");
-	d = by_tid(&rep, 3, &dec);
+	d = fix_task(&fx, 3);
 	assert_true(d->ev[F_CLK] == 1000.0);
 	assert_true(fabs(d->coverage - 0.04) < 1e-12);
 	assert_true(d->low_coverage);
 	assert_string_equal(d->bottleneck, "Backend.Memory (low coverage 4%)");
 	/* the same struct again: nothing of tid 3 shows through */
-	d = by_tid(&rep, 1, &dec);
+	d = fix_task(&fx, 1);
 	assert_true(d->coverage == 1.0);
 	assert_false(d->low_coverage);
 	assert_string_equal(d->bottleneck, "Backend.Memory");
 
-	s = render_report(&rep, FMT_TABLE, NULL);
+	s = render_report(&fx.rep, FMT_TABLE, NULL);
 	line = strchr(s, '\n') + 1;
 	assert_non_null(strstr(s, "level 2"));
 	has_all(line, STRS("RET%", "BAD%", "FE%", "BE%", "IPC"));
@@ -139,7 +135,7 @@ static void test_tma_columns(void **state)
 	assert_non_null(strstr(s, "\n? low coverage"));
 	free(s);
 
-	s = render_report(&rep, FMT_JSON, NULL);
+	s = render_report(&fx.rep, FMT_JSON, NULL);
 	o = parse_strict(s);
 	assert_int_equal(json_object_get_int(jget(o, "level")), 2);
 	tasks = jget(o, "tasks");
@@ -156,37 +152,36 @@ static void test_tma_columns(void **state)
 	free(s);
 
 	/* CSV: one line per node down to the level, in percent */
-	s = render_report(&rep, FMT_CSV, ",");
+	s = render_report(&fx.rep, FMT_CSV, ",");
 	assert_int_equal(count_lines(s), 3 * (9 + F_NR + N_NR));
 	has_all(s, STRS("stage-1,60.00,%,tma_backend_bound,1000,100.00\n",
 			"stage-1,-2.50,%,tma_bad_speculation,",
 			"stage-3,60.00,%,tma_backend_bound,1000,4.00\n"));
 	free(s);
-	report_free(&rep);
+	report_free(&fx.rep);
 
 	/* level 1 asked: no level-2 node, path stops at Backend */
-	report_build(&rep, &t, &plan, 1, 1000, SORT_TID, 0);
-	assert_int_equal(rep.level, 1);
-	assert_string_equal(by_tid(&rep, 1, &dec)->bottleneck, "Backend");
-	s = render_report(&rep, FMT_JSON_LINE, NULL);
+	report_build(&fx.rep, &fx.t, &fx.plan, 1, 1000, SORT_TID, 0);
+	assert_int_equal(fx.rep.level, 1);
+	assert_string_equal(fix_task(&fx, 1)->bottleneck, "Backend");
+	s = render_report(&fx.rep, FMT_JSON_LINE, NULL);
 	o = parse_strict(s);
 	met = jget(json_object_array_get_idx(jget(o, "tasks"), 0), "metrics");
 	assert_int_equal(json_object_object_length(met), 4);
 	assert_false(jhas(met, "tma_memory_bound"));
 	json_object_put(o);
 	free(s);
-	report_free(&rep);
+	report_free(&fx.rep);
 
 	/* no plan, and @dec last held a TMA task: no tree, full coverage */
-	report_build(&rep, &t, NULL, 0, 1000, SORT_TID, 0);
-	d = by_tid(&rep, 3, &dec);
+	report_build(&fx.rep, &fx.t, NULL, 0, 1000, SORT_TID, 0);
+	d = fix_task(&fx, 3);
 	assert_false(d->has_tma);
 	assert_int_equal(d->tma.bottleneck, -1);
 	assert_true(d->coverage == 1.0);
 	assert_false(d->low_coverage);
 	assert_string_equal(d->bottleneck, "on-CPU (no PMU breakdown)");
-	report_free(&rep);
-	tasks_free(&t);
+	fix_free(&fx);
 }
 
 
@@ -314,10 +309,7 @@ static void test_json_keys_plain(void **state)
 
 static void test_json_nasty(void **state)
 {
-	struct event_plan plan;
-	struct task_table t;
-	struct report rep;
-	struct task_decoded dec;
+	struct report_fix fx;
 	const struct task_decoded *d;
 	json_object *root, *tasks, *x, *v;
 	struct task_row *r;
@@ -325,10 +317,10 @@ static void test_json_nasty(void **state)
 	int i, line, k;
 
 	(void)state;
-	fake_plan(&plan);
-	tasks_init(&t);
+	fake_plan(&fx.plan);
+	tasks_init(&fx.t);
 	for (i = 0; i < NR_NASTY; i++) {
-		r = add(&t, i + 1, nasty[i].comm, UINT64_MAX - i, 1ull << 63,
+		r = add(&fx.t, i + 1, nasty[i].comm, UINT64_MAX - i, 1ull << 63,
 			UINT64_MAX);
 		r->sched.nvcsw = UINT64_MAX / 2;
 		r->sched.nivcsw = UINT64_MAX / 2;
@@ -338,33 +330,33 @@ static void test_json_nasty(void **state)
 	}
 	/* tid 1: enabled, never on a counter: every count and metric NaN */
 	for (k = 0; k < F_NR; k++)
-		set_ctr(tasks_get(&t, 1), k, 0, 1000, 0);
+		set_ctr(tasks_get(&fx.t, 1), k, 0, 1000, 0);
 	/* tid 2: multiplexed 3 of 7: thirds, metrics not integral */
-	r = tasks_get(&t, 2);
+	r = tasks_get(&fx.t, 2);
 	set_ctr(r, F_INST, 1000, 7, 3);
 	set_ctr(r, F_CLK, 1001, 7, 3);
 	set_ctr(r, F_BE, 997, 7, 3);
 	set_ctr(r, F_RET, 1, 7, 3);
 	/* tid 3: counts past 2^53 cannot all be integers in a double */
-	r = tasks_get(&t, 3);
+	r = tasks_get(&fx.t, 3);
 	set_ctr(r, F_INST, (1ull << 60) + 1, 5, 5);
 	set_ctr(r, F_CLK, UINT64_MAX, 5, 5);
 	set_ctr(r, F_BE, (1ull << 53) + 1, 5, 5);
 	set_ctr(r, F_RET, (1ull << 53) - 1, 5, 5);
 
-	assert_int_equal(report_build(&rep, &t, &plan, 2, UINT64_MAX,
-				      SORT_TID, 0), 0);
-	rep.lost.map_full = UINT64_MAX;
-	rep.lost.read_errors = 1ull << 63;
-	d = by_tid(&rep, 1, &dec);
+	fix_build(&fx, 2, UINT64_MAX, SORT_TID, 0);
+	fx.rep.lost.map_full = UINT64_MAX;
+	fx.rep.lost.read_errors = 1ull << 63;
+	d = fix_task(&fx, 1);
 	assert_true(isnan(d->ev[F_INST]) && isnan(d->tma.val[N_RET]));
-	d = by_tid(&rep, 2, &dec);
+	d = fix_task(&fx, 2);
 	assert_true(d->ev[F_INST] == 1000 * (7.0 / 3.0));
 	assert_true(d->ev[F_INST] != floor(d->ev[F_INST]));
 
 	for (line = 0; line <= 1; line++) {
-		rep.interval = line ? 4 : -1;
-		s = render_report(&rep, line ? FMT_JSON_LINE : FMT_JSON, NULL);
+		fx.rep.interval = line ? 4 : -1;
+		s = render_report(&fx.rep, line ? FMT_JSON_LINE : FMT_JSON,
+				  NULL);
 		if (line)	/* a '\n' in a name stays escaped */
 			assert_int_equal(count_lines(s), 1);
 		else
@@ -387,7 +379,7 @@ static void test_json_nasty(void **state)
 			v = jget(x, "comm");
 			assert_string_equal(json_object_get_string(v),
 					    nasty[i].json);
-			check_task_json(x, by_tid(&rep, i + 1, &dec));
+			check_task_json(x, fix_task(&fx, i + 1));
 		}
 		/* spot checks by hand: NaN is null, 2^53 - 1 an integer */
 		x = json_object_array_get_idx(tasks, 0);
@@ -411,13 +403,14 @@ static void test_json_nasty(void **state)
 		json_object_put(root);
 		free(s);
 	}
-	report_free(&rep);
+	report_free(&fx.rep);
 
 	/* nothing to show: still a document, with an empty list */
-	tasks_reset(&t);
-	report_build(&rep, &t, NULL, 0, 0, SORT_CPU, 0);
+	tasks_reset(&fx.t);
+	report_build(&fx.rep, &fx.t, NULL, 0, 0, SORT_CPU, 0);
 	for (line = 0; line <= 1; line++) {
-		s = render_report(&rep, line ? FMT_JSON_LINE : FMT_JSON, NULL);
+		s = render_report(&fx.rep, line ? FMT_JSON_LINE : FMT_JSON,
+				  NULL);
 		root = parse_strict(s);
 		assert_string_equal(json_object_get_string(jget(root, "model")),
 				    "none");
@@ -426,8 +419,7 @@ static void test_json_nasty(void **state)
 		json_object_put(root);
 		free(s);
 	}
-	report_free(&rep);
-	tasks_free(&t);
+	fix_free(&fx);
 }
 
 int main(void)

@@ -15,48 +15,56 @@
 #include "analysis/sched_verdict.h"
 #include "unit_helpers.h"
 
-static enum sched_verdict judge_ns(__u64 on, __u64 rq, __u64 off)
-{
-	return sched_judge(on, rq, off);
-}
-
-/* shares in milliseconds: well above the 1 ms of life a verdict needs */
-static enum sched_verdict judge(__u64 on, __u64 rq, __u64 off)
-{
-	return judge_ns(on * 1000000, rq * 1000000, off * 1000000);
-}
+/* milliseconds: well above the 1 ms of life a verdict needs */
+#define MS(v) ((v) * 1000000ull)
 
 static void test_sched_judge(void **state)
 {
+	static const struct {
+		__u64 on, rq, off;	/* ns */
+		enum sched_verdict want;
+	} c[] = {
+		{ 0, 0, 0, SCHED_IDLE },
+		{ 0, 0, MS(500), SCHED_IDLE },
+		/* waited but never ran: starved */
+		{ 0, MS(1), 0, SCHED_STARVED },
+		/* runq exactly 25% of life and above on-CPU: starved */
+		{ MS(24), MS(25), MS(51), SCHED_STARVED },
+		/* runq 24%: not starved; off 53% >= 50%: blocked */
+		{ MS(23), MS(24), MS(53), SCHED_BLOCKED },
+		/* runq == on-CPU is not "more waiting than running" */
+		{ MS(25), MS(25), MS(50), SCHED_BLOCKED },
+		{ MS(40), MS(40), MS(20), SCHED_NONE },
+		/* starved wins over blocked when both hold */
+		{ MS(10), MS(30), MS(60), SCHED_STARVED },
+		/* off exactly 50%: blocked; 49%: not */
+		{ MS(50), 0, MS(50), SCHED_BLOCKED },
+		{ MS(51), 0, MS(49), SCHED_NONE },
+		{ MS(1), MS(2), MS(97), SCHED_BLOCKED },
+		{ MS(100), 0, 0, SCHED_NONE },
+		/* sums near 2^64 / 3 do not overflow the comparisons */
+		{ 1ull << 62, (1ull << 62) + 1, 1ull << 62, SCHED_STARVED },
+		{ 1ull << 62, 0, (1ull << 62) + 1, SCHED_BLOCKED },
+		/* under 1 ms of observed life: no verdict from a few us */
+		{ 0, 999999, 0, SCHED_NONE },
+		{ 0, 1000000, 0, SCHED_STARVED },
+		{ 1, 0, 999998, SCHED_NONE },
+		{ 1, 0, 999999, SCHED_BLOCKED },
+	};
+	size_t i;
+
 	(void)state;
-	assert_int_equal(judge(0, 0, 0), SCHED_IDLE);
-	assert_int_equal(judge(0, 0, 500), SCHED_IDLE);
-	/* waited but never ran: starved */
-	assert_int_equal(judge(0, 1, 0), SCHED_STARVED);
-	/* runq exactly 25% of life and above on-CPU: starved */
-	assert_int_equal(judge(24, 25, 51), SCHED_STARVED);
-	/* runq 24%: not starved; off 53% >= 50%: blocked */
-	assert_int_equal(judge(23, 24, 53), SCHED_BLOCKED);
-	/* runq == on-CPU is not "more waiting than running" */
-	assert_int_equal(judge(25, 25, 50), SCHED_BLOCKED);
-	assert_int_equal(judge(40, 40, 20), SCHED_NONE);
-	/* starved wins over blocked when both hold */
-	assert_int_equal(judge(10, 30, 60), SCHED_STARVED);
-	/* off exactly 50%: blocked; 49%: not */
-	assert_int_equal(judge(50, 0, 50), SCHED_BLOCKED);
-	assert_int_equal(judge(51, 0, 49), SCHED_NONE);
-	assert_int_equal(judge(1, 2, 97), SCHED_BLOCKED);
-	assert_int_equal(judge(100, 0, 0), SCHED_NONE);
-	/* sums near 2^64 / 3 do not overflow the comparisons */
-	assert_int_equal(judge_ns(1ull << 62, (1ull << 62) + 1, 1ull << 62),
-			 SCHED_STARVED);
-	assert_int_equal(judge_ns(1ull << 62, 0, (1ull << 62) + 1),
-			 SCHED_BLOCKED);
-	/* under 1 ms of observed life: no verdict from a few microseconds */
-	assert_int_equal(judge_ns(0, 999999, 0), SCHED_NONE);
-	assert_int_equal(judge_ns(0, 1000000, 0), SCHED_STARVED);
-	assert_int_equal(judge_ns(1, 0, 999998), SCHED_NONE);
-	assert_int_equal(judge_ns(1, 0, 999999), SCHED_BLOCKED);
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		enum sched_verdict got = sched_judge(c[i].on, c[i].rq,
+						     c[i].off);
+
+		if (got != c[i].want)
+			fail_msg("case %zu: %llu, %llu, %llu: verdict %d, "
+				 "want %d", i, (unsigned long long)c[i].on,
+				 (unsigned long long)c[i].rq,
+				 (unsigned long long)c[i].off, got,
+				 c[i].want);
+	}
 	assert_string_equal(sched_verdict_str(SCHED_STARVED), "CPU-starved");
 	assert_string_equal(sched_verdict_str(SCHED_BLOCKED), "blocked");
 	assert_string_equal(sched_verdict_str(SCHED_IDLE), "idle");

@@ -73,21 +73,28 @@ static void check_join(const char *a, const char *b, const char *want)
 /* A folded row shows what its threads share, stars where they differ. */
 static void test_fold_join(void **state)
 {
+	/* two names, what their folded row shows */
+	static const char *const joins[][3] = {
+		{ "Map (1/3)#0", "Map (2/3)#0", "Map (*/3)#0" },
+		{ "Map (*/3)#0", "Map (3/3)#0", "Map (*/3)#0" },
+		{ "Map (1/3)#0", "Map (2/3)#1", "Map (*/3)#*" },
+		{ "worker-1", "worker-12", "worker-*" },
+		{ "worker-*", "worker-7", "worker-*" },
+		{ "pool-2-thread-5", "pool-2-thread-6", "pool-2-thread-*" },
+		{ "G1 Conc#0", "G1 Conc#1", "G1 Conc#*" },
+		{ "kworker/0:1", "kworker/0:2", "kworker/0:*" },
+		/* the same name twice is that name: two gst-launch-1.0 */
+		{ "gst-launch-1.0", "gst-launch-1.0", "gst-launch-1.0" },
+		{ "sink", "sink", "sink" },
+		/* suffixes that do not line up: the key */
+		{ "worker-1.2", "worker-3", "worker-*" },
+		{ "kworker/0:1", "kworker/1", "kworker/*" },
+	};
+	size_t i;
+
 	(void)state;
-	check_join("Map (1/3)#0", "Map (2/3)#0", "Map (*/3)#0");
-	check_join("Map (*/3)#0", "Map (3/3)#0", "Map (*/3)#0");
-	check_join("Map (1/3)#0", "Map (2/3)#1", "Map (*/3)#*");
-	check_join("worker-1", "worker-12", "worker-*");
-	check_join("worker-*", "worker-7", "worker-*");
-	check_join("pool-2-thread-5", "pool-2-thread-6", "pool-2-thread-*");
-	check_join("G1 Conc#0", "G1 Conc#1", "G1 Conc#*");
-	check_join("kworker/0:1", "kworker/0:2", "kworker/0:*");
-	/* the same name twice is that name: two gst-launch-1.0 processes */
-	check_join("gst-launch-1.0", "gst-launch-1.0", "gst-launch-1.0");
-	check_join("sink", "sink", "sink");
-	/* suffixes that do not line up: the key */
-	check_join("worker-1.2", "worker-3", "worker-*");
-	check_join("kworker/0:1", "kworker/1", "kworker/*");
+	for (i = 0; i < sizeof(joins) / sizeof(joins[0]); i++)
+		check_join(joins[i][0], joins[i][1], joins[i][2]);
 }
 
 static void test_fold_name_short_buffer(void **state)
@@ -198,21 +205,27 @@ static void test_add_comm_and_exit(void **state)
 	tasks_free(&t);
 }
 
+/* A new table of the @n tasks @s, two counters each, no waits. */
+static void table_of(struct task_table *t, const struct tdbpf_task *s, int n)
+{
+	int i;
+
+	tasks_init(t);
+	for (i = 0; i < n; i++)
+		assert_int_equal(tasks_add(t, &s[i], NULL, 2), 0);
+}
+
 static void test_merge(void **state)
 {
 	struct task_table a, b;
-	struct tdbpf_task s1 = mk(1, 1, "one", 100), s2 = mk(2, 1, "two", 200);
-	struct tdbpf_task s3 = mk(2, 1, "two", 5), s4 = mk(3, 1, "three", 7);
+	struct tdbpf_task sa[] = { mk(1, 1, "one", 100), mk(2, 1, "two", 200) };
+	struct tdbpf_task sb[] = { mk(2, 1, "two", 5), mk(3, 1, "three", 7) };
 	struct task_row *r;
 
 	(void)state;
-	tasks_init(&a);
-	tasks_init(&b);
-	tasks_add(&a, &s1, NULL, 2);
-	tasks_add(&a, &s2, NULL, 2);
-	s3.flags = TDBPF_TASK_EXITED;
-	tasks_add(&b, &s3, NULL, 2);
-	tasks_add(&b, &s4, NULL, 2);
+	sb[0].flags = TDBPF_TASK_EXITED;
+	table_of(&a, sa, 2);
+	table_of(&b, sb, 2);
 	assert_int_equal(tasks_merge(&a, &b, 2), 0);
 	assert_int_equal(a.nr, 3);
 	r = tasks_get(&a, 2);
@@ -236,17 +249,15 @@ static void test_merge(void **state)
 static void test_clear_then_merge(void **state)
 {
 	struct task_table snap, late;
-	struct tdbpf_task live = mk(5, 5, "w", 100), dead = mk(5, 5, "w", 300);
-	struct tdbpf_task other = mk(6, 5, "v", 7);
+	/* live, then another */
+	struct tdbpf_task sn[] = { mk(5, 5, "w", 100), mk(6, 5, "v", 7) };
+	struct tdbpf_task dead = mk(5, 5, "w", 300);
 	struct task_row *r;
 
 	(void)state;
-	tasks_init(&snap);
-	tasks_init(&late);
-	tasks_add(&snap, &live, NULL, 2);
-	tasks_add(&snap, &other, NULL, 2);
 	dead.flags = TDBPF_TASK_EXITED;
-	tasks_add(&late, &dead, NULL, 2);
+	table_of(&snap, sn, 2);
+	table_of(&late, &dead, 1);
 	tasks_clear(&snap, 5);
 	tasks_clear(&snap, 99);		/* absent: nothing happens */
 	assert_int_equal(snap.nr, 2);

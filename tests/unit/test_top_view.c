@@ -96,10 +96,8 @@ static int find_row(struct grid *g, const char *s)
 
 static void sw_plan(struct event_plan *p)
 {
-	char err[128];
 
-	assert_int_equal(plan_events(&model_software, 1, false, 4, p, err,
-				     sizeof(err)), 0);
+	plan_ok(p, &model_software, 1, false, 4);
 }
 
 static struct task_row *add(struct task_table *t, __u32 tid, const char *comm,
@@ -170,47 +168,84 @@ static struct top_frame frame(const struct event_plan *p,
 				   .valid = true };
 }
 
-static void test_rows_80x24(void **state)
-{
+/* What a test draws: a plan, a table, the view's state, a frame, a grid. */
+struct view {
 	struct event_plan p;
 	struct task_table t;
 	struct top_state st;
 	struct top_frame fr;
 	struct grid g;
+};
+
+/* @v's table over 1 s on 2 CPUs, sorted by CPU, drawn @w x 24. */
+static void show(struct view *v, int w)
+{
+	top_state_init(&v->st, SORT_CPU, false, 0, 1000);
+	v->fr = frame(&v->p, &v->t, 1000000000ULL, 2);
+	draw(&v->g, w, 24, &v->st, &v->fr);
+}
+
+/* The software model's @v, its table @d's @n tasks, shown @w wide. */
+static void show_waits(struct view *v, const struct wait_task *d, size_t n,
+		       int w)
+{
+	sw_plan(&v->p);
+	wait_table(&v->t, &v->p, d, n);
+	show(v, w);
+}
+
+#define NR(a) (sizeof(a) / sizeof((a)[0]))
+
+/* @v with the @n spans @d, drawn 200 x 24: the banner line is @want. */
+static void banner_with_spans(struct view *v, const struct span_def *d,
+			      size_t n, const char *want)
+{
+	struct span_table sp;
+
+	spans_init(&sp);
+	spans_set(&sp, d, n);
+	v->fr.spans = &sp;
+	draw(&v->g, 200, 24, &v->st, &v->fr);
+	assert_string_equal(text(&v->g, 1), want);
+	v->fr.spans = NULL;
+	spans_free(&sp);
+}
+
+static void test_rows_80x24(void **state)
+{
+	struct view v;
 	int y;
 
 	(void)state;
-	sw_plan(&p);
-	workload(&t, &p);
-	top_state_init(&st, SORT_CPU, false, 0, 1000);
-	fr = frame(&p, &t, 1000000000ULL, 2);
-	draw(&g, 80, 24, &st, &fr);
+	sw_plan(&v.p);
+	workload(&v.t, &v.p);
+	show(&v, 80);
 
-	assert_non_null(strstr(text(&g, 0), "tdbpf top - model software, every 1.0 s, sort cpu"));
-	assert_string_equal(text(&g, 1),
+	assert_non_null(strstr(text(&v.g, 0), "tdbpf top - model software, every 1.0 s, sort cpu"));
+	assert_string_equal(text(&v.g, 1),
 			    "4 tasks, CPU 130.0% of 200%, run-queue wait 65.0%");
-	assert_non_null(strstr(text(&g, 2), "# on-CPU + run-queue . off-CPU"));
-	assert_string_equal(text(&g, 3),
+	assert_non_null(strstr(text(&v.g, 2), "# on-CPU + run-queue . off-CPU"));
+	assert_string_equal(text(&v.g, 3),
 			    "    TID COMM              CPU% RUNQ%  OFF% BREAKDOWN  VERDICT");
-	assert_int_equal(g.a[3][0], TOP_HEADER);
+	assert_int_equal(v.g.a[3][0], TOP_HEADER);
 	/* by CPU: worker-1, worker-2, sink, then the idle one */
-	assert_string_equal(text(&g, 4),
+	assert_string_equal(text(&v.g, 4),
 			    "     11 worker-1          90.0   5.0   5.0 #########+ on-CPU (no PMU breakdown)");
-	assert_string_equal(text(&g, 5),
+	assert_string_equal(text(&v.g, 5),
 			    "     12 worker-2          30.0  60.0  10.0 ###++++++. CPU-starved (runq 60%)");
-	assert_string_equal(text(&g, 6),
+	assert_string_equal(text(&v.g, 6),
 			    "     13 sink              10.0   0.0  90.0 #......... blocked (off-CPU 90%)");
 	/* a control byte in a name is shown as '?' */
-	assert_string_equal(text(&g, 7),
+	assert_string_equal(text(&v.g, 7),
 			    "     14 src?x              0.0   0.0 100.0 .......... idle");
 	/* the starved verdict stands out; the bar is coloured cell by cell */
-	assert_int_equal(g.a[5][59], TOP_WARN);
-	assert_int_equal(g.a[4][43], TOP_BAR0);
-	assert_int_equal(g.a[4][52], TOP_BAR1);
+	assert_int_equal(v.g.a[5][59], TOP_WARN);
+	assert_int_equal(v.g.a[4][43], TOP_BAR0);
+	assert_int_equal(v.g.a[4][52], TOP_BAR1);
 	for (y = 8; y < 23; y++)
-		assert_string_equal(text(&g, y), "");
-	assert_string_equal(text(&g, 23), "q quit  s sort  f fold  p pause  h help");
-	tasks_free(&t);
+		assert_string_equal(text(&v.g, y), "");
+	assert_string_equal(text(&v.g, 23), "q quit  s sort  f fold  p pause  h help");
+	tasks_free(&v.t);
 }
 
 /*
@@ -219,49 +254,39 @@ static void test_rows_80x24(void **state)
  */
 static void test_whole_names(void **state)
 {
-	struct event_plan p;
-	struct task_table t;
-	struct top_state st;
-	struct top_frame fr;
-	struct grid g;
+	struct view v;
 
 	(void)state;
-	sw_plan(&p);
-	empty(&t, &p);
-	add(&t, 21, "Map -> Filter (", 500, 0, 500)->name =
+	sw_plan(&v.p);
+	empty(&v.t, &v.p);
+	add(&v.t, 21, "Map -> Filter (", 500, 0, 500)->name =
 		names_intern("Map -> Filter (2/3)#0");
-	add(&t, 22, "Window agg", 100, 0, 900)->name =
+	add(&v.t, 22, "Window agg", 100, 0, 900)->name =
 		names_intern("Window agg 2");
-	top_state_init(&st, SORT_CPU, false, 0, 1000);
-	fr = frame(&p, &t, 1000000000ULL, 2);
-	draw(&g, 80, 24, &st, &fr);
-	assert_string_equal(text(&g, 4),
+	show(&v, 80);
+	assert_string_equal(text(&v.g, 4),
 			    "     21 Map ->~ (2/3)#0   50.0   0.0  50.0 #####..... blocked (off-CPU 50%)");
-	assert_non_null(strstr(text(&g, 5), "     22 Window agg 2      10.0"));
-	tasks_free(&t);
+	assert_non_null(strstr(text(&v.g, 5), "     22 Window agg 2      10.0"));
+	tasks_free(&v.t);
 }
 
 static void test_keys_sort_fold(void **state)
 {
-	struct event_plan p;
-	struct task_table t;
-	struct top_state st;
-	struct top_frame fr;
-	struct grid g;
+	struct view v;
 
 	(void)state;
-	sw_plan(&p);
-	workload(&t, &p);
-	top_state_init(&st, SORT_CPU, false, 0, 500);
-	fr = frame(&p, &t, 1000000000ULL, 0);
+	sw_plan(&v.p);
+	workload(&v.t, &v.p);
+	top_state_init(&v.st, SORT_CPU, false, 0, 500);
+	v.fr = frame(&v.p, &v.t, 1000000000ULL, 0);
 
 	/* s: the next key, runq: worker-2 first */
-	assert_int_equal(top_key(&st, 's'), TOP_KEY_REDRAW);
-	assert_int_equal(st.sort, SORT_RUNQ);
-	draw(&g, 80, 24, &st, &fr);
-	assert_non_null(strstr(text(&g, 0), "sort runq"));
-	assert_int_equal(find_row(&g, "worker-2"), 4);
-	assert_int_equal(find_row(&g, "worker-1"), 5);
+	assert_int_equal(top_key(&v.st, 's'), TOP_KEY_REDRAW);
+	assert_int_equal(v.st.sort, SORT_RUNQ);
+	draw(&v.g, 80, 24, &v.st, &v.fr);
+	assert_non_null(strstr(text(&v.g, 0), "sort runq"));
+	assert_int_equal(find_row(&v.g, "worker-2"), 4);
+	assert_int_equal(find_row(&v.g, "worker-1"), 5);
 	/* the cycle comes back to cpu */
 	assert_int_equal(top_next_sort(SORT_OFFCPU), SORT_SWITCHES);
 	assert_int_equal(top_next_sort(SORT_SWITCHES), SORT_COMM);
@@ -273,36 +298,36 @@ static void test_keys_sort_fold(void **state)
 	 * threads' means: CPU (900 + 300) / 2 of 1000 ms, run queue
 	 * (50 + 600) / 2, off-CPU (50 + 100) / 2 (a sum read 120% and more)
 	 */
-	assert_int_equal(top_key(&st, 'f'), TOP_KEY_REDRAW);
-	draw(&g, 80, 24, &st, &fr);
-	assert_non_null(strstr(text(&g, 0), "by name"));
-	assert_int_equal(find_row(&g, "worker-1"), -1);
-	assert_string_equal(text(&g, 4),
+	assert_int_equal(top_key(&v.st, 'f'), TOP_KEY_REDRAW);
+	draw(&v.g, 80, 24, &v.st, &v.fr);
+	assert_non_null(strstr(text(&v.g, 0), "by name"));
+	assert_int_equal(find_row(&v.g, "worker-1"), -1);
+	assert_string_equal(text(&v.g, 4),
 			    "    (2) worker-*          60.0  32.5   7.5 ######+++. on-CPU (no PMU breakdown)");
-	assert_int_equal(find_row(&g, "sink"), 5);
-	assert_int_equal(top_key(&st, 'f'), TOP_KEY_REDRAW);
-	draw(&g, 80, 24, &st, &fr);
-	assert_int_equal(find_row(&g, "worker-*"), -1);
+	assert_int_equal(find_row(&v.g, "sink"), 5);
+	assert_int_equal(top_key(&v.st, 'f'), TOP_KEY_REDRAW);
+	draw(&v.g, 80, 24, &v.st, &v.fr);
+	assert_int_equal(find_row(&v.g, "worker-*"), -1);
 
 	/* p pauses (the caller stops repainting), shown in the title */
-	assert_int_equal(top_key(&st, 'p'), TOP_KEY_REDRAW);
-	assert_true(st.paused);
-	draw(&g, 80, 24, &st, &fr);
-	assert_non_null(strstr(text(&g, 0), "[paused]"));
-	assert_int_equal(top_key(&st, ' '), TOP_KEY_REDRAW);
-	assert_false(st.paused);
+	assert_int_equal(top_key(&v.st, 'p'), TOP_KEY_REDRAW);
+	assert_true(v.st.paused);
+	draw(&v.g, 80, 24, &v.st, &v.fr);
+	assert_non_null(strstr(text(&v.g, 0), "[paused]"));
+	assert_int_equal(top_key(&v.st, ' '), TOP_KEY_REDRAW);
+	assert_false(v.st.paused);
 
 	/* h: the help instead of the rows; Esc leaves it */
-	assert_int_equal(top_key(&st, 'h'), TOP_KEY_REDRAW);
-	draw(&g, 80, 24, &st, &fr);
-	assert_int_equal(find_row(&g, "worker-2"), -1);
-	assert_true(find_row(&g, "q          quit") > 0);
-	assert_int_equal(top_key(&st, 27), TOP_KEY_REDRAW);
-	assert_false(st.help);
-	assert_int_equal(top_key(&st, 27), TOP_KEY_NONE);
-	assert_int_equal(top_key(&st, 'x'), TOP_KEY_NONE);
-	assert_int_equal(top_key(&st, 'q'), TOP_KEY_QUIT);
-	tasks_free(&t);
+	assert_int_equal(top_key(&v.st, 'h'), TOP_KEY_REDRAW);
+	draw(&v.g, 80, 24, &v.st, &v.fr);
+	assert_int_equal(find_row(&v.g, "worker-2"), -1);
+	assert_true(find_row(&v.g, "q          quit") > 0);
+	assert_int_equal(top_key(&v.st, 27), TOP_KEY_REDRAW);
+	assert_false(v.st.help);
+	assert_int_equal(top_key(&v.st, 27), TOP_KEY_NONE);
+	assert_int_equal(top_key(&v.st, 'x'), TOP_KEY_NONE);
+	assert_int_equal(top_key(&v.st, 'q'), TOP_KEY_QUIT);
+	tasks_free(&v.t);
 }
 
 /* More rows than fit: the rest is counted; tiny screens never overflow. */
@@ -312,62 +337,52 @@ static void test_sizes(void **state)
 		{ 80, 24 }, { 80, 6 }, { 20, 10 }, { 1, 1 }, { 200, 60 },
 		{ 55, 5 }, { 132, 3 },
 	};
-	struct event_plan p;
-	struct task_table t;
-	struct top_state st;
-	struct top_frame fr;
-	struct grid g;
+	struct view v;
 	char name[16];
 	size_t i;
 	int k;
 
 	(void)state;
-	sw_plan(&p);
-	empty(&t, &p);
+	sw_plan(&v.p);
+	empty(&v.t, &v.p);
 	for (k = 0; k < 40; k++) {
 		snprintf(name, sizeof(name), "w%d", k);
-		add(&t, 100 + k, name, k, 40 - k, 10);
+		add(&v.t, 100 + k, name, k, 40 - k, 10);
 	}
-	top_state_init(&st, SORT_CPU, false, 0, 1000);
-	fr = frame(&p, &t, 100000000ULL, 0);
-	draw(&g, 80, 24, &st, &fr);
+	top_state_init(&v.st, SORT_CPU, false, 0, 1000);
+	v.fr = frame(&v.p, &v.t, 100000000ULL, 0);
+	draw(&v.g, 80, 24, &v.st, &v.fr);
 	/* 24 lines: 4 above the rows, the key line: 19 rows, 21 more */
-	assert_int_equal(find_row(&g, "w39"), 4);
-	assert_int_equal(find_row(&g, "w21"), 22);
-	assert_non_null(strstr(text(&g, 23), "+21 more rows"));
+	assert_int_equal(find_row(&v.g, "w39"), 4);
+	assert_int_equal(find_row(&v.g, "w21"), 22);
+	assert_non_null(strstr(text(&v.g, 23), "+21 more rows"));
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		draw(&g, sizes[i][0], sizes[i][1], &st, &fr);
-		st.help = !st.help;
-		draw(&g, sizes[i][0], sizes[i][1], &st, &fr);
-		st.help = !st.help;
+		draw(&v.g, sizes[i][0], sizes[i][1], &v.st, &v.fr);
+		v.st.help = !v.st.help;
+		draw(&v.g, sizes[i][0], sizes[i][1], &v.st, &v.fr);
+		v.st.help = !v.st.help;
 	}
 	/* before the first interval */
-	fr.valid = false;
-	draw(&g, 80, 24, &st, &fr);
-	assert_string_equal(text(&g, 4), "collecting the first 1.0 s interval...");
-	tasks_free(&t);
+	v.fr.valid = false;
+	draw(&v.g, 80, 24, &v.st, &v.fr);
+	assert_string_equal(text(&v.g, 4), "collecting the first 1.0 s interval...");
+	tasks_free(&v.t);
 }
 
 /* A TMA model: the level-1 bar from the decoded tree, IPC, the banner. */
 static void test_tma_bar_ipc_banner(void **state)
 {
 	const struct model *m = &model_icelakex;
-	struct event_plan p;
-	struct task_table t;
-	struct top_state st;
-	struct top_frame fr;
 	struct task_row *r;
-	struct grid g;
-	char err[128];
+	struct view v;
 	int s, y;
 
 	(void)state;
-	assert_int_equal(plan_events(m, 1, true, m->gp_smt_on, &p, err,
-				     sizeof(err)), 0);
-	empty(&t, &p);
-	r = add(&t, 7, "busy", 1000, 0, 0);
-	for (s = 0; s < p.nr; s++) {
-		const char *n = m->events[p.ev[s]].name;
+	plan_ok(&v.p, m, 1, true, m->gp_smt_on);
+	empty(&v.t, &v.p);
+	r = add(&v.t, 7, "busy", 1000, 0, 0);
+	for (s = 0; s < v.p.nr; s++) {
+		const char *n = m->events[v.p.ev[s]].name;
 		__u64 v = 0;
 
 		/* slots split 40/10/20/30 (FE/BS/BE/RET), IPC 2 */
@@ -388,21 +403,21 @@ static void test_tma_bar_ipc_banner(void **state)
 		r->ctr[s].value = v;
 		r->ctr[s].enabled = r->ctr[s].running = 1000000;
 	}
-	top_state_init(&st, SORT_CPU, false, 1, 1000);
-	st.banner = "graph: src -> [parse] -> sink: parse is the bottleneck";
-	fr = frame(&p, &t, 1000000000ULL, 0);
-	draw(&g, 80, 24, &st, &fr);
-	assert_non_null(strstr(text(&g, 0), "model icelakex, level 1"));
-	assert_string_equal(text(&g, 1), st.banner);
-	assert_int_equal(g.a[1][0], TOP_BANNER);
-	assert_string_equal(text(&g, 2),
+	top_state_init(&v.st, SORT_CPU, false, 1, 1000);
+	v.st.banner = "graph: src -> [parse] -> sink: parse is the bottleneck";
+	v.fr = frame(&v.p, &v.t, 1000000000ULL, 0);
+	draw(&v.g, 80, 24, &v.st, &v.fr);
+	assert_non_null(strstr(text(&v.g, 0), "model icelakex, level 1"));
+	assert_string_equal(text(&v.g, 1), v.st.banner);
+	assert_int_equal(v.g.a[1][0], TOP_BANNER);
+	assert_string_equal(text(&v.g, 2),
 			    "BREAKDOWN: F Frontend S Bad_Spec B Backend R Retiring");
-	assert_non_null(strstr(text(&g, 3), "BREAKDOWN     IPC VERDICT"));
-	y = find_row(&g, "busy");
+	assert_non_null(strstr(text(&v.g, 3), "BREAKDOWN     IPC VERDICT"));
+	y = find_row(&v.g, "busy");
 	assert_int_equal(y, 4);
 	/* what the decode of these counts gives, the bar in its order */
-	assert_non_null(strstr(text(&g, y), "FFFFSBBRRR   2.00 Frontend"));
-	tasks_free(&t);
+	assert_non_null(strstr(text(&v.g, y), "FFFFSBBRRR   2.00 Frontend"));
+	tasks_free(&v.t);
 }
 
 /*
@@ -425,21 +440,17 @@ static void test_graph_banner_waits_on(void **state)
 		  { .kind = TDBPF_WAKER_TASK, .tid = 2, .wakeups = 10,
 		    .wait_ns = 100000000 } },
 	};
-	struct span_table sp;
-	struct span_row *r;
-	struct event_plan p;
-	struct task_table t;
-	struct top_state st;
-	struct top_frame fr;
-	struct grid g;
+	/* its operator: 500 of enrich's 700 ms on CPU */
+	static const struct span_def spans[] = {
+		{ 2, 100, 7, "score", { .entries = 40, .on_cpu_ns = 500000000,
+					.runq_ns = 100000000,
+					.off_ns = 100000000 } },
+	};
+	struct view v;
 	int y;
 
 	(void)state;
-	sw_plan(&p);
-	wait_table(&t, &p, tasks, sizeof(tasks) / sizeof(tasks[0]));
-	top_state_init(&st, SORT_CPU, false, 0, 1000);
-	fr = frame(&p, &t, 1000000000ULL, 2);
-	draw(&g, 160, 24, &st, &fr);
+	show_waits(&v, tasks, NR(tasks), 160);
 	/*
 	 * src's 950 ms reach enrich, which keeps its on-CPU 70% and sends
 	 * its run-queue 30% (285 ms) to agg, which keeps it (its time less
@@ -447,32 +458,23 @@ static void test_graph_banner_waits_on(void **state)
 	 * stay there (enrich's time less agg's holds is its own work):
 	 * enrich keeps 665 + 100 ms of 1050, from 2 tasks
 	 */
-	assert_string_equal(text(&g, 1),
+	assert_string_equal(text(&v.g, 1),
 			    "bottleneck: enrich (tid 2): runs (on-CPU 70%): no PMU breakdown; 2 tasks' waits lead to it (73% of their blocked time)");
-	assert_int_equal(g.a[1][0], TOP_BANNER);
-	assert_non_null(strstr(text(&g, 3), "BREAKDOWN  WAITS ON          VERDICT"));
-	y = find_row(&g, "      2 enrich");
+	assert_int_equal(v.g.a[1][0], TOP_BANNER);
+	assert_non_null(strstr(text(&v.g, 3), "BREAKDOWN  WAITS ON          VERDICT"));
+	y = find_row(&v.g, "      2 enrich");
 	assert_true(y > 3);
-	assert_non_null(strstr(text(&g, y), " cpu:agg 100%      "));
-	y = find_row(&g, "      1 src");
+	assert_non_null(strstr(text(&v.g, y), " cpu:agg 100%      "));
+	y = find_row(&v.g, "      1 src");
 	assert_true(y > 3);
-	assert_non_null(strstr(text(&g, y), " enrich 100%       "));
+	assert_non_null(strstr(text(&v.g, y), " enrich 100%       "));
 	/*
 	 * --span: the line names the operator that holds most of the
 	 * bottleneck's on-CPU time (it runs): 500 of enrich's 700 ms
 	 */
-	spans_init(&sp);
-	r = span_named(&sp, 2, 100, 7, "score");
-	r->s.on_cpu_ns = 500000000;
-	r->s.runq_ns = 100000000;
-	r->s.off_ns = 100000000;
-	r->s.entries = 40;
-	fr.spans = &sp;
-	draw(&g, 200, 24, &st, &fr);
-	assert_string_equal(text(&g, 1),
-			    "bottleneck: enrich (tid 2): runs (on-CPU 70%): no PMU breakdown; 2 tasks' waits lead to it (73% of their blocked time); in it: score 71% of its on-CPU time");
-	spans_free(&sp);
-	tasks_free(&t);
+	banner_with_spans(&v, spans, NR(spans),
+			  "bottleneck: enrich (tid 2): runs (on-CPU 70%): no PMU breakdown; 2 tasks' waits lead to it (73% of their blocked time); in it: score 71% of its on-CPU time");
+	tasks_free(&v.t);
 }
 
 /*
@@ -495,38 +497,24 @@ static void test_banner_alone(void **state)
 		  { .kind = TDBPF_WAKER_TASK, .tid = 2, .wakeups = 5,
 		    .wait_ns = 1000000 } },
 	};
-	struct span_table sp;
-	struct span_row *r;
-	struct event_plan p;
-	struct task_table t;
-	struct top_state st;
-	struct top_frame fr;
-	struct grid g;
+	/* the encoder 600 of pipe's 800 ms on CPU, the rest its source's */
+	static const struct span_def spans[] = {
+		{ 2, 100, 7, "jpegenc0", { .entries = 40,
+					   .on_cpu_ns = 600000000,
+					   .runq_ns = 150000000 } },
+		{ 2, 100, 8, "videoconvert0", { .entries = 40,
+						.on_cpu_ns = 150000000 } },
+	};
+	struct view v;
 
 	(void)state;
-	sw_plan(&p);
-	wait_table(&t, &p, tasks, sizeof(tasks) / sizeof(tasks[0]));
-	top_state_init(&st, SORT_CPU, false, 0, 1000);
-	fr = frame(&p, &t, 1000000000ULL, 2);
-	draw(&g, 200, 24, &st, &fr);
+	show_waits(&v, tasks, NR(tasks), 200);
 	/* without spans, as before: no source, but ranked */
-	assert_string_equal(text(&g, 1),
+	assert_string_equal(text(&v.g, 1),
 			    "bottleneck: pipe (tid 2): runs (on-CPU 80%): no PMU breakdown; 0 tasks' waits lead to it (100% of their blocked time)");
-	/* the encoder 600 of pipe's 800 ms on CPU, the rest its source's */
-	spans_init(&sp);
-	r = span_named(&sp, 2, 100, 7, "jpegenc0");
-	r->s.on_cpu_ns = 600000000;
-	r->s.runq_ns = 150000000;
-	r->s.entries = 40;
-	r = span_named(&sp, 2, 100, 8, "videoconvert0");
-	r->s.on_cpu_ns = 150000000;
-	r->s.entries = 40;
-	fr.spans = &sp;
-	draw(&g, 200, 24, &st, &fr);
-	assert_string_equal(text(&g, 1),
-			    "bottleneck: pipe (tid 2): runs (on-CPU 80%): no PMU breakdown; no task waits on another, it runs the most; in it: jpegenc0 75% of its on-CPU time");
-	spans_free(&sp);
-	tasks_free(&t);
+	banner_with_spans(&v, spans, NR(spans),
+			  "bottleneck: pipe (tid 2): runs (on-CPU 80%): no PMU breakdown; no task waits on another, it runs the most; in it: jpegenc0 75% of its on-CPU time");
+	tasks_free(&v.t);
 }
 
 static void test_bar_cells(void **state)

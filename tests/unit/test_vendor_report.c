@@ -19,7 +19,7 @@
 #include <json-c/json.h>
 #include "analysis/report.h"
 #include "outputs/sink.h"
-#include "unit_helpers.h"
+#include "report_helpers.h"
 
 struct count {
 	const char *event;
@@ -91,6 +91,40 @@ static double metric(json_object *m, const char *name)
 	return json_object_get_double(v);
 }
 
+/* @m's metric @name is @want, to less than @eps */
+static void metric_near(json_object *m, const char *name, double want,
+			double eps)
+{
+	double got = metric(m, name);
+
+	if (!(fabs(got - want) < eps))
+		fail_msg("%s: %.17g, want %.17g", name, got, want);
+}
+
+/* @m's plan at @level (@smt, @gp counters) in @fx, and an empty table */
+static void plan_of(struct report_fix *fx, const struct model *m, int level,
+		    bool smt, int gp)
+{
+
+	plan_ok(&fx->plan, m, level, smt, gp);
+	tasks_init(&fx->t);
+}
+
+/*
+ * @m's level-1 plan (SMT off, six counters) in @fx, one task @tid of the
+ * @n counts @c, its report: the report's table (caller frees).
+ */
+static char *one_task_table(struct report_fix *fx, const struct model *m,
+			    __u32 tid, const struct count *c, int n)
+{
+	plan_of(fx, m, 1, false, 6);
+	task(&fx->t, &fx->plan, tid, c, n);
+	fix_build(fx, 0, 1000000, SORT_TID, 0);
+	return table(&fx->rep);
+}
+
+#define NR(a) (sizeof(a) / sizeof((a)[0]))
+
 static const char *line(const char *s, int n)
 {
 	while (n-- > 0) {
@@ -124,25 +158,20 @@ static void test_zen4_columns(void **state)
 		{ "de_src_op_disp.all", 1500000 },
 		{ "ex_ret_ops", 1500000 },
 	};
-	struct event_plan p;
-	struct task_table t;
-	struct report rep;
+	struct report_fix fx;
 	json_object *doc, *m;
-	char err[256], *s;
-	const char *hdr, *row, *fe, *bs, *be, *smt, *ret;
+	const char *hdr, *fe, *bs, *be, *smt, *ret;
+	char *s;
 
 	(void)state;
-	assert_int_equal(plan_events(&model_amdzen4, 1, true, 6, &p, err,
-				     sizeof(err)), 0);
-	assert_int_equal(p.nr, 6);
-	assert_int_equal(p.nr_groups, 1);
-	tasks_init(&t);
-	task(&t, &p, 1, t1, 6);
-	task(&t, &p, 2, t2, 6);
-	assert_int_equal(report_build(&rep, &t, &p, 0, 1000000, SORT_TID, 0),
-			 0);
+	plan_of(&fx, &model_amdzen4, 1, true, 6);
+	assert_int_equal(fx.plan.nr, 6);
+	assert_int_equal(fx.plan.nr_groups, 1);
+	task(&fx.t, &fx.plan, 1, t1, NR(t1));
+	task(&fx.t, &fx.plan, 2, t2, NR(t2));
+	fix_build(&fx, 0, 1000000, SORT_TID, 0);
 
-	s = table(&rep);
+	s = table(&fx.rep);
 	assert_non_null(strstr(s, "model amdzen4, level 1, SMT on"));
 	hdr = line(s, 1);
 	fe = strstr(hdr, "FE%");
@@ -155,39 +184,30 @@ static void test_zen4_columns(void **state)
 	assert_true(fe < bs && bs < be && be < smt && smt < ret);
 	assert_true(ret < strstr(hdr, "BOTTLENECK"));
 	assert_null(strstr(hdr, "IPC"));
-	row = line(s, 2);
-	assert_non_null(strstr(row, " 20.0  "));
-	assert_non_null(strstr(row, " 5.0  "));
-	assert_non_null(strstr(row, " 41.7  "));
-	assert_non_null(strstr(row, " 33.3  "));
-	assert_non_null(strstr(row, " Backend <=="));
-	row = line(s, 3);
-	assert_non_null(strstr(row, " 50.0  "));
-	assert_non_null(strstr(row, " SMT_Contention <=="));
+	has_all(line(s, 2), STRS(" 20.0  ", " 5.0  ", " 41.7  ", " 33.3  ",
+				 " Backend <=="));
+	has_all(line(s, 3), STRS(" 50.0  ", " SMT_Contention <=="));
 	free(s);
 
-	doc = json(&rep);
+	doc = json(&fx.rep);
 	m = metrics_of(doc, 0);
 	assert_int_equal(json_object_object_length(m), 5);
-	assert_true(fabs(metric(m, "frontend_bound") - 20) < 1e-9);
-	assert_true(fabs(metric(m, "bad_speculation") - 5) < 1e-9);
-	assert_true(fabs(metric(m, "backend_bound") - 250.0 / 6) < 1e-6);
-	assert_true(fabs(metric(m, "smt_contention") - 5) < 1e-9);
-	assert_true(fabs(metric(m, "retiring") - 100.0 / 3) < 1e-6);
+	metric_near(m, "frontend_bound", 20, 1e-9);
+	metric_near(m, "bad_speculation", 5, 1e-9);
+	metric_near(m, "backend_bound", 250.0 / 6, 1e-6);
+	metric_near(m, "smt_contention", 5, 1e-9);
+	metric_near(m, "retiring", 100.0 / 3, 1e-6);
 	json_object_put(doc);
-	report_free(&rep);
-	tasks_free(&t);
+	fix_free(&fx);
 }
 
 /* Zen 4 level 2 needs 12 events on six counters: two groups */
 static void test_zen4_level2_multiplexes(void **state)
 {
 	struct event_plan p;
-	char err[256];
 
 	(void)state;
-	assert_int_equal(plan_events(&model_amdzen4, 2, false, 6, &p, err,
-				     sizeof(err)), 0);
+	plan_ok(&p, &model_amdzen4, 2, false, 6);
 	assert_int_equal(p.nr, 12);
 	assert_int_equal(p.nr_groups, 2);
 	/* no fixed counters: a general-purpose event leads each group */
@@ -214,44 +234,31 @@ static void test_neoverse_n2_columns(void **state)
 		{ "stall_frontend", 500000 },
 		{ "stall_backend", 100000 },
 	};
-	struct event_plan p;
-	struct task_table t;
-	struct report rep;
+	struct report_fix fx;
 	json_object *doc, *m;
-	char err[256], *s;
-	const char *hdr, *row;
+	const char *hdr;
+	char *s;
 
 	(void)state;
-	assert_int_equal(plan_events(&model_neoverse_n2, 1, false, 6, &p, err,
-				     sizeof(err)), 0);
-	tasks_init(&t);
-	task(&t, &p, 7, c, 10);
-	assert_int_equal(report_build(&rep, &t, &p, 0, 1000000, SORT_TID, 0),
-			 0);
-	s = table(&rep);
+	s = one_task_table(&fx, &model_neoverse_n2, 7, c, NR(c));
 	hdr = line(s, 1);
-	assert_non_null(strstr(hdr, "FE%"));
-	assert_non_null(strstr(hdr, "RET%"));
-	assert_null(strstr(hdr, "SMT%"));
-	assert_null(strstr(hdr, "STALL%"));	/* Cycle_Accounting: JSON */
-	assert_non_null(strstr(hdr, "IPC"));
-	row = line(s, 2);
-	assert_non_null(strstr(row, " 76.0  "));
-	assert_non_null(strstr(row, " 2.50 "));		/* IPC */
-	assert_non_null(strstr(row, " Retiring <=="));
+	has_all(hdr, STRS("FE%", "RET%", "IPC"));
+	/* Cycle_Accounting: in the JSON */
+	has_none(hdr, STRS("SMT%", "STALL%"));
+	/* 2.50: IPC */
+	has_all(line(s, 2), STRS(" 76.0  ", " 2.50 ", " Retiring <=="));
 	free(s);
 
-	doc = json(&rep);
+	doc = json(&fx.rep);
 	m = metrics_of(doc, 0);
 	assert_int_equal(json_object_object_length(m), 6);
 	/* 600000 / 5e6 - 1000 / 1e6 */
-	assert_true(fabs(metric(m, "frontend_bound") - 11.9) < 1e-9);
-	assert_true(fabs(metric(m, "retiring") - 76) < 1e-9);
-	assert_true(fabs(metric(m, "frontend_stalled_cycles") - 50) < 1e-9);
-	assert_true(fabs(metric(m, "backend_stalled_cycles") - 10) < 1e-9);
+	metric_near(m, "frontend_bound", 11.9, 1e-9);
+	metric_near(m, "retiring", 76, 1e-9);
+	metric_near(m, "frontend_stalled_cycles", 50, 1e-9);
+	metric_near(m, "backend_stalled_cycles", 10, 1e-9);
 	json_object_put(doc);
-	report_free(&rep);
-	tasks_free(&t);
+	fix_free(&fx);
 }
 
 /* N1 has only Cycle_Accounting: its two nodes are the columns */
@@ -263,31 +270,19 @@ static void test_neoverse_n1_columns(void **state)
 		{ "stall_frontend", 100000 },
 		{ "stall_backend", 450000 },
 	};
-	struct event_plan p;
-	struct task_table t;
-	struct report rep;
-	char err[256], *s;
-	const char *hdr, *row;
+	struct report_fix fx;
+	const char *hdr;
+	char *s;
 
 	(void)state;
-	assert_int_equal(plan_events(&model_neoverse_n1, 1, false, 6, &p, err,
-				     sizeof(err)), 0);
-	tasks_init(&t);
-	task(&t, &p, 3, c, 4);
-	assert_int_equal(report_build(&rep, &t, &p, 0, 1000000, SORT_TID, 0),
-			 0);
-	s = table(&rep);
+	s = one_task_table(&fx, &model_neoverse_n1, 3, c, NR(c));
 	hdr = line(s, 1);
 	assert_true(strstr(hdr, "FE-STALL%") < strstr(hdr, "BE-STALL%"));
 	assert_null(strstr(hdr, "RET%"));
-	row = line(s, 2);
-	assert_non_null(strstr(row, " 10.0  "));
-	assert_non_null(strstr(row, " 45.0  "));
-	assert_non_null(strstr(row, " 0.80 "));
-	assert_non_null(strstr(row, " Backend_Stalled <=="));
+	has_all(line(s, 2), STRS(" 10.0  ", " 45.0  ", " 0.80 ",
+				 " Backend_Stalled <=="));
 	free(s);
-	report_free(&rep);
-	tasks_free(&t);
+	fix_free(&fx);
 }
 
 int main(void)

@@ -63,6 +63,28 @@ static void finish(struct wait_share *s, struct task_table *t)
 	wait_share_free(s);
 }
 
+/* @t split at a collect whose windows' time is @window_ns, 1 in 10 seen */
+static void apply(struct wait_share *s, struct task_table *t,
+		  __u64 window_ns, bool defer)
+{
+	assert_int_equal(wait_share_apply(s, t, 10, window_ns, defer), 0);
+}
+
+/* collect() then apply() */
+static void split(struct wait_share *s, struct task_table *t, __u64 off,
+		  __u64 runq, __u64 vol, const struct tdbpf_wait *w, int n,
+		  __u64 window_ns, bool defer)
+{
+	collect(t, off, runq, vol, w, n);
+	apply(s, t, window_ns, defer);
+}
+
+/* The sampled time of @t's slot of waker @kind @tid, as split */
+static __u64 ns_of(const struct task_table *t, __u32 kind, __u32 tid)
+{
+	return slot(t, kind, tid)->wait_ns;
+}
+
 #define W(k, id, n, ns) { .kind = (k), .tid = (id), .tgid = (id), \
 			  .wakeups = (n), .wait_ns = (ns) }
 
@@ -84,41 +106,36 @@ static void test_split(void **state)
 	start(&s, &t);
 
 	/* 1000 ns blocked, seen 30 and 10 at 1 in 10: 300 and 100 */
-	collect(&t, 1000, 80, 40, seen1, 3);
-	assert_int_equal(wait_share_apply(&s, &t, 10, 1, false), 0);
-	assert_int_equal(slot(&t, TDBPF_WAKER_TASK, 7)->wait_ns, 300);
-	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wait_ns, 100);
+	split(&s, &t, 1000, 80, 40, seen1, 3, 1, false);
+	assert_int_equal(ns_of(&t, TDBPF_WAKER_TASK, 7), 300);
+	assert_int_equal(ns_of(&t, TDBPF_WAKER_TIMER, 0), 100);
 	assert_int_equal(slot(&t, TDBPF_WAKER_TASK, 7)->wakeups, 30);
 	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wakeups, 10);
 	/* the holds likewise, within the run-queue time */
-	assert_int_equal(slot(&t, TDBPF_HOLDER_TASK, 7)->wait_ns, 50);
+	assert_int_equal(ns_of(&t, TDBPF_HOLDER_TASK, 7), 50);
 	assert_int_equal(slot(&t, TDBPF_HOLDER_TASK, 7)->wakeups, 20);
 	assert_int_equal(s.wakeups_seen, 4);
 
 	/* 500 more, the timer seen 10 more: 100 more its */
-	collect(&t, 1500, 80, 50, seen2, 3);
-	assert_int_equal(wait_share_apply(&s, &t, 10, 2, false), 0);
-	assert_int_equal(slot(&t, TDBPF_WAKER_TASK, 7)->wait_ns, 300);
-	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wait_ns, 200);
+	split(&s, &t, 1500, 80, 50, seen2, 3, 2, false);
+	assert_int_equal(ns_of(&t, TDBPF_WAKER_TASK, 7), 300);
+	assert_int_equal(ns_of(&t, TDBPF_WAKER_TIMER, 0), 200);
 	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wakeups, 20);
 
 	/* 700 more with nothing seen: unsplit (unseen), nothing goes down */
-	collect(&t, 2200, 90, 60, seen2, 3);
-	assert_int_equal(wait_share_apply(&s, &t, 10, 3, false), 0);
-	assert_int_equal(slot(&t, TDBPF_WAKER_TASK, 7)->wait_ns, 300);
-	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wait_ns, 200);
-	assert_int_equal(slot(&t, TDBPF_HOLDER_TASK, 7)->wait_ns, 50);
+	split(&s, &t, 2200, 90, 60, seen2, 3, 3, false);
+	assert_int_equal(ns_of(&t, TDBPF_WAKER_TASK, 7), 300);
+	assert_int_equal(ns_of(&t, TDBPF_WAKER_TIMER, 0), 200);
+	assert_int_equal(ns_of(&t, TDBPF_HOLDER_TASK, 7), 50);
 	seen2[1].wait_ns = 25;
-	collect(&t, 2300, 90, 61, seen2, 3);
-	assert_int_equal(wait_share_apply(&s, &t, 10, 4, false), 0);
-	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wait_ns, 250);
+	split(&s, &t, 2300, 90, 61, seen2, 3, 4, false);
+	assert_int_equal(ns_of(&t, TDBPF_WAKER_TIMER, 0), 250);
 	/* blocked time given back to the run queue: shown within it */
-	collect(&t, 500, 1200, 61, seen2, 3);
-	assert_int_equal(wait_share_apply(&s, &t, 10, 5, false), 0);
-	assert_true(slot(&t, TDBPF_WAKER_TASK, 7)->wait_ns +
-			    slot(&t, TDBPF_WAKER_TIMER, 0)->wait_ns <=
+	split(&s, &t, 500, 1200, 61, seen2, 3, 5, false);
+	assert_true(ns_of(&t, TDBPF_WAKER_TASK, 7) +
+			    ns_of(&t, TDBPF_WAKER_TIMER, 0) <=
 		    500);
-	assert_int_equal(slot(&t, TDBPF_WAKER_TASK, 7)->wait_ns, 272);
+	assert_int_equal(ns_of(&t, TDBPF_WAKER_TASK, 7), 272);
 	finish(&s, &t);
 }
 
@@ -141,14 +158,14 @@ static void test_open_and_unseen_waits(void **state)
 	collect(&t, 5000, 0, 20, seen, 1);
 	r = tasks_get(&t, TID);
 	r->sched.open_wait_ns = 4000;
-	assert_int_equal(wait_share_apply(&s, &t, 10, 1, false), 0);
-	assert_int_equal(slot(&t, TDBPF_WAKER_TASK, 7)->wait_ns, 300);
+	apply(&s, &t, 1, false);
+	assert_int_equal(ns_of(&t, TDBPF_WAKER_TASK, 7), 300);
 	/* the open wait is 1000 of 1000 blocked: none of it can go */
 	collect(&t, 6000, 0, 20, seen, 1);
 	r = tasks_get(&t, TID);
 	r->sched.open_wait_ns = 5000;
-	assert_int_equal(wait_share_apply(&s, &t, 10, 2, false), 0);
-	assert_int_equal(slot(&t, TDBPF_WAKER_TASK, 7)->wait_ns, 300);
+	apply(&s, &t, 2, false);
+	assert_int_equal(ns_of(&t, TDBPF_WAKER_TASK, 7), 300);
 	finish(&s, &t);
 }
 
@@ -165,15 +182,12 @@ static void test_carried(void **state)
 
 	(void)state;
 	start(&s, &t);
-	collect(&t, 1000, 0, 10, seen, 1);
-	assert_int_equal(wait_share_apply(&s, &t, 10, 1, false), 0);
-	assert_int_equal(slot(&t, TDBPF_WAKER_TASK, 7)->wait_ns, 1000);
-	collect(&t, 2000, 0, 20, seen, 1);
-	assert_int_equal(wait_share_apply(&s, &t, 10, 2, false), 0);
-	assert_int_equal(slot(&t, TDBPF_WAKER_TASK, 7)->wait_ns, 2000);
-	collect(&t, 4000, 0, 30, seen, 1);
-	assert_int_equal(wait_share_apply(&s, &t, 10, 3, false), 0);
-	assert_int_equal(slot(&t, TDBPF_WAKER_TASK, 7)->wait_ns, 2500);
+	split(&s, &t, 1000, 0, 10, seen, 1, 1, false);
+	assert_int_equal(ns_of(&t, TDBPF_WAKER_TASK, 7), 1000);
+	split(&s, &t, 2000, 0, 20, seen, 1, 2, false);
+	assert_int_equal(ns_of(&t, TDBPF_WAKER_TASK, 7), 2000);
+	split(&s, &t, 4000, 0, 30, seen, 1, 3, false);
+	assert_int_equal(ns_of(&t, TDBPF_WAKER_TASK, 7), 2500);
 	assert_int_equal(slot(&t, TDBPF_WAKER_TASK, 7)->wakeups, 10);
 	finish(&s, &t);
 }
@@ -194,26 +208,23 @@ static void no_window_yet(bool defer)
 	struct task_table t;
 
 	start(&s, &t);
-	collect(&t, 100, 0, 4, seen1, 1);
-	assert_int_equal(wait_share_apply(&s, &t, 10, 50, defer), 0);
-	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wait_ns, 100);
+	split(&s, &t, 100, 0, 4, seen1, 1, 50, defer);
+	assert_int_equal(ns_of(&t, TDBPF_WAKER_TIMER, 0), 100);
 	/* 300 more blocked, 6 switches, the window time unchanged */
-	collect(&t, 400, 0, 10, seen1, 1);
-	assert_int_equal(wait_share_apply(&s, &t, 10, 50, defer), 0);
-	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wait_ns, 100);
+	split(&s, &t, 400, 0, 10, seen1, 1, 50, defer);
+	assert_int_equal(ns_of(&t, TDBPF_WAKER_TIMER, 0), 100);
 	/* a report's split gives the timer the 6 its 1 in 10 was owed */
 	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wakeups,
 			 defer ? 4 : 10);
 	/* a window saw one wait of the task's */
-	collect(&t, 400, 0, 10, seen2, 2);
-	assert_int_equal(wait_share_apply(&s, &t, 10, 100, defer), 0);
-	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wait_ns, 100);
+	split(&s, &t, 400, 0, 10, seen2, 2, 100, defer);
+	assert_int_equal(ns_of(&t, TDBPF_WAKER_TIMER, 0), 100);
 	/*
 	 * A scrape's 300 waited for it and hold its 100; a report's were
 	 * passed, unseen. A scrape's 10 wakeups and the timer's 6 still
 	 * owed share the 6 new switches.
 	 */
-	assert_int_equal(slot(&t, TDBPF_WAKER_TASK, 7)->wait_ns,
+	assert_int_equal(ns_of(&t, TDBPF_WAKER_TASK, 7),
 			 defer ? 100 : 0);
 	assert_int_equal(slot(&t, TDBPF_WAKER_TASK, 7)->wakeups,
 			 defer ? 3 : 0);
@@ -243,24 +254,20 @@ static void test_gone_tasks_pruned(void **state)
 	(void)state;
 	start(&s, &t);
 	/* 300 threads and TID, each 100 ns blocked, one timer wait seen */
-	for (tid = 1000; tid < 1300; tid++) {
-		r = tasks_get(&t, tid);
+	for (tid = 1000; tid <= 1300; tid++) {
+		/* the last one TID */
+		r = tasks_get(&t, tid < 1300 ? tid : TID);
 		assert_non_null(r);
 		r->sched.off_cpu_ns = 100;
 		r->sched.nvcsw = 1;
 		assert_int_equal(tasks_add_waits(&t, r, seen, 1), 0);
 	}
-	r = tasks_get(&t, TID);
-	r->sched.off_cpu_ns = 100;
-	r->sched.nvcsw = 1;
-	assert_int_equal(tasks_add_waits(&t, r, seen, 1), 0);
-	assert_int_equal(wait_share_apply(&s, &t, 10, 1, false), 0);
+	apply(&s, &t, 1, false);
 	assert_int_equal(s.est.nr, 301);
 	/* the 300 are folded away: TID alone is left, with its estimate */
-	collect(&t, 300, 0, 2, seen, 1);
-	assert_int_equal(wait_share_apply(&s, &t, 10, 2, false), 0);
+	split(&s, &t, 300, 0, 2, seen, 1, 2, false);
 	assert_true(s.est.nr <= 1);
-	assert_int_equal(slot(&t, TDBPF_WAKER_TIMER, 0)->wait_ns, 100);
+	assert_int_equal(ns_of(&t, TDBPF_WAKER_TIMER, 0), 100);
 	finish(&s, &t);
 }
 

@@ -97,3 +97,22 @@ struct task_row *mux_task(struct event_plan *p, struct task_table *t, __u32 tid,
 	tasks_init(t);
 	return add(t, tid, comm, 1000, 0, 0);
 }
+
+void fix_build(struct report_fix *fx, int level, __u64 window_ns,
+	       enum sort_key sort, int top)
+{
+	assert_int_equal(report_build(&fx->rep, &fx->t, &fx->plan, level,
+				      window_ns, sort, top),
+			 0);
+}
+
+const struct task_decoded *fix_task(struct report_fix *fx, __u32 tid)
+{
+	return by_tid(&fx->rep, tid, &fx->dec);
+}
+
+void fix_free(struct report_fix *fx)
+{
+	report_free(&fx->rep);
+	tasks_free(&fx->t);
+}

@@ -41,4 +41,25 @@ void mux_plan(struct event_plan *p);
 struct task_row *mux_task(struct event_plan *p, struct task_table *t, __u32 tid,
 			  const char *comm);
 
+/*
+ * What a report test holds: a plan, a task table, their report, and the
+ * task last decoded of it.
+ */
+struct report_fix {
+	struct event_plan plan;
+	struct task_table t;
+	struct report rep;
+	struct task_decoded dec;
+};
+
+/* @fx's report of its table and plan (report_build()'s other arguments). */
+void fix_build(struct report_fix *fx, int level, __u64 window_ns,
+	       enum sort_key sort, int top);
+
+/* Task @tid of @fx's report, decoded into @fx->dec. */
+const struct task_decoded *fix_task(struct report_fix *fx, __u32 tid);
+
+/* @fx's report and table freed. */
+void fix_free(struct report_fix *fx);
+
 #endif /* TDBPF_REPORT_HELPERS_H */

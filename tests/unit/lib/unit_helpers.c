@@ -32,6 +32,16 @@ char *slurp(FILE *f)
 	return buf;
 }
 
+void plan_ok(struct event_plan *p, const struct model *m, int level, bool smt,
+	     int gp)
+{
+	char err[256];
+
+	if (plan_events(m, level, smt, gp, p, err, sizeof(err)))
+		fail_msg("no plan of %s at level %d, SMT %d, %d counters: %s",
+			 m->name, level, smt, gp, err);
+}
+
 void one_group_plan(struct event_plan *p, const struct model *m)
 {
 	int i;
@@ -86,4 +96,27 @@ struct span_row *span_named(struct span_table *sp, __u32 tid, __u32 pid,
 	assert_non_null(r);
 	snprintf(r->name, sizeof(r->name), "%s", name);
 	return r;
+}
+
+void spans_set(struct span_table *sp, const struct span_def *d, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		span_named(sp, d[i].tid, d[i].pid, d[i].id, d[i].name)->s =
+			d[i].s;
+}
+
+void ints_are(const int *got, const int *want, int n, const char *what,
+	      const char *file, int line)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (got[i] != want[i]) {
+			print_error("%s[%d] is %d, want %d\n", what, i,
+				    got[i], want[i]);
+			_fail(file, line);
+		}
+	}
 }

@@ -22,6 +22,10 @@ void task_blank(struct tdbpf_task *s, struct tdbpf_wait *ws, __u32 tid,
 /* What was written to @f (a tmpfile), as a string; closes @f. */
 char *slurp(FILE *f);
 
+/* @m's plan at @level, SMT @smt, @gp counters, in @p: it must be made. */
+void plan_ok(struct event_plan *p, const struct model *m, int level, bool smt,
+	     int gp);
+
 /*
  * All of @m's events in one group led by the first, slot i = event i, no
  * counter assigned: a plan without plan_events()'s fitting, so that a
@@ -45,5 +49,31 @@ void set_wait(struct task_table *t, struct task_row *r, struct tdbpf_wait w);
 /* Span @id of task @tid of process @pid in @sp, named @name. */
 struct span_row *span_named(struct span_table *sp, __u32 tid, __u32 pid,
 			    __u64 id, const char *name);
+
+/* A span of a test's table: span_named()'s key and name, and its sums. */
+struct span_def {
+	__u32 tid, pid;
+	__u64 id;
+	const char *name;
+	struct tdbpf_span_sums s;
+};
+
+/* Each of the @n spans @d in @sp, its sums set (added if new). */
+void spans_set(struct span_table *sp, const struct span_def *d, size_t n);
+
+/*
+ * The @n ints at @got are @want's, in order (@what: them, @file and @line:
+ * the test's, on failure).
+ */
+void ints_are(const int *got, const int *want, int n, const char *what,
+	      const char *file, int line);
+
+/* INTS_ARE(array, want...): its first values are these */
+#define INTS_ARE(got, ...)                                                 \
+	do {                                                               \
+		const int w_[] = { __VA_ARGS__ };                          \
+		ints_are((got), w_, (int)(sizeof(w_) / sizeof(w_[0])),     \
+			 #got, __FILE__, __LINE__);                        \
+	} while (0)
 
 #endif /* TDBPF_UNIT_HELPERS_H */

@@ -152,6 +152,28 @@ static bool is_func(const char *id)
 	       !strcmp(id, "has_event") || !strcmp(id, "strcmp_cpuid_str");
 }
 
+/*
+ * A call's "(a)" or "(a, b)" after its name, into @n's a and b; @two: b
+ * is wanted. 0, or -1 on a syntax error.
+ */
+static int p_args(struct lexer *l, struct enode *n, bool two)
+{
+	if (!is_op(l, '('))
+		return -1;
+	lex(l);
+	n->a = p_if(l);
+	if (!n->a)
+		return -1;
+	if (is_op(l, ',')) {
+		lex(l);
+		n->b = p_if(l);
+	}
+	if ((two && !n->b) || !is_op(l, ')'))
+		return -1;
+	lex(l);
+	return 0;
+}
+
 static struct enode *p_unary(struct lexer *l)
 {
 	struct enode *n = NULL;
@@ -177,17 +199,8 @@ static struct enode *p_unary(struct lexer *l)
 	if (l->tok == T_MIN || l->tok == T_MAX) {
 		n = mknode(l->tok == T_MIN ? N_MIN : N_MAX);
 		lex(l);
-		if (!is_op(l, '('))
+		if (p_args(l, n, true))
 			goto fail;
-		lex(l);
-		n->a = p_if(l);
-		if (!n->a || !is_op(l, ','))
-			goto fail;
-		lex(l);
-		n->b = p_if(l);
-		if (!n->b || !is_op(l, ')'))
-			goto fail;
-		lex(l);
 		return n;
 	}
 	if (l->tok == T_NUM) {
@@ -201,17 +214,8 @@ static struct enode *p_unary(struct lexer *l)
 		n = mknode(N_FUNC);
 		n->id = strdup(l->buf);
 		lex(l);
-		if (!is_op(l, '('))
+		if (p_args(l, n, false))
 			goto fail;
-		lex(l);
-		n->a = p_if(l);
-		if (n->a && is_op(l, ',')) {
-			lex(l);
-			n->b = p_if(l);
-		}
-		if (!n->a || !is_op(l, ')'))
-			goto fail;
-		lex(l);
 		return n;
 	}
 	if (l->tok == T_ID || l->tok == T_LIT) {

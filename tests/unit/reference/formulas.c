@@ -54,6 +54,20 @@ static uint64_t rnd(void)
 	return rng_state * 0x2545F4914F6CDD1DULL;
 }
 
+/*
+ * The event vector of @r's model, zeroed, that @r's formulas read; the
+ * generator seeded with @seed and the model's size (caller frees).
+ */
+static double *start_vectors(struct refset *r, uint64_t seed)
+{
+	double *ev = calloc(r->m->nr_events, sizeof(*ev));
+
+	assert_non_null(ev);
+	r->ev = ev;
+	rng_state = seed ^ (uint64_t)r->m->nr_events << 32;
+	return ev;
+}
+
 static double unif(void)
 {
 	return (rnd() >> 11) * (1.0 / 9007199254740992.0);
@@ -177,9 +191,7 @@ void test_formulas(void **state)
 			unmapped++;
 		}
 	}
-	ev = calloc(m->nr_events, sizeof(*ev));
-	r.ev = ev;
-	rng_state = 0x9e3779b97f4a7c15ULL ^ (uint64_t)m->nr_events << 32;
+	ev = start_vectors(&r, 0x9e3779b97f4a7c15ULL);
 	for (s = 0; s < 2; s++) {
 		struct tma_input in = { .ev = ev, .smt = s };
 
@@ -294,9 +306,7 @@ void test_threshold_flags(void **state)
 			bad++;
 		}
 	}
-	ev = calloc(m->nr_events, sizeof(*ev));
-	r.ev = ev;
-	rng_state = 0x51ed27011ULL ^ (uint64_t)m->nr_events << 32;
+	ev = start_vectors(&r, 0x51ed27011ULL);
 	for (s = 0; s < 2 && !bad; s++) {
 		r.smt = s;
 		for (v = 0; v < VECTORS; v++) {
@@ -362,10 +372,8 @@ void test_missing_inputs(void **state)
 	m = r.m;
 	for (k = 0; k < m->nr_nodes; k++)
 		map[k] = find_metric(&r, m->nodes[k].name);
-	ev = calloc(m->nr_events, sizeof(*ev));
+	ev = start_vectors(&r, 0xabcdef12345ULL);
 	save = calloc(m->nr_events, sizeof(*save));
-	r.ev = ev;
-	rng_state = 0xabcdef12345ULL ^ (uint64_t)m->nr_events << 32;
 	for (s = 0; s < 2; s++) {
 		r.smt = s;
 		for (v = 0; v < KO_VECTORS; v++) {

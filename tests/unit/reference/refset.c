@@ -291,34 +291,43 @@ void ref_free(struct refset *r)
 	memset(r, 0, sizeof(*r));
 }
 
-int find_metric(const struct refset *r, const char *name)
+/*
+ * The first of the @n records of @size bytes at @v whose name (each one's
+ * first member, a const char *) is @name, @nocase: in any case; -1 if none.
+ */
+static int name_index(const void *v, size_t size, int n, const char *name,
+		      bool nocase)
 {
+	const char *p = v;
 	int i;
 
-	for (i = 0; i < r->nr_metrics; i++)
-		if (!strcmp(r->metrics[i].name, name))
+	for (i = 0; i < n; i++) {
+		const char *k = *(const char *const *)(p + i * size);
+
+		if (!(nocase ? strcasecmp(k, name) : strcmp(k, name)))
 			return i;
+	}
 	return -1;
+}
+
+int find_metric(const struct refset *r, const char *name)
+{
+	return name_index(r->metrics, sizeof(*r->metrics), r->nr_metrics,
+			  name, false);
 }
 
 const struct ref_event *find_event(const struct refset *r,
 				   const char *name)
 {
-	int i;
+	int i = name_index(r->events, sizeof(*r->events), r->nr_events, name,
+			   true);
 
-	for (i = 0; i < r->nr_events; i++)
-		if (!strcasecmp(r->events[i].name, name))
-			return &r->events[i];
-	return NULL;
+	return i < 0 ? NULL : &r->events[i];
 }
 
 /* our event of this exact perf name (case-insensitive), -1 if none */
 int model_event(const struct model *m, const char *name)
 {
-	int i;
-
-	for (i = 0; i < m->nr_events; i++)
-		if (!strcasecmp(m->events[i].name, name))
-			return i;
-	return -1;
+	return name_index(m->events, sizeof(*m->events), m->nr_events, name,
+			  true);
 }
