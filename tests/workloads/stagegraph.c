@@ -489,8 +489,20 @@ static long sink_records(void)
 	return n;
 }
 
+/*
+ * A child killed with its parent: a stagegraph stopped by a signal (a
+ * caller's timeout) leaves no stage burning CPU under the next run.
+ */
+static void dies_with(pid_t parent)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(1);
+}
+
 int main(int argc, char **argv)
 {
+	pid_t parent;
 	pthread_mutexattr_t ma;
 	pthread_t th[MAX_STAGES];
 	pid_t child[MAX_STAGES + MAX_NOISY], nz[MAX_NOISY];
@@ -562,11 +574,14 @@ int main(int argc, char **argv)
 		edge_open(&edges[i]);
 	announce_pid();
 	signal(SIGPIPE, SIG_IGN);
+	parent = getpid();
 
 	for (i = 0; i < nnoisy; i++) {
 		nz[i] = fork();
-		if (nz[i] == 0)
+		if (nz[i] == 0) {
+			dies_with(parent);
 			noisy(noisy_cpu);
+		}
 		child[i] = nz[i];
 	}
 	for (i = 0; i < nstages; i++) {
@@ -578,6 +593,7 @@ int main(int argc, char **argv)
 		}
 		child[nnoisy + i] = fork();
 		if (child[nnoisy + i] == 0) {
+			dies_with(parent);
 			stage_run(i);
 			_exit(0);
 		}
