@@ -22,6 +22,16 @@ const char *build_dir(void);
 const char *workload(const char *name);
 /* Root with BPF and BTF: 0; else -1, with one line that says why. */
 int need_bpf(void);
+/*
+ * Skip the test unless @check (need_bpf(), need_root(): 0, else -1 with
+ * the line that says why) is 0. A macro: cmocka's skip() is expanded in
+ * the test's own binary, where it names the test's file and line.
+ */
+#define SKIP_UNLESS(check)          \
+	do {                        \
+		if ((check) != 0)   \
+			skip();     \
+	} while (0)
 
 /*
  * Call @fn on each of @pid's /proc/PID/fdinfo files, where the kernel
