@@ -29,13 +29,9 @@ const char *build_dir(void)
 /* Path of a workload binary in the build dir (static buffer rotation). */
 const char *workload(const char *name)
 {
-	static char buf[4][512];
-	static int i;
+	static struct str_ring ring;
 
-	i = (i + 1) % 4;
-	snprintf(buf[i], sizeof(buf[i]), "%s/tests/workloads/%s", build_dir(),
-		 name);
-	return buf[i];
+	return ring_printf(&ring, "%s/tests/workloads/%s", build_dir(), name);
 }
 
 /* Skip unless root with BPF and BTF: say why in one line. */

@@ -422,13 +422,20 @@ int count_lines(const char *s)
 	return n;
 }
 
+char *ring_printf(struct str_ring *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	r->i = (r->i + 1) % 4;
+	va_start(ap, fmt);
+	vsnprintf(r->buf[r->i], sizeof(r->buf[r->i]), fmt, ap);
+	va_end(ap);
+	return r->buf[r->i];
+}
+
 char *tmp_path(const char *tag)
 {
-	static char buf[4][128];
-	static int i;
+	static struct str_ring ring;
 
-	i = (i + 1) % 4;
-	snprintf(buf[i], sizeof(buf[i]), "/tmp/tdbpf-test-%d-%s", getpid(),
-		 tag);
-	return buf[i];
+	return ring_printf(&ring, "/tmp/tdbpf-test-%d-%s", getpid(), tag);
 }

@@ -118,7 +118,19 @@ void write_in(const char *dir, const char *name, const char *s);
 double mono_s(void);
 /* Lines in @s (a last line without '\n' counts). */
 int count_lines(const char *s);
-/* /tmp/tdbpf-test-PID-@tag (a rotation of 4 static buffers). */
+/*
+ * A rotation of static buffers for the paths the helpers make: each
+ * string stays valid until four more come from the same ring.
+ */
+struct str_ring {
+	char buf[4][512];
+	int i;
+};
+
+/* @fmt... formatted into @r's next buffer. */
+char *ring_printf(struct str_ring *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* /tmp/tdbpf-test-PID-@tag (a ring of its own). */
 char *tmp_path(const char *tag);
 
 #endif /* TDBPF_TEST_PROC_H */
