@@ -268,6 +268,28 @@ int run(char *const argv[], char **out, int timeout_s)
 	return rc;
 }
 
+int vshell(const char *head, const char *fmt, va_list ap)
+{
+	char cmd[4096];
+	int n = snprintf(cmd, sizeof(cmd), "%s", head), m;
+
+	assert_true(n >= 0 && (size_t)n < sizeof(cmd));
+	m = vsnprintf(cmd + n, sizeof(cmd) - (size_t)n, fmt, ap);
+	assert_true(m >= 0 && (size_t)m < sizeof(cmd) - (size_t)n);
+	return system(cmd);
+}
+
+int shell(const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vshell("", fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
 unsigned long long proc_hex(const char *path, const char *key)
 {
 	unsigned long long v = ~0ULL;

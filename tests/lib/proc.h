@@ -9,6 +9,7 @@
 #ifndef TDBPF_TEST_PROC_H
 #define TDBPF_TEST_PROC_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -87,6 +88,13 @@ int end_child(const struct child *c, int sig, int timeout_s);
 void stop_workload(struct child *w);
 /* Run @argv to the end; its stdout in *@out (may be NULL). */
 int run(char *const argv[], char **out, int timeout_s);
+/*
+ * The command line @head then @fmt... run by the shell (system()): its
+ * status as system() gives it; the test fails if the line is too long.
+ */
+int vshell(const char *head, const char *fmt, va_list ap);
+/* The command line @fmt... run by the shell, as vshell(). */
+int shell(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 struct run_result {
 	int status;	/* exit code, 128 + signal, or -1 on timeout */
