@@ -412,12 +412,12 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[300];
+	int rc;
 
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	rc = remove_tree(dir);
 	free(dir);
-	return system(cmd) ? -1 : 0;
+	return rc ? -1 : 0;
 }
 
 int main(void)

@@ -337,17 +337,13 @@ static void test_graph_huge_answer(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[300];
-
 	(void)state;
 	if (prom > 0) {
 		kill(prom, SIGTERM);
 		waitpid(prom, NULL, 0);
 	}
-	if (dir[0]) {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-		return system(cmd) ? -1 : 0;
-	}
+	if (dir[0])
+		return remove_tree(dir) ? -1 : 0;
 	return 0;
 }
 

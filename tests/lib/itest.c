@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 #include "itest.h"
 #include "json_get.h"
@@ -46,6 +47,26 @@ int need_bpf(void)
 		return -1;
 	}
 	return 0;
+}
+
+int need_java(void)
+{
+	if (access("/usr/bin/javac", X_OK) || access("/usr/bin/java", X_OK)) {
+		print_message("no javac/java (Debian: openjdk-17-jdk-headless): skipped\n");
+		return -1;
+	}
+	return 0;
+}
+
+void javac_into(const char *dir, const char *main)
+{
+	char src[256];
+	char *jc[] = { "/usr/bin/javac", "-d", (char *)dir, "-sourcepath",
+		       "tests/workloads/jvm", src, NULL };
+
+	snprintf(src, sizeof(src), "tests/workloads/jvm/%s", main);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	assert_int_equal(run(jc, NULL, 120), 0);
 }
 
 /*

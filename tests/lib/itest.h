@@ -32,6 +32,16 @@ int need_bpf(void);
 		if ((check) != 0)   \
 			skip();     \
 	} while (0)
+/*
+ * javac and java (Debian: openjdk-17-jdk-headless): 0; else -1, with
+ * one line that says why.
+ */
+int need_java(void);
+/*
+ * tests/workloads/jvm/@main (a .java, with the sources beside it that it
+ * uses) compiled into the new directory @dir; the test fails if not.
+ */
+void javac_into(const char *dir, const char *main);
 
 /*
  * Call @fn on each of @pid's /proc/PID/fdinfo files, where the kernel

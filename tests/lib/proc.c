@@ -268,6 +268,12 @@ int run(char *const argv[], char **out, int timeout_s)
 	return rc;
 }
 
+int remove_tree(const char *path)
+{
+	return run((char *[]){ "/bin/rm", "-rf", (char *)path, NULL }, NULL,
+		   30);
+}
+
 int vshell(const char *head, const char *fmt, va_list ap)
 {
 	char cmd[4096];

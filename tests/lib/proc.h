@@ -88,6 +88,8 @@ int end_child(const struct child *c, int sig, int timeout_s);
 void stop_workload(struct child *w);
 /* Run @argv to the end; its stdout in *@out (may be NULL). */
 int run(char *const argv[], char **out, int timeout_s);
+/* rm -rf @path (a test's scratch tree): its status, as run() gives it. */
+int remove_tree(const char *path);
 /*
  * The command line @head then @fmt... run by the shell (system()): its
  * status as system() gives it; the test fails if the line is too long.

@@ -46,7 +46,6 @@ void track(pid_t pid)
 
 int teardown(void **state)
 {
-	char cmd[256];
 	int i;
 
 	(void)state;
@@ -59,8 +58,7 @@ int teardown(void **state)
 		children[i] = 0;
 	}
 	if (scratch_dir[0]) {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", scratch_dir);
-		if (system(cmd))
+		if (remove_tree(scratch_dir))
 			print_message("could not remove %s\n", scratch_dir);
 		scratch_dir[0] = 0;
 	}
