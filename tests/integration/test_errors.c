@@ -234,6 +234,31 @@ static bool have_pmu(const char *name)
 /* Every -e the machine cannot count is refused before tracing. */
 static void test_events_refused(void **state)
 {
+	/* each "-e SPEC -a": the words of its refusal */
+	const struct {
+		const char *spec;
+		const char *const *words;
+	} bad[] = {
+		{ "", WORDS("empty -e") },
+		{ "nosuch", WORDS("unknown event 'nosuch'", "sys:name",
+				  "pmu/term=value/") },
+		{ "sched:nope", WORDS("unknown tracepoint 'sched:nope'",
+				      "no event 'nope'") },
+		{ "nosys:nope", WORDS("unknown tracepoint 'nosys:nope'",
+				      "no subsystem") },
+		{ "nopmu/event=1/", WORDS("no PMU 'nopmu'",
+					  "/sys/bus/event_source/devices") },
+		{ "software/bogus=1/", WORDS("unknown term 'bogus'",
+					     "software") },
+		{ "cpu-clock:p", WORDS("modifier 'p'", ":u", ":k") },
+		{ "{cpu-clock,cs", WORDS("unbalanced '{'") },
+		{ "cs,context-switches",
+		  WORDS("'context-switches' is the same as 'cs'") },
+		{ "bpf-output", WORDS("not a count") },
+		/* a bad character is named, and a newline does not split
+		 * the line */
+		{ "cycles\n", WORDS("bad character '?'") },
+	};
 	char *many[40];
 	int i, n = 0;
 
@@ -250,28 +275,11 @@ static void test_events_refused(void **state)
 	many[n] = NULL;
 	REFUSED((const char *const *)many + 1, WORDS("too many -e options", "16"));
 	NEED_ROOT();	/* the privilege check comes first */
-	REFUSED(ARGS("-e", "", "-a"), WORDS("empty -e"));
-	REFUSED(ARGS("-e", "nosuch", "-a"),
-		WORDS("unknown event 'nosuch'", "sys:name", "pmu/term=value/"));
-	REFUSED(ARGS("-e", "sched:nope", "-a"),
-		WORDS("unknown tracepoint 'sched:nope'", "no event 'nope'"));
-	REFUSED(ARGS("-e", "nosys:nope", "-a"),
-		WORDS("unknown tracepoint 'nosys:nope'", "no subsystem"));
-	REFUSED(ARGS("-e", "nopmu/event=1/", "-a"),
-		WORDS("no PMU 'nopmu'", "/sys/bus/event_source/devices"));
-	REFUSED(ARGS("-e", "software/bogus=1/", "-a"),
-		WORDS("unknown term 'bogus'", "software"));
-	REFUSED(ARGS("-e", "cpu-clock:p", "-a"),
-		WORDS("modifier 'p'", ":u", ":k"));
-	REFUSED(ARGS("-e", "{cpu-clock,cs", "-a"), WORDS("unbalanced '{'"));
-	REFUSED(ARGS("-e", "cs,context-switches", "-a"),
-		WORDS("'context-switches' is the same as 'cs'"));
-	REFUSED(ARGS("-e", "bpf-output", "-a"), WORDS("not a count"));
+	for (i = 0; i < (int)(sizeof(bad) / sizeof(bad[0])); i++)
+		REFUSED(ARGS("-e", bad[i].spec, "-a"), bad[i].words);
 	REFUSED(ARGS("-e", "cpu-clock", "--model", "software", "-a"),
 		WORDS("'cpu-clock' is counted by the software model",
 		      "drop it from -e"));
-	/* a bad character is named, and a newline does not split the line */
-	REFUSED(ARGS("-e", "cycles\n", "-a"), WORDS("bad character '?'"));
 	if (have_pmu("cpu") || have_pmu("cpu_core") || have_pmu("armv8_pmuv3_0")) {
 		print_message("this machine has a hardware PMU: the no-PMU cases are skipped\n");
 		return;
