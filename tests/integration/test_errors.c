@@ -457,6 +457,16 @@ static void assert_kept(const char *path, const char *text)
 	assert_int_equal(st.st_uid, 0);
 }
 
+/* New directories, root's @rdir (0755) and nobody's @udir, of 128 each. */
+static void root_and_user_dirs(char *rdir, char *udir)
+{
+	snprintf(rdir, 128, "%s", tmp_path("rootdir"));
+	snprintf(udir, 128, "%s", tmp_path("userdir"));
+	assert_int_equal(mkdir(rdir, 0755), 0);
+	assert_int_equal(mkdir(udir, 0755), 0);
+	assert_int_equal(chown(udir, NOBODY, NOBODY), 0);
+}
+
 /*
  * A directory link in an output's path: a user links a directory of
  * their own to root's; root's tdbpf must neither overwrite a file there
@@ -470,14 +480,10 @@ static void test_output_dir_symlink_refused(void **state)
 
 	(void)state;
 	NEED_ROOT();
-	snprintf(udir, sizeof(udir), "%s", tmp_path("udir"));
-	snprintf(rdir, sizeof(rdir), "%s", tmp_path("rootdir"));
+	root_and_user_dirs(rdir, udir);
 	snprintf(link, sizeof(link), "%s/dirlink", udir);
 	snprintf(victim, sizeof(victim), "%s/victim", link);
 	snprintf(fresh, sizeof(fresh), "%s/fresh", link);
-	assert_int_equal(mkdir(udir, 0755), 0);
-	assert_int_equal(mkdir(rdir, 0755), 0);
-	assert_int_equal(chown(udir, NOBODY, NOBODY), 0);
 	assert_int_equal(symlink(rdir, link), 0);
 	assert_int_equal(lchown(link, NOBODY, NOBODY), 0);
 	snprintf(fresh, sizeof(fresh), "%s/victim", rdir);
@@ -500,11 +506,8 @@ static void test_output_dir_symlink_refused(void **state)
 	assert_kept(fresh, "precious\n");
 	snprintf(fresh, sizeof(fresh), "%s/fresh", rdir);
 	assert_int_equal(access(fresh, F_OK), -1);
-	unlink(link);
-	snprintf(fresh, sizeof(fresh), "%s/victim", rdir);
-	unlink(fresh);
-	rmdir(rdir);
-	rmdir(udir);
+	remove_tree(udir);
+	remove_tree(rdir);
 }
 
 /*
@@ -527,11 +530,7 @@ static void test_output_rights_under_sudo(void **state)
 
 	(void)state;
 	NEED_ROOT();
-	snprintf(rdir, sizeof(rdir), "%s", tmp_path("rootdir"));
-	snprintf(udir, sizeof(udir), "%s", tmp_path("userdir"));
-	assert_int_equal(mkdir(rdir, 0755), 0);
-	assert_int_equal(mkdir(udir, 0755), 0);
-	assert_int_equal(chown(udir, NOBODY, NOBODY), 0);
+	root_and_user_dirs(rdir, udir);
 	snprintf(x, sizeof(x), "%s/x", rdir);
 	for (i = 0; i < 3; i++)
 		refused_as((uid_t)-1, env,
@@ -555,10 +554,9 @@ static void test_output_rights_under_sudo(void **state)
 	assert_int_equal(st.st_uid, NOBODY);
 	assert_int_equal(st.st_gid, NOBODY);
 	assert_true(st.st_size > 0);
-	unlink(x);
 	unlink(old);
-	rmdir(rdir);
-	rmdir(udir);
+	remove_tree(udir);
+	remove_tree(rdir);
 }
 
 /* Not root: one line saying what is needed, before anything else. */
