@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The tests' processes: start, read, wait (proc.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -294,6 +295,30 @@ int shell(const char *fmt, ...)
 	rc = vshell("", fmt, ap);
 	va_end(ap);
 	return rc;
+}
+
+void proc_each(const char *sub,
+	       void (*fn)(const char *pid, const char *name, void *ctx),
+	       void *ctx)
+{
+	DIR *proc = opendir("/proc"), *d;
+	struct dirent *p, *e;
+	char path[300];
+
+	assert_non_null(proc);
+	while ((p = readdir(proc))) {
+		if (p->d_name[0] < '1' || p->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/%s", p->d_name, sub);
+		d = opendir(path);
+		if (!d)
+			continue;	/* ended meanwhile */
+		while ((e = readdir(d)))
+			if (e->d_name[0] != '.')
+				fn(p->d_name, e->d_name, ctx);
+		closedir(d);
+	}
+	closedir(proc);
 }
 
 unsigned long long proc_hex(const char *path, const char *key)
