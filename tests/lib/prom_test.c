@@ -44,6 +44,14 @@ void track(pid_t pid)
 		}
 }
 
+pid_t start_tracked(char *const argv[], struct child *w)
+{
+	pid_t pid = start_workload(argv, 0, w);
+
+	track(w->pid);
+	return pid;
+}
+
 int teardown(void **state)
 {
 	int i;
