@@ -242,6 +242,20 @@ bool table_verdict(const char *text, char *buf, size_t len)
 	return true;
 }
 
+int span_in_it(const char *line, const char *whose, const char *name)
+{
+	const char *in = strstr(line, "; in it: ");
+	char fmt[64], got[64], kind[16];
+	int pct;
+
+	assert_non_null(in);
+	snprintf(fmt, sizeof(fmt), "; in it: %%63s %%d%%%% of %s %%15s", whose);
+	assert_int_equal(sscanf(in, fmt, got, &pct, kind), 3);
+	assert_string_equal(got, name);
+	assert_string_equal(kind, "on-CPU");
+	return pct;
+}
+
 /* The task object of @tid in a report's "tasks", or NULL. */
 json_object *find_task(json_object *doc, int tid)
 {

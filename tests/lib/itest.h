@@ -79,6 +79,12 @@ bool verdict_of(const char *out, char *name, char *reason, size_t len);
  * @len; false when @text has none.
  */
 bool table_verdict(const char *text, char *buf, size_t len);
+/*
+ * The span the table's bottleneck line @line names within its task ("; in
+ * it: NAME N% of @whose on-CPU", @whose "its" or "their"): the test fails
+ * unless there is one and it is @name; N.
+ */
+int span_in_it(const char *line, const char *whose, const char *name);
 /* The task object of @tid in a report's "tasks", or NULL. */
 json_object *find_task(json_object *doc, int tid);
 /* The on-CPU time (ns) of the tasks of @doc that @match takes, with @arg */
