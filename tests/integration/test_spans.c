@@ -61,6 +61,17 @@ static int parse_ops(const char *out, struct op_truth *t)
 	return n;
 }
 
+/*
+ * tdbpf @argv, over the operators workload, to its end (exit 0): both
+ * streams in @r, the workload's count of each of its operators in @t.
+ */
+static void run_ops(char *const argv[], struct op_truth *t,
+		    struct run_result *r)
+{
+	assert_int_equal(run_capture(argv, NULL, (uid_t)-1, 0, 120, r), 0);
+	assert_int_equal(parse_ops(r->out, t), NR_OPS);
+}
+
 /* The spans of @doc named @name (or "op_" @name), summed over threads */
 static void span_sums(json_object *doc, const char *name, double *cpu,
 		      double *entries, double *faults, double *ctr_faults)
@@ -141,8 +152,7 @@ static void check_spans_of(const char *wl, const char *span, int fn_extra,
 	if (nested)
 		arg_add(&a, "-L", "600", "-H", "4000", "-N", "-R", "3", "-J",
 			NULL);
-	assert_int_equal(run_capture(a.v, NULL, (uid_t)-1, 0, 120, &r), 0);
-	assert_int_equal(parse_ops(r.out, t), NR_OPS);
+	run_ops(a.v, t, &r);
 	doc = json_file(json);
 	assert_non_null(doc);
 	lost = json_object_object_get(doc, "lost");
@@ -418,8 +428,7 @@ static void check_line(const char *span, const char *op, bool sampled)
 		argv[2] = "-q";
 		argv[12] = "3000";
 	}
-	assert_int_equal(run_capture(argv, NULL, (uid_t)-1, 0, 120, &r), 0);
-	assert_int_equal(parse_ops(r.out, t), NR_OPS);
+	run_ops(argv, t, &r);
 	assert_true(table_verdict(r.err, line, sizeof(line)));
 	print_message("%s\n", line);
 	assert_int_equal(run(rep, &out, 60), 0);
@@ -644,8 +653,7 @@ static void test_recording(void **state)
 
 	(void)state;
 	NEED_BPF();
-	assert_int_equal(run_capture(argv, NULL, (uid_t)-1, 0, 120, &r), 0);
-	assert_int_equal(parse_ops(r.out, t), NR_OPS);
+	run_ops(argv, t, &r);
 	assert_int_equal(run(rep, &out, 60), 0);
 	doc = json_tokener_parse(out);
 	assert_non_null(doc);
@@ -681,8 +689,7 @@ static void test_csv(void **state)
 
 	(void)state;
 	NEED_BPF();
-	assert_int_equal(run_capture(argv, NULL, (uid_t)-1, 0, 120, &r), 0);
-	assert_int_equal(parse_ops(r.out, t), NR_OPS);
+	run_ops(argv, t, &r);
 	/* the report is on stderr: the command's output keeps stdout */
 	for (p = r.err; p && *p; p = strchr(p, '\n')) {
 		p += *p == '\n';
