@@ -264,6 +264,18 @@ static void test_queue(void **state)
 	unlink(log);
 }
 
+/* @argv started and given @settle_us to run; its pid as text in @pid[16] */
+static struct child start_for(char *const argv[], useconds_t settle_us,
+			      char *pid)
+{
+	struct child w = spawn(argv, 0);
+
+	assert_true(w.pid > 0);
+	usleep(settle_us);
+	snprintf(pid, 16, "%d", (int)w.pid);
+	return w;
+}
+
 /*
  * -p: libgstreamer found in the running pipeline's maps (through its
  * /proc/PID/root), attached mid-stream: the spans start balanced (each
@@ -287,10 +299,7 @@ static void test_pid(void **state)
 
 	(void)state;
 	NEED_BPF();
-	w = spawn(gst, 0);
-	assert_true(w.pid > 0);
-	usleep(1000000);
-	snprintf(pid, sizeof(pid), "%d", (int)w.pid);
+	w = start_for(gst, 1000000, pid);
 	assert_int_equal(run(argv, NULL, 60), 0);
 	kill(w.pid, SIGTERM);
 	wait_for(w.pid, 10);
@@ -330,10 +339,7 @@ static void test_not_gst(void **state)
 
 	(void)state;
 	NEED_BPF();
-	w = spawn(sl, 0);
-	assert_true(w.pid > 0);
-	usleep(200000);
-	snprintf(pid, sizeof(pid), "%d", (int)w.pid);
+	w = start_for(sl, 200000, pid);
 	assert_int_not_equal(run_capture(argv, NULL, (uid_t)-1, 0, 60, &r), 0);
 	kill(w.pid, SIGTERM);
 	wait_for(w.pid, 10);
