@@ -296,8 +296,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < total; i++)
 		pthread_join(w[i].th, NULL);
 	for (i = 0; i < total; i++)
-		printf("tid=%d name=%s cpu_ns=%lld\n", w[i].tid, w[i].name,
-		       w[i].cpu_ns);
+		thread_line(w[i].tid, w[i].name, w[i].cpu_ns);
 	free(w);
 	return 0;
 }

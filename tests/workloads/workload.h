@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 
 #define NSEC	1000000000LL
 
@@ -34,6 +35,35 @@ static inline void announce_pid(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("pid=%d\n", getpid());
+}
+
+/*
+ * "tid=N name=S cpu_ns=N": a thread's own CPU clock as it ends, the line
+ * the tests hold tdbpf's figures to (tests/lib: parse_thread_lines()).
+ */
+static inline void thread_line(long tid, const char *name, long long cpu_ns)
+{
+	printf("tid=%ld name=%s cpu_ns=%lld\n", tid, name, cpu_ns);
+}
+
+/* What a thread reports of itself, filled in as it ends (self_done()). */
+struct self {
+	const char *name;
+	long tid;
+	long long cpu_ns;
+};
+
+/* The calling thread's tid and CPU time so far, into @s. */
+static inline void self_done(struct self *s)
+{
+	s->tid = syscall(SYS_gettid);
+	s->cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
+/* @s's line, as thread_line() prints it. */
+static inline void self_print(const struct self *s)
+{
+	thread_line(s->tid, s->name, s->cpu_ns);
 }
 
 /* @s, the argument of option @opt, as a number @min..@max; else exit 2. */
