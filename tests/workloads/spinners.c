@@ -79,16 +79,10 @@ static void burn_cpu(long long ns)
 	long long end = clock_ns(CLOCK_THREAD_CPUTIME_ID) + ns;
 	uint64_t x = 0x9e3779b97f4a7c15ull;
 
-	do {
-		for (int i = 0; i < 2000; i++) {
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
-		}
-		/* x stays live without a shared store */
-		__asm__ volatile("" : "+r"(x));
-	} while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < end &&
-		 !atomic_load_explicit(&stop, memory_order_relaxed));
+	do
+		x = xorshift_rounds(x, 2000);
+	while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < end &&
+	       !atomic_load_explicit(&stop, memory_order_relaxed));
 }
 
 static void *worker_main(void *arg)

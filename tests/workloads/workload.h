@@ -108,6 +108,22 @@ static inline void burn_ns(long long ns)
 			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
 }
 
+/*
+ * @n rounds of xorshift64 on @x, its new value: CPU work in registers
+ * alone, which no cache or memory stall makes cost more.
+ */
+static inline uint64_t xorshift_rounds(uint64_t x, int n)
+{
+	for (int k = 0; k < n; k++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+	}
+	/* x stays live without a shared store */
+	__asm__ volatile("" : "+r"(x));
+	return x;
+}
+
 /* Run the calling thread on @cpu only. */
 static inline void pin_cpu(int cpu)
 {
