@@ -135,6 +135,47 @@ static inline void pin_cpu(int cpu)
 }
 
 /*
+ * A gate threads wait at: each arrives (gate_arrive()) and waits until
+ * the main thread, once as many as it started are there (gate_wait()),
+ * opens it (gate_open()); one open from the start lets them through.
+ */
+struct gate {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int arrived;
+	bool open;
+};
+
+#define GATE_INIT { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, false }
+
+static inline void gate_arrive(struct gate *g)
+{
+	pthread_mutex_lock(&g->lock);
+	g->arrived++;
+	pthread_cond_broadcast(&g->cond);
+	while (!g->open)
+		pthread_cond_wait(&g->cond, &g->lock);
+	pthread_mutex_unlock(&g->lock);
+}
+
+/* Until @n threads have arrived at @g. */
+static inline void gate_wait(struct gate *g, int n)
+{
+	pthread_mutex_lock(&g->lock);
+	while (g->arrived < n)
+		pthread_cond_wait(&g->cond, &g->lock);
+	pthread_mutex_unlock(&g->lock);
+}
+
+static inline void gate_open(struct gate *g)
+{
+	pthread_mutex_lock(&g->lock);
+	g->open = true;
+	pthread_cond_broadcast(&g->cond);
+	pthread_mutex_unlock(&g->lock);
+}
+
+/*
  * A bounded FIFO of record numbers between threads (mutex and condition
  * variables, as stream engines' in-process queues): a producer blocks on a
  * full one, a consumer on an empty one, so stages wait on each other.
