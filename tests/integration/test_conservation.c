@@ -119,15 +119,16 @@ struct exec_snap {
 	} *row;
 };
 
-static void snap_thread(const char *pid, const char *tid, void *ctx)
+/* The thread at @dir (/proc/PID/task/@tid), into @ctx's snapshot. */
+static void snap_thread(const char *dir, const char *tid, void *ctx)
 {
 	struct exec_snap *s = ctx;
-	char path[600];
+	char path[700];
 	unsigned long long ns;
 	FILE *f;
 	int ok;
 
-	snprintf(path, sizeof(path), "/proc/%s/task/%s/schedstat", pid, tid);
+	snprintf(path, sizeof(path), "%s/schedstat", dir);
 	f = fopen(path, "r");
 	if (!f)
 		return;
@@ -142,7 +143,7 @@ static void snap_thread(const char *pid, const char *tid, void *ctx)
 	}
 	s->row[s->n].tid = atoi(tid);
 	s->row[s->n].ns = ns;
-	snprintf(path, sizeof(path), "/proc/%s/task/%s/comm", pid, tid);
+	snprintf(path, sizeof(path), "%s/comm", dir);
 	f = fopen(path, "r");
 	s->row[s->n].comm[0] = 0;
 	if (f) {

@@ -105,17 +105,16 @@ struct id_scan {
 	void *ctx;
 };
 
-/* One fd's description, /proc/@pid/fdinfo/@fd: its lines of the keys. */
-static void scan_fdinfo(const char *pid, const char *fd, void *ctx)
+/* One fd's description, @path (/proc/PID/fdinfo/FD): its keys' lines. */
+static void scan_fdinfo(const char *path, const char *fd, void *ctx)
 {
 	const struct id_scan *s = ctx;
-	char path[600], line[256];
+	FILE *in = fopen(path, "r");
 	unsigned int id;
-	FILE *in;
+	char line[256];
 	int k;
 
-	snprintf(path, sizeof(path), "/proc/%s/fdinfo/%s", pid, fd);
-	in = fopen(path, "r");
+	(void)fd;
 	if (!in)
 		return;
 	while (fgets(line, sizeof(line), in))

@@ -298,24 +298,27 @@ int shell(const char *fmt, ...)
 }
 
 void proc_each(const char *sub,
-	       void (*fn)(const char *pid, const char *name, void *ctx),
+	       void (*fn)(const char *path, const char *name, void *ctx),
 	       void *ctx)
 {
 	DIR *proc = opendir("/proc"), *d;
+	char dir[300], path[600];
 	struct dirent *p, *e;
-	char path[300];
 
 	assert_non_null(proc);
 	while ((p = readdir(proc))) {
 		if (p->d_name[0] < '1' || p->d_name[0] > '9')
 			continue;
-		snprintf(path, sizeof(path), "/proc/%s/%s", p->d_name, sub);
-		d = opendir(path);
+		snprintf(dir, sizeof(dir), "/proc/%s/%s", p->d_name, sub);
+		d = opendir(dir);
 		if (!d)
 			continue;	/* ended meanwhile */
-		while ((e = readdir(d)))
-			if (e->d_name[0] != '.')
-				fn(p->d_name, e->d_name, ctx);
+		while ((e = readdir(d))) {
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			fn(path, e->d_name, ctx);
+		}
 		closedir(d);
 	}
 	closedir(proc);

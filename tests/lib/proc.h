@@ -115,12 +115,13 @@ int run_capture(char *const argv[], char *const env[], uid_t uid, gid_t gid,
 void run_result_free(struct run_result *r);
 
 /*
- * @fn(PID, @name, @ctx) for each entry @name (not "." or "..") of
- * /proc/PID/@sub of every process: its threads ("task"), its fds'
- * descriptions ("fdinfo"). A process that ends meanwhile is passed over.
+ * @fn(PATH, @name, @ctx) for each entry @name (not "." or "..") of
+ * /proc/PID/@sub of every process, PATH its "/proc/PID/@sub/@name": a
+ * process's threads ("task"), its fds' descriptions ("fdinfo"). A
+ * process that ends meanwhile is passed over.
  */
 void proc_each(const char *sub,
-	       void (*fn)(const char *pid, const char *name, void *ctx),
+	       void (*fn)(const char *path, const char *name, void *ctx),
 	       void *ctx);
 /* The hex value after @key ("CapEff:") in status file @path; ~0 if none. */
 unsigned long long proc_hex(const char *path, const char *key);
