@@ -72,6 +72,25 @@ static void run_ops(char *const argv[], struct op_truth *t,
 	assert_int_equal(parse_ops(r->out, t), NR_OPS);
 }
 
+/* tdbpf report -j of recording @rec (--per-name when @per_name), parsed */
+static json_object *report_json(const char *rec, bool per_name)
+{
+	char *rep[] = { (char *)tdbpf_bin(), "report", "-j", (char *)rec,
+			NULL, NULL };
+	json_object *doc;
+	char *out = NULL;
+
+	if (per_name) {
+		rep[3] = "--per-name";
+		rep[4] = (char *)rec;
+	}
+	assert_int_equal(run(rep, &out, 60), 0);
+	doc = json_tokener_parse(out);
+	free(out);
+	assert_non_null(doc);
+	return doc;
+}
+
 /* The spans of @doc named @name (or "op_" @name), summed over threads */
 static void span_sums(json_object *doc, const char *name, double *cpu,
 		      double *entries, double *faults, double *ctr_faults)
@@ -409,12 +428,11 @@ static double workers_on_cpu(json_object *doc)
 static void check_line(const char *span, const char *op, bool sampled)
 {
 	const char *wl = workload("operators");
-	char *rec = tmp_path("spans-line.jsonl"), *out = NULL;
+	char *rec = tmp_path("spans-line.jsonl");
 	char *argv[] = { (char *)tdbpf_bin(), "--wakeups", "--per-name",
 			 "--record", rec, "--span", (char *)span, "--",
 			 (char *)wl, "-w", "2", "-n", TASKS, NULL };
 
-	char *rep[] = { (char *)tdbpf_bin(), "report", "-j", rec, NULL };
 	char line[2048];
 	struct op_truth t[NR_OPS];
 	double cpu, ent, flt, cflt, pool, want;
@@ -431,9 +449,7 @@ static void check_line(const char *span, const char *op, bool sampled)
 	run_ops(argv, t, &r);
 	assert_true(table_verdict(r.err, line, sizeof(line)));
 	print_message("%s\n", line);
-	assert_int_equal(run(rep, &out, 60), 0);
-	doc = json_tokener_parse(out);
-	assert_non_null(doc);
+	doc = report_json(rec, false);
 	assert_string_equal(t[1].name, "enrich");
 	pool = workers_on_cpu(doc);
 	span_sums(doc, "enrich", &cpu, &ent, &flt, &cflt);
@@ -447,7 +463,6 @@ static void check_line(const char *span, const char *op, bool sampled)
 		      op, pct, want, pool / 1e6);
 	assert_true(fabs(pct - want) <= 2.0);
 	json_object_put(doc);
-	free(out);
 	unlink(rec);
 	run_result_free(&r);
 }
@@ -559,12 +574,10 @@ static void pool_ended(json_object *t, double *n, double *ns)
 static void test_waker_span(void **state)
 {
 	const char *wl = workload("operators");
-	char *rec = tmp_path("spans-woke.jsonl"), *out = NULL;
+	char *rec = tmp_path("spans-woke.jsonl");
 	char *argv[] = { (char *)tdbpf_bin(), "--wakeups", "--per-name",
 			 "--record", rec, "--span", "usdt", "--", (char *)wl,
 			 "-w", "2", "-n", "1500", "-C", NULL };
-	char *rep[] = { (char *)tdbpf_bin(), "report", "-j", "--per-name",
-			rec, NULL };
 	double cn = 0, cns = 0, fn = 0, fns = 0, sn = 0, sns = 0;
 	double en = 0, ens = 0, other = 0, want;
 	json_object *doc, *tasks, *spans, *t, *b;
@@ -580,9 +593,7 @@ static void test_waker_span(void **state)
 	assert_non_null(strstr(r.out, "collected=500"));
 	assert_true(table_verdict(r.err, line, sizeof(line)));
 	print_message("%s\n", line);
-	assert_int_equal(run(rep, &out, 60), 0);
-	doc = json_tokener_parse(out);
-	assert_non_null(doc);
+	doc = report_json(rec, true);
 	tasks = jget(doc, "tasks");
 	for (i = 0; i < json_object_array_length(tasks); i++) {
 		t = json_object_array_get_idx(tasks, i);
@@ -626,7 +637,6 @@ static void test_waker_span(void **state)
 	assert_string_equal(name, "emit");
 	assert_true(fabs(pct - 100 * want) <= 3.0);
 	json_object_put(doc);
-	free(out);
 	unlink(rec);
 	run_result_free(&r);
 }
@@ -639,12 +649,10 @@ static void test_waker_span(void **state)
 static void test_recording(void **state)
 {
 	const char *wl = workload("operators");
-	char *rec = tmp_path("spans.jsonl"), *out = NULL;
+	char *rec = tmp_path("spans.jsonl");
 	char *argv[] = { (char *)tdbpf_bin(), "-o", "/dev/null", "--record",
 			 rec, "--span", "usdt", "--", (char *)wl, "-w", "2",
 			 "-n", "120", NULL };
-	char *rep[] = { (char *)tdbpf_bin(), "report", "-j", "--per-name",
-			rec, NULL };
 	struct op_truth t[NR_OPS];
 	double cpu, ent, flt, cflt;
 	struct run_result r;
@@ -654,9 +662,7 @@ static void test_recording(void **state)
 	(void)state;
 	NEED_BPF();
 	run_ops(argv, t, &r);
-	assert_int_equal(run(rep, &out, 60), 0);
-	doc = json_tokener_parse(out);
-	assert_non_null(doc);
+	doc = report_json(rec, true);
 	for (i = 0; i < NR_OPS; i++) {
 		if (!t[i].entries)
 			continue;
@@ -667,7 +673,6 @@ static void test_recording(void **state)
 			     edges_of(&t[i]));
 	}
 	json_object_put(doc);
-	free(out);
 	unlink(rec);
 	run_result_free(&r);
 }
