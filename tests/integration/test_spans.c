@@ -260,15 +260,23 @@ static void test_nested_usdt(void **state)
 	check_spans("usdt", 0, true);
 }
 
+/* the operators' functions, for uprobes */
+#define OPS "op_parse,op_enrich,op_emit"
+
+/* --span's uprobes on the operators workload's functions @fns, in @span */
+static char *ops_uprobes(char span[600], const char *fns)
+{
+	snprintf(span, 600, "%s:%s", workload("operators"), fns);
+	return span;
+}
+
 static void test_nested_uprobes(void **state)
 {
 	char span[600];
 
 	(void)state;
 	NEED_BPF();
-	snprintf(span, sizeof(span), "%s:op_parse,op_enrich,op_emit,op_lookup",
-		 workload("operators"));
-	check_spans(span, 4, true);
+	check_spans(ops_uprobes(span, OPS ",op_lookup"), 4, true);
 }
 
 /* usdt:PATH, the probes of a binary named (an engine's library) */
@@ -398,9 +406,7 @@ static void test_uprobes(void **state)
 
 	(void)state;
 	NEED_BPF();
-	snprintf(span, sizeof(span), "%s:op_parse,op_enrich,op_emit",
-		 workload("operators"));
-	check_spans(span, 4, false);
+	check_spans(ops_uprobes(span, OPS), 4, false);
 }
 
 static bool is_worker(json_object *t, const void *arg)
@@ -488,9 +494,7 @@ static void test_line_uprobes(void **state)
 
 	(void)state;
 	NEED_BPF();
-	snprintf(span, sizeof(span), "%s:op_parse,op_enrich,op_emit",
-		 workload("operators"));
-	check_line(span, "op_enrich", false);
+	check_line(ops_uprobes(span, OPS), "op_enrich", false);
 }
 
 /*
