@@ -56,10 +56,6 @@ __attribute__((constructor)) static void skip_from_env(void)
 		cmocka_set_test_filter(p);
 }
 
-#define NEED_BPF()                   \
-	do {                         \
-		if (need_bpf())      \
-			skip();      \
-	} while (0)
+#define NEED_BPF() SKIP_UNLESS(need_bpf())
 
 #endif /* TDBPF_TEST_HELPERS_H */

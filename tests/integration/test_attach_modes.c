@@ -5,6 +5,7 @@
  * exits, and the report printed on SIGINT, SIGTERM and SIGHUP.
  */
 #include "helpers.h"
+#include "bpf_objects.h"
 
 /* -I: one JSON object per line and interval, then the whole run. */
 static void test_interval_lines(void **state)
@@ -213,47 +214,31 @@ static void test_per_name(void **state)
 	unlink(json);
 }
 
+struct id_list {
+	unsigned int *id;
+	int n, max;
+};
+
+static void add_id(void *ctx, int k, unsigned int id)
+{
+	struct id_list *l = ctx;
+
+	(void)k;
+	if (l->n < l->max)
+		l->id[l->n++] = id;
+}
+
 /*
- * BPF object ids some process holds an fd of: the "prog_id:" and
- * "link_id:" lines of /proc/PID/fdinfo/FD (bpftool's "pids" needs a
+ * BPF object ids some process holds an fd of: the @key ("prog_id:",
+ * "link_id:") lines of /proc/PID/fdinfo/FD (bpftool's "pids" needs a
  * bpftool built with it, Debian's is not).
  */
 static int held_ids(const char *key, unsigned int *ids, int max)
 {
-	char path[600], line[128];
-	struct dirent *p, *f;
-	DIR *proc, *fds;
-	unsigned int id;
-	FILE *fi;
-	int n = 0;
+	struct id_list l = { ids, 0, max };
 
-	proc = opendir("/proc");
-	if (!proc)
-		return 0;
-	while ((p = readdir(proc))) {
-		if (p->d_name[0] < '0' || p->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/fdinfo", p->d_name);
-		fds = opendir(path);
-		if (!fds)
-			continue;
-		while ((f = readdir(fds))) {
-			snprintf(path, sizeof(path), "/proc/%s/fdinfo/%s",
-				 p->d_name, f->d_name);
-			fi = fopen(path, "r");
-			if (!fi)
-				continue;
-			while (fgets(line, sizeof(line), fi))
-				if (!strncmp(line, key, strlen(key)) &&
-				    sscanf(line + strlen(key), "%u", &id) == 1 &&
-				    n < max)
-					ids[n++] = id;
-			fclose(fi);
-		}
-		closedir(fds);
-	}
-	closedir(proc);
-	return n;
+	held_bpf_ids(&key, 1, add_id, &l);
+	return l.n;
 }
 
 static bool in_set(const unsigned int *ids, int n, unsigned int id)

@@ -111,11 +111,7 @@ static int setup(void **state)
 	return 0;
 }
 
-#define NEED_BASH_COMPLETION()                          \
-	do {                                            \
-		if (access(BASH_COMPLETION, R_OK))      \
-			skip();                         \
-	} while (0)
+#define NEED_BASH_COMPLETION() SKIP_UNLESS(access(BASH_COMPLETION, R_OK))
 
 /* tdbpf ARGS: exit status, stderr in *@err when @err is given */
 static int tdbpf(char **err, ...)

@@ -119,14 +119,16 @@ struct exec_snap {
 	} *row;
 };
 
-static void snap_thread(struct exec_snap *s, const char *pid, const char *tid)
+/* The thread at @dir (/proc/PID/task/@tid), into @ctx's snapshot. */
+static void snap_thread(const char *dir, const char *tid, void *ctx)
 {
-	char path[600];
+	struct exec_snap *s = ctx;
+	char path[700];
 	unsigned long long ns;
 	FILE *f;
 	int ok;
 
-	snprintf(path, sizeof(path), "/proc/%s/task/%s/schedstat", pid, tid);
+	snprintf(path, sizeof(path), "%s/schedstat", dir);
 	f = fopen(path, "r");
 	if (!f)
 		return;
@@ -141,7 +143,7 @@ static void snap_thread(struct exec_snap *s, const char *pid, const char *tid)
 	}
 	s->row[s->n].tid = atoi(tid);
 	s->row[s->n].ns = ns;
-	snprintf(path, sizeof(path), "/proc/%s/task/%s/comm", pid, tid);
+	snprintf(path, sizeof(path), "%s/comm", dir);
 	f = fopen(path, "r");
 	s->row[s->n].comm[0] = 0;
 	if (f) {
@@ -154,25 +156,8 @@ static void snap_thread(struct exec_snap *s, const char *pid, const char *tid)
 
 static void exec_snap(struct exec_snap *s)
 {
-	DIR *proc = opendir("/proc"), *task;
-	struct dirent *p, *t;
-	char path[300];
-
-	assert_non_null(proc);
 	s->n = 0;
-	while ((p = readdir(proc))) {
-		if (p->d_name[0] < '1' || p->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/task", p->d_name);
-		task = opendir(path);
-		if (!task)
-			continue;
-		while ((t = readdir(task)))
-			if (t->d_name[0] >= '1' && t->d_name[0] <= '9')
-				snap_thread(s, p->d_name, t->d_name);
-		closedir(task);
-	}
-	closedir(proc);
+	proc_each("task", snap_thread, s);
 }
 
 static const struct exec_row *snap_find(const struct exec_snap *s, int tid)

@@ -309,10 +309,6 @@ static void test_more_busy_than_cpus(void **state)
 static void test_jvm_graph(void **state)
 {
 	char *dir = tmp_path("jvm"), *json = tmp_path("jvm.json"), pid[16];
-	/* with Stages.java, which it shares with the other graph */
-	char *jc[] = { "/usr/bin/javac", "-d", dir, "-sourcepath",
-		       "tests/workloads/jvm", "tests/workloads/jvm/StreamGraph.java",
-		       NULL };
 	char *jv[] = { "/usr/bin/java", "-cp", dir, "StreamGraph", "8", "1",
 		       NULL };
 	char *argv[] = { (char *)tdbpf_bin(), "--wakeups", "-j", "-o", json,
@@ -322,12 +318,9 @@ static void test_jvm_graph(void **state)
 
 	(void)state;
 	NEED_BPF();
-	if (access(jc[0], X_OK) || access(jv[0], X_OK)) {
-		print_message("no javac/java (Debian: openjdk-17-jdk-headless): skipped\n");
-		skip();
-	}
-	assert_int_equal(mkdir(dir, 0755), 0);
-	assert_int_equal(run(jc, NULL, 120), 0);
+	SKIP_UNLESS(need_java());
+	/* with Stages.java, which it shares with the other graph */
+	javac_into(dir, "StreamGraph.java");
 	snprintf(pid, sizeof(pid), "%d", start_workload(jv, 0, &w));
 	sleep(2);
 	assert_int_equal(run(argv, NULL, 60), 0);
@@ -338,7 +331,7 @@ static void test_jvm_graph(void **state)
 	first_is(doc, "Map -> Filter");
 	json_object_put(doc);
 	unlink(json);
-	run((char *[]){ "/bin/rm", "-rf", dir, NULL }, NULL, 30);
+	remove_tree(dir);
 }
 
 int main(void)

@@ -234,6 +234,31 @@ static bool have_pmu(const char *name)
 /* Every -e the machine cannot count is refused before tracing. */
 static void test_events_refused(void **state)
 {
+	/* each "-e SPEC -a": the words of its refusal */
+	const struct {
+		const char *spec;
+		const char *const *words;
+	} bad[] = {
+		{ "", WORDS("empty -e") },
+		{ "nosuch", WORDS("unknown event 'nosuch'", "sys:name",
+				  "pmu/term=value/") },
+		{ "sched:nope", WORDS("unknown tracepoint 'sched:nope'",
+				      "no event 'nope'") },
+		{ "nosys:nope", WORDS("unknown tracepoint 'nosys:nope'",
+				      "no subsystem") },
+		{ "nopmu/event=1/", WORDS("no PMU 'nopmu'",
+					  "/sys/bus/event_source/devices") },
+		{ "software/bogus=1/", WORDS("unknown term 'bogus'",
+					     "software") },
+		{ "cpu-clock:p", WORDS("modifier 'p'", ":u", ":k") },
+		{ "{cpu-clock,cs", WORDS("unbalanced '{'") },
+		{ "cs,context-switches",
+		  WORDS("'context-switches' is the same as 'cs'") },
+		{ "bpf-output", WORDS("not a count") },
+		/* a bad character is named, and a newline does not split
+		 * the line */
+		{ "cycles\n", WORDS("bad character '?'") },
+	};
 	char *many[40];
 	int i, n = 0;
 
@@ -250,28 +275,11 @@ static void test_events_refused(void **state)
 	many[n] = NULL;
 	REFUSED((const char *const *)many + 1, WORDS("too many -e options", "16"));
 	NEED_ROOT();	/* the privilege check comes first */
-	REFUSED(ARGS("-e", "", "-a"), WORDS("empty -e"));
-	REFUSED(ARGS("-e", "nosuch", "-a"),
-		WORDS("unknown event 'nosuch'", "sys:name", "pmu/term=value/"));
-	REFUSED(ARGS("-e", "sched:nope", "-a"),
-		WORDS("unknown tracepoint 'sched:nope'", "no event 'nope'"));
-	REFUSED(ARGS("-e", "nosys:nope", "-a"),
-		WORDS("unknown tracepoint 'nosys:nope'", "no subsystem"));
-	REFUSED(ARGS("-e", "nopmu/event=1/", "-a"),
-		WORDS("no PMU 'nopmu'", "/sys/bus/event_source/devices"));
-	REFUSED(ARGS("-e", "software/bogus=1/", "-a"),
-		WORDS("unknown term 'bogus'", "software"));
-	REFUSED(ARGS("-e", "cpu-clock:p", "-a"),
-		WORDS("modifier 'p'", ":u", ":k"));
-	REFUSED(ARGS("-e", "{cpu-clock,cs", "-a"), WORDS("unbalanced '{'"));
-	REFUSED(ARGS("-e", "cs,context-switches", "-a"),
-		WORDS("'context-switches' is the same as 'cs'"));
-	REFUSED(ARGS("-e", "bpf-output", "-a"), WORDS("not a count"));
+	for (i = 0; i < (int)(sizeof(bad) / sizeof(bad[0])); i++)
+		REFUSED(ARGS("-e", bad[i].spec, "-a"), bad[i].words);
 	REFUSED(ARGS("-e", "cpu-clock", "--model", "software", "-a"),
 		WORDS("'cpu-clock' is counted by the software model",
 		      "drop it from -e"));
-	/* a bad character is named, and a newline does not split the line */
-	REFUSED(ARGS("-e", "cycles\n", "-a"), WORDS("bad character '?'"));
 	if (have_pmu("cpu") || have_pmu("cpu_core") || have_pmu("armv8_pmuv3_0")) {
 		print_message("this machine has a hardware PMU: the no-PMU cases are skipped\n");
 		return;
@@ -449,6 +457,16 @@ static void assert_kept(const char *path, const char *text)
 	assert_int_equal(st.st_uid, 0);
 }
 
+/* New directories, root's @rdir (0755) and nobody's @udir, of 128 each. */
+static void root_and_user_dirs(char *rdir, char *udir)
+{
+	snprintf(rdir, 128, "%s", tmp_path("rootdir"));
+	snprintf(udir, 128, "%s", tmp_path("userdir"));
+	assert_int_equal(mkdir(rdir, 0755), 0);
+	assert_int_equal(mkdir(udir, 0755), 0);
+	assert_int_equal(chown(udir, NOBODY, NOBODY), 0);
+}
+
 /*
  * A directory link in an output's path: a user links a directory of
  * their own to root's; root's tdbpf must neither overwrite a file there
@@ -462,14 +480,10 @@ static void test_output_dir_symlink_refused(void **state)
 
 	(void)state;
 	NEED_ROOT();
-	snprintf(udir, sizeof(udir), "%s", tmp_path("udir"));
-	snprintf(rdir, sizeof(rdir), "%s", tmp_path("rootdir"));
+	root_and_user_dirs(rdir, udir);
 	snprintf(link, sizeof(link), "%s/dirlink", udir);
 	snprintf(victim, sizeof(victim), "%s/victim", link);
 	snprintf(fresh, sizeof(fresh), "%s/fresh", link);
-	assert_int_equal(mkdir(udir, 0755), 0);
-	assert_int_equal(mkdir(rdir, 0755), 0);
-	assert_int_equal(chown(udir, NOBODY, NOBODY), 0);
 	assert_int_equal(symlink(rdir, link), 0);
 	assert_int_equal(lchown(link, NOBODY, NOBODY), 0);
 	snprintf(fresh, sizeof(fresh), "%s/victim", rdir);
@@ -492,11 +506,8 @@ static void test_output_dir_symlink_refused(void **state)
 	assert_kept(fresh, "precious\n");
 	snprintf(fresh, sizeof(fresh), "%s/fresh", rdir);
 	assert_int_equal(access(fresh, F_OK), -1);
-	unlink(link);
-	snprintf(fresh, sizeof(fresh), "%s/victim", rdir);
-	unlink(fresh);
-	rmdir(rdir);
-	rmdir(udir);
+	remove_tree(udir);
+	remove_tree(rdir);
 }
 
 /*
@@ -519,11 +530,7 @@ static void test_output_rights_under_sudo(void **state)
 
 	(void)state;
 	NEED_ROOT();
-	snprintf(rdir, sizeof(rdir), "%s", tmp_path("rootdir"));
-	snprintf(udir, sizeof(udir), "%s", tmp_path("userdir"));
-	assert_int_equal(mkdir(rdir, 0755), 0);
-	assert_int_equal(mkdir(udir, 0755), 0);
-	assert_int_equal(chown(udir, NOBODY, NOBODY), 0);
+	root_and_user_dirs(rdir, udir);
 	snprintf(x, sizeof(x), "%s/x", rdir);
 	for (i = 0; i < 3; i++)
 		refused_as((uid_t)-1, env,
@@ -547,10 +554,9 @@ static void test_output_rights_under_sudo(void **state)
 	assert_int_equal(st.st_uid, NOBODY);
 	assert_int_equal(st.st_gid, NOBODY);
 	assert_true(st.st_size > 0);
-	unlink(x);
 	unlink(old);
-	rmdir(rdir);
-	rmdir(udir);
+	remove_tree(udir);
+	remove_tree(rdir);
 }
 
 /* Not root: one line saying what is needed, before anything else. */

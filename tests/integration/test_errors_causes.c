@@ -31,10 +31,7 @@ static char *open_dir(void)
 
 static void rm_dir(const char *dir)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(remove_tree(dir), 0);
 }
 
 static void assert_text(const char *path, const char *want)

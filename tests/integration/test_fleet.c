@@ -185,29 +185,39 @@ static int graph(const char *const *args, struct run_result *r)
 	return run_capture(argv, NULL, (uid_t)-1, (gid_t)-1, 30, r);
 }
 
-/* The JSON verdict: the first candidate's name and reason. */
-static void json_verdict(const char *out, char *name, char *reason, size_t len)
+/*
+ * tdbpf graph @args (with -j): exit 0, the verdict's first candidate
+ * named @name and its reason beginning with @reason (NULL: any). Its
+ * stderr (malloc'ed), for the caller's own checks.
+ */
+static char *verdict_is(const char *const *args, const char *name,
+			const char *reason)
 {
-	assert_true(verdict_of(out, name, reason, len));
+	char got[256], why[256];
+	struct run_result r;
+
+	if (graph(args, &r))
+		fail_msg("%s", r.err);
+	assert_true(verdict_of(r.out, got, why, sizeof(got)));
+	assert_string_equal(got, name);
+	if (reason)
+		assert_true(strncmp(why, reason, strlen(reason)) == 0);
+	free(r.out);
+	return r.err;
 }
 
 static void test_relay_busy(void **state)
 {
 	const char *args[] = { "-j", "a.json", "b.json", "c.json", NULL };
-	char name[256], reason[256];
-	struct run_result r;
+	char *err;
 
 	(void)state;
 	write_relay_busy(3 * S);
-	assert_int_equal(graph(args, &r), 0);
-	json_verdict(r.out, name, reason, sizeof(name));
-	assert_string_equal(name, "hB/relay/relay-rx");
-	assert_true(strncmp(reason, "runs", 4) == 0);
+	err = verdict_is(args, "hB/relay/relay-rx", "runs");
 	/* both cross-host waits joined, nothing left unresolved */
-	if (!strstr(r.err, "4 waits joined across hosts, 0 endpoints"))
-		fail_msg("%s", r.err);
-	free(r.out);
-	free(r.err);
+	if (!strstr(err, "4 waits joined across hosts, 0 endpoints"))
+		fail_msg("%s", err);
+	free(err);
 }
 
 /*
@@ -229,23 +239,17 @@ static void test_no_leader_row(void **state)
 		{ 200, "established", "10.9.0.2:40002", "10.9.0.3:7002",
 		  "relay" },
 	};
-	char name[256], reason[256];
-	struct run_result r;
 
 	(void)state;
 	write_relay_busy(0);
 	write_host("b.json", "hB", END, 10 * S, SW, tb, 1, eb, 2, sbn, 3);
-	assert_int_equal(graph(args, &r), 0);
-	json_verdict(r.out, name, reason, sizeof(name));
-	assert_string_equal(name, "hB/relay/relay-rx");
-	free(r.out);
-	free(r.err);
+	free(verdict_is(args, "hB/relay/relay-rx", NULL));
 }
 
 static void test_sink_sleeps(void **state)
 {
 	const char *args[] = { "a.json", "b.json", "c.json", NULL };
-	char name[256], reason[256];
+	const char *j[] = { "-j", "a.json", "b.json", "c.json", NULL };
 	struct run_result r;
 
 	(void)state;
@@ -255,34 +259,21 @@ static void test_sink_sleeps(void **state)
 	free(r.out);
 	free(r.err);
 	/* the same through JSON */
-	{
-		const char *j[] = { "-j", "a.json", "b.json", "c.json", NULL };
-
-		assert_int_equal(graph(j, &r), 0);
-		json_verdict(r.out, name, reason, sizeof(name));
-		assert_string_equal(name, "hC/sink/sink");
-		assert_true(strncmp(reason, "waits on timers", 15) == 0);
-		free(r.out);
-		free(r.err);
-	}
+	free(verdict_is(j, "hC/sink/sink", "waits on timers"));
 }
 
 /* hC's report missing: the waits lead to the address, named as such. */
 static void test_unresolved(void **state)
 {
 	const char *args[] = { "-j", "a.json", "b.json", NULL };
-	char name[256], reason[256];
-	struct run_result r;
+	char *err;
 
 	(void)state;
 	write_sink_sleeps();
-	assert_int_equal(graph(args, &r), 0);
-	json_verdict(r.out, name, reason, sizeof(name));
-	assert_string_equal(name, "unresolved 10.9.0.3:7002");
-	assert_true(strncmp(reason, "unresolved endpoint", 19) == 0);
-	assert_non_null(strstr(r.err, "1 endpoints no report has"));
-	free(r.out);
-	free(r.err);
+	err = verdict_is(args, "unresolved 10.9.0.3:7002",
+			 "unresolved endpoint");
+	assert_non_null(strstr(err, "1 endpoints no report has"));
+	free(err);
 }
 
 /* --host names reports that carry no name; DOT has a cluster per host. */
@@ -375,8 +366,7 @@ static void test_bad_input(void **state)
 static void test_recording(void **state)
 {
 	const char *args[] = { "-j", "a.json", "brec.json", "c.json", NULL };
-	char path[300], name[256], reason[256], *whole, *p;
-	struct run_result r;
+	char path[300], *whole, *p;
 	FILE *f;
 
 	(void)state;
@@ -395,12 +385,7 @@ static void test_recording(void **state)
 	fputs(whole, f);
 	assert_int_equal(fclose(f), 0);
 	free(whole);
-	if (graph(args, &r))
-		fail_msg("%s", r.err);
-	json_verdict(r.out, name, reason, sizeof(name));
-	assert_string_equal(name, "hB/relay/relay-rx");
-	free(r.out);
-	free(r.err);
+	free(verdict_is(args, "hB/relay/relay-rx", NULL));
 }
 
 static int setup(void **state)
@@ -412,12 +397,12 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[300];
+	int rc;
 
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	rc = remove_tree(dir);
 	free(dir);
-	return system(cmd) ? -1 : 0;
+	return rc ? -1 : 0;
 }
 
 int main(void)

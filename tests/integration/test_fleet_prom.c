@@ -38,14 +38,6 @@ static const struct rate *rates[3];
 static int nr_rates[3];
 static double base[3][16], t_switch;
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 #define S(fam, labels) "tdbpf_" fam "{" labels "}"
 
 static const struct rate busy_a[] = {
@@ -99,7 +91,7 @@ static const char *const flows[3] = {
 static void set_rates(const struct rate *a, int na, const struct rate *b,
 		      int nb, const struct rate *c, int nc)
 {
-	double t = now_s();
+	double t = mono_s();
 	int h, i;
 
 	pthread_mutex_lock(&lock);
@@ -133,7 +125,7 @@ static void *serve(void *arg)
 			n += snprintf(body + n, sizeof(body) - n, "%s %.9f\n",
 				      rates[h][i].series,
 				      base[h][i] + rates[h][i].per_s *
-							   (now_s() - t_switch));
+							   (mono_s() - t_switch));
 		pthread_mutex_unlock(&lock);
 		dprintf(c, "HTTP/1.0 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: %d\r\n\r\n%s",
 			n, body);
@@ -337,17 +329,13 @@ static void test_graph_huge_answer(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[300];
-
 	(void)state;
 	if (prom > 0) {
 		kill(prom, SIGTERM);
 		waitpid(prom, NULL, 0);
 	}
-	if (dir[0]) {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-		return system(cmd) ? -1 : 0;
-	}
+	if (dir[0])
+		return remove_tree(dir) ? -1 : 0;
 	return 0;
 }
 

@@ -208,10 +208,9 @@ static void test_no_queue_line(void **state)
 {
 	char *log = tmp_path("gst-tracer-l.log");
 	char *rec = tmp_path("gst-spans-l.jsonl");
-	char line[2048], name[64], kind[16], *err = NULL;
+	char line[2048], *err = NULL;
 	json_object *doc, *enc;
 	double want;
-	const char *in;
 	int pct;
 
 	(void)state;
@@ -222,13 +221,7 @@ static void test_no_queue_line(void **state)
 	assert_true(table_verdict(err, line, sizeof(line)));
 	print_message("%s\n", line);
 	assert_non_null(strstr(line, "bottleneck: videotestsrc0:s (tid "));
-	in = strstr(line, "; in it: ");
-	assert_non_null(in);
-	assert_int_equal(sscanf(in, "; in it: %63s %d%% of its %15s", name,
-				&pct, kind),
-			 3);
-	assert_string_equal(name, "jpegenc0");
-	assert_string_equal(kind, "on-CPU");
+	pct = span_in_it(line, "its", "jpegenc0");
 	enc = find_span(doc, "jpegenc0");
 	want = 100.0 * (double)jint(enc, "on_cpu_ns") /
 	       task_on_cpu(doc, "videotestsrc0:s");
@@ -271,6 +264,18 @@ static void test_queue(void **state)
 	unlink(log);
 }
 
+/* @argv started and given @settle_us to run; its pid as text in @pid[16] */
+static struct child start_for(char *const argv[], useconds_t settle_us,
+			      char *pid)
+{
+	struct child w = spawn(argv, 0);
+
+	assert_true(w.pid > 0);
+	usleep(settle_us);
+	snprintf(pid, 16, "%d", (int)w.pid);
+	return w;
+}
+
 /*
  * -p: libgstreamer found in the running pipeline's maps (through its
  * /proc/PID/root), attached mid-stream: the spans start balanced (each
@@ -294,10 +299,7 @@ static void test_pid(void **state)
 
 	(void)state;
 	NEED_BPF();
-	w = spawn(gst, 0);
-	assert_true(w.pid > 0);
-	usleep(1000000);
-	snprintf(pid, sizeof(pid), "%d", (int)w.pid);
+	w = start_for(gst, 1000000, pid);
 	assert_int_equal(run(argv, NULL, 60), 0);
 	kill(w.pid, SIGTERM);
 	wait_for(w.pid, 10);
@@ -337,10 +339,7 @@ static void test_not_gst(void **state)
 
 	(void)state;
 	NEED_BPF();
-	w = spawn(sl, 0);
-	assert_true(w.pid > 0);
-	usleep(200000);
-	snprintf(pid, sizeof(pid), "%d", (int)w.pid);
+	w = start_for(sl, 200000, pid);
 	assert_int_not_equal(run_capture(argv, NULL, (uid_t)-1, 0, 60, &r), 0);
 	kill(w.pid, SIGTERM);
 	wait_for(w.pid, 10);

@@ -114,10 +114,6 @@ static void test_jvm_subtasks(void **state)
 {
 	char *dir = tmp_path("skew"), *json = tmp_path("skew.json");
 	char *dot = tmp_path("skew.dot"), pid[16], one[128], fold[160];
-	/* with Stages.java, which it shares with the other graph */
-	char *jc[] = { "/usr/bin/javac", "-d", dir, "-sourcepath",
-		       "tests/workloads/jvm", "tests/workloads/jvm/SkewGraph.java",
-		       NULL };
 	char *jv[] = { "/usr/bin/java", "-cp", dir, "SkewGraph", "20", "2",
 		       NULL };
 	unsigned long tid;
@@ -126,13 +122,13 @@ static void test_jvm_subtasks(void **state)
 
 	(void)state;
 	NEED_BPF();
-	if (access(jc[0], X_OK) || access(jv[0], X_OK) ||
-	    access("/usr/bin/jcmd", X_OK)) {
-		print_message("no javac/java/jcmd (Debian: openjdk-17-jdk-headless): skipped\n");
+	SKIP_UNLESS(need_java());
+	if (access("/usr/bin/jcmd", X_OK)) {
+		print_message("no jcmd (Debian: openjdk-17-jdk-headless): skipped\n");
 		skip();
 	}
-	assert_int_equal(mkdir(dir, 0755), 0);
-	assert_int_equal(run(jc, NULL, 120), 0);
+	/* with Stages.java, which it shares with the other graph */
+	javac_into(dir, "SkewGraph.java");
 	snprintf(pid, sizeof(pid), "%d", start_workload(jv, 0, &w));
 	/* past the JVM's start and first JIT compiles */
 	sleep(2);
@@ -159,7 +155,7 @@ static void test_jvm_subtasks(void **state)
 	close(w.out);
 	unlink(json);
 	unlink(dot);
-	run((char *[]){ "/bin/rm", "-rf", dir, NULL }, NULL, 30);
+	remove_tree(dir);
 }
 
 /* The on-CPU ns of the row named @name in @doc's tasks; -1 if none. */
@@ -180,10 +176,6 @@ static int64_t on_cpu_of(json_object *doc, const char *name)
 static void test_jvm_launched(void **state)
 {
 	char *dir = tmp_path("skew2"), *json = tmp_path("skew2.json");
-	/* with Stages.java, which it shares with the other graph */
-	char *jc[] = { "/usr/bin/javac", "-d", dir, "-sourcepath",
-		       "tests/workloads/jvm", "tests/workloads/jvm/SkewGraph.java",
-		       NULL };
 	char *argv[] = { (char *)tdbpf_bin(), "-j", "-o", json, "--",
 			 "/usr/bin/java", "-cp", dir, "SkewGraph", "5", "2",
 			 NULL };
@@ -192,12 +184,8 @@ static void test_jvm_launched(void **state)
 
 	(void)state;
 	NEED_BPF();
-	if (access(jc[0], X_OK) || access(argv[5], X_OK)) {
-		print_message("no javac/java (Debian: openjdk-17-jdk-headless): skipped\n");
-		skip();
-	}
-	assert_int_equal(mkdir(dir, 0755), 0);
-	assert_int_equal(run(jc, NULL, 120), 0);
+	SKIP_UNLESS(need_java());
+	javac_into(dir, "SkewGraph.java");
 	assert_int_equal(run(argv, NULL, 120), 0);
 	doc = json_file(json);
 	assert_non_null(doc);
@@ -227,7 +215,7 @@ static void test_jvm_launched(void **state)
 	assert_string_equal(jstr(c, "comm"), HOT);
 	json_object_put(doc);
 	unlink(json);
-	run((char *[]){ "/bin/rm", "-rf", dir, NULL }, NULL, 30);
+	remove_tree(dir);
 }
 
 int main(void)

@@ -305,6 +305,32 @@ static struct child start_dropped(char *const tr[])
 }
 
 /*
+ * A spinner (spinners -n 1 -d 30) into @w, and tdbpf -v -j -o @json -p
+ * on it, then @opt @val, started and past its drop (start_dropped()).
+ */
+static struct child trace_spinner(struct child *w, const char *json,
+				  const char *opt, const char *val)
+{
+	char *wl[] = { (char *)workload("spinners"), "-n", "1", "-d", "30",
+		       NULL };
+	char pidarg[32];
+	char *tr[] = { (char *)tdbpf_bin(), "-v", "-j", "-o", (char *)json,
+		       "-p", pidarg, (char *)opt, (char *)val, NULL };
+
+	snprintf(pidarg, sizeof(pidarg), "%d", start_workload(wl, 0, w));
+	return start_dropped(tr);
+}
+
+/* The end of trace_spinner()'s two, tdbpf @d already reaped. */
+static void end_spinner(struct child *d, struct child *w, const char *json)
+{
+	close(d->out);
+	close(d->err);
+	stop_workload(w);
+	unlink(json);
+}
+
+/*
  * The process that faces the network holds no file-reading override:
  * with --listen and the default graph, no thread of tdbpf holds more
  * than CAP_BPF and CAP_PERFMON in any set; CAP_SYS_PTRACE and
@@ -314,11 +340,7 @@ static struct child start_dropped(char *const tr[])
  */
 static void test_listen_holds_no_override(void **state)
 {
-	char *wl[] = { (char *)workload("spinners"), "-n", "1", "-d", "30",
-		       NULL };
-	char pidarg[32], *json = tmp_path("listen.json");
-	char *tr[] = { (char *)tdbpf_bin(), "-v", "-j", "-o", json, "-p",
-		       pidarg, "--listen", "127.0.0.1:0", NULL };
+	char *json = tmp_path("listen.json");
 	unsigned long long eff = 0, prm = 0;
 	struct dirent *e;
 	struct child w;
@@ -329,8 +351,7 @@ static void test_listen_holds_no_override(void **state)
 
 	(void)state;
 	NEED_BPF();
-	snprintf(pidarg, sizeof(pidarg), "%d", start_workload(wl, 0, &w));
-	d = start_dropped(tr);
+	d = trace_spinner(&w, json, "--listen", "127.0.0.1:0");
 	snprintf(path, sizeof(path), "/proc/%d/task", d.pid);
 	dir = opendir(path);
 	assert_non_null(dir);
@@ -351,10 +372,7 @@ static void test_listen_holds_no_override(void **state)
 	check_reader(d.pid);
 	kill(d.pid, SIGINT);
 	assert_int_equal(wait_for(d.pid, 30), 0);
-	close(d.out);
-	close(d.err);
-	stop_workload(&w);
-	unlink(json);
+	end_spinner(&d, &w, json);
 }
 
 /* kill(@pid, @sig) as uid and gid 65534, in a child: its errno, or 0 */
@@ -383,11 +401,7 @@ static int kill_as_nobody(pid_t pid, int sig)
  */
 static void test_nobody_cannot_stop(void **state)
 {
-	char *wl[] = { (char *)workload("spinners"), "-n", "1", "-d", "30",
-		       NULL };
-	char pidarg[32], *json = tmp_path("stop.json");
-	char *tr[] = { (char *)tdbpf_bin(), "-v", "-j", "-o", json, "-p",
-		       pidarg, "-d", "3", NULL };
+	char *json = tmp_path("stop.json");
 	unsigned int ruid = 0, euid = 0, suid = 0;
 	char path[64], *st;
 	struct child w;
@@ -396,8 +410,7 @@ static void test_nobody_cannot_stop(void **state)
 
 	(void)state;
 	NEED_BPF();
-	snprintf(pidarg, sizeof(pidarg), "%d", start_workload(wl, 0, &w));
-	d = start_dropped(tr);
+	d = trace_spinner(&w, json, "-d", "3");
 	snprintf(path, sizeof(path), "/proc/%d/status", d.pid);
 	st = file_text(path);
 	assert_non_null(st);
@@ -416,10 +429,7 @@ static void test_nobody_cannot_stop(void **state)
 	assert_int_equal(kill_as_nobody(r, SIGSTOP), EPERM);
 	/* and the state is not stopped: the run ends at -d as asked */
 	assert_int_equal(wait_for(d.pid, 30), 0);
-	close(d.out);
-	close(d.err);
-	stop_workload(&w);
-	unlink(json);
+	end_spinner(&d, &w, json);
 }
 
 /*

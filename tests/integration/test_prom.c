@@ -66,7 +66,6 @@ static void check_wants(const struct sample *smp, int n,
  */
 static void test_scrape_promtool(void **state)
 {
-	char line[128];
 	struct sample *smp = calloc(4096, sizeof(*smp));
 	struct reply r;
 	struct server s = { 0 };
@@ -77,12 +76,9 @@ static void test_scrape_promtool(void **state)
 	NEED_BPF();
 	if (!have("promtool"))
 		fail_msg("promtool not found; run make deps (Debian package prometheus)");
-	w = spawn((char *const[]){ (char *)workload("spinners"), "-n", "2",
-				   "-d", "30", NULL },
-		  0);
-	assert_true(w.pid > 0);
-	track(w.pid);
-	assert_non_null(read_line(w.out, line, sizeof(line), 5000));
+	start_tracked((char *[]){ (char *)workload("spinners"), "-n", "2",
+				  "-d", "30", NULL },
+		      &w);
 	start_tdbpf_on(&s, w.pid);
 	usleep(500000);
 
@@ -154,7 +150,7 @@ static int span_series(const struct sample *smp, int n, const char *name,
 static void span_scrapes(const char *max, bool capped)
 {
 	const char *ops[] = { "parse", "enrich", "emit" };
-	char line[128], pid[16];
+	char pid[16];
 	const char *args[] = { "--span", "usdt", "--listen-max-series", max,
 			       "-p", pid, NULL };
 	enum { MAX = 512 };
@@ -167,13 +163,10 @@ static void span_scrapes(const char *max, bool capped)
 	int np = 0, nc = 0, i, k, round;
 	bool other;
 
-	w = spawn((char *const[]){ (char *)workload("operators"), "-w", "2",
-				   "-n", "1000000", NULL },
-		  0);
-	assert_true(w.pid > 0);
-	track(w.pid);
-	assert_non_null(read_line(w.out, line, sizeof(line), 5000));
-	snprintf(pid, sizeof(pid), "%d", w.pid);
+	snprintf(pid, sizeof(pid), "%d",
+		 start_tracked((char *[]){ (char *)workload("operators"), "-w",
+					   "2", "-n", "1000000", NULL },
+			       &w));
 	start_tdbpf(&s, args);
 	for (round = 0; round < 2; round++) {
 		/*

@@ -440,8 +440,7 @@ static void test_unread_answers(void **state)
 
 	(void)state;
 	NEED_BPF();
-	snprintf(pidarg, sizeof(pidarg), "%d", start_workload(wl, 0, &w));
-	track(w.pid);
+	snprintf(pidarg, sizeof(pidarg), "%d", start_tracked(wl, &w));
 	assert_non_null(read_line(w.out, line, sizeof(line), 60000));
 	assert_string_equal(line, "ready");
 	args[5] = pidarg;

@@ -61,6 +61,21 @@ static void refused(struct run_result *r, const char *const *args,
 }
 
 /*
+ * @n bytes of @text as the file @path: `tdbpf report @path` refuses it
+ * (refused()), saying @msg, in one line.
+ */
+static void bytes_refused(const char *path, const char *text, size_t n,
+			  const char *msg)
+{
+	struct run_result r;
+
+	write_bytes(path, text, n);
+	refused(&r, ARGS(path), msg);
+	assert_int_equal(count_lines(r.err), 1);
+	run_result_free(&r);
+}
+
+/*
  * `tdbpf report @args` prints exactly the file @want_path, exit 0. The
  * file's text, for the caller to check the live run had something to
  * compare (the caller frees it).
@@ -274,9 +289,7 @@ static void test_bad_files(void **state)
 		json_object_object_add(t, "tid",
 				       json_object_new_int64(1LL << 40));
 		txt = json_object_to_json_string(doc);
-		write_bytes(cut, txt, strlen(txt));
-		refused(&r, ARGS(cut), "\"tid\" is over 2^32");
-		run_result_free(&r);
+		bytes_refused(cut, txt, strlen(txt), "\"tid\" is over 2^32");
 		json_object_object_add(t, "tid", json_object_new_int64(1));
 		raw = json_object_object_get(t, "raw");
 		run = json_object_array_get_idx(
@@ -285,23 +298,17 @@ static void test_bad_files(void **state)
 			json_object_object_get(raw, "running"), 0,
 			json_object_new_int64(json_object_get_int64(run) + 1));
 		txt = json_object_to_json_string(doc);
-		write_bytes(cut, txt, strlen(txt));
-		refused(&r, ARGS(cut), "ran longer than it was enabled");
-		run_result_free(&r);
+		bytes_refused(cut, txt, strlen(txt),
+			      "ran longer than it was enabled");
 		json_object_put(doc);
 	}
 
 	/* a foreign file: its table, a CSV, nothing */
-	write_bytes(cut, "tdbpf: model software, 1.00 s\n", 30);
-	refused(&r, ARGS(cut), "line 1: not a tdbpf JSON recording");
-	assert_int_equal(count_lines(r.err), 1);
-	run_result_free(&r);
-	write_bytes(cut, "{\"a\": 1}\n\n{\"b\": 2}\n", 18);
-	refused(&r, ARGS(cut), "line 1: not a tdbpf JSON report");
-	run_result_free(&r);
-	write_bytes(cut, "", 0);
-	refused(&r, ARGS(cut), "no report in it");
-	run_result_free(&r);
+	bytes_refused(cut, "tdbpf: model software, 1.00 s\n", 30,
+		      "line 1: not a tdbpf JSON recording");
+	bytes_refused(cut, "{\"a\": 1}\n\n{\"b\": 2}\n", 18,
+		      "line 1: not a tdbpf JSON report");
+	bytes_refused(cut, "", 0, "no report in it");
 	refused(&r, ARGS("/nonexistent/x.json"),
 		"cannot read it: No such file");
 	run_result_free(&r);

@@ -413,18 +413,6 @@ static void test_gst_tcp(void **state)
 	gst_case(false);
 }
 
-/* Run a shell command line; 0 or its status. */
-static int sh(const char *fmt, ...)
-{
-	char cmd[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return system(cmd);
-}
-
 /*
  * Where ip netns add left @name: /run/netns (Debian's iproute2), or
  * /var/run/netns where /var/run is not /run (make vmtest's initramfs).
@@ -526,15 +514,15 @@ static const char *netns_pair(char *a, char *b, size_t len, int id, int net)
 	snprintf(b, len, "tdbpf%db", id);
 	snprintf(va, sizeof(va), "tdv%da", id);
 	snprintf(vb, sizeof(vb), "tdv%db", id);
-	assert_int_equal(sh("ip() { %s \"$@\"; }; "
-			    "ip netns add %s && ip netns add %s && "
-			    "ip link add %s type veth peer name %s && "
-			    "ip link set %s netns %s && ip link set %s netns %s && "
-			    "ip -n %s addr add 10.77.%d.1/24 dev %s && "
-			    "ip -n %s addr add 10.77.%d.2/24 dev %s && "
-			    "ip -n %s link set %s up && ip -n %s link set %s up",
-			    ip, a, b, va, vb, va, a, vb, b, a, net, va, b, net,
-			    vb, a, va, b, vb),
+	assert_int_equal(shell("ip() { %s \"$@\"; }; "
+			       "ip netns add %s && ip netns add %s && "
+			       "ip link add %s type veth peer name %s && "
+			       "ip link set %s netns %s && ip link set %s netns %s && "
+			       "ip -n %s addr add 10.77.%d.1/24 dev %s && "
+			       "ip -n %s addr add 10.77.%d.2/24 dev %s && "
+			       "ip -n %s link set %s up && ip -n %s link set %s up",
+			       ip, a, b, va, vb, va, a, vb, b, a, net, va, b, net,
+			       vb, a, va, b, vb),
 			 0);
 	return ip;
 }
@@ -575,7 +563,7 @@ static void test_netns_endpoint(void **state)
 	kill(r, SIGKILL);
 	waitpid(s, NULL, 0);
 	waitpid(r, NULL, 0);
-	sh("%s netns del %s; %s netns del %s", ip, a, ip, b);
+	shell("%s netns del %s; %s netns del %s", ip, a, ip, b);
 	doc = json_file(json);
 	assert_non_null(doc);
 	snprintf(peer, sizeof(peer), "10.77.%d.1:", net);
@@ -748,7 +736,7 @@ static void test_netns_stages(void **state)
 		close(w[i].out);
 		waitpid(w[i].pid, NULL, 0);
 	}
-	sh("%s netns del %s; %s netns del %s", ip, a, ip, b);
+	shell("%s netns del %s; %s netns del %s", ip, a, ip, b);
 	snprintf(ha, sizeof(ha), "hA=%s", ja);
 	snprintf(hb, sizeof(hb), "hB=%s", jb);
 	assert_int_equal(run(gr, &out, 30), 0);

@@ -61,6 +61,36 @@ static int parse_ops(const char *out, struct op_truth *t)
 	return n;
 }
 
+/*
+ * tdbpf @argv, over the operators workload, to its end (exit 0): both
+ * streams in @r, the workload's count of each of its operators in @t.
+ */
+static void run_ops(char *const argv[], struct op_truth *t,
+		    struct run_result *r)
+{
+	assert_int_equal(run_capture(argv, NULL, (uid_t)-1, 0, 120, r), 0);
+	assert_int_equal(parse_ops(r->out, t), NR_OPS);
+}
+
+/* tdbpf report -j of recording @rec (--per-name when @per_name), parsed */
+static json_object *report_json(const char *rec, bool per_name)
+{
+	char *rep[] = { (char *)tdbpf_bin(), "report", "-j", (char *)rec,
+			NULL, NULL };
+	json_object *doc;
+	char *out = NULL;
+
+	if (per_name) {
+		rep[3] = "--per-name";
+		rep[4] = (char *)rec;
+	}
+	assert_int_equal(run(rep, &out, 60), 0);
+	doc = json_tokener_parse(out);
+	free(out);
+	assert_non_null(doc);
+	return doc;
+}
+
 /* The spans of @doc named @name (or "op_" @name), summed over threads */
 static void span_sums(json_object *doc, const char *name, double *cpu,
 		      double *entries, double *faults, double *ctr_faults)
@@ -141,8 +171,7 @@ static void check_spans_of(const char *wl, const char *span, int fn_extra,
 	if (nested)
 		arg_add(&a, "-L", "600", "-H", "4000", "-N", "-R", "3", "-J",
 			NULL);
-	assert_int_equal(run_capture(a.v, NULL, (uid_t)-1, 0, 120, &r), 0);
-	assert_int_equal(parse_ops(r.out, t), NR_OPS);
+	run_ops(a.v, t, &r);
 	doc = json_file(json);
 	assert_non_null(doc);
 	lost = json_object_object_get(doc, "lost");
@@ -231,15 +260,23 @@ static void test_nested_usdt(void **state)
 	check_spans("usdt", 0, true);
 }
 
+/* the operators' functions, for uprobes */
+#define OPS "op_parse,op_enrich,op_emit"
+
+/* --span's uprobes on the operators workload's functions @fns, in @span */
+static char *ops_uprobes(char span[600], const char *fns)
+{
+	snprintf(span, 600, "%s:%s", workload("operators"), fns);
+	return span;
+}
+
 static void test_nested_uprobes(void **state)
 {
 	char span[600];
 
 	(void)state;
 	NEED_BPF();
-	snprintf(span, sizeof(span), "%s:op_parse,op_enrich,op_emit,op_lookup",
-		 workload("operators"));
-	check_spans(span, 4, true);
+	check_spans(ops_uprobes(span, OPS ",op_lookup"), 4, true);
 }
 
 /* usdt:PATH, the probes of a binary named (an engine's library) */
@@ -369,9 +406,7 @@ static void test_uprobes(void **state)
 
 	(void)state;
 	NEED_BPF();
-	snprintf(span, sizeof(span), "%s:op_parse,op_enrich,op_emit",
-		 workload("operators"));
-	check_spans(span, 4, false);
+	check_spans(ops_uprobes(span, OPS), 4, false);
 }
 
 static bool is_worker(json_object *t, const void *arg)
@@ -399,18 +434,16 @@ static double workers_on_cpu(json_object *doc)
 static void check_line(const char *span, const char *op, bool sampled)
 {
 	const char *wl = workload("operators");
-	char *rec = tmp_path("spans-line.jsonl"), *out = NULL;
+	char *rec = tmp_path("spans-line.jsonl");
 	char *argv[] = { (char *)tdbpf_bin(), "--wakeups", "--per-name",
 			 "--record", rec, "--span", (char *)span, "--",
 			 (char *)wl, "-w", "2", "-n", TASKS, NULL };
 
-	char *rep[] = { (char *)tdbpf_bin(), "report", "-j", rec, NULL };
-	char line[2048], name[48], kind[16];
+	char line[2048];
 	struct op_truth t[NR_OPS];
 	double cpu, ent, flt, cflt, pool, want;
 	struct run_result r;
 	json_object *doc;
-	const char *in;
 	int pct;
 
 	/* sampled: 10% of the time, so a run of several windows */
@@ -419,13 +452,10 @@ static void check_line(const char *span, const char *op, bool sampled)
 		argv[2] = "-q";
 		argv[12] = "3000";
 	}
-	assert_int_equal(run_capture(argv, NULL, (uid_t)-1, 0, 120, &r), 0);
-	assert_int_equal(parse_ops(r.out, t), NR_OPS);
+	run_ops(argv, t, &r);
 	assert_true(table_verdict(r.err, line, sizeof(line)));
 	print_message("%s\n", line);
-	assert_int_equal(run(rep, &out, 60), 0);
-	doc = json_tokener_parse(out);
-	assert_non_null(doc);
+	doc = report_json(rec, false);
 	assert_string_equal(t[1].name, "enrich");
 	pool = workers_on_cpu(doc);
 	span_sums(doc, "enrich", &cpu, &ent, &flt, &cflt);
@@ -434,18 +464,11 @@ static void check_line(const char *span, const char *op, bool sampled)
 	want = 100.0 * (double)t[1].cpu_ns / pool;
 	/* the pool, folded; its operator by on-CPU time: it runs */
 	assert_non_null(strstr(line, "bottleneck: worker-* (2 tasks"));
-	in = strstr(line, "; in it: ");
-	assert_non_null(in);
-	assert_int_equal(sscanf(in, "; in it: %47s %d%% of their %15s", name,
-				&pct, kind),
-			 3);
+	pct = span_in_it(line, "their", op);
 	print_message("%s %d%% of the pool's on-CPU time; its own clock: %.1f%% of %.1f ms\n",
-		      name, pct, want, pool / 1e6);
-	assert_string_equal(name, op);
-	assert_string_equal(kind, "on-CPU");
+		      op, pct, want, pool / 1e6);
 	assert_true(fabs(pct - want) <= 2.0);
 	json_object_put(doc);
-	free(out);
 	unlink(rec);
 	run_result_free(&r);
 }
@@ -471,9 +494,7 @@ static void test_line_uprobes(void **state)
 
 	(void)state;
 	NEED_BPF();
-	snprintf(span, sizeof(span), "%s:op_parse,op_enrich,op_emit",
-		 workload("operators"));
-	check_line(span, "op_enrich", false);
+	check_line(ops_uprobes(span, OPS), "op_enrich", false);
 }
 
 /*
@@ -557,12 +578,10 @@ static void pool_ended(json_object *t, double *n, double *ns)
 static void test_waker_span(void **state)
 {
 	const char *wl = workload("operators");
-	char *rec = tmp_path("spans-woke.jsonl"), *out = NULL;
+	char *rec = tmp_path("spans-woke.jsonl");
 	char *argv[] = { (char *)tdbpf_bin(), "--wakeups", "--per-name",
 			 "--record", rec, "--span", "usdt", "--", (char *)wl,
 			 "-w", "2", "-n", "1500", "-C", NULL };
-	char *rep[] = { (char *)tdbpf_bin(), "report", "-j", "--per-name",
-			rec, NULL };
 	double cn = 0, cns = 0, fn = 0, fns = 0, sn = 0, sns = 0;
 	double en = 0, ens = 0, other = 0, want;
 	json_object *doc, *tasks, *spans, *t, *b;
@@ -578,9 +597,7 @@ static void test_waker_span(void **state)
 	assert_non_null(strstr(r.out, "collected=500"));
 	assert_true(table_verdict(r.err, line, sizeof(line)));
 	print_message("%s\n", line);
-	assert_int_equal(run(rep, &out, 60), 0);
-	doc = json_tokener_parse(out);
-	assert_non_null(doc);
+	doc = report_json(rec, true);
 	tasks = jget(doc, "tasks");
 	for (i = 0; i < json_object_array_length(tasks); i++) {
 		t = json_object_array_get_idx(tasks, i);
@@ -624,7 +641,6 @@ static void test_waker_span(void **state)
 	assert_string_equal(name, "emit");
 	assert_true(fabs(pct - 100 * want) <= 3.0);
 	json_object_put(doc);
-	free(out);
 	unlink(rec);
 	run_result_free(&r);
 }
@@ -637,12 +653,10 @@ static void test_waker_span(void **state)
 static void test_recording(void **state)
 {
 	const char *wl = workload("operators");
-	char *rec = tmp_path("spans.jsonl"), *out = NULL;
+	char *rec = tmp_path("spans.jsonl");
 	char *argv[] = { (char *)tdbpf_bin(), "-o", "/dev/null", "--record",
 			 rec, "--span", "usdt", "--", (char *)wl, "-w", "2",
 			 "-n", "120", NULL };
-	char *rep[] = { (char *)tdbpf_bin(), "report", "-j", "--per-name",
-			rec, NULL };
 	struct op_truth t[NR_OPS];
 	double cpu, ent, flt, cflt;
 	struct run_result r;
@@ -651,11 +665,8 @@ static void test_recording(void **state)
 
 	(void)state;
 	NEED_BPF();
-	assert_int_equal(run_capture(argv, NULL, (uid_t)-1, 0, 120, &r), 0);
-	assert_int_equal(parse_ops(r.out, t), NR_OPS);
-	assert_int_equal(run(rep, &out, 60), 0);
-	doc = json_tokener_parse(out);
-	assert_non_null(doc);
+	run_ops(argv, t, &r);
+	doc = report_json(rec, true);
 	for (i = 0; i < NR_OPS; i++) {
 		if (!t[i].entries)
 			continue;
@@ -666,7 +677,6 @@ static void test_recording(void **state)
 			     edges_of(&t[i]));
 	}
 	json_object_put(doc);
-	free(out);
 	unlink(rec);
 	run_result_free(&r);
 }
@@ -688,8 +698,7 @@ static void test_csv(void **state)
 
 	(void)state;
 	NEED_BPF();
-	assert_int_equal(run_capture(argv, NULL, (uid_t)-1, 0, 120, &r), 0);
-	assert_int_equal(parse_ops(r.out, t), NR_OPS);
+	run_ops(argv, t, &r);
 	/* the report is on stderr: the command's output keeps stdout */
 	for (p = r.err; p && *p; p = strchr(p, '\n')) {
 		p += *p == '\n';

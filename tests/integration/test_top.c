@@ -27,19 +27,26 @@ static int need_tmux(void)
 	return 0;
 }
 
+/* tmux -S SOCK @fmt...: its status, as shell() gives it */
+static int vtmux(const char *fmt, va_list ap)
+{
+	char head[160];
+
+	snprintf(head, sizeof(head), "tmux -S %s ", sock);
+	return vshell(head, fmt, ap);
+}
+
 static int tmux(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static int tmux(const char *fmt, ...)
 {
-	char cmd[2048];
-	int n;
 	va_list ap;
+	int rc;
 
-	n = snprintf(cmd, sizeof(cmd), "tmux -S %s ", sock);
 	va_start(ap, fmt);
-	vsnprintf(cmd + n, sizeof(cmd) - n, fmt, ap);
+	rc = vtmux(fmt, ap);
 	va_end(ap);
-	return system(cmd);
+	return rc;
 }
 
 /* The pane's text (with escape sequences when @esc), malloc'ed. */
@@ -171,16 +178,21 @@ static void close_window(void)
 
 static void type(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Type the command @fmt... into the window's shell, and Enter. */
+/*
+ * Type the command @fmt... into the window's shell, and Enter: @fmt, a
+ * literal of this file's, quoted into send-keys' own format.
+ */
 static void type(const char *fmt, ...)
 {
-	char cmd[512];
+	char keys[512];
 	va_list ap;
+	int rc;
 
+	snprintf(keys, sizeof(keys), "send-keys -t t -l '%s'", fmt);
 	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	rc = vtmux(keys, ap);
 	va_end(ap);
-	assert_int_equal(tmux("send-keys -t t -l '%s'", cmd), 0);
+	assert_int_equal(rc, 0);
 	assert_int_equal(tmux("send-keys -t t Enter"), 0);
 }
 

@@ -136,8 +136,7 @@ static json_object *first_ours(json_object *doc, const struct ours *o)
 static void test_beside_idle_pools(void **state)
 {
 	char *dir = tmp_path("host"), *json = tmp_path("host.json");
-	char jdir[300], pdir[300], jsrc[] = "tests/workloads/jvm/IdlePool.java";
-	char *jc[] = { "/usr/bin/javac", "-d", jdir, jsrc, NULL };
+	char jdir[300], pdir[300];
 	char *jv[] = { "/usr/bin/java", "-cp", jdir, "IdlePool", "30", NULL };
 	char *sg[] = { "/usr/bin/nice", "-n", "-19",
 		       (char *)workload("stagegraph"), "-m", "tcp", "-w", "0.5",
@@ -152,17 +151,16 @@ static void test_beside_idle_pools(void **state)
 
 	(void)state;
 	NEED_BPF();
-	if (access(jc[0], X_OK) || access(jv[0], X_OK) ||
-	    system("command -v prometheus >/dev/null")) {
-		print_message("no javac/java or prometheus (make deps): skipped\n");
+	SKIP_UNLESS(need_java());
+	if (system("command -v prometheus >/dev/null")) {
+		print_message("no prometheus (make deps): skipped\n");
 		skip();
 	}
 	snprintf(jdir, sizeof(jdir), "%s/jvm", dir);
 	snprintf(pdir, sizeof(pdir), "%s/prom", dir);
 	assert_int_equal(mkdir(dir, 0755), 0);
-	assert_int_equal(mkdir(jdir, 0755), 0);
 	assert_int_equal(mkdir(pdir, 0755), 0);
-	assert_int_equal(run(jc, NULL, 120), 0);
+	javac_into(jdir, "IdlePool.java");
 	o.prom = start_self_scraper(pdir, free_port());
 	/* a JVM's start on a loaded machine takes longer than 5 s */
 	jw = spawn(jv, 0);
@@ -192,7 +190,7 @@ static void test_beside_idle_pools(void **state)
 	assert_int_equal(pid_of(doc, (int)jint(c, "tid")), o.sink_pid);
 	json_object_put(doc);
 	unlink(json);
-	run((char *[]){ "/bin/rm", "-rf", dir, NULL }, NULL, 30);
+	remove_tree(dir);
 }
 
 int main(void)

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The tdbpf objects in the kernel, before and after a run (bpf_objects.h). */
-#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -99,44 +98,55 @@ static void tdbpf_objects(struct objset sets[3])
 	json_object_put(maps);
 }
 
+struct id_scan {
+	const char *const *keys;
+	int n;
+	void (*add)(void *ctx, int k, unsigned int id);
+	void *ctx;
+};
+
+/* One fd's description, @path (/proc/PID/fdinfo/FD): its keys' lines. */
+static void scan_fdinfo(const char *path, const char *fd, void *ctx)
+{
+	const struct id_scan *s = ctx;
+	FILE *in = fopen(path, "r");
+	unsigned int id;
+	char line[256];
+	int k;
+
+	(void)fd;
+	if (!in)
+		return;
+	while (fgets(line, sizeof(line), in))
+		for (k = 0; k < s->n; k++)
+			if (!strncmp(line, s->keys[k], strlen(s->keys[k])) &&
+			    sscanf(line + strlen(s->keys[k]), "%u", &id) == 1)
+				s->add(s->ctx, k, id);
+	fclose(in);
+}
+
+void held_bpf_ids(const char *const *keys, int n,
+		  void (*add)(void *ctx, int k, unsigned int id), void *ctx)
+{
+	struct id_scan s = { keys, n, add, ctx };
+
+	proc_each("fdinfo", scan_fdinfo, &s);
+}
+
+static void add_to_set(void *ctx, int k, unsigned int id)
+{
+	set_add(&((struct objset *)ctx)[k], id);
+}
+
 /* Objects held through an fd by a live process (another tdbpf running). */
 static void held_objects(struct objset sets[3])
 {
 	static const char *const keys[3] = { "prog_id:", "link_id:", "map_id:" };
-	char path[600], line[256];
-	struct dirent *p, *f;
-	DIR *proc, *fds;
-	unsigned int id;
-	FILE *in;
 	int k;
 
 	for (k = 0; k < 3; k++)
 		sets[k].nr = 0;
-	proc = opendir("/proc");
-	while (proc && (p = readdir(proc))) {
-		if (p->d_name[0] < '0' || p->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/fdinfo", p->d_name);
-		fds = opendir(path);
-		while (fds && (f = readdir(fds))) {
-			snprintf(path, sizeof(path), "/proc/%s/fdinfo/%s",
-				 p->d_name, f->d_name);
-			in = fopen(path, "r");
-			while (in && fgets(line, sizeof(line), in))
-				for (k = 0; k < 3; k++)
-					if (!strncmp(line, keys[k],
-						     strlen(keys[k])) &&
-					    sscanf(line + strlen(keys[k]), "%u",
-						   &id) == 1)
-						set_add(&sets[k], id);
-			if (in)
-				fclose(in);
-		}
-		if (fds)
-			closedir(fds);
-	}
-	if (proc)
-		closedir(proc);
+	held_bpf_ids(keys, 3, add_to_set, sets);
 }
 
 static struct objset before[3];

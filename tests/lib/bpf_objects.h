@@ -16,5 +16,12 @@ void objects_before(void);
  * else at the same time); the test fails naming each one left.
  */
 void assert_nothing_left(void);
+/*
+ * The ids after each of @keys ("prog_id:", "link_id:", "map_id:"; @n of
+ * them) in every process's fdinfo: the BPF objects live processes hold
+ * an fd of. @add(@ctx, K, ID) for each, K the index of its key.
+ */
+void held_bpf_ids(const char *const *keys, int n,
+		  void (*add)(void *ctx, int k, unsigned int id), void *ctx);
 
 #endif /* TDBPF_TEST_BPF_OBJECTS_H */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 #include "itest.h"
 #include "json_get.h"
@@ -29,13 +30,9 @@ const char *build_dir(void)
 /* Path of a workload binary in the build dir (static buffer rotation). */
 const char *workload(const char *name)
 {
-	static char buf[4][512];
-	static int i;
+	static struct str_ring ring;
 
-	i = (i + 1) % 4;
-	snprintf(buf[i], sizeof(buf[i]), "%s/tests/workloads/%s", build_dir(),
-		 name);
-	return buf[i];
+	return ring_printf(&ring, "%s/tests/workloads/%s", build_dir(), name);
 }
 
 /* Skip unless root with BPF and BTF: say why in one line. */
@@ -50,6 +47,26 @@ int need_bpf(void)
 		return -1;
 	}
 	return 0;
+}
+
+int need_java(void)
+{
+	if (access("/usr/bin/javac", X_OK) || access("/usr/bin/java", X_OK)) {
+		print_message("no javac/java (Debian: openjdk-17-jdk-headless): skipped\n");
+		return -1;
+	}
+	return 0;
+}
+
+void javac_into(const char *dir, const char *main)
+{
+	char src[256];
+	char *jc[] = { "/usr/bin/javac", "-d", (char *)dir, "-sourcepath",
+		       "tests/workloads/jvm", src, NULL };
+
+	snprintf(src, sizeof(src), "tests/workloads/jvm/%s", main);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	assert_int_equal(run(jc, NULL, 120), 0);
 }
 
 /*
@@ -223,6 +240,20 @@ bool table_verdict(const char *text, char *buf, size_t len)
 		p = e + 3;
 	}
 	return true;
+}
+
+int span_in_it(const char *line, const char *whose, const char *name)
+{
+	const char *in = strstr(line, "; in it: ");
+	char fmt[64], got[64], kind[16];
+	int pct;
+
+	assert_non_null(in);
+	snprintf(fmt, sizeof(fmt), "; in it: %%63s %%d%%%% of %s %%15s", whose);
+	assert_int_equal(sscanf(in, fmt, got, &pct, kind), 3);
+	assert_string_equal(got, name);
+	assert_string_equal(kind, "on-CPU");
+	return pct;
 }
 
 /* The task object of @tid in a report's "tasks", or NULL. */

@@ -22,6 +22,26 @@ const char *build_dir(void);
 const char *workload(const char *name);
 /* Root with BPF and BTF: 0; else -1, with one line that says why. */
 int need_bpf(void);
+/*
+ * Skip the test unless @check (need_bpf(), need_root(): 0, else -1 with
+ * the line that says why) is 0. A macro: cmocka's skip() is expanded in
+ * the test's own binary, where it names the test's file and line.
+ */
+#define SKIP_UNLESS(check)          \
+	do {                        \
+		if ((check) != 0)   \
+			skip();     \
+	} while (0)
+/*
+ * javac and java (Debian: openjdk-17-jdk-headless): 0; else -1, with
+ * one line that says why.
+ */
+int need_java(void);
+/*
+ * tests/workloads/jvm/@main (a .java, with the sources beside it that it
+ * uses) compiled into the new directory @dir; the test fails if not.
+ */
+void javac_into(const char *dir, const char *main);
 
 /*
  * Call @fn on each of @pid's /proc/PID/fdinfo files, where the kernel
@@ -59,6 +79,12 @@ bool verdict_of(const char *out, char *name, char *reason, size_t len);
  * @len; false when @text has none.
  */
 bool table_verdict(const char *text, char *buf, size_t len);
+/*
+ * The span the table's bottleneck line @line names within its task ("; in
+ * it: NAME N% of @whose on-CPU", @whose "its" or "their"): the test fails
+ * unless there is one and it is @name; N.
+ */
+int span_in_it(const char *line, const char *whose, const char *name);
 /* The task object of @tid in a report's "tasks", or NULL. */
 json_object *find_task(json_object *doc, int tid);
 /* The on-CPU time (ns) of the tasks of @doc that @match takes, with @arg */

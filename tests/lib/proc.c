@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The tests' processes: start, read, wait (proc.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -268,6 +269,61 @@ int run(char *const argv[], char **out, int timeout_s)
 	return rc;
 }
 
+int remove_tree(const char *path)
+{
+	return run((char *[]){ "/bin/rm", "-rf", (char *)path, NULL }, NULL,
+		   30);
+}
+
+int vshell(const char *head, const char *fmt, va_list ap)
+{
+	char cmd[4096];
+	int n = snprintf(cmd, sizeof(cmd), "%s", head), m;
+
+	assert_true(n >= 0 && (size_t)n < sizeof(cmd));
+	m = vsnprintf(cmd + n, sizeof(cmd) - (size_t)n, fmt, ap);
+	assert_true(m >= 0 && (size_t)m < sizeof(cmd) - (size_t)n);
+	return system(cmd);
+}
+
+int shell(const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vshell("", fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+void proc_each(const char *sub,
+	       void (*fn)(const char *path, const char *name, void *ctx),
+	       void *ctx)
+{
+	DIR *proc = opendir("/proc"), *d;
+	char dir[300], path[600];
+	struct dirent *p, *e;
+
+	assert_non_null(proc);
+	while ((p = readdir(proc))) {
+		if (p->d_name[0] < '1' || p->d_name[0] > '9')
+			continue;
+		snprintf(dir, sizeof(dir), "/proc/%s/%s", p->d_name, sub);
+		d = opendir(dir);
+		if (!d)
+			continue;	/* ended meanwhile */
+		while ((e = readdir(d))) {
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			fn(path, e->d_name, ctx);
+		}
+		closedir(d);
+	}
+	closedir(proc);
+}
+
 unsigned long long proc_hex(const char *path, const char *key)
 {
 	unsigned long long v = ~0ULL;
@@ -422,13 +478,20 @@ int count_lines(const char *s)
 	return n;
 }
 
+char *ring_printf(struct str_ring *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	r->i = (r->i + 1) % 4;
+	va_start(ap, fmt);
+	vsnprintf(r->buf[r->i], sizeof(r->buf[r->i]), fmt, ap);
+	va_end(ap);
+	return r->buf[r->i];
+}
+
 char *tmp_path(const char *tag)
 {
-	static char buf[4][128];
-	static int i;
+	static struct str_ring ring;
 
-	i = (i + 1) % 4;
-	snprintf(buf[i], sizeof(buf[i]), "/tmp/tdbpf-test-%d-%s", getpid(),
-		 tag);
-	return buf[i];
+	return ring_printf(&ring, "/tmp/tdbpf-test-%d-%s", getpid(), tag);
 }

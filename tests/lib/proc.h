@@ -9,6 +9,7 @@
 #ifndef TDBPF_TEST_PROC_H
 #define TDBPF_TEST_PROC_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -87,6 +88,15 @@ int end_child(const struct child *c, int sig, int timeout_s);
 void stop_workload(struct child *w);
 /* Run @argv to the end; its stdout in *@out (may be NULL). */
 int run(char *const argv[], char **out, int timeout_s);
+/* rm -rf @path (a test's scratch tree): its status, as run() gives it. */
+int remove_tree(const char *path);
+/*
+ * The command line @head then @fmt... run by the shell (system()): its
+ * status as system() gives it; the test fails if the line is too long.
+ */
+int vshell(const char *head, const char *fmt, va_list ap);
+/* The command line @fmt... run by the shell, as vshell(). */
+int shell(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 struct run_result {
 	int status;	/* exit code, 128 + signal, or -1 on timeout */
@@ -104,6 +114,15 @@ int run_capture(char *const argv[], char *const env[], uid_t uid, gid_t gid,
 		int timeout_s, struct run_result *r);
 void run_result_free(struct run_result *r);
 
+/*
+ * @fn(PATH, @name, @ctx) for each entry @name (not "." or "..") of
+ * /proc/PID/@sub of every process, PATH its "/proc/PID/@sub/@name": a
+ * process's threads ("task"), its fds' descriptions ("fdinfo"). A
+ * process that ends meanwhile is passed over.
+ */
+void proc_each(const char *sub,
+	       void (*fn)(const char *path, const char *name, void *ctx),
+	       void *ctx);
 /* The hex value after @key ("CapEff:") in status file @path; ~0 if none. */
 unsigned long long proc_hex(const char *path, const char *key);
 /* The same in /proc/@pid/status. */
@@ -118,7 +137,19 @@ void write_in(const char *dir, const char *name, const char *s);
 double mono_s(void);
 /* Lines in @s (a last line without '\n' counts). */
 int count_lines(const char *s);
-/* /tmp/tdbpf-test-PID-@tag (a rotation of 4 static buffers). */
+/*
+ * A rotation of static buffers for the paths the helpers make: each
+ * string stays valid until four more come from the same ring.
+ */
+struct str_ring {
+	char buf[4][512];
+	int i;
+};
+
+/* @fmt... formatted into @r's next buffer. */
+char *ring_printf(struct str_ring *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* /tmp/tdbpf-test-PID-@tag (a ring of its own). */
 char *tmp_path(const char *tag);
 
 #endif /* TDBPF_TEST_PROC_H */

@@ -44,9 +44,16 @@ void track(pid_t pid)
 		}
 }
 
+pid_t start_tracked(char *const argv[], struct child *w)
+{
+	pid_t pid = start_workload(argv, 0, w);
+
+	track(w->pid);
+	return pid;
+}
+
 int teardown(void **state)
 {
-	char cmd[256];
 	int i;
 
 	(void)state;
@@ -59,8 +66,7 @@ int teardown(void **state)
 		children[i] = 0;
 	}
 	if (scratch_dir[0]) {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", scratch_dir);
-		if (system(cmd))
+		if (remove_tree(scratch_dir))
 			print_message("could not remove %s\n", scratch_dir);
 		scratch_dir[0] = 0;
 	}

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include "proc.h"
 
 /* a test's scratch directory: the teardown removes it when it is set */
 extern char scratch_dir[128];
@@ -48,6 +49,8 @@ struct sample {
  */
 void track(pid_t pid);
 int teardown(void **state);
+/* A workload that prints "pid=N" first (start_workload()) into @w, tracked; N. */
+pid_t start_tracked(char *const argv[], struct child *w);
 /* Start tdbpf --listen 127.0.0.1:0 @args...; wait for its address. */
 void start_tdbpf(struct server *s, const char *const *args);
 /* tdbpf --listen ... -p @pid */

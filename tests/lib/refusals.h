@@ -9,6 +9,7 @@
 #define TDBPF_TEST_REFUSALS_H
 
 #include <sys/types.h>
+#include "itest.h"
 #include "proc.h"
 
 #define NOBODY	65534
@@ -31,11 +32,6 @@ void refused_as(uid_t uid, char *const env[], const char *const *args,
 
 int need_root(void);
 
-#define NEED_ROOT()                  \
-	do {                         \
-		if (need_root())     \
-			skip();      \
-	} while (0)
-
+#define NEED_ROOT() SKIP_UNLESS(need_root())
 
 #endif /* TDBPF_TEST_REFUSALS_H */

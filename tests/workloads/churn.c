@@ -49,15 +49,9 @@ static void *churn_main(void *arg)
 
 	/* CPU time, not wall time: the work must not depend on load */
 	end = clock_ns(CLOCK_THREAD_CPUTIME_ID) + work_ns;
-	do {
-		for (int k = 0; k < 500; k++) {
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
-		}
-		/* x stays live without a shared store */
-		__asm__ volatile("" : "+r"(x));
-	} while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < end);
+	do
+		x = xorshift_rounds(x, 500);
+	while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < end);
 	return NULL;
 }
 

@@ -22,12 +22,9 @@
 /* Burn @ns of this thread's CPU time; print its line; return. */
 static void burn_and_say(const char *name, long long ns)
 {
-	long long t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-
-	while (clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0 < ns)
-		;
-	printf("tid=%ld name=%s cpu_ns=%lld\n", (long)syscall(SYS_gettid),
-	       name, clock_ns(CLOCK_THREAD_CPUTIME_ID));
+	burn_ns(ns);
+	thread_line((long)syscall(SYS_gettid), name,
+		    clock_ns(CLOCK_THREAD_CPUTIME_ID));
 }
 
 static void *worker(void *arg)

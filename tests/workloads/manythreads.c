@@ -65,13 +65,7 @@ static void *mt_main(void *arg)
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next,
 				       NULL) == EINTR)
 			;
-		for (int k = 0; k < 1000; k++) {	/* a few microseconds */
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
-		}
-		/* x stays live without a shared store */
-		__asm__ volatile("" : "+r"(x));
+		x = xorshift_rounds(x, 1000);	/* a few microseconds */
 	}
 	return NULL;
 }

@@ -44,17 +44,7 @@ static int ping_pipe[2], pong_pipe[2];
 static long long elapsed_ns;
 
 /* what each thread reports of itself */
-struct self {
-	const char *name;
-	long tid;
-	long long cpu_ns;
-} self[2] = { { "ping", 0, 0 }, { "pong", 0, 0 } };
-
-static void self_report(struct self *me)
-{
-	me->tid = syscall(SYS_gettid);
-	me->cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-}
+static struct self self[2] = { { "ping", 0, 0 }, { "pong", 0, 0 } };
 
 static void xfer(int fd, int *tok, int out)
 {
@@ -84,7 +74,7 @@ static void *ping_main(void *arg)
 		xfer(pong_pipe[0], &tok, 0);
 	}
 	elapsed_ns = clock_ns(CLOCK_MONOTONIC) - t0;
-	self_report(&self[0]);
+	self_done(&self[0]);
 	return NULL;
 }
 
@@ -99,7 +89,7 @@ static void *pong_main(void *arg)
 		tok++;
 		xfer(pong_pipe[1], &tok, 1);
 	}
-	self_report(&self[1]);
+	self_done(&self[1]);
 	return NULL;
 }
 
@@ -195,7 +185,6 @@ int main(int argc, char **argv)
 	printf("%15.6f usecs/op\n", elapsed_ns / 1e3 / loops);
 	printf("%15d ops/sec\n", (int)(loops / secs));
 	for (int i = 0; i < 2; i++)
-		printf("tid=%ld name=%s cpu_ns=%lld\n", self[i].tid,
-		       self[i].name, self[i].cpu_ns);
+		self_print(&self[i]);
 	return 0;
 }

@@ -58,10 +58,7 @@ static atomic_int stop;
 static atomic_int go_signal;
 static int move_cpus;		/* -m */
 
-static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
-static int gate_open;
-static int started;
+static struct gate start = GATE_INIT;
 static long long work_start;	/* CLOCK_MONOTONIC ns when the gate opened */
 
 
@@ -79,16 +76,10 @@ static void burn_cpu(long long ns)
 	long long end = clock_ns(CLOCK_THREAD_CPUTIME_ID) + ns;
 	uint64_t x = 0x9e3779b97f4a7c15ull;
 
-	do {
-		for (int i = 0; i < 2000; i++) {
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
-		}
-		/* x stays live without a shared store */
-		__asm__ volatile("" : "+r"(x));
-	} while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < end &&
-		 !atomic_load_explicit(&stop, memory_order_relaxed));
+	do
+		x = xorshift_rounds(x, 2000);
+	while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < end &&
+	       !atomic_load_explicit(&stop, memory_order_relaxed));
 }
 
 static void *worker_main(void *arg)
@@ -100,12 +91,7 @@ static void *worker_main(void *arg)
 	pthread_setname_np(pthread_self(), w->name);
 	w->tid = syscall(SYS_gettid);
 
-	pthread_mutex_lock(&gate_lock);
-	started++;
-	pthread_cond_broadcast(&gate_cond);
-	while (!gate_open)
-		pthread_cond_wait(&gate_cond, &gate_lock);
-	pthread_mutex_unlock(&gate_lock);
+	gate_arrive(&start);
 
 	switch (w->kind) {
 	case SPIN:
@@ -257,20 +243,15 @@ int main(int argc, char **argv)
 
 	for (i = 0; i < initial; i++)
 		start_worker(&w[i]);
-	pthread_mutex_lock(&gate_lock);
-	while (started < initial)
-		pthread_cond_wait(&gate_cond, &gate_lock);
-	pthread_mutex_unlock(&gate_lock);
+	gate_wait(&start, initial);
 	printf("ready\n");
 
 	if (wait)
 		wait_for_go();
 
-	pthread_mutex_lock(&gate_lock);
+	/* before the open: a thread let through reads it */
 	work_start = clock_ns(CLOCK_MONOTONIC);
-	gate_open = 1;
-	pthread_cond_broadcast(&gate_cond);
-	pthread_mutex_unlock(&gate_lock);
+	gate_open(&start);
 
 	end = work_start + (long long)(secs * NSEC);
 	/* late threads at 1 s, or half way through a shorter run */
@@ -296,8 +277,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < total; i++)
 		pthread_join(w[i].th, NULL);
 	for (i = 0; i < total; i++)
-		printf("tid=%d name=%s cpu_ns=%lld\n", w[i].tid, w[i].name,
-		       w[i].cpu_ns);
+		thread_line(w[i].tid, w[i].name, w[i].cpu_ns);
 	free(w);
 	return 0;
 }

@@ -70,9 +70,9 @@ struct worker {
 
 static int nworkers = 4, scale = 20000, nchurn = 200, ncpu = 1;
 static struct worker workers[MAX_WORKERS];
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
-static int gate_open, waiting, parked, released, park, extra;
+/* the workers start together, and park at the end (-P) */
+static struct gate start = GATE_INIT, parking = GATE_INIT;
+static int park, extra;
 static atomic_int working;
 
 static void calls(long ppid, long pgid)
@@ -122,12 +122,7 @@ static void *worker_main(void *arg)
 	w->tid = (pid_t)syscall(SYS_gettid);
 	snprintf(name, sizeof(name), "sc-%d", w->idx);
 	pthread_setname_np(pthread_self(), name);
-	pthread_mutex_lock(&lock);
-	waiting++;
-	pthread_cond_broadcast(&cond);
-	while (!gate_open)
-		pthread_cond_wait(&cond, &lock);
-	pthread_mutex_unlock(&lock);
+	gate_arrive(&start);
 
 	mem = mmap(NULL, (size_t)(pages * page), PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -145,12 +140,7 @@ static void *worker_main(void *arg)
 	w->getpgid_n = pgid;
 	atomic_fetch_sub(&working, 1);
 
-	pthread_mutex_lock(&lock);
-	parked++;
-	pthread_cond_broadcast(&cond);
-	while (park && !released)
-		pthread_cond_wait(&cond, &lock);
-	pthread_mutex_unlock(&lock);
+	gate_arrive(&parking);
 	return NULL;
 }
 
@@ -334,6 +324,8 @@ int main(int argc, char **argv)
 	if (ncpu < 1)
 		ncpu = 1;
 	announce_pid();
+	/* without -P the workers end as they arrive there */
+	parking.open = !park;
 	atomic_store(&working, nworkers);
 	for (i = 0; i < nworkers; i++) {
 		workers[i].idx = i;
@@ -341,27 +333,18 @@ int main(int argc, char **argv)
 				   &workers[i]))
 			return 1;
 	}
-	pthread_mutex_lock(&lock);
-	while (waiting < nworkers)
-		pthread_cond_wait(&cond, &lock);
-	pthread_mutex_unlock(&lock);
+	gate_wait(&start, nworkers);
 	printf("ready\n");
 	if (go_wait) {
 		print_still("pre");
 		wait_line();
 	}
-	pthread_mutex_lock(&lock);
-	gate_open = 1;
-	pthread_cond_broadcast(&cond);
-	pthread_mutex_unlock(&lock);
+	gate_open(&start);
 	if (pthread_create(&ch, NULL, churner, NULL))
 		return 1;
 	pthread_join(ch, NULL);
 
-	pthread_mutex_lock(&lock);
-	while (parked < nworkers)
-		pthread_cond_wait(&cond, &lock);
-	pthread_mutex_unlock(&lock);
+	gate_wait(&parking, nworkers);
 	for (i = 0; i < nworkers; i++)
 		printf("tid=%d name=sc-%d getppid=%ld getpgid=%ld\n",
 		       workers[i].tid, i, workers[i].getppid_n,
@@ -370,10 +353,7 @@ int main(int argc, char **argv)
 		print_still("post");
 		printf("parked\n");
 		wait_line();
-		pthread_mutex_lock(&lock);
-		released = 1;
-		pthread_cond_broadcast(&cond);
-		pthread_mutex_unlock(&lock);
+		gate_open(&parking);
 	}
 	for (i = 0; i < nworkers; i++)
 		pthread_join(workers[i].th, NULL);

@@ -44,17 +44,7 @@ static long long blocked_ns;
 static long slept;
 static volatile long waitee_tid;
 
-struct self {
-	const char *name;
-	long tid;
-	long long cpu_ns;
-} self[2] = { { "waker", 0, 0 }, { "waitee", 0, 0 } };
-
-static void done(struct self *s)
-{
-	s->tid = syscall(SYS_gettid);
-	s->cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-}
+static struct self self[2] = { { "waker", 0, 0 }, { "waitee", 0, 0 } };
 
 /* Is thread @tid asleep (state S)? /proc/self/task/TID/stat's third field. */
 static int asleep(long tid)
@@ -97,7 +87,7 @@ static void *waker(void *arg)
 		if (write(a[1], &c, 1) != 1 || read(b[0], &c, 1) != 1)
 			exit(1);
 	}
-	done(&self[0]);
+	self_done(&self[0]);
 	return NULL;
 }
 
@@ -117,7 +107,7 @@ static void *waitee(void *arg)
 		if (write(b[1], &c, 1) != 1)
 			exit(1);
 	}
-	done(&self[1]);
+	self_done(&self[1]);
 	return NULL;
 }
 
@@ -140,8 +130,7 @@ int main(int argc, char **argv)
 	pthread_join(t1, NULL);
 	pthread_join(t2, NULL);
 	for (int i = 0; i < 2; i++)
-		printf("tid=%ld name=%s cpu_ns=%lld\n", self[i].tid,
-		       self[i].name, self[i].cpu_ns);
+		self_print(&self[i]);
 	printf("wakeups=%ld waitee_blocked_ns=%lld waker_slept=%ld\n", n,
 	       blocked_ns, slept);
 	return 0;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 
 #define NSEC	1000000000LL
 
@@ -34,6 +35,35 @@ static inline void announce_pid(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("pid=%d\n", getpid());
+}
+
+/*
+ * "tid=N name=S cpu_ns=N": a thread's own CPU clock as it ends, the line
+ * the tests hold tdbpf's figures to (tests/lib: parse_thread_lines()).
+ */
+static inline void thread_line(long tid, const char *name, long long cpu_ns)
+{
+	printf("tid=%ld name=%s cpu_ns=%lld\n", tid, name, cpu_ns);
+}
+
+/* What a thread reports of itself, filled in as it ends (self_done()). */
+struct self {
+	const char *name;
+	long tid;
+	long long cpu_ns;
+};
+
+/* The calling thread's tid and CPU time so far, into @s. */
+static inline void self_done(struct self *s)
+{
+	s->tid = syscall(SYS_gettid);
+	s->cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
+/* @s's line, as thread_line() prints it. */
+static inline void self_print(const struct self *s)
+{
+	thread_line(s->tid, s->name, s->cpu_ns);
 }
 
 /* @s, the argument of option @opt, as a number @min..@max; else exit 2. */
@@ -78,6 +108,22 @@ static inline void burn_ns(long long ns)
 			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
 }
 
+/*
+ * @n rounds of xorshift64 on @x, its new value: CPU work in registers
+ * alone, which no cache or memory stall makes cost more.
+ */
+static inline uint64_t xorshift_rounds(uint64_t x, int n)
+{
+	for (int k = 0; k < n; k++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+	}
+	/* x stays live without a shared store */
+	__asm__ volatile("" : "+r"(x));
+	return x;
+}
+
 /* Run the calling thread on @cpu only. */
 static inline void pin_cpu(int cpu)
 {
@@ -86,6 +132,47 @@ static inline void pin_cpu(int cpu)
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	sched_setaffinity(0, sizeof(set), &set);
+}
+
+/*
+ * A gate threads wait at: each arrives (gate_arrive()) and waits until
+ * the main thread, once as many as it started are there (gate_wait()),
+ * opens it (gate_open()); one open from the start lets them through.
+ */
+struct gate {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int arrived;
+	bool open;
+};
+
+#define GATE_INIT { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, false }
+
+static inline void gate_arrive(struct gate *g)
+{
+	pthread_mutex_lock(&g->lock);
+	g->arrived++;
+	pthread_cond_broadcast(&g->cond);
+	while (!g->open)
+		pthread_cond_wait(&g->cond, &g->lock);
+	pthread_mutex_unlock(&g->lock);
+}
+
+/* Until @n threads have arrived at @g. */
+static inline void gate_wait(struct gate *g, int n)
+{
+	pthread_mutex_lock(&g->lock);
+	while (g->arrived < n)
+		pthread_cond_wait(&g->cond, &g->lock);
+	pthread_mutex_unlock(&g->lock);
+}
+
+static inline void gate_open(struct gate *g)
+{
+	pthread_mutex_lock(&g->lock);
+	g->open = true;
+	pthread_cond_broadcast(&g->cond);
+	pthread_mutex_unlock(&g->lock);
 }
 
 /*
