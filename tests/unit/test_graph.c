@@ -919,6 +919,35 @@ static void check_tie_apart(struct graph *g, struct task_table *t)
 }
 
 /*
+ * A fan-in read in turn, its second input slowed by a sleep per record,
+ * on CPUs it shares (bench-graph's g08, rounded): the fast input waits
+ * on the join 1310 ms and the join on the slow input only 322 ms, its
+ * other time running or waiting for a CPU. More of the blocked time
+ * reaches the join (it keeps 925 / (925 + 283 + 322) of the fast
+ * input's), but in2 waits on no task at all and the join does 16% of
+ * its life: in2 is the busier, and it is what a speed-up shows.
+ */
+static const struct task_def fan_in_busy_tasks[] = {
+	{ 1, "in1", 440, 245, 1310, { T(3, 1310), H(3, 107) } },
+	{ 2, "in2", 590, 520, 885,
+	  { { TDBPF_WAKER_TIMER, 0, 10000, 880 }, H(1, 186), H(3, 58) } },
+	{ 3, "join", 925, 740, 330, { T(2, 322), H(2, 283), H(1, 76) } },
+	{ 0 }
+};
+
+static void check_fan_in_busy(struct graph *g, struct task_table *t)
+{
+	int in2 = node(g, "in2"), join = node(g, "join");
+
+	(void)t;
+	assert_true(g->nodes[join].led_ns > g->nodes[in2].led_ns);
+	first_is(g, "in2", NULL);
+	assert_true(fabs(g->nodes[in2].busy - 1) < 1e-9);
+	assert_true(fabs(g->nodes[join].busy - (1 - 322.0 / 1995)) < 1e-9);
+	assert_int_equal(g->nr_tied, 1);
+}
+
+/*
  * Two busy tasks that only take the CPU from each other (a cycle of
  * holds), a blocked one waiting on the first: the flow ends, finite,
  * shared between them, nothing lost.
@@ -1322,6 +1351,7 @@ int main(void)
 		GRAPH_TEST(idle_part, false),
 		GRAPH_TEST(tie, false),
 		GRAPH_TEST(tie_apart, false),
+		GRAPH_TEST(fan_in_busy, false),
 		GRAPH_TEST(hold_cycle, false),
 		cmocka_unit_test(test_nothing_blocked),
 		cmocka_unit_test(test_waits_slots),

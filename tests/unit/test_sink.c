@@ -197,7 +197,7 @@ static void test_emit_graph(void **state)
 	k = (struct sink){ .ops = &sink_table, .f = tmpfile() };
 	assert_int_equal(sink_emit(&k, &rc, &s, 100000000, -1), 0);
 	out = slurp(k.f);
-	assert_non_null(strstr(out, "\nbottleneck: main (tid 3): runs (on-CPU 100%): no PMU breakdown; 1 task's waits lead to it (100% of their blocked time)\n"));
+	assert_non_null(strstr(out, "\nbottleneck: main (tid 3): runs (on-CPU 100%): no PMU breakdown; 1 task's waits lead to it (100% of their blocked time);\n  busy 100% of its time\n"));
 	assert_non_null(strstr(out, "WAITS ON"));
 	assert_non_null(strstr(out, "main 88%"));
 	free(out);

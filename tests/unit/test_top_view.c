@@ -459,7 +459,7 @@ static void test_graph_banner_waits_on(void **state)
 	 * enrich keeps 665 + 100 ms of 1050, from 2 tasks
 	 */
 	assert_string_equal(text(&v.g, 1),
-			    "bottleneck: enrich (tid 2): runs (on-CPU 70%): no PMU breakdown; 2 tasks' waits lead to it (73% of their blocked time)");
+			    "bottleneck: enrich (tid 2): runs (on-CPU 70%): no PMU breakdown; 2 tasks' waits lead to it (73% of their blocked time); busy 100% of its time");
 	assert_int_equal(v.g.a[1][0], TOP_BANNER);
 	assert_non_null(strstr(text(&v.g, 3), "BREAKDOWN  WAITS ON          VERDICT"));
 	y = find_row(&v.g, "      2 enrich");
@@ -473,7 +473,7 @@ static void test_graph_banner_waits_on(void **state)
 	 * bottleneck's on-CPU time (it runs): 500 of enrich's 700 ms
 	 */
 	banner_with_spans(&v, spans, NR(spans),
-			  "bottleneck: enrich (tid 2): runs (on-CPU 70%): no PMU breakdown; 2 tasks' waits lead to it (73% of their blocked time); in it: score 71% of its on-CPU time");
+			  "bottleneck: enrich (tid 2): runs (on-CPU 70%): no PMU breakdown; 2 tasks' waits lead to it (73% of their blocked time); busy 100% of its time; in it: score 71% of its on-CPU time");
 	tasks_free(&v.t);
 }
 
@@ -511,7 +511,7 @@ static void test_banner_alone(void **state)
 	show_waits(&v, tasks, NR(tasks), 200);
 	/* without spans, as before: no source, but ranked */
 	assert_string_equal(text(&v.g, 1),
-			    "bottleneck: pipe (tid 2): runs (on-CPU 80%): no PMU breakdown; 0 tasks' waits lead to it (100% of their blocked time)");
+			    "bottleneck: pipe (tid 2): runs (on-CPU 80%): no PMU breakdown; 0 tasks' waits lead to it (100% of their blocked time); busy 100% of its time");
 	banner_with_spans(&v, spans, NR(spans),
 			  "bottleneck: pipe (tid 2): runs (on-CPU 80%): no PMU breakdown; no task waits on another, it runs the most; in it: jpegenc0 75% of its on-CPU time");
 	tasks_free(&v.t);

@@ -429,6 +429,15 @@ static int fold_verdict(struct graph *g, const struct task_table *t,
 				 task_name(r));
 		}
 	}
+	/* a folded name is as busy as the instance the verdict names */
+	for (j = 0; j < g->nr_nodes; j++) {
+		struct graph_node *n = &g->nodes[j];
+		const struct graph_node *x = n->hot_node >= 0 ?
+					     &tg->nodes[n->hot_node] : NULL;
+
+		n->busy = x ? x->busy : 0;
+		n->weight = x ? x->weight : 0;
+	}
 	g->tasks = tg;
 	graph_rank(g);
 	return 0;

@@ -120,6 +120,13 @@ struct graph_node {
 	double waits_ns;	/* its waits' sum: what a wait's share is of */
 	double holds_ns;	/* its holds' sum: what a hold's share is of */
 	double led_ns;		/* blocked time of the graph that leads here */
+	/*
+	 * the share of its life it waited on no task of the graph (it ran,
+	 * waited for a CPU, slept, read a disk), and its part's weight (its
+	 * part's share of the on-CPU time): candidates rank by their product
+	 * (graph_rank())
+	 */
+	double busy, weight;
 	int nr_sources;		/* nodes sending it >= 1% of their time */
 	bool cycle;		/* some led here only by going round a cycle */
 };
@@ -162,6 +169,14 @@ struct graph {
  * on a loaded machine (bench-graph).
  */
 #define GRAPH_TIE	0.85
+/*
+ * Candidates whose busy shares are this close to the first's are told
+ * apart by the blocked time that leads to them: a 2x speed-up of the
+ * busier one could gain about this much before the other is as busy,
+ * less than a speed-up shows clearly through run-to-run noise (the
+ * bench calls a truth clear from 10%).
+ */
+#define GRAPH_BUSY_NEAR	0.05
 
 /*
  * Build the graph of @t (rows by tid, with their waker slots) and judge

@@ -35,8 +35,8 @@
  * keep or send elsewhere, and that falls geometrically.
  * What still circulates after GRAPH_MAX_STEPS (a closed cycle of tasks
  * that wait on each other and do next to no work) stops where it is,
- * and those nodes are marked as in a cycle. The candidates are ranked by
- * the blocked time that reached them.
+ * and those nodes are marked as in a cycle. The candidates are the nodes
+ * the blocked time reached, ranked by how busy they were (graph_rank()).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -314,6 +314,29 @@ static void arrive(struct graph *g, struct flow *f, int edge, double m)
 }
 
 /*
+ * The share of @n's life it did not wait on a task of the graph: blocked
+ * time others ended (less a start or an end: graph_once_ns()) is idle on
+ * an input or held back by an output; the rest is its own, running,
+ * waiting for a CPU or throttled, asleep, on I/O. A node of no time of
+ * its own (an endpoint no report has: its host's tdbpf is down) cannot
+ * be shown to wait on anyone: busy, judged on what reaches it.
+ */
+static double busy_share(const struct graph *g, const struct graph_node *n)
+{
+	double life = (double)(n->on_cpu_ns + n->runq_ns + n->blocked_ns);
+	double waits = 0;
+	int j;
+
+	for (j = 0; j < n->nr_in; j++) {
+		const struct graph_edge *e = &g->edges[n->first_in + j];
+
+		if (!graph_edge_holds(e) && graph_edge_leads(g, e))
+			waits += (double)e->wait_ns - graph_once_ns(g, e);
+	}
+	return life > 0 ? 1 - waits / life : 1;
+}
+
+/*
  * Follow the blocked time of node @s, weighted by @weight (its part's:
  * part_weights()), to where its waits end.
  */
@@ -371,7 +394,7 @@ static void flow_from(struct graph *g, int s, struct flow *f, double weight)
 }
 
 /* qsort_r: no static state, reports may be made on several threads */
-static int cmp_rank(const void *a, const void *b, void *arg)
+static int cmp_led(const void *a, const void *b, void *arg)
 {
 	const struct graph *g = arg;
 	const struct graph_node *x = &g->nodes[*(const int *)a];
@@ -382,9 +405,34 @@ static int cmp_rank(const void *a, const void *b, void *arg)
 	return strcmp(x->name, y->name);
 }
 
+/* a part's busy time weighs as much as the work the part does */
+static double busy_of(const struct graph_node *n)
+{
+	return n->busy * n->weight;
+}
+
+static int cmp_busy(const void *a, const void *b, void *arg)
+{
+	const struct graph *g = arg;
+	double x = busy_of(&g->nodes[*(const int *)a]);
+	double y = busy_of(&g->nodes[*(const int *)b]);
+
+	if (x != y)
+		return x > y ? -1 : 1;
+	return cmp_led(a, b, arg);
+}
+
+/*
+ * The candidates, every task some of the blocked time leads to, busiest
+ * first: of the tasks a pipeline's waits lead to, the one that waits
+ * least on the others is the one they wait for (Flink's busy time: not
+ * idle on its input, not back-pressured on its output). Those about as
+ * busy as the first are ordered by the blocked time that reached them,
+ * and tied by it.
+ */
 void graph_rank(struct graph *g)
 {
-	int i;
+	int i, near;
 
 	/*
 	 * Shares are of the blocked time that led to some task: what a
@@ -400,8 +448,15 @@ void graph_rank(struct graph *g)
 		if (g->blocked_ns > 0 &&
 		    g->nodes[i].led_ns >= GRAPH_MIN_SHARE * g->blocked_ns)
 			g->rank[g->nr_rank++] = i;
-	qsort_r(g->rank, g->nr_rank, sizeof(int), cmp_rank, g);
-	for (i = 0; i < g->nr_rank; i++)
+	if (!g->nr_rank)
+		return;
+	qsort_r(g->rank, g->nr_rank, sizeof(int), cmp_busy, g);
+	for (near = 1; near < g->nr_rank; near++)
+		if (busy_of(&g->nodes[g->rank[near]]) <
+		    busy_of(&g->nodes[g->rank[0]]) - GRAPH_BUSY_NEAR)
+			break;
+	qsort_r(g->rank, near, sizeof(int), cmp_led, g);
+	for (i = 0; i < near; i++)
 		if (g->nodes[g->rank[i]].led_ns >=
 		    GRAPH_TIE * g->nodes[g->rank[0]].led_ns)
 			g->nr_tied = i + 1;
@@ -487,9 +542,10 @@ int graph_flow(struct graph *g)
 		struct graph_node *s = &g->nodes[i];
 
 		/* a running task's waits on others delay it as a blocked one's */
-		if (!s->blocked_ns)
-			continue;
-		flow_from(g, i, &f, weight[i]);
+		if (s->blocked_ns)
+			flow_from(g, i, &f, weight[i]);
+		s->busy = busy_share(g, s);
+		s->weight = weight[i];
 	}
 	graph_rank(g);
 out:

@@ -634,10 +634,12 @@ void report_verdict_line(const struct report *rep, char *buf, size_t len)
 				      rep->verdict[0].reason);
 		else if (n < len)
 			n += snprintf(buf + n, len - n,
-				      ": %s; %d %s waits lead to it (%.0f%% of their blocked time)",
+				      ": %s; %d %s waits lead to it (%.0f%% of their blocked time); busy %.0f%% of %s time",
 				      rep->verdict[0].reason, c->nr_sources,
 				      c->nr_sources == 1 ? "task's" : "tasks'",
-				      100.0 * graph_share(g, rep->verdict[0].node));
+				      100.0 * graph_share(g, rep->verdict[0].node),
+				      100.0 * c->busy,
+				      c->nr_tasks > 1 ? "their" : "its");
 		put_span(rep, 0, buf, len, &n);
 		return;
 	}

@@ -307,12 +307,14 @@ void report_write_csv(FILE *f, const struct report *rep, const char *sep,
 			fprintf(f, "# bottleneck: %s-%u: %s; no task waits on another, it runs the most\n",
 				name, n->tid, rep->verdict[0].reason);
 		else
-			fprintf(f, "# bottleneck: %s-%u: %s; %d %s waits lead to it (%.0f%% of their blocked time)\n",
+			fprintf(f, "# bottleneck: %s-%u: %s; %d %s waits lead to it (%.0f%% of their blocked time); busy %.0f%% of %s time\n",
 				name, n->tid, rep->verdict[0].reason,
 				n->nr_sources,
 				n->nr_sources == 1 ? "task's" : "tasks'",
 				100.0 * graph_share(rep->graph,
-						    rep->verdict[0].node));
+						    rep->verdict[0].node),
+				100.0 * n->busy,
+				n->nr_tasks > 1 ? "their" : "its");
 	}
 	report_ahead_start(&a, rep);
 	while ((d = report_ahead_next(&a))) {

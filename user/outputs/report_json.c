@@ -43,7 +43,8 @@
  *     "bottleneck": [ { "tid", "comm", "nr_tasks", "hot_tid" and
  *                  "hot_comm" (--per-name, a node of several: its task
  *                  of most on-CPU + run-queue time), "share" (of
- *                  blocked_ns, 0..1), "sources", "reason" } ] best first,
+ *                  blocked_ns, 0..1), "busy" (of its time not waiting
+ *                  on a task, 0..1), "sources", "reason" } ] best first,
  *                  (a node's comm, waker_comm and wakee_comm are the
  *                  names it shows: a task's whole name where it has one)
  *     "tied": the first N candidates too close to tell apart,
@@ -348,6 +349,7 @@ static void write_graph(struct jw *w, const struct report *rep)
 			jw_str(w, "hot_comm", n->hot_name);
 		}
 		jw_num(w, "share", graph_share(g, rep->verdict[i].node), 6);
+		jw_num(w, "busy", n->busy, 6);
 		jw_int(w, "sources", n->nr_sources);
 		jw_str(w, "reason", rep->verdict[i].reason);
 		if (rep->verdict[i].alone)
